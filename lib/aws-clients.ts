@@ -1,0 +1,39 @@
+import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import { SQSClient, type SQSClientConfig } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+
+/** Where the AWS clients point: AWS by default, or a local engine (dynalite, fauxqs, moto) by endpoint. */
+interface EndpointOptions {
+  region?: string;
+  endpoint?: string;
+  /** Static credentials for local engines, which accept any. */
+  credentials?: { accessKeyId: string; secretAccessKey: string };
+  /** SDK attempts per request (the SDK retries throttles and network errors; the store copes with lost responses). */
+  maxAttempts?: number;
+}
+
+const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+
+function baseConfig(options: EndpointOptions): DynamoDBClientConfig & SQSClientConfig {
+  const local = options.endpoint !== undefined;
+  return {
+    region: options.region ?? process.env.AWS_REGION ?? 'us-east-1',
+    ...(local ? { endpoint: options.endpoint, credentials: options.credentials ?? LOCAL_CREDENTIALS } : {}),
+    ...(options.credentials && !local ? { credentials: options.credentials } : {}),
+    ...(options.maxAttempts !== undefined ? { maxAttempts: options.maxAttempts } : {}),
+  };
+}
+
+/** A DocumentClient that drops undefined attributes (optional fields never become NULLs). */
+function createDocumentClient(options: EndpointOptions = {}): DynamoDBDocumentClient {
+  return DynamoDBDocumentClient.from(new DynamoDBClient(baseConfig(options)), {
+    marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
+  });
+}
+
+/** An SQS client for AWS or a local SQS engine. */
+function createSqsClient(options: EndpointOptions = {}): SQSClient {
+  return new SQSClient(baseConfig(options));
+}
+
+export { createDocumentClient, createSqsClient, type EndpointOptions };

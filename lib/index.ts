@@ -1,0 +1,18 @@
+/** Public entry point of leasefence: identity, hashing, the store, job definitions and errors. */
+export { type Clock, ManualClock, systemClock } from './clock.js';
+export * from './errors.js';
+export { canonicalJson, hashIdentifier, hashIdentity, payloadHash } from './hashing.js';
+export { formatIdentity, type JobIdentity, parseIdentity } from './identity.js';
+export {
+  defineJob,
+  type JobContext,
+  type JobDefinition,
+  JobRegistry,
+  type ReconcileResult,
+  TargetClass,
+} from './job-definition.js';
+export { WorkState } from './states.js';
+export type { FailureReport, JobOutcome } from './store/transitions.js';
+export type { Claim, WorkItem } from './store/work-item.js';
+export { type ClaimResult, type EnqueueResult, WorkItemStore } from './store/work-item-store.js';
+export { jobsTableDefinition, payloadsTableDefinition } from './table.js';

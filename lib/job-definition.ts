@@ -1,0 +1,175 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
+import { JobDefinitionError } from './errors.js';
+import type { JobIdentity } from './identity.js';
+import type { JobOutcome } from './store/transitions.js';
+import type { Claim } from './store/work-item.js';
+import { parseInput } from './validation.js';
+
+/**
+ * Where a job's side effect lands, and so what leasefence can honestly promise:
+ * A shared DynamoDB record (fenced transaction), B a record owned by this operation (writer_epoch),
+ * C an external API with idempotency key + lookup (dedupe, not fencing), D no key, no lookup (one attempt).
+ */
+const TargetClass = { A: 'A', B: 'B', C: 'C', D: 'D' } as const;
+type TargetClass = (typeof TargetClass)[keyof typeof TargetClass];
+
+/** What `reconcile` learned from the authoritative system before a retry. */
+type ReconcileResult =
+  | { status: 'done'; outcome: JobOutcome }
+  | { status: 'not_done' }
+  | { status: 'cannot_tell'; reason: string };
+
+/** Everything a running job may use. Writes to protected state go through the fenced helpers only. */
+interface JobContext<Payload> {
+  readonly identity: JobIdentity;
+  readonly claim: Claim;
+  readonly fence: number;
+  readonly attempt: number;
+  readonly payload: Payload;
+  /** Aborted when a heartbeat or fenced write reports that ownership was lost: stop at once. */
+  readonly signal: AbortSignal;
+  /** Tenant-scoped, stable across attempts, different across tenants: the key for class C APIs. */
+  readonly idempotencyKey: string;
+  /** The DynamoDB client the runtime uses (for fenced writes to the job's own records). */
+  readonly client: DynamoDBDocumentClient;
+  /** Report progress; the lease is renewed only when progress was reported since the last renewal. */
+  progress(): void;
+  /** A durable step: runs once across takeovers; a later holder gets the recorded result without running it. */
+  step<T>(name: string, fn: () => Promise<T>): Promise<T>;
+}
+
+/** A job type: its payload schema, its target class and controls, and the code that runs it. */
+interface JobDefinition<Payload = unknown> {
+  readonly type: string;
+  readonly version: number;
+  readonly payload: z.ZodType<Payload>;
+  readonly target: TargetClass;
+  readonly maxAttempts: number;
+  readonly leaseMs: number;
+  readonly retry: { readonly baseDelayMs: number; readonly maxDelayMs: number };
+  /** Keys of class B records this operation owns (used by cancel to stamp them with the new fence). */
+  readonly ownedRecords?: (identity: JobIdentity) => Array<{ tableName: string; key: Record<string, unknown> }>;
+  run(context: JobContext<Payload>): Promise<JobOutcome>;
+  reconcile?(context: JobContext<Payload>): Promise<ReconcileResult>;
+}
+
+/** Input of defineJob: defaults fill maxAttempts (3; 1 for class D), leaseMs (30 s) and retry backoff. */
+interface JobDefinitionInput<Payload> {
+  type: string;
+  version: number;
+  payload: z.ZodType<Payload>;
+  target: TargetClass;
+  maxAttempts?: number;
+  leaseMs?: number;
+  retry?: { baseDelayMs?: number; maxDelayMs?: number };
+  ownedRecords?: JobDefinition<Payload>['ownedRecords'];
+  run: JobDefinition<Payload>['run'];
+  reconcile?: JobDefinition<Payload>['reconcile'];
+}
+
+const definitionShape = z.object({
+  type: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'type must be 1-64 chars of [A-Za-z0-9._-]'),
+  version: z.number().int().min(1),
+  target: z.enum(['A', 'B', 'C', 'D']),
+  maxAttempts: z.number().int().min(1).max(100),
+  leaseMs: z
+    .number()
+    .int()
+    .min(1_000)
+    .max(12 * 60 * 60 * 1000),
+  retry: z.object({ baseDelayMs: z.number().int().min(0), maxDelayMs: z.number().int().min(0) }),
+});
+
+/** The target-class controls; returns the first missing one as a sentence, or undefined when all hold. */
+function missingControl(definition: {
+  type: string;
+  target: TargetClass;
+  maxAttempts: number;
+  reconcile?: unknown;
+  run?: unknown;
+}): string | undefined {
+  if (typeof definition.run !== 'function') return `job type ${definition.type}: run(context) is required`;
+  if (definition.target === 'C' && typeof definition.reconcile !== 'function') {
+    return `job type ${definition.type} is class C (external API with idempotency key) but defines no reconcile(): a retry must look up the first attempt's result before calling again`;
+  }
+  if (definition.target === 'D' && definition.maxAttempts > 1) {
+    return `job type ${definition.type} is class D (no idempotency key, no lookup) but allows ${definition.maxAttempts} attempts: class D allows exactly one attempt`;
+  }
+  return undefined;
+}
+
+/**
+ * Declares a job type. Refused (JobDefinitionError naming the missing control) when class C has no
+ * reconcile or class D allows more than one attempt.
+ * @example
+ * const refund = defineJob({ type: 'refund', version: 1, target: 'C', payload: z.object({ amount: z.number() }),
+ *   run: async (ctx) => ({ outcomeCode: 'sent' }), reconcile: async (ctx) => ({ status: 'not_done' }) });
+ */
+function defineJob<Payload>(input: JobDefinitionInput<Payload>): JobDefinition<Payload> {
+  const maxAttempts = input.maxAttempts ?? (input.target === 'D' ? 1 : 3);
+  const shape = {
+    type: input.type,
+    version: input.version,
+    target: input.target,
+    maxAttempts,
+    leaseMs: input.leaseMs ?? 30_000,
+    retry: { baseDelayMs: input.retry?.baseDelayMs ?? 1_000, maxDelayMs: input.retry?.maxDelayMs ?? 300_000 },
+  };
+  try {
+    parseInput(definitionShape, shape, `job definition ${String(input.type)}`);
+  } catch (error) {
+    throw new JobDefinitionError((error as Error).message);
+  }
+  const missing = missingControl({ ...shape, reconcile: input.reconcile, run: input.run });
+  if (missing) throw new JobDefinitionError(missing);
+  if (!(input.payload instanceof z.ZodType))
+    throw new JobDefinitionError(`job type ${input.type}: payload must be a zod schema`);
+  return Object.freeze({
+    ...shape,
+    payload: input.payload,
+    run: input.run,
+    ...(input.reconcile ? { reconcile: input.reconcile } : {}),
+    ...(input.ownedRecords ? { ownedRecords: input.ownedRecords } : {}),
+  });
+}
+
+/** Delay before retry number `attempt` (1-based): exponential from baseDelayMs, capped at maxDelayMs. */
+function retryDelayMs(definition: Pick<JobDefinition, 'retry'>, attempt: number): number {
+  const exponential = definition.retry.baseDelayMs * 2 ** Math.max(0, attempt - 1);
+  return Math.min(definition.retry.maxDelayMs, exponential);
+}
+
+/** Job types by name; refuses duplicates. */
+class JobRegistry {
+  private readonly byType = new Map<string, JobDefinition<unknown>>();
+
+  constructor(definitions: ReadonlyArray<JobDefinition<never>> = []) {
+    for (const definition of definitions) this.register(definition);
+  }
+
+  register(definition: JobDefinition<never>): void {
+    if (this.byType.has(definition.type)) throw new JobDefinitionError(`job type ${definition.type} is defined twice`);
+    this.byType.set(definition.type, definition as unknown as JobDefinition<unknown>);
+  }
+
+  get(type: string): JobDefinition<unknown> | undefined {
+    return this.byType.get(type);
+  }
+
+  all(): JobDefinition<unknown>[] {
+    return [...this.byType.values()];
+  }
+}
+
+export {
+  defineJob,
+  type JobContext,
+  type JobDefinition,
+  type JobDefinitionInput,
+  JobRegistry,
+  missingControl,
+  type ReconcileResult,
+  retryDelayMs,
+  TargetClass,
+};

@@ -1,0 +1,51 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  type PutCommandInput,
+  UpdateCommand,
+  type UpdateCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+
+/** Result of a conditional write: the attributes it returned, or the item as it stood when the condition failed. */
+type ConditionalOutcome =
+  | { ok: true; attributes: Record<string, unknown> | undefined }
+  | { ok: false; current: Record<string, unknown> | undefined };
+
+/**
+ * Sends one conditional Put or Update. A failed condition is not thrown: the current item comes back,
+ * from ReturnValuesOnConditionCheckFailure when the engine returns it, else from one consistent GetItem
+ * (dynalite ignores that parameter). Every other error propagates unchanged.
+ */
+async function sendConditional(
+  client: DynamoDBDocumentClient,
+  request: ({ kind: 'put' } & PutCommandInput) | ({ kind: 'update' } & UpdateCommandInput),
+): Promise<ConditionalOutcome> {
+  try {
+    if (request.kind === 'put') {
+      const { kind: _kind, ...input } = request;
+      const output = await client.send(new PutCommand(input));
+      return { ok: true, attributes: output.Attributes };
+    }
+    const { kind: _kind, ...input } = request;
+    const output = await client.send(new UpdateCommand(input));
+    return { ok: true, attributes: output.Attributes };
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    const returned = error.Item;
+    if (returned !== undefined && Object.keys(returned).length > 0) {
+      return { ok: false, current: unmarshall(returned) };
+    }
+    const key = request.kind === 'put' ? keyOf(request.Item) : request.Key;
+    const read = await client.send(new GetCommand({ TableName: request.TableName, Key: key, ConsistentRead: true }));
+    return { ok: false, current: read.Item };
+  }
+}
+
+function keyOf(item: Record<string, unknown> | undefined): Record<string, unknown> {
+  return { pk: item?.pk, sk: item?.sk };
+}
+
+export { type ConditionalOutcome, sendConditional };

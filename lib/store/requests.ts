@@ -1,0 +1,231 @@
+import type { PutCommandInput, UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { JobIdentity } from '../identity.js';
+import { WorkState } from '../states.js';
+import { deadlineShardFor, parkedTenantStateKey, TableKeys, workItemKey } from '../table.js';
+import { ExpressionBuilder } from './expressions.js';
+import type { AuditEntry, Claim, WorkItem } from './work-item.js';
+
+/** Where a request goes: the jobs table and its deadline-index shard count. */
+interface TableContext {
+  tableName: string;
+  deadlineShards: number;
+}
+
+/** Attributes that exist only while an item holds a lease or waits for a deadline. */
+const LEASE_ATTRIBUTES = ['leaseOwner', 'leaseExpiresAt', 'deadlineShard', 'deadlineAt'] as const;
+/** Attributes that exist only while an item is parked (sparse parked indexes). */
+const PARKED_ATTRIBUTES = ['parkedState', 'parkedTenantState', 'parkedAt'] as const;
+
+/** What a new work item needs; the payload body is never part of it. */
+interface NewWorkItem {
+  identity: JobIdentity;
+  jobType: string;
+  payloadHash: string;
+  payloadRef?: string;
+  payloadInline?: boolean;
+  maxAttempts: number;
+  availableAt?: number;
+}
+
+/** Lease of a claim created together with the item (the two-write happy path). */
+interface InitialClaim {
+  owner: string;
+  claimId: string;
+  leaseMs: number;
+}
+
+/** Conditional PutItem creating the item queued, or already claimed with fence 1. Fails if the identity exists. */
+function buildCreateRequest(
+  table: TableContext,
+  input: NewWorkItem,
+  now: number,
+  claim?: InitialClaim,
+): PutCommandInput & { Item: WorkItem } {
+  const shard = deadlineShardFor(input.identity, table.deadlineShards);
+  const availableAt = input.availableAt ?? now;
+  const base = {
+    ...workItemKey(input.identity),
+    kind: 'work' as const,
+    tenantId: input.identity.tenantId,
+    operationId: input.identity.operationId,
+    jobType: input.jobType,
+    payloadHash: input.payloadHash,
+    ...(input.payloadRef !== undefined ? { payloadRef: input.payloadRef } : {}),
+    ...(input.payloadInline === true ? { payloadInline: true } : {}),
+    maxAttempts: input.maxAttempts,
+    steps: {},
+    createdAt: now,
+    updatedAt: now,
+    deadlineShard: shard,
+  };
+  const item: WorkItem = claim
+    ? {
+        ...base,
+        state: WorkState.claimed,
+        fence: 1,
+        attempts: 1,
+        leaseOwner: claim.owner,
+        claimId: claim.claimId,
+        leaseExpiresAt: now + claim.leaseMs,
+        deadlineAt: now + claim.leaseMs,
+      }
+    : { ...base, state: WorkState.queued, fence: 0, attempts: 0, availableAt, deadlineAt: availableAt };
+  const names = new ExpressionBuilder();
+  return {
+    TableName: table.tableName,
+    Item: item,
+    ConditionExpression: `attribute_not_exists(${names.name(TableKeys.partition)})`,
+    ...names.attributes(),
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+  };
+}
+
+/**
+ * The claim: one conditional UpdateItem that raises fence and attempts and sets the lease, only if
+ * attempts remain and the item is queued and due, or claimed with an expired lease.
+ */
+function buildClaimRequest(
+  table: TableContext,
+  identity: JobIdentity,
+  lease: InitialClaim,
+  now: number,
+): UpdateCommandInput {
+  const x = new ExpressionBuilder();
+  const one = x.value(1);
+  const update = x.update(
+    {
+      state: WorkState.claimed,
+      leaseOwner: lease.owner,
+      claimId: lease.claimId,
+      leaseExpiresAt: now + lease.leaseMs,
+      deadlineShard: deadlineShardFor(identity, table.deadlineShards),
+      deadlineAt: now + lease.leaseMs,
+      updatedAt: now,
+    },
+    ['availableAt'],
+    [`${x.name('fence')} = ${x.name('fence')} + ${one}`, `${x.name('attempts')} = ${x.name('attempts')} + ${one}`],
+  );
+  const nowValue = x.value(now);
+  const due = `(${x.name('state')} = ${x.value(WorkState.queued)} AND ${x.name('availableAt')} <= ${nowValue})`;
+  const expired = `(${x.name('state')} = ${x.value(WorkState.claimed)} AND ${x.name('leaseExpiresAt')} < ${nowValue})`;
+  const condition = `attribute_exists(${x.name(TableKeys.partition)}) AND ${x.name('attempts')} < ${x.name('maxAttempts')} AND (${due} OR ${expired})`;
+  return {
+    TableName: table.tableName,
+    Key: workItemKey(identity),
+    UpdateExpression: update,
+    ConditionExpression: condition,
+    ...x.attributes(),
+    ReturnValues: 'ALL_OLD',
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+  };
+}
+
+/** A change made by the holder of a claim: attributes to set and remove, and how to see it already applied. */
+interface HolderTransition {
+  readonly name: string;
+  readonly set: Record<string, unknown>;
+  readonly remove?: readonly string[];
+  /** Raw SET clauses (already using builder placeholders), for map-path writes such as steps. */
+  readonly raw?: (x: ExpressionBuilder) => string[];
+  /** True when the item shows this very transition committed under the claim's fence (a lost response). */
+  readonly appliedIn: (item: WorkItem, claim: Claim) => boolean;
+}
+
+/**
+ * THE fenced write for work items: every holder transition goes through here and carries
+ * `fence = :mine AND state = claimed` inside the write itself.
+ */
+function buildFencedUpdate(table: TableContext, claim: Claim, transition: HolderTransition): UpdateCommandInput {
+  const x = new ExpressionBuilder();
+  const update = x.update(transition.set, transition.remove ?? [], transition.raw?.(x) ?? []);
+  const condition = `${x.name('fence')} = ${x.value(claim.fence)} AND ${x.name('state')} = ${x.value(WorkState.claimed)}`;
+  return {
+    TableName: table.tableName,
+    Key: workItemKey(claim.identity),
+    UpdateExpression: update,
+    ConditionExpression: condition,
+    ...x.attributes(),
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+  };
+}
+
+/** Attributes that park an item in a state an operator must look at. */
+function parkedAttributes(identity: JobIdentity, state: WorkState, now: number): Record<string, unknown> {
+  return { parkedState: state, parkedTenantState: parkedTenantStateKey(identity.tenantId, state), parkedAt: now };
+}
+
+/**
+ * A change made by someone other than the holder (operator, sweeper). It is conditional on the state and
+ * fence the caller observed, raises the fence so any running holder is cut off, and may append an audit entry
+ * in the same write.
+ */
+interface OperatorTransition {
+  readonly expected: { readonly state: WorkState; readonly fence: number };
+  readonly to: WorkState;
+  readonly set: Record<string, unknown>;
+  readonly remove?: readonly string[];
+  /** Extra condition (with builder placeholders), e.g. the sweeper's "lease expired and attempts exhausted". */
+  readonly condition?: (x: ExpressionBuilder) => string;
+  readonly audit?: { readonly actor: string; readonly action: string; readonly reason: string };
+  /** Whether the attempt counter starts over (a retry gives the job a fresh attempt budget). */
+  readonly resetAttempts?: boolean;
+}
+
+/** Conditional UpdateItem for operator transitions: state and fence as observed, then fence + 1. */
+function buildOperatorUpdate(
+  table: TableContext,
+  identity: JobIdentity,
+  transition: OperatorTransition,
+  now: number,
+): UpdateCommandInput {
+  const x = new ExpressionBuilder();
+  const raw = [`${x.name('fence')} = ${x.name('fence')} + ${x.value(1)}`];
+  if (transition.audit) {
+    const entry: AuditEntry = {
+      ...transition.audit,
+      at: now,
+      from: transition.expected.state,
+      to: transition.to,
+      fence: transition.expected.fence + 1,
+    };
+    raw.push(
+      `${x.name('audit')} = list_append(if_not_exists(${x.name('audit')}, ${x.value([])}), ${x.value([entry])})`,
+    );
+  }
+  const set = {
+    ...transition.set,
+    state: transition.to,
+    updatedAt: now,
+    ...(transition.resetAttempts ? { attempts: 0 } : {}),
+  };
+  const update = x.update(set, transition.remove ?? [], raw);
+  const conditions = [
+    `${x.name('state')} = ${x.value(transition.expected.state)}`,
+    `${x.name('fence')} = ${x.value(transition.expected.fence)}`,
+  ];
+  if (transition.condition) conditions.push(transition.condition(x));
+  return {
+    TableName: table.tableName,
+    Key: workItemKey(identity),
+    UpdateExpression: update,
+    ConditionExpression: conditions.join(' AND '),
+    ...x.attributes(),
+    ReturnValues: 'ALL_NEW',
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+  };
+}
+
+export {
+  buildClaimRequest,
+  buildCreateRequest,
+  buildFencedUpdate,
+  buildOperatorUpdate,
+  type HolderTransition,
+  type InitialClaim,
+  LEASE_ATTRIBUTES,
+  type NewWorkItem,
+  type OperatorTransition,
+  PARKED_ATTRIBUTES,
+  parkedAttributes,
+  type TableContext,
+};

@@ -1,0 +1,37 @@
+import { z } from 'zod';
+import { identitySchema } from '../identity.js';
+import { parseInput } from '../validation.js';
+import type { NewWorkItem } from './requests.js';
+
+/** Job type names: letters, digits, `._-`, 1–64 chars. */
+const jobTypeSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'jobType must be 1-64 chars of [A-Za-z0-9._-]');
+
+/** SHA-256 in lowercase hex. */
+const payloadHashSchema = z.string().regex(/^[0-9a-f]{64}$/, 'payloadHash must be 64 lowercase hex chars (SHA-256)');
+
+/** A caller-owned pointer to the payload (an S3 key, a row id); never the payload itself. */
+const payloadRefSchema = z.string().min(1).max(1024);
+
+const newWorkItemSchema = z
+  .strictObject({
+    identity: identitySchema,
+    jobType: jobTypeSchema,
+    payloadHash: payloadHashSchema,
+    payloadRef: payloadRefSchema.optional(),
+    payloadInline: z.boolean().optional(),
+    maxAttempts: z.number().int().min(1).max(100),
+    availableAt: z.number().int().nonnegative().optional(),
+  })
+  .refine((value) => (value.payloadRef !== undefined) !== (value.payloadInline === true), {
+    message: 'exactly one of payloadRef or payloadInline must be given',
+    path: ['payloadRef'],
+  });
+
+/** Validates a new work item; throws InvalidInputError naming each bad field. */
+function parseNewWorkItem(input: unknown): NewWorkItem {
+  return parseInput(newWorkItemSchema, input, 'work item');
+}
+
+export { jobTypeSchema, parseNewWorkItem, payloadHashSchema, payloadRefSchema };

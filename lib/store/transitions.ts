@@ -1,0 +1,212 @@
+import { WorkState } from '../states.js';
+import {
+  type HolderTransition,
+  LEASE_ATTRIBUTES,
+  type OperatorTransition,
+  PARKED_ATTRIBUTES,
+  parkedAttributes,
+} from './requests.js';
+import type { Claim, WorkItem } from './work-item.js';
+
+/**
+ * The named transitions of the work-item state machine. Holder transitions are applied through the one
+ * fenced write; operator transitions are conditional on the observed state and fence and raise the fence.
+ */
+
+/** The item now shows `state` under the claim's own fence: only this claim's holder can have put it there. */
+function landedUnderMyFence(state: WorkState) {
+  return (item: WorkItem, claim: Claim) => item.state === state && item.fence === claim.fence;
+}
+
+/** Renew the lease. A retried heartbeat whose first try committed simply commits again. */
+function heartbeatTransition(leaseExpiresAt: number, now: number): HolderTransition {
+  return {
+    name: 'heartbeat',
+    set: { leaseExpiresAt, deadlineAt: leaseExpiresAt, updatedAt: now },
+    appliedIn: (item, claim) =>
+      item.state === WorkState.claimed && item.fence === claim.fence && (item.leaseExpiresAt ?? 0) >= leaseExpiresAt,
+  };
+}
+
+/** Outcome of a successful job: a short code and a small JSON result (never the payload). */
+interface JobOutcome {
+  outcomeCode: string;
+  result?: unknown;
+}
+
+/** claimed ▶ succeeded. */
+function completeTransition(outcome: JobOutcome, now: number): HolderTransition {
+  return {
+    name: 'complete',
+    set: {
+      state: WorkState.succeeded,
+      outcomeCode: outcome.outcomeCode,
+      result: outcome.result,
+      finishedAt: now,
+      updatedAt: now,
+    },
+    remove: LEASE_ATTRIBUTES,
+    appliedIn: landedUnderMyFence(WorkState.succeeded),
+  };
+}
+
+/** A failure with a code and a message safe to store (no payload data). */
+interface FailureReport {
+  errorCode: string;
+  message?: string;
+}
+
+/** claimed ▶ failed_terminal (parked for the owner). */
+function failTerminalTransition(claim: Claim, failure: FailureReport, now: number): HolderTransition {
+  return {
+    name: 'fail_terminal',
+    set: {
+      state: WorkState.failed_terminal,
+      errorCode: failure.errorCode,
+      errorMessage: failure.message,
+      finishedAt: now,
+      updatedAt: now,
+      ...parkedAttributes(claim.identity, WorkState.failed_terminal, now),
+    },
+    remove: LEASE_ATTRIBUTES,
+    appliedIn: landedUnderMyFence(WorkState.failed_terminal),
+  };
+}
+
+/** claimed ▶ queued, due at `availableAt`; the deadline index then finds it if its wake-up is lost. */
+function retryLaterTransition(failure: FailureReport, availableAt: number, now: number): HolderTransition {
+  return {
+    name: 'retry_later',
+    set: {
+      state: WorkState.queued,
+      errorCode: failure.errorCode,
+      errorMessage: failure.message,
+      availableAt,
+      deadlineAt: availableAt,
+      updatedAt: now,
+    },
+    remove: ['leaseOwner', 'leaseExpiresAt'],
+    appliedIn: landedUnderMyFence(WorkState.queued),
+  };
+}
+
+/** claimed ▶ unknown or quarantined: an outcome nobody can confirm, or input nobody can interpret. */
+function parkTransition(
+  claim: Claim,
+  state: typeof WorkState.unknown | typeof WorkState.quarantined,
+  failure: FailureReport,
+  now: number,
+): HolderTransition {
+  return {
+    name: `park_${state}`,
+    set: {
+      state,
+      errorCode: failure.errorCode,
+      errorMessage: failure.message,
+      finishedAt: now,
+      updatedAt: now,
+      ...parkedAttributes(claim.identity, state, now),
+    },
+    remove: LEASE_ATTRIBUTES,
+    appliedIn: landedUnderMyFence(state),
+  };
+}
+
+/** Records a durable step as done under my fence, so a later holder skips it and reuses its result. */
+function stepTransition(stepName: string, result: unknown, claim: Claim, now: number): HolderTransition {
+  return {
+    name: 'step',
+    set: { updatedAt: now },
+    raw: (x) => [`${x.name('steps')}.${x.name(stepName)} = ${x.value({ fence: claim.fence, at: now, result })}`],
+    appliedIn: (item) => item.steps?.[stepName]?.fence === claim.fence,
+  };
+}
+
+/** Who did an operator action, and why (stored in the audit trail). */
+interface OperatorAction {
+  actor: string;
+  reason: string;
+}
+
+/** queued | claimed | unknown ▶ cancelled, fence + 1: the running worker's next fenced write is rejected. */
+function cancelTransition(item: WorkItem, action: OperatorAction, now: number): OperatorTransition {
+  return {
+    expected: { state: item.state, fence: item.fence },
+    to: WorkState.cancelled,
+    set: { finishedAt: now },
+    remove: [...LEASE_ATTRIBUTES, ...PARKED_ATTRIBUTES],
+    audit: { ...action, action: 'cancel' },
+  };
+}
+
+/** Sweeper: claimed, lease expired, attempts exhausted ▶ unknown, fence + 1; never overrides a fresher claim. */
+function sweepToUnknownTransition(item: WorkItem, now: number): OperatorTransition {
+  const identity = { tenantId: item.tenantId, operationId: item.operationId };
+  return {
+    expected: { state: WorkState.claimed, fence: item.fence },
+    to: WorkState.unknown,
+    set: {
+      errorCode: 'lease_expired_attempts_exhausted',
+      errorMessage: 'the last attempt lost its lease and no attempts remain; outcome unconfirmed',
+      finishedAt: now,
+      ...parkedAttributes(identity, WorkState.unknown, now),
+    },
+    remove: LEASE_ATTRIBUTES,
+    condition: (x) =>
+      `${x.name('leaseExpiresAt')} < ${x.value(now)} AND ${x.name('attempts')} >= ${x.name('maxAttempts')}`,
+  };
+}
+
+/** unknown ▶ succeeded | failed_terminal after reconciliation, audited. */
+function resolveTransition(
+  item: WorkItem,
+  to: typeof WorkState.succeeded | typeof WorkState.failed_terminal,
+  action: OperatorAction & { outcomeCode?: string },
+  now: number,
+): OperatorTransition {
+  const identity = { tenantId: item.tenantId, operationId: item.operationId };
+  const outcome =
+    to === WorkState.succeeded
+      ? { outcomeCode: action.outcomeCode ?? 'resolved_by_operator' }
+      : { errorCode: action.outcomeCode ?? 'resolved_failed_by_operator', ...parkedAttributes(identity, to, now) };
+  return {
+    expected: { state: item.state, fence: item.fence },
+    to,
+    set: { ...outcome, finishedAt: now },
+    remove: [...LEASE_ATTRIBUTES, ...(to === WorkState.succeeded ? PARKED_ATTRIBUTES : [])],
+    audit: { actor: action.actor, reason: action.reason, action: `resolve_${to}` },
+  };
+}
+
+/** unknown | failed_terminal | quarantined ▶ queued with a fresh attempt budget; identity and fence continue. */
+function requeueTransition(
+  item: WorkItem,
+  action: OperatorAction,
+  deadlineShard: string,
+  now: number,
+): OperatorTransition {
+  return {
+    expected: { state: item.state, fence: item.fence },
+    to: WorkState.queued,
+    set: { availableAt: now, deadlineShard, deadlineAt: now },
+    remove: ['leaseOwner', 'leaseExpiresAt', 'finishedAt', 'outcomeCode', ...PARKED_ATTRIBUTES],
+    audit: { ...action, action: 'retry' },
+    resetAttempts: true,
+  };
+}
+
+export {
+  cancelTransition,
+  completeTransition,
+  type FailureReport,
+  failTerminalTransition,
+  heartbeatTransition,
+  type JobOutcome,
+  type OperatorAction,
+  parkTransition,
+  requeueTransition,
+  resolveTransition,
+  retryLaterTransition,
+  stepTransition,
+  sweepToUnknownTransition,
+};

@@ -1,0 +1,232 @@
+import { randomUUID } from 'node:crypto';
+import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { type Clock, systemClock } from '../clock.js';
+import { OwnershipLostError, PayloadConflictError } from '../errors.js';
+import { formatIdentity, type JobIdentity, parseIdentity } from '../identity.js';
+import { FINISHED_STATES, WorkState } from '../states.js';
+import { DEFAULT_DEADLINE_SHARDS, workItemKey } from '../table.js';
+import { sendConditional } from './conditional-write.js';
+import {
+  buildClaimRequest,
+  buildCreateRequest,
+  buildFencedUpdate,
+  type HolderTransition,
+  type NewWorkItem,
+  type TableContext,
+} from './requests.js';
+import { parseNewWorkItem } from './schemas.js';
+import {
+  completeTransition,
+  type FailureReport,
+  failTerminalTransition,
+  heartbeatTransition,
+  type JobOutcome,
+  parkTransition,
+  retryLaterTransition,
+  stepTransition,
+} from './transitions.js';
+import { type Claim, claimFromItem, isWorkItem, type WorkItem } from './work-item.js';
+
+/** How to reach the jobs table. */
+interface WorkItemStoreOptions {
+  client: DynamoDBDocumentClient;
+  tableName: string;
+  clock?: Clock;
+  deadlineShards?: number;
+}
+
+/** Enqueue result: a new item (claimed when asked), or a replay of the same identity and payload hash. */
+type EnqueueResult = { outcome: 'created'; item: WorkItem; claim?: Claim } | { outcome: 'replay'; item: WorkItem };
+
+/** Why a claim did not happen; none of these is an error, each tells the caller what to do. */
+type NotClaimableReason = 'missing' | 'finished' | 'leased' | 'exhausted' | 'not_due';
+
+/** Claim result: the claim, or the reason with the item as read back. */
+type ClaimResult = { claimed: true; claim: Claim } | { claimed: false; reason: NotClaimableReason; item?: WorkItem };
+
+/** Who claims and for how long. */
+interface LeaseRequest {
+  owner: string;
+  leaseMs: number;
+}
+
+/** A retryable failure: the job goes back to queued after `retryDelayMs`, unless attempts are exhausted. */
+interface RetryableFailure extends FailureReport {
+  retryDelayMs: number;
+}
+
+/**
+ * The work-item store: every transition is exactly one conditional write. Holder transitions carry the
+ * claim's fence in their condition; a failed condition is `OwnershipLostError` unless the item shows the
+ * same transition already applied under my fence (a lost response retried by the SDK), which is success.
+ */
+class WorkItemStore {
+  readonly client: DynamoDBDocumentClient;
+  readonly table: TableContext;
+  readonly clock: Clock;
+
+  constructor(options: WorkItemStoreOptions) {
+    this.client = options.client;
+    this.clock = options.clock ?? systemClock;
+    this.table = { tableName: options.tableName, deadlineShards: options.deadlineShards ?? DEFAULT_DEADLINE_SHARDS };
+  }
+
+  /**
+   * Creates the item (queued, or claimed with fence 1 when `lease` is given) with one conditional PutItem.
+   * Same identity + same hash ▶ replay, nothing written. Different hash ▶ PayloadConflictError, nothing written.
+   */
+  async enqueue(input: NewWorkItem, lease?: LeaseRequest): Promise<EnqueueResult> {
+    const valid = parseNewWorkItem(input);
+    const initialClaim = lease ? { ...lease, claimId: randomUUID() } : undefined;
+    const request = buildCreateRequest(this.table, valid, this.clock.now(), initialClaim);
+    const outcome = await sendConditional(this.client, { kind: 'put', ...request });
+    if (outcome.ok) {
+      return {
+        outcome: 'created',
+        item: request.Item,
+        ...(initialClaim ? { claim: claimFromItem(request.Item, false) } : {}),
+      };
+    }
+    const existing = outcome.current;
+    if (!isWorkItem(existing)) throw new Error(`key of ${formatIdentity(valid.identity)} holds a non-work record`);
+    // A lost PutItem response retried by the SDK: the item is ours, with our claim id.
+    if (initialClaim && existing.claimId === initialClaim.claimId && existing.state === WorkState.claimed) {
+      return { outcome: 'created', item: existing, claim: claimFromItem(existing, false) };
+    }
+    if (existing.payloadHash !== valid.payloadHash) {
+      throw new PayloadConflictError(
+        `${formatIdentity(valid.identity)} already exists with a different payload hash; nothing was changed`,
+        existing,
+      );
+    }
+    return { outcome: 'replay', item: existing };
+  }
+
+  /** Claims by identity: raises fence and attempts, sets the lease. Returns why not when not claimable. */
+  async claim(identityInput: JobIdentity, lease: LeaseRequest): Promise<ClaimResult> {
+    const identity = parseIdentity(identityInput);
+    const claimId = randomUUID();
+    const now = this.clock.now();
+    const request = buildClaimRequest(this.table, identity, { ...lease, claimId }, now);
+    const outcome = await sendConditional(this.client, { kind: 'update', ...request });
+    if (outcome.ok) {
+      const old = outcome.attributes as unknown as WorkItem;
+      const claimed: WorkItem = {
+        ...old,
+        state: WorkState.claimed,
+        fence: old.fence + 1,
+        attempts: old.attempts + 1,
+        leaseOwner: lease.owner,
+        claimId,
+        leaseExpiresAt: now + lease.leaseMs,
+      };
+      return { claimed: true, claim: claimFromItem(claimed, old.state === WorkState.claimed) };
+    }
+    const current = outcome.current;
+    if (!isWorkItem(current)) return { claimed: false, reason: 'missing' };
+    if (current.state === WorkState.claimed && current.claimId === claimId) {
+      return { claimed: true, claim: claimFromItem(current, false) };
+    }
+    return { claimed: false, reason: notClaimableReason(current, now), item: current };
+  }
+
+  /** Extends the lease of my claim; returns the renewed claim. OwnershipLostError if superseded. */
+  async heartbeat(claim: Claim, leaseMs: number): Promise<Claim> {
+    const now = this.clock.now();
+    const leaseExpiresAt = now + leaseMs;
+    await this.applyFenced(claim, heartbeatTransition(leaseExpiresAt, now));
+    return Object.freeze({ ...claim, leaseExpiresAt });
+  }
+
+  /** claimed ▶ succeeded under my fence. */
+  async complete(claim: Claim, outcome: JobOutcome): Promise<void> {
+    await this.applyFenced(claim, completeTransition(outcome, this.clock.now()));
+  }
+
+  /** claimed ▶ failed_terminal under my fence. */
+  async failTerminal(claim: Claim, failure: FailureReport): Promise<void> {
+    await this.applyFenced(claim, failTerminalTransition(claim, failure, this.clock.now()));
+  }
+
+  /**
+   * claimed ▶ queued after a backoff, or ▶ failed_terminal when this was the last attempt (a confirmed
+   * failure is never parked as unknown). Returns the state the item moved to.
+   */
+  async failRetryable(claim: Claim, failure: RetryableFailure): Promise<WorkState> {
+    const now = this.clock.now();
+    if (claim.attempt >= claim.maxAttempts) {
+      const message = `attempts exhausted (${claim.attempt}/${claim.maxAttempts}); last error: ${failure.errorCode}`;
+      await this.applyFenced(claim, failTerminalTransition(claim, { errorCode: 'attempts_exhausted', message }, now));
+      return WorkState.failed_terminal;
+    }
+    await this.applyFenced(claim, retryLaterTransition(failure, now + failure.retryDelayMs, now));
+    return WorkState.queued;
+  }
+
+  /** claimed ▶ unknown: the outcome cannot be confirmed; never success, never a blind retry. */
+  async parkUnknown(claim: Claim, failure: FailureReport): Promise<void> {
+    await this.applyFenced(claim, parkTransition(claim, WorkState.unknown, failure, this.clock.now()));
+  }
+
+  /** claimed ▶ quarantined: the payload cannot be interpreted (schema, version, hash mismatch). */
+  async quarantine(claim: Claim, failure: FailureReport): Promise<void> {
+    await this.applyFenced(claim, parkTransition(claim, WorkState.quarantined, failure, this.clock.now()));
+  }
+
+  /** Records durable step `stepName` as done under my fence, with its small result. */
+  async recordStep(claim: Claim, stepName: string, result: unknown): Promise<void> {
+    await this.applyFenced(claim, stepTransition(stepName, result, claim, this.clock.now()));
+  }
+
+  /** Reads one work item (strongly consistent by default). */
+  async get(identityInput: JobIdentity, options: { consistent?: boolean } = {}): Promise<WorkItem | undefined> {
+    const identity = parseIdentity(identityInput);
+    const output = await this.client.send(
+      new GetCommand({
+        TableName: this.table.tableName,
+        Key: workItemKey(identity),
+        ConsistentRead: options.consistent ?? true,
+      }),
+    );
+    return isWorkItem(output.Item) ? output.Item : undefined;
+  }
+
+  /** The single path of every holder write: the fence condition is added by buildFencedUpdate. */
+  private async applyFenced(claim: Claim, transition: HolderTransition): Promise<void> {
+    const request = buildFencedUpdate(this.table, claim, transition);
+    const outcome = await sendConditional(this.client, { kind: 'update', ...request });
+    if (outcome.ok) return;
+    const current = outcome.current;
+    if (isWorkItem(current) && transition.appliedIn(current, claim)) return;
+    throw new OwnershipLostError(
+      `${transition.name} rejected: fence ${claim.fence} no longer holds ${formatIdentity(claim.identity)}`,
+      current,
+      {
+        context: {
+          transition: transition.name,
+          fence: claim.fence,
+          currentFence: current?.fence,
+          currentState: current?.state,
+        },
+      },
+    );
+  }
+}
+
+/** Explains a failed claim from the item as read back. */
+function notClaimableReason(item: WorkItem, now: number): NotClaimableReason {
+  if (FINISHED_STATES.includes(item.state)) return 'finished';
+  if (item.state === WorkState.claimed && (item.leaseExpiresAt ?? 0) >= now) return 'leased';
+  if (item.attempts >= item.maxAttempts) return 'exhausted';
+  return 'not_due';
+}
+
+export {
+  type ClaimResult,
+  type EnqueueResult,
+  type LeaseRequest,
+  type NotClaimableReason,
+  type RetryableFailure,
+  WorkItemStore,
+  type WorkItemStoreOptions,
+};

@@ -1,0 +1,101 @@
+import type { JobIdentity } from '../identity.js';
+import type { WorkState } from '../states.js';
+
+/** One audited operator action, stored on the item in the same write as the transition it records. */
+interface AuditEntry {
+  at: number;
+  actor: string;
+  action: string;
+  from: WorkState;
+  to: WorkState;
+  reason: string;
+  fence: number;
+}
+
+/** A durable step's record: the fence it ran under and its small result. */
+interface StepRecord {
+  fence: number;
+  at: number;
+  result?: unknown;
+}
+
+/**
+ * The work row: identity, payload binding, state, fence and lease. Never holds a payload body.
+ * `fence` only rises; the row outlives its payload as a tombstone so the fence never restarts.
+ */
+interface WorkItem extends JobIdentity {
+  pk: string;
+  sk: string;
+  kind: 'work';
+  jobType: string;
+  payloadHash: string;
+  payloadRef?: string;
+  payloadInline?: boolean;
+  state: WorkState;
+  fence: number;
+  attempts: number;
+  maxAttempts: number;
+  leaseOwner?: string;
+  leaseExpiresAt?: number;
+  claimId?: string;
+  availableAt?: number;
+  outcomeCode?: string;
+  result?: unknown;
+  errorCode?: string;
+  errorMessage?: string;
+  steps: Record<string, StepRecord>;
+  audit?: AuditEntry[];
+  createdAt: number;
+  updatedAt: number;
+  finishedAt?: number;
+  deadlineShard?: string;
+  deadlineAt?: number;
+  parkedState?: string;
+  parkedTenantState?: string;
+  parkedAt?: number;
+}
+
+/** Proof of one claim: the fence every write of this attempt carries. Only the store creates one. */
+interface Claim {
+  readonly identity: JobIdentity;
+  readonly fence: number;
+  readonly attempt: number;
+  readonly maxAttempts: number;
+  readonly owner: string;
+  readonly claimId: string;
+  readonly leaseExpiresAt: number;
+  readonly jobType: string;
+  readonly payloadHash: string;
+  readonly payloadRef?: string;
+  readonly payloadInline: boolean;
+  /** True when this claim took over an expired lease from another attempt. */
+  readonly takeover: boolean;
+  /** Steps finished by earlier attempts, to be skipped. */
+  readonly steps: Readonly<Record<string, StepRecord>>;
+}
+
+/** Builds the claim a stored, claimed item represents. */
+function claimFromItem(item: WorkItem, takeover: boolean): Claim {
+  return Object.freeze({
+    identity: Object.freeze({ tenantId: item.tenantId, operationId: item.operationId }),
+    fence: item.fence,
+    attempt: item.attempts,
+    maxAttempts: item.maxAttempts,
+    owner: item.leaseOwner ?? '',
+    claimId: item.claimId ?? '',
+    leaseExpiresAt: item.leaseExpiresAt ?? 0,
+    jobType: item.jobType,
+    payloadHash: item.payloadHash,
+    ...(item.payloadRef !== undefined ? { payloadRef: item.payloadRef } : {}),
+    payloadInline: item.payloadInline === true,
+    takeover,
+    steps: Object.freeze({ ...(item.steps ?? {}) }),
+  });
+}
+
+/** True if the raw record is a work item (the jobs table also holds quarantine and audit records). */
+function isWorkItem(record: Record<string, unknown> | undefined): record is WorkItem & Record<string, unknown> {
+  return record !== undefined && record.kind === 'work';
+}
+
+export { type AuditEntry, type Claim, claimFromItem, isWorkItem, type StepRecord, type WorkItem };

@@ -1,0 +1,88 @@
+import { randomUUID } from 'node:crypto';
+import { CreateTableCommand, DeleteTableCommand } from '@aws-sdk/client-dynamodb';
+import { CreateQueueCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { inject } from 'vitest';
+import { createDocumentClient, createSqsClient } from '../../lib/aws-clients.js';
+import { jobsTableDefinition, payloadsTableDefinition } from '../../lib/table.js';
+
+/** Endpoints of the engines the global setup started (or DYNAMODB_ENDPOINT / SQS_ENDPOINT). */
+function engineEndpoints(): { dynamo: string; sqs: string; engineName: string; transactions: boolean } {
+  return {
+    dynamo: inject('dynamoEndpoint'),
+    sqs: inject('sqsEndpoint'),
+    engineName: inject('engineName'),
+    transactions: inject('transactions'),
+  };
+}
+
+/** A DocumentClient on the test engine. `maxAttempts` 1 disables SDK retries. */
+function testDocumentClient(options: { maxAttempts?: number } = {}): DynamoDBDocumentClient {
+  return createDocumentClient({ endpoint: engineEndpoints().dynamo, ...options });
+}
+
+/** An SQS client on the test engine. */
+function testSqsClient(): SQSClient {
+  return createSqsClient({ endpoint: engineEndpoints().sqs });
+}
+
+/** A name no other test file uses. */
+function uniqueName(prefix: string): string {
+  return `${prefix}-${randomUUID().slice(0, 8)}`;
+}
+
+/** Jobs and payloads tables of one test file, made from the library's own definitions. */
+interface TestTables {
+  jobsTable: string;
+  payloadsTable: string;
+  drop(): Promise<void>;
+}
+
+/** Creates fresh jobs + payloads tables (isolation per test file). */
+async function createTestTables(prefix = 'lf'): Promise<TestTables> {
+  const client = testDocumentClient();
+  const jobsTable = uniqueName(`${prefix}-jobs`);
+  const payloadsTable = uniqueName(`${prefix}-payloads`);
+  await client.send(new CreateTableCommand(jobsTableDefinition(jobsTable)));
+  await client.send(new CreateTableCommand(payloadsTableDefinition(payloadsTable)));
+  return {
+    jobsTable,
+    payloadsTable,
+    drop: async () => {
+      await client.send(new DeleteTableCommand({ TableName: jobsTable }));
+      await client.send(new DeleteTableCommand({ TableName: payloadsTable }));
+      client.destroy();
+    },
+  };
+}
+
+/** Creates a fresh queue with a DLQ on the SQS engine. */
+async function createTestQueue(
+  sqs: SQSClient,
+  prefix = 'lf',
+  options: { visibilityTimeoutSeconds?: number; maxReceiveCount?: number } = {},
+): Promise<{ queueUrl: string; dlqUrl: string }> {
+  const dlq = await sqs.send(new CreateQueueCommand({ QueueName: uniqueName(`${prefix}-dlq`) }));
+  const dlqUrl = dlq.QueueUrl ?? '';
+  const dlqArn = `arn:aws:sqs:us-east-1:000000000000:${dlqUrl.split('/').pop()}`;
+  const queue = await sqs.send(
+    new CreateQueueCommand({
+      QueueName: uniqueName(`${prefix}-jobs`),
+      Attributes: {
+        VisibilityTimeout: String(options.visibilityTimeoutSeconds ?? 30),
+        RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: options.maxReceiveCount ?? 5 }),
+      },
+    }),
+  );
+  return { queueUrl: queue.QueueUrl ?? '', dlqUrl };
+}
+
+export {
+  createTestQueue,
+  createTestTables,
+  engineEndpoints,
+  type TestTables,
+  testDocumentClient,
+  testSqsClient,
+  uniqueName,
+};
