@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { type Clock, systemClock } from '../clock.js';
-import { OwnershipLostError, PayloadConflictError } from '../errors.js';
+import { IllegalTransitionError, ItemNotFoundError, OwnershipLostError, PayloadConflictError } from '../errors.js';
 import { formatIdentity, type JobIdentity, parseIdentity } from '../identity.js';
 import { FINISHED_STATES, WorkState } from '../states.js';
 import { DEFAULT_DEADLINE_SHARDS, workItemKey } from '../table.js';
@@ -10,17 +10,21 @@ import {
   buildClaimRequest,
   buildCreateRequest,
   buildFencedUpdate,
+  buildOperatorUpdate,
   type HolderTransition,
   type NewWorkItem,
+  type OperatorTransition,
   type TableContext,
 } from './requests.js';
 import { parseNewWorkItem } from './schemas.js';
 import {
+  cancelTransition,
   completeTransition,
   type FailureReport,
   failTerminalTransition,
   heartbeatTransition,
   type JobOutcome,
+  type OperatorAction,
   parkTransition,
   retryLaterTransition,
   stepTransition,
@@ -178,6 +182,50 @@ class WorkItemStore {
     await this.applyFenced(claim, stepTransition(stepName, result, claim, this.clock.now()));
   }
 
+  /** queued | claimed | unknown ▶ cancelled with fence + 1, audited. The running holder's next write is rejected. */
+  async cancel(identity: JobIdentity, action: OperatorAction): Promise<WorkItem> {
+    return this.operate(identity, CANCELLABLE_STATES, (item) => cancelTransition(item, action, this.clock.now()));
+  }
+
+  /**
+   * Reads the item, checks the transition is allowed from its state, then applies it conditional on the
+   * state and fence it read (compare-and-swap inside the write). ItemNotFoundError if missing,
+   * IllegalTransitionError if the state does not allow it or the item changed in between.
+   */
+  async operate(
+    identityInput: JobIdentity,
+    allowedFrom: readonly WorkState[],
+    makeTransition: (item: WorkItem) => OperatorTransition,
+  ): Promise<WorkItem> {
+    const identity = parseIdentity(identityInput);
+    const item = await this.get(identity);
+    if (!item) throw new ItemNotFoundError(`no work item ${formatIdentity(identity)}`, { ...identity });
+    if (!allowedFrom.includes(item.state)) {
+      throw new IllegalTransitionError(
+        `${formatIdentity(identity)} is ${item.state}; allowed only from ${allowedFrom.join(', ')}`,
+        item,
+      );
+    }
+    const outcome = await this.applyOperator(item, makeTransition(item));
+    if (outcome.ok) return outcome.item;
+    throw new IllegalTransitionError(
+      `${formatIdentity(identity)} changed while the operation ran (now ${String(outcome.current?.state)}); read it again`,
+      outcome.current,
+    );
+  }
+
+  /** Applies an operator transition to an item already observed (e.g. from an index); never throws on a lost race. */
+  async applyOperator(
+    observed: Pick<WorkItem, 'tenantId' | 'operationId'>,
+    transition: OperatorTransition,
+  ): Promise<{ ok: true; item: WorkItem } | { ok: false; current: WorkItem | undefined }> {
+    const identity = { tenantId: observed.tenantId, operationId: observed.operationId };
+    const request = buildOperatorUpdate(this.table, identity, transition, this.clock.now());
+    const outcome = await sendConditional(this.client, { kind: 'update', ...request });
+    if (outcome.ok) return { ok: true, item: outcome.attributes as unknown as WorkItem };
+    return { ok: false, current: isWorkItem(outcome.current) ? outcome.current : undefined };
+  }
+
   /** Reads one work item (strongly consistent by default). */
   async get(identityInput: JobIdentity, options: { consistent?: boolean } = {}): Promise<WorkItem | undefined> {
     const identity = parseIdentity(identityInput);
@@ -212,6 +260,9 @@ class WorkItemStore {
     );
   }
 }
+
+/** States an operator may cancel from. */
+const CANCELLABLE_STATES: readonly WorkState[] = [WorkState.queued, WorkState.claimed, WorkState.unknown];
 
 /** Explains a failed claim from the item as read back. */
 function notClaimableReason(item: WorkItem, now: number): NotClaimableReason {

@@ -1,0 +1,70 @@
+import { z } from 'zod';
+import { operationIdSchema, tenantIdSchema } from './identity.js';
+import { jobTypeSchema, payloadHashSchema, payloadRefSchema } from './store/schemas.js';
+import { parseInput } from './validation.js';
+
+/** Envelope versions this build understands; anything else is quarantined, never guessed at. */
+const ENVELOPE_VERSION = 1;
+
+/**
+ * The SQS message body: a wake-up signal that names a job, never its payload body.
+ * `kind: 'job'` is a producer's first send (the worker may create the item); `kind: 'wake'` re-signals an
+ * existing item (sweeper, admin retry, redrive) and goes straight to claim.
+ */
+const jobEnvelopeSchema = z.strictObject({
+  v: z.literal(ENVELOPE_VERSION),
+  kind: z.enum(['job', 'wake']),
+  tenantId: tenantIdSchema,
+  operationId: operationIdSchema,
+  jobType: jobTypeSchema,
+  payloadHash: payloadHashSchema,
+  payload: z.union([z.strictObject({ ref: payloadRefSchema }), z.strictObject({ inline: z.literal(true) })]),
+});
+
+/** A validated job message. */
+type JobEnvelope = z.infer<typeof jobEnvelopeSchema>;
+
+/** Why a message could not be interpreted: the quarantine reason codes. */
+type EnvelopeProblem = 'unparseable' | 'unsupported_version' | 'invalid_envelope';
+
+/** Parses an SQS body. Never throws: bad input is a typed problem for the quarantine, not a crash. */
+function parseEnvelope(
+  body: string,
+): { ok: true; envelope: JobEnvelope } | { ok: false; problem: EnvelopeProblem; detail: string } {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(body);
+  } catch (error) {
+    return { ok: false, problem: 'unparseable', detail: `body is not JSON: ${(error as Error).message}` };
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    return { ok: false, problem: 'invalid_envelope', detail: 'body is not a JSON object' };
+  }
+  const version = (raw as { v?: unknown }).v;
+  if (version !== ENVELOPE_VERSION) {
+    return {
+      ok: false,
+      problem: 'unsupported_version',
+      detail: `envelope version ${JSON.stringify(version) ?? 'missing'} is not ${ENVELOPE_VERSION}`,
+    };
+  }
+  try {
+    return { ok: true, envelope: parseInput(jobEnvelopeSchema, raw, 'job message') };
+  } catch (error) {
+    return { ok: false, problem: 'invalid_envelope', detail: (error as Error).message };
+  }
+}
+
+/** Serialises an envelope for SQS (validated first; throws InvalidInputError on a bad one). */
+function serializeEnvelope(envelope: JobEnvelope): string {
+  return JSON.stringify(parseInput(jobEnvelopeSchema, envelope, 'job message'));
+}
+
+export {
+  ENVELOPE_VERSION,
+  type EnvelopeProblem,
+  type JobEnvelope,
+  jobEnvelopeSchema,
+  parseEnvelope,
+  serializeEnvelope,
+};
