@@ -110,9 +110,42 @@ class CapabilityMissingError extends LeasefenceError {
   }
 }
 
+/** Thrown by a job: a confirmed failure that retrying cannot fix ▶ failed_terminal. */
+class TerminalJobError extends LeasefenceError {
+  constructor(errorCode: string, message: string, options: { cause?: unknown } = {}) {
+    super('job.terminal', message, { ...options, context: { errorCode } });
+  }
+}
+
+/** Thrown by a job: a confirmed failure where the effect did NOT happen ▶ retry with backoff (terminal when exhausted). */
+class RetryableJobError extends LeasefenceError {
+  constructor(errorCode: string, message: string, options: { cause?: unknown } = {}) {
+    super('job.retryable', message, { ...options, context: { errorCode } });
+  }
+}
+
+/**
+ * Thrown by a job: the effect may or may not have happened (timeout after sending, transport error).
+ * Class C retries only after reconcile; class D (and any job without attempts left) parks as unknown.
+ */
+class AmbiguousOutcomeError extends LeasefenceError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super('job.ambiguous', message, options);
+  }
+}
+
+/** The deployment is missing something (e.g. no payload resolver for payloadRef jobs); the message is redelivered. */
+class ConfigurationError extends LeasefenceError {
+  constructor(message: string) {
+    super('configuration', message);
+  }
+}
+
 export {
+  AmbiguousOutcomeError,
   BusinessConditionError,
   CapabilityMissingError,
+  ConfigurationError,
   FenceRejectedError,
   IllegalTransitionError,
   type InputIssue,
@@ -122,4 +155,6 @@ export {
   LeasefenceError,
   OwnershipLostError,
   PayloadConflictError,
+  RetryableJobError,
+  TerminalJobError,
 };

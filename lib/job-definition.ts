@@ -144,13 +144,13 @@ function retryDelayMs(definition: Pick<JobDefinition, 'retry'>, attempt: number)
 class JobRegistry {
   private readonly byType = new Map<string, JobDefinition<unknown>>();
 
-  constructor(definitions: ReadonlyArray<JobDefinition<never>> = []) {
+  constructor(definitions: ReadonlyArray<JobDefinition<unknown>> = []) {
     for (const definition of definitions) this.register(definition);
   }
 
-  register(definition: JobDefinition<never>): void {
+  register(definition: JobDefinition<unknown>): void {
     if (this.byType.has(definition.type)) throw new JobDefinitionError(`job type ${definition.type} is defined twice`);
-    this.byType.set(definition.type, definition as unknown as JobDefinition<unknown>);
+    this.byType.set(definition.type, definition);
   }
 
   get(type: string): JobDefinition<unknown> | undefined {

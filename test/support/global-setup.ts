@@ -7,6 +7,7 @@ import { probeEngine } from './probe.js';
  * DYNAMODB_ENDPOINT / SQS_ENDPOINT when set (moto, DynamoDB Local, AWS). Each test file makes its own tables.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   const started: RunningEngine[] = [];
   let dynamoEndpoint = process.env.DYNAMODB_ENDPOINT;
   if (!dynamoEndpoint) {

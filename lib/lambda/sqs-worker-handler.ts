@@ -1,0 +1,83 @@
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { createDocumentClient } from '../aws-clients.js';
+import type { Clock } from '../clock.js';
+import { type LeasefenceConfig, readConfig } from '../config.js';
+import { type JobDefinition, JobRegistry } from '../job-definition.js';
+import { METRIC_NAMESPACE } from '../metric-names.js';
+import { PayloadStore } from '../payloads.js';
+import { WorkItemStore } from '../store/work-item-store.js';
+import { powertoolsTelemetry, type Telemetry } from '../telemetry.js';
+import type { PayloadResolver } from '../worker/load-payload.js';
+import { type MessageResult, WorkerRuntime } from '../worker/worker-runtime.js';
+
+/** Options of the SQS worker handler: the job types it runs and how to reach its resources. */
+interface SqsWorkerHandlerOptions {
+  jobs: ReadonlyArray<JobDefinition<unknown>>;
+  payloadResolver?: PayloadResolver;
+  /** Defaults to readConfig(process.env). */
+  config?: LeasefenceConfig;
+  clock?: Clock;
+  telemetry?: Telemetry;
+  workerId?: string;
+  heartbeatIntervalMs?: number;
+}
+
+/** The Lambda handler plus the runtime behind it (for local use and tests). */
+type SqsWorkerHandler = ((event: SQSEvent, context?: Context) => Promise<SQSBatchResponse>) & {
+  runtime: WorkerRuntime;
+};
+
+/**
+ * Builds the SQS worker Lambda handler with partial batch responses: a record is reported as failed (and so
+ * redelivered) only when its work row could not be committed; everything else is acknowledged.
+ * @example
+ * export const handler = createSqsWorkerHandler({ jobs: [refundJob, statementJob] });
+ */
+function createSqsWorkerHandler(options: SqsWorkerHandlerOptions): SqsWorkerHandler {
+  const config = options.config ?? readConfig();
+  const client = createDocumentClient(config.dynamodbEndpoint ? { endpoint: config.dynamodbEndpoint } : {});
+  const clock = options.clock;
+  const store = new WorkItemStore({
+    client,
+    tableName: config.jobsTable,
+    deadlineShards: config.deadlineShards,
+    ...(clock ? { clock } : {}),
+  });
+  const logger = new Logger({ serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'leasefence-worker' });
+  const metrics = new Metrics({
+    namespace: METRIC_NAMESPACE,
+    serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'leasefence-worker',
+  });
+  const runtime = new WorkerRuntime({
+    store,
+    registry: new JobRegistry(options.jobs),
+    payloads: new PayloadStore(client, config.payloadsTable, store.clock, config.payloadRetentionDays * 86_400_000),
+    telemetry: options.telemetry ?? powertoolsTelemetry(logger, metrics),
+    ...(options.payloadResolver ? { payloadResolver: options.payloadResolver } : {}),
+    ...(options.workerId ? { workerId: options.workerId } : {}),
+    ...(options.heartbeatIntervalMs !== undefined ? { heartbeatIntervalMs: options.heartbeatIntervalMs } : {}),
+  });
+  const recordHandler = (record: SQSRecord): Promise<MessageResult> =>
+    runtime.handleMessage({
+      messageId: record.messageId,
+      body: record.body,
+      receiveCount: Number(record.attributes?.ApproximateReceiveCount ?? 1),
+    });
+  const handler = async (event: SQSEvent, context?: Context): Promise<SQSBatchResponse> => {
+    const processor = new BatchProcessor(EventType.SQS);
+    try {
+      return await processPartialResponse(event, recordHandler, processor, {
+        ...(context ? { context } : {}),
+        throwOnFullBatchFailure: false,
+      });
+    } finally {
+      if (!options.telemetry) metrics.publishStoredMetrics();
+    }
+  };
+  return Object.assign(handler, { runtime });
+}
+
+export { createSqsWorkerHandler, type SqsWorkerHandler, type SqsWorkerHandlerOptions };

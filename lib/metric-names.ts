@@ -1,0 +1,39 @@
+/** CloudWatch namespace of every leasefence metric (EMF through the function logs). */
+const METRIC_NAMESPACE = 'Leasefence';
+
+/**
+ * Metric names shared by the handlers (which emit them) and the CDK construct (which graphs and alarms on
+ * them). Defined once here so a rename cannot silently break an alarm.
+ */
+const MetricName = {
+  /** A claim succeeded (first delivery or re-claim). */
+  Claims: 'Claims',
+  /** A claim took over an expired lease from another attempt. */
+  Takeovers: 'Takeovers',
+  /** A fenced write to a protected record was rejected: a newer claim wrote it. */
+  StaleFenceRejected: 'StaleFenceRejected',
+  /** A work-item transition found the fence superseded; the worker stopped. */
+  OwnershipLost: 'OwnershipLost',
+  /** Outcomes by state. */
+  Succeeded: 'Succeeded',
+  FailedTerminal: 'FailedTerminal',
+  RetryScheduled: 'RetryScheduled',
+  Unknown: 'Unknown',
+  Quarantined: 'Quarantined',
+  /** A heartbeat was due but the handler reported no progress since the last one, so the lease was not renewed. */
+  HeartbeatSkippedNoProgress: 'HeartbeatSkippedNoProgress',
+  /** Age of the oldest item parked as unknown (emitted by the sweeper). */
+  OldestUnknownAgeSeconds: 'OldestUnknownAgeSeconds',
+  /** Sweeper: expired, exhausted leases parked as unknown. */
+  SweptToUnknown: 'SweptToUnknown',
+  /** Sweeper: wake-up messages re-sent for expired leases with attempts left, due retries and lost wake-ups. */
+  Resignalled: 'Resignalled',
+} as const;
+
+/** Dimension Powertools Metrics adds to every metric; its value is POWERTOOLS_SERVICE_NAME. */
+const METRIC_SERVICE_DIMENSION = 'service';
+
+/** One of the metric names above. */
+type MetricName = (typeof MetricName)[keyof typeof MetricName];
+
+export { METRIC_NAMESPACE, METRIC_SERVICE_DIMENSION, MetricName };

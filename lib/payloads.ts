@@ -1,0 +1,64 @@
+import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { Clock } from './clock.js';
+import { PayloadConflictError } from './errors.js';
+import { canonicalJson, sha256Hex } from './hashing.js';
+import { formatIdentity, type JobIdentity } from './identity.js';
+import { sendConditional } from './store/conditional-write.js';
+import { payloadKey, TTL_ATTRIBUTE } from './table.js';
+
+/** A stored inline payload body and the hash it was stored under. */
+interface StoredPayload {
+  body: unknown;
+  payloadHash: string;
+}
+
+/**
+ * Inline payload bodies, kept out of the work row in their own table with a TTL (retention) and erasable
+ * per tenant. A body is immutable: storing a different body for an existing identity is a conflict.
+ */
+class PayloadStore {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tableName: string,
+    private readonly clock: Clock,
+    private readonly retentionMs = 30 * 24 * 60 * 60 * 1000,
+  ) {}
+
+  /** Stores the canonical body once; the same hash again is a no-op replay, a different hash a PayloadConflictError. */
+  async put(identity: JobIdentity, payload: unknown, payloadHash: string): Promise<'stored' | 'replay'> {
+    const body = canonicalJson(payload);
+    const outcome = await sendConditional(this.client, {
+      kind: 'put',
+      TableName: this.tableName,
+      Item: {
+        ...payloadKey(identity),
+        body,
+        payloadHash,
+        [TTL_ATTRIBUTE]: Math.floor((this.clock.now() + this.retentionMs) / 1000),
+      },
+      ConditionExpression: 'attribute_not_exists(#pk) OR #hash = :hash',
+      ExpressionAttributeNames: { '#pk': 'pk', '#hash': 'payloadHash' },
+      ExpressionAttributeValues: { ':hash': payloadHash },
+      ReturnValues: 'ALL_OLD',
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    });
+    if (outcome.ok) return outcome.attributes ? 'replay' : 'stored';
+    throw new PayloadConflictError(
+      `${formatIdentity(identity)} already has a different payload stored; nothing was changed`,
+      { payloadHash: outcome.current?.payloadHash },
+    );
+  }
+
+  /** Reads the body and re-checks its hash; undefined when erased or never stored. */
+  async get(identity: JobIdentity): Promise<(StoredPayload & { intact: boolean }) | undefined> {
+    const output = await this.client.send(
+      new GetCommand({ TableName: this.tableName, Key: payloadKey(identity), ConsistentRead: true }),
+    );
+    const item = output.Item;
+    if (!item || typeof item.body !== 'string') return undefined;
+    const body = JSON.parse(item.body) as unknown;
+    return { body, payloadHash: String(item.payloadHash), intact: sha256Hex(item.body) === item.payloadHash };
+  }
+}
+
+export { PayloadStore, type StoredPayload };

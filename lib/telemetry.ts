@@ -1,0 +1,86 @@
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { hashIdentity } from './hashing.js';
+import type { JobIdentity } from './identity.js';
+import type { MetricName } from './metric-names.js';
+
+/** Log fields: an identity is pseudonymised before it leaves the process; payloads never appear here. */
+interface LogFields {
+  identity?: JobIdentity;
+  jobType?: string;
+  fence?: number;
+  attempt?: number;
+  [field: string]: unknown;
+}
+
+/** Where the runtime reports counts and events. The default discards everything. */
+interface Telemetry {
+  count(metric: MetricName, value?: number): void;
+  gauge(metric: MetricName, value: number, unit?: 'Seconds' | 'Count'): void;
+  info(message: string, fields?: LogFields): void;
+  warn(message: string, fields?: LogFields): void;
+  error(message: string, fields?: LogFields & { error?: unknown }): void;
+}
+
+/** Telemetry that records nothing (library default, tests). */
+const silentTelemetry: Telemetry = {
+  count: () => {},
+  gauge: () => {},
+  info: () => {},
+  warn: () => {},
+  error: () => {},
+};
+
+/** Replaces a raw identity by its hashes and reduces errors to name + message (no payload can leak through). */
+function scrub(fields: (LogFields & { error?: unknown }) | undefined): Record<string, unknown> {
+  if (!fields) return {};
+  const { identity, error, ...rest } = fields;
+  return {
+    ...rest,
+    ...(identity ? hashIdentity(identity) : {}),
+    ...(error instanceof Error ? { error: { name: error.name, message: error.message } } : {}),
+  };
+}
+
+/** Telemetry on Powertools Logger and Metrics (EMF): hashed identifiers only. */
+function powertoolsTelemetry(logger: Logger, metrics: Metrics): Telemetry {
+  return {
+    count: (metric, value = 1) => metrics.addMetric(metric, MetricUnit.Count, value),
+    gauge: (metric, value, unit = 'Count') =>
+      metrics.addMetric(metric, unit === 'Seconds' ? MetricUnit.Seconds : MetricUnit.Count, value),
+    info: (message, fields) => logger.info(message, scrub(fields)),
+    warn: (message, fields) => logger.warn(message, scrub(fields)),
+    error: (message, fields) => logger.error(message, scrub(fields)),
+  };
+}
+
+const MAX_KEPT_EVENTS = 1_000;
+
+/** Telemetry that keeps counts in memory (local stack, tests, benchmarks). */
+function countingTelemetry(): Telemetry & {
+  counts: Record<string, number>;
+  events: Array<{ level: string; message: string; fields: Record<string, unknown> }>;
+} {
+  const counts: Record<string, number> = {};
+  const events: Array<{ level: string; message: string; fields: Record<string, unknown> }> = [];
+  const record = (level: string) => (message: string, fields?: LogFields & { error?: unknown }) => {
+    events.push({ level, message, fields: scrub(fields) });
+    // Bounded so a long-running local stack or benchmark does not grow without limit.
+    if (events.length > MAX_KEPT_EVENTS) events.splice(0, events.length - MAX_KEPT_EVENTS);
+  };
+  return {
+    counts,
+    events,
+    count: (metric, value = 1) => {
+      counts[metric] = (counts[metric] ?? 0) + value;
+    },
+    gauge: (metric, value) => {
+      counts[metric] = value;
+    },
+    info: record('info'),
+    warn: record('warn'),
+    error: record('error'),
+  };
+}
+
+export { countingTelemetry, type LogFields, powertoolsTelemetry, scrub, silentTelemetry, type Telemetry };

@@ -1,0 +1,191 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
+import { FenceRejectedError, OwnershipLostError, RetryableJobError, TerminalJobError } from '../errors.js';
+import { type JobContext, type JobDefinition, retryDelayMs } from '../job-definition.js';
+import { MetricName } from '../metric-names.js';
+import { WorkState } from '../states.js';
+import type { JobOutcome } from '../store/transitions.js';
+import type { Claim } from '../store/work-item.js';
+import type { WorkItemStore } from '../store/work-item-store.js';
+import type { Telemetry } from '../telemetry.js';
+import { parseInput } from '../validation.js';
+import { buildJobContext } from './job-context.js';
+import { LeaseKeeper } from './lease-keeper.js';
+
+/** How one claimed job ended, from this worker's point of view. */
+type ExecutionResult =
+  | { state: typeof WorkState.succeeded; outcome: JobOutcome; reconciled: boolean }
+  | { state: typeof WorkState.failed_terminal | typeof WorkState.unknown | typeof WorkState.queued; errorCode: string }
+  | { state: 'ownership_lost'; reason: string };
+
+/** What executing a job needs. */
+interface ExecutionDependencies {
+  store: WorkItemStore;
+  client: DynamoDBDocumentClient;
+  telemetry: Telemetry;
+  /** Milliseconds between lease checks; defaults to a third of the lease. */
+  heartbeatIntervalMs?: number;
+}
+
+const outcomeSchema = z.strictObject({
+  outcomeCode: z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/, 'outcomeCode must be 1-64 chars of [A-Za-z0-9._:-]'),
+  result: z.unknown().optional(),
+});
+
+/** Races the job against the abort signal: a lost lease stops waiting at once (the job's writes are fenced anyway). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+/**
+ * Runs one claimed job to a recorded outcome: reconcile first when class C retries, run with a progress-driven
+ * lease, then complete / fail / park under the claim's fence. An ambiguous outcome never becomes success or a
+ * blind retry: class D and exhausted jobs park as unknown; class C retries only through reconcile.
+ */
+async function executeClaimedJob<Payload>(
+  deps: ExecutionDependencies,
+  definition: JobDefinition<Payload>,
+  claim: Claim,
+  payload: Payload,
+): Promise<ExecutionResult> {
+  const abort = new AbortController();
+  const keeper = new LeaseKeeper({
+    store: deps.store,
+    claim,
+    leaseMs: definition.leaseMs,
+    intervalMs: deps.heartbeatIntervalMs ?? Math.floor(definition.leaseMs / 3),
+    telemetry: deps.telemetry,
+    onOwnershipLost: (error) => abort.abort(error),
+  });
+  const context = buildJobContext({
+    store: deps.store,
+    client: deps.client,
+    claim,
+    payload,
+    signal: abort.signal,
+    keeper,
+  });
+  keeper.start();
+  try {
+    let phase: { ended: 'run'; outcome: JobOutcome; reconciled: boolean } | { ended: 'cannot_tell'; reason: string };
+    try {
+      phase = await runPhase(definition, context, claim, abort.signal);
+    } catch (error) {
+      return await recordFailure(deps, definition, claim, error);
+    }
+    // Outside the catch: a failed completion write must not be mistaken for a failed job. A transient error
+    // propagates (the message is redelivered and the next claim reconciles); only a lost fence is absorbed.
+    try {
+      if (phase.ended === 'run') return await succeed(deps, claim, phase.outcome, phase.reconciled);
+      await deps.store.parkUnknown(claim, { errorCode: 'reconcile_cannot_tell', message: phase.reason.slice(0, 500) });
+      return { state: WorkState.unknown, errorCode: 'reconcile_cannot_tell' };
+    } catch (error) {
+      if (error instanceof OwnershipLostError) return ownershipLost(deps, error);
+      throw error;
+    }
+  } finally {
+    await keeper.stop();
+  }
+}
+
+/** Reconcile (class C retries) then run; returns what the job reported, throws what it threw. */
+async function runPhase<Payload>(
+  definition: JobDefinition<Payload>,
+  context: JobContext<Payload>,
+  claim: Claim,
+  signal: AbortSignal,
+): Promise<{ ended: 'run'; outcome: JobOutcome; reconciled: boolean } | { ended: 'cannot_tell'; reason: string }> {
+  if (definition.target === 'C' && claim.attempt > 1 && definition.reconcile) {
+    const found = await untilAborted(definition.reconcile(context), signal);
+    if (found.status === 'done') {
+      return {
+        ended: 'run',
+        outcome: parseInput(outcomeSchema, found.outcome, 'reconciled outcome'),
+        reconciled: true,
+      };
+    }
+    if (found.status === 'cannot_tell') return { ended: 'cannot_tell', reason: found.reason };
+  }
+  const outcome = await untilAborted(definition.run(context), signal);
+  signal.throwIfAborted();
+  return { ended: 'run', outcome: parseInput(outcomeSchema, outcome, 'job outcome'), reconciled: false };
+}
+
+async function succeed(
+  deps: ExecutionDependencies,
+  claim: Claim,
+  outcome: JobOutcome,
+  reconciled: boolean,
+): Promise<ExecutionResult> {
+  await deps.store.complete(claim, outcome);
+  return { state: WorkState.succeeded, outcome, reconciled };
+}
+
+/** Maps a thrown error to the recorded state; a store write that finds the fence superseded ends it as ownership lost. */
+async function recordFailure(
+  deps: ExecutionDependencies,
+  definition: JobDefinition<unknown> | JobDefinition<never>,
+  claim: Claim,
+  error: unknown,
+): Promise<ExecutionResult> {
+  try {
+    return await classifyAndRecord(deps, definition, claim, error);
+  } catch (writeError) {
+    if (writeError instanceof OwnershipLostError) return ownershipLost(deps, writeError);
+    throw writeError;
+  }
+}
+
+async function classifyAndRecord(
+  deps: ExecutionDependencies,
+  definition: JobDefinition<unknown> | JobDefinition<never>,
+  claim: Claim,
+  error: unknown,
+): Promise<ExecutionResult> {
+  if (error instanceof OwnershipLostError || error instanceof FenceRejectedError) return ownershipLost(deps, error);
+  if (error instanceof TerminalJobError) {
+    const errorCode = String(error.context.errorCode);
+    await deps.store.failTerminal(claim, { errorCode, message: error.message.slice(0, 500) });
+    return { state: WorkState.failed_terminal, errorCode };
+  }
+  if (error instanceof RetryableJobError) {
+    const errorCode = String(error.context.errorCode);
+    const state = await deps.store.failRetryable(claim, {
+      errorCode,
+      message: error.message.slice(0, 500),
+      retryDelayMs: retryDelayMs(definition, claim.attempt),
+    });
+    return { state: state === WorkState.queued ? WorkState.queued : WorkState.failed_terminal, errorCode };
+  }
+  // Anything else is ambiguous: the side effect may have happened.
+  const errorCode = 'ambiguous_outcome';
+  const message = error instanceof Error ? `${error.name}: ${error.message}`.slice(0, 500) : 'non-error thrown';
+  const mayRetry = definition.target !== 'D' && claim.attempt < claim.maxAttempts;
+  if (!mayRetry) {
+    await deps.store.parkUnknown(claim, { errorCode, message });
+    return { state: WorkState.unknown, errorCode };
+  }
+  await deps.store.failRetryable(claim, { errorCode, message, retryDelayMs: retryDelayMs(definition, claim.attempt) });
+  return { state: WorkState.queued, errorCode };
+}
+
+function ownershipLost(deps: ExecutionDependencies, error: OwnershipLostError | FenceRejectedError): ExecutionResult {
+  deps.telemetry.count(error instanceof FenceRejectedError ? MetricName.StaleFenceRejected : MetricName.OwnershipLost);
+  return { state: 'ownership_lost', reason: error.code };
+}
+
+export { type ExecutionDependencies, type ExecutionResult, executeClaimedJob };

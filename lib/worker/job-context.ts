@@ -1,0 +1,73 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { InvalidInputError } from '../errors.js';
+import { canonicalJson, sha256Hex } from '../hashing.js';
+import type { JobIdentity } from '../identity.js';
+import type { JobContext } from '../job-definition.js';
+import type { Claim, StepRecord } from '../store/work-item.js';
+import type { WorkItemStore } from '../store/work-item-store.js';
+import type { LeaseKeeper } from './lease-keeper.js';
+
+/** Largest recorded step result, in bytes of canonical JSON (it lives on the work item). */
+const MAX_STEP_RESULT_BYTES = 16 * 1024;
+
+/**
+ * The idempotency key for class C APIs: derived from the identity only, so it is stable across attempts
+ * and takeovers, and different for the same operation id under another tenant.
+ */
+function idempotencyKeyFor(identity: JobIdentity): string {
+  return `lf1-${sha256Hex(`idempotency\u0000${identity.tenantId}\u0000${identity.operationId}`).slice(0, 40)}`;
+}
+
+/** What building a job context needs from the runtime. */
+interface ContextDependencies<Payload> {
+  store: WorkItemStore;
+  client: DynamoDBDocumentClient;
+  claim: Claim;
+  payload: Payload;
+  signal: AbortSignal;
+  keeper: LeaseKeeper;
+}
+
+/**
+ * Builds the context a job runs with. `step` records completion on the work item under the fence, so a
+ * holder that takes over skips finished steps and reuses their results.
+ */
+function buildJobContext<Payload>(deps: ContextDependencies<Payload>): JobContext<Payload> {
+  const { claim, store, keeper } = deps;
+  const finished = new Map<string, StepRecord>(Object.entries(claim.steps));
+  return {
+    identity: claim.identity,
+    claim,
+    fence: claim.fence,
+    attempt: claim.attempt,
+    payload: deps.payload,
+    signal: deps.signal,
+    idempotencyKey: idempotencyKeyFor(claim.identity),
+    client: deps.client,
+    progress: () => keeper.progress(),
+    step: async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
+      const done = finished.get(name);
+      if (done) return done.result as T;
+      deps.signal.throwIfAborted();
+      const result = await fn();
+      deps.signal.throwIfAborted();
+      assertSmallResult(name, result);
+      await store.recordStep(claim, name, result ?? null);
+      finished.set(name, { fence: claim.fence, at: Date.now(), result });
+      keeper.progress();
+      return result;
+    },
+  };
+}
+
+function assertSmallResult(name: string, result: unknown): void {
+  if (result === undefined) return;
+  const size = Buffer.byteLength(canonicalJson(result), 'utf8');
+  if (size > MAX_STEP_RESULT_BYTES) {
+    throw new InvalidInputError(`step ${name} result is ${size} bytes; at most ${MAX_STEP_RESULT_BYTES} are recorded`, [
+      { path: `steps.${name}`, message: 'result too large' },
+    ]);
+  }
+}
+
+export { buildJobContext, type ContextDependencies, idempotencyKeyFor, MAX_STEP_RESULT_BYTES };

@@ -1,0 +1,175 @@
+import { randomUUID } from 'node:crypto';
+import type { ZodType } from 'zod';
+import type { JobRegistry } from '../job-definition.js';
+import { type JobEnvelope, parseEnvelope } from '../message.js';
+import { MetricName } from '../metric-names.js';
+import type { PayloadStore } from '../payloads.js';
+import { recordQuarantine } from '../quarantine.js';
+import { WorkState } from '../states.js';
+import type { Claim } from '../store/work-item.js';
+import type { WorkItemStore } from '../store/work-item-store.js';
+import { silentTelemetry, type Telemetry } from '../telemetry.js';
+import { acquireClaim } from './acquire-claim.js';
+import { type ExecutionResult, executeClaimedJob } from './execute-job.js';
+import { KeyedSerializer } from './keyed-serializer.js';
+import { loadVerifiedPayload, type PayloadResolver } from './load-payload.js';
+
+/** One queue message as the runtime sees it (from an SQS event record or a local poller). */
+interface QueueMessage {
+  messageId: string;
+  body: string;
+  receiveCount?: number;
+}
+
+/**
+ * What happened to a message. Every result means "acknowledge": the work row committed or nothing needed
+ * committing. Infrastructure errors are thrown instead, so the message is redelivered.
+ */
+type MessageResult =
+  | { status: 'executed'; identity: { tenantId: string; operationId: string }; fence: number; result: ExecutionResult }
+  | { status: 'skipped'; reason: string; identity: { tenantId: string; operationId: string } }
+  | { status: 'quarantined'; reason: string }
+  | { status: 'item_quarantined'; reason: string; identity: { tenantId: string; operationId: string }; fence: number };
+
+/** Dependencies of the worker runtime. */
+interface WorkerRuntimeOptions {
+  store: WorkItemStore;
+  registry: JobRegistry;
+  payloads?: PayloadStore;
+  payloadResolver?: PayloadResolver;
+  telemetry?: Telemetry;
+  /** Stable id of this worker process (lease owner); random by default. */
+  workerId?: string;
+  /** Milliseconds between lease checks; default a third of each job's lease. */
+  heartbeatIntervalMs?: number;
+}
+
+/**
+ * The worker runtime: message ▶ claim ▶ verified payload ▶ job ▶ recorded outcome. A message is only
+ * acknowledged once the row it concerns has committed; bad input becomes a quarantine record or a
+ * quarantined item, never a crash; the same identity never runs twice at once in this process.
+ */
+class WorkerRuntime {
+  readonly workerId: string;
+  private readonly telemetry: Telemetry;
+  private readonly serializer = new KeyedSerializer();
+
+  constructor(private readonly options: WorkerRuntimeOptions) {
+    this.workerId = options.workerId ?? `worker-${randomUUID()}`;
+    this.telemetry = options.telemetry ?? silentTelemetry;
+  }
+
+  /** Handles one message; resolves when it may be acknowledged, rejects when it must be redelivered. */
+  async handleMessage(message: QueueMessage): Promise<MessageResult> {
+    const parsed = parseEnvelope(message.body);
+    if (!parsed.ok) return this.quarantineMessage(message, parsed.problem, parsed.detail);
+    const envelope = parsed.envelope;
+    const key = `${envelope.tenantId}\u0000${envelope.operationId}`;
+    return this.serializer.run(key, () => this.handleEnvelope(message, envelope));
+  }
+
+  private async handleEnvelope(message: QueueMessage, envelope: JobEnvelope): Promise<MessageResult> {
+    const identity = { tenantId: envelope.tenantId, operationId: envelope.operationId };
+    const definition = this.options.registry.get(envelope.jobType);
+    if (!definition) {
+      return this.quarantineMessage(
+        message,
+        'unknown_job_type',
+        `job type ${envelope.jobType} is not registered`,
+        envelope.tenantId,
+      );
+    }
+    const lease = { owner: this.workerId, leaseMs: definition.leaseMs };
+    const acquisition = await acquireClaim(this.options.store, definition, envelope, lease);
+    if (!acquisition.acquired) {
+      if (acquisition.reason === 'payload_conflict') {
+        return this.quarantineMessage(message, 'payload_conflict', acquisition.detail, envelope.tenantId);
+      }
+      this.telemetry.info('message needs no work', { identity, reason: acquisition.reason });
+      return { status: 'skipped', reason: acquisition.reason, identity };
+    }
+    const claim = acquisition.claim;
+    this.telemetry.count(MetricName.Claims);
+    if (claim.takeover) this.telemetry.count(MetricName.Takeovers);
+    const fields = { identity, jobType: envelope.jobType, fence: claim.fence, attempt: claim.attempt };
+    this.telemetry.info('claimed', { ...fields, takeover: claim.takeover });
+    const payload = await this.verifiedPayload(claim, definition.payload);
+    if (!payload.ok) {
+      await this.options.store.quarantine(claim, { errorCode: payload.errorCode, message: payload.message });
+      this.telemetry.count(MetricName.Quarantined);
+      this.telemetry.warn('work item quarantined', { ...fields, errorCode: payload.errorCode });
+      return { status: 'item_quarantined', reason: payload.errorCode, identity, fence: claim.fence };
+    }
+    const result = await executeClaimedJob(
+      {
+        store: this.options.store,
+        client: this.options.store.client,
+        telemetry: this.telemetry,
+        ...(this.options.heartbeatIntervalMs !== undefined
+          ? { heartbeatIntervalMs: this.options.heartbeatIntervalMs }
+          : {}),
+      },
+      definition,
+      claim,
+      payload.body,
+    );
+    this.countOutcome(result);
+    this.telemetry.info('attempt ended', { ...fields, state: result.state });
+    return { status: 'executed', identity, fence: claim.fence, result };
+  }
+
+  /** Loads and hash-checks the payload, then parses it with the job's schema (issue paths only, never values). */
+  private async verifiedPayload(
+    claim: Claim,
+    schema: ZodType<unknown>,
+  ): Promise<{ ok: true; body: unknown } | { ok: false; errorCode: string; message: string }> {
+    const loaded = await loadVerifiedPayload(
+      {
+        ...(this.options.payloads ? { payloads: this.options.payloads } : {}),
+        ...(this.options.payloadResolver ? { resolver: this.options.payloadResolver } : {}),
+      },
+      claim,
+    );
+    if (!loaded.ok) return loaded;
+    const parsed = schema.safeParse(loaded.body);
+    if (parsed.success) return { ok: true, body: parsed.data };
+    const where = parsed.error.issues.map((issue) => `${issue.path.map(String).join('.') || '(root)'}: ${issue.code}`);
+    return {
+      ok: false,
+      errorCode: 'payload_schema',
+      message: `payload failed its schema at ${where.join('; ')}`.slice(0, 500),
+    };
+  }
+
+  private async quarantineMessage(
+    message: QueueMessage,
+    reason: string,
+    detail: string,
+    tenantId?: string,
+  ): Promise<MessageResult> {
+    await recordQuarantine(this.options.store.client, this.options.store.table.tableName, this.options.store.clock, {
+      messageId: message.messageId,
+      body: message.body,
+      reason,
+      detail,
+      ...(message.receiveCount !== undefined ? { receiveCount: message.receiveCount } : {}),
+      ...(tenantId !== undefined ? { tenantId } : {}),
+    });
+    this.telemetry.count(MetricName.Quarantined);
+    this.telemetry.warn('message quarantined', { reason });
+    return { status: 'quarantined', reason };
+  }
+
+  private countOutcome(result: ExecutionResult): void {
+    const metric = {
+      [WorkState.succeeded]: MetricName.Succeeded,
+      [WorkState.failed_terminal]: MetricName.FailedTerminal,
+      [WorkState.unknown]: MetricName.Unknown,
+      [WorkState.queued]: MetricName.RetryScheduled,
+      ownership_lost: undefined,
+    }[result.state];
+    if (metric) this.telemetry.count(metric);
+  }
+}
+
+export { type MessageResult, type QueueMessage, WorkerRuntime, type WorkerRuntimeOptions };

@@ -1,0 +1,111 @@
+import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { pollOnce } from '../../infra/local/sqs-event-source.js';
+import { ManualClock } from '../../lib/clock.js';
+import type { JobDefinition } from '../../lib/job-definition.js';
+import { createSqsWorkerHandler, type SqsWorkerHandler } from '../../lib/lambda/sqs-worker-handler.js';
+import { PayloadStore } from '../../lib/payloads.js';
+import { type SendJobInput, sendJob } from '../../lib/producer.js';
+import { WorkItemStore } from '../../lib/store/work-item-store.js';
+import { countingTelemetry } from '../../lib/telemetry.js';
+import type { PayloadResolver } from '../../lib/worker/load-payload.js';
+import {
+  createTestQueue,
+  createTestTables,
+  engineEndpoints,
+  type TestTables,
+  testDocumentClient,
+  testSqsClient,
+} from './engine.js';
+
+/** Everything a worker test needs, on fresh tables and a fresh queue of the real local engines. */
+interface WorkerHarness {
+  tables: TestTables;
+  client: DynamoDBDocumentClient;
+  sqs: SQSClient;
+  queueUrl: string;
+  dlqUrl: string;
+  clock: ManualClock;
+  store: WorkItemStore;
+  payloads: PayloadStore;
+  /** A new worker handler (each is one "Lambda container" with its own worker id). */
+  worker(options?: {
+    workerId?: string;
+    payloadResolver?: PayloadResolver;
+  }): SqsWorkerHandler & { telemetry: ReturnType<typeof countingTelemetry> };
+  send(input: SendJobInput): ReturnType<typeof sendJob>;
+  /** One event-source round with the given handler. */
+  poll(
+    handler: SqsWorkerHandler,
+    options?: { visibilityTimeoutSeconds?: number; waitTimeSeconds?: number },
+  ): ReturnType<typeof pollOnce>;
+  queueDepth(queueUrl?: string): Promise<{ visible: number; inFlight: number }>;
+  close(): Promise<void>;
+}
+
+/** Creates tables, queue and clients for one test file; `jobs` are the job types every worker runs. */
+async function createWorkerHarness(
+  prefix: string,
+  jobs: ReadonlyArray<JobDefinition<unknown>>,
+): Promise<WorkerHarness> {
+  const tables = await createTestTables(prefix);
+  const client = testDocumentClient();
+  const sqs = testSqsClient();
+  const { queueUrl, dlqUrl } = await createTestQueue(sqs, prefix);
+  const clock = new ManualClock(Date.now());
+  const store = new WorkItemStore({ client, tableName: tables.jobsTable, clock });
+  const payloads = new PayloadStore(client, tables.payloadsTable, clock);
+  const dynamodbEndpoint = engineEndpoints().dynamo;
+  const config = {
+    jobsTable: tables.jobsTable,
+    payloadsTable: tables.payloadsTable,
+    queueUrl,
+    deadLetterQueueUrl: dlqUrl,
+    deadlineShards: 8,
+    payloadRetentionDays: 30,
+    dynamodbEndpoint,
+  };
+  return {
+    tables,
+    client,
+    sqs,
+    queueUrl,
+    dlqUrl,
+    clock,
+    store,
+    payloads,
+    worker: (options = {}) => {
+      const telemetry = countingTelemetry();
+      const handler = createSqsWorkerHandler({
+        jobs,
+        config,
+        clock,
+        telemetry,
+        heartbeatIntervalMs: 0,
+        ...options,
+      });
+      return Object.assign(handler, { telemetry });
+    },
+    send: (input) => sendJob({ sqs, queueUrl, payloads }, input),
+    poll: (handler, options = {}) => pollOnce({ sqs, queueUrl, handler, ...options }),
+    queueDepth: async (url = queueUrl) => {
+      const attributes = await sqs.send(
+        new GetQueueAttributesCommand({
+          QueueUrl: url,
+          AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+        }),
+      );
+      return {
+        visible: Number(attributes.Attributes?.ApproximateNumberOfMessages ?? 0),
+        inFlight: Number(attributes.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0),
+      };
+    },
+    close: async () => {
+      await tables.drop();
+      client.destroy();
+      sqs.destroy();
+    },
+  };
+}
+
+export { createWorkerHarness, type WorkerHarness };
