@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { JobDefinitionError } from './errors.js';
+import type { FencedRecords } from './fenced-records.js';
 import type { JobIdentity } from './identity.js';
 import type { JobOutcome } from './store/transitions.js';
 import type { Claim } from './store/work-item.js';
@@ -31,8 +32,10 @@ interface JobContext<Payload> {
   readonly signal: AbortSignal;
   /** Tenant-scoped, stable across attempts, different across tenants: the key for class C APIs. */
   readonly idempotencyKey: string;
-  /** The DynamoDB client the runtime uses (for fenced writes to the job's own records). */
+  /** The DynamoDB client the runtime uses (reads of the job's own data; writes go through `records`). */
   readonly client: DynamoDBDocumentClient;
+  /** Class B fenced writes bound to this claim; a rejection aborts `signal` and stops the job. */
+  readonly records: FencedRecords;
   /** Report progress; the lease is renewed only when progress was reported since the last renewal. */
   progress(): void;
   /** A durable step: runs once across takeovers; a later holder gets the recorded result without running it. */

@@ -77,6 +77,7 @@ async function executeClaimedJob<Payload>(
     claim,
     payload,
     signal: abort.signal,
+    abort: (reason) => abort.abort(reason),
     keeper,
   });
   keeper.start();

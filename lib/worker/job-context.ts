@@ -1,5 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { InvalidInputError } from '../errors.js';
+import { FencedRecords } from '../fenced-records.js';
 import { canonicalJson, sha256Hex } from '../hashing.js';
 import type { JobIdentity } from '../identity.js';
 import type { JobContext } from '../job-definition.js';
@@ -25,6 +26,8 @@ interface ContextDependencies<Payload> {
   claim: Claim;
   payload: Payload;
   signal: AbortSignal;
+  /** Aborts the job (a fenced write found a newer fence). */
+  abort: (reason: unknown) => void;
   keeper: LeaseKeeper;
 }
 
@@ -44,6 +47,12 @@ function buildJobContext<Payload>(deps: ContextDependencies<Payload>): JobContex
     signal: deps.signal,
     idempotencyKey: idempotencyKeyFor(claim.identity),
     client: deps.client,
+    records: new FencedRecords({
+      client: deps.client,
+      claim,
+      signal: deps.signal,
+      onFenceRejected: (error) => deps.abort(error),
+    }),
     progress: () => keeper.progress(),
     step: async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
       const done = finished.get(name);

@@ -1,0 +1,29 @@
+// The README's quick-start example, kept here so the typecheck compiles it (a unit test checks the README
+// shows this file verbatim between the QUICKSTART markers).
+// QUICKSTART:BEGIN
+import { z } from 'zod';
+import { defineJob, TerminalJobError } from '../../lib/index.js';
+import { createSqsWorkerHandler } from '../../lib/lambda/sqs-worker-handler.js';
+
+// A class B job: it writes one record owned by this operation, fenced by writer_epoch.
+const publishStatement = defineJob({
+  type: 'publish-statement',
+  version: 1,
+  target: 'B',
+  payload: z.strictObject({ accountId: z.string(), date: z.iso.date() }),
+  run: async (ctx) => {
+    if (ctx.payload.date > '2100-01-01') throw new TerminalJobError('bad_date', 'statement date out of range');
+    const objectKey = `statements/${ctx.payload.accountId}/${ctx.payload.date}/generation-${ctx.fence}.pdf`;
+    ctx.progress(); // renew the lease only while real work advances
+    // Rejected with FenceRejectedError (and the job aborted) if a newer claim already wrote the pointer.
+    await ctx.records.write(
+      { tableName: 'statements', key: { pk: `${ctx.identity.tenantId}#${ctx.payload.accountId}#${ctx.payload.date}` } },
+      { set: { current: objectKey } },
+    );
+    return { outcomeCode: 'published', result: { objectKey } };
+  },
+});
+
+// The SQS-triggered Lambda: partial batch responses, poison messages quarantined, replays acknowledged.
+export const handler = createSqsWorkerHandler({ jobs: [publishStatement] });
+// QUICKSTART:END
