@@ -6,9 +6,16 @@ import type { JobIdentity } from './identity.js';
 /** Largest canonical payload accepted, in bytes (the SQS message limit is 256 KiB; payloads may be stored inline). */
 const MAX_PAYLOAD_BYTES = 256 * 1024;
 
+/** A UTF-16 surrogate not part of a pair: RFC 8785 (I-JSON) forbids it, and it has no UTF-8 form. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
 /** Rejects anything JSON cannot represent faithfully: undefined, functions, symbols, bigint, NaN/Infinity, cycles. */
 function assertJsonValue(value: unknown, path: string, seen: Set<object>): void {
-  if (value === null || typeof value === 'string' || typeof value === 'boolean') return;
+  if (typeof value === 'string') {
+    if (LONE_SURROGATE.test(value)) throw notJson(path, 'strings must be well-formed Unicode (lone surrogate)');
+    return;
+  }
+  if (value === null || typeof value === 'boolean') return;
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) throw notJson(path, 'numbers must be finite');
     return;
@@ -21,7 +28,10 @@ function assertJsonValue(value: unknown, path: string, seen: Set<object>): void 
   } else {
     const prototype = Object.getPrototypeOf(value);
     if (prototype !== Object.prototype && prototype !== null) throw notJson(path, 'only plain objects are JSON');
-    for (const [key, element] of Object.entries(value)) assertJsonValue(element, `${path}.${key}`, seen);
+    for (const [key, element] of Object.entries(value)) {
+      if (LONE_SURROGATE.test(key)) throw notJson(path, 'keys must be well-formed Unicode (lone surrogate)');
+      assertJsonValue(element, `${path}.${key}`, seen);
+    }
   }
   seen.delete(value);
 }

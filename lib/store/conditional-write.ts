@@ -17,15 +17,18 @@ type ConditionalOutcome =
 /**
  * Sends one conditional Put or Update. A failed condition is not thrown: the current item comes back,
  * from ReturnValuesOnConditionCheckFailure when the engine returns it, else from one consistent GetItem
- * (dynalite ignores that parameter). Every other error propagates unchanged.
+ * (dynalite ignores that parameter). Every other error propagates unchanged. A put into a table whose key is
+ * not `pk`/`sk` passes `readKey` so the read-back finds the item.
  */
 async function sendConditional(
   client: DynamoDBDocumentClient,
-  request: ({ kind: 'put' } & PutCommandInput) | ({ kind: 'update' } & UpdateCommandInput),
+  request:
+    | ({ kind: 'put'; readKey?: Record<string, unknown> } & PutCommandInput)
+    | ({ kind: 'update' } & UpdateCommandInput),
 ): Promise<ConditionalOutcome> {
   try {
     if (request.kind === 'put') {
-      const { kind: _kind, ...input } = request;
+      const { kind: _kind, readKey: _readKey, ...input } = request;
       const output = await client.send(new PutCommand(input));
       return { ok: true, attributes: output.Attributes };
     }
@@ -38,7 +41,7 @@ async function sendConditional(
     if (returned !== undefined && Object.keys(returned).length > 0) {
       return { ok: false, current: unmarshall(returned) };
     }
-    const key = request.kind === 'put' ? keyOf(request.Item) : request.Key;
+    const key = request.kind === 'put' ? (request.readKey ?? keyOf(request.Item)) : request.Key;
     const read = await client.send(new GetCommand({ TableName: request.TableName, Key: key, ConsistentRead: true }));
     return { ok: false, current: read.Item };
   }

@@ -11,18 +11,21 @@ class ExpressionBuilder {
   name(path: string): string {
     return path
       .split('.')
-      .map((segment) => {
-        const placeholder = `#${segment.replace(/[^A-Za-z0-9_]/g, '_')}`;
-        const existing = this.names[placeholder];
-        if (existing !== undefined && existing !== segment) {
-          const unique = `${placeholder}_${Object.keys(this.names).length}`;
-          this.names[unique] = segment;
-          return unique;
-        }
-        this.names[placeholder] = segment;
-        return placeholder;
-      })
+      .map((segment) => this.segment(segment))
       .join('.');
+  }
+
+  /** Placeholder for one attribute name or map key taken literally: a `.` in it is part of the name. */
+  segment(segment: string): string {
+    const placeholder = `#${segment.replace(/[^A-Za-z0-9_]/g, '_')}`;
+    const existing = this.names[placeholder];
+    if (existing !== undefined && existing !== segment) {
+      const unique = `${placeholder}_${Object.keys(this.names).length}`;
+      this.names[unique] = segment;
+      return unique;
+    }
+    this.names[placeholder] = segment;
+    return placeholder;
   }
 
   /** Placeholder for a value. */

@@ -129,6 +129,8 @@ interface HolderTransition {
   readonly raw?: (x: ExpressionBuilder) => string[];
   /** True when the item shows this very transition committed under the claim's fence (a lost response). */
   readonly appliedIn: (item: WorkItem, claim: Claim) => boolean;
+  /** Extra condition ANDed after the fence (e.g. "step not yet recorded", so a re-sent step lands once). */
+  readonly condition?: (x: ExpressionBuilder) => string;
 }
 
 /**
@@ -138,7 +140,8 @@ interface HolderTransition {
 function buildFencedUpdate(table: TableContext, claim: Claim, transition: HolderTransition): UpdateCommandInput {
   const x = new ExpressionBuilder();
   const update = x.update(transition.set, transition.remove ?? [], transition.raw?.(x) ?? []);
-  const condition = `${x.name('fence')} = ${x.value(claim.fence)} AND ${x.name('state')} = ${x.value(WorkState.claimed)}`;
+  const fenced = `${x.name('fence')} = ${x.value(claim.fence)} AND ${x.name('state')} = ${x.value(WorkState.claimed)}`;
+  const condition = transition.condition ? `${fenced} AND ${transition.condition(x)}` : fenced;
   return {
     TableName: table.tableName,
     Key: workItemKey(claim.identity),

@@ -29,9 +29,22 @@ const newWorkItemSchema = z
     path: ['payloadRef'],
   });
 
+/** A lease: who holds it and for how long (1 ms to 12 h). */
+const leaseRequestSchema = z.object({
+  owner: z.string().min(1).max(256),
+  leaseMs: z
+    .number()
+    .int()
+    .min(1)
+    .max(12 * 60 * 60 * 1000),
+});
+
+/** A durable step's name: any 1-255 characters (stored as a map key, never split on `.`). */
+const stepNameSchema = z.string().min(1).max(255);
+
 /** Validates a new work item; throws InvalidInputError naming each bad field. */
 function parseNewWorkItem(input: unknown): NewWorkItem {
   return parseInput(newWorkItemSchema, input, 'work item');
 }
 
-export { jobTypeSchema, parseNewWorkItem, payloadHashSchema, payloadRefSchema };
+export { jobTypeSchema, leaseRequestSchema, parseNewWorkItem, payloadHashSchema, payloadRefSchema, stepNameSchema };

@@ -117,7 +117,7 @@ function stepTransition(stepName: string, result: unknown, claim: Claim, now: nu
   return {
     name: 'step',
     set: { updatedAt: now },
-    raw: (x) => [`${x.name('steps')}.${x.name(stepName)} = ${x.value({ fence: claim.fence, at: now, result })}`],
+    raw: (x) => [`${x.name('steps')}.${x.segment(stepName)} = ${x.value({ fence: claim.fence, at: now, result })}`],
     appliedIn: (item) => item.steps?.[stepName]?.fence === claim.fence,
   };
 }

@@ -5,6 +5,7 @@ import { IllegalTransitionError, ItemNotFoundError, OwnershipLostError, PayloadC
 import { formatIdentity, type JobIdentity, parseIdentity } from '../identity.js';
 import { FINISHED_STATES, WorkState } from '../states.js';
 import { DEFAULT_DEADLINE_SHARDS, workItemKey } from '../table.js';
+import { parseInput } from '../validation.js';
 import { sendConditional } from './conditional-write.js';
 import {
   buildClaimRequest,
@@ -16,7 +17,7 @@ import {
   type OperatorTransition,
   type TableContext,
 } from './requests.js';
-import { parseNewWorkItem } from './schemas.js';
+import { leaseRequestSchema, parseNewWorkItem, stepNameSchema } from './schemas.js';
 import {
   cancelTransition,
   completeTransition,
@@ -81,7 +82,8 @@ class WorkItemStore {
    */
   async enqueue(input: NewWorkItem, lease?: LeaseRequest): Promise<EnqueueResult> {
     const valid = parseNewWorkItem(input);
-    const initialClaim = lease ? { ...lease, claimId: randomUUID() } : undefined;
+    const validLease = lease ? parseInput(leaseRequestSchema, lease, 'lease') : undefined;
+    const initialClaim = validLease ? { ...validLease, claimId: randomUUID() } : undefined;
     const request = buildCreateRequest(this.table, valid, this.clock.now(), initialClaim);
     const outcome = await sendConditional(this.client, { kind: 'put', ...request });
     if (outcome.ok) {
@@ -107,8 +109,9 @@ class WorkItemStore {
   }
 
   /** Claims by identity: raises fence and attempts, sets the lease. Returns why not when not claimable. */
-  async claim(identityInput: JobIdentity, lease: LeaseRequest): Promise<ClaimResult> {
+  async claim(identityInput: JobIdentity, leaseInput: LeaseRequest): Promise<ClaimResult> {
     const identity = parseIdentity(identityInput);
+    const lease = parseInput(leaseRequestSchema, leaseInput, 'lease');
     const claimId = randomUUID();
     const now = this.clock.now();
     const request = buildClaimRequest(this.table, identity, { ...lease, claimId }, now);
@@ -136,6 +139,7 @@ class WorkItemStore {
 
   /** Extends the lease of my claim; returns the renewed claim. OwnershipLostError if superseded. */
   async heartbeat(claim: Claim, leaseMs: number): Promise<Claim> {
+    parseInput(leaseRequestSchema.shape.leaseMs, leaseMs, 'lease duration');
     const now = this.clock.now();
     const leaseExpiresAt = now + leaseMs;
     await this.applyFenced(claim, heartbeatTransition(leaseExpiresAt, now));
@@ -179,6 +183,7 @@ class WorkItemStore {
 
   /** Records durable step `stepName` as done under my fence, with its small result. */
   async recordStep(claim: Claim, stepName: string, result: unknown): Promise<void> {
+    parseInput(stepNameSchema, stepName, 'step name');
     await this.applyFenced(claim, stepTransition(stepName, result, claim, this.clock.now()));
   }
 
@@ -220,10 +225,14 @@ class WorkItemStore {
     transition: OperatorTransition,
   ): Promise<{ ok: true; item: WorkItem } | { ok: false; current: WorkItem | undefined }> {
     const identity = { tenantId: observed.tenantId, operationId: observed.operationId };
-    const request = buildOperatorUpdate(this.table, identity, transition, this.clock.now());
+    const now = this.clock.now();
+    const request = buildOperatorUpdate(this.table, identity, transition, now);
     const outcome = await sendConditional(this.client, { kind: 'update', ...request });
     if (outcome.ok) return { ok: true, item: outcome.attributes as unknown as WorkItem };
-    return { ok: false, current: isWorkItem(outcome.current) ? outcome.current : undefined };
+    const current = isWorkItem(outcome.current) ? outcome.current : undefined;
+    // A lost response retried by the SDK: the item shows this very write (target state, fence + 1, my timestamp).
+    if (current && operatorApplied(current, transition, now)) return { ok: true, item: current };
+    return { ok: false, current };
   }
 
   /** Reads one work item (strongly consistent by default). */
@@ -263,6 +272,16 @@ class WorkItemStore {
 
 /** States an operator may cancel from. */
 const CANCELLABLE_STATES: readonly WorkState[] = [WorkState.queued, WorkState.claimed, WorkState.unknown];
+
+/** True when `item` shows `transition` committed at `now` from the state and fence it expected. */
+function operatorApplied(item: WorkItem, transition: OperatorTransition, now: number): boolean {
+  if (item.state !== transition.to || item.fence !== transition.expected.fence + 1 || item.updatedAt !== now) {
+    return false;
+  }
+  if (!transition.audit) return true;
+  const last = item.audit?.at(-1);
+  return last?.at === now && last.actor === transition.audit.actor && last.action === transition.audit.action;
+}
 
 /** Explains a failed claim from the item as read back. */
 function notClaimableReason(item: WorkItem, now: number): NotClaimableReason {

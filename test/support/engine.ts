@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { CreateTableCommand, DeleteTableCommand } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DeleteTableCommand, DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
@@ -45,6 +45,8 @@ async function createTestTables(prefix = 'lf'): Promise<TestTables> {
   const payloadsTable = uniqueName(`${prefix}-payloads`);
   await client.send(new CreateTableCommand(jobsTableDefinition(jobsTable)));
   await client.send(new CreateTableCommand(payloadsTableDefinition(payloadsTable)));
+  await waitUntilActive(client, jobsTable);
+  await waitUntilActive(client, payloadsTable);
   return {
     jobsTable,
     payloadsTable,
@@ -54,6 +56,17 @@ async function createTestTables(prefix = 'lf'): Promise<TestTables> {
       client.destroy();
     },
   };
+}
+
+/** Waits until the table and its indexes are ACTIVE (immediate on local engines; seconds on AWS). */
+async function waitUntilActive(client: DynamoDBDocumentClient, tableName: string, attempts = 120): Promise<void> {
+  for (let attempt = 0; attempt < attempts; attempt += 1) {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    const indexesActive = (Table?.GlobalSecondaryIndexes ?? []).every((index) => index.IndexStatus === 'ACTIVE');
+    if (Table?.TableStatus === 'ACTIVE' && indexesActive) return;
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
+  throw new Error(`table ${tableName} did not become ACTIVE`);
 }
 
 /** Creates a fresh queue with a DLQ on the SQS engine. */

@@ -1,0 +1,92 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OwnershipLostError } from '../../../lib/errors.js';
+import type { Claim } from '../../../lib/store/work-item.js';
+import type { WorkItemStore } from '../../../lib/store/work-item-store.js';
+import { createTestTables, type TestTables } from '../../support/engine.js';
+import { expectClaimed, expectCreatedClaim } from '../../support/expectations.js';
+import { newIdentity, newWorkItem } from '../../support/factories.js';
+import { type StoreFixture, storeFixture } from '../../support/store.js';
+
+const LEASE = { owner: 'w1', leaseMs: 60_000 };
+
+/**
+ * The cost of each transition in DynamoDB requests, on its happy path. The counter sits below the SDK's
+ * retry layer, so every HTTP request counts. These are the numbers the design promises.
+ */
+describe('requests per transition', () => {
+  let tables: TestTables;
+  let fixture: StoreFixture;
+
+  beforeAll(async () => {
+    tables = await createTestTables('counts');
+    fixture = storeFixture(tables.jobsTable);
+  });
+  afterAll(async () => {
+    fixture.client.destroy();
+    await tables.drop();
+  });
+
+  async function claimed(): Promise<Claim> {
+    const claim = expectCreatedClaim(await fixture.store.enqueue(newWorkItem(newIdentity()), LEASE));
+    fixture.counter.reset();
+    return claim;
+  }
+
+  it('happy path of a payloadRef job: enqueue-with-lease + complete = 2 writes, 0 reads', async () => {
+    const { store, counter } = fixture;
+    counter.reset();
+
+    const claim = expectCreatedClaim(await store.enqueue(newWorkItem(newIdentity()), LEASE));
+    await store.complete(claim, { outcomeCode: 'ok' });
+
+    expect(counter.byCommand).toEqual({ PutItemCommand: 1, UpdateItemCommand: 1 });
+    expect(counter.writes()).toBe(2);
+    expect(counter.reads()).toBe(0);
+  });
+
+  it('enqueue queued then claim = 2 writes, 0 reads', async () => {
+    const { store, counter } = fixture;
+    const identity = newIdentity();
+    counter.reset();
+
+    await store.enqueue(newWorkItem(identity));
+    expectClaimed(await store.claim(identity, LEASE));
+
+    expect(counter.byCommand).toEqual({ PutItemCommand: 1, UpdateItemCommand: 1 });
+  });
+
+  it.each<[string, (store: WorkItemStore, claim: Claim) => Promise<unknown>]>([
+    ['complete', (store, claim) => store.complete(claim, { outcomeCode: 'ok' })],
+    ['failTerminal', (store, claim) => store.failTerminal(claim, { errorCode: 'bad' })],
+    ['failRetryable', (store, claim) => store.failRetryable(claim, { errorCode: 'later', retryDelayMs: 1_000 })],
+    ['parkUnknown', (store, claim) => store.parkUnknown(claim, { errorCode: 'timeout' })],
+    ['quarantine', (store, claim) => store.quarantine(claim, { errorCode: 'schema' })],
+    ['heartbeat', (store, claim) => store.heartbeat(claim, 60_000)],
+    ['recordStep', (store, claim) => store.recordStep(claim, 'charge', { id: 'ch_1' })],
+  ])('%s = 1 write (UpdateItem), 0 reads', async (_name, act) => {
+    const claim = await claimed();
+
+    await act(fixture.store, claim);
+
+    expect(fixture.counter.byCommand).toEqual({ UpdateItemCommand: 1 });
+  });
+
+  it('cancel = 1 read (the observed state and fence) + 1 write (conditional on them)', async () => {
+    const claim = await claimed();
+
+    await fixture.store.cancel(claim.identity, { actor: 'alice', reason: 'duplicate' });
+
+    expect(fixture.counter.byCommand).toEqual({ GetItemCommand: 1, UpdateItemCommand: 1 });
+  });
+
+  it('a rejected stale write = 1 write + at most 1 read-back (none where the engine returns the old item)', async () => {
+    const claim = await claimed();
+    await fixture.store.complete(claim, { outcomeCode: 'ok' });
+    fixture.counter.reset();
+
+    await expect(fixture.store.heartbeat(claim, 60_000)).rejects.toBeInstanceOf(OwnershipLostError);
+
+    expect(fixture.counter.writes()).toBe(1);
+    expect(fixture.counter.reads()).toBeLessThanOrEqual(1);
+  });
+});

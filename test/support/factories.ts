@@ -1,0 +1,95 @@
+import { randomUUID } from 'node:crypto';
+import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { payloadHash } from '../../lib/hashing.js';
+import type { JobIdentity } from '../../lib/identity.js';
+import type { WorkState } from '../../lib/states.js';
+import type { NewWorkItem } from '../../lib/store/requests.js';
+import type { WorkItem } from '../../lib/store/work-item.js';
+import { DEFAULT_DEADLINE_SHARDS, deadlineShardFor, parkedTenantStateKey, workItemKey } from '../../lib/table.js';
+
+/** A fixed instant the factories use when the test gives none (the ManualClock default). */
+const FACTORY_NOW = Date.UTC(2026, 0, 1);
+
+let identityCounter = 0;
+
+/** A fresh, valid identity; `tenantId` defaults to `tenant-a`. Unique within the test process. */
+function newIdentity(tenantId = 'tenant-a', prefix = 'op'): JobIdentity {
+  identityCounter += 1;
+  return { tenantId, operationId: `${prefix}-${identityCounter}-${randomUUID().slice(0, 8)}` };
+}
+
+/** A valid NewWorkItem (payloadRef flavour) for `identity`; override any field. */
+function newWorkItem(identity: JobIdentity, overrides: Partial<NewWorkItem> = {}): NewWorkItem {
+  return {
+    identity,
+    jobType: 'demo',
+    payloadHash: payloadHash({ order: identity.operationId }),
+    payloadRef: `s3://payloads/${identity.operationId}`,
+    maxAttempts: 3,
+    ...overrides,
+  };
+}
+
+/** Options of putWorkItem: the state to create, and any attribute to override. */
+interface WorkItemSeed {
+  identity: JobIdentity;
+  state: WorkState;
+  now?: number;
+  deadlineShards?: number;
+  overrides?: Partial<WorkItem>;
+}
+
+/**
+ * Builds a self-consistent work row in any state, with the sparse index attributes that state carries
+ * (deadline while queued/claimed, parked while unknown/quarantined/failed_terminal). Tests only.
+ */
+function workItemInState(seed: WorkItemSeed): WorkItem {
+  const now = seed.now ?? FACTORY_NOW;
+  const { identity, state } = seed;
+  const shard = deadlineShardFor(identity, seed.deadlineShards ?? DEFAULT_DEADLINE_SHARDS);
+  const base: WorkItem = {
+    ...workItemKey(identity),
+    kind: 'work',
+    tenantId: identity.tenantId,
+    operationId: identity.operationId,
+    jobType: 'demo',
+    payloadHash: payloadHash({ order: identity.operationId }),
+    payloadRef: `s3://payloads/${identity.operationId}`,
+    state,
+    fence: 1,
+    attempts: 1,
+    maxAttempts: 3,
+    steps: {},
+    createdAt: now - 60_000,
+    updatedAt: now,
+  };
+  const byState: Record<WorkState, Partial<WorkItem>> = {
+    queued: { fence: 0, attempts: 0, availableAt: now, deadlineShard: shard, deadlineAt: now },
+    claimed: {
+      leaseOwner: 'factory-worker',
+      claimId: randomUUID(),
+      leaseExpiresAt: now + 30_000,
+      deadlineShard: shard,
+      deadlineAt: now + 30_000,
+    },
+    succeeded: { outcomeCode: 'ok', finishedAt: now },
+    failed_terminal: { errorCode: 'factory_failure', finishedAt: now, ...parked(identity, state, now) },
+    unknown: { errorCode: 'factory_unknown', finishedAt: now, ...parked(identity, state, now) },
+    quarantined: { errorCode: 'factory_quarantine', finishedAt: now, ...parked(identity, state, now) },
+    cancelled: { fence: 2, finishedAt: now },
+  };
+  return { ...base, ...byState[state], ...seed.overrides };
+}
+
+function parked(identity: JobIdentity, state: WorkState, now: number): Partial<WorkItem> {
+  return { parkedState: state, parkedTenantState: parkedTenantStateKey(identity.tenantId, state), parkedAt: now };
+}
+
+/** Writes a work row in any state with a raw, unconditional PutItem (bypasses the store). Returns the row. */
+async function putWorkItem(client: DynamoDBDocumentClient, tableName: string, seed: WorkItemSeed): Promise<WorkItem> {
+  const item = workItemInState(seed);
+  await client.send(new PutCommand({ TableName: tableName, Item: item }));
+  return item;
+}
+
+export { FACTORY_NOW, newIdentity, newWorkItem, putWorkItem, type WorkItemSeed, workItemInState };

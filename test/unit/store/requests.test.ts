@@ -1,0 +1,304 @@
+import { describe, expect, it } from 'vitest';
+import {
+  buildClaimRequest,
+  buildCreateRequest,
+  buildFencedUpdate,
+  buildOperatorUpdate,
+  type NewWorkItem,
+} from '../../../lib/store/requests.js';
+import {
+  cancelTransition,
+  completeTransition,
+  heartbeatTransition,
+  stepTransition,
+  sweepToUnknownTransition,
+} from '../../../lib/store/transitions.js';
+import { claimFromItem, type WorkItem } from '../../../lib/store/work-item.js';
+import { deadlineShardFor } from '../../../lib/table.js';
+import { workItemInState } from '../../support/factories.js';
+
+const table = { tableName: 'jobs', deadlineShards: 8 };
+const identity = { tenantId: 'acme', operationId: 'refund-42' };
+const key = { pk: 'acme', sk: 'op#refund-42' };
+const shard = deadlineShardFor(identity, 8);
+const now = 1_767_225_600_000;
+const hash = 'a'.repeat(64);
+const newItem: NewWorkItem = { identity, jobType: 'refund', payloadHash: hash, payloadRef: 's3://b/k', maxAttempts: 3 };
+
+describe('buildCreateRequest', () => {
+  it('creates the item already claimed with fence 1 when given a lease, only if the key is free', () => {
+    const request = buildCreateRequest(table, newItem, now, { owner: 'w1', claimId: 'c1', leaseMs: 30_000 });
+
+    expect(request).toEqual({
+      TableName: 'jobs',
+      Item: {
+        pk: 'acme',
+        sk: 'op#refund-42',
+        kind: 'work',
+        tenantId: 'acme',
+        operationId: 'refund-42',
+        jobType: 'refund',
+        payloadHash: hash,
+        payloadRef: 's3://b/k',
+        maxAttempts: 3,
+        steps: {},
+        createdAt: now,
+        updatedAt: now,
+        deadlineShard: shard,
+        state: 'claimed',
+        fence: 1,
+        attempts: 1,
+        leaseOwner: 'w1',
+        claimId: 'c1',
+        leaseExpiresAt: now + 30_000,
+        deadlineAt: now + 30_000,
+      },
+      ConditionExpression: 'attribute_not_exists(#pk)',
+      ExpressionAttributeNames: { '#pk': 'pk' },
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    });
+  });
+
+  it('creates the item queued with fence 0, due at availableAt, with no lease attributes', () => {
+    const input: NewWorkItem = { ...newItem, payloadRef: undefined, payloadInline: true, availableAt: now + 5_000 };
+
+    const request = buildCreateRequest(table, input, now);
+
+    expect(request.Item).toEqual({
+      pk: 'acme',
+      sk: 'op#refund-42',
+      kind: 'work',
+      tenantId: 'acme',
+      operationId: 'refund-42',
+      jobType: 'refund',
+      payloadHash: hash,
+      payloadInline: true,
+      maxAttempts: 3,
+      steps: {},
+      createdAt: now,
+      updatedAt: now,
+      deadlineShard: shard,
+      state: 'queued',
+      fence: 0,
+      attempts: 0,
+      availableAt: now + 5_000,
+      deadlineAt: now + 5_000,
+    });
+    expect(request.ConditionExpression).toBe('attribute_not_exists(#pk)');
+  });
+
+  it('never puts a payload body in the row', () => {
+    const request = buildCreateRequest(table, newItem, now);
+
+    expect(Object.keys(request.Item)).not.toContain('payload');
+    expect(Object.keys(request.Item)).not.toContain('body');
+  });
+});
+
+describe('buildClaimRequest', () => {
+  it('raises fence and attempts only if attempts remain and the item is due or its lease expired', () => {
+    const request = buildClaimRequest(table, identity, { owner: 'w2', claimId: 'c2', leaseMs: 30_000 }, now);
+
+    expect(request).toEqual({
+      TableName: 'jobs',
+      Key: key,
+      UpdateExpression:
+        'SET #state = :v2, #leaseOwner = :v3, #claimId = :v4, #leaseExpiresAt = :v5, #deadlineShard = :v6, ' +
+        '#deadlineAt = :v7, #updatedAt = :v8, #fence = #fence + :v1, #attempts = #attempts + :v1 REMOVE #availableAt',
+      ConditionExpression:
+        'attribute_exists(#pk) AND #attempts < #maxAttempts AND ' +
+        '((#state = :v10 AND #availableAt <= :v9) OR (#state = :v11 AND #leaseExpiresAt < :v9))',
+      ExpressionAttributeNames: {
+        '#fence': 'fence',
+        '#attempts': 'attempts',
+        '#state': 'state',
+        '#leaseOwner': 'leaseOwner',
+        '#claimId': 'claimId',
+        '#leaseExpiresAt': 'leaseExpiresAt',
+        '#deadlineShard': 'deadlineShard',
+        '#deadlineAt': 'deadlineAt',
+        '#updatedAt': 'updatedAt',
+        '#availableAt': 'availableAt',
+        '#pk': 'pk',
+        '#maxAttempts': 'maxAttempts',
+      },
+      ExpressionAttributeValues: {
+        ':v1': 1,
+        ':v2': 'claimed',
+        ':v3': 'w2',
+        ':v4': 'c2',
+        ':v5': now + 30_000,
+        ':v6': shard,
+        ':v7': now + 30_000,
+        ':v8': now,
+        ':v9': now,
+        ':v10': 'queued',
+        ':v11': 'claimed',
+      },
+      ReturnValues: 'ALL_OLD',
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    });
+  });
+});
+
+describe('buildFencedUpdate', () => {
+  const claimed: WorkItem = workItemInState({ identity, state: 'claimed', now, overrides: { fence: 7 } });
+  const claim = claimFromItem(claimed, false);
+
+  it('completes under my fence only while claimed, removing the lease and deadline attributes', () => {
+    const request = buildFencedUpdate(table, claim, completeTransition({ outcomeCode: 'ok', result: { n: 1 } }, now));
+
+    expect(request).toEqual({
+      TableName: 'jobs',
+      Key: key,
+      UpdateExpression:
+        'SET #state = :v1, #outcomeCode = :v2, #result = :v3, #finishedAt = :v4, #updatedAt = :v5 ' +
+        'REMOVE #leaseOwner, #leaseExpiresAt, #deadlineShard, #deadlineAt',
+      ConditionExpression: '#fence = :v6 AND #state = :v7',
+      ExpressionAttributeNames: {
+        '#state': 'state',
+        '#outcomeCode': 'outcomeCode',
+        '#result': 'result',
+        '#finishedAt': 'finishedAt',
+        '#updatedAt': 'updatedAt',
+        '#leaseOwner': 'leaseOwner',
+        '#leaseExpiresAt': 'leaseExpiresAt',
+        '#deadlineShard': 'deadlineShard',
+        '#deadlineAt': 'deadlineAt',
+        '#fence': 'fence',
+      },
+      ExpressionAttributeValues: {
+        ':v1': 'succeeded',
+        ':v2': 'ok',
+        ':v3': { n: 1 },
+        ':v4': now,
+        ':v5': now,
+        ':v6': 7,
+        ':v7': 'claimed',
+      },
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    });
+  });
+
+  it('omits undefined outcome fields instead of writing NULLs', () => {
+    const request = buildFencedUpdate(table, claim, completeTransition({ outcomeCode: 'ok' }, now));
+
+    expect(request.UpdateExpression).not.toContain('#result');
+    expect(request.ExpressionAttributeNames).not.toHaveProperty('#result');
+  });
+
+  it('heartbeat moves lease and deadline together under the same fence condition', () => {
+    const request = buildFencedUpdate(table, claim, heartbeatTransition(now + 60_000, now));
+
+    expect(request.UpdateExpression).toBe('SET #leaseExpiresAt = :v1, #deadlineAt = :v2, #updatedAt = :v3');
+    expect(request.ConditionExpression).toBe('#fence = :v4 AND #state = :v5');
+    expect(request.ExpressionAttributeValues).toEqual({
+      ':v1': now + 60_000,
+      ':v2': now + 60_000,
+      ':v3': now,
+      ':v4': 7,
+      ':v5': 'claimed',
+    });
+  });
+
+  it('records a step as one map key, even when its name contains a dot', () => {
+    const request = buildFencedUpdate(table, claim, stepTransition('charge.card', { id: 'ch_1' }, claim, now));
+
+    expect(request.UpdateExpression).toMatch(/^SET #updatedAt = :v\d+, #steps\.#charge_card = :v\d+$/);
+    expect(request.ExpressionAttributeNames).toMatchObject({ '#steps': 'steps', '#charge_card': 'charge.card' });
+    const stepValue = Object.values(request.ExpressionAttributeValues ?? {}).find(
+      (value) => typeof value === 'object' && value !== null && 'fence' in value,
+    );
+    expect(stepValue).toEqual({ fence: 7, at: now, result: { id: 'ch_1' } });
+    expect(request.ConditionExpression).toMatch(/^#fence = :v\d+ AND #state = :v\d+/);
+  });
+});
+
+describe('buildOperatorUpdate', () => {
+  const claimed: WorkItem = workItemInState({ identity, state: 'claimed', now, overrides: { fence: 4 } });
+
+  it('cancels conditional on the observed state and fence, raises the fence and appends an audit entry', () => {
+    const request = buildOperatorUpdate(
+      table,
+      identity,
+      cancelTransition(claimed, { actor: 'alice', reason: 'duplicate' }, now),
+      now,
+    );
+
+    expect(request).toEqual({
+      TableName: 'jobs',
+      Key: key,
+      UpdateExpression:
+        'SET #finishedAt = :v4, #state = :v5, #updatedAt = :v6, #fence = #fence + :v1, ' +
+        '#audit = list_append(if_not_exists(#audit, :v2), :v3) ' +
+        'REMOVE #leaseOwner, #leaseExpiresAt, #deadlineShard, #deadlineAt, #parkedState, #parkedTenantState, #parkedAt',
+      ConditionExpression: '#state = :v7 AND #fence = :v8',
+      ExpressionAttributeNames: {
+        '#fence': 'fence',
+        '#audit': 'audit',
+        '#finishedAt': 'finishedAt',
+        '#state': 'state',
+        '#updatedAt': 'updatedAt',
+        '#leaseOwner': 'leaseOwner',
+        '#leaseExpiresAt': 'leaseExpiresAt',
+        '#deadlineShard': 'deadlineShard',
+        '#deadlineAt': 'deadlineAt',
+        '#parkedState': 'parkedState',
+        '#parkedTenantState': 'parkedTenantState',
+        '#parkedAt': 'parkedAt',
+      },
+      ExpressionAttributeValues: {
+        ':v1': 1,
+        ':v2': [],
+        ':v3': [
+          {
+            actor: 'alice',
+            reason: 'duplicate',
+            action: 'cancel',
+            at: now,
+            from: 'claimed',
+            to: 'cancelled',
+            fence: 5,
+          },
+        ],
+        ':v4': now,
+        ':v5': 'cancelled',
+        ':v6': now,
+        ':v7': 'claimed',
+        ':v8': 4,
+      },
+      ReturnValues: 'ALL_NEW',
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    });
+  });
+
+  it('appends the extra condition of the sweeper after state and fence', () => {
+    const request = buildOperatorUpdate(table, identity, sweepToUnknownTransition(claimed, now), now);
+
+    expect(request.ConditionExpression).toBe(
+      '#state = :v10 AND #fence = :v11 AND #leaseExpiresAt < :v12 AND #attempts >= #maxAttempts',
+    );
+    expect(request.ExpressionAttributeValues).toMatchObject({ ':v10': 'claimed', ':v11': 4, ':v12': now });
+    expect(request.UpdateExpression).toContain('#fence = #fence + :v1');
+    expect(request.UpdateExpression).not.toContain('#audit');
+  });
+
+  it('resets the attempt budget only when asked', () => {
+    const request = buildOperatorUpdate(
+      table,
+      identity,
+      {
+        expected: { state: 'unknown', fence: 4 },
+        to: 'queued',
+        set: { availableAt: now },
+        resetAttempts: true,
+      },
+      now,
+    );
+
+    expect(request.UpdateExpression).toBe(
+      'SET #availableAt = :v2, #state = :v3, #updatedAt = :v4, #attempts = :v5, #fence = #fence + :v1',
+    );
+    expect(request.ExpressionAttributeValues).toMatchObject({ ':v3': 'queued', ':v5': 0 });
+  });
+});

@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import {
+  deadlineShardFor,
+  deadlineShardName,
+  JobsIndex,
+  jobsTableDefinition,
+  parkedTenantStateKey,
+  payloadKey,
+  quarantineKey,
+  workItemKey,
+} from '../../lib/table.js';
+
+describe('table keys', () => {
+  it('keeps tenant and operation in separate key attributes with a prefixed sort key', () => {
+    const identity = { tenantId: 'acme', operationId: 'refund-1' };
+
+    expect(workItemKey(identity)).toEqual({ pk: 'acme', sk: 'op#refund-1' });
+    expect(payloadKey(identity)).toEqual({ pk: 'acme', sk: 'payload#refund-1' });
+  });
+
+  it('puts quarantine records in a partition no tenant id can spell', () => {
+    expect(quarantineKey('msg-1')).toEqual({ pk: '#quarantine#msg-1', sk: 'quarantine' });
+  });
+
+  it('spreads identities over every deadline shard, stably', () => {
+    const shards = new Set<string>();
+    for (let index = 0; index < 400; index += 1) {
+      const identity = { tenantId: 'acme', operationId: `op-${index}` };
+      const shard = deadlineShardFor(identity, 8);
+      expect(deadlineShardFor(identity, 8)).toBe(shard);
+      shards.add(shard);
+    }
+
+    expect([...shards].sort()).toEqual([0, 1, 2, 3, 4, 5, 6, 7].map(deadlineShardName).sort());
+  });
+
+  it('keys the per-tenant parked index by tenant and state', () => {
+    expect(parkedTenantStateKey('acme', 'unknown')).toBe('acme#unknown');
+  });
+
+  it('declares every sparse index the store writes', () => {
+    const definition = jobsTableDefinition('jobs');
+
+    expect(definition.GlobalSecondaryIndexes?.map((index) => index.IndexName).sort()).toEqual(
+      [JobsIndex.byDeadline.name, JobsIndex.parkedByState.name, JobsIndex.parkedByTenant.name].sort(),
+    );
+  });
+});
