@@ -2,6 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { JobDefinitionError } from './errors.js';
 import type { FencedRecords } from './fenced-records.js';
+import type { FencedTransactions } from './fenced-transaction.js';
 import type { JobIdentity } from './identity.js';
 import type { JobOutcome } from './store/transitions.js';
 import type { Claim } from './store/work-item.js';
@@ -36,6 +37,8 @@ interface JobContext<Payload> {
   readonly client: DynamoDBDocumentClient;
   /** Class B fenced writes bound to this claim; a rejection aborts `signal` and stops the job. */
   readonly records: FencedRecords;
+  /** Class A fenced transactions bound to this claim: each step lands once across takeovers. */
+  readonly transactions: FencedTransactions;
   /** Report progress; the lease is renewed only when progress was reported since the last renewal. */
   progress(): void;
   /** A durable step: runs once across takeovers; a later holder gets the recorded result without running it. */

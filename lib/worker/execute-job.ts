@@ -1,6 +1,12 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
-import { FenceRejectedError, OwnershipLostError, RetryableJobError, TerminalJobError } from '../errors.js';
+import {
+  CapabilityMissingError,
+  FenceRejectedError,
+  OwnershipLostError,
+  RetryableJobError,
+  TerminalJobError,
+} from '../errors.js';
 import { type JobContext, type JobDefinition, retryDelayMs } from '../job-definition.js';
 import { MetricName } from '../metric-names.js';
 import { WorkState } from '../states.js';
@@ -162,6 +168,14 @@ async function classifyAndRecord(
     const errorCode = String(error.context.errorCode);
     await deps.store.failTerminal(claim, { errorCode, message: error.message.slice(0, 500) });
     return { state: WorkState.failed_terminal, errorCode };
+  }
+  if (error instanceof CapabilityMissingError) {
+    // Raised before anything was sent (e.g. TransactWriteItems on an engine without it): a confirmed failure.
+    await deps.store.failTerminal(claim, {
+      errorCode: 'engine_capability_missing',
+      message: error.message.slice(0, 500),
+    });
+    return { state: WorkState.failed_terminal, errorCode: 'engine_capability_missing' };
   }
   if (error instanceof RetryableJobError) {
     const errorCode = String(error.context.errorCode);

@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { InvalidInputError } from '../errors.js';
 import { FencedRecords } from '../fenced-records.js';
+import { FencedTransactions } from '../fenced-transaction.js';
 import { canonicalJson, sha256Hex } from '../hashing.js';
 import type { JobIdentity } from '../identity.js';
 import type { JobContext } from '../job-definition.js';
@@ -52,6 +53,12 @@ function buildJobContext<Payload>(deps: ContextDependencies<Payload>): JobContex
       claim,
       signal: deps.signal,
       onFenceRejected: (error) => deps.abort(error),
+    }),
+    transactions: new FencedTransactions({
+      store,
+      claim,
+      signal: deps.signal,
+      onOwnershipLost: (error) => deps.abort(error),
     }),
     progress: () => keeper.progress(),
     step: async <T>(name: string, fn: () => Promise<T>): Promise<T> => {

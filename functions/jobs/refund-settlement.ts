@@ -1,0 +1,70 @@
+import { z } from 'zod';
+import { defineJob, type JobContext } from '../../lib/job-definition.js';
+import { SimulatedGateway } from './simulated-gateway.js';
+
+const refundPayload = z.strictObject({
+  merchantId: z.string().min(1).max(64),
+  amount: z.number().positive().max(1_000_000),
+  currency: z.enum(['EUR', 'USD', 'GBP']),
+});
+
+type RefundPayload = z.infer<typeof refundPayload>;
+
+/** The refund row this operation owns (class B): keyed by the operation's identity. */
+function refundRecord(tableName: string, ctx: JobContext<RefundPayload>) {
+  return { tableName, key: { pk: `refund#${ctx.identity.tenantId}#${ctx.identity.operationId}`, sk: 'refund' } };
+}
+
+/** pending ▶ sending under my fence, before the provider is called; a row stamped by a lower fence is taken over. */
+async function stampSending(tableName: string, ctx: JobContext<RefundPayload>): Promise<void> {
+  await ctx.records.stamp(refundRecord(tableName, ctx), {
+    where: { status: { ne: 'sent' } },
+    set: { status: 'sending', amount: ctx.payload.amount },
+  });
+}
+
+/** sending ▶ sent, only while my fence is the one that stamped the row. */
+async function confirmSent(tableName: string, ctx: JobContext<RefundPayload>, gatewayRef: string): Promise<void> {
+  await ctx.records.confirm(refundRecord(tableName, ctx), {
+    where: { status: 'sending' },
+    set: { status: 'sent', gatewayRef },
+  });
+}
+
+/**
+ * Refund settlement (the seed's r_815 example): the refund row is fenced (class B) and the provider call is
+ * deduplicated by the tenant-scoped idempotency key (class C). A retry first looks the refund up by that key.
+ */
+function refundSettlementJob(tableName: string) {
+  return defineJob({
+    type: 'refund-settlement',
+    version: 1,
+    target: 'C',
+    maxAttempts: 3,
+    leaseMs: 30_000,
+    payload: refundPayload,
+    run: async (ctx) => {
+      await stampSending(tableName, ctx);
+      ctx.progress();
+      const gateway = new SimulatedGateway(ctx.client, tableName);
+      const refund = await gateway.refund(ctx.idempotencyKey, {
+        amount: ctx.payload.amount,
+        currency: ctx.payload.currency,
+      });
+      await confirmSent(tableName, ctx, refund.refundId);
+      return { outcomeCode: 'refunded', result: { gatewayRef: refund.refundId } };
+    },
+    reconcile: async (ctx) => {
+      const found = await new SimulatedGateway(ctx.client, tableName).lookup(ctx.idempotencyKey);
+      if (!found) return { status: 'not_done' };
+      await stampSending(tableName, ctx);
+      await confirmSent(tableName, ctx, found.refundId);
+      return {
+        status: 'done',
+        outcome: { outcomeCode: 'refunded', result: { gatewayRef: found.refundId, reconciled: true } },
+      };
+    },
+  });
+}
+
+export { refundSettlementJob };
