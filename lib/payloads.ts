@@ -2,7 +2,7 @@ import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Clock } from './clock.js';
 import { PayloadConflictError } from './errors.js';
 import { canonicalJson, sha256Hex } from './hashing.js';
-import { formatIdentity, type JobIdentity } from './identity.js';
+import { formatIdentity, type JobIdentity, parseIdentity } from './identity.js';
 import { sendConditional } from './store/conditional-write.js';
 import { payloadKey, TTL_ATTRIBUTE } from './table.js';
 
@@ -25,7 +25,8 @@ class PayloadStore {
   ) {}
 
   /** Stores the canonical body once; the same hash again is a no-op replay, a different hash a PayloadConflictError. */
-  async put(identity: JobIdentity, payload: unknown, payloadHash: string): Promise<'stored' | 'replay'> {
+  async put(identityInput: JobIdentity, payload: unknown, payloadHash: string): Promise<'stored' | 'replay'> {
+    const identity = parseIdentity(identityInput);
     const body = canonicalJson(payload);
     const outcome = await sendConditional(this.client, {
       kind: 'put',
@@ -50,7 +51,8 @@ class PayloadStore {
   }
 
   /** Reads the body and re-checks its hash; undefined when erased or never stored. */
-  async get(identity: JobIdentity): Promise<(StoredPayload & { intact: boolean }) | undefined> {
+  async get(identityInput: JobIdentity): Promise<(StoredPayload & { intact: boolean }) | undefined> {
+    const identity = parseIdentity(identityInput);
     const output = await this.client.send(
       new GetCommand({ TableName: this.tableName, Key: payloadKey(identity), ConsistentRead: true }),
     );

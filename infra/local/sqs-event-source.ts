@@ -1,9 +1,4 @@
-import {
-  DeleteMessageBatchCommand,
-  type Message,
-  ReceiveMessageCommand,
-  type SQSClient,
-} from '@aws-sdk/client-sqs';
+import { DeleteMessageBatchCommand, type Message, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 
 /** A Lambda-shaped SQS handler with partial batch responses. */
@@ -59,7 +54,9 @@ async function pollOnce(options: PollOptions): Promise<PollResult> {
       MaxNumberOfMessages: options.batchSize ?? 10,
       WaitTimeSeconds: options.waitTimeSeconds ?? 0,
       MessageSystemAttributeNames: ['All'],
-      ...(options.visibilityTimeoutSeconds !== undefined ? { VisibilityTimeout: options.visibilityTimeoutSeconds } : {}),
+      ...(options.visibilityTimeoutSeconds !== undefined
+        ? { VisibilityTimeout: options.visibilityTimeoutSeconds }
+        : {}),
     }),
   );
   const messages = received.Messages ?? [];

@@ -7,6 +7,7 @@ import {
   RetryableJobError,
   TerminalJobError,
 } from '../errors.js';
+import { canonicalJson } from '../hashing.js';
 import { type JobContext, type JobDefinition, retryDelayMs } from '../job-definition.js';
 import { MetricName } from '../metric-names.js';
 import { WorkState } from '../states.js';
@@ -33,9 +34,25 @@ interface ExecutionDependencies {
   heartbeatIntervalMs?: number;
 }
 
+/** Largest job result stored on the work item, in bytes of canonical JSON. */
+const MAX_RESULT_BYTES = 16 * 1024;
+
 const outcomeSchema = z.strictObject({
   outcomeCode: z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/, 'outcomeCode must be 1-64 chars of [A-Za-z0-9._:-]'),
-  result: z.unknown().optional(),
+  // The result lives on the work item: JSON-representable and small, checked before the completion write.
+  result: z
+    .unknown()
+    .optional()
+    .superRefine((result, context) => {
+      if (result === undefined) return;
+      try {
+        const size = Buffer.byteLength(canonicalJson(result), 'utf8');
+        if (size > MAX_RESULT_BYTES)
+          context.addIssue({ code: 'custom', message: `result is ${size} bytes; at most ${MAX_RESULT_BYTES}` });
+      } catch (error) {
+        context.addIssue({ code: 'custom', message: (error as Error).message });
+      }
+    }),
 });
 
 /** Races the job against the abort signal: a lost lease stops waiting at once (the job's writes are fenced anyway). */

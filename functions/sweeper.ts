@@ -1,0 +1,67 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { ScheduledEvent } from 'aws-lambda';
+import { createDocumentClient, createSqsClient } from '../lib/aws-clients.js';
+import { readConfig } from '../lib/config.js';
+import { ConfigurationError } from '../lib/errors.js';
+import { METRIC_NAMESPACE, MetricName } from '../lib/metric-names.js';
+import { WorkItemStore } from '../lib/store/work-item-store.js';
+import { type SweepCursor, type SweepSummary, sweep } from '../lib/sweeper.js';
+
+/**
+ * The sweeper Lambda (EventBridge schedule): one bounded pass over the deadline index per invocation.
+ * Clients are built once per container; the continuation cursor lives in memory between warm invocations
+ * (a cold start begins again at shard 0, which loses nothing: the index is the truth).
+ */
+
+const logger = new Logger({ serviceName: 'leasefence-sweeper' });
+const metrics = new Metrics({ namespace: METRIC_NAMESPACE, serviceName: 'leasefence-sweeper' });
+
+interface SweeperContainer {
+  store: WorkItemStore;
+  sqs: SQSClient;
+  queueUrl: string;
+}
+
+let container: SweeperContainer | undefined;
+let cursor: SweepCursor | undefined;
+
+function boot(): SweeperContainer {
+  const config = readConfig();
+  if (!config.queueUrl) throw new ConfigurationError('LEASEFENCE_QUEUE_URL is required by the sweeper');
+  const client = createDocumentClient(config.dynamodbEndpoint ? { endpoint: config.dynamodbEndpoint } : {});
+  const sqs = createSqsClient(config.sqsEndpoint ? { endpoint: config.sqsEndpoint } : {});
+  const store = new WorkItemStore({ client, tableName: config.jobsTable, deadlineShards: config.deadlineShards });
+  return { store, sqs, queueUrl: config.queueUrl };
+}
+
+/** What the handler returns: the run's counts (the cursor stays inside: it holds raw keys). */
+type SweepResult = Omit<SweepSummary, 'cursor'> & { continues: boolean };
+
+/** Runs one sweep, emits SweptToUnknown, Resignalled and OldestUnknownAgeSeconds, logs counts only. */
+async function handler(_event?: Partial<ScheduledEvent>): Promise<SweepResult> {
+  container ??= boot();
+  try {
+    const summary = await sweep({ ...container, ...(cursor ? { cursor } : {}) });
+    cursor = summary.cursor;
+    metrics.addMetric(MetricName.SweptToUnknown, MetricUnit.Count, summary.sweptToUnknown);
+    metrics.addMetric(MetricName.Resignalled, MetricUnit.Count, summary.resignalled);
+    metrics.addMetric(MetricName.OldestUnknownAgeSeconds, MetricUnit.Seconds, summary.oldestUnknownAgeSeconds);
+    const { cursor: _cursor, ...counts } = summary;
+    const result = { ...counts, continues: summary.cursor !== undefined };
+    logger.info('sweep finished', { ...result });
+    return result;
+  } catch (error) {
+    // A failed run restarts from the first shard next time; nothing is lost, work is at most repeated.
+    cursor = undefined;
+    logger.error('sweep failed', {
+      error: error instanceof Error ? { name: error.name, message: error.message } : 'unknown',
+    });
+    throw error;
+  } finally {
+    metrics.publishStoredMetrics();
+  }
+}
+
+export { handler, type SweepResult };

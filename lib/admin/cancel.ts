@@ -1,0 +1,21 @@
+import { type JobIdentity, parseIdentity } from '../identity.js';
+import type { OperatorAction } from '../store/transitions.js';
+import type { WorkItem } from '../store/work-item.js';
+import { parseInput } from '../validation.js';
+import type { AdminDeps } from './deps.js';
+import { actionSchema } from './schemas.js';
+
+/**
+ * queued | claimed | unknown ▶ cancelled, raising the fence so a running worker's next fenced write is
+ * rejected; audited in the same conditional write. Missing ▶ ItemNotFoundError; other state or a concurrent
+ * change ▶ IllegalTransitionError; bad input ▶ InvalidInputError, nothing written.
+ * @example
+ * await cancelItem(deps, { tenantId: 'acme', operationId: 'refund-r_815' }, { actor, reason: 'customer withdrew' });
+ */
+async function cancelItem(deps: AdminDeps, identityInput: JobIdentity, input: OperatorAction): Promise<WorkItem> {
+  const identity = parseIdentity(identityInput);
+  const action = parseInput(actionSchema, input, 'cancel');
+  return deps.store.cancel(identity, action);
+}
+
+export { cancelItem };

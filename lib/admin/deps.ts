@@ -1,0 +1,27 @@
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { Clock } from '../clock.js';
+import type { WorkItemStore } from '../store/work-item-store.js';
+
+/**
+ * What the admin operations reach: the store (jobs table, client, clock), the queues and the payloads
+ * table. Built once per container by the handler; tests pass engine-backed instances.
+ */
+interface AdminDeps {
+  store: WorkItemStore;
+  sqs: SQSClient;
+  queueUrl: string;
+  /** Needed only by redrive; absent ▶ ConfigurationError. */
+  deadLetterQueueUrl?: string;
+  payloadsTable: string;
+  /** Long-poll seconds when reading the DLQ (0–20). AWS short polls may miss messages; default 1. */
+  dlqWaitTimeSeconds?: number;
+  /** Defaults to the store's clock. */
+  clock?: Clock;
+}
+
+/** The clock admin operations use: the deps' own, else the store's. */
+function adminClock(deps: AdminDeps): Clock {
+  return deps.clock ?? deps.store.clock;
+}
+
+export { type AdminDeps, adminClock };

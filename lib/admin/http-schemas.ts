@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { tenantIdSchema } from '../identity.js';
+import { ResolveTarget } from './resolve.js';
+import { outcomeCodeSchema, pageLimitSchema, parkedStateSchema, reasonSchema } from './schemas.js';
+
+/**
+ * Shapes of the admin API's query strings and JSON bodies. Every object is strict: an unknown field is a
+ * 400 naming it (so an `actor` smuggled into a body is refused, never used).
+ */
+
+/** A decimal page size in a query string. */
+const limitParameter = z
+  .string()
+  .regex(/^[0-9]{1,3}$/, 'limit must be an integer from 1 to 100')
+  .transform(Number)
+  .pipe(pageLimitSchema);
+
+/** GET /items */
+const listQuerySchema = z.strictObject({
+  state: parkedStateSchema,
+  tenant: tenantIdSchema.optional(),
+  limit: limitParameter.optional(),
+  cursor: z.string().optional(),
+});
+
+/** GET /audit */
+const auditQuerySchema = z.strictObject({ limit: limitParameter.optional(), cursor: z.string().optional() });
+
+/** Routes that take no query parameters. */
+const noQuerySchema = z.strictObject({});
+
+/** POST …/resolve */
+const resolveBodySchema = z.strictObject({
+  to: z.enum([ResolveTarget.succeeded, ResolveTarget.failed_terminal, ResolveTarget.queued]),
+  reason: reasonSchema,
+  outcomeCode: outcomeCodeSchema.optional(),
+});
+
+/** POST …/retry and …/cancel */
+const reasonBodySchema = z.strictObject({ reason: reasonSchema });
+
+/** POST /dlq/redrive */
+const redriveBodySchema = z.strictObject({ max: z.number().int().min(1).max(1000).optional() });
+
+/** POST /tenants/{tenantId}/erase-payloads */
+const eraseBodySchema = z.strictObject({ reason: reasonSchema, max: z.number().int().min(1).max(100_000).optional() });
+
+export {
+  auditQuerySchema,
+  eraseBodySchema,
+  listQuerySchema,
+  noQuerySchema,
+  reasonBodySchema,
+  redriveBodySchema,
+  resolveBodySchema,
+};

@@ -1,0 +1,126 @@
+import {
+  DeleteMessageBatchCommand,
+  type Message,
+  type MessageAttributeValue,
+  ReceiveMessageCommand,
+  SendMessageBatchCommand,
+} from '@aws-sdk/client-sqs';
+import { z } from 'zod';
+import { ConfigurationError } from '../errors.js';
+import { parseEnvelope } from '../message.js';
+import { parseInput } from '../validation.js';
+import { writeAuditRecord } from './audit.js';
+import type { AdminDeps } from './deps.js';
+import { actorSchema } from './schemas.js';
+
+/** How many DLQ messages to move at most, and who asked. */
+interface RedriveInput {
+  max?: number;
+  actor: string;
+}
+
+/** What a redrive did; also stored as the counts of its audit record. */
+interface RedriveReport {
+  /** Messages received from the DLQ in this run. */
+  received: number;
+  /** Sent to the jobs queue and deleted from the DLQ. */
+  moved: number;
+  /** Of `moved`: bodies that are not valid envelopes, moved as-is so the worker quarantines them with a reason. */
+  movedInvalid: number;
+  /** Not sent: they stay in the DLQ and become visible again after the visibility timeout. */
+  sendFailed: number;
+  /** Sent but not deleted from the DLQ: a duplicate wake-up, harmless because every claim is conditional. */
+  deleteFailed: number;
+  auditId: string;
+}
+
+const redriveSchema = z.strictObject({ max: z.number().int().min(1).max(1000).default(100), actor: actorSchema });
+
+/** While a batch is being moved it is hidden in the DLQ for this long; a crash makes it reappear there. */
+const DLQ_VISIBILITY_SECONDS = 60;
+
+/**
+ * Moves up to `max` messages from the DLQ back to the jobs queue with their body and attributes unchanged
+ * (identity and payload hash travel in the body): receive ▶ send ▶ delete, so a crash can duplicate a
+ * wake-up but never lose one. Writes an audit record with the counts. No DLQ configured ▶ ConfigurationError.
+ * @example
+ * const { moved } = await redriveDeadLetters(deps, { max: 100, actor });
+ */
+async function redriveDeadLetters(deps: AdminDeps, input: RedriveInput): Promise<RedriveReport> {
+  const valid = parseInput(redriveSchema, input, 'redrive');
+  const dlqUrl = deps.deadLetterQueueUrl;
+  if (!dlqUrl) throw new ConfigurationError('no dead-letter queue is configured for redrive');
+  const counts = { received: 0, moved: 0, movedInvalid: 0, sendFailed: 0, deleteFailed: 0 };
+  let failure: unknown;
+  try {
+    while (counts.received < valid.max) {
+      const output = await deps.sqs.send(
+        new ReceiveMessageCommand({
+          QueueUrl: dlqUrl,
+          MaxNumberOfMessages: Math.min(10, valid.max - counts.received),
+          VisibilityTimeout: DLQ_VISIBILITY_SECONDS,
+          WaitTimeSeconds: deps.dlqWaitTimeSeconds ?? 1,
+          MessageAttributeNames: ['All'],
+        }),
+      );
+      const messages = (output.Messages ?? []).filter((message) => message.Body !== undefined && message.ReceiptHandle);
+      if (messages.length === 0) break;
+      counts.received += messages.length;
+      await moveBatch(deps, dlqUrl, messages, counts);
+    }
+  } catch (error) {
+    failure = error;
+  }
+  // Audited even when interrupted: whatever was already moved must be on the record.
+  const auditCounts = failure === undefined ? counts : { ...counts, aborted: 1 };
+  const audit = await writeAuditRecord(deps, { actor: valid.actor, action: 'redrive', counts: auditCounts });
+  if (failure !== undefined) throw failure;
+  return { ...counts, auditId: audit.auditId };
+}
+
+/** Sends one received batch to the jobs queue, then deletes from the DLQ exactly the entries that were sent. */
+async function moveBatch(
+  deps: AdminDeps,
+  dlqUrl: string,
+  messages: Message[],
+  counts: Omit<RedriveReport, 'auditId'>,
+): Promise<void> {
+  const sent = await deps.sqs.send(
+    new SendMessageBatchCommand({
+      QueueUrl: deps.queueUrl,
+      Entries: messages.map((message, index) => ({
+        Id: String(index),
+        MessageBody: message.Body ?? '',
+        ...(message.MessageAttributes ? { MessageAttributes: copyAttributes(message.MessageAttributes) } : {}),
+      })),
+    }),
+  );
+  const sentIndexes = (sent.Successful ?? []).map((entry) => Number(entry.Id));
+  counts.sendFailed += messages.length - sentIndexes.length;
+  if (sentIndexes.length === 0) return;
+  const deleted = await deps.sqs.send(
+    new DeleteMessageBatchCommand({
+      QueueUrl: dlqUrl,
+      Entries: sentIndexes.map((index) => ({ Id: String(index), ReceiptHandle: messages[index]?.ReceiptHandle ?? '' })),
+    }),
+  );
+  const deletedIndexes = (deleted.Successful ?? []).map((entry) => Number(entry.Id));
+  counts.deleteFailed += sentIndexes.length - deletedIndexes.length;
+  counts.moved += deletedIndexes.length;
+  counts.movedInvalid += deletedIndexes.filter((index) => !parseEnvelope(messages[index]?.Body ?? '').ok).length;
+}
+
+/** Message attributes as SendMessage accepts them (the list types are reserved by SQS and never set). */
+function copyAttributes(attributes: Record<string, MessageAttributeValue>): Record<string, MessageAttributeValue> {
+  const copy: Record<string, MessageAttributeValue> = {};
+  for (const [name, value] of Object.entries(attributes)) {
+    copy[name] = {
+      DataType: value.DataType,
+      ...(value.StringValue !== undefined ? { StringValue: value.StringValue } : {}),
+      ...(value.BinaryValue !== undefined ? { BinaryValue: value.BinaryValue } : {}),
+    };
+  }
+  return copy;
+}
+
+export { type RedriveInput, type RedriveReport, redriveDeadLetters };

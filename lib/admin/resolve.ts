@@ -1,0 +1,72 @@
+import { z } from 'zod';
+import { type JobIdentity, parseIdentity } from '../identity.js';
+import { WorkState } from '../states.js';
+import { resolveTransition } from '../store/transitions.js';
+import type { WorkItem } from '../store/work-item.js';
+import { parseInput } from '../validation.js';
+import { type AdminDeps, adminClock } from './deps.js';
+import { type RequeueResult, requeueAndWake } from './retry.js';
+import { actorSchema, outcomeCodeSchema, reasonSchema } from './schemas.js';
+
+/** Where an unknown item may go once an operator has reconciled it with the real system. */
+const ResolveTarget = {
+  succeeded: WorkState.succeeded,
+  failed_terminal: WorkState.failed_terminal,
+  queued: WorkState.queued,
+} as const;
+type ResolveTarget = (typeof ResolveTarget)[keyof typeof ResolveTarget];
+
+/** The operator's verdict: target state, why, who, and optionally the outcome/error code to record. */
+interface ResolveInput {
+  to: ResolveTarget;
+  reason: string;
+  actor: string;
+  outcomeCode?: string;
+}
+
+/** The item as committed; `wake` only for `queued` (see requeueAndWake). */
+interface ResolveResult {
+  item: WorkItem;
+  wake?: RequeueResult['wake'];
+}
+
+const resolveSchema = z
+  .strictObject({
+    to: z.enum([ResolveTarget.succeeded, ResolveTarget.failed_terminal, ResolveTarget.queued]),
+    reason: reasonSchema,
+    actor: actorSchema,
+    outcomeCode: outcomeCodeSchema.optional(),
+  })
+  .refine((value) => value.to !== ResolveTarget.queued || value.outcomeCode === undefined, {
+    message: 'outcomeCode is only accepted when resolving to succeeded or failed_terminal',
+    path: ['outcomeCode'],
+  });
+
+/**
+ * unknown ▶ succeeded | failed_terminal (fence + 1, audited in the same conditional write), or ▶ queued with
+ * a fresh attempt budget followed by a wake-up. Only from unknown: anything else, or a concurrent change,
+ * ▶ IllegalTransitionError; missing ▶ ItemNotFoundError; bad input ▶ InvalidInputError, nothing written.
+ * @example
+ * await resolveItem(deps, identity, { to: 'succeeded', reason: 'provider shows the refund', actor, outcomeCode: 'refunded' });
+ */
+async function resolveItem(deps: AdminDeps, identityInput: JobIdentity, input: ResolveInput): Promise<ResolveResult> {
+  const identity = parseIdentity(identityInput);
+  const valid = parseInput(resolveSchema, input, 'resolve');
+  const action = { actor: valid.actor, reason: valid.reason };
+  if (valid.to === ResolveTarget.queued) {
+    return requeueAndWake(deps, identity, [WorkState.unknown], action, 'resolve_queued');
+  }
+  const to = valid.to;
+  const now = adminClock(deps).now();
+  const item = await deps.store.operate(identity, [WorkState.unknown], (current) =>
+    resolveTransition(
+      current,
+      to,
+      { ...action, ...(valid.outcomeCode !== undefined ? { outcomeCode: valid.outcomeCode } : {}) },
+      now,
+    ),
+  );
+  return { item };
+}
+
+export { type ResolveInput, type ResolveResult, ResolveTarget, resolveItem };

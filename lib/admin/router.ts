@@ -1,0 +1,164 @@
+import { z } from 'zod';
+import { InvalidInputError } from '../errors.js';
+import type { WorkItem } from '../store/work-item.js';
+import { parseInput } from '../validation.js';
+import { listAuditRecords } from './audit.js';
+import { cancelItem } from './cancel.js';
+import type { AdminDeps } from './deps.js';
+import { erasePayloads } from './erase-payloads.js';
+import {
+  auditQuerySchema,
+  eraseBodySchema,
+  listQuerySchema,
+  noQuerySchema,
+  reasonBodySchema,
+  redriveBodySchema,
+  resolveBodySchema,
+} from './http-schemas.js';
+import { listParked } from './list.js';
+import { redriveDeadLetters } from './redrive.js';
+import { resolveItem } from './resolve.js';
+import { type AdminReply, errorReply, ok } from './responses.js';
+import { retryItem } from './retry.js';
+import { AdminRoute, matchRoute } from './routes.js';
+import { actorSchema } from './schemas.js';
+import { showItem } from './show.js';
+import { recordView } from './views.js';
+
+/** One HTTP request, already separated from its transport. `actor` is the authenticated IAM caller. */
+interface AdminRequest {
+  method: string;
+  path: string;
+  query?: Record<string, string | undefined>;
+  /** Raw body text (JSON); empty or absent means `{}` for POST routes and is required for GET routes. */
+  body?: string;
+  actor: string;
+}
+
+/** The answer, plus what the handler may log (raw ids: the handler hashes them) and the error behind a 500. */
+interface AdminResponse extends AdminReply {
+  route?: AdminRoute;
+  subject?: { tenantId?: string; operationId?: string };
+  error?: unknown;
+}
+
+/**
+ * The admin API as a pure function of the request and the dependencies: routes, validates every input with
+ * strict schemas, calls the admin operation and maps errors (400 with the field, 404, 405, 409, 500 without
+ * internals). Never throws.
+ * @example
+ * const reply = await handleAdminRequest({ method: 'GET', path: '/items', query: { state: 'unknown' }, actor }, deps);
+ */
+async function handleAdminRequest(request: AdminRequest, deps: AdminDeps): Promise<AdminResponse> {
+  let route: AdminRoute | undefined;
+  let subject: AdminResponse['subject'];
+  try {
+    const match = matchRoute(request.method, request.path);
+    if (!match.ok) {
+      const body =
+        match.status === 404
+          ? { error: 'route_not_found', message: `no route ${request.method} ${request.path}` }
+          : { error: 'method_not_allowed', message: `allowed: ${match.allow}` };
+      return { statusCode: match.status, body };
+    }
+    route = match.route;
+    subject = { tenantId: match.tenantId, operationId: match.operationId };
+    const { actor } = parseInput(z.strictObject({ actor: actorSchema }), { actor: request.actor }, 'caller identity');
+    const reply = await dispatch(match, request, actor, deps);
+    return { ...reply, route, subject };
+  } catch (error) {
+    const reply = errorReply(error);
+    return {
+      ...reply,
+      ...(route ? { route } : {}),
+      ...(subject ? { subject } : {}),
+      ...(reply.statusCode >= 500 ? { error } : {}),
+    };
+  }
+}
+
+type Matched = Extract<ReturnType<typeof matchRoute>, { ok: true }>;
+
+async function dispatch(match: Matched, request: AdminRequest, actor: string, deps: AdminDeps): Promise<AdminReply> {
+  const identity = { tenantId: match.tenantId ?? '', operationId: match.operationId ?? '' };
+  switch (match.route) {
+    case AdminRoute.listItems: {
+      noBody(request);
+      const query = parseQuery(listQuerySchema, request);
+      return ok({
+        ...(await listParked(deps, {
+          state: query.state,
+          tenantId: query.tenant,
+          limit: query.limit,
+          cursor: query.cursor,
+        })),
+      });
+    }
+    case AdminRoute.showItem:
+      noBody(request);
+      parseQuery(noQuerySchema, request);
+      return ok({ item: await showItem(deps, identity) });
+    case AdminRoute.resolveItem: {
+      parseQuery(noQuerySchema, request);
+      const body = parseBody(resolveBodySchema, request);
+      return itemReply(await resolveItem(deps, identity, { ...body, actor }));
+    }
+    case AdminRoute.retryItem: {
+      parseQuery(noQuerySchema, request);
+      const body = parseBody(reasonBodySchema, request);
+      return itemReply(await retryItem(deps, identity, { reason: body.reason, actor }));
+    }
+    case AdminRoute.cancelItem: {
+      parseQuery(noQuerySchema, request);
+      const body = parseBody(reasonBodySchema, request);
+      return itemReply({ item: await cancelItem(deps, identity, { reason: body.reason, actor }) });
+    }
+    case AdminRoute.redrive: {
+      parseQuery(noQuerySchema, request);
+      const body = parseBody(redriveBodySchema, request);
+      return ok({ ...(await redriveDeadLetters(deps, { ...body, actor })) });
+    }
+    case AdminRoute.erasePayloads: {
+      parseQuery(noQuerySchema, request);
+      const body = parseBody(eraseBodySchema, request);
+      return ok({ ...(await erasePayloads(deps, { ...body, tenantId: identity.tenantId, actor })) });
+    }
+    case AdminRoute.listAudit: {
+      noBody(request);
+      const query = parseQuery(auditQuerySchema, request);
+      return ok({ ...(await listAuditRecords(deps, query)) });
+    }
+  }
+}
+
+/** An operation's result with the item projected like every other item the API returns. */
+function itemReply(result: { item: WorkItem; wake?: string }): AdminReply {
+  return ok({ ...result, item: recordView(result.item as unknown as Record<string, unknown>) });
+}
+
+/** Query parameters, absent ones dropped, checked strictly (an unknown parameter is named in the 400). */
+function parseQuery<S extends z.ZodType>(schema: S, request: AdminRequest): z.output<S> {
+  const present = Object.fromEntries(Object.entries(request.query ?? {}).filter(([, value]) => value !== undefined));
+  return parseInput(schema, present, 'query');
+}
+
+/** The JSON body checked strictly; empty means `{}`; text that is not JSON is a 400 on `body`. */
+function parseBody<S extends z.ZodType>(schema: S, request: AdminRequest): z.output<S> {
+  let value: unknown = {};
+  if (request.body !== undefined && request.body.trim() !== '') {
+    try {
+      value = JSON.parse(request.body);
+    } catch {
+      throw new InvalidInputError('invalid body: not JSON', [{ path: 'body', message: 'must be a JSON object' }]);
+    }
+  }
+  return parseInput(schema, value, 'body');
+}
+
+function noBody(request: AdminRequest): void {
+  if (request.body !== undefined && request.body.trim() !== '') {
+    throw new InvalidInputError('invalid body: GET takes no body', [{ path: 'body', message: 'must be empty' }]);
+  }
+}
+
+export { type AdminRequest, type AdminResponse, handleAdminRequest };

@@ -1,0 +1,24 @@
+import { JobsIndex, TableKeys, TTL_ATTRIBUTE } from '../table.js';
+
+/** Storage-only attributes (keys, index keys, TTL) that mean nothing to an operator. */
+const HIDDEN_ATTRIBUTES = new Set<string>([
+  TableKeys.partition,
+  TableKeys.sort,
+  JobsIndex.byDeadline.partition,
+  JobsIndex.parkedByTenant.partition,
+  TTL_ATTRIBUTE,
+]);
+
+/** An operator's view of a stored record: every attribute except storage keys. Work rows hold no payload. */
+type RecordView = Record<string, unknown> & { kind: string };
+
+/** Projects a stored record (work item, quarantine or audit record) for the admin API. */
+function recordView(record: Record<string, unknown>): RecordView {
+  const view: Record<string, unknown> = {};
+  for (const [attribute, value] of Object.entries(record)) {
+    if (!HIDDEN_ATTRIBUTES.has(attribute)) view[attribute] = value;
+  }
+  return { ...view, kind: typeof record.kind === 'string' ? record.kind : 'unknown' };
+}
+
+export { type RecordView, recordView };

@@ -1,0 +1,216 @@
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import { QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
+import { mapBounded } from './bounded-parallel.js';
+import type { Clock } from './clock.js';
+import { WorkState } from './states.js';
+import { sendConditional } from './store/conditional-write.js';
+import { sweepToUnknownTransition } from './store/transitions.js';
+import { isWorkItem, type WorkItem } from './store/work-item.js';
+import type { WorkItemStore } from './store/work-item-store.js';
+import {
+  buildDeadlineQuery,
+  buildOldestUnknownQuery,
+  buildResignalUpdate,
+  resignalLanded,
+} from './sweeper-requests.js';
+import { deadlineShardName } from './table.js';
+import { parseInput } from './validation.js';
+import { sendWakeSignals } from './wake.js';
+
+/** Defaults of one sweep run. */
+const SweepDefaults = {
+  maxItemsPerRun: 500,
+  dueGraceMs: 30_000,
+  resignalIntervalMs: 120_000,
+  concurrency: 16,
+} as const;
+
+/** Where the next run continues: a deadline shard and the last key read in it. Safe to drop. */
+interface SweepCursor {
+  shard: number;
+  exclusiveStartKey?: Record<string, unknown>;
+}
+
+/** What a sweep needs. `shards` defaults to the store's deadline shard count, `clock` to the store's clock. */
+interface SweepOptions {
+  store: WorkItemStore;
+  sqs: SQSClient;
+  queueUrl: string;
+  clock?: Clock;
+  /** Index entries read per run at most (the work bound); the rest waits for the next run. */
+  maxItemsPerRun?: number;
+  shards?: number;
+  cursor?: SweepCursor;
+  /** A queued item is re-signalled only once `availableAt + dueGraceMs` has passed (its own wake-up had time). */
+  dueGraceMs?: number;
+  /** After a re-signal the item's deadline moves this far ahead: at most one wake-up per item per interval. */
+  resignalIntervalMs?: number;
+  /** Conditional writes in flight at once. */
+  concurrency?: number;
+}
+
+/** What one run did. `readRequests`/`itemsRead` count every Query it issued and every index entry returned. */
+interface SweepSummary {
+  scanned: number;
+  sweptToUnknown: number;
+  resignalled: number;
+  /** Wake-ups that could not be sent; the moved deadline brings the item back after one interval. */
+  resignalFailures: number;
+  /** Why the last wake-up failed (error name and message), for the handler's log. */
+  resignalError?: { name: string; message: string };
+  /** Conditional writes that found the item changed since the index read (a fresher claim, a heartbeat). */
+  lostRaces: number;
+  /** Entries read but left alone (queued and still inside the grace period, or not a work item). */
+  skipped: number;
+  readRequests: number;
+  itemsRead: number;
+  readCapacityUnits: number;
+  /** Where the next run continues; undefined when this run reached the end of every shard. */
+  cursor: SweepCursor | undefined;
+  /** Age of the oldest item parked as unknown; 0 when there is none. */
+  oldestUnknownAgeSeconds: number;
+}
+
+const optionsSchema = z.strictObject({
+  maxItemsPerRun: z.number().int().min(1).max(10_000),
+  shards: z.number().int().min(1).max(1000),
+  dueGraceMs: z.number().int().min(0),
+  resignalIntervalMs: z.number().int().min(1),
+  concurrency: z.number().int().min(1).max(100),
+  cursor: z
+    .strictObject({ shard: z.number().int().min(0), exclusiveStartKey: z.record(z.string(), z.unknown()).optional() })
+    .optional(),
+});
+
+type Decision = 'unknown' | 'resignal' | 'skip';
+
+/** Classifies an index entry; the write that follows re-checks everything inside its condition. */
+function decide(item: Record<string, unknown>, now: number, dueGraceMs: number): Decision {
+  if (!isWorkItem(item)) return 'skip';
+  if (item.state === WorkState.claimed) {
+    if ((item.leaseExpiresAt ?? Number.POSITIVE_INFINITY) >= now) return 'skip';
+    return item.attempts >= item.maxAttempts ? 'unknown' : 'resignal';
+  }
+  if (item.state === WorkState.queued) {
+    const dueAt = item.availableAt ?? item.deadlineAt ?? now;
+    return dueAt + dueGraceMs < now ? 'resignal' : 'skip';
+  }
+  return 'skip';
+}
+
+/**
+ * One bounded, idempotent pass over the sparse deadline index (Query per shard, oldest first; never a Scan).
+ * Expired + exhausted claims ▶ unknown (conditional on the observed fence, so a fresher claim always wins);
+ * expired claims with attempts left, and queued items overdue by `dueGraceMs` ▶ one wake-up message, after
+ * the item's deadline was moved ahead conditionally (re-signals are bounded to one per interval per item).
+ * Reads at most `maxItemsPerRun` entries and returns a cursor to continue; lost races are counted, not thrown.
+ * @example
+ * let cursor: SweepCursor | undefined;
+ * const summary = await sweep({ store, sqs, queueUrl, cursor });
+ * cursor = summary.cursor;
+ */
+async function sweep(options: SweepOptions): Promise<SweepSummary> {
+  const { store, sqs, queueUrl } = options;
+  const settings = parseInput(
+    optionsSchema,
+    {
+      maxItemsPerRun: options.maxItemsPerRun ?? SweepDefaults.maxItemsPerRun,
+      shards: options.shards ?? store.table.deadlineShards,
+      dueGraceMs: options.dueGraceMs ?? SweepDefaults.dueGraceMs,
+      resignalIntervalMs: options.resignalIntervalMs ?? SweepDefaults.resignalIntervalMs,
+      concurrency: options.concurrency ?? SweepDefaults.concurrency,
+      cursor: options.cursor,
+    },
+    'sweep options',
+  );
+  const clock = options.clock ?? store.clock;
+  const now = clock.now();
+  const tableName = store.table.tableName;
+  const summary: SweepSummary = {
+    scanned: 0,
+    sweptToUnknown: 0,
+    resignalled: 0,
+    resignalFailures: 0,
+    lostRaces: 0,
+    skipped: 0,
+    readRequests: 0,
+    itemsRead: 0,
+    readCapacityUnits: 0,
+    cursor: undefined,
+    oldestUnknownAgeSeconds: 0,
+  };
+  // A cursor from a different shard layout is dropped: the index is the truth, nothing is lost.
+  const cursor = settings.cursor && settings.cursor.shard < settings.shards ? settings.cursor : undefined;
+  const startShard = cursor?.shard ?? 0;
+  shards: for (let offset = 0; offset < settings.shards; offset += 1) {
+    const shard = (startShard + offset) % settings.shards;
+    let startKey = offset === 0 ? cursor?.exclusiveStartKey : undefined;
+    do {
+      if (summary.scanned >= settings.maxItemsPerRun) {
+        summary.cursor = { shard, ...(startKey ? { exclusiveStartKey: startKey } : {}) };
+        break shards;
+      }
+      const limit = settings.maxItemsPerRun - summary.scanned;
+      const request = buildDeadlineQuery(tableName, deadlineShardName(shard), now, limit, startKey);
+      const page = await store.client.send(new QueryCommand(request));
+      countRead(summary, page);
+      const items = page.Items ?? [];
+      summary.scanned += items.length;
+      await handlePage(items, now, settings, summary, { store, sqs, queueUrl });
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+  }
+
+  const oldest = await store.client.send(new QueryCommand(buildOldestUnknownQuery(tableName)));
+  countRead(summary, oldest);
+  const parkedAt = oldest.Items?.[0]?.parkedAt;
+  summary.oldestUnknownAgeSeconds = typeof parkedAt === 'number' ? Math.max(0, Math.floor((now - parkedAt) / 1000)) : 0;
+  return summary;
+}
+
+function countRead(summary: SweepSummary, output: QueryCommandOutput): void {
+  summary.readRequests += 1;
+  summary.itemsRead += output.Count ?? output.Items?.length ?? 0;
+  summary.readCapacityUnits += output.ConsumedCapacity?.CapacityUnits ?? 0;
+}
+
+/** Applies the decisions of one page: conditional writes first, then wake-ups for the writes that won. */
+async function handlePage(
+  items: Record<string, unknown>[],
+  now: number,
+  settings: z.infer<typeof optionsSchema>,
+  summary: SweepSummary,
+  deps: Pick<SweepOptions, 'store' | 'sqs' | 'queueUrl'>,
+): Promise<void> {
+  const { store } = deps;
+  const outcomes = await mapBounded(items, settings.concurrency, async (item) => {
+    const decision = decide(item, now, settings.dueGraceMs);
+    if (decision === 'skip') return { decision, won: false };
+    const observed = item as unknown as WorkItem;
+    if (decision === 'unknown') {
+      const result = await store.applyOperator(observed, sweepToUnknownTransition(observed, now));
+      return { decision, won: result.ok, item: observed };
+    }
+    const next = now + settings.resignalIntervalMs;
+    const update = buildResignalUpdate(store.table.tableName, observed, now, next);
+    const result = await sendConditional(store.client, { kind: 'update', ...update });
+    // A failed condition is a lost race unless it is our own write seen again after an SDK retry.
+    const won = result.ok || resignalLanded(result.current, observed, now, next);
+    return { decision, won, item: observed };
+  });
+  const toWake: WorkItem[] = [];
+  for (const outcome of outcomes) {
+    if (outcome.decision === 'skip') summary.skipped += 1;
+    else if (!outcome.won) summary.lostRaces += 1;
+    else if (outcome.decision === 'unknown') summary.sweptToUnknown += 1;
+    else if (outcome.item) toWake.push(outcome.item);
+  }
+  if (toWake.length === 0) return;
+  const report = await sendWakeSignals(deps.sqs, deps.queueUrl, toWake);
+  summary.resignalled += report.sent;
+  summary.resignalFailures += report.failed;
+  if (report.lastError) summary.resignalError = report.lastError;
+}
+
+export { type SweepCursor, SweepDefaults, type SweepOptions, type SweepSummary, sweep };

@@ -1,0 +1,139 @@
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { payloadHash } from '../../../lib/hashing.js';
+import type { JobIdentity } from '../../../lib/identity.js';
+import { serializeEnvelope } from '../../../lib/message.js';
+import { PayloadStore } from '../../../lib/payloads.js';
+import { type AdminFixture, createAdminFixture } from '../../support/admin.js';
+import { newIdentity, newWorkItem } from '../../support/factories.js';
+import { TEST_CALLER_ARN } from '../../support/function-url-event.js';
+import { drainQueue } from '../../support/queue-reader.js';
+
+describe('admin API on the real engines: DLQ redrive, payload erasure, audit records', () => {
+  let admin: AdminFixture;
+  let payloads: PayloadStore;
+  beforeAll(async () => {
+    admin = await createAdminFixture('admin-dlq');
+    payloads = new PayloadStore(admin.client, admin.tables.payloadsTable, admin.clock);
+  });
+  afterAll(async () => {
+    await admin.close();
+  });
+
+  const jobBody = (identity: JobIdentity) =>
+    serializeEnvelope({
+      v: 1,
+      kind: 'job',
+      ...identity,
+      jobType: 'demo',
+      payloadHash: payloadHash({ order: identity.operationId }),
+      payload: { ref: `s3://payloads/${identity.operationId}` },
+    });
+
+  const putOnDlq = (body: string, attributes: Record<string, string> = {}) =>
+    admin.sqs.send(
+      new SendMessageCommand({
+        QueueUrl: admin.dlqUrl,
+        MessageBody: body,
+        MessageAttributes: Object.fromEntries(
+          Object.entries(attributes).map(([name, value]) => [name, { DataType: 'String', StringValue: value }]),
+        ),
+      }),
+    );
+
+  it('redrives DLQ messages to the jobs queue with body and attributes unchanged, invalid bodies included, audited', async () => {
+    // Prepare: three job messages and one body that is not an envelope.
+    const identities = [newIdentity('tenant-dlq'), newIdentity('tenant-dlq'), newIdentity('tenant-dlq')];
+    const bodies = identities.map(jobBody);
+    for (const body of bodies) await putOnDlq(body, { origin: 'producer-7' });
+    await putOnDlq('not json at all');
+
+    // Act
+    const reply = await admin.call('POST', '/dlq/redrive', { body: { max: 10 } });
+
+    // Assert
+    expect(reply).toMatchObject({
+      statusCode: 200,
+      body: { received: 4, moved: 4, movedInvalid: 1, sendFailed: 0, deleteFailed: 0 },
+    });
+    const moved = await drainQueue(admin.sqs, admin.queueUrl);
+    expect(moved.map((message) => message.body).sort()).toEqual([...bodies, 'not json at all'].sort());
+    expect(moved.filter((message) => message.attributes.origin === 'producer-7')).toHaveLength(3);
+    expect(await drainQueue(admin.sqs, admin.dlqUrl)).toHaveLength(0);
+    const audit = await admin.call('GET', '/audit', { query: { limit: '1' } });
+    expect(audit.body.records).toEqual([
+      expect.objectContaining({
+        kind: 'audit',
+        action: 'redrive',
+        actor: TEST_CALLER_ARN,
+        auditId: reply.body.auditId,
+        counts: expect.objectContaining({ moved: 4, movedInvalid: 1 }),
+      }),
+    ]);
+  });
+
+  it('moves at most max messages per call; the rest stays in the DLQ', async () => {
+    // Prepare
+    for (let index = 0; index < 5; index += 1) await putOnDlq(jobBody(newIdentity('tenant-dlq')));
+
+    // Act
+    const reply = await admin.call('POST', '/dlq/redrive', { body: { max: 2 } });
+
+    // Assert
+    expect(reply.body).toMatchObject({ received: 2, moved: 2 });
+    expect(await drainQueue(admin.sqs, admin.queueUrl)).toHaveLength(2);
+    expect(await drainQueue(admin.sqs, admin.dlqUrl)).toHaveLength(3);
+  });
+
+  it("erases one tenant's payload bodies, keeps its work rows as tombstones and other tenants' bodies, audited", async () => {
+    // Prepare: three inline jobs for the tenant to erase, one for another tenant.
+    const erased = [newIdentity('tenant-erase'), newIdentity('tenant-erase'), newIdentity('tenant-erase')];
+    const kept = newIdentity('tenant-keep');
+    for (const identity of [...erased, kept]) {
+      const body = { order: identity.operationId };
+      await payloads.put(identity, body, payloadHash(body));
+      await admin.store.enqueue(newWorkItem(identity, { payloadRef: undefined, payloadInline: true }));
+    }
+    const rowsBefore = await Promise.all(erased.map((identity) => admin.store.get(identity)));
+
+    // Act
+    admin.clock.advance(1_000);
+    const first = await admin.call('POST', '/tenants/tenant-erase/erase-payloads', {
+      body: { reason: 'GDPR request 42', max: 2 },
+    });
+    admin.clock.advance(1_000);
+    const second = await admin.call('POST', '/tenants/tenant-erase/erase-payloads', {
+      body: { reason: 'GDPR request 42' },
+    });
+
+    // Assert
+    expect(first.body).toMatchObject({ deleted: 2, complete: false });
+    expect(second.body).toMatchObject({ deleted: 1, complete: true });
+    for (const identity of erased) expect(await payloads.get(identity)).toBeUndefined();
+    expect(await payloads.get(kept)).toMatchObject({ intact: true });
+    expect(await Promise.all(erased.map((identity) => admin.store.get(identity)))).toEqual(rowsBefore);
+    const audit = await admin.call('GET', '/audit', { query: { limit: '2' } });
+    expect(audit.body.records).toEqual([
+      expect.objectContaining({
+        action: 'erase_payloads',
+        tenantId: 'tenant-erase',
+        reason: 'GDPR request 42',
+        counts: { deleted: 1, complete: 1 },
+      }),
+      expect.objectContaining({ action: 'erase_payloads', counts: { deleted: 2, complete: 0 } }),
+    ]);
+  });
+
+  it('answers 400 for a bad redrive or erase request and 400 for a bad tenant in the path', async () => {
+    // Act
+    const max = await admin.call('POST', '/dlq/redrive', { body: { max: 0 } });
+    const reason = await admin.call('POST', '/tenants/tenant-erase/erase-payloads', { body: {} });
+    const tenantId = await admin.call('POST', '/tenants/-bad-/erase-payloads', { body: { reason: 'x' } });
+
+    // Assert
+    expect(max.statusCode).toBe(400);
+    expect(max.body.issues).toEqual([expect.objectContaining({ path: 'max' })]);
+    expect(reason.body.issues).toEqual([expect.objectContaining({ path: 'reason' })]);
+    expect(tenantId.body.issues).toEqual([expect.objectContaining({ path: 'tenantId' })]);
+  });
+});

@@ -1,0 +1,95 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordQuarantine } from '../../../lib/quarantine.js';
+import { WorkState } from '../../../lib/states.js';
+import { type AdminFixture, createAdminFixture } from '../../support/admin.js';
+import { newIdentity, putWorkItem } from '../../support/factories.js';
+
+describe('admin API on the real engines: listing parked items', () => {
+  let admin: AdminFixture;
+  beforeAll(async () => {
+    admin = await createAdminFixture('admin-list');
+  });
+  afterAll(async () => {
+    await admin.close();
+  });
+
+  const seed = (state: WorkState, tenantId = 'tenant-a', parkedAgoMs = 0) =>
+    putWorkItem(admin.client, admin.tables.jobsTable, {
+      identity: newIdentity(tenantId),
+      state,
+      now: admin.clock.now() - parkedAgoMs,
+      overrides: { fence: 5, attempts: 3 },
+    });
+
+  it('lists parked items oldest first, paginates with an opaque cursor, filters by tenant, includes quarantine records', async () => {
+    // Prepare: four unknown items parked at different times over two tenants, and one quarantine record.
+    const oldest = await seed(WorkState.unknown, 'tenant-list', 40_000);
+    const second = await seed(WorkState.unknown, 'tenant-other', 30_000);
+    const third = await seed(WorkState.unknown, 'tenant-list', 20_000);
+    admin.clock.advance(-10_000);
+    const quarantine = await recordQuarantine(admin.client, admin.tables.jobsTable, admin.clock, {
+      messageId: 'msg-1',
+      body: '{"v":99}',
+      reason: 'unsupported_version',
+      detail: 'envelope version 99 is not 1',
+      tenantId: 'tenant-list',
+    });
+    admin.clock.advance(10_000);
+    const newest = await seed(WorkState.unknown, 'tenant-list', 0);
+    await seed(WorkState.failed_terminal, 'tenant-list');
+
+    // Act: page through the cross-tenant listing two at a time, then list one tenant.
+    const page1 = await admin.call('GET', '/items', { query: { state: 'unknown', limit: '2' } });
+    const page2 = await admin.call('GET', '/items', {
+      query: { state: 'unknown', limit: '2', cursor: String(page1.body.cursor) },
+    });
+    const page3 = await admin.call('GET', '/items', {
+      query: { state: 'unknown', limit: '2', cursor: String(page2.body.cursor) },
+    });
+    const tenantOnly = await admin.call('GET', '/items', { query: { state: 'unknown', tenant: 'tenant-list' } });
+    const quarantined = await admin.call('GET', '/items', { query: { state: 'quarantined', tenant: 'tenant-list' } });
+
+    // Assert
+    const ids = (page: typeof page1) =>
+      (page.body.items as Array<{ operationId?: string }>).map((row) => row.operationId);
+    expect(page1.statusCode).toBe(200);
+    expect([...ids(page1), ...ids(page2), ...ids(page3)]).toEqual([
+      oldest.operationId,
+      second.operationId,
+      third.operationId,
+      newest.operationId,
+    ]);
+    expect(page3.body.cursor).toBeUndefined();
+    expect(ids(tenantOnly)).toEqual([oldest.operationId, third.operationId, newest.operationId]);
+    const rows = quarantined.body.items as Array<Record<string, unknown>>;
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({
+      kind: 'quarantine',
+      messageId: quarantine.messageId,
+      reason: 'unsupported_version',
+    });
+    expect(rows[0]).not.toHaveProperty('pk');
+  });
+
+  it('rejects a malformed cursor and a cursor from another listing with 400 naming cursor', async () => {
+    // Prepare
+    await seed(WorkState.failed_terminal, 'tenant-cursor');
+    await seed(WorkState.failed_terminal, 'tenant-cursor');
+    const page = await admin.call('GET', '/items', {
+      query: { state: 'failed_terminal', tenant: 'tenant-cursor', limit: '1' },
+    });
+
+    // Act
+    const garbage = await admin.call('GET', '/items', { query: { state: 'failed_terminal', cursor: 'not!a!cursor' } });
+    const foreign = await admin.call('GET', '/items', {
+      query: { state: 'failed_terminal', cursor: String(page.body.cursor) },
+    });
+
+    // Assert
+    expect(page.body.cursor).toEqual(expect.any(String));
+    for (const reply of [garbage, foreign]) {
+      expect(reply.statusCode).toBe(400);
+      expect(reply.body.issues).toEqual([expect.objectContaining({ path: 'cursor' })]);
+    }
+  });
+});

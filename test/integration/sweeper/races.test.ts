@@ -1,0 +1,136 @@
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../../lib/clock.js';
+import { WorkState } from '../../../lib/states.js';
+import { claimFromItem } from '../../../lib/store/work-item.js';
+import { sweep } from '../../../lib/sweeper.js';
+import { createTestQueue, createTestTables, type TestTables, testSqsClient } from '../../support/engine.js';
+import { expectClaimed, expectState } from '../../support/expectations.js';
+import { newIdentity, putWorkItem } from '../../support/factories.js';
+import { afterNextQuery } from '../../support/interleave.js';
+import { dropNextResponse } from '../../support/lost-response.js';
+import { drainQueue } from '../../support/queue-reader.js';
+import { type StoreFixture, storeFixture } from '../../support/store.js';
+
+/** Fresh tables and queue per test: the sweeper reads the whole index, so tests must not see each other's rows. */
+describe('sweeper never overrides a fresher claim', () => {
+  let tables: TestTables;
+  let sqs: SQSClient;
+  let queueUrl: string;
+  let clock: ManualClock;
+  let sweeper: StoreFixture;
+  let other: StoreFixture;
+
+  beforeEach(async () => {
+    tables = await createTestTables('sweep-race');
+    sqs = testSqsClient();
+    ({ queueUrl } = await createTestQueue(sqs, 'sweep-race'));
+    clock = new ManualClock();
+    sweeper = storeFixture(tables.jobsTable, { clock });
+    other = storeFixture(tables.jobsTable, { clock });
+  });
+  afterEach(async () => {
+    await tables.drop();
+    sqs.destroy();
+  });
+
+  it('a claim between the index read and the re-signal wins: lostRaces 1, the fresh claim intact, no message', async () => {
+    // Prepare: a claim with attempts left whose lease expired.
+    const identity = newIdentity('tenant-race');
+    const now = clock.now();
+    await putWorkItem(sweeper.client, tables.jobsTable, {
+      identity,
+      state: WorkState.claimed,
+      now,
+      overrides: { fence: 1, attempts: 1, leaseExpiresAt: now - 1_000, deadlineAt: now - 1_000 },
+    });
+    let freshFence = 0;
+    const race = afterNextQuery(sweeper.client, async () => {
+      freshFence = expectClaimed(await other.store.claim(identity, { owner: 'fresh-worker', leaseMs: 60_000 })).fence;
+    });
+
+    // Act
+    const summary = await sweep({ store: sweeper.store, sqs, queueUrl });
+
+    // Assert
+    expect(race.fired()).toBe(true);
+    expect(summary).toMatchObject({ scanned: 1, resignalled: 0, sweptToUnknown: 0, lostRaces: 1 });
+    const item = await expectState(sweeper.store, identity, WorkState.claimed);
+    expect(item).toMatchObject({ fence: 2, attempts: 2, leaseOwner: 'fresh-worker', deadlineAt: now + 60_000 });
+    expect(freshFence).toBe(2);
+    expect((item as unknown as Record<string, unknown>).resignalledAt).toBeUndefined();
+    expect(await drainQueue(sqs, queueUrl)).toHaveLength(0);
+  });
+
+  it('a renewed lease between the index read and the sweep to unknown wins: the item stays claimed', async () => {
+    // Prepare: an exhausted claim whose lease expired; its holder is slow but still alive.
+    const identity = newIdentity('tenant-race');
+    const now = clock.now();
+    const stored = await putWorkItem(sweeper.client, tables.jobsTable, {
+      identity,
+      state: WorkState.claimed,
+      now,
+      overrides: { fence: 3, attempts: 3, maxAttempts: 3, leaseExpiresAt: now - 1_000, deadlineAt: now - 1_000 },
+    });
+    afterNextQuery(sweeper.client, async () => {
+      await other.store.heartbeat(claimFromItem(stored, false), 30_000);
+    });
+
+    // Act
+    const summary = await sweep({ store: sweeper.store, sqs, queueUrl });
+
+    // Assert
+    expect(summary).toMatchObject({ scanned: 1, sweptToUnknown: 0, lostRaces: 1 });
+    const item = await expectState(sweeper.store, identity, WorkState.claimed);
+    expect(item).toMatchObject({ fence: 3, leaseExpiresAt: now + 30_000 });
+  });
+
+  it('two sweepers racing on one exhausted item park it once: fence + 1, not + 2', async () => {
+    // Prepare
+    const identity = newIdentity('tenant-race');
+    const now = clock.now();
+    await putWorkItem(sweeper.client, tables.jobsTable, {
+      identity,
+      state: WorkState.claimed,
+      now,
+      overrides: { fence: 3, attempts: 3, maxAttempts: 3, leaseExpiresAt: now - 1_000, deadlineAt: now - 1_000 },
+    });
+    // A second sweeper process has its own clock; 1 ms apart, so the store can tell its write from ours
+    // (the store recognises its own lost response by target state, fence + 1 and its own timestamp).
+    const secondSweeper = storeFixture(tables.jobsTable, { clock: new ManualClock(now + 1) });
+    let inner: Awaited<ReturnType<typeof sweep>> | undefined;
+    afterNextQuery(sweeper.client, async () => {
+      inner = await sweep({ store: secondSweeper.store, sqs, queueUrl });
+    });
+
+    // Act
+    const outer = await sweep({ store: sweeper.store, sqs, queueUrl });
+
+    // Assert
+    expect(inner).toMatchObject({ sweptToUnknown: 1, lostRaces: 0 });
+    expect(outer).toMatchObject({ sweptToUnknown: 0, lostRaces: 1 });
+    const item = await expectState(sweeper.store, identity, WorkState.unknown);
+    expect(item.fence).toBe(4);
+  });
+
+  it('a re-signal whose response was lost and retried by the SDK is recognised as ours: the wake-up still goes out', async () => {
+    // Prepare
+    const identity = newIdentity('tenant-race');
+    const now = clock.now();
+    await putWorkItem(sweeper.client, tables.jobsTable, {
+      identity,
+      state: WorkState.claimed,
+      now,
+      overrides: { fence: 1, attempts: 1, leaseExpiresAt: now - 1_000, deadlineAt: now - 1_000 },
+    });
+    const drop = dropNextResponse(sweeper.client, 'UpdateCommand');
+
+    // Act
+    const summary = await sweep({ store: sweeper.store, sqs, queueUrl });
+
+    // Assert
+    expect(drop.dropped()).toBe(1);
+    expect(summary).toMatchObject({ resignalled: 1, lostRaces: 0 });
+    expect(await drainQueue(sqs, queueUrl)).toHaveLength(1);
+  });
+});

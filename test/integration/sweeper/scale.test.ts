@@ -1,0 +1,161 @@
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { JobIdentity } from '../../../lib/identity.js';
+import { parseEnvelope } from '../../../lib/message.js';
+import { WorkState } from '../../../lib/states.js';
+import type { WorkItem } from '../../../lib/store/work-item.js';
+import { sweep } from '../../../lib/sweeper.js';
+import { workItemKey } from '../../../lib/table.js';
+import { batchPutItems, readPartitions } from '../../support/bulk-write.js';
+import { createTestQueue, createTestTables, type TestTables, testSqsClient } from '../../support/engine.js';
+import { FACTORY_NOW, newIdentity, workItemInState } from '../../support/factories.js';
+import { drainQueue } from '../../support/queue-reader.js';
+import { type StoreFixture, storeFixture } from '../../support/store.js';
+
+const TENANTS = Array.from({ length: 10 }, (_, index) => `tenant-${index}`);
+const HOUR = 3_600_000;
+const SWEEP = { maxItemsPerRun: 1_000, shards: 8, dueGraceMs: 30_000, resignalIntervalMs: 120_000 } as const;
+
+/** `count` rows spread over the tenants, built by `make` from a fresh identity. */
+function rows(count: number, prefix: string, make: (identity: JobIdentity, index: number) => WorkItem): WorkItem[] {
+  return Array.from({ length: count }, (_, index) => make(newIdentity(TENANTS[index % TENANTS.length], prefix), index));
+}
+
+/** Claimed rows whose lease expired a minute before `now`; `exhausted` ones have no attempts left. */
+function expiredClaims(count: number, prefix: string, now: number, exhausted: boolean): WorkItem[] {
+  return rows(count, prefix, (identity) =>
+    workItemInState({
+      identity,
+      state: WorkState.claimed,
+      now,
+      overrides: {
+        fence: 3,
+        attempts: exhausted ? 3 : 1,
+        maxAttempts: 3,
+        leaseExpiresAt: now - 60_000,
+        deadlineAt: now - 60_000,
+      },
+    }),
+  );
+}
+
+/** Rows that need nothing from the sweeper: live leases, future retries, finished and parked items. */
+function healthyRows(count: number, prefix: string, now: number): WorkItem[] {
+  const live = { leaseExpiresAt: now + HOUR, deadlineAt: now + HOUR };
+  const later = { availableAt: now + HOUR, deadlineAt: now + HOUR };
+  const overrides: Partial<Record<WorkState, Partial<WorkItem>>> = { claimed: live, queued: later };
+  const states = [
+    WorkState.claimed,
+    WorkState.queued,
+    WorkState.succeeded,
+    WorkState.failed_terminal,
+    WorkState.cancelled,
+  ];
+  return rows(count, prefix, (identity, index) => {
+    const state = states[index % states.length] ?? WorkState.succeeded;
+    return workItemInState({ identity, state, now, overrides: overrides[state] ?? {} });
+  });
+}
+
+const keyOf = (item: { pk: unknown; sk: unknown }) => `${item.pk}|${item.sk}`;
+
+describe('sweeper at scale: cost follows expired items, not table size', () => {
+  let tables: TestTables;
+  let sqs: SQSClient;
+  let queueUrl: string;
+  let fixture: StoreFixture;
+
+  beforeAll(async () => {
+    tables = await createTestTables('sweep-scale');
+    sqs = testSqsClient();
+    ({ queueUrl } = await createTestQueue(sqs, 'sweep-scale'));
+    fixture = storeFixture(tables.jobsTable);
+  });
+  afterAll(async () => {
+    await tables.drop();
+    sqs.destroy();
+  });
+
+  it('parks 20 exhausted, re-signals 30, touches nothing else, and reads the same with 10,000 more healthy items', async () => {
+    // Prepare: 1,000 rows, 50 of them with an expired lease (20 exhausted), 5 long-parked unknown items.
+    const { store, clock, client, counter } = fixture;
+    clock.set(FACTORY_NOW);
+    const now = clock.now();
+    const exhausted = expiredClaims(20, 'exhausted', now, true);
+    const retryable = expiredClaims(30, 'retryable', now, false);
+    const parkedLongAgo = rows(5, 'old-unknown', (identity) =>
+      workItemInState({ identity, state: WorkState.unknown, now: now - HOUR }),
+    );
+    const healthy = healthyRows(945, 'healthy', now);
+    await batchPutItems(client, tables.jobsTable, [...exhausted, ...retryable, ...parkedLongAgo, ...healthy]);
+    const before = await readPartitions(client, tables.jobsTable, TENANTS);
+    expect(before.size).toBe(1_000);
+
+    // Act
+    counter.reset();
+    const first = await sweep({ store, sqs, queueUrl, clock, ...SWEEP });
+    const firstQueries = counter.byCommand.QueryCommand ?? 0;
+    const firstReads = counter.reads();
+
+    // Assert: exactly the expired rows were handled, each once.
+    expect(first).toMatchObject({ scanned: 50, sweptToUnknown: 20, resignalled: 30, lostRaces: 0, skipped: 0 });
+    expect(first.cursor).toBeUndefined();
+    expect(first.oldestUnknownAgeSeconds).toBe(3_600);
+    const messages = await drainQueue(sqs, queueUrl);
+    expect(messages).toHaveLength(30);
+    const woken = messages.map((message) => {
+      const parsed = parseEnvelope(message.body);
+      if (!parsed.ok) throw new Error(parsed.detail);
+      expect(parsed.envelope.kind).toBe('wake');
+      return keyOf(workItemKey(parsed.envelope));
+    });
+    expect(new Set(woken)).toEqual(new Set(retryable.map(keyOf)));
+
+    const after = await readPartitions(client, tables.jobsTable, TENANTS);
+    for (const item of exhausted) {
+      const swept = after.get(keyOf(item));
+      expect(swept).toMatchObject({ state: WorkState.unknown, fence: 4, parkedState: WorkState.unknown });
+      expect(swept?.deadlineAt).toBeUndefined();
+      expect(swept?.leaseExpiresAt).toBeUndefined();
+    }
+    for (const item of retryable) {
+      const { deadlineAt, resignalledAt, ...rest } = after.get(keyOf(item)) ?? {};
+      expect(rest).toEqual(omit(item, 'deadlineAt'));
+      expect(deadlineAt).toBe(now + SWEEP.resignalIntervalMs);
+      expect(resignalledAt).toBe(now);
+    }
+    const handled = new Set([...exhausted, ...retryable].map(keyOf));
+    for (const [key, item] of before) {
+      if (!handled.has(key)) expect(after.get(key), key).toEqual(item);
+    }
+
+    // Prepare again: 10,000 more healthy rows and a fresh set of 50 expired (20 exhausted).
+    clock.advance(1_000);
+    const later = clock.now();
+    const moreHealthy = healthyRows(10_000, 'bulk', later);
+    const exhausted2 = expiredClaims(20, 'exhausted-2', later, true);
+    const retryable2 = expiredClaims(30, 'retryable-2', later, false);
+    await batchPutItems(client, tables.jobsTable, [...moreHealthy, ...exhausted2, ...retryable2]);
+
+    // Act
+    counter.reset();
+    const second = await sweep({ store, sqs, queueUrl, clock, ...SWEEP });
+
+    // Assert: identical read cost at 11,000+ rows.
+    expect(second).toMatchObject({ scanned: 50, sweptToUnknown: 20, resignalled: 30, lostRaces: 0, skipped: 0 });
+    expect(second.readRequests).toBe(first.readRequests);
+    expect(second.itemsRead).toBe(first.itemsRead);
+    expect(counter.byCommand.QueryCommand ?? 0).toBe(firstQueries);
+    expect(counter.reads()).toBe(firstReads);
+    expect(await drainQueue(sqs, queueUrl)).toHaveLength(30);
+    console.log(
+      `[sweeper scale] 1,000 rows: ${first.readRequests} Query requests, ${first.itemsRead} items read, ${first.readCapacityUnits} RCU; ` +
+        `11,050 rows: ${second.readRequests} Query requests, ${second.itemsRead} items read, ${second.readCapacityUnits} RCU`,
+    );
+  });
+});
+
+function omit<T extends object, K extends keyof T>(value: T, key: K): Omit<T, K> {
+  const { [key]: _dropped, ...rest } = value;
+  return rest;
+}

@@ -1,0 +1,65 @@
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { AdminDeps } from '../../lib/admin/deps.js';
+import { type AdminResponse, handleAdminRequest } from '../../lib/admin/router.js';
+import { ManualClock } from '../../lib/clock.js';
+import { createTestQueue, createTestTables, type TestTables, testSqsClient } from './engine.js';
+import { TEST_CALLER_ARN } from './function-url-event.js';
+import { type StoreFixture, storeFixture } from './store.js';
+
+/** One admin API on fresh tables and queues, with a call helper that goes through the pure router. */
+interface AdminFixture extends StoreFixture {
+  tables: TestTables;
+  sqs: SQSClient;
+  queueUrl: string;
+  dlqUrl: string;
+  deps: AdminDeps;
+  call(
+    method: string,
+    path: string,
+    options?: { query?: Record<string, string>; body?: unknown; actor?: string },
+  ): Promise<AdminResponse>;
+  close(): Promise<void>;
+}
+
+/** Creates tables, a queue with its DLQ and the admin deps (DLQ short polls: the engine is in-process). */
+async function createAdminFixture(prefix: string): Promise<AdminFixture> {
+  const tables = await createTestTables(prefix);
+  const sqs = testSqsClient();
+  const { queueUrl, dlqUrl } = await createTestQueue(sqs, prefix);
+  const fixture = storeFixture(tables.jobsTable, { clock: new ManualClock() });
+  const deps: AdminDeps = {
+    store: fixture.store,
+    sqs,
+    queueUrl,
+    deadLetterQueueUrl: dlqUrl,
+    payloadsTable: tables.payloadsTable,
+    dlqWaitTimeSeconds: 0,
+  };
+  return {
+    ...fixture,
+    tables,
+    sqs,
+    queueUrl,
+    dlqUrl,
+    deps,
+    call: (method, path, options = {}) =>
+      handleAdminRequest(
+        {
+          method,
+          path,
+          query: options.query ?? {},
+          ...(options.body !== undefined
+            ? { body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body) }
+            : {}),
+          actor: options.actor ?? TEST_CALLER_ARN,
+        },
+        deps,
+      ),
+    close: async () => {
+      await tables.drop();
+      sqs.destroy();
+    },
+  };
+}
+
+export { type AdminFixture, createAdminFixture };

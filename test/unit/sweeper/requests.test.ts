@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { createDocumentClient, createSqsClient } from '../../../lib/aws-clients.js';
+import { InvalidInputError } from '../../../lib/errors.js';
+import { WorkItemStore } from '../../../lib/store/work-item-store.js';
+import { sweep } from '../../../lib/sweeper.js';
+import {
+  buildDeadlineQuery,
+  buildOldestUnknownQuery,
+  buildResignalUpdate,
+  resignalLanded,
+} from '../../../lib/sweeper-requests.js';
+import { expectRejection } from '../../support/expectations.js';
+
+const NOW = 1_767_225_600_000;
+
+describe('sweeper requests (exact DynamoDB input)', () => {
+  it('queries one deadline shard for deadlines before now, oldest first, bounded, never a Scan', () => {
+    expect(buildDeadlineQuery('jobs', 'deadline#3', NOW, 25, { pk: 'a' })).toEqual({
+      TableName: 'jobs',
+      IndexName: 'byDeadline',
+      KeyConditionExpression: '#shard = :shard AND #deadline < :now',
+      ExpressionAttributeNames: { '#shard': 'deadlineShard', '#deadline': 'deadlineAt' },
+      ExpressionAttributeValues: { ':shard': 'deadline#3', ':now': NOW },
+      ScanIndexForward: true,
+      Limit: 25,
+      ReturnConsumedCapacity: 'TOTAL',
+      ExclusiveStartKey: { pk: 'a' },
+    });
+  });
+
+  it('reads the single oldest unknown item', () => {
+    expect(buildOldestUnknownQuery('jobs')).toMatchObject({
+      IndexName: 'parkedByState',
+      KeyConditionExpression: '#state = :state',
+      ExpressionAttributeValues: { ':state': 'unknown' },
+      ScanIndexForward: true,
+      Limit: 1,
+    });
+  });
+
+  it('moves only the deadline, conditional on state, fence, deadline and an expired lease', () => {
+    const item = { tenantId: 'acme', operationId: 'r-1', state: 'claimed' as const, fence: 4, deadlineAt: NOW - 5 };
+    expect(buildResignalUpdate('jobs', item, NOW, NOW + 120_000)).toEqual({
+      TableName: 'jobs',
+      Key: { pk: 'acme', sk: 'op#r-1' },
+      UpdateExpression: 'SET #deadlineAt = :v1, #resignalledAt = :v2',
+      ConditionExpression: '#state = :v3 AND #fence = :v4 AND #deadlineAt = :v5 AND #leaseExpiresAt < :v6',
+      ExpressionAttributeNames: {
+        '#deadlineAt': 'deadlineAt',
+        '#resignalledAt': 'resignalledAt',
+        '#state': 'state',
+        '#fence': 'fence',
+        '#leaseExpiresAt': 'leaseExpiresAt',
+      },
+      ExpressionAttributeValues: {
+        ':v1': NOW + 120_000,
+        ':v2': NOW,
+        ':v3': 'claimed',
+        ':v4': 4,
+        ':v5': NOW - 5,
+        ':v6': NOW,
+      },
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    });
+  });
+
+  it('a queued item is re-signalled only while still due', () => {
+    const item = { tenantId: 'acme', operationId: 'r-1', state: 'queued' as const, fence: 0, deadlineAt: NOW - 50_000 };
+    expect(buildResignalUpdate('jobs', item, NOW, NOW + 1).ConditionExpression).toBe(
+      '#state = :v3 AND #fence = :v4 AND #deadlineAt = :v5 AND #availableAt <= :v6',
+    );
+  });
+
+  it('recognises its own committed re-signal after a retried request, and nothing else', () => {
+    const observed = { state: 'claimed' as const, fence: 4 };
+    const mine = { state: 'claimed', fence: 4, deadlineAt: NOW + 10, resignalledAt: NOW };
+    expect(resignalLanded(mine, observed, NOW, NOW + 10)).toBe(true);
+    expect(resignalLanded({ ...mine, fence: 5 }, observed, NOW, NOW + 10)).toBe(false);
+    expect(resignalLanded({ ...mine, resignalledAt: NOW - 1 }, observed, NOW, NOW + 10)).toBe(false);
+    expect(resignalLanded(undefined, observed, NOW, NOW + 10)).toBe(false);
+  });
+
+  it('refuses bad options before any request', async () => {
+    const unreachable = { endpoint: 'http://127.0.0.1:9', maxAttempts: 1 };
+    const store = new WorkItemStore({ client: createDocumentClient(unreachable), tableName: 'never' });
+    const sqs = createSqsClient(unreachable);
+    const error = await expectRejection(sweep({ store, sqs, queueUrl: 'x', maxItemsPerRun: 0 }), InvalidInputError);
+    expect(error.issues).toEqual([expect.objectContaining({ path: 'maxItemsPerRun' })]);
+    await expectRejection(sweep({ store, sqs, queueUrl: 'x', shards: 8, cursor: { shard: -1 } }), InvalidInputError);
+  });
+});
