@@ -2,11 +2,10 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import type { LambdaFunctionURLEventWithIAMAuthorizer, LambdaFunctionURLResult } from 'aws-lambda';
 import type { AdminDeps } from '../lib/admin/deps.js';
 import { type AdminResponse, handleAdminRequest } from '../lib/admin/router.js';
-import { createDocumentClient, createSqsClient } from '../lib/aws-clients.js';
 import { readConfig } from '../lib/config.js';
 import { ConfigurationError } from '../lib/errors.js';
 import { hashIdentifier } from '../lib/hashing.js';
-import { WorkItemStore } from '../lib/store/work-item-store.js';
+import { createHandlerClients } from '../lib/lambda/clients.js';
 
 /**
  * The admin Lambda behind a Function URL with AWS_IAM auth. The actor is the IAM caller the URL
@@ -21,9 +20,7 @@ let deps: AdminDeps | undefined;
 function boot(): AdminDeps {
   const config = readConfig();
   if (!config.queueUrl) throw new ConfigurationError('LEASEFENCE_QUEUE_URL is required by the admin API');
-  const client = createDocumentClient(config.dynamodbEndpoint ? { endpoint: config.dynamodbEndpoint } : {});
-  const sqs = createSqsClient(config.sqsEndpoint ? { endpoint: config.sqsEndpoint } : {});
-  const store = new WorkItemStore({ client, tableName: config.jobsTable, deadlineShards: config.deadlineShards });
+  const { sqs, store } = createHandlerClients(config);
   return {
     store,
     sqs,

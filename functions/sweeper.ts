@@ -2,11 +2,11 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { ScheduledEvent } from 'aws-lambda';
-import { createDocumentClient, createSqsClient } from '../lib/aws-clients.js';
 import { readConfig } from '../lib/config.js';
 import { ConfigurationError } from '../lib/errors.js';
+import { createHandlerClients } from '../lib/lambda/clients.js';
 import { METRIC_NAMESPACE, MetricName } from '../lib/metric-names.js';
-import { WorkItemStore } from '../lib/store/work-item-store.js';
+import type { WorkItemStore } from '../lib/store/work-item-store.js';
 import { type SweepCursor, type SweepSummary, sweep } from '../lib/sweeper.js';
 
 /**
@@ -30,9 +30,7 @@ let cursor: SweepCursor | undefined;
 function boot(): SweeperContainer {
   const config = readConfig();
   if (!config.queueUrl) throw new ConfigurationError('LEASEFENCE_QUEUE_URL is required by the sweeper');
-  const client = createDocumentClient(config.dynamodbEndpoint ? { endpoint: config.dynamodbEndpoint } : {});
-  const sqs = createSqsClient(config.sqsEndpoint ? { endpoint: config.sqsEndpoint } : {});
-  const store = new WorkItemStore({ client, tableName: config.jobsTable, deadlineShards: config.deadlineShards });
+  const { sqs, store } = createHandlerClients(config);
   return { store, sqs, queueUrl: config.queueUrl };
 }
 

@@ -77,18 +77,29 @@ function gsi(spec: IndexSpec) {
   };
 }
 
-/** CreateTable input of the jobs table (work items, quarantine records, audit records). */
-function jobsTableDefinition(tableName: string): CreateTableCommandInput {
+/** Both tables share the same string pk/sk key and on-demand billing. */
+function keyedTable(tableName: string) {
   return {
     TableName: tableName,
-    BillingMode: 'PAY_PER_REQUEST',
+    BillingMode: 'PAY_PER_REQUEST' as const,
     KeySchema: [
-      { AttributeName: TableKeys.partition, KeyType: 'HASH' },
-      { AttributeName: TableKeys.sort, KeyType: 'RANGE' },
+      { AttributeName: TableKeys.partition, KeyType: 'HASH' as const },
+      { AttributeName: TableKeys.sort, KeyType: 'RANGE' as const },
     ],
     AttributeDefinitions: [
-      { AttributeName: TableKeys.partition, AttributeType: 'S' },
-      { AttributeName: TableKeys.sort, AttributeType: 'S' },
+      { AttributeName: TableKeys.partition, AttributeType: 'S' as const },
+      { AttributeName: TableKeys.sort, AttributeType: 'S' as const },
+    ],
+  };
+}
+
+/** CreateTable input of the jobs table (work items, quarantine records, audit records). */
+function jobsTableDefinition(tableName: string): CreateTableCommandInput {
+  const base = keyedTable(tableName);
+  return {
+    ...base,
+    AttributeDefinitions: [
+      ...base.AttributeDefinitions,
       { AttributeName: JobsIndex.byDeadline.partition, AttributeType: 'S' },
       { AttributeName: JobsIndex.byDeadline.sort, AttributeType: 'N' },
       { AttributeName: JobsIndex.parkedByState.partition, AttributeType: 'S' },
@@ -101,18 +112,7 @@ function jobsTableDefinition(tableName: string): CreateTableCommandInput {
 
 /** CreateTable input of the payloads table (inline payload bodies, erasable, TTL). */
 function payloadsTableDefinition(tableName: string): CreateTableCommandInput {
-  return {
-    TableName: tableName,
-    BillingMode: 'PAY_PER_REQUEST',
-    KeySchema: [
-      { AttributeName: TableKeys.partition, KeyType: 'HASH' },
-      { AttributeName: TableKeys.sort, KeyType: 'RANGE' },
-    ],
-    AttributeDefinitions: [
-      { AttributeName: TableKeys.partition, AttributeType: 'S' },
-      { AttributeName: TableKeys.sort, AttributeType: 'S' },
-    ],
-  };
+  return keyedTable(tableName);
 }
 
 export {

@@ -2,16 +2,15 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { createDocumentClient } from '../aws-clients.js';
 import type { Clock } from '../clock.js';
 import { type LeasefenceConfig, readConfig } from '../config.js';
 import { type JobDefinition, JobRegistry } from '../job-definition.js';
 import { METRIC_NAMESPACE } from '../metric-names.js';
 import { PayloadStore } from '../payloads.js';
-import { WorkItemStore } from '../store/work-item-store.js';
 import { powertoolsTelemetry, type Telemetry } from '../telemetry.js';
 import type { PayloadResolver } from '../worker/load-payload.js';
 import { type MessageResult, WorkerRuntime } from '../worker/worker-runtime.js';
+import { createHandlerClients } from './clients.js';
 
 /** Options of the SQS worker handler: the job types it runs and how to reach its resources. */
 interface SqsWorkerHandlerOptions {
@@ -38,14 +37,7 @@ type SqsWorkerHandler = ((event: SQSEvent, context?: Context) => Promise<SQSBatc
  */
 function createSqsWorkerHandler(options: SqsWorkerHandlerOptions): SqsWorkerHandler {
   const config = options.config ?? readConfig();
-  const client = createDocumentClient(config.dynamodbEndpoint ? { endpoint: config.dynamodbEndpoint } : {});
-  const clock = options.clock;
-  const store = new WorkItemStore({
-    client,
-    tableName: config.jobsTable,
-    deadlineShards: config.deadlineShards,
-    ...(clock ? { clock } : {}),
-  });
+  const { client, store } = createHandlerClients(config, options.clock);
   const logger = new Logger({ serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'leasefence-worker' });
   const metrics = new Metrics({
     namespace: METRIC_NAMESPACE,

@@ -1,0 +1,28 @@
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createDocumentClient, createSqsClient } from '../aws-clients.js';
+import type { Clock } from '../clock.js';
+import type { LeasefenceConfig } from '../config.js';
+import { WorkItemStore } from '../store/work-item-store.js';
+
+/** The clients a handler builds once per container from its configuration. */
+interface HandlerClients {
+  client: DynamoDBDocumentClient;
+  sqs: SQSClient;
+  store: WorkItemStore;
+}
+
+/** Builds the DynamoDB and SQS clients and the store (local endpoints when configured, AWS otherwise). */
+function createHandlerClients(config: LeasefenceConfig, clock?: Clock): HandlerClients {
+  const client = createDocumentClient(config.dynamodbEndpoint ? { endpoint: config.dynamodbEndpoint } : {});
+  const sqs = createSqsClient(config.sqsEndpoint ? { endpoint: config.sqsEndpoint } : {});
+  const store = new WorkItemStore({
+    client,
+    tableName: config.jobsTable,
+    deadlineShards: config.deadlineShards,
+    ...(clock ? { clock } : {}),
+  });
+  return { client, sqs, store };
+}
+
+export { createHandlerClients, type HandlerClients };
