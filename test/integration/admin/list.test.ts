@@ -38,28 +38,28 @@ describe('admin API on the real engines: listing parked items', () => {
     const newest = await seed(WorkState.unknown, 'tenant-list', 0);
     await seed(WorkState.failed_terminal, 'tenant-list');
 
-    // Act: page through the cross-tenant listing two at a time, then list one tenant.
-    const page1 = await admin.call('GET', '/items', { query: { state: 'unknown', limit: '2' } });
-    const page2 = await admin.call('GET', '/items', {
-      query: { state: 'unknown', limit: '2', cursor: String(page1.body.cursor) },
-    });
-    const page3 = await admin.call('GET', '/items', {
-      query: { state: 'unknown', limit: '2', cursor: String(page2.body.cursor) },
-    });
+    // Act: page through the cross-tenant listing two at a time until no cursor is returned, then list one
+    // tenant. (A page that ends on the last item may or may not carry a cursor: DynamoDB returns one, moto not.)
+    const pages: Array<Awaited<ReturnType<typeof admin.call>>> = [];
+    let cursor: string | undefined;
+    do {
+      const page = await admin.call('GET', '/items', {
+        query: { state: 'unknown', limit: '2', ...(cursor ? { cursor } : {}) },
+      });
+      pages.push(page);
+      cursor = typeof page.body.cursor === 'string' ? page.body.cursor : undefined;
+    } while (cursor && pages.length < 5);
     const tenantOnly = await admin.call('GET', '/items', { query: { state: 'unknown', tenant: 'tenant-list' } });
     const quarantined = await admin.call('GET', '/items', { query: { state: 'quarantined', tenant: 'tenant-list' } });
 
     // Assert
-    const ids = (page: typeof page1) =>
+    const ids = (page: (typeof pages)[number]) =>
       (page.body.items as Array<{ operationId?: string }>).map((row) => row.operationId);
-    expect(page1.statusCode).toBe(200);
-    expect([...ids(page1), ...ids(page2), ...ids(page3)]).toEqual([
-      oldest.operationId,
-      second.operationId,
-      third.operationId,
-      newest.operationId,
-    ]);
-    expect(page3.body.cursor).toBeUndefined();
+    expect(pages.map((page) => page.statusCode)).toEqual(pages.map(() => 200));
+    expect(pages[0]?.body.items).toHaveLength(2);
+    expect(pages.length).toBeLessThanOrEqual(3);
+    expect(pages.flatMap(ids)).toEqual([oldest.operationId, second.operationId, third.operationId, newest.operationId]);
+    expect(pages.at(-1)?.body.cursor).toBeUndefined();
     expect(ids(tenantOnly)).toEqual([oldest.operationId, third.operationId, newest.operationId]);
     const rows = quarantined.body.items as Array<Record<string, unknown>>;
     expect(rows).toHaveLength(1);

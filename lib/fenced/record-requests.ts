@@ -1,0 +1,169 @@
+import { randomUUID } from 'node:crypto';
+import type { PutCommandInput, UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
+import { sha256Hex } from '../hashing.js';
+import { ExpressionBuilder } from '../store/expressions.js';
+import type { Claim } from '../store/work-item.js';
+import { parseInput } from '../validation.js';
+import {
+  attributeMapSchema,
+  attributePathSchema,
+  type BusinessCondition,
+  businessConditionSchema,
+  renderBusinessCondition,
+  WRITER_ATTRIBUTES,
+} from './conditions.js';
+import { type FenceRule, renderFenceCondition, writerAttributes, writerOperation } from './fence-rules.js';
+
+/** Where a protected record lives: its table and its full primary key. */
+interface RecordRef {
+  readonly tableName: string;
+  readonly key: Readonly<Record<string, unknown>>;
+}
+
+/** A change to a protected record: attributes to set and remove, the caller's condition, an optional write id. */
+interface RecordChange {
+  readonly set?: Readonly<Record<string, unknown>>;
+  readonly remove?: readonly string[];
+  /** The caller's business condition, combined (AND) with the fence condition. */
+  readonly where?: BusinessCondition;
+  /**
+   * Names one logical write of this claim. A repeated call with the same id (the caller retrying after an
+   * unclear error) is recognised as applied. Without it, only the SDK's own retries are recognised.
+   */
+  readonly writeId?: string;
+}
+
+/** What one fenced write does: update attributes in place, or replace the whole item. */
+type RecordWrite =
+  | { readonly kind: 'update'; readonly ref: RecordRef; readonly change: RecordChange }
+  | {
+      readonly kind: 'put';
+      readonly ref: RecordRef;
+      readonly item: Readonly<Record<string, unknown>>;
+      readonly where?: BusinessCondition;
+      readonly writeId?: string;
+    };
+
+/** A built request ready for sendConditional, with what classification needs afterwards. */
+interface FencedRecordRequest {
+  readonly request:
+    | ({ kind: 'put'; readKey: Record<string, unknown> } & PutCommandInput)
+    | ({ kind: 'update' } & UpdateCommandInput);
+  readonly token: string;
+  readonly operation: string;
+}
+
+const tableNameSchema = z.string().regex(/^[A-Za-z0-9_.-]{3,255}$/, 'tableName must be 3-255 chars of [A-Za-z0-9_.-]');
+const keySchema = z
+  .record(z.string().min(1), z.unknown())
+  .refine((key) => Object.keys(key).length >= 1 && Object.keys(key).length <= 2, 'key must have 1 or 2 attributes');
+const refSchema = z.strictObject({ tableName: tableNameSchema, key: keySchema });
+const writeIdSchema = z.string().min(1).max(200);
+const changeSchema = z
+  .strictObject({
+    set: attributeMapSchema(z.unknown()).optional(),
+    remove: z.array(attributePathSchema).max(50).optional(),
+    where: businessConditionSchema.optional(),
+    writeId: writeIdSchema.optional(),
+  })
+  .refine((change) => change.set === undefined || Object.keys(change.set).length <= 100, 'at most 100 attributes');
+const writeSchema = z
+  .discriminatedUnion('kind', [
+    z.strictObject({ kind: z.literal('update'), ref: refSchema, change: changeSchema }),
+    z.strictObject({
+      kind: z.literal('put'),
+      ref: refSchema,
+      item: z.record(z.string().min(1), z.unknown()),
+      where: businessConditionSchema.optional(),
+      writeId: writeIdSchema.optional(),
+    }),
+  ])
+  .superRefine((write, context) => {
+    const keyNames = Object.keys(write.ref.key);
+    const touched =
+      write.kind === 'update' ? [...Object.keys(write.change.set ?? {}), ...(write.change.remove ?? [])] : [];
+    for (const path of touched.filter((candidate) => keyNames.includes(candidate.split('.')[0] ?? ''))) {
+      context.addIssue({ code: 'custom', path: ['change'], message: `key attribute ${path} cannot be changed` });
+    }
+    const named = write.kind === 'put' ? Object.keys(write.item) : [];
+    for (const name of named.filter((candidate) => (WRITER_ATTRIBUTES as readonly string[]).includes(candidate))) {
+      context.addIssue({ code: 'custom', path: ['item', name], message: `${name} belongs to the fence` });
+    }
+  });
+const ruleSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('advance') }),
+  z.strictObject({ kind: z.literal('sequence'), seq: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER) }),
+  z.strictObject({ kind: z.literal('confirm') }),
+]);
+
+/** Validates a write and its rule; InvalidInputError names each bad field and nothing is sent. */
+function parseRecordWrite(write: unknown, rule: unknown): { write: RecordWrite; rule: FenceRule } {
+  return {
+    write: parseInput(writeSchema, write, 'fenced record write') as RecordWrite,
+    rule: parseInput(ruleSchema, rule, 'fence rule') as FenceRule,
+  };
+}
+
+/** A stable identity for one item: table plus key, independent of the key's attribute order. */
+function recordIdentity(tableName: string, key: Readonly<Record<string, unknown>>): string {
+  return `${tableName}\u0000${JSON.stringify(Object.entries(key).sort(([a], [b]) => a.localeCompare(b)))}`;
+}
+
+/** The token stored with the write: derived from the write id when given, else unique per call. */
+function writeToken(claim: Claim, ref: RecordRef, writeId: string | undefined): string {
+  if (writeId === undefined) return randomUUID();
+  const record = recordIdentity(ref.tableName, ref.key);
+  return sha256Hex(`${claim.claimId}\u0000${claim.fence}\u0000${record}\u0000${writeId}`).slice(0, 32);
+}
+
+/**
+ * THE fenced write for protected records: every class B write is built here and carries the fence
+ * condition (per `rule`) ANDed with the caller's business condition, inside the write itself. Pure
+ * apart from the random token when no write id is given.
+ */
+function buildFencedRecordWrite(claim: Claim, write: RecordWrite, rule: FenceRule): FencedRecordRequest {
+  const operation = writerOperation(claim.identity);
+  const writeId = write.kind === 'update' ? write.change.writeId : write.writeId;
+  const token = writeToken(claim, write.ref, writeId);
+  const fenceAttributes = writerAttributes(rule, claim.fence, token, operation);
+  const x = new ExpressionBuilder();
+  const where = write.kind === 'update' ? write.change.where : write.where;
+  const fenceCondition = renderFenceCondition(x, rule, claim.fence, operation);
+  const business = renderBusinessCondition(x, where);
+  const condition = business === undefined ? fenceCondition : `(${fenceCondition}) AND (${business})`;
+  if (write.kind === 'put') {
+    const request = {
+      kind: 'put' as const,
+      readKey: { ...write.ref.key },
+      TableName: write.ref.tableName,
+      Item: { ...write.item, ...write.ref.key, ...fenceAttributes },
+      ConditionExpression: condition,
+      ...x.attributes(),
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+    };
+    return { request, token, operation };
+  }
+  const update = x.update({ ...write.change.set, ...fenceAttributes }, write.change.remove ?? []);
+  const request = {
+    kind: 'update' as const,
+    TableName: write.ref.tableName,
+    Key: { ...write.ref.key },
+    UpdateExpression: update,
+    ConditionExpression: condition,
+    ...x.attributes(),
+    ReturnValues: 'ALL_NEW' as const,
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+  };
+  return { request, token, operation };
+}
+
+export {
+  buildFencedRecordWrite,
+  type FencedRecordRequest,
+  parseRecordWrite,
+  type RecordChange,
+  type RecordRef,
+  type RecordWrite,
+  recordIdentity,
+};

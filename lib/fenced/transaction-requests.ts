@@ -1,0 +1,230 @@
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
+import { InvalidInputError } from '../errors.js';
+import { sha256Hex } from '../hashing.js';
+import { ExpressionBuilder } from '../store/expressions.js';
+import { buildFencedUpdate, type HolderTransition, type TableContext } from '../store/requests.js';
+import { completeTransition, type JobOutcome, stepTransition } from '../store/transitions.js';
+import type { Claim } from '../store/work-item.js';
+import { workItemKey } from '../table.js';
+import { parseInput } from '../validation.js';
+import {
+  attributeMapSchema,
+  attributePathSchema,
+  type BusinessCondition,
+  businessConditionSchema,
+  renderBusinessCondition,
+} from './conditions.js';
+import { recordIdentity } from './record-requests.js';
+
+/** One business write of a class A transaction, to a record many operations share (no writer_epoch needed). */
+type SharedWrite =
+  | {
+      readonly kind: 'update';
+      readonly tableName: string;
+      readonly key: Readonly<Record<string, unknown>>;
+      readonly set?: Readonly<Record<string, unknown>>;
+      /** Atomic counters: `ADD attribute delta` (e.g. `{ count: -1 }`). */
+      readonly add?: Readonly<Record<string, number>>;
+      readonly remove?: readonly string[];
+      readonly where?: BusinessCondition;
+    }
+  | {
+      readonly kind: 'put';
+      readonly tableName: string;
+      readonly key: Readonly<Record<string, unknown>>;
+      readonly item: Readonly<Record<string, unknown>>;
+      readonly where?: BusinessCondition;
+    }
+  | {
+      readonly kind: 'delete';
+      readonly tableName: string;
+      readonly key: Readonly<Record<string, unknown>>;
+      readonly where?: BusinessCondition;
+    }
+  | {
+      readonly kind: 'check';
+      readonly tableName: string;
+      readonly key: Readonly<Record<string, unknown>>;
+      readonly where: BusinessCondition;
+    };
+
+/** A built transaction: item 0 is always the work item; business write i is item i + 1. */
+interface TransactionPlan {
+  readonly input: TransactWriteCommandInput & { ClientRequestToken: string };
+  readonly transition: HolderTransition;
+  readonly writes: readonly SharedWrite[];
+}
+
+/** TransactWriteItems takes at most 100 items; one is the work item. */
+const MAX_SHARED_WRITES = 99;
+/** Largest recorded step result (it lives on the work item), in bytes of JSON. */
+const MAX_STEP_RESULT_BYTES = 16 * 1024;
+
+const tableNameSchema = z.string().regex(/^[A-Za-z0-9_.-]{3,255}$/, 'tableName must be 3-255 chars of [A-Za-z0-9_.-]');
+const keySchema = z
+  .record(z.string().min(1), z.unknown())
+  .refine((key) => Object.keys(key).length >= 1 && Object.keys(key).length <= 2, 'key must have 1 or 2 attributes');
+const base = { tableName: tableNameSchema, key: keySchema };
+const sharedWriteSchema = z.discriminatedUnion('kind', [
+  z
+    .strictObject({
+      kind: z.literal('update'),
+      ...base,
+      set: attributeMapSchema(z.unknown()).optional(),
+      add: attributeMapSchema(z.number().finite()).optional(),
+      remove: z.array(attributePathSchema).optional(),
+      where: businessConditionSchema.optional(),
+    })
+    .refine(
+      (write) => Object.keys({ ...write.set, ...write.add }).length + (write.remove?.length ?? 0) > 0,
+      'an update must set, add or remove something',
+    ),
+  z.strictObject({
+    kind: z.literal('put'),
+    ...base,
+    item: z.record(z.string().min(1), z.unknown()),
+    where: businessConditionSchema.optional(),
+  }),
+  z.strictObject({ kind: z.literal('delete'), ...base, where: businessConditionSchema.optional() }),
+  z.strictObject({
+    kind: z.literal('check'),
+    ...base,
+    where: businessConditionSchema.refine((where) => Object.keys(where).length > 0, 'a check needs a condition'),
+  }),
+]);
+const stepNameSchema = z.string().regex(/^[A-Za-z0-9_:-]{1,64}$/, 'step name must be 1-64 chars of [A-Za-z0-9_:-]');
+const stepResultSchema = z
+  .unknown()
+  .refine((value) => value === undefined || (JSON.stringify(value)?.length ?? 0) <= MAX_STEP_RESULT_BYTES, {
+    message: `a step result is at most ${MAX_STEP_RESULT_BYTES} bytes of JSON`,
+  });
+
+/**
+ * Validates the business writes: shape, count, and that no item appears twice — neither two writes to one
+ * record nor a write to the work item itself (TransactWriteItems refuses both). InvalidInputError otherwise.
+ */
+function parseSharedWrites(table: TableContext, claim: Claim, writes: unknown): SharedWrite[] {
+  const valid = parseInput(z.array(sharedWriteSchema).max(MAX_SHARED_WRITES), writes, 'fenced transaction writes');
+  const seen = new Map<string, number>([[recordIdentity(table.tableName, workItemKey(claim.identity)), -1]]);
+  const issues = valid.flatMap((write, index) => {
+    const id = recordIdentity(write.tableName, write.key);
+    const earlier = seen.get(id);
+    seen.set(id, index);
+    if (earlier === undefined) return [];
+    const message =
+      earlier === -1
+        ? 'writes the work item itself, which the transaction already updates'
+        : `touches the same item as write ${earlier}; one transaction may not touch an item twice`;
+    return [{ path: `${index}`, message }];
+  });
+  if (issues.length > 0) {
+    const detail = issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ');
+    throw new InvalidInputError(`invalid fenced transaction writes: ${detail}; nothing was written`, issues);
+  }
+  return valid as SharedWrite[];
+}
+
+/** Validates a step name and result. */
+function parseStep(name: unknown, result: unknown): { name: string; result: unknown } {
+  return {
+    name: parseInput(stepNameSchema, name, 'step name'),
+    result: parseInput(stepResultSchema, result, 'step result'),
+  };
+}
+
+/** One TransactWriteItems element for a business write. Pure. */
+function sharedWriteItem(write: SharedWrite): NonNullable<TransactWriteCommandInput['TransactItems']>[number] {
+  const x = new ExpressionBuilder();
+  const condition = renderBusinessCondition(x, write.where);
+  const common = { TableName: write.tableName, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const };
+  if (write.kind === 'put') {
+    const item = { ...write.item, ...write.key };
+    return {
+      Put: { ...common, Item: item, ...(condition ? { ConditionExpression: condition } : {}), ...x.attributes() },
+    };
+  }
+  const key = { ...write.key };
+  if (write.kind === 'check')
+    return { ConditionCheck: { ...common, Key: key, ConditionExpression: condition ?? '', ...x.attributes() } };
+  if (write.kind === 'delete')
+    return {
+      Delete: { ...common, Key: key, ...(condition ? { ConditionExpression: condition } : {}), ...x.attributes() },
+    };
+  const adds = Object.entries(write.add ?? {}).map(([path, delta]) => `${x.name(path)} ${x.value(delta)}`);
+  const setRemove = x.update(write.set ?? {}, write.remove ?? []);
+  const update = [setRemove, adds.length > 0 ? `ADD ${adds.join(', ')}` : ''].filter((part) => part !== '').join(' ');
+  return {
+    Update: {
+      ...common,
+      Key: key,
+      UpdateExpression: update,
+      ...(condition ? { ConditionExpression: condition } : {}),
+      ...x.attributes(),
+    },
+  };
+}
+
+/** Idempotency token of one step of one claim: hash(identity, fence, label), 36 chars as DynamoDB allows. */
+function transactionToken(claim: Claim, label: string): string {
+  const { tenantId, operationId } = claim.identity;
+  return sha256Hex(`leasefence-tx\u0000${tenantId}\u0000${operationId}\u0000${claim.fence}\u0000${label}`).slice(0, 36);
+}
+
+/** Records step `name` done under my fence, only if no holder recorded it yet (so a re-sent step lands once). */
+function stepOnceTransition(claim: Claim, name: string, result: unknown, now: number): HolderTransition {
+  return {
+    ...stepTransition(name, result ?? null, claim, now),
+    condition: (x) => `attribute_not_exists(${x.name('steps')}.${x.name(name)})`,
+  };
+}
+
+/** Builds the transaction of a step: the work-item update (fence = mine AND claimed AND step not done) first. */
+function buildStepTransaction(
+  table: TableContext,
+  claim: Claim,
+  step: { name: string; result: unknown },
+  writes: readonly SharedWrite[],
+  now: number,
+): TransactionPlan {
+  const transition = stepOnceTransition(claim, step.name, step.result, now);
+  return plan(table, claim, transition, writes, transactionToken(claim, `step:${step.name}`));
+}
+
+/** Builds the transaction whose work-item update IS the completion (claimed ▶ succeeded under my fence). */
+function buildCompletionTransaction(
+  table: TableContext,
+  claim: Claim,
+  outcome: JobOutcome,
+  writes: readonly SharedWrite[],
+  now: number,
+): TransactionPlan {
+  return plan(table, claim, completeTransition(outcome, now), writes, transactionToken(claim, 'complete'));
+}
+
+function plan(
+  table: TableContext,
+  claim: Claim,
+  transition: HolderTransition,
+  writes: readonly SharedWrite[],
+  token: string,
+): TransactionPlan {
+  const fenced = buildFencedUpdate(table, claim, transition);
+  const update = { ...fenced, Key: workItemKey(claim.identity), UpdateExpression: fenced.UpdateExpression ?? '' };
+  return {
+    input: { ClientRequestToken: token, TransactItems: [{ Update: update }, ...writes.map(sharedWriteItem)] },
+    transition,
+    writes,
+  };
+}
+
+export {
+  buildCompletionTransaction,
+  buildStepTransaction,
+  MAX_SHARED_WRITES,
+  parseSharedWrites,
+  parseStep,
+  type SharedWrite,
+  type TransactionPlan,
+  transactionToken,
+};

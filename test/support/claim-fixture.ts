@@ -1,0 +1,33 @@
+import { type Claim, claimFromItem, type WorkItem } from '../../lib/store/work-item.js';
+
+/** A claimed work item in memory (unit tests of request builders need a Claim without a table). */
+function claimedItem(overrides: Partial<WorkItem> = {}): WorkItem {
+  return {
+    pk: 't1',
+    sk: 'op#settle-m_4471',
+    kind: 'work',
+    tenantId: 't1',
+    operationId: 'settle-m_4471',
+    jobType: 'settlement',
+    payloadHash: 'a'.repeat(64),
+    payloadRef: 'ref-1',
+    state: 'claimed',
+    fence: 3,
+    attempts: 1,
+    maxAttempts: 3,
+    leaseOwner: 'worker-a',
+    claimId: 'claim-a',
+    leaseExpiresAt: 1_000,
+    steps: {},
+    createdAt: 0,
+    updatedAt: 0,
+    ...overrides,
+  };
+}
+
+/** The Claim such an item represents. */
+function claimFixture(overrides: Partial<WorkItem> = {}): Claim {
+  return claimFromItem(claimedItem(overrides), false);
+}
+
+export { claimedItem, claimFixture };
