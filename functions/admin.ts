@@ -6,6 +6,7 @@ import { readConfig } from '../lib/config.js';
 import { ConfigurationError } from '../lib/errors.js';
 import { hashIdentifier } from '../lib/hashing.js';
 import { createHandlerClients } from '../lib/lambda/clients.js';
+import { serviceName } from '../lib/metric-names.js';
 
 /**
  * The admin Lambda behind a Function URL with AWS_IAM auth. The actor is the IAM caller the URL
@@ -13,7 +14,7 @@ import { createHandlerClients } from '../lib/lambda/clients.js';
  * once per container; logs carry hashed identifiers only, never bodies.
  */
 
-const logger = new Logger({ serviceName: 'leasefence-admin' });
+const logger = new Logger({ serviceName: serviceName() });
 
 let deps: AdminDeps | undefined;
 

@@ -5,7 +5,7 @@ import type { ScheduledEvent } from 'aws-lambda';
 import { readConfig } from '../lib/config.js';
 import { ConfigurationError } from '../lib/errors.js';
 import { createHandlerClients } from '../lib/lambda/clients.js';
-import { METRIC_NAMESPACE, MetricName } from '../lib/metric-names.js';
+import { METRIC_NAMESPACE, MetricName, serviceName } from '../lib/metric-names.js';
 import type { WorkItemStore } from '../lib/store/work-item-store.js';
 import { type SweepCursor, type SweepSummary, sweep } from '../lib/sweeper.js';
 
@@ -15,8 +15,8 @@ import { type SweepCursor, type SweepSummary, sweep } from '../lib/sweeper.js';
  * (a cold start begins again at shard 0, which loses nothing: the index is the truth).
  */
 
-const logger = new Logger({ serviceName: 'leasefence-sweeper' });
-const metrics = new Metrics({ namespace: METRIC_NAMESPACE, serviceName: 'leasefence-sweeper' });
+const logger = new Logger({ serviceName: serviceName() });
+const metrics = new Metrics({ namespace: METRIC_NAMESPACE, serviceName: serviceName() });
 
 interface SweeperContainer {
   store: WorkItemStore;

@@ -36,4 +36,12 @@ const METRIC_SERVICE_DIMENSION = 'service';
 /** One of the metric names above. */
 type MetricName = (typeof MetricName)[keyof typeof MetricName];
 
-export { METRIC_NAMESPACE, METRIC_SERVICE_DIMENSION, MetricName };
+/**
+ * The `service` dimension every handler emits under: POWERTOOLS_SERVICE_NAME, set by the construct on all
+ * three functions, so the alarms (which filter on it) see the worker's and the sweeper's metrics alike.
+ */
+function serviceName(env: NodeJS.ProcessEnv = process.env): string {
+  return env.POWERTOOLS_SERVICE_NAME ?? 'leasefence';
+}
+
+export { METRIC_NAMESPACE, METRIC_SERVICE_DIMENSION, MetricName, serviceName };

@@ -5,7 +5,7 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import type { Clock } from '../clock.js';
 import { type LeasefenceConfig, readConfig } from '../config.js';
 import { type JobDefinition, JobRegistry } from '../job-definition.js';
-import { METRIC_NAMESPACE } from '../metric-names.js';
+import { METRIC_NAMESPACE, serviceName } from '../metric-names.js';
 import { PayloadStore } from '../payloads.js';
 import { powertoolsTelemetry, type Telemetry } from '../telemetry.js';
 import type { PayloadResolver } from '../worker/load-payload.js';
@@ -38,10 +38,10 @@ type SqsWorkerHandler = ((event: SQSEvent, context?: Context) => Promise<SQSBatc
 function createSqsWorkerHandler(options: SqsWorkerHandlerOptions): SqsWorkerHandler {
   const config = options.config ?? readConfig();
   const { client, store } = createHandlerClients(config, options.clock);
-  const logger = new Logger({ serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'leasefence-worker' });
+  const logger = new Logger({ serviceName: serviceName() });
   const metrics = new Metrics({
     namespace: METRIC_NAMESPACE,
-    serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'leasefence-worker',
+    serviceName: serviceName(),
   });
   const runtime = new WorkerRuntime({
     store,

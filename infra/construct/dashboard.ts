@@ -1,0 +1,81 @@
+import { Duration } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { MetricName } from '../../lib/metric-names.js';
+import { leasefenceMetric } from './alarms.js';
+
+/** What the dashboard shows. */
+interface JobDashboardProps {
+  serviceName: string;
+  dashboardName?: string;
+  queue: sqs.IQueue;
+  deadLetterQueue: sqs.IQueue;
+  functions: { worker: lambda.IFunction; sweeper: lambda.IFunction; admin: lambda.IFunction };
+  alarms: cloudwatch.IAlarm[];
+}
+
+const WIDTH = 8;
+const HEIGHT = 6;
+
+/** One dashboard: alarm states, outcomes, safety signals, sweeper, queues, functions. */
+class JobDashboard extends Construct {
+  /** The CloudWatch dashboard. */
+  readonly dashboard: cloudwatch.Dashboard;
+
+  constructor(scope: Construct, id: string, props: JobDashboardProps) {
+    super(scope, id);
+    const sum = (name: MetricName) => leasefenceMetric(props.serviceName, name, 'Sum');
+    const graph = (title: string, left: cloudwatch.IMetric[], right: cloudwatch.IMetric[] = []) =>
+      new cloudwatch.GraphWidget({ title, left, right, width: WIDTH, height: HEIGHT });
+    const perFunction = (metric: (fn: lambda.IFunction) => cloudwatch.Metric) =>
+      Object.values(props.functions).map((fn) => metric(fn));
+    this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
+      ...(props.dashboardName ? { dashboardName: props.dashboardName } : {}),
+      defaultInterval: Duration.hours(3),
+    });
+    this.dashboard.addWidgets(
+      new cloudwatch.AlarmStatusWidget({ title: 'leasefence alarms', alarms: props.alarms, width: 24, height: 3 }),
+    );
+    this.dashboard.addWidgets(
+      graph(
+        'Outcomes',
+        [MetricName.Claims, MetricName.Succeeded, MetricName.FailedTerminal, MetricName.RetryScheduled].map(sum),
+        [MetricName.Unknown, MetricName.Quarantined].map(sum),
+      ),
+      graph(
+        'Leases and fences',
+        [MetricName.Takeovers, MetricName.OwnershipLost, MetricName.StaleFenceRejected].map(sum),
+        [sum(MetricName.HeartbeatSkippedNoProgress)],
+      ),
+      graph('Sweeper', [MetricName.SweptToUnknown, MetricName.Resignalled].map(sum), [
+        leasefenceMetric(props.serviceName, MetricName.OldestUnknownAgeSeconds, 'Maximum'),
+      ]),
+    );
+    this.dashboard.addWidgets(
+      graph(
+        'Queues',
+        [
+          props.queue.metricApproximateNumberOfMessagesVisible({ label: 'jobs visible', statistic: 'Maximum' }),
+          props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+            label: 'DLQ visible',
+            statistic: 'Maximum',
+          }),
+        ],
+        [props.queue.metricApproximateAgeOfOldestMessage({ label: 'oldest job message (s)', statistic: 'Maximum' })],
+      ),
+      graph(
+        'Function errors and throttles',
+        perFunction((fn) => fn.metricErrors({ statistic: 'Sum' })),
+        perFunction((fn) => fn.metricThrottles({ statistic: 'Sum' })),
+      ),
+      graph(
+        'Function duration p99 (ms)',
+        perFunction((fn) => fn.metricDuration({ statistic: 'p99' })),
+      ),
+    );
+  }
+}
+
+export { JobDashboard, type JobDashboardProps };

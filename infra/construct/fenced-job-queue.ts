@@ -1,0 +1,194 @@
+import { Duration } from 'aws-cdk-lib';
+import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
+import type * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { EnvironmentVariable } from '../../lib/config.js';
+import { METRIC_NAMESPACE } from '../../lib/metric-names.js';
+import { type AlarmThresholds, JobAlarms } from './alarms.js';
+import { JobDashboard } from './dashboard.js';
+import { createLeasefenceFunction, PackagedEntry } from './functions.js';
+import {
+  adminStatements,
+  grantAll,
+  type LeasefenceResources,
+  producerStatements,
+  sweeperStatements,
+  workerRecordStatement,
+  workerStatements,
+} from './permissions.js';
+import { type FencedJobQueueProps, resolveProps } from './props.js';
+import { createQueues } from './queues.js';
+import { createTables } from './tables.js';
+import { grantTenantScopedAccess, type TenantAccessOptions, type TenantScope } from './tenant-access.js';
+
+/**
+ * Fenced background jobs in your stack: jobs + payloads tables, jobs queue + DLQ, worker (SQS, partial
+ * batch responses), sweeper (schedule), admin (Function URL, AWS_IAM), dashboard and alarms. Each function
+ * gets only the actions it uses; tables are retained and deletion-protected by default.
+ * @example
+ * const jobs = new FencedJobQueue(this, 'Jobs', { workerEntry: 'src/jobs/worker.ts', alarmTopic });
+ * jobs.grantSendJobs(apiFunction);
+ * jobs.grantWorkerRecordAccess(accountsTable);
+ */
+class FencedJobQueue extends Construct {
+  /** Work items, quarantine and audit records. */
+  readonly jobsTable: dynamodb.Table;
+  /** Inline payload bodies (TTL, erasable). */
+  readonly payloadsTable: dynamodb.Table;
+  /** Wake-up messages for the worker. */
+  readonly queue: sqs.Queue;
+  /** Messages received maxReceiveCount times. */
+  readonly deadLetterQueue: sqs.Queue;
+  /** Runs jobs from the queue. */
+  readonly worker: NodejsFunction;
+  /** Re-signals expired leases and due retries, parks exhausted ones as unknown. */
+  readonly sweeper: NodejsFunction;
+  /** Operator API behind an AWS_IAM Function URL. */
+  readonly admin: NodejsFunction;
+  /** The admin Function URL (callers need lambda:InvokeFunctionUrl, see grantAdminInvoke). */
+  readonly adminUrl: lambda.FunctionUrl;
+  /** The six alarms by key. */
+  readonly alarms: Record<keyof AlarmThresholds, cloudwatch.Alarm>;
+  /** The operations dashboard. */
+  readonly dashboard: cloudwatch.Dashboard;
+
+  constructor(scope: Construct, id: string, props: FencedJobQueueProps = {}) {
+    super(scope, id);
+    const config = resolveProps(props);
+    const { jobs, payloads } = createTables(this, {
+      removalPolicy: config.removalPolicy,
+      deletionProtection: config.deletionProtection,
+    });
+    this.jobsTable = jobs;
+    this.payloadsTable = payloads;
+    const { queue, deadLetterQueue } = createQueues(this, {
+      workerTimeout: config.workerTimeout,
+      maxBatchingWindow: config.maxBatchingWindow,
+      maxReceiveCount: config.maxReceiveCount,
+      removalPolicy: config.removalPolicy,
+      ...(config.queueVisibilityTimeout ? { visibilityTimeout: config.queueVisibilityTimeout } : {}),
+    });
+    this.queue = queue;
+    this.deadLetterQueue = deadLetterQueue;
+    const resources = this.resources();
+    const environment = {
+      [EnvironmentVariable.jobsTable]: jobs.tableName,
+      [EnvironmentVariable.payloadsTable]: payloads.tableName,
+      [EnvironmentVariable.queueUrl]: queue.queueUrl,
+      [EnvironmentVariable.deadLetterQueueUrl]: deadLetterQueue.queueUrl,
+      [EnvironmentVariable.deadlineShards]: String(config.deadlineShards),
+      [EnvironmentVariable.payloadRetentionDays]: String(config.payloadRetention.toDays()),
+      POWERTOOLS_SERVICE_NAME: config.serviceName,
+      POWERTOOLS_METRICS_NAMESPACE: METRIC_NAMESPACE,
+    };
+    const clashes = Object.keys(config.workerEnvironment).filter((name) => Object.hasOwn(environment, name));
+    if (clashes.length > 0) throw new Error(`workerEnvironment may not override ${clashes.join(', ')}`);
+    const common = {
+      runtime: config.runtime,
+      bundleAwsSdk: config.bundleAwsSdk,
+      logRetention: config.logRetention,
+      removalPolicy: config.removalPolicy,
+    };
+
+    const worker = createLeasefenceFunction(this, 'Worker', {
+      ...common,
+      entry: config.workerEntry ?? PackagedEntry.worker,
+      ...(config.depsLockFilePath ? { depsLockFilePath: config.depsLockFilePath } : {}),
+      ...(config.projectRoot ? { projectRoot: config.projectRoot } : {}),
+      description: 'leasefence worker: claims and runs jobs from the jobs queue',
+      timeout: config.workerTimeout,
+      memorySize: config.workerMemorySize,
+      environment: { ...config.workerEnvironment, ...environment },
+    });
+    grantAll(worker.role, workerStatements(resources));
+    worker.fn.addEventSourceMapping('JobsQueue', {
+      eventSourceArn: queue.queueArn,
+      batchSize: config.batchSize,
+      maxBatchingWindow: config.maxBatchingWindow,
+      maxConcurrency: config.maxConcurrency,
+      reportBatchItemFailures: true,
+    });
+
+    const sweeper = createLeasefenceFunction(this, 'Sweeper', {
+      ...common,
+      entry: config.sweeperEntry ?? PackagedEntry.sweeper,
+      description: 'leasefence sweeper: expired leases, due retries, lost wake-ups',
+      timeout: Duration.seconds(60),
+      memorySize: 256,
+      environment,
+    });
+    grantAll(sweeper.role, sweeperStatements(resources));
+    new events.Rule(this, 'SweeperSchedule', {
+      description: 'Runs the leasefence sweeper',
+      schedule: config.sweeperSchedule,
+      targets: [new targets.LambdaFunction(sweeper.fn, { retryAttempts: 0, maxEventAge: Duration.minutes(1) })],
+    });
+
+    const admin = createLeasefenceFunction(this, 'Admin', {
+      ...common,
+      entry: config.adminEntry ?? PackagedEntry.admin,
+      description: 'leasefence admin: list, show, resolve, retry, cancel, erase, redrive',
+      timeout: Duration.seconds(30),
+      memorySize: 256,
+      environment,
+    });
+    grantAll(admin.role, adminStatements(resources));
+    this.adminUrl = admin.fn.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.AWS_IAM });
+
+    this.worker = worker.fn;
+    this.sweeper = sweeper.fn;
+    this.admin = admin.fn;
+    const alarms = new JobAlarms(this, 'Alarms', {
+      serviceName: config.serviceName,
+      deadLetterQueue,
+      ...(config.alarmThresholds ? { thresholds: config.alarmThresholds } : {}),
+      ...(config.alarmTopic ? { alarmTopic: config.alarmTopic } : {}),
+    });
+    this.alarms = alarms.alarms;
+    this.dashboard = new JobDashboard(this, 'Monitoring', {
+      serviceName: config.serviceName,
+      ...(config.dashboardName ? { dashboardName: config.dashboardName } : {}),
+      queue,
+      deadLetterQueue,
+      functions: { worker: this.worker, sweeper: this.sweeper, admin: this.admin },
+      alarms: Object.values(alarms.alarms),
+    }).dashboard;
+  }
+
+  /** Lets a producer store inline payloads and send jobs (PutItem on payloads, SendMessage on the queue). */
+  grantSendJobs(grantee: iam.IGrantable): void {
+    for (const entry of producerStatements(this.resources())) grantee.grantPrincipal.addToPrincipalPolicy(entry);
+  }
+
+  /** Lets the worker fence writes on your record tables (Get/Put/Update/ConditionCheck; never DeleteItem). */
+  grantWorkerRecordAccess(...tables: dynamodb.ITable[]): void {
+    if (tables.length > 0) this.worker.addToRolePolicy(workerRecordStatement(tables));
+  }
+
+  /** Lets an operator call the admin Function URL (lambda:InvokeFunctionUrl + InvokeFunction via URL only). */
+  grantAdminInvoke(grantee: iam.IGrantable): iam.Grant {
+    return this.admin.grantInvokeUrl(grantee);
+  }
+
+  /** Confines a principal to its own tenant's items (dynamodb:LeadingKeys), see grantTenantScopedAccess. */
+  grantTenantScopedAccess(grantee: iam.IGrantable, scope: TenantScope, options?: TenantAccessOptions): iam.Grant[] {
+    return grantTenantScopedAccess(grantee, this.resources(), scope, options);
+  }
+
+  private resources(): LeasefenceResources {
+    return {
+      jobsTable: this.jobsTable,
+      payloadsTable: this.payloadsTable,
+      queue: this.queue,
+      deadLetterQueue: this.deadLetterQueue,
+    };
+  }
+}
+
+export { FencedJobQueue };

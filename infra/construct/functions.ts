@@ -1,0 +1,138 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { type Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+
+/** Root of this package (holds functions/, lib/ and, in a checkout, package-lock.json). */
+const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** The handlers shipped with the package; the worker one runs the example jobs. */
+const PackagedEntry = {
+  worker: fileURLToPath(new URL('../../functions/worker.ts', import.meta.url)),
+  sweeper: fileURLToPath(new URL('../../functions/sweeper.ts', import.meta.url)),
+  admin: fileURLToPath(new URL('../../functions/admin.ts', import.meta.url)),
+} as const;
+
+/** ESM needs `require` for the few CommonJS dependencies that call it at runtime. */
+const ESM_REQUIRE_BANNER =
+  "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
+
+/** Where and how to bundle an entry (defaults: this package's lock file when present, else the nearest one). */
+interface BundleLocation {
+  entry: string;
+  depsLockFilePath?: string;
+  projectRoot?: string;
+}
+
+/** One leasefence function: entry, sizing, environment, logs. */
+interface LeasefenceFunctionOptions extends BundleLocation {
+  description: string;
+  runtime: lambda.Runtime;
+  timeout: Duration;
+  memorySize: number;
+  environment: Record<string, string>;
+  logRetention: logs.RetentionDays;
+  removalPolicy: RemovalPolicy;
+  /** Bundle the AWS SDK (pinned to the lock file) instead of using the one in the Lambda runtime. */
+  bundleAwsSdk: boolean;
+}
+
+/** A function with its own role (no managed policies) and its own log group. */
+interface LeasefenceFunction {
+  fn: NodejsFunction;
+  role: iam.Role;
+  logGroup: logs.LogGroup;
+}
+
+function defaultLockFile(location: BundleLocation): { depsLockFilePath?: string; projectRoot?: string } {
+  if (location.depsLockFilePath || location.projectRoot) {
+    return {
+      ...(location.depsLockFilePath ? { depsLockFilePath: location.depsLockFilePath } : {}),
+      ...(location.projectRoot ? { projectRoot: location.projectRoot } : {}),
+    };
+  }
+  const ownLock = `${PACKAGE_ROOT}package-lock.json`;
+  return location.entry.startsWith(PACKAGE_ROOT) && existsSync(ownLock)
+    ? { depsLockFilePath: ownLock, projectRoot: PACKAGE_ROOT }
+    : {};
+}
+
+/**
+ * A Node.js function bundled locally by esbuild (no Docker): arm64, ESM, minified with names kept (error
+ * classes name themselves), source maps, by default the AWS SDK bundled at the version the tests ran.
+ * The role starts empty; the caller adds exactly the statements the function needs.
+ */
+function createLeasefenceFunction(
+  scope: Construct,
+  id: string,
+  options: LeasefenceFunctionOptions,
+): LeasefenceFunction {
+  const logGroup = new logs.LogGroup(scope, `${id}Logs`, {
+    retention: options.logRetention,
+    removalPolicy: options.removalPolicy,
+  });
+  const role = new iam.Role(scope, `${id}Role`, {
+    assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+    description: `leasefence ${id}: least-privilege execution role`,
+  });
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      sid: 'WriteOwnLogs',
+      actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+      resources: [logGroup.logGroupArn],
+    }),
+  );
+  const fn = new NodejsFunction(scope, id, {
+    entry: options.entry,
+    ...defaultLockFile(options),
+    handler: 'handler',
+    description: options.description,
+    runtime: options.runtime,
+    architecture: lambda.Architecture.ARM_64,
+    timeout: options.timeout,
+    memorySize: options.memorySize,
+    role,
+    logGroup,
+    environment: { NODE_OPTIONS: '--enable-source-maps', ...options.environment },
+    bundling: {
+      format: OutputFormat.ESM,
+      mainFields: ['module', 'main'],
+      banner: ESM_REQUIRE_BANNER,
+      minify: true,
+      keepNames: true,
+      sourceMap: true,
+      sourcesContent: false,
+      externalModules: options.bundleAwsSdk ? [] : ['@aws-sdk/*', '@smithy/*'],
+      logLevel: LogLevel.WARNING,
+      forceDockerBundling: false,
+    },
+  });
+  if (options.runtime.name !== latestNodeRuntime().name) {
+    Validations.of(fn).acknowledge({
+      id: 'AwsSolutions-L1',
+      reason: `Pinned to ${options.runtime.name}, the Node.js line leasefence is built and tested for; pass the runtime prop to move on.`,
+    });
+  }
+  return { fn, role, logGroup };
+}
+
+/** The newest Node.js runtime this aws-cdk-lib knows (what cdk-nag's AwsSolutions-L1 compares against). */
+function latestNodeRuntime(): lambda.Runtime {
+  const version = (runtime: lambda.Runtime) => Number(/^nodejs(\d+)/.exec(runtime.name)?.[1] ?? 0);
+  return lambda.Runtime.ALL.filter((runtime) => version(runtime) > 0).reduce((a, b) =>
+    version(b) > version(a) ? b : a,
+  );
+}
+
+export {
+  type BundleLocation,
+  createLeasefenceFunction,
+  type LeasefenceFunction,
+  type LeasefenceFunctionOptions,
+  PACKAGE_ROOT,
+  PackagedEntry,
+};

@@ -1,0 +1,14 @@
+/** The reusable CDK construct of leasefence and its helpers. */
+export { type AlarmThresholds, DEFAULT_ALARM_THRESHOLDS } from './alarms.js';
+export { FencedJobQueue } from './fenced-job-queue.js';
+export { PackagedEntry } from './functions.js';
+export { type FencedJobQueueProps, resolveProps } from './props.js';
+export { minimumVisibilityTimeout } from './queues.js';
+export { indexArn, tableFromDefinition } from './tables.js';
+export {
+  grantTenantScopedAccess,
+  TENANT_SCOPABLE_ACTIONS,
+  type TenantAccessOptions,
+  type TenantScope,
+  type TenantScopedAction,
+} from './tenant-access.js';

@@ -1,0 +1,130 @@
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { AUDIT_PARTITION, JobsIndex } from '../../lib/table.js';
+import { indexArn } from './tables.js';
+
+/** The resources a leasefence function may be granted access to. */
+interface LeasefenceResources {
+  jobsTable: dynamodb.ITable;
+  payloadsTable: dynamodb.ITable;
+  queue: sqs.IQueue;
+  deadLetterQueue: sqs.IQueue;
+}
+
+/** Item-level actions a worker may use on a record table it fences (class A transactions, class B writes). */
+const WORKER_RECORD_ACTIONS = [
+  'dynamodb:GetItem',
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:ConditionCheckItem',
+] as const;
+
+function statement(sid: string, actions: readonly string[], resources: string[]): iam.PolicyStatement {
+  return new iam.PolicyStatement({ sid, effect: iam.Effect.ALLOW, actions: [...actions], resources });
+}
+
+/**
+ * Worker: claim/heartbeat/complete and quarantine records on the jobs table (no DeleteItem, no Query),
+ * read payload bodies, consume the jobs queue. It sends nothing and never touches the DLQ.
+ */
+function workerStatements(resources: LeasefenceResources): iam.PolicyStatement[] {
+  return [
+    statement('WorkItems', WORKER_RECORD_ACTIONS, [resources.jobsTable.tableArn]),
+    statement('ReadPayloads', ['dynamodb:GetItem'], [resources.payloadsTable.tableArn]),
+    statement(
+      'ConsumeJobsQueue',
+      ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueAttributes'],
+      [resources.queue.queueArn],
+    ),
+  ];
+}
+
+/**
+ * Sweeper: Query the deadline index (expired leases, due retries, lost wake-ups) and the parked-by-state
+ * index (age of the oldest unknown item), conditional updates of work items, re-signal on the jobs queue.
+ * It has no access to the payloads table and no DeleteItem/PutItem.
+ */
+function sweeperStatements(resources: LeasefenceResources): iam.PolicyStatement[] {
+  return [
+    statement(
+      'QueryDeadlineAndParkedIndexes',
+      ['dynamodb:Query'],
+      [
+        indexArn(resources.jobsTable, JobsIndex.byDeadline.name),
+        indexArn(resources.jobsTable, JobsIndex.parkedByState.name),
+      ],
+    ),
+    statement('SweepWorkItems', ['dynamodb:GetItem', 'dynamodb:UpdateItem'], [resources.jobsTable.tableArn]),
+    statement('ResignalJobs', ['sqs:SendMessage'], [resources.queue.queueArn]),
+  ];
+}
+
+/**
+ * Admin: list parked items (both parked indexes), show/resolve/retry/cancel work items, write and list audit
+ * records (base-table Query confined to the audit partition), erase payload bodies, redrive the DLQ
+ * (receive + delete there, send to the jobs queue only).
+ */
+function adminStatements(resources: LeasefenceResources): iam.PolicyStatement[] {
+  return [
+    new iam.PolicyStatement({
+      sid: 'ListAuditRecords',
+      actions: ['dynamodb:Query'],
+      resources: [resources.jobsTable.tableArn],
+      conditions: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [AUDIT_PARTITION] } },
+    }),
+    statement(
+      'QueryParkedIndexes',
+      ['dynamodb:Query'],
+      [
+        indexArn(resources.jobsTable, JobsIndex.parkedByState.name),
+        indexArn(resources.jobsTable, JobsIndex.parkedByTenant.name),
+      ],
+    ),
+    statement(
+      'OperateWorkItems',
+      ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+      [resources.jobsTable.tableArn],
+    ),
+    statement('ErasePayloads', ['dynamodb:Query', 'dynamodb:DeleteItem'], [resources.payloadsTable.tableArn]),
+    statement(
+      'DrainDeadLetterQueue',
+      ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'],
+      [resources.deadLetterQueue.queueArn],
+    ),
+    statement('RedriveToJobsQueue', ['sqs:SendMessage'], [resources.queue.queueArn]),
+  ];
+}
+
+/** Adds every statement to the role's policy. */
+function grantAll(role: iam.IRole, statements: iam.PolicyStatement[]): void {
+  for (const entry of statements) role.addToPrincipalPolicy(entry);
+}
+
+/** Statement letting a worker fence writes on the user's own record tables (never DeleteItem). */
+function workerRecordStatement(tables: dynamodb.ITable[]): iam.PolicyStatement {
+  return new iam.PolicyStatement({
+    effect: iam.Effect.ALLOW,
+    actions: [...WORKER_RECORD_ACTIONS],
+    resources: tables.map((table) => table.tableArn),
+  });
+}
+
+/** Statement a producer needs: store inline payload bodies and send wake-up messages. */
+function producerStatements(resources: LeasefenceResources): iam.PolicyStatement[] {
+  return [
+    new iam.PolicyStatement({ actions: ['dynamodb:PutItem'], resources: [resources.payloadsTable.tableArn] }),
+    new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [resources.queue.queueArn] }),
+  ];
+}
+
+export {
+  adminStatements,
+  grantAll,
+  type LeasefenceResources,
+  producerStatements,
+  sweeperStatements,
+  WORKER_RECORD_ACTIONS,
+  workerRecordStatement,
+  workerStatements,
+};

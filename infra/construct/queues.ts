@@ -1,0 +1,55 @@
+import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+
+/** How the jobs queue relates to the worker that consumes it. */
+interface QueueOptions {
+  workerTimeout: Duration;
+  maxBatchingWindow: Duration;
+  maxReceiveCount: number;
+  /** Explicit visibility timeout; must not be below the recommended minimum. */
+  visibilityTimeout?: Duration;
+  removalPolicy: RemovalPolicy;
+}
+
+/** AWS guidance for SQS event sources: visibility ≥ 6 × function timeout + the batching window. */
+function minimumVisibilityTimeout(workerTimeout: Duration, maxBatchingWindow: Duration): Duration {
+  return Duration.seconds(6 * workerTimeout.toSeconds() + maxBatchingWindow.toSeconds());
+}
+
+/**
+ * The jobs queue (wake-up signals only; the work row is the truth) and its DLQ: SSE (SQS-managed),
+ * TLS-only policies, redrive after maxReceiveCount, visibility timeout ≥ 6 × worker timeout.
+ */
+function createQueues(scope: Construct, options: QueueOptions): { queue: sqs.Queue; deadLetterQueue: sqs.Queue } {
+  if (!Number.isInteger(options.maxReceiveCount) || options.maxReceiveCount < 1 || options.maxReceiveCount > 1000) {
+    throw new Error(`maxReceiveCount must be an integer in 1..1000, got ${options.maxReceiveCount}`);
+  }
+  const minimum = minimumVisibilityTimeout(options.workerTimeout, options.maxBatchingWindow);
+  const visibilityTimeout = options.visibilityTimeout ?? minimum;
+  if (visibilityTimeout.toSeconds() < minimum.toSeconds()) {
+    throw new Error(
+      `visibilityTimeout ${visibilityTimeout.toSeconds()}s is below 6 x worker timeout + batching window (${minimum.toSeconds()}s)`,
+    );
+  }
+  if (visibilityTimeout.toSeconds() > 43_200) {
+    throw new Error(`visibilityTimeout ${visibilityTimeout.toSeconds()}s exceeds the SQS maximum of 12 hours`);
+  }
+  const deadLetterQueue = new sqs.Queue(scope, 'DeadLetterQueue', {
+    encryption: sqs.QueueEncryption.SQS_MANAGED,
+    enforceSSL: true,
+    retentionPeriod: Duration.days(14),
+    removalPolicy: options.removalPolicy,
+  });
+  const queue = new sqs.Queue(scope, 'JobsQueue', {
+    encryption: sqs.QueueEncryption.SQS_MANAGED,
+    enforceSSL: true,
+    visibilityTimeout,
+    retentionPeriod: Duration.days(4),
+    deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: options.maxReceiveCount },
+    removalPolicy: options.removalPolicy,
+  });
+  return { queue, deadLetterQueue };
+}
+
+export { createQueues, minimumVisibilityTimeout, type QueueOptions };

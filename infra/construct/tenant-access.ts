@@ -1,0 +1,91 @@
+import { Token } from 'aws-cdk-lib';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { tenantIdSchema } from '../../lib/identity.js';
+
+/** Which tenant a principal is confined to: a fixed tenant id, or the value of one of its principal tags. */
+type TenantScope = { tenantId: string } | { principalTag: string };
+
+/**
+ * Item actions that always carry a partition key, so `dynamodb:LeadingKeys` is always present. Scan and the
+ * batch/PartiQL actions are excluded on purpose: `ForAllValues` is vacuously true when the key is absent.
+ */
+const TENANT_SCOPABLE_ACTIONS = [
+  'dynamodb:GetItem',
+  'dynamodb:Query',
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:ConditionCheckItem',
+] as const;
+
+/** One of the actions above. */
+type TenantScopedAction = (typeof TENANT_SCOPABLE_ACTIONS)[number];
+
+/** What to grant on each table; defaults: read own work items, store and read own payload bodies. */
+interface TenantAccessOptions {
+  jobsTableActions?: TenantScopedAction[];
+  payloadsTableActions?: TenantScopedAction[];
+}
+
+const DEFAULT_JOBS_ACTIONS: TenantScopedAction[] = ['dynamodb:GetItem', 'dynamodb:Query'];
+const DEFAULT_PAYLOADS_ACTIONS: TenantScopedAction[] = ['dynamodb:GetItem', 'dynamodb:PutItem'];
+
+/** The partition-key value a scope allows: the literal tenant id (validated) or a principal-tag variable. */
+function leadingKey(scope: TenantScope): string {
+  if ('tenantId' in scope) {
+    if (!Token.isUnresolved(scope.tenantId)) tenantIdSchema.parse(scope.tenantId);
+    return scope.tenantId;
+  }
+  if (!/^[\w.:/=+\-@]{1,128}$/.test(scope.principalTag)) throw new Error(`invalid tag key ${scope.principalTag}`);
+  return `\${aws:PrincipalTag/${scope.principalTag}}`;
+}
+
+function checkActions(actions: TenantScopedAction[]): void {
+  for (const action of actions) {
+    if (!(TENANT_SCOPABLE_ACTIONS as readonly string[]).includes(action)) {
+      throw new Error(`${action} cannot be confined to one tenant by dynamodb:LeadingKeys`);
+    }
+  }
+}
+
+/**
+ * Grants a tenant-scoped principal access to its own tenant's items only: every statement carries
+ * `ForAllValues:StringEquals { dynamodb:LeadingKeys: [tenant] }`, and the partition key of work items and
+ * payloads is the tenant id (lib/table.ts workItemKey/payloadKey). Base tables only: index partition keys
+ * are not tenant ids, so index queries are never granted here.
+ * @example
+ * grantTenantScopedAccess(acmeRole, { jobsTable, payloadsTable }, { tenantId: 'acme' });
+ * grantTenantScopedAccess(producerRole, { jobsTable, payloadsTable }, { principalTag: 'tenant' });
+ */
+function grantTenantScopedAccess(
+  grantee: iam.IGrantable,
+  tables: { jobsTable: dynamodb.ITable; payloadsTable: dynamodb.ITable },
+  scope: TenantScope,
+  options: TenantAccessOptions = {},
+): iam.Grant[] {
+  const key = leadingKey(scope);
+  const conditions = { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [key] } };
+  const plan: Array<[dynamodb.ITable, TenantScopedAction[]]> = [
+    [tables.jobsTable, options.jobsTableActions ?? DEFAULT_JOBS_ACTIONS],
+    [tables.payloadsTable, options.payloadsTableActions ?? DEFAULT_PAYLOADS_ACTIONS],
+  ];
+  return plan
+    .filter(([, actions]) => actions.length > 0)
+    .map(([table, actions]) => {
+      checkActions(actions);
+      return iam.Grant.addToPrincipal({
+        grantee,
+        actions: [...actions],
+        resourceArns: [table.tableArn],
+        conditions,
+      });
+    });
+}
+
+export {
+  grantTenantScopedAccess,
+  TENANT_SCOPABLE_ACTIONS,
+  type TenantAccessOptions,
+  type TenantScope,
+  type TenantScopedAction,
+};

@@ -1,0 +1,180 @@
+import { App, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { FencedJobQueue, type FencedJobQueueProps, type TenantScopedAction } from '../../infra/construct/index.js';
+import { cdkJsonContext } from '../../infra/synth.js';
+import { EnvironmentVariable } from '../../lib/config.js';
+import {
+  permissionLines,
+  permissionsOfFunction,
+  permissionsOfRole,
+  type Template as TemplateJson,
+} from './support/template-queries.js';
+
+/** A stack without bundling (props and grants only; bundling is covered by synth.test.ts). */
+function unbundledStack(): Stack {
+  const app = new App({ context: { ...cdkJsonContext(), 'aws:cdk:bundling-stacks': [] } });
+  return new Stack(app, 'Custom');
+}
+
+let stack: Stack;
+let jobs: FencedJobQueue;
+let template: Template;
+let json: TemplateJson;
+let logical: (construct: { node: { defaultChild?: unknown } }) => string;
+
+beforeAll(() => {
+  stack = unbundledStack();
+  jobs = new FencedJobQueue(stack, 'Billing', {
+    workerTimeout: Duration.minutes(2),
+    workerMemorySize: 1024,
+    batchSize: 25,
+    maxBatchingWindow: Duration.seconds(5),
+    maxConcurrency: 4,
+    maxReceiveCount: 3,
+    sweeperSchedule: events.Schedule.rate(Duration.minutes(5)),
+    deadlineShards: 16,
+    payloadRetention: Duration.days(7),
+    removalPolicy: RemovalPolicy.DESTROY,
+    deletionProtection: false,
+    serviceName: 'billing-jobs',
+    alarmThresholds: { takeovers: 20 },
+    workerEnvironment: { LEDGER_TABLE: 'ledger' },
+  });
+  const ledger = new dynamodb.Table(stack, 'Ledger', {
+    partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING },
+    pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+  });
+  jobs.grantWorkerRecordAccess(ledger);
+  const role = (id: string) => new iam.Role(stack, id, { assumedBy: new iam.AccountRootPrincipal() });
+  jobs.grantSendJobs(role('Producer'));
+  jobs.grantAdminInvoke(role('Operator'));
+  jobs.grantTenantScopedAccess(role('AcmeTenant'), { tenantId: 'acme' });
+  jobs.grantTenantScopedAccess(role('TaggedTenant'), { principalTag: 'tenant' }, { jobsTableActions: [] });
+  template = Template.fromStack(stack);
+  json = template.toJSON() as TemplateJson;
+  logical = (construct) => stack.resolve((construct.node.defaultChild as { logicalId: string }).logicalId) as string;
+});
+
+const roleId = (id: string) => logical(stack.node.findChild(id) as iam.Role);
+
+describe('FencedJobQueue props', () => {
+  it('sizes the worker, its event source and the queue from the props', () => {
+    template.hasResourceProperties('AWS::Lambda::Function', { Timeout: 120, MemorySize: 1024 });
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      BatchSize: 25,
+      MaximumBatchingWindowInSeconds: 5,
+      ScalingConfig: { MaximumConcurrency: 4 },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      VisibilityTimeout: 6 * 120 + 5,
+      RedrivePolicy: Match.objectLike({ maxReceiveCount: 3 }),
+    });
+    template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(5 minutes)' });
+  });
+
+  it('passes shards, retention, service name and the user environment to the functions', () => {
+    const env = json.Resources[logical(jobs.worker)]?.Properties?.Environment as { Variables: Record<string, string> };
+    expect(env.Variables).toMatchObject({
+      [EnvironmentVariable.deadlineShards]: '16',
+      [EnvironmentVariable.payloadRetentionDays]: '7',
+      POWERTOOLS_SERVICE_NAME: 'billing-jobs',
+      LEDGER_TABLE: 'ledger',
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'Takeovers',
+      Threshold: 20,
+      Dimensions: [{ Name: 'service', Value: 'billing-jobs' }],
+    });
+  });
+
+  it('applies the removal policy and deletion protection setting', () => {
+    expect(json.Resources[logical(jobs.jobsTable)]).toMatchObject({
+      DeletionPolicy: 'Delete',
+      Properties: { DeletionProtectionEnabled: false },
+    });
+    expect(json.Resources[logical(jobs.deadLetterQueue)]?.DeletionPolicy).toBe('Delete');
+  });
+
+  it.each<[string, FencedJobQueueProps, RegExp]>([
+    ['a short visibility timeout', { queueVisibilityTimeout: Duration.seconds(300) }, /below 6 x worker timeout/],
+    ['maxConcurrency 1', { maxConcurrency: 1 }, /maxConcurrency/],
+    ['a batch above 10 without a window', { batchSize: 20, maxBatchingWindow: Duration.seconds(0) }, /batchSize/],
+    [
+      'a worker environment overriding a construct variable',
+      { workerEnvironment: { LEASEFENCE_JOBS_TABLE: 'x' } },
+      /may not override LEASEFENCE_JOBS_TABLE/,
+    ],
+    ['maxReceiveCount 0', { maxReceiveCount: 0 }, /maxReceiveCount/],
+    ['a service name with spaces', { serviceName: 'my jobs' }, /serviceName/],
+  ])('rejects %s', (_case, props, error) => {
+    expect(() => new FencedJobQueue(unbundledStack(), 'Jobs', props)).toThrow(error);
+  });
+});
+
+describe('grants', () => {
+  it('grantWorkerRecordAccess gives the worker item writes on the user table, never DeleteItem', () => {
+    const ledger = logical(stack.node.findChild('Ledger') as dynamodb.Table);
+    const onLedger = permissionLines(permissionsOfFunction(stack, json, jobs.worker)).filter((line) =>
+      line.includes(ledger),
+    );
+    expect(onLedger).toEqual(
+      ['ConditionCheckItem', 'GetItem', 'PutItem', 'UpdateItem'].map((action) => `dynamodb:${action} on ${ledger}.Arn`),
+    );
+  });
+
+  it('grantSendJobs allows storing payloads and sending messages only', () => {
+    expect(permissionLines(permissionsOfRole(json, roleId('Producer')))).toEqual([
+      `dynamodb:PutItem on ${logical(jobs.payloadsTable)}.Arn`,
+      `sqs:SendMessage on ${logical(jobs.queue)}.Arn`,
+    ]);
+  });
+
+  it('grantAdminInvoke allows the Function URL with AWS_IAM auth only', () => {
+    const permissions = permissionsOfRole(json, roleId('Operator'));
+    expect(permissions.map((entry) => [entry.action, entry.condition])).toEqual([
+      ['lambda:InvokeFunctionUrl', { StringEquals: { 'lambda:FunctionUrlAuthType': 'AWS_IAM' } }],
+      ['lambda:InvokeFunction', { Bool: { 'lambda:InvokedViaFunctionUrl': true } }],
+    ]);
+  });
+
+  it('grantTenantScopedAccess confines every statement to the tenant partition with dynamodb:LeadingKeys', () => {
+    const acme = permissionsOfRole(json, roleId('AcmeTenant'));
+    expect(permissionLines(acme)).toEqual([
+      `dynamodb:GetItem on ${logical(jobs.jobsTable)}.Arn`,
+      `dynamodb:GetItem on ${logical(jobs.payloadsTable)}.Arn`,
+      `dynamodb:PutItem on ${logical(jobs.payloadsTable)}.Arn`,
+      `dynamodb:Query on ${logical(jobs.jobsTable)}.Arn`,
+    ]);
+    for (const entry of acme) {
+      expect(entry.condition).toEqual({ 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['acme'] } });
+    }
+    const tagged = permissionsOfRole(json, roleId('TaggedTenant'));
+    expect(tagged.map((entry) => entry.resource)).toEqual([
+      `${logical(jobs.payloadsTable)}.Arn`,
+      `${logical(jobs.payloadsTable)}.Arn`,
+    ]);
+    for (const entry of tagged) {
+      expect(entry.condition).toEqual({
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: an IAM policy variable, resolved by IAM
+        'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['${aws:PrincipalTag/tenant}'] },
+      });
+    }
+  });
+
+  it('grantTenantScopedAccess refuses invalid tenants and actions LeadingKeys cannot confine', () => {
+    const grantee = new iam.Role(unbundledStack(), 'R', { assumedBy: new iam.AccountRootPrincipal() });
+    expect(() => jobs.grantTenantScopedAccess(grantee, { tenantId: 'acme#admin' })).toThrow();
+    expect(() =>
+      jobs.grantTenantScopedAccess(
+        grantee,
+        { tenantId: 'acme' },
+        { jobsTableActions: ['dynamodb:Scan' as TenantScopedAction] },
+      ),
+    ).toThrow(/cannot be confined/);
+  });
+});

@@ -1,0 +1,199 @@
+import { rmSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LeasefenceStack } from '../../infra/stacks/leasefence-stack.js';
+import { type SynthResult, synthLeasefenceApp } from '../../infra/synth.js';
+import { AUDIT_PARTITION } from '../../lib/table.js';
+import {
+  logicalIdOf,
+  type Permission,
+  permissionLines,
+  permissionsOfFunction,
+  resourcesOfType,
+  type Template,
+} from './support/template-queries.js';
+
+let stack: LeasefenceStack;
+let template: Template;
+let ids: { jobs: string; payloads: string; examples: string; queue: string; dlq: string };
+let perms: { worker: Permission[]; sweeper: Permission[]; admin: Permission[] };
+
+let synth: SynthResult;
+
+beforeAll(() => {
+  synth = synthLeasefenceApp({
+    stackProps: { alarmEmail: 'ops@example.com' },
+    checks: false, // cdk-nag: nag.test.ts and the `cdk synth` case in synth.test.ts
+    bundling: false, // bundles: synth.test.ts
+  });
+  stack = synth.stack;
+  template = synth.template as Template;
+  const { jobs } = stack;
+  ids = {
+    jobs: logicalIdOf(stack, jobs.jobsTable),
+    payloads: logicalIdOf(stack, jobs.payloadsTable),
+    examples: logicalIdOf(stack, stack.examplesTable),
+    queue: logicalIdOf(stack, jobs.queue),
+    dlq: logicalIdOf(stack, jobs.deadLetterQueue),
+  };
+  perms = {
+    worker: permissionsOfFunction(stack, template, jobs.worker),
+    sweeper: permissionsOfFunction(stack, template, jobs.sweeper),
+    admin: permissionsOfFunction(stack, template, jobs.admin),
+  };
+});
+
+afterAll(() => rmSync(synth.outdir, { recursive: true, force: true }));
+
+const logs = (fn: string) => [`logs:CreateLogStream on Jobs${fn}Logs.Arn`, `logs:PutLogEvents on Jobs${fn}Logs.Arn`];
+
+/** Replaces the logical-id prefixes so expectations read like the IAM matrix in the docs. */
+function named(permissions: Permission[]): string[] {
+  return permissionLines(permissions).map((line) =>
+    line
+      .replace(ids.jobs, 'JobsTable')
+      .replace(ids.payloads, 'PayloadsTable')
+      .replace(ids.examples, 'ExamplesTable')
+      .replace(ids.queue, 'JobsQueue')
+      .replace(ids.dlq, 'DeadLetterQueue')
+      .replace(/Jobs(Worker|Sweeper|Admin)Logs[0-9A-F]{8}/, 'Jobs$1Logs'),
+  );
+}
+
+describe('IAM matrix: each function has exactly the actions it uses', () => {
+  it('worker: work items, payload reads, example records (grantWorkerRecordAccess), queue consumption, own logs', () => {
+    expect(named(perms.worker)).toEqual(
+      [
+        'dynamodb:ConditionCheckItem on ExamplesTable.Arn',
+        'dynamodb:GetItem on ExamplesTable.Arn',
+        'dynamodb:PutItem on ExamplesTable.Arn',
+        'dynamodb:UpdateItem on ExamplesTable.Arn',
+        'dynamodb:ConditionCheckItem on JobsTable.Arn',
+        'dynamodb:GetItem on JobsTable.Arn',
+        'dynamodb:GetItem on PayloadsTable.Arn',
+        'dynamodb:PutItem on JobsTable.Arn',
+        'dynamodb:UpdateItem on JobsTable.Arn',
+        ...logs('Worker'),
+        'sqs:ChangeMessageVisibility on JobsQueue.Arn',
+        'sqs:DeleteMessage on JobsQueue.Arn',
+        'sqs:GetQueueAttributes on JobsQueue.Arn',
+        'sqs:ReceiveMessage on JobsQueue.Arn',
+      ].sort(),
+    );
+  });
+
+  it('sweeper: deadline and parked-by-state indexes, work-item updates, re-signal', () => {
+    expect(named(perms.sweeper)).toEqual(
+      [
+        'dynamodb:GetItem on JobsTable.Arn',
+        'dynamodb:Query on JobsTable.Arn/index/byDeadline',
+        'dynamodb:Query on JobsTable.Arn/index/parkedByState',
+        'dynamodb:UpdateItem on JobsTable.Arn',
+        ...logs('Sweeper'),
+        'sqs:SendMessage on JobsQueue.Arn',
+      ].sort(),
+    );
+  });
+
+  it('admin: parked indexes, work items, payload erase, DLQ redrive', () => {
+    expect(named(perms.admin)).toEqual(
+      [
+        'dynamodb:DeleteItem on PayloadsTable.Arn',
+        'dynamodb:GetItem on JobsTable.Arn',
+        'dynamodb:PutItem on JobsTable.Arn',
+        'dynamodb:Query on JobsTable.Arn/index/parkedByState',
+        'dynamodb:Query on JobsTable.Arn',
+        'dynamodb:Query on JobsTable.Arn/index/parkedByTenant',
+        'dynamodb:Query on PayloadsTable.Arn',
+        'dynamodb:UpdateItem on JobsTable.Arn',
+        ...logs('Admin'),
+        'sqs:DeleteMessage on DeadLetterQueue.Arn',
+        'sqs:GetQueueAttributes on DeadLetterQueue.Arn',
+        'sqs:ReceiveMessage on DeadLetterQueue.Arn',
+        'sqs:SendMessage on JobsQueue.Arn',
+      ].sort(),
+    );
+  });
+});
+
+describe('IAM: conditions and forbidden permissions', () => {
+  it('the admin queries the jobs table itself only inside the audit partition', () => {
+    const baseQueries = perms.admin.filter(
+      (entry) => entry.action === 'dynamodb:Query' && entry.resource === `${ids.jobs}.Arn`,
+    );
+    expect(baseQueries.map((entry) => entry.condition)).toEqual([
+      { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [AUDIT_PARTITION] } },
+    ]);
+    const otherConditioned = [...perms.worker, ...perms.sweeper, ...perms.admin].filter(
+      (entry) => entry.condition !== undefined && entry !== baseQueries[0],
+    );
+    expect(otherConditioned).toEqual([]);
+  });
+
+  it('the worker can delete nothing and send nothing', () => {
+    const actions = perms.worker.map((entry) => entry.action);
+    expect(actions).not.toContain('dynamodb:DeleteItem');
+    expect(actions).not.toContain('dynamodb:BatchWriteItem');
+    expect(actions).not.toContain('dynamodb:Query');
+    expect(actions).not.toContain('dynamodb:Scan');
+    expect(actions.filter((action) => action.startsWith('sqs:Send'))).toEqual([]);
+    expect(perms.worker.filter((entry) => entry.resource.includes(ids.dlq))).toEqual([]);
+  });
+
+  it('the sweeper cannot reach the payloads table, the example records or the DLQ, and cannot delete or put', () => {
+    expect(perms.sweeper.filter((entry) => entry.resource.includes(ids.payloads))).toEqual([]);
+    expect(perms.sweeper.filter((entry) => entry.resource.includes(ids.examples))).toEqual([]);
+    expect(perms.sweeper.filter((entry) => entry.resource.includes(ids.dlq))).toEqual([]);
+    const actions = perms.sweeper.map((entry) => entry.action);
+    expect(actions).not.toContain('dynamodb:DeleteItem');
+    expect(actions).not.toContain('dynamodb:PutItem');
+  });
+
+  it('the admin only sends to the jobs queue (redrive), never consumes it, and never touches job records', () => {
+    expect(perms.admin.filter((entry) => entry.resource.includes(ids.examples))).toEqual([]);
+    const onQueue = perms.admin.filter((entry) => entry.resource === `${ids.queue}.Arn`).map((entry) => entry.action);
+    expect(onQueue).toEqual(['sqs:SendMessage']);
+    expect(perms.admin.filter((entry) => entry.action === 'sqs:ReceiveMessage').map((entry) => entry.resource)).toEqual(
+      [`${ids.dlq}.Arn`],
+    );
+    expect(
+      perms.admin.filter((entry) => entry.action === 'dynamodb:DeleteItem').map((entry) => entry.resource),
+    ).toEqual([`${ids.payloads}.Arn`]);
+  });
+
+  it('no IAM policy in the stack has a wildcard action or a `*` resource', () => {
+    for (const [id, policy] of resourcesOfType(template, 'AWS::IAM::Policy')) {
+      const document = policy.Properties?.PolicyDocument as { Statement: Array<Record<string, unknown>> };
+      for (const statement of document.Statement) {
+        for (const action of [statement.Action].flat()) expect(String(action), id).not.toContain('*');
+        for (const resource of [statement.Resource].flat()) expect(resource, id).not.toBe('*');
+      }
+    }
+  });
+
+  it('no role carries a managed policy or an inline policy outside the audited ones', () => {
+    for (const [id, role] of resourcesOfType(template, 'AWS::IAM::Role')) {
+      expect(role.Properties?.ManagedPolicyArns, id).toBeUndefined();
+      expect(role.Properties?.Policies, id).toBeUndefined();
+      expect(JSON.stringify(role.Properties?.AssumeRolePolicyDocument)).toContain('lambda.amazonaws.com');
+    }
+    expect(resourcesOfType(template, 'AWS::IAM::ManagedPolicy')).toEqual([]);
+  });
+
+  it('the only `*` resource is the alarm key policy, where `*` means "this key"', () => {
+    const wildcards = Object.entries(template.Resources)
+      .filter(([, resource]) => JSON.stringify(resource.Properties ?? {}).includes('"Resource":"*"'))
+      .map(([, resource]) => resource.Type);
+    expect(wildcards).toEqual(['AWS::KMS::Key']);
+  });
+
+  it('the admin Function URL uses AWS_IAM and nothing grants public invocation', () => {
+    const urls = resourcesOfType(template, 'AWS::Lambda::Url');
+    expect(urls).toHaveLength(1);
+    expect(urls[0]?.[1].Properties?.AuthType).toBe('AWS_IAM');
+    expect(JSON.stringify(urls[0]?.[1].Properties?.TargetFunctionArn)).toContain(logicalIdOf(stack, stack.jobs.admin));
+    for (const [id, permission] of resourcesOfType(template, 'AWS::Lambda::Permission')) {
+      expect(permission.Properties?.FunctionUrlAuthType, id).not.toBe('NONE');
+      expect(permission.Properties?.Principal, id).not.toBe('*');
+    }
+  });
+});

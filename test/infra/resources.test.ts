@@ -1,0 +1,234 @@
+import { rmSync } from 'node:fs';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { examplesTableDefinition } from '../../functions/jobs/examples-table.js';
+import type { LeasefenceStack } from '../../infra/stacks/leasefence-stack.js';
+import { type SynthResult, synthLeasefenceApp } from '../../infra/synth.js';
+import { EnvironmentVariable } from '../../lib/config.js';
+import { METRIC_NAMESPACE, MetricName } from '../../lib/metric-names.js';
+import { jobsTableDefinition, payloadsTableDefinition, TTL_ATTRIBUTE } from '../../lib/table.js';
+import { logicalIdOf, resourcesOfType, type Template as TemplateJson } from './support/template-queries.js';
+
+let stack: LeasefenceStack;
+let template: Template;
+let json: TemplateJson;
+
+let synth: SynthResult;
+
+beforeAll(() => {
+  synth = synthLeasefenceApp({
+    stackProps: { alarmEmail: 'ops@example.com' },
+    checks: false, // cdk-nag: nag.test.ts and the `cdk synth` case in synth.test.ts
+    bundling: false, // bundles: synth.test.ts
+  });
+  stack = synth.stack;
+  json = synth.template as TemplateJson;
+  template = Template.fromJSON(synth.template);
+});
+
+afterAll(() => rmSync(synth.outdir, { recursive: true, force: true }));
+
+const ref = (construct: Parameters<typeof logicalIdOf>[1]) => logicalIdOf(stack, construct);
+
+describe('tables are built from their CreateTable definitions', () => {
+  it.each([
+    ['jobs', () => stack.jobs.jobsTable, jobsTableDefinition('x')],
+    ['payloads', () => stack.jobs.payloadsTable, payloadsTableDefinition('x')],
+  ] as const)('%s table: keys, attributes and GSIs equal the definition', (_name, table, definition) => {
+    const resource = json.Resources[ref(table())];
+    const props = resource?.Properties ?? {};
+    expect(props.KeySchema).toEqual(definition.KeySchema);
+    expect(props.AttributeDefinitions).toEqual(expect.arrayContaining(definition.AttributeDefinitions ?? []));
+    expect((props.AttributeDefinitions as unknown[]).length).toBe(definition.AttributeDefinitions?.length);
+    expect(props.GlobalSecondaryIndexes ?? []).toEqual(definition.GlobalSecondaryIndexes ?? []);
+    expect(props).toMatchObject({
+      BillingMode: 'PAY_PER_REQUEST',
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      DeletionProtectionEnabled: true,
+      TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true },
+    });
+    expect(resource).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+  });
+
+  it('the example jobs get their own record table (PITR, retained, no TTL) named in the worker environment', () => {
+    const table = json.Resources[ref(stack.examplesTable)];
+    expect(table?.Properties).toMatchObject({
+      KeySchema: examplesTableDefinition('x').KeySchema,
+      BillingMode: 'PAY_PER_REQUEST',
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      DeletionProtectionEnabled: true,
+    });
+    expect(table?.Properties?.TimeToLiveSpecification).toBeUndefined();
+    expect(table?.DeletionPolicy).toBe('Retain');
+    const env = json.Resources[ref(stack.jobs.worker)]?.Properties?.Environment as {
+      Variables: Record<string, unknown>;
+    };
+    expect(env.Variables[EnvironmentVariable.examplesTable]).toEqual({ Ref: ref(stack.examplesTable) });
+    const sweeperEnv = json.Resources[ref(stack.jobs.sweeper)]?.Properties?.Environment as {
+      Variables: Record<string, unknown>;
+    };
+    expect(sweeperEnv.Variables[EnvironmentVariable.examplesTable]).toBeUndefined();
+  });
+});
+
+describe('queues', () => {
+  it('the jobs queue is encrypted, redrives to the DLQ and outlasts six worker timeouts', () => {
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      SqsManagedSseEnabled: true,
+      RedrivePolicy: {
+        deadLetterTargetArn: { 'Fn::GetAtt': [ref(stack.jobs.deadLetterQueue), 'Arn'] },
+        maxReceiveCount: 5,
+      },
+      VisibilityTimeout: 6 * 60 + 1,
+    });
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      SqsManagedSseEnabled: true,
+      MessageRetentionPeriod: 14 * 86_400,
+      RedrivePolicy: Match.absent(),
+    });
+    const worker = json.Resources[ref(stack.jobs.worker)]?.Properties;
+    const queue = json.Resources[ref(stack.jobs.queue)]?.Properties;
+    expect(Number(queue?.VisibilityTimeout)).toBeGreaterThanOrEqual(6 * Number(worker?.Timeout));
+  });
+
+  it.each(['queue', 'deadLetterQueue'] as const)('%s denies requests without TLS', (name) => {
+    template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+      Queues: [{ Ref: ref(stack.jobs[name]) }],
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        ]),
+      },
+    });
+  });
+});
+
+describe('functions', () => {
+  const functions = ['worker', 'sweeper', 'admin'] as const;
+
+  it.each(functions)('%s: nodejs22.x on arm64, ESM bundle, logs with retention, full environment', (name) => {
+    const fn = json.Resources[ref(stack.jobs[name])]?.Properties ?? {};
+    expect(fn).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'], Handler: 'index.handler' });
+    const env = (fn.Environment as { Variables: Record<string, unknown> }).Variables;
+    for (const variable of [
+      EnvironmentVariable.jobsTable,
+      EnvironmentVariable.payloadsTable,
+      EnvironmentVariable.queueUrl,
+      EnvironmentVariable.deadLetterQueueUrl,
+      EnvironmentVariable.deadlineShards,
+      EnvironmentVariable.payloadRetentionDays,
+    ]) {
+      expect(env[variable], variable).toBeDefined();
+    }
+    expect(env).toMatchObject({
+      POWERTOOLS_SERVICE_NAME: 'leasefence',
+      POWERTOOLS_METRICS_NAMESPACE: METRIC_NAMESPACE,
+      [EnvironmentVariable.deadlineShards]: '8',
+      [EnvironmentVariable.payloadRetentionDays]: '30',
+      NODE_OPTIONS: '--enable-source-maps',
+    });
+    const logGroupId = (fn.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
+    expect(json.Resources[logGroupId]).toMatchObject({
+      Type: 'AWS::Logs::LogGroup',
+      Properties: { RetentionInDays: 30 },
+      DeletionPolicy: 'Retain',
+    });
+  });
+
+  it('the worker consumes the queue with partial batch responses, a batching window and a concurrency cap', () => {
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: ref(stack.jobs.worker) },
+      EventSourceArn: { 'Fn::GetAtt': [ref(stack.jobs.queue), 'Arn'] },
+      BatchSize: 10,
+      MaximumBatchingWindowInSeconds: 1,
+      ScalingConfig: { MaximumConcurrency: 10 },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      FunctionName: Match.absent(),
+      Timeout: 60,
+      MemorySize: 512,
+      Description: Match.stringLikeRegexp('worker'),
+    });
+  });
+
+  it('the sweeper runs every minute without retries', () => {
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(1 minute)',
+      State: 'ENABLED',
+      Targets: [
+        Match.objectLike({
+          Arn: { 'Fn::GetAtt': [ref(stack.jobs.sweeper), 'Arn'] },
+          RetryPolicy: { MaximumRetryAttempts: 0, MaximumEventAgeInSeconds: 60 },
+        }),
+      ],
+    });
+  });
+});
+
+describe('alarms and dashboard', () => {
+  const custom = [
+    [MetricName.HeartbeatSkippedNoProgress, 'Sum', 3],
+    [MetricName.OldestUnknownAgeSeconds, 'Maximum', 3600],
+    [MetricName.Quarantined, 'Sum', 1],
+    [MetricName.Takeovers, 'Sum', 5],
+    [MetricName.StaleFenceRejected, 'Sum', 1],
+  ] as const;
+
+  it.each(custom)(
+    'alarm on %s (%s >= %d) in the Leasefence namespace, notifying the topic',
+    (metric, stat, threshold) => {
+      const topic = { Ref: logicalIdOf(stack, stack.alarmTopic as NonNullable<typeof stack.alarmTopic>) };
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: METRIC_NAMESPACE,
+        MetricName: metric,
+        Dimensions: [{ Name: 'service', Value: 'leasefence' }],
+        Statistic: stat,
+        Period: 300,
+        Threshold: threshold,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        TreatMissingData: 'notBreaching',
+        AlarmActions: [topic],
+        OKActions: [topic],
+      });
+    },
+  );
+
+  it('alarm on the DLQ depth', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [ref(stack.jobs.deadLetterQueue), 'QueueName'] } }],
+      Statistic: 'Maximum',
+      Threshold: 1,
+    });
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 6);
+  });
+
+  it('the alarm topic is KMS-encrypted (CloudWatch may use the key) and TLS-only', () => {
+    template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: Match.anyValue() });
+    template.hasResourceProperties('AWS::KMS::Key', {
+      EnableKeyRotation: true,
+      KeyPolicy: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Principal: { Service: 'cloudwatch.amazonaws.com' },
+            Action: ['kms:Decrypt', 'kms:GenerateDataKey'],
+          }),
+        ]),
+      },
+    });
+    template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny' })]) },
+    });
+  });
+
+  it('the dashboard graphs every leasefence metric and both queues', () => {
+    const [[, dashboard] = []] = resourcesOfType(json, 'AWS::CloudWatch::Dashboard');
+    const body = JSON.stringify(dashboard?.Properties?.DashboardBody);
+    for (const metric of Object.values(MetricName)) expect(body, metric).toContain(metric);
+    expect(body).toContain(ref(stack.jobs.queue));
+    expect(body).toContain(ref(stack.jobs.deadLetterQueue));
+  });
+});

@@ -1,0 +1,132 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type BundleSizes, bundleSizesOf, formatBundleSizes, writeBundleSizes } from '../../infra/bundle-size.js';
+import { type SynthResult, synthLeasefenceApp } from '../../infra/synth.js';
+import { EnvironmentVariable } from '../../lib/config.js';
+import { logicalIdOf, type Template } from './support/template-queries.js';
+
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const FUNCTIONS = ['worker', 'sweeper', 'admin'] as const;
+/** Budget per bundle (minified code, AWS SDK included); a regression past it deserves a look. */
+const CODE_BUDGET_BYTES = 2_500_000;
+
+let programmatic: SynthResult;
+let cli: { outdir: string; template: Template; validationReport: { pluginReports: Array<{ violations: unknown[] }> } };
+let sizes: BundleSizes;
+
+/** Runs `cdk synth` as `npm run synth` does (cdk.json → infra/app.ts, cdk-nag on), offline, minus metadata. */
+function cdkSynth(): typeof cli {
+  const outdir = mkdtempSync(join(tmpdir(), 'leasefence-synth-'));
+  const run = spawnSync(
+    join(REPO_ROOT, 'node_modules/.bin/cdk'),
+    [
+      'synth',
+      '--quiet',
+      '--no-notices',
+      '--no-version-reporting',
+      '--no-path-metadata',
+      '--no-asset-metadata',
+      '-o',
+      outdir,
+    ],
+    {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, CDK_DISABLE_CLI_TELEMETRY: 'true', AWS_EC2_METADATA_DISABLED: 'true' },
+    },
+  );
+  if (run.status !== 0) throw new Error(`cdk synth failed (${run.status}):\n${run.stderr.slice(-2000)}`);
+  const read = (file: string) => JSON.parse(readFileSync(join(outdir, file), 'utf8'));
+  return { outdir, template: read('Leasefence.template.json'), validationReport: read('validation-report.json') };
+}
+
+beforeAll(() => {
+  // Two synths of the same app: in this process, and through the CDK CLI in another one.
+  programmatic = synthLeasefenceApp({ checks: false });
+  cli = cdkSynth();
+  sizes = bundleSizesOf(programmatic.stack.jobs);
+});
+
+afterAll(() => {
+  for (const dir of [programmatic?.outdir, cli?.outdir]) if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+/** What the Lambda service itself would provide; no credentials are needed to load a module. */
+const FAKE_AWS_ENVIRONMENT = { AWS_REGION: 'us-east-1', AWS_SDK_JS_SUPPRESS_NODE_DEPRECATION_WARNING: '1' };
+
+/** The function's environment from the template, with CloudFormation references replaced by plausible values. */
+function lambdaEnvironment(name: (typeof FUNCTIONS)[number]): Record<string, string> {
+  const resource = (programmatic.template as Template).Resources[
+    logicalIdOf(programmatic.stack, programmatic.stack.jobs[name])
+  ];
+  const environment = resource?.Properties?.Environment as { Variables: Record<string, unknown> } | undefined;
+  const variables = environment?.Variables ?? {};
+  const urls: string[] = [EnvironmentVariable.queueUrl, EnvironmentVariable.deadLetterQueueUrl];
+  return Object.fromEntries(
+    Object.entries(variables).map(([key, value]) => {
+      if (typeof value === 'string') return [key, value];
+      return [key, urls.includes(key) ? `https://sqs.us-east-1.amazonaws.com/123456789012/${key}` : `resolved-${key}`];
+    }),
+  );
+}
+
+/** The S3 object key (= content hash) of a function's code asset. */
+function codeKey(template: Template, name: (typeof FUNCTIONS)[number]): string {
+  const resource = template.Resources[logicalIdOf(programmatic.stack, programmatic.stack.jobs[name])];
+  return String((resource?.Properties?.Code as { S3Key?: string } | undefined)?.S3Key);
+}
+
+describe('synthesis', () => {
+  it('`cdk synth` runs offline with cdk-nag and the CloudFormation rules, and reports nothing', () => {
+    expect(cli.validationReport.pluginReports.flatMap((plugin) => plugin.violations)).toEqual([]);
+  });
+
+  it('is deterministic: both synths give byte-identical templates, asset hashes included', () => {
+    expect(cli.outdir).not.toBe(programmatic.outdir);
+    expect(JSON.stringify(cli.template)).toBe(JSON.stringify(programmatic.template));
+    for (const name of FUNCTIONS)
+      expect(codeKey(cli.template, name)).toBe(codeKey(programmatic.template as Template, name));
+  });
+
+  it('gives each function its own bundle, addressed by a content hash', () => {
+    const keys = FUNCTIONS.map((name) => codeKey(programmatic.template as Template, name));
+    for (const key of keys) expect(key).toMatch(/^[0-9a-f]{64}\.zip$/);
+    expect(new Set(keys).size).toBe(FUNCTIONS.length);
+  });
+
+  it.each(FUNCTIONS)('%s bundle is a minified ESM module with a source map that loads and exports handler', (name) => {
+    const key = codeKey(programmatic.template as Template, name).replace(/\.zip$/, '');
+    const dir = join(programmatic.outdir, `asset.${key}`);
+    expect(existsSync(join(dir, 'index.mjs.map'))).toBe(true);
+    const code = readFileSync(join(dir, 'index.mjs'), 'utf8');
+    expect(code.startsWith("import { createRequire } from 'node:module';")).toBe(true);
+    const script = 'const m = await import(process.argv[1]); console.log(typeof m.handler);';
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script, join(dir, 'index.mjs')], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, ...lambdaEnvironment(name), ...FAKE_AWS_ENVIRONMENT },
+    });
+    const stderrTail = run.stderr.split('\n').filter(Boolean).slice(-4).join('\n').slice(-600);
+    expect({ status: run.status, stdout: run.stdout.trim(), stderrTail: run.status === 0 ? '' : stderrTail }).toEqual({
+      status: 0,
+      stdout: 'function',
+      stderrTail: '',
+    });
+  });
+
+  it('records the bundle sizes (outside ./cdk.out)', () => {
+    const line = formatBundleSizes(sizes);
+    const report = writeBundleSizes(sizes, mkdtempSync(join(tmpdir(), 'leasefence-bundle-sizes-')));
+    console.log(`${line} (${report})`);
+    expect(report.startsWith(tmpdir())).toBe(true);
+    expect(JSON.parse(readFileSync(report, 'utf8'))).toEqual(sizes);
+    expect(line).toMatch(/^bundle-size worker=\d+ sweeper=\d+ admin=\d+$/);
+    for (const name of FUNCTIONS) {
+      expect(sizes[name].codeBytes).toBeGreaterThan(10_000);
+      expect(sizes[name].codeBytes).toBeLessThan(CODE_BUDGET_BYTES);
+    }
+  });
+});
