@@ -54,8 +54,6 @@ interface JobDefinition<Payload = unknown> {
   readonly maxAttempts: number;
   readonly leaseMs: number;
   readonly retry: { readonly baseDelayMs: number; readonly maxDelayMs: number };
-  /** Keys of class B records this operation owns (used by cancel to stamp them with the new fence). */
-  readonly ownedRecords?: (identity: JobIdentity) => Array<{ tableName: string; key: Record<string, unknown> }>;
   run(context: JobContext<Payload>): Promise<JobOutcome>;
   reconcile?(context: JobContext<Payload>): Promise<ReconcileResult>;
 }
@@ -69,7 +67,6 @@ interface JobDefinitionInput<Payload> {
   maxAttempts?: number;
   leaseMs?: number;
   retry?: { baseDelayMs?: number; maxDelayMs?: number };
-  ownedRecords?: JobDefinition<Payload>['ownedRecords'];
   run: JobDefinition<Payload>['run'];
   reconcile?: JobDefinition<Payload>['reconcile'];
 }
@@ -136,7 +133,6 @@ function defineJob<Payload>(input: JobDefinitionInput<Payload>): JobDefinition<P
     payload: input.payload,
     run: input.run,
     ...(input.reconcile ? { reconcile: input.reconcile } : {}),
-    ...(input.ownedRecords ? { ownedRecords: input.ownedRecords } : {}),
   });
 }
 
