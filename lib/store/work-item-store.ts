@@ -7,6 +7,7 @@ import { FINISHED_STATES, WorkState } from '../states.js';
 import { DEFAULT_DEADLINE_SHARDS, workItemKey } from '../table.js';
 import { parseInput } from '../validation.js';
 import { sendConditional } from './conditional-write.js';
+import { CANCELLABLE_STATES, type NotClaimableReason, notClaimableReason, operatorApplied } from './read-back.js';
 import {
   buildClaimRequest,
   buildCreateRequest,
@@ -42,9 +43,6 @@ interface WorkItemStoreOptions {
 
 /** Enqueue result: a new item (claimed when asked), or a replay of the same identity and payload hash. */
 type EnqueueResult = { outcome: 'created'; item: WorkItem; claim?: Claim } | { outcome: 'replay'; item: WorkItem };
-
-/** Why a claim did not happen; none of these is an error, each tells the caller what to do. */
-type NotClaimableReason = 'missing' | 'finished' | 'leased' | 'exhausted' | 'not_due';
 
 /** Claim result: the claim, or the reason with the item as read back. */
 type ClaimResult = { claimed: true; claim: Claim } | { claimed: false; reason: NotClaimableReason; item?: WorkItem };
@@ -268,27 +266,6 @@ class WorkItemStore {
       },
     );
   }
-}
-
-/** States an operator may cancel from. */
-const CANCELLABLE_STATES: readonly WorkState[] = [WorkState.queued, WorkState.claimed, WorkState.unknown];
-
-/** True when `item` shows `transition` committed at `now` from the state and fence it expected. */
-function operatorApplied(item: WorkItem, transition: OperatorTransition, now: number): boolean {
-  if (item.state !== transition.to || item.fence !== transition.expected.fence + 1 || item.updatedAt !== now) {
-    return false;
-  }
-  if (!transition.audit) return true;
-  const last = item.audit?.at(-1);
-  return last?.at === now && last.actor === transition.audit.actor && last.action === transition.audit.action;
-}
-
-/** Explains a failed claim from the item as read back. */
-function notClaimableReason(item: WorkItem, now: number): NotClaimableReason {
-  if (FINISHED_STATES.includes(item.state)) return 'finished';
-  if (item.state === WorkState.claimed && (item.leaseExpiresAt ?? 0) >= now) return 'leased';
-  if (item.attempts >= item.maxAttempts) return 'exhausted';
-  return 'not_due';
 }
 
 export {

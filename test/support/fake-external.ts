@@ -35,8 +35,11 @@ function freezeForever(): Promise<never> {
   return new Promise<never>(() => {});
 }
 
-/** Polls `condition` every 10 ms, at most `maxWaitMs`; returns whether it became true (no timing assertion). */
-async function waitUntil(condition: () => boolean | Promise<boolean>, maxWaitMs = 5_000): Promise<boolean> {
+/**
+ * Polls `condition` every 10 ms, at most `maxWaitMs`; returns whether it became true (no timing assertion:
+ * the bound is generous because a loaded CI machine or a serialized engine can be slow).
+ */
+async function waitUntil(condition: () => boolean | Promise<boolean>, maxWaitMs = 20_000): Promise<boolean> {
   const deadline = Date.now() + maxWaitMs;
   while (Date.now() < deadline) {
     if (await condition()) return true;
