@@ -1,6 +1,7 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { Clock } from '../clock.js';
 import { type LeasefenceConfig, readConfig } from '../config.js';
@@ -69,7 +70,7 @@ function createSqsWorkerHandler(options: SqsWorkerHandlerOptions): SqsWorkerHand
       if (!options.telemetry) metrics.publishStoredMetrics();
     }
   };
-  return Object.assign(handler, { runtime });
+  return Object.assign(handler, { runtime, client });
 }
 
 export { createSqsWorkerHandler, type SqsWorkerHandler, type SqsWorkerHandlerOptions };

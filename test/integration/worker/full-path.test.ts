@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineJob } from '../../../lib/job-definition.js';
-import { countRequests } from '../../support/request-counter.js';
 import { createWorkerHarness, type WorkerHarness } from '../../support/worker-harness.js';
 
 const sideEffects: string[] = [];
@@ -57,9 +56,8 @@ describe('full path: producer ▶ SQS ▶ worker handler ▶ succeeded', () => {
     sideEffects.length = 0;
     await harness.send({ tenantId: 'acme', operationId: 'greet-2', jobType: 'greet', payload: { name: 'Grace' } });
     const worker = harness.worker();
-    // Point the store at a closed port for one round: the create-claimed PutItem fails, nothing commits.
-    const broken = countRequests(worker.runtime['options'].store.client);
-    worker.runtime['options'].store.client.middlewareStack.add(
+    // Make the engine unreachable for one round: the create-claimed PutItem fails, nothing commits.
+    worker.client.middlewareStack.add(
       () => async () => {
         throw Object.assign(new Error('engine unreachable (test)'), { name: 'ServiceUnavailable', $fault: 'server' });
       },
@@ -71,8 +69,7 @@ describe('full path: producer ▶ SQS ▶ worker handler ▶ succeeded', () => {
     expect(failedRound).toEqual({ received: 1, failed: 1, deleted: 0 });
     expect(await harness.store.get({ tenantId: 'acme', operationId: 'greet-2' })).toBeUndefined();
     expect(sideEffects).toEqual([]);
-    worker.runtime['options'].store.client.middlewareStack.remove('break-engine');
-    broken.detach();
+    worker.client.middlewareStack.remove('break-engine');
 
     const retried = await harness.poll(worker, { waitTimeSeconds: 5 });
 
