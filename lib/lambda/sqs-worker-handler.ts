@@ -28,6 +28,8 @@ interface SqsWorkerHandlerOptions {
 /** The Lambda handler plus the runtime behind it (for local use and tests). */
 type SqsWorkerHandler = ((event: SQSEvent, context?: Context) => Promise<SQSBatchResponse>) & {
   runtime: WorkerRuntime;
+  /** The DynamoDB client of this container (for tooling and fault injection in tests). */
+  client: DynamoDBDocumentClient;
 };
 
 /**
