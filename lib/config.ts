@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { DEFAULT_DEADLINE_SHARDS } from './table.js';
 import { parseInput } from './validation.js';
 

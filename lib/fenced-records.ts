@@ -1,5 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import { type FenceRejectedError, InvalidInputError } from './errors.js';
 import { type FencedBatchReport, incompleteBatchError, runFencedBatch } from './fenced/batch.js';
 import type { BusinessCondition } from './fenced/conditions.js';

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Clock } from './clock.js';
 import { CapabilityMissingError, LeasefenceError, OwnershipLostError, RetryableJobError } from './errors.js';
 import { interpretCancellation } from './fenced/cancellation.js';

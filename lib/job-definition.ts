@@ -1,5 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import { JobDefinitionError } from './errors.js';
 import type { FencedRecords } from './fenced-records.js';
 import type { FencedTransactions } from './fenced-transaction.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { operationIdSchema, tenantIdSchema } from './identity.js';
 import { jobTypeSchema, payloadHashSchema, payloadRefSchema } from './store/schemas.js';
 import { parseInput } from './validation.js';

@@ -1,5 +1,5 @@
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { z } from 'zod';
+import * as z from 'zod';
 import { InvalidInputError } from './errors.js';
 import { payloadHash } from './hashing.js';
 import { parseIdentity } from './identity.js';

@@ -1,6 +1,6 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import { mapBounded } from './bounded-parallel.js';
 import type { Clock } from './clock.js';
 import { WorkState } from './states.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineJob, type JobContext } from '../../lib/job-definition.js';
 import { SimulatedGateway } from './simulated-gateway.js';
 

@@ -46,7 +46,10 @@ interface FencedJobQueueProps {
   readonly deletionProtection?: boolean;
   /** Log retention of the three functions. Default one month. */
   readonly logRetention?: logs.RetentionDays;
-  /** Bundle the AWS SDK at the lock file's version (true) or use the runtime's copy (smaller bundles). Default true. */
+  /**
+   * Bundle the AWS SDK at the lock file's version (true), or use the SDK v3 that the nodejs22.x runtime ships
+   * (false: the worker bundle stays under 300 KB). Default false.
+   */
   readonly bundleAwsSdk?: boolean;
   /** Lambda runtime. Default nodejs22.x. */
   readonly runtime?: lambda.Runtime;
@@ -100,7 +103,7 @@ function resolveProps(props: FencedJobQueueProps): ResolvedProps {
     removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
     deletionProtection: props.deletionProtection ?? true,
     logRetention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
-    bundleAwsSdk: props.bundleAwsSdk ?? true,
+    bundleAwsSdk: props.bundleAwsSdk ?? false,
     runtime: props.runtime ?? lambda.Runtime.NODEJS_22_X,
     serviceName: props.serviceName ?? 'leasefence',
   };

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import { AUDIT_PARTITION, TableKeys } from '../table.js';
 import { parseInput } from '../validation.js';
 import { decodeCursor, encodeCursor } from './cursor.js';

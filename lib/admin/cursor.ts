@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { InvalidInputError } from '../errors.js';
 
 /** Largest cursor accepted, in characters (a DynamoDB key is at most ~2 KB; its encoding stays well below). */

@@ -1,5 +1,5 @@
 import { DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import { mapBounded } from '../bounded-parallel.js';
 import { tenantIdSchema } from '../identity.js';
 import { KeyPrefix, TableKeys } from '../table.js';

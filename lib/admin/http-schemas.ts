@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { tenantIdSchema } from '../identity.js';
 import { ResolveTarget } from './resolve.js';
 import { outcomeCodeSchema, pageLimitSchema, parkedStateSchema, reasonSchema } from './schemas.js';

@@ -1,5 +1,5 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import { tenantIdSchema } from '../identity.js';
 import type { WorkState } from '../states.js';
 import { JobsIndex, parkedTenantStateKey, TableKeys } from '../table.js';

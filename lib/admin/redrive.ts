@@ -5,7 +5,7 @@ import {
   ReceiveMessageCommand,
   SendMessageBatchCommand,
 } from '@aws-sdk/client-sqs';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ConfigurationError } from '../errors.js';
 import { parseEnvelope } from '../message.js';
 import { parseInput } from '../validation.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { type JobIdentity, parseIdentity } from '../identity.js';
 import { WorkState } from '../states.js';
 import { resolveTransition } from '../store/transitions.js';

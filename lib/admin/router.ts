@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { InvalidInputError } from '../errors.js';
 import type { WorkItem } from '../store/work-item.js';
 import { parseInput } from '../validation.js';

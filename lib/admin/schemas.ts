@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { PARKED_STATES } from '../states.js';
 
 /** Who acted: the IAM caller ARN from the Function URL (never from the request body). */

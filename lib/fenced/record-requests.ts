@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { PutCommandInput, UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import { sha256Hex } from '../hashing.js';
 import { ExpressionBuilder } from '../store/expressions.js';
 import type { Claim } from '../store/work-item.js';

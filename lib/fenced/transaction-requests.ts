@@ -1,5 +1,5 @@
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import { InvalidInputError } from '../errors.js';
 import { sha256Hex } from '../hashing.js';
 import { ExpressionBuilder } from '../store/expressions.js';

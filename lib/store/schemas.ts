@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { identitySchema } from '../identity.js';
 import { parseInput } from '../validation.js';
 import type { NewWorkItem } from './requests.js';

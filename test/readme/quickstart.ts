@@ -1,7 +1,7 @@
 // The README's quick-start example, kept here so the typecheck compiles it (a unit test checks the README
 // shows this file verbatim between the QUICKSTART markers).
 // QUICKSTART:BEGIN
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineJob, TerminalJobError } from '../../lib/index.js';
 import { createSqsWorkerHandler } from '../../lib/lambda/sqs-worker-handler.js';
 

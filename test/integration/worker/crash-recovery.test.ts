@@ -1,6 +1,6 @@
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { toSqsEvent } from '../../../infra/local/sqs-event-source.js';
 import { AmbiguousOutcomeError } from '../../../lib/errors.js';
 import { defineJob } from '../../../lib/job-definition.js';

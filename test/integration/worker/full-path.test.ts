@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineJob } from '../../../lib/job-definition.js';
 import { createWorkerHarness, type WorkerHarness } from '../../support/worker-harness.js';
 

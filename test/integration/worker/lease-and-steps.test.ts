@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { toSqsEvent } from '../../../infra/local/sqs-event-source.js';
 import { payloadHash } from '../../../lib/hashing.js';
 import { defineJob } from '../../../lib/job-definition.js';
