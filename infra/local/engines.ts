@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import dynalite from 'dynalite';
-import { startFauxqs } from 'fauxqs';
+import { buildApp } from 'fauxqs';
 
 /** A running local engine: its loopback endpoint and how to stop it. */
 interface RunningEngine {
@@ -34,10 +34,20 @@ async function startDynalite(options: DynaliteOptions = {}): Promise<RunningEngi
   };
 }
 
-/** Starts fauxqs (SQS API) in-process on loopback; port 0 picks a free one. */
+/**
+ * Starts fauxqs (SQS API) in-process bound to 127.0.0.1 only (its own `startFauxqs` listens on every
+ * interface); port 0 picks a free one. Messages live in memory. A taken port rejects with EADDRINUSE.
+ */
 async function startSqsEngine(options: { port?: number } = {}): Promise<RunningEngine> {
-  const server = await startFauxqs({ port: options.port ?? 0, host: '127.0.0.1', logger: false });
-  return { endpoint: `http://127.0.0.1:${server.port}`, stop: () => server.stop() };
+  const app = buildApp({ logger: false, host: '127.0.0.1' });
+  try {
+    await app.listen({ port: options.port ?? 0, host: '127.0.0.1' });
+  } catch (error) {
+    await app.close().catch(() => {});
+    throw error;
+  }
+  const { port } = app.server.address() as AddressInfo;
+  return { endpoint: `http://127.0.0.1:${port}`, stop: () => app.close() };
 }
 
 export { type DynaliteOptions, type RunningEngine, startDynalite, startSqsEngine };

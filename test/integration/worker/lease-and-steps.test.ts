@@ -10,6 +10,8 @@ const LEASE_MS = 5_000;
 let release: () => void = () => {};
 let observedSignal: AbortSignal | undefined;
 let reportProgress: () => void = () => {};
+/** Label of the slow job whose run() has started (the claim commits before the payload is loaded and run starts). */
+let runningLabel = '';
 const stepRuns = { reserve: 0, ship: 0 };
 let freezeBetweenSteps = true;
 
@@ -22,6 +24,7 @@ const slow = defineJob({
   run: async (ctx) => {
     observedSignal = ctx.signal;
     reportProgress = () => ctx.progress();
+    runningLabel = ctx.payload.label;
     await new Promise<void>((resolve) => {
       release = resolve;
     });
@@ -87,7 +90,7 @@ describe('progress-driven heartbeats and durable steps', () => {
     const identity = { tenantId: 'ops', operationId: 'slow-1' };
     const start = harness.clock.now();
     const { worker, done } = await startInBackground('slow-1', 'slow', { label: 'one' }, 15);
-    expect(await waitUntil(async () => (await harness.store.get(identity))?.state === 'claimed')).toBe(true);
+    expect(await waitUntil(() => runningLabel === 'one')).toBe(true);
     harness.clock.advance(1_000);
     reportProgress();
     expect(
@@ -110,7 +113,7 @@ describe('progress-driven heartbeats and durable steps', () => {
   it('a heartbeat that finds the fence superseded aborts the job through its signal', async () => {
     const identity = { tenantId: 'ops', operationId: 'slow-2' };
     const { worker, done } = await startInBackground('slow-2', 'slow', { label: 'two' }, 15);
-    expect(await waitUntil(async () => (await harness.store.get(identity))?.state === 'claimed')).toBe(true);
+    expect(await waitUntil(() => runningLabel === 'two')).toBe(true);
     harness.clock.advance(LEASE_MS + 1);
     const takeover = await harness.store.claim(identity, { owner: 'second', leaseMs: LEASE_MS });
     expect(takeover.claimed).toBe(true);

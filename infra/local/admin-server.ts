@@ -1,0 +1,82 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { AdminDeps } from '../../lib/admin/deps.js';
+import { handleAdminRequest } from '../../lib/admin/router.js';
+import { ACTOR_HEADER, DEFAULT_LOCAL_ACTOR } from './local-actor.js';
+
+/** Largest request body accepted, in bytes (admin bodies are a reason and a few fields). */
+const MAX_BODY_BYTES = 64 * 1024;
+
+/** A running local admin API. */
+interface LocalAdminServer {
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+/** Reads the body up to the limit; undefined when it is larger (answered with 413). */
+async function readBody(request: IncomingMessage): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) return undefined;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function reply(response: ServerResponse, statusCode: number, body: Record<string, unknown>): void {
+  response.writeHead(statusCode, { 'content-type': 'application/json' });
+  response.end(`${JSON.stringify(body)}\n`);
+}
+
+/** One HTTP exchange: the same pure router the admin Lambda uses, with the actor from a header. */
+async function serve(deps: AdminDeps, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  const body = await readBody(request);
+  if (body === undefined) {
+    reply(response, 413, { error: 'body_too_large', message: `bodies are limited to ${MAX_BODY_BYTES} bytes` });
+    return;
+  }
+  const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+  const header = request.headers[ACTOR_HEADER];
+  const actor = (Array.isArray(header) ? header[0] : header) ?? DEFAULT_LOCAL_ACTOR;
+  const answer = await handleAdminRequest(
+    { method: request.method ?? 'GET', path: url.pathname, query: Object.fromEntries(url.searchParams), body, actor },
+    deps,
+  );
+  reply(response, answer.statusCode, answer.body);
+}
+
+/**
+ * Serves the admin API (lib/admin router) on 127.0.0.1 over plain HTTP. The actor is the `x-leasefence-actor`
+ * header or "local-operator": there is no IAM locally, unlike the AWS_IAM Function URL. A taken port rejects
+ * with the listen error (EADDRINUSE).
+ */
+async function startAdminServer(deps: AdminDeps, port: number): Promise<LocalAdminServer> {
+  const server: Server = createServer((request, response) => {
+    serve(deps, request, response).catch(() => {
+      if (!response.headersSent) reply(response, 500, { error: 'internal', message: 'internal error' });
+      else response.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const actual = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${actual}`,
+    port: actual,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+export { type LocalAdminServer, startAdminServer };

@@ -1,0 +1,56 @@
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+
+/** Where the demo runs: a local stack's (or a test's) engines, tables and queue; something polls the queue. */
+interface DemoEnvironment {
+  /** Endpoint of the DynamoDB engine (the demo's own stalled workers get fresh clients on it). */
+  dynamodbEndpoint: string;
+  client: DynamoDBDocumentClient;
+  sqs: SQSClient;
+  queueUrl: string;
+  tables: { jobs: string; payloads: string; examples: string };
+  /** Shown in the output, e.g. "dynalite". */
+  engineName: string;
+}
+
+/** One line of a timeline: when (ms after the scenario began, on its clock), who, what. */
+interface TimelineEvent {
+  atMs: number;
+  actor: string;
+  text: string;
+}
+
+/** A scenario's story. */
+interface Timeline {
+  title: string;
+  events: TimelineEvent[];
+}
+
+/** One operation the demo ran, as it ended, with the side effects counted at their target. */
+interface DemoOperation {
+  tenantId: string;
+  operationId: string;
+  jobType: string;
+  targetClass: string;
+  path: 'queue' | 'stalled worker';
+  state: string;
+  fence: number;
+  /** Side effects found at the target (gateway refunds, current statement pointers, stock decrements). */
+  sideEffects: number;
+  sideEffectKind: string;
+  /** The target record as it ended, in plain words (e.g. "pointer → generation 2"). */
+  detail: string;
+}
+
+/** Everything the demo found; `sideEffectsPerOperation` is the common count, or 'mixed' when they differ. */
+interface DemoReport {
+  runTag: string;
+  engine: { name: string; transactions: boolean };
+  operations: DemoOperation[];
+  timelines: Timeline[];
+  staleWritesRejected: number;
+  skipped: Array<{ jobType: string; reason: string }>;
+  sideEffectsPerOperation: number | 'mixed';
+}
+
+export type { DemoEnvironment, DemoOperation, DemoReport, Timeline, TimelineEvent };

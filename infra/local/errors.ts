@@ -1,0 +1,26 @@
+/** Errors of the local stack. Each message says what to do next. */
+
+/** A port the local stack wants is taken by another process. */
+class PortInUseError extends Error {
+  constructor(
+    readonly port: number,
+    readonly flag: string,
+    readonly environmentVariable: string,
+  ) {
+    super(`port ${port} is in use; pass ${flag} <port> (or set ${environmentVariable}; 0 picks any free port)`);
+    this.name = 'PortInUseError';
+  }
+}
+
+/** Another local stack already runs on this data folder (its state file names a live process). */
+class StackAlreadyRunningError extends Error {
+  constructor(
+    readonly pid: number,
+    readonly stateFile: string,
+  ) {
+    super(`a local stack is already running (pid ${pid}, ${stateFile}); stop it with Ctrl-C or: kill -INT ${pid}`);
+    this.name = 'StackAlreadyRunningError';
+  }
+}
+
+export { PortInUseError, StackAlreadyRunningError };

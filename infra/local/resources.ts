@@ -1,0 +1,93 @@
+import { CreateTableCommand, type CreateTableCommandInput, DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { examplesTableDefinition } from '../../functions/jobs/examples-table.js';
+import { jobsTableDefinition, payloadsTableDefinition } from '../../lib/table.js';
+
+/** Names of the local tables and queues. Fixed, so data kept in `.local/` is found again after a restart. */
+const LocalNames = {
+  jobsTable: 'leasefence-jobs',
+  payloadsTable: 'leasefence-payloads',
+  examplesTable: 'leasefence-examples',
+  queue: 'leasefence-jobs',
+  deadLetterQueue: 'leasefence-jobs-dlq',
+} as const;
+
+/**
+ * Queue settings of the local stack. maxReceiveCount is the construct's default (infra/construct/props.ts).
+ * The visibility timeout is shorter than on AWS (6 x worker timeout there) because local pollers have no
+ * function timeout: a message whose batch failed comes back after 30 s instead of 6 minutes.
+ */
+const LocalQueueSettings = { visibilityTimeoutSeconds: 30, maxReceiveCount: 5 } as const;
+
+/** What the stack created (or found): table names and queue URLs. */
+interface LocalResources {
+  jobsTable: string;
+  payloadsTable: string;
+  examplesTable: string;
+  queueUrl: string;
+  deadLetterQueueUrl: string;
+}
+
+/** Creates the table unless it exists (kept from an earlier run); returns whether it was created. */
+async function ensureTable(client: DynamoDBDocumentClient, input: CreateTableCommandInput) {
+  try {
+    await client.send(new DescribeTableCommand({ TableName: input.TableName }));
+    return false;
+  } catch (error) {
+    if ((error as Error).name !== 'ResourceNotFoundException') throw error;
+  }
+  await client.send(new CreateTableCommand(input));
+  return true;
+}
+
+/** Creates the queue's DLQ, then the queue with its redrive policy (idempotent for the same settings). */
+async function ensureQueues(sqs: SQSClient): Promise<{ queueUrl: string; deadLetterQueueUrl: string }> {
+  const dlq = await sqs.send(new CreateQueueCommand({ QueueName: LocalNames.deadLetterQueue }));
+  const deadLetterQueueUrl = dlq.QueueUrl ?? '';
+  const attributes = await sqs.send(
+    new GetQueueAttributesCommand({ QueueUrl: deadLetterQueueUrl, AttributeNames: ['QueueArn'] }),
+  );
+  const deadLetterTargetArn = attributes.Attributes?.QueueArn;
+  if (!deadLetterTargetArn) throw new Error(`the SQS engine returned no ARN for ${LocalNames.deadLetterQueue}`);
+  const queue = await sqs.send(
+    new CreateQueueCommand({
+      QueueName: LocalNames.queue,
+      Attributes: {
+        VisibilityTimeout: String(LocalQueueSettings.visibilityTimeoutSeconds),
+        RedrivePolicy: JSON.stringify({ deadLetterTargetArn, maxReceiveCount: LocalQueueSettings.maxReceiveCount }),
+      },
+    }),
+  );
+  return { queueUrl: queue.QueueUrl ?? '', deadLetterQueueUrl };
+}
+
+/**
+ * Creates what the CDK app deploys, from the same definitions (lib/table.ts, functions/jobs/examples-table.ts):
+ * the jobs, payloads and example-records tables, and the jobs queue with its DLQ. Existing tables are kept.
+ * TTL is not set: dynalite has no UpdateTimeToLive, so payload retention is not enforced locally.
+ */
+async function ensureLocalResources(
+  client: DynamoDBDocumentClient,
+  sqs: SQSClient,
+): Promise<LocalResources & { createdTables: string[] }> {
+  const definitions = [
+    jobsTableDefinition(LocalNames.jobsTable),
+    payloadsTableDefinition(LocalNames.payloadsTable),
+    examplesTableDefinition(LocalNames.examplesTable),
+  ];
+  const createdTables: string[] = [];
+  for (const definition of definitions) {
+    if (await ensureTable(client, definition)) createdTables.push(definition.TableName ?? '');
+  }
+  const queues = await ensureQueues(sqs);
+  return {
+    jobsTable: LocalNames.jobsTable,
+    payloadsTable: LocalNames.payloadsTable,
+    examplesTable: LocalNames.examplesTable,
+    ...queues,
+    createdTables,
+  };
+}
+
+export { ensureLocalResources, LocalNames, LocalQueueSettings, type LocalResources };

@@ -1,0 +1,176 @@
+import { mkdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createExampleJobs } from '../../functions/jobs/index.js';
+import type { AdminDeps } from '../../lib/admin/deps.js';
+import { createDocumentClient, createSqsClient } from '../../lib/aws-clients.js';
+import type { LeasefenceConfig } from '../../lib/config.js';
+import { createSqsWorkerHandler } from '../../lib/lambda/sqs-worker-handler.js';
+import { WorkItemStore } from '../../lib/store/work-item-store.js';
+import { DEFAULT_DEADLINE_SHARDS } from '../../lib/table.js';
+import { startAdminServer } from './admin-server.js';
+import { startDynalite, startSqsEngine } from './engines.js';
+import { StackAlreadyRunningError } from './errors.js';
+import { QueuePollers } from './pollers.js';
+import { listenOn, type PortSetting } from './ports.js';
+import { ensureLocalResources, type LocalResources } from './resources.js';
+import { type StackTelemetry, stackTelemetry } from './stack-telemetry.js';
+import { readLiveStackState, removeStackState, type StackState, stateFilePath, writeStackState } from './state-file.js';
+import { SweeperTimer } from './sweeper-timer.js';
+
+/** How to run the local stack. */
+interface LocalStackOptions {
+  /** Folder for the data (unless `memory`) and the state file. */
+  dir: string;
+  /** Keep nothing on disk: dynalite in memory. */
+  memory: boolean;
+  ports: { dynamodb: PortSetting; sqs: PortSetting; admin: PortSetting };
+  /** Concurrent queue pollers, each one worker "container". */
+  pollers: number;
+  sweepIntervalMs: number;
+  verbose: boolean;
+  /** Write `<dir>/stack.json` so the CLI finds the stack (off for a stack embedded in one CLI command). */
+  writeStateFile: boolean;
+  log: (line: string) => void;
+}
+
+/** A running local stack: where everything is, the clients it uses, and how to stop it. */
+interface RunningLocalStack {
+  state: StackState;
+  resources: LocalResources & { createdTables: string[] };
+  /** Folder of the on-disk data; undefined in memory. */
+  dataDir: string | undefined;
+  stateFile: string | undefined;
+  client: DynamoDBDocumentClient;
+  sqs: SQSClient;
+  store: WorkItemStore;
+  telemetry: StackTelemetry;
+  /** Stops pollers (letting batches in flight finish), sweeper, admin API and engines; idempotent. */
+  stop(): Promise<void>;
+}
+
+/** Runs cleanups newest first; every one runs even when an earlier one fails. */
+async function unwind(cleanups: Array<() => Promise<void>>): Promise<void> {
+  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
+}
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
+
+/**
+ * Starts the whole system on embedded engines: dynalite (on disk in `<dir>/dynamodb` unless `memory`) and
+ * fauxqs on loopback; the tables and queues the CDK app deploys; the example worker polled like the Lambda
+ * event source; the sweeper on a timer; the admin API over HTTP. A taken port ▶ PortInUseError; a stack
+ * already running on `dir` ▶ StackAlreadyRunningError. Anything started before a failure is stopped again.
+ */
+async function startLocalStack(options: LocalStackOptions): Promise<RunningLocalStack> {
+  const dir = resolve(options.dir);
+  const running = await readLiveStackState(dir);
+  if (running) throw new StackAlreadyRunningError(running.pid, stateFilePath(dir));
+  const cleanups: Array<() => Promise<void>> = [];
+  try {
+    const dataDir = options.memory ? undefined : join(dir, 'dynamodb');
+    if (dataDir) await mkdir(dataDir, { recursive: true });
+    const dynamo = await listenOn(options.ports.dynamodb, (port) =>
+      startDynalite({ port, ...(dataDir ? { path: dataDir } : {}) }),
+    );
+    cleanups.push(() => dynamo.stop());
+    const sqsEngine = await listenOn(options.ports.sqs, (port) => startSqsEngine({ port }));
+    cleanups.push(() => sqsEngine.stop());
+    const client = createDocumentClient({ endpoint: dynamo.endpoint });
+    const sqs = createSqsClient({ endpoint: sqsEngine.endpoint });
+    cleanups.push(async () => {
+      client.destroy();
+      sqs.destroy();
+    });
+    const resources = await ensureLocalResources(client, sqs);
+    const config: LeasefenceConfig = {
+      jobsTable: resources.jobsTable,
+      payloadsTable: resources.payloadsTable,
+      queueUrl: resources.queueUrl,
+      deadLetterQueueUrl: resources.deadLetterQueueUrl,
+      deadlineShards: DEFAULT_DEADLINE_SHARDS,
+      dynamodbEndpoint: dynamo.endpoint,
+      sqsEndpoint: sqsEngine.endpoint,
+      payloadRetentionDays: 30,
+      examplesTable: resources.examplesTable,
+    };
+    const store = new WorkItemStore({ client, tableName: config.jobsTable, deadlineShards: config.deadlineShards });
+    const adminDeps: AdminDeps = {
+      store,
+      sqs,
+      queueUrl: resources.queueUrl,
+      deadLetterQueueUrl: resources.deadLetterQueueUrl,
+      payloadsTable: resources.payloadsTable,
+      dlqWaitTimeSeconds: 0,
+    };
+    const admin = await listenOn(options.ports.admin, (port) => startAdminServer(adminDeps, port));
+    cleanups.push(() => admin.stop());
+
+    const telemetry = stackTelemetry(options.log, options.verbose);
+    const jobs = createExampleJobs(resources.examplesTable);
+    const handlers = Array.from({ length: options.pollers }, (_, index) =>
+      createSqsWorkerHandler({ jobs, config, telemetry, workerId: `local-worker-${index + 1}` }),
+    );
+    const pollers = new QueuePollers({
+      sqs,
+      queueUrl: resources.queueUrl,
+      handlers,
+      onError: (error) => options.log(`[worker] a batch failed and will be redelivered: ${describeError(error)}`),
+    });
+    pollers.start();
+    cleanups.push(() => pollers.stop());
+
+    const swept = { 'swept to unknown': 0, 're-signalled': 0 };
+    const sweeper = new SweeperTimer({
+      store,
+      sqs,
+      queueUrl: resources.queueUrl,
+      intervalMs: options.sweepIntervalMs,
+      onSweep: (summary) => {
+        swept['swept to unknown'] += summary.sweptToUnknown;
+        swept['re-signalled'] += summary.resignalled;
+        const line = telemetry.statusLine(swept);
+        if (line) options.log(`[status] ${line}`);
+      },
+      onError: (error) => options.log(`[sweeper] run failed (the next run starts over): ${describeError(error)}`),
+    });
+    sweeper.start();
+    cleanups.push(() => sweeper.stop());
+
+    const state: StackState = {
+      version: 1,
+      pid: process.pid,
+      startedAt: new Date().toISOString(),
+      memory: options.memory,
+      region: 'us-east-1',
+      endpoints: { dynamodb: dynamo.endpoint, sqs: sqsEngine.endpoint, admin: admin.url },
+      tables: { jobs: resources.jobsTable, payloads: resources.payloadsTable, examples: resources.examplesTable },
+      queues: { jobs: resources.queueUrl, deadLetter: resources.deadLetterQueueUrl },
+    };
+    const stateFile = options.writeStateFile ? await writeStackState(dir, state) : undefined;
+    if (stateFile) cleanups.push(() => removeStackState(dir, process.pid));
+    let stopping: Promise<void> | undefined;
+    return {
+      state,
+      resources,
+      dataDir,
+      stateFile,
+      client,
+      sqs,
+      store,
+      telemetry,
+      stop: () => {
+        stopping ??= unwind(cleanups);
+        return stopping;
+      },
+    };
+  } catch (error) {
+    await unwind(cleanups);
+    throw error;
+  }
+}
+
+export { type LocalStackOptions, type RunningLocalStack, startLocalStack };

@@ -1,0 +1,60 @@
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { WorkItemStore } from '../../lib/store/work-item-store.js';
+import { type SweepCursor, type SweepSummary, sweep } from '../../lib/sweeper.js';
+import { pause } from './pollers.js';
+
+/** What the local sweeper schedule needs. */
+interface SweeperTimerOptions {
+  store: WorkItemStore;
+  sqs: SQSClient;
+  queueUrl: string;
+  intervalMs: number;
+  onSweep?: (summary: SweepSummary) => void;
+  onError?: (error: unknown) => void;
+}
+
+/**
+ * The EventBridge schedule of the sweeper Lambda, locally: one bounded `sweep` per interval, the continuation
+ * cursor kept between runs (dropped after a failure, which loses nothing: the index is the truth).
+ */
+class SweeperTimer {
+  private readonly abort = new AbortController();
+  private running: Promise<void> | undefined;
+  private cursor: SweepCursor | undefined;
+
+  constructor(private readonly options: SweeperTimerOptions) {}
+
+  /** Starts the schedule; the first sweep runs one interval from now. */
+  start(): void {
+    this.running ??= this.loop();
+  }
+
+  /** Stops the schedule and waits for a sweep in flight. */
+  async stop(): Promise<void> {
+    this.abort.abort();
+    await this.running;
+  }
+
+  private async loop(): Promise<void> {
+    const { signal } = this.abort;
+    while (!signal.aborted) {
+      await pause(this.options.intervalMs, signal);
+      if (signal.aborted) return;
+      try {
+        const summary = await sweep({
+          store: this.options.store,
+          sqs: this.options.sqs,
+          queueUrl: this.options.queueUrl,
+          ...(this.cursor ? { cursor: this.cursor } : {}),
+        });
+        this.cursor = summary.cursor;
+        this.options.onSweep?.(summary);
+      } catch (error) {
+        this.cursor = undefined;
+        if (!signal.aborted) this.options.onError?.(error);
+      }
+    }
+  }
+}
+
+export { SweeperTimer, type SweeperTimerOptions };

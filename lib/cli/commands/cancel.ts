@@ -1,0 +1,41 @@
+import * as z from 'zod';
+import { cancelItem } from '../../admin/cancel.js';
+import { type CommandSpec, parseCommandLine } from '../args.js';
+import { type CliCommand, withTarget } from '../command.js';
+import type { Io } from '../output.js';
+import { commonShape, identityShape, reasonFlag, TARGET_OPTIONS, targetShape } from '../schemas.js';
+import { COMMAND_SUMMARIES } from '../summaries.js';
+import { printAction } from './item-action.js';
+import { ITEM_ARGUMENTS } from './show.js';
+
+const spec: CommandSpec = {
+  name: 'cancel',
+  summary: COMMAND_SUMMARIES.cancel,
+  positionals: ITEM_ARGUMENTS,
+  identityArgument: true,
+  options: {
+    reason: { type: 'string', placeholder: '<text>', description: 'why (kept in the audit trail)' },
+    ...TARGET_OPTIONS,
+  },
+  examples: ['leasefence cancel m_4471 refund-r_815 --reason "customer withdrew the request"'],
+};
+
+const schema = z.strictObject({ ...commonShape, ...targetShape, ...identityShape, reason: reasonFlag });
+
+async function run(argv: readonly string[], io: Io): Promise<number> {
+  const input = parseCommandLine(spec, schema, argv);
+  return withTarget(input, io, async (target) => {
+    const item = await cancelItem(
+      target.admin,
+      { tenantId: input.tenant, operationId: input.operation },
+      { reason: input.reason, actor: target.actor },
+    );
+    printAction(io, 'cancelled', { item: item as unknown as Record<string, unknown> }, input.json);
+    return 0;
+  });
+}
+
+/** `leasefence cancel`: audited, fence + 1. */
+const cancelCommand: CliCommand = { spec, run };
+
+export { cancelCommand };

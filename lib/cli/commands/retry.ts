@@ -1,0 +1,41 @@
+import * as z from 'zod';
+import { retryItem } from '../../admin/retry.js';
+import { type CommandSpec, parseCommandLine } from '../args.js';
+import { type CliCommand, withTarget } from '../command.js';
+import type { Io } from '../output.js';
+import { commonShape, identityShape, reasonFlag, TARGET_OPTIONS, targetShape } from '../schemas.js';
+import { COMMAND_SUMMARIES } from '../summaries.js';
+import { printAction } from './item-action.js';
+import { ITEM_ARGUMENTS } from './show.js';
+
+const spec: CommandSpec = {
+  name: 'retry',
+  summary: COMMAND_SUMMARIES.retry,
+  positionals: ITEM_ARGUMENTS,
+  identityArgument: true,
+  options: {
+    reason: { type: 'string', placeholder: '<text>', description: 'why (kept in the audit trail)' },
+    ...TARGET_OPTIONS,
+  },
+  examples: ['leasefence retry acme stmt-42 --reason "template fixed in v2.3"'],
+};
+
+const schema = z.strictObject({ ...commonShape, ...targetShape, ...identityShape, reason: reasonFlag });
+
+async function run(argv: readonly string[], io: Io): Promise<number> {
+  const input = parseCommandLine(spec, schema, argv);
+  return withTarget(input, io, async (target) => {
+    const result = await retryItem(
+      target.admin,
+      { tenantId: input.tenant, operationId: input.operation },
+      { reason: input.reason, actor: target.actor },
+    );
+    printAction(io, 'requeued', { ...result, item: result.item as unknown as Record<string, unknown> }, input.json);
+    return 0;
+  });
+}
+
+/** `leasefence retry`: an audited requeue followed by a wake-up. */
+const retryCommand: CliCommand = { spec, run };
+
+export { retryCommand };

@@ -1,0 +1,85 @@
+import * as z from 'zod';
+import { showItem } from '../../admin/show.js';
+import type { AuditEntry } from '../../store/work-item.js';
+import { type CommandSpec, parseCommandLine } from '../args.js';
+import { type CliCommand, withTarget } from '../command.js';
+import { cell, formatPairs, formatTable, type Io, printJson, relativeTime } from '../output.js';
+import { commonShape, identityShape, TARGET_OPTIONS, targetShape } from '../schemas.js';
+import { COMMAND_SUMMARIES } from '../summaries.js';
+import { subject } from '../views.js';
+
+/** Positionals shared by the commands that act on one item. */
+const ITEM_ARGUMENTS = [
+  { name: 'tenant', description: 'tenant id (or tenant/operation as one argument)' },
+  { name: 'operation', description: 'operation id' },
+] as const;
+
+const spec: CommandSpec = {
+  name: 'show',
+  summary: COMMAND_SUMMARIES.show,
+  positionals: ITEM_ARGUMENTS,
+  identityArgument: true,
+  options: { ...TARGET_OPTIONS },
+  examples: ['leasefence show m_4471 refund-r_815', 'leasefence show m_4471/refund-r_815 --json'],
+};
+
+const schema = z.strictObject({ ...commonShape, ...targetShape, ...identityShape });
+
+function auditTable(audit: readonly AuditEntry[], now: number): string {
+  return formatTable(
+    ['WHEN', 'ACTOR', 'ACTION', 'FROM', 'TO', 'FENCE', 'REASON'],
+    audit.map((entry) => [
+      relativeTime(entry.at, now),
+      entry.actor,
+      entry.action,
+      entry.from,
+      entry.to,
+      String(entry.fence),
+      entry.reason,
+    ]),
+  );
+}
+
+async function run(argv: readonly string[], io: Io): Promise<number> {
+  const input = parseCommandLine(spec, schema, argv);
+  return withTarget(input, io, async (target) => {
+    const item = await showItem(target.admin, { tenantId: input.tenant, operationId: input.operation });
+    if (input.json) {
+      printJson(io, { item });
+      return 0;
+    }
+    const now = io.now();
+    const steps = Object.entries((item.steps ?? {}) as Record<string, { fence: number; at: number }>);
+    io.out(`${subject(item)}  ${cell(item.jobType)}  ${cell(item.state)}`);
+    io.out(
+      formatPairs([
+        ['fence', `${cell(item.fence)} (attempts ${cell(item.attempts)} of ${cell(item.maxAttempts)})`],
+        [
+          'payload',
+          `sha-256 ${cell(item.payloadHash)} (${item.payloadRef ? `ref ${cell(item.payloadRef)}` : 'body in the payloads table'})`,
+        ],
+        [
+          'outcome',
+          item.outcomeCode ? `${cell(item.outcomeCode)} ${item.result === undefined ? '' : cell(item.result)}` : '-',
+        ],
+        ['error', item.errorCode ? `${cell(item.errorCode)}: ${cell(item.errorMessage)}` : '-'],
+        [
+          'lease',
+          item.leaseOwner ? `${cell(item.leaseOwner)}, expires ${relativeTime(item.leaseExpiresAt, now)}` : '-',
+        ],
+        ['due', item.state === 'queued' ? relativeTime(item.availableAt, now) : '-'],
+        ['steps', steps.length ? steps.map(([name, step]) => `${name} (fence ${step.fence})`).join(', ') : '-'],
+        ['created', relativeTime(item.createdAt, now)],
+        ['updated', relativeTime(item.updatedAt, now)],
+      ]),
+    );
+    const audit = auditTable(item.audit, now).replace(/^/gm, '  ');
+    io.out(item.audit.length ? `\naudit (oldest first)\n${audit}` : '\naudit: no operator actions');
+    return 0;
+  });
+}
+
+/** `leasefence show`: one item with its audit trail. */
+const showCommand: CliCommand = { spec, run };
+
+export { ITEM_ARGUMENTS, showCommand };

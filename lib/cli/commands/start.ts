@@ -1,0 +1,176 @@
+import { relative } from 'node:path';
+import * as z from 'zod';
+import { runDemo } from '../../../infra/local/demo/run-demo.js';
+import { LocalQueueSettings } from '../../../infra/local/resources.js';
+import { type RunningLocalStack, startLocalStack } from '../../../infra/local/stack.js';
+import { DEFAULT_LOCAL_DIR } from '../../../infra/local/state-file.js';
+import { type CommandSpec, parseCommandLine } from '../args.js';
+import type { CliCommand } from '../command.js';
+import { portFlag, resolvePorts } from '../local-options.js';
+import { formatPairs, type Io, printJson } from '../output.js';
+import { commonShape, durationFlag, integerFlag } from '../schemas.js';
+import { COMMAND_SUMMARIES } from '../summaries.js';
+import { localDir } from '../target.js';
+import { demoEnvironment, printDemo } from './demo.js';
+
+const spec: CommandSpec = {
+  name: 'start',
+  summary: COMMAND_SUMMARIES.start,
+  positionals: [],
+  options: {
+    memory: { type: 'boolean', description: 'keep nothing on disk (default: data persists in <local-dir>/dynamodb)' },
+    demo: { type: 'boolean', description: 'run the built-in demo once the stack is up' },
+    'local-dir': { type: 'string', placeholder: '<path>', description: 'data and state folder (default .local)' },
+    'dynamodb-port': {
+      type: 'string',
+      placeholder: '<port>',
+      description: 'DynamoDB port (default 8000, env LEASEFENCE_DYNAMODB_PORT)',
+    },
+    'sqs-port': {
+      type: 'string',
+      placeholder: '<port>',
+      description: 'SQS port (default 9324, env LEASEFENCE_SQS_PORT)',
+    },
+    'admin-port': {
+      type: 'string',
+      placeholder: '<port>',
+      description: 'admin API port (default 8787, env LEASEFENCE_ADMIN_PORT)',
+    },
+    pollers: { type: 'string', placeholder: '<n>', description: 'concurrent queue pollers, 1-32 (default 3)' },
+    'sweep-interval': { type: 'string', placeholder: '<age>', description: 'time between sweeps (default 10s)' },
+    verbose: { type: 'boolean', description: 'print every worker event (identities hashed, as in Lambda logs)' },
+  },
+  examples: [
+    'npm start',
+    'npm start -- --demo',
+    'leasefence start --memory --dynamodb-port 0 --sqs-port 0 --admin-port 0',
+  ],
+};
+
+const schema = z.strictObject({
+  ...commonShape,
+  memory: z.boolean().optional(),
+  demo: z.boolean().optional(),
+  'local-dir': z.string().min(1).optional(),
+  'dynamodb-port': portFlag.optional(),
+  'sqs-port': portFlag.optional(),
+  'admin-port': portFlag.optional(),
+  pollers: integerFlag(1, 32).default(3),
+  'sweep-interval': durationFlag.default(10_000),
+  verbose: z.boolean().optional(),
+});
+
+/** The first thing a newcomer reads: where everything is, what differs from AWS, what to try. */
+function banner(stack: RunningLocalStack, input: z.infer<typeof schema>, dir: string): string {
+  const { state, resources } = stack;
+  const at = dir === DEFAULT_LOCAL_DIR ? '' : ` --local-dir ${dir}`;
+  const kept = resources.createdTables.length === 3 ? 'created now' : 'kept from an earlier run';
+  const data = stack.dataDir
+    ? `data in ${relative(process.cwd(), stack.dataDir) || stack.dataDir}, kept across restarts (--memory keeps nothing)`
+    : 'in memory: nothing is kept';
+  return [
+    `leasefence local stack is running (pid ${state.pid}) on embedded engines: no AWS account, no Docker, no Java`,
+    formatPairs([
+      ['DynamoDB', `${state.endpoints.dynamodb}  dynalite; ${data}`],
+      [
+        'SQS',
+        `${state.endpoints.sqs}  fauxqs; queue ${resources.queueUrl.split('/').pop()}, DLQ after ${LocalQueueSettings.maxReceiveCount} receives; messages live in memory (the sweeper re-signals after a restart)`,
+      ],
+      [
+        'admin API',
+        `${state.endpoints.admin}  no IAM locally: the actor is the x-leasefence-actor header, else "local-operator"`,
+      ],
+      [
+        'worker',
+        `${input.pollers} pollers like the Lambda event source: batches of 10, partial batch failures, ${LocalQueueSettings.visibilityTimeoutSeconds} s visibility timeout`,
+      ],
+      ['sweeper', `every ${input['sweep-interval'] / 1000} s`],
+      ['tables', `${Object.values(state.tables).join(', ')} (${kept})`],
+      ['state file', stack.stateFile ? relative(process.cwd(), stack.stateFile) || stack.stateFile : '-'],
+      [
+        'differences',
+        'no TTL (dynalite has no UpdateTimeToLive); no TransactWriteItems, so class A jobs (inventory-reservation) fail with engine_capability_missing',
+      ],
+    ]),
+    '',
+    'Try, in another terminal:',
+    `  npx leasefence demo${at}`,
+    `  npx leasefence enqueue --type statement-publication --tenant acme --operation stmt-42 --payload '{"accountId":"42","date":"2026-09-13","lines":3}'${at}`,
+    `  npx leasefence show acme/stmt-42${at}`,
+    `  npx leasefence ls --state unknown${at}`,
+    `  curl -s '${state.endpoints.admin}/items?state=quarantined'`,
+    'Stop with Ctrl-C.',
+  ].join('\n');
+}
+
+/** Resolves on the first SIGINT/SIGTERM; a second one exits at once (130). `dispose` removes the handlers. */
+function stopSignal(io: Io): { received: Promise<string>; dispose(): void } {
+  let onSignal: (signal: string) => void = () => {};
+  const received = new Promise<string>((resolve) => {
+    let first = true;
+    onSignal = (signal: string) => {
+      if (!first) {
+        io.err(`${signal} again: exiting without a clean shutdown`);
+        process.exit(130);
+      }
+      first = false;
+      resolve(signal);
+    };
+  });
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return {
+    received,
+    dispose: () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
+}
+
+async function run(argv: readonly string[], io: Io): Promise<number> {
+  const input = parseCommandLine(spec, schema, argv);
+  const ports = resolvePorts(input, io.env);
+  const dir = localDir(input, io.env);
+  const stop = stopSignal(io);
+  const log = input.json ? io.err : io.out;
+  let stack: RunningLocalStack;
+  try {
+    stack = await startLocalStack({
+      dir,
+      memory: input.memory === true,
+      ports,
+      pollers: input.pollers,
+      sweepIntervalMs: input['sweep-interval'],
+      verbose: input.verbose === true,
+      writeStateFile: true,
+      log,
+    });
+  } catch (error) {
+    stop.dispose();
+    throw error;
+  }
+  if (input.json) printJson(io, stack.state);
+  else io.out(banner(stack, input, dir));
+  if (input.demo) {
+    try {
+      const report = await runDemo(demoEnvironment(stack.state, stack.client, stack.sqs));
+      log('');
+      printDemo({ ...io, out: log }, report, false);
+      log('\nthe stack keeps running: try the commands above, Ctrl-C to stop');
+    } catch (error) {
+      io.err(`the demo failed: ${(error as Error).message}`);
+    }
+  }
+  const signal = await stop.received;
+  log(`${signal}: stopping pollers (batches in flight finish), sweeper, admin API and engines…`);
+  await stack.stop();
+  stop.dispose();
+  log('stopped');
+  return 0;
+}
+
+/** `leasefence start` (= npm start): runs until Ctrl-C, then shuts down cleanly and exits 0. */
+const startCommand: CliCommand = { spec, run };
+
+export { startCommand };

@@ -1,0 +1,107 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod';
+import { type RecordView, recordView } from '../admin/views.js';
+import type { WorkItemStore } from '../store/work-item-store.js';
+import { deadlineShardName, JobsIndex, TableKeys } from '../table.js';
+import { UsageError } from './errors.js';
+
+/** Which active items to list: claimed or queued, optionally one tenant, at least this old. */
+interface ActiveListInput {
+  state: 'claimed' | 'queued';
+  tenantId?: string;
+  limit: number;
+  cursor?: string;
+  /** Only items claimed (claimed) or created (queued) at least this long ago. */
+  olderThanMs?: number;
+  now: number;
+}
+
+/** One page, and where the next one starts. */
+interface ActivePage {
+  items: RecordView[];
+  cursor?: string;
+}
+
+/** Queries per call at most (a filtered page can be empty); the cursor continues from there. */
+const MAX_QUERIES = 50;
+
+const KEY_ATTRIBUTES = [TableKeys.partition, TableKeys.sort, JobsIndex.byDeadline.partition, JobsIndex.byDeadline.sort];
+
+const cursorSchema = z.strictObject({
+  s: z.string(),
+  shard: z.number().int().min(0).max(999),
+  k: z.record(z.string(), z.union([z.string().max(2048), z.number()])).optional(),
+});
+
+function encode(scope: string, shard: number, key: Record<string, unknown> | undefined): string {
+  return Buffer.from(JSON.stringify({ s: scope, shard, ...(key ? { k: key } : {}) }), 'utf8').toString('base64url');
+}
+
+/** Decodes a cursor of this listing; anything else ▶ UsageError on --cursor (never reaches DynamoDB unchecked). */
+function decode(scope: string, cursor: string): { shard: number; key?: Record<string, string | number> } {
+  const invalid = (why: string) => new UsageError(`--cursor: ${why}`);
+  let parsed: z.infer<typeof cursorSchema>;
+  try {
+    parsed = cursorSchema.parse(JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')));
+  } catch {
+    throw invalid('not a cursor of this listing');
+  }
+  if (parsed.s !== scope) throw invalid('belongs to a different listing (state or tenant changed)');
+  if (parsed.k) {
+    const attributes = Object.keys(parsed.k).sort().join(',');
+    if (attributes !== [...KEY_ATTRIBUTES].sort().join(',')) throw invalid('not a cursor of this listing');
+    if (parsed.k[JobsIndex.byDeadline.partition] !== deadlineShardName(parsed.shard)) {
+      throw invalid('not a cursor of this listing');
+    }
+  }
+  return { shard: parsed.shard, ...(parsed.k ? { key: parsed.k } : {}) };
+}
+
+/**
+ * Lists claimed or queued items through the sparse, write-sharded deadline index (a Query per shard, never a
+ * Scan), shard by shard, deadline order within a shard, filtered by state, tenant and age. Paginated with an
+ * opaque cursor; a bad cursor ▶ UsageError.
+ */
+async function listActive(store: WorkItemStore, input: ActiveListInput): Promise<ActivePage> {
+  const scope = `active:${input.state}:${input.tenantId ?? ''}`;
+  const start = input.cursor ? decode(scope, input.cursor) : { shard: 0 };
+  let shard = start.shard;
+  let key: Record<string, unknown> | undefined = start.key;
+  const ageAttribute = input.state === 'claimed' ? 'updatedAt' : 'createdAt';
+  const filters = ['#state = :state'];
+  const names: Record<string, string> = { '#partition': JobsIndex.byDeadline.partition, '#state': 'state' };
+  const values: Record<string, unknown> = { ':state': input.state };
+  if (input.tenantId) {
+    filters.push('#tenant = :tenant');
+    names['#tenant'] = 'tenantId';
+    values[':tenant'] = input.tenantId;
+  }
+  if (input.olderThanMs !== undefined) {
+    filters.push('#age <= :cutoff');
+    names['#age'] = ageAttribute;
+    values[':cutoff'] = input.now - input.olderThanMs;
+  }
+  const items: RecordView[] = [];
+  for (let queries = 0; queries < MAX_QUERIES && shard < store.table.deadlineShards && items.length < input.limit; ) {
+    queries += 1;
+    const output = await store.client.send(
+      new QueryCommand({
+        TableName: store.table.tableName,
+        IndexName: JobsIndex.byDeadline.name,
+        KeyConditionExpression: '#partition = :partition',
+        FilterExpression: filters.join(' AND '),
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: { ...values, ':partition': deadlineShardName(shard) },
+        Limit: input.limit - items.length,
+        ...(key ? { ExclusiveStartKey: key } : {}),
+      }),
+    );
+    items.push(...(output.Items ?? []).map(recordView));
+    key = output.LastEvaluatedKey;
+    if (!key) shard += 1;
+  }
+  const more = shard < store.table.deadlineShards;
+  return { items, ...(more ? { cursor: encode(scope, shard, key) } : {}) };
+}
+
+export { type ActiveListInput, type ActivePage, listActive };

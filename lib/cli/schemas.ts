@@ -1,0 +1,94 @@
+import * as z from 'zod';
+import { reasonSchema } from '../admin/schemas.js';
+import { operationIdSchema, tenantIdSchema } from '../identity.js';
+import type { OptionSpec } from './args.js';
+
+/** Flags every command has (validated so parseArgs values pass the strict schemas). */
+const commonShape = { json: z.boolean().optional(), help: z.boolean().optional() };
+
+/** A decimal integer flag within [min, max]. */
+function integerFlag(min: number, max: number) {
+  return z
+    .string()
+    .regex(/^[0-9]+$/, `must be an integer from ${min} to ${max}`)
+    .transform(Number)
+    .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
+}
+
+const DURATION_UNITS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** A duration such as 30s, 10m, 2h or 3d, in milliseconds. */
+const durationFlag = z
+  .string()
+  .regex(/^[0-9]{1,6}[smhd]$/, 'must be a duration like 30s, 10m, 2h or 3d')
+  .transform((text) => Number(text.slice(0, -1)) * DURATION_UNITS[text.slice(-1) as keyof typeof DURATION_UNITS]);
+
+/** Identity arguments, checked with the library's own rules. */
+const identityShape = { tenant: tenantIdSchema, operation: operationIdSchema };
+
+/** Flags that choose what the command talks to: the local stack (default) or AWS. */
+const TARGET_OPTIONS: Record<string, OptionSpec> = {
+  'local-dir': { type: 'string', placeholder: '<path>', description: 'folder of the local stack (default .local)' },
+  stack: { type: 'string', placeholder: '<name>', description: 'AWS: read tables and queues from this stack' },
+  region: { type: 'string', placeholder: '<region>', description: 'AWS region (default AWS_REGION)' },
+  profile: { type: 'string', placeholder: '<profile>', description: 'AWS credentials profile' },
+  'jobs-table': { type: 'string', placeholder: '<name>', description: 'AWS: jobs table (instead of --stack)' },
+  'payloads-table': { type: 'string', placeholder: '<name>', description: 'AWS: payloads table' },
+  'queue-url': { type: 'string', placeholder: '<url>', description: 'AWS: jobs queue URL' },
+  'dlq-url': { type: 'string', placeholder: '<url>', description: 'AWS: dead-letter queue URL (redrive)' },
+  'dynamodb-endpoint': { type: 'string', placeholder: '<url>', description: 'another DynamoDB engine (moto, …)' },
+  'sqs-endpoint': { type: 'string', placeholder: '<url>', description: 'another SQS engine' },
+  actor: { type: 'string', placeholder: '<name>', description: 'who is acting, for the audit trail' },
+};
+
+const nameFlag = z.string().min(1).max(1024).optional();
+
+/** Validated target flags (the keys are the flag names). */
+const targetShape = {
+  'local-dir': z.string().min(1).optional(),
+  stack: z
+    .string()
+    .regex(/^[A-Za-z][A-Za-z0-9-]{0,127}$/, 'must be a CloudFormation stack name')
+    .optional(),
+  region: z
+    .string()
+    .regex(/^[a-z]{2}(-[a-z]+)+-[0-9]$/, 'must be a region such as eu-west-1')
+    .optional(),
+  profile: nameFlag,
+  'jobs-table': z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{3,255}$/, 'must be a DynamoDB table name')
+    .optional(),
+  'payloads-table': z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{3,255}$/, 'must be a DynamoDB table name')
+    .optional(),
+  'queue-url': z
+    .string()
+    .regex(/^https?:\/\/\S+$/, 'must be an http(s) queue URL')
+    .optional(),
+  'dlq-url': z
+    .string()
+    .regex(/^https?:\/\/\S+$/, 'must be an http(s) queue URL')
+    .optional(),
+  'dynamodb-endpoint': z.url().optional(),
+  'sqs-endpoint': z.url().optional(),
+  actor: z.string().min(1).max(256).optional(),
+};
+
+/** The validated target flags. */
+type TargetFlags = z.infer<z.ZodObject<typeof targetShape>>;
+
+/** The reason flag of audited actions. */
+const reasonFlag = reasonSchema;
+
+export {
+  commonShape,
+  durationFlag,
+  identityShape,
+  integerFlag,
+  reasonFlag,
+  TARGET_OPTIONS,
+  type TargetFlags,
+  targetShape,
+};

@@ -1,0 +1,154 @@
+import { userInfo } from 'node:os';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DEFAULT_LOCAL_ACTOR } from '../../infra/local/local-actor.js';
+import { DEFAULT_LOCAL_DIR, readLiveStackState, type StackState } from '../../infra/local/state-file.js';
+import type { AdminDeps } from '../admin/deps.js';
+import { createDocumentClient, createSqsClient } from '../aws-clients.js';
+import { PayloadStore } from '../payloads.js';
+import { WorkItemStore } from '../store/work-item-store.js';
+import { readStackOutputs, type StackOutputs } from './cloudformation.js';
+import { TargetError, UsageError } from './errors.js';
+import type { TargetFlags } from './schemas.js';
+
+/** What a command talks to: the local stack or an AWS deployment, with clients ready and the acting operator. */
+interface CliTarget {
+  kind: 'local' | 'aws';
+  label: string;
+  client: DynamoDBDocumentClient;
+  sqs: SQSClient;
+  store: WorkItemStore;
+  admin: AdminDeps;
+  payloads: PayloadStore;
+  tables: { jobs: string; payloads: string; examples?: string };
+  queueUrl: string;
+  deadLetterQueueUrl?: string;
+  /** Set for a local stack (the demo needs it). */
+  local?: StackState;
+  actor: string;
+  close(): void;
+}
+
+/** The local stack's folder: --local-dir, else LEASEFENCE_LOCAL_DIR, else `.local`. */
+function localDir(flags: Pick<TargetFlags, 'local-dir'>, env: NodeJS.ProcessEnv): string {
+  return flags['local-dir'] ?? env.LEASEFENCE_LOCAL_DIR ?? DEFAULT_LOCAL_DIR;
+}
+
+/** True when any flag asks for something other than the local stack (AWS, or another engine by endpoint). */
+function wantsRemote(flags: TargetFlags): boolean {
+  const remote = [
+    'stack',
+    'region',
+    'profile',
+    'jobs-table',
+    'payloads-table',
+    'queue-url',
+    'dlq-url',
+    'dynamodb-endpoint',
+    'sqs-endpoint',
+  ] as const;
+  return remote.some((flag) => flags[flag] !== undefined);
+}
+
+/** Table and queue names for a remote target: from the stack's outputs, or from the explicit flags. */
+async function remoteResources(flags: TargetFlags): Promise<StackOutputs> {
+  if (flags.stack) return readStackOutputs(flags.stack, flags.region);
+  for (const flag of ['jobs-table', 'payloads-table', 'queue-url'] as const) {
+    if (!flags[flag]) throw new UsageError(`--${flag}: is required when targeting AWS without --stack`);
+  }
+  return {
+    jobsTable: flags['jobs-table'] as string,
+    payloadsTable: flags['payloads-table'] as string,
+    queueUrl: flags['queue-url'] as string,
+    ...(flags['dlq-url'] ? { deadLetterQueueUrl: flags['dlq-url'] } : {}),
+  };
+}
+
+function build(
+  kind: CliTarget['kind'],
+  label: string,
+  resources: StackOutputs,
+  endpoints: { dynamodb?: string; sqs?: string; region?: string },
+  actor: string,
+  local?: StackState,
+): CliTarget {
+  const region = endpoints.region ? { region: endpoints.region } : {};
+  const client = createDocumentClient({ ...region, ...(endpoints.dynamodb ? { endpoint: endpoints.dynamodb } : {}) });
+  const sqs = createSqsClient({ ...region, ...(endpoints.sqs ? { endpoint: endpoints.sqs } : {}) });
+  const store = new WorkItemStore({ client, tableName: resources.jobsTable });
+  const admin: AdminDeps = {
+    store,
+    sqs,
+    queueUrl: resources.queueUrl,
+    payloadsTable: resources.payloadsTable,
+    ...(resources.deadLetterQueueUrl ? { deadLetterQueueUrl: resources.deadLetterQueueUrl } : {}),
+    ...(kind === 'local' ? { dlqWaitTimeSeconds: 0 } : {}),
+  };
+  return {
+    kind,
+    label,
+    client,
+    sqs,
+    store,
+    admin,
+    payloads: new PayloadStore(client, resources.payloadsTable, store.clock),
+    tables: {
+      jobs: resources.jobsTable,
+      payloads: resources.payloadsTable,
+      ...(resources.examplesTable ? { examples: resources.examplesTable } : {}),
+    },
+    queueUrl: resources.queueUrl,
+    ...(resources.deadLetterQueueUrl ? { deadLetterQueueUrl: resources.deadLetterQueueUrl } : {}),
+    ...(local ? { local } : {}),
+    actor,
+    close: () => {
+      client.destroy();
+      sqs.destroy();
+    },
+  };
+}
+
+/**
+ * Opens the target: AWS when any AWS flag is given (tables and queues from --stack outputs or explicit flags;
+ * credentials from --profile or the default chain), else the local stack named by `<local-dir>/stack.json` if its
+ * process is alive. No stack running ▶ TargetError saying how to start one.
+ */
+async function openTarget(flags: TargetFlags, env: NodeJS.ProcessEnv): Promise<CliTarget> {
+  if (wantsRemote(flags)) {
+    if (flags.profile) env.AWS_PROFILE = flags.profile;
+    const resources = await remoteResources(flags);
+    const region = flags.region ?? env.AWS_REGION;
+    const label = flags.stack ? `AWS stack ${flags.stack}` : `AWS tables ${resources.jobsTable}`;
+    const endpoints = {
+      ...(flags['dynamodb-endpoint'] ? { dynamodb: flags['dynamodb-endpoint'] } : {}),
+      ...(flags['sqs-endpoint'] ? { sqs: flags['sqs-endpoint'] } : {}),
+      ...(region ? { region } : {}),
+    };
+    return build('aws', label, resources, endpoints, flags.actor ?? `cli:${userInfo().username}`);
+  }
+  const dir = localDir(flags, env);
+  const state = await readLiveStackState(dir);
+  if (!state) {
+    throw new TargetError(
+      `no local stack is running (no live ${dir}/stack.json). Start one with \`npm start\`, or target AWS with --stack <name> or --jobs-table/--payloads-table/--queue-url`,
+    );
+  }
+  const resources: StackOutputs = {
+    jobsTable: state.tables.jobs,
+    payloadsTable: state.tables.payloads,
+    queueUrl: state.queues.jobs,
+    deadLetterQueueUrl: state.queues.deadLetter,
+    examplesTable: state.tables.examples,
+  };
+  const endpoints = { dynamodb: state.endpoints.dynamodb, sqs: state.endpoints.sqs, region: state.region };
+  return build(
+    'local',
+    `local stack (pid ${state.pid})`,
+    resources,
+    endpoints,
+    flags.actor ?? DEFAULT_LOCAL_ACTOR,
+    state,
+  );
+}
+
+export { type CliTarget, localDir, openTarget };

@@ -1,0 +1,184 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Repository root and the shipped bin launcher every CLI test runs. */
+const ROOT = resolve(fileURLToPath(new URL('../../', import.meta.url)));
+const LAUNCHER = join(ROOT, 'lib/cli/leasefence.mjs');
+
+/** Every child a test started; `killAll` ends the ones still alive (afterAll, or a failed test). */
+const children = new Set<ChildProcess>();
+
+/** A clean environment: no LEASEFENCE_* leaking in from the developer's shell, no SDK Node-version notice. */
+function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('LEASEFENCE_')));
+  return { ...env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...extra };
+}
+
+/** What a finished CLI run printed and returned. */
+interface CliRun {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `leasefence <args>` (the bin launcher, through tsx) to completion; killed and rejected after `timeoutMs`. */
+function runCli(
+  args: readonly string[],
+  options: { env?: Record<string, string>; timeoutMs?: number } = {},
+): Promise<CliRun> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, [LAUNCHER, ...args], { cwd: ROOT, env: childEnv(options.env) });
+    children.add(child);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += String(chunk);
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += String(chunk);
+    });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      fail(
+        new Error(
+          `leasefence ${args.join(' ')} did not finish in ${options.timeoutMs ?? 20_000} ms\n${stdout}\n${stderr}`,
+        ),
+      );
+    }, options.timeoutMs ?? 20_000);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      children.delete(child);
+      done({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+/** A long-running `leasefence start` child: its output so far, a way to wait for a line, and to stop it. */
+interface StackProcess {
+  child: ChildProcess;
+  output(): string;
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+  /** Sends the signal and resolves with the exit code (SIGKILL after `timeoutMs`, then rejects). */
+  stop(signal?: NodeJS.Signals, timeoutMs?: number): Promise<number | null>;
+}
+
+/** Starts `leasefence start <args>` in the background. */
+function startStack(args: readonly string[], env: Record<string, string> = {}): StackProcess {
+  const child = spawn(process.execPath, [LAUNCHER, 'start', ...args], { cwd: ROOT, env: childEnv(env) });
+  children.add(child);
+  let output = '';
+  const exited = new Promise<number | null>((done) => {
+    child.on('close', (code) => {
+      children.delete(child);
+      done(code);
+    });
+  });
+  child.stdout?.on('data', (chunk) => {
+    output += String(chunk);
+  });
+  child.stderr?.on('data', (chunk) => {
+    output += String(chunk);
+  });
+  return {
+    child,
+    output: () => output,
+    waitFor: async (pattern, timeoutMs = 30_000) => {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const match = output.match(pattern);
+        if (match) return match;
+        if (child.exitCode !== null || Date.now() > deadline) {
+          throw new Error(`no ${pattern} in the stack output (exit ${child.exitCode}):\n${output}`);
+        }
+        await new Promise((wait) => setTimeout(wait, 50));
+      }
+    },
+    stop: async (signal = 'SIGINT', timeoutMs = 15_000) => {
+      if (child.exitCode === null) child.kill(signal);
+      const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+}
+
+/** Kills every child still running (use in afterAll; a test must never leave a stack behind). */
+function killAll(): void {
+  for (const child of children) child.kill('SIGKILL');
+  children.clear();
+}
+
+/** A fresh local-stack folder in the system temp dir, and how to remove it. */
+async function tempLocalDir(): Promise<{ dir: string; remove(): Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'leasefence-local-'));
+  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/** The state file of the stack running on `dir`. */
+async function readState(dir: string): Promise<{
+  pid: number;
+  endpoints: { dynamodb: string; sqs: string; admin: string };
+  tables: { jobs: string; payloads: string; examples: string };
+  queues: { jobs: string; deadLetter: string };
+}> {
+  return JSON.parse(await readFile(join(dir, 'stack.json'), 'utf8'));
+}
+
+/** The state file's contents (endpoints, tables, queues). */
+type StackStateFile = Awaited<ReturnType<typeof readState>>;
+
+/** A `start --memory` child on free ports in a fresh folder, ready to serve; `close` stops it and removes the folder. */
+async function startMemoryStack(extra: readonly string[] = []): Promise<{
+  process: StackProcess;
+  dir: string;
+  state: StackStateFile;
+  /** `--local-dir <dir>`: add to every CLI call aimed at this stack. */
+  at: string[];
+  close(): Promise<number | null>;
+}> {
+  const local = await tempLocalDir();
+  const stack = startStack([
+    '--memory',
+    '--local-dir',
+    local.dir,
+    '--dynamodb-port',
+    '0',
+    '--sqs-port',
+    '0',
+    '--admin-port',
+    '0',
+    ...extra,
+  ]);
+  await stack.waitFor(/Stop with Ctrl-C/);
+  return {
+    process: stack,
+    dir: local.dir,
+    state: await readState(local.dir),
+    at: ['--local-dir', local.dir],
+    close: async () => {
+      const code = await stack.stop('SIGINT');
+      await local.remove();
+      return code;
+    },
+  };
+}
+
+process.on('exit', killAll);
+
+export {
+  type CliRun,
+  killAll,
+  ROOT,
+  readState,
+  runCli,
+  type StackProcess,
+  type StackStateFile,
+  startMemoryStack,
+  startStack,
+  tempLocalDir,
+};
