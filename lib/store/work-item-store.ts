@@ -3,7 +3,7 @@ import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { type Clock, systemClock } from '../clock.js';
 import { IllegalTransitionError, ItemNotFoundError, OwnershipLostError, PayloadConflictError } from '../errors.js';
 import { formatIdentity, type JobIdentity, parseIdentity } from '../identity.js';
-import { FINISHED_STATES, WorkState } from '../states.js';
+import { WorkState } from '../states.js';
 import { DEFAULT_DEADLINE_SHARDS, workItemKey } from '../table.js';
 import { parseInput } from '../validation.js';
 import { sendConditional } from './conditional-write.js';

@@ -1,0 +1,221 @@
+import type { RequestCount } from '../scenarios/request-counts.js';
+import { kb, mb, num, table } from './format.js';
+import type { BenchResults } from './results.js';
+
+// One function per figure of BENCHMARKS.md; each renders its heading, what was measured, and the table.
+
+function counts(count: RequestCount | undefined): [string, string, string] {
+  if (!count) return ['–', '–', '–'];
+  return [String(count.writes), String(count.reads), String(count.reads - count.conditionFailures)];
+}
+
+/** Figure section: request. */
+function requestSection(results: BenchResults): string {
+  const rows = results.requestCounts ?? [];
+  return [
+    '## 1. DynamoDB requests per job',
+    '',
+    'Counted by an SDK middleware below the retry layer on each worker\'s client (test/support/request-counter.ts). A no-op job, so only the protocol is counted. "reads on DynamoDB" subtracts the read-back GetItem that follows each failed conditional write on dynalite, which ignores `ReturnValuesOnConditionCheckFailure` (both systems read the item back; DynamoDB returns it with the failure).',
+    '',
+    table(
+      [
+        'situation',
+        'leasefence writes',
+        'reads (dynalite)',
+        'reads on DynamoDB',
+        'peer writes',
+        'reads (dynalite)',
+        'reads on DynamoDB',
+      ],
+      rows.map((row) => [row.situation, ...counts(row.leasefence), ...counts(row.peer)]),
+    ),
+    '',
+    `- Inline payload: the leasefence producer also spends ${rows.find((row) => row.producerWrites > 0)?.producerWrites ?? 0} PutItem on the payloads table before sending; the worker reads the body back (1 GetItem). The peer carries the payload inside the event, so both happy-path rows are the same for it.`,
+    '- Takeover: the stalled first worker is not counted, only the worker that takes over. The peer has no sweeper, so it has no wake-up row.',
+  ].join('\n');
+}
+
+/** Figure section: throughput. */
+function throughputSection(results: BenchResults): string {
+  const rows = results.throughput ?? [];
+  const mode = (value: string) => (value === 'side-effect' ? 'with side-effect write (fencing on)' : 'protocol only');
+  return [
+    '## 2. Jobs per second through the worker runtime',
+    '',
+    'leasefence: `WorkerRuntime.handleMessage` with synthetic messages (payloadRef, resolver in memory). Peer: the same job under `makeIdempotent`. No SQS in the loop. "fencing on": the leasefence job writes its record with `ctx.records.write` (`writer_epoch < fence` in the condition); the peer job writes the same record with a plain PutItem. Each concurrency: a warm-up, then paired runs in alternating order; medians of the runs, and the median of the per-pair ratios.',
+    '',
+    table(
+      [
+        'mode',
+        'concurrency',
+        'leasefence jobs/s',
+        'peer jobs/s',
+        'ratio',
+        'leasefence p50 / p99 ms',
+        'peer p50 / p99 ms',
+        'requests/job lf / peer',
+        'CPU ms/job lf / peer',
+      ],
+      rows.map((row) => [
+        mode(row.mode),
+        String(row.concurrency),
+        num(row.leasefence.jobsPerSecond),
+        num(row.peer.jobsPerSecond),
+        `**${num(row.ratio, 2)}**`,
+        `${num(row.leasefence.p50Ms, 1)} / ${num(row.leasefence.p99Ms, 1)}`,
+        `${num(row.peer.p50Ms, 1)} / ${num(row.peer.p99Ms, 1)}`,
+        `${num(row.leasefence.requestsPerJob, 1)} / ${num(row.peer.requestsPerJob, 1)}`,
+        `${num(row.leasefence.cpuMsPerJob, 2)} / ${num(row.peer.cpuMsPerJob, 2)}`,
+      ]),
+    ),
+    '',
+    `Runs per cell: ${rows[0]?.leasefence.samples.length ?? 0} per system. CPU ms/job is the whole process (worker and in-process engine).`,
+    ...writeShapeTable(results),
+  ].join('\n');
+}
+
+/** Figure 2b: the side-effect write alone, by shape (sequential single writes to fresh keys). */
+function writeShapeTable(results: BenchResults): string[] {
+  const rows = results.writeShapes;
+  if (!rows) return [];
+  return [
+    '',
+    "**2b. The side-effect write alone**, one request at a time to fresh keys, interleaved blocks (median): the peer's plain PutItem; leasefence's `ctx.records.write` (a conditional UpdateItem with `writer_epoch`, `writer_op` and `writer_token` in the condition, returning the new item as `FencedWriteResult.item`); the same request with `ReturnValues: NONE`; and a fenced whole-record put (`ctx.records.put`).",
+    '',
+    table(
+      ['write', 'latency ms', 'CPU ms (process, incl. engine)'],
+      rows.map((row) => [row.shape, num(row.latencyMs, 2), num(row.cpuMs, 2)]),
+    ),
+  ];
+}
+
+/** Figure section: stale. */
+function staleSection(results: BenchResults): string {
+  return [
+    '## 3. Stale worker: pause after claim past expiry, then resume',
+    '',
+    "The first worker claims and pauses before its side effect; its lease expires (leasefence: manual clock past the 30 s lease; peer: its in-progress expiry, set to 150 ms through the Lambda context's remaining time); a second worker takes over and finishes; then the first resumes. Side effects = writes to the operation's record that returned success. Reported, not asserted.",
+    '',
+    table(
+      ['system', 'operations', 'side effects per operation', 'record last written by the stale worker'],
+      (results.stale ?? []).map((row) => [
+        row.system === 'powertools' ? 'Powertools idempotency' : 'leasefence',
+        String(row.operations),
+        num(row.sideEffectsPerOperation, 1),
+        `${row.finalWriterStale} of ${row.operations}`,
+      ]),
+    ),
+  ].join('\n');
+}
+
+/** Figure section: sweeper. */
+function sweeperSection(results: BenchResults): string {
+  const scaling = results.sweeper;
+  return [
+    '## 4. Sweeper: cost per sweep vs table size',
+    '',
+    'One `sweep()` (lib/sweeper.ts) over a table with 100 expired leases (half with attempts left ▶ wake-up, half exhausted ▶ unknown) among healthy rows (live leases and future retries in the deadline index, finished and parked rows outside it). Rows loaded with BatchWriteItem, 25 per request, 4 writers.',
+    '',
+    table(
+      [
+        'rows',
+        'expired',
+        'read requests',
+        'items read',
+        'RCU',
+        'write requests',
+        '▶ unknown',
+        're-signalled',
+        'sweep ms',
+        'load s',
+      ],
+      (scaling?.rows ?? []).map((row) => [
+        num(row.totalItems),
+        num(row.expiredItems),
+        String(row.readRequests),
+        String(row.itemsRead),
+        num(row.readCapacityUnits, 1),
+        String(row.writeRequests),
+        String(row.sweptToUnknown),
+        String(row.resignalled),
+        num(row.sweepMs),
+        num(row.loadSeconds, 1),
+      ]),
+    ),
+    '',
+    scaling
+      ? `Largest ÷ smallest: read requests ×${num(scaling.readRequestRatio, 2)}, items read ×${num(scaling.itemsReadRatio, 2)}. Read requests = one Query per deadline shard (8) + one for the oldest unknown item; items read include that one item. Sweep ms of the first table also pays first use (JIT, connections).`
+      : '',
+  ].join('\n');
+}
+
+/** Figure section: bundle. */
+function bundleSection(results: BenchResults): string {
+  const report = results.bundles;
+  const peer = report?.rows.find((row) => row.name === 'powertools-idempotency');
+  const ratio = (mine: number | undefined, theirs: number | undefined) =>
+    mine !== undefined && theirs !== undefined ? num(mine / theirs, 2) : '–';
+  return [
+    '## 5. Lambda bundles: minified size and module initialisation',
+    '',
+    "leasefence functions: the project's CDK synth (infra/synth.ts, sizes by infra/bundle-size.ts), esbuild minified ESM, once with the AWS SDK external (`bundleAwsSdk: false`, the construct's default: the Lambda runtime provides SDK v3) and once bundled. Peer: an SQS handler with Powertools batch + `makeIdempotent` (test/bench/bundle/peer-handler.ts) bundled with the same esbuild settings. Init = time of `import()` of the bundle in a fresh `node` process (median of N, round-robin across bundles): module evaluation of a cold start, not the Lambda runtime's own start. SDK-external bundles import the SDK from node_modules, as they would from the runtime.",
+    '',
+    table(
+      [
+        'function',
+        'minified, SDK external (default)',
+        'init ms median / p90',
+        'init ÷ peer',
+        'minified, SDK bundled',
+        'init ms median / p90',
+        'init ÷ peer',
+      ],
+      (report?.rows ?? []).map((row) => [
+        row.name,
+        kb(row.sdkExternalBytes),
+        row.initSdkExternal ? `${num(row.initSdkExternal.medianMs)} / ${num(row.initSdkExternal.p90Ms)}` : '–',
+        ratio(row.initSdkExternal?.medianMs, peer?.initSdkExternal?.medianMs),
+        kb(row.sdkBundledBytes),
+        row.initSdkBundled ? `${num(row.initSdkBundled.medianMs)} / ${num(row.initSdkBundled.p90Ms)}` : '–',
+        ratio(row.initSdkBundled?.medianMs, peer?.initSdkBundled?.medianMs),
+      ]),
+    ),
+    '',
+    report
+      ? `Init runs per bundle: ${report.rows[0]?.initSdkExternal?.runs ?? 0}. Synth and bundling took ${num(report.synthSeconds, 0)} s.`
+      : '',
+  ].join('\n');
+}
+
+/** Figure section: memory. */
+function memorySection(results: BenchResults): string {
+  const rows = results.memory ?? [];
+  const at = (row: (typeof rows)[number], jobs: number) =>
+    row.checkpoints.find((checkpoint) => checkpoint.jobs === jobs);
+  return [
+    '## 6. Memory of the worker process',
+    '',
+    "A child process (`node --expose-gc`) handles the jobs (payloadRef, fenced side-effect write, concurrency 8) against the dynalite of the parent, so the table's growth is not in the numbers. Memory after a forced full GC at every 1,000 jobs; slopes by least squares over the checkpoints after the first (warm-up).",
+    '',
+    table(
+      [
+        'system',
+        'RSS @1k / 5k / 10k jobs',
+        'peak RSS (sampled)',
+        'RSS slope per 1k jobs',
+        'heap used @1k / 10k jobs',
+        'heap slope per 1k jobs',
+      ],
+      rows.map((row) => [
+        row.system === 'powertools' ? 'Powertools idempotency (reference)' : 'leasefence',
+        `${[1000, 5000, 10000].map((jobs) => num((at(row, jobs)?.rssBytes ?? Number.NaN) / 1e6, 1)).join(' / ')} MB`,
+        mb(row.peakRssBytes),
+        `${num(row.rssSlopeBytesPer1k / 1000, 0)} kB`,
+        `${[1000, 10000].map((jobs) => num((at(row, jobs)?.heapUsedBytes ?? Number.NaN) / 1e6, 2)).join(' / ')} MB`,
+        `${num(row.heapSlopeBytesPer1k / 1000, 1)} kB (${num(row.heapSlopeBytesPer1k / 1000, 0)} B/job)`,
+      ]),
+    ),
+  ].join('\n');
+}
+
+export { bundleSection, memorySection, requestSection, staleSection, sweeperSection, throughputSection };

@@ -1,0 +1,148 @@
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { AssetStaging } from 'aws-cdk-lib';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { build } from 'esbuild';
+import { type BundleSizes, bundleSizesOf } from '../../../infra/bundle-size.js';
+import { synthLeasefenceApp } from '../../../infra/synth.js';
+import { type InitTarget, type InitTime, measureInitTimes } from '../support/init-time.js';
+import { nowMs } from '../support/stats.js';
+
+/** One function of figure 5: minified code bytes with the AWS SDK left to the runtime (the default) and bundled. */
+interface BundleRow {
+  name: 'worker' | 'sweeper' | 'admin' | 'powertools-idempotency';
+  sdkExternalBytes: number;
+  sdkBundledBytes: number;
+  /** Module initialisation of the default bundle, the SDK resolved from node_modules as the runtime provides it. */
+  initSdkExternal: InitTime | undefined;
+  /** Module initialisation of the self-contained bundle (worker and peer only). */
+  initSdkBundled: InitTime | undefined;
+}
+
+/** Figure 5 and how long producing it took. */
+interface BundleReport {
+  rows: BundleRow[];
+  synthSeconds: number;
+}
+
+const PEER_ENTRY = fileURLToPath(new URL('../bundle/peer-handler.ts', import.meta.url));
+/** SDK-external bundles are timed from here, so `@aws-sdk/*` resolves to this repository's node_modules. */
+const RESOLVABLE_DIR = fileURLToPath(new URL('../../../node_modules/.cache/leasefence-bench/', import.meta.url));
+/** The settings the FencedJobQueue construct gives esbuild (infra/construct/functions.ts), for the peer. */
+const ESM_REQUIRE_BANNER =
+  "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
+
+/** What the handlers read from the environment at import (never used to reach anything). */
+const HANDLER_ENV = {
+  LEASEFENCE_JOBS_TABLE: 'bench-jobs',
+  LEASEFENCE_PAYLOADS_TABLE: 'bench-payloads',
+  LEASEFENCE_EXAMPLES_TABLE: 'bench-examples',
+  LEASEFENCE_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/000000000000/bench-jobs',
+  IDEMPOTENCY_TABLE: 'bench-idempotency',
+  AWS_LAMBDA_FUNCTION_NAME: 'bench',
+};
+
+/** The bundled file of a synthesized NodejsFunction (its staged `Code` asset). */
+function stagedFile(fn: IFunction): string {
+  const staging = fn.node
+    .findAll()
+    .find((child): child is AssetStaging => child instanceof AssetStaging && child.node.scope?.node.id === 'Code');
+  if (!staging) throw new Error(`${fn.node.path} has no bundled code asset`);
+  return join(staging.absoluteStagedPath, 'index.mjs');
+}
+
+/** Synthesizes the project stack (checks off: they do not change the bundles) and returns sizes and files. */
+function synthBundles(bundleAwsSdk: boolean): {
+  sizes: BundleSizes;
+  files: Record<keyof BundleSizes, string>;
+  outdir: string;
+} {
+  const { stack, outdir } = synthLeasefenceApp({ checks: false, stackProps: { jobs: { bundleAwsSdk } } });
+  const jobs = stack.jobs;
+  return {
+    sizes: bundleSizesOf(jobs),
+    files: { worker: stagedFile(jobs.worker), sweeper: stagedFile(jobs.sweeper), admin: stagedFile(jobs.admin) },
+    outdir,
+  };
+}
+
+/** Bundles the peer handler like the construct bundles ours; returns the file and its code bytes. */
+async function bundlePeer(dir: string, bundleAwsSdk: boolean): Promise<{ file: string; bytes: number }> {
+  const file = join(dir, bundleAwsSdk ? 'peer-sdk-bundled.mjs' : 'peer-sdk-external.mjs');
+  await build({
+    entryPoints: [PEER_ENTRY],
+    outfile: file,
+    bundle: true,
+    platform: 'node',
+    target: 'node22',
+    format: 'esm',
+    mainFields: ['module', 'main'],
+    banner: { js: ESM_REQUIRE_BANNER },
+    minify: true,
+    keepNames: true,
+    sourcemap: true,
+    sourcesContent: false,
+    external: bundleAwsSdk ? [] : ['@aws-sdk/*', '@smithy/*'],
+    logLevel: 'warning',
+  });
+  return { file, bytes: statSync(file).size };
+}
+
+/** Copies a bundle where bare imports resolve to this repository's node_modules (as a Lambda runtime's SDK would). */
+function resolvable(file: string, name: string): string {
+  mkdirSync(RESOLVABLE_DIR, { recursive: true });
+  const target = join(RESOLVABLE_DIR, `${name}.mjs`);
+  copyFileSync(file, target);
+  return target;
+}
+
+/**
+ * Figure 5: the three leasefence bundles (through the project's own CDK synth and infra/bundle-size.ts) and a
+ * Powertools-idempotency SQS handler bundled the same way, with the AWS SDK external (the construct's default)
+ * and bundled; then the import time of each bundle in fresh node processes.
+ */
+async function measureBundles(options: { initRuns: number }): Promise<BundleReport> {
+  const started = nowMs();
+  const external = synthBundles(false);
+  const bundled = synthBundles(true);
+  const peerDir = mkdtempSync(join(tmpdir(), 'leasefence-bench-peer-'));
+  try {
+    const peerExternal = await bundlePeer(peerDir, false);
+    const peerBundled = await bundlePeer(peerDir, true);
+    const synthSeconds = (nowMs() - started) / 1000;
+    const target = (name: string, file: string): InitTarget => ({ name, file, env: HANDLER_ENV });
+    const targets: InitTarget[] = [
+      target('worker', resolvable(external.files.worker, 'worker')),
+      target('sweeper', resolvable(external.files.sweeper, 'sweeper')),
+      target('admin', resolvable(external.files.admin, 'admin')),
+      target('powertools-idempotency', resolvable(peerExternal.file, 'powertools-idempotency')),
+      target('worker+sdk', bundled.files.worker),
+      target('powertools-idempotency+sdk', peerBundled.file),
+    ];
+    const inits = measureInitTimes(targets, options.initRuns);
+    const initOf = (name: string) => inits.find((init) => init.name === name);
+    const rows: BundleRow[] = (['worker', 'sweeper', 'admin'] as const).map((name) => ({
+      name,
+      sdkExternalBytes: external.sizes[name].codeBytes,
+      sdkBundledBytes: bundled.sizes[name].codeBytes,
+      initSdkExternal: initOf(name),
+      initSdkBundled: initOf(`${name}+sdk`),
+    }));
+    rows.push({
+      name: 'powertools-idempotency',
+      sdkExternalBytes: peerExternal.bytes,
+      sdkBundledBytes: peerBundled.bytes,
+      initSdkExternal: initOf('powertools-idempotency'),
+      initSdkBundled: initOf('powertools-idempotency+sdk'),
+    });
+    return { rows, synthSeconds };
+  } finally {
+    for (const dir of [peerDir, bundled.outdir, external.outdir, RESOLVABLE_DIR]) {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+}
+
+export { type BundleReport, type BundleRow, measureBundles };

@@ -1,0 +1,57 @@
+import { spawnSync } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
+import { median, percentile } from './stats.js';
+
+/** A bundle whose module initialisation is timed, with the environment its handler reads at import. */
+interface InitTarget {
+  name: string;
+  file: string;
+  env: Record<string, string>;
+}
+
+/** Median and p90 of the time `import()` of the bundle took, over fresh node processes. */
+interface InitTime {
+  name: string;
+  medianMs: number;
+  p90Ms: number;
+  runs: number;
+}
+
+/** Runs in a fresh process: times one dynamic import (module evaluation, as a Lambda cold start pays it). */
+const IMPORT_PROBE = [
+  'const started = performance.now();',
+  'await import(process.argv[1]);',
+  'process.stdout.write(JSON.stringify({ ms: performance.now() - started }));',
+].join('\n');
+
+function importOnce(target: InitTarget): number {
+  const result = spawnSync(
+    process.execPath,
+    ['--input-type=module', '-e', IMPORT_PROBE, pathToFileURL(target.file).href],
+    {
+      env: { PATH: process.env.PATH ?? '', AWS_REGION: 'us-east-1', ...target.env },
+      encoding: 'utf8',
+      timeout: 60_000,
+    },
+  );
+  if (result.status !== 0) throw new Error(`importing ${target.name} failed: ${result.stderr.slice(0, 500)}`);
+  return (JSON.parse(result.stdout) as { ms: number }).ms;
+}
+
+/**
+ * Module initialisation time of each bundle: `runs` fresh `node` processes per bundle, round-robin across the
+ * bundles (so background load falls on all of them alike), after one discarded warm-up each (file cache).
+ */
+function measureInitTimes(targets: readonly InitTarget[], runs: number): InitTime[] {
+  const samples = new Map<string, number[]>(targets.map((target) => [target.name, []]));
+  for (const target of targets) importOnce(target);
+  for (let round = 0; round < runs; round += 1) {
+    for (const target of targets) samples.get(target.name)?.push(importOnce(target));
+  }
+  return targets.map((target) => {
+    const values = samples.get(target.name) ?? [];
+    return { name: target.name, medianMs: median(values), p90Ms: percentile(values, 90), runs: values.length };
+  });
+}
+
+export { type InitTarget, type InitTime, measureInitTimes };

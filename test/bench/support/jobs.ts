@@ -1,0 +1,103 @@
+import { randomUUID } from 'node:crypto';
+import { payloadHash } from '../../../lib/hashing.js';
+import type { JobIdentity } from '../../../lib/identity.js';
+import { type JobEnvelope, serializeEnvelope } from '../../../lib/message.js';
+import type { QueueMessage } from '../../../lib/worker/worker-runtime.js';
+
+/** The job type both systems run. */
+const BENCH_JOB_TYPE = 'bench-job';
+
+/** The one tenant of the benchmark (tenancy costs nothing extra per request in either system). */
+const BENCH_TENANT = 'bench';
+
+/** A small business command, the size of a typical job payload (~200 bytes of JSON). */
+interface BenchPayload {
+  orderId: string;
+  amountCents: number;
+  currency: string;
+  lines: Array<{ sku: string; quantity: number }>;
+}
+
+/** How a leasefence job carries its payload: a caller-owned reference, or a body in the payloads table. */
+type PayloadMode = 'ref' | 'inline';
+
+/** The event the Powertools peer receives: identity and the payload itself (it has no payload store). */
+interface PeerJob {
+  tenantId: string;
+  operationId: string;
+  jobType: string;
+  payload: BenchPayload;
+}
+
+/** The payload of an operation, derived from its id, so a payloadRef resolver needs no storage. */
+function benchPayload(operationId: string): BenchPayload {
+  const seed = operationId.length;
+  return {
+    orderId: `order-${operationId}`,
+    amountCents: 1_000 + seed,
+    currency: 'EUR',
+    lines: [
+      { sku: 'sku-001', quantity: 1 + (seed % 3) },
+      { sku: 'sku-002', quantity: 2 },
+    ],
+  };
+}
+
+/** A fresh run name: identities of different runs never collide on one table. */
+function runName(label: string): string {
+  return `${label}-${randomUUID().slice(0, 8)}`;
+}
+
+/** Identity of job `index` of run `run`. */
+function benchIdentity(run: string, index: number): JobIdentity {
+  return { tenantId: BENCH_TENANT, operationId: `${run}-${index}` };
+}
+
+/** The payloadRef of an identity; the resolver turns it back into the payload. */
+function payloadRefFor(identity: JobIdentity): string {
+  return `bench:${identity.operationId}`;
+}
+
+/** The resolver's half of payloadRefFor: recomputes the body from the ref (no I/O, no growing map). */
+function resolveBenchRef(ref: string): BenchPayload | undefined {
+  return ref.startsWith('bench:') ? benchPayload(ref.slice('bench:'.length)) : undefined;
+}
+
+/** The queue message the leasefence worker receives for `identity` (a producer's `job`, or a sweeper's `wake`). */
+function leasefenceMessage(identity: JobIdentity, mode: PayloadMode, kind: 'job' | 'wake' = 'job'): QueueMessage {
+  const envelope: JobEnvelope = {
+    v: 1,
+    kind,
+    ...identity,
+    jobType: BENCH_JOB_TYPE,
+    payloadHash: payloadHash(benchPayload(identity.operationId)),
+    payload: mode === 'ref' ? { ref: payloadRefFor(identity) } : { inline: true },
+  };
+  return { messageId: randomUUID(), body: serializeEnvelope(envelope), receiveCount: 1 };
+}
+
+/** The peer's event for `identity`: the same identity and payload as the leasefence message. */
+function peerJob(identity: JobIdentity): PeerJob {
+  return { ...identity, jobType: BENCH_JOB_TYPE, payload: benchPayload(identity.operationId) };
+}
+
+/** Key of the side-effect record an operation owns (class B: keyed by the identity). */
+function sideEffectKey(identity: JobIdentity): { pk: string } {
+  return { pk: `${identity.tenantId}#${identity.operationId}` };
+}
+
+export {
+  BENCH_JOB_TYPE,
+  BENCH_TENANT,
+  type BenchPayload,
+  benchIdentity,
+  benchPayload,
+  leasefenceMessage,
+  type PayloadMode,
+  type PeerJob,
+  payloadRefFor,
+  peerJob,
+  resolveBenchRef,
+  runName,
+  sideEffectKey,
+};

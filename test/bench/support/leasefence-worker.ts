@@ -1,0 +1,107 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod';
+import { type Clock, systemClock } from '../../../lib/clock.js';
+import { payloadHash } from '../../../lib/hashing.js';
+import type { JobIdentity } from '../../../lib/identity.js';
+import { defineJob, type JobDefinition, JobRegistry } from '../../../lib/job-definition.js';
+import { PayloadStore } from '../../../lib/payloads.js';
+import { WorkItemStore } from '../../../lib/store/work-item-store.js';
+import { silentTelemetry } from '../../../lib/telemetry.js';
+import { WorkerRuntime } from '../../../lib/worker/worker-runtime.js';
+import { countRequests, type RequestCounter } from '../../support/request-counter.js';
+import type { BenchEngine, LeasefenceTables } from './bench-engine.js';
+import { type ConditionFailureCounter, countConditionFailures } from './condition-failures.js';
+import { BENCH_JOB_TYPE, type BenchPayload, benchPayload, resolveBenchRef, sideEffectKey } from './jobs.js';
+
+/** Hooks a scenario uses to pause a job between its claim and its side effect, and to count side effects. */
+interface JobHooks {
+  /** Awaited after the claim and the payload check, before the side effect. */
+  beforeEffect?: (identity: JobIdentity) => Promise<void>;
+  /** Called once the side-effect write returned success (the effect landed). */
+  onEffect?: (identity: JobIdentity) => void;
+}
+
+/** What one leasefence worker ("Lambda container") is built from. */
+interface LeasefenceWorkerOptions {
+  engine: BenchEngine;
+  tables: LeasefenceTables;
+  /** Table of side-effect records; absent = protocol only (the job writes nothing of its own). */
+  sideEffectTable?: string;
+  clock?: Clock;
+  workerId?: string;
+  hooks?: JobHooks;
+}
+
+/** A worker runtime on its own counted client, as the SQS handler would build it (minus SQS and logging). */
+interface LeasefenceWorker {
+  readonly runtime: WorkerRuntime;
+  readonly client: DynamoDBDocumentClient;
+  readonly counter: RequestCounter;
+  readonly conditionFailures: ConditionFailureCounter;
+  readonly workerId: string;
+  /** Stores an inline body as the producer does (PayloadStore.put on this worker's client). */
+  storeInlinePayload(identity: JobIdentity): Promise<void>;
+}
+
+const payloadSchema = z.strictObject({
+  orderId: z.string(),
+  amountCents: z.number().int(),
+  currency: z.string().length(3),
+  lines: z.array(z.strictObject({ sku: z.string(), quantity: z.number().int().min(1) })),
+});
+
+/**
+ * The benchmark job as a class B job: after the claim it optionally writes one record it owns through
+ * `ctx.records.write`, so the write carries the fence (`writer_epoch < fence`) inside its own condition.
+ */
+function benchJob(workerId: string, sideEffectTable: string | undefined, hooks: JobHooks): JobDefinition<BenchPayload> {
+  return defineJob<BenchPayload>({
+    type: BENCH_JOB_TYPE,
+    version: 1,
+    target: 'B',
+    payload: payloadSchema,
+    leaseMs: 30_000,
+    run: async (ctx) => {
+      await hooks.beforeEffect?.(ctx.identity);
+      if (sideEffectTable !== undefined) {
+        await ctx.records.write(
+          { tableName: sideEffectTable, key: sideEffectKey(ctx.identity) },
+          { set: { writtenBy: workerId, amountCents: ctx.payload.amountCents } },
+        );
+        hooks.onEffect?.(ctx.identity);
+      }
+      return { outcomeCode: 'done' };
+    },
+  });
+}
+
+/** Builds one leasefence worker with its own DocumentClient and request counter. */
+function createLeasefenceWorker(options: LeasefenceWorkerOptions): LeasefenceWorker {
+  const client = options.engine.documentClient();
+  const clock = options.clock ?? systemClock;
+  const workerId = options.workerId ?? 'bench-worker';
+  const store = new WorkItemStore({ client, tableName: options.tables.jobsTable, clock });
+  const payloads = new PayloadStore(client, options.tables.payloadsTable, clock);
+  const job = benchJob(workerId, options.sideEffectTable, options.hooks ?? {});
+  const runtime = new WorkerRuntime({
+    store,
+    registry: new JobRegistry([job as JobDefinition<unknown>]),
+    payloads,
+    payloadResolver: async (ref) => resolveBenchRef(ref),
+    telemetry: silentTelemetry,
+    workerId,
+  });
+  return {
+    runtime,
+    client,
+    counter: countRequests(client),
+    conditionFailures: countConditionFailures(client),
+    workerId,
+    storeInlinePayload: async (identity) => {
+      const body = benchPayload(identity.operationId);
+      await payloads.put(identity, body, payloadHash(body));
+    },
+  };
+}
+
+export { createLeasefenceWorker, type JobHooks, type LeasefenceWorker, type LeasefenceWorkerOptions };
