@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    globalSetup: ['./test/support/global-setup.ts'],
+    globalSetup: ['./test/support/global-setup.ts', './test/reliability/support/summary-setup.ts'],
     include: [
       'test/unit/**/*.test.ts',
       'test/integration/**/*.test.ts',

@@ -1,5 +1,22 @@
 import * as z from 'zod';
 import { InvalidInputError } from '../errors.js';
+import { JobsIndex } from '../table.js';
+
+/** Key attributes of our tables that hold numbers (index sort keys); every other key attribute is a string. */
+const NUMERIC_KEY_ATTRIBUTES: ReadonlySet<string> = new Set([JobsIndex.byDeadline.sort, JobsIndex.parkedByState.sort]);
+
+/** DynamoDB refuses key strings that are empty or longer than 1,024 bytes (sort keys): check before it can. */
+function keyValueProblem(attribute: string, value: string | number): string | undefined {
+  if (NUMERIC_KEY_ATTRIBUTES.has(attribute)) {
+    return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
+      ? undefined
+      : `${attribute} is not a key number`;
+  }
+  if (typeof value !== 'string' || value.length === 0 || Buffer.byteLength(value, 'utf8') > 1024) {
+    return `${attribute} is not a key string`;
+  }
+  return undefined;
+}
 
 /** Largest cursor accepted, in characters (a DynamoDB key is at most ~2 KB; its encoding stays well below). */
 const MAX_CURSOR_LENGTH = 4096;
@@ -39,6 +56,9 @@ function decodeCursor(
   if (parsed.data.s !== scope) throw invalid('belongs to a different listing (state, tenant or kind changed)');
   const attributes = Object.keys(parsed.data.k).sort();
   if (attributes.join(',') !== [...expectedAttributes].sort().join(',')) throw invalid('not a cursor of this API');
+  for (const [attribute, value] of Object.entries(parsed.data.k)) {
+    if (keyValueProblem(attribute, value)) throw invalid('not a cursor of this API');
+  }
   for (const [attribute, value] of Object.entries(pinned)) {
     if (parsed.data.k[attribute] !== value)
       throw invalid('belongs to a different listing (state, tenant or kind changed)');

@@ -1,0 +1,79 @@
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestQueue, testDocumentClient, testSqsClient } from '../support/engine.js';
+import { budget, replaySeed, runSeed } from './support/chaos-mode.js';
+import { runArbitrary } from './support/model/commands.js';
+import { InvariantViolation } from './support/model/invariants.js';
+import { type InterleavingEnvironment, runInterleaving } from './support/model/run-interleaving.js';
+import { ReliabilityReport } from './support/report.js';
+
+/** Runs per fast-check batch; each batch has its own seed, so a failure names one small replayable batch. */
+const RUNS_PER_BATCH = 10;
+
+/**
+ * Randomized interleavings of enqueue, claim, heartbeat, pause, lease expiry, fenced writes, complete, fail,
+ * cancel, sweep and admin resolve over three workers (with skewed clocks), two tenants and three operations
+ * that share their ids across tenants, against dynalite. A reference model written from the design predicts
+ * every outcome; the invariants are checked on the engine after every step. Replay a failure with the
+ * printed LEASEFENCE_SEED (and LEASEFENCE_PATH).
+ */
+describe('randomized interleavings against the real engine', () => {
+  const report = new ReliabilityReport(__filename);
+  let env: InterleavingEnvironment;
+
+  beforeAll(async () => {
+    const sqs = testSqsClient();
+    const { queueUrl } = await createTestQueue(sqs, 'rel-model');
+    env = { client: testDocumentClient(), sqs, queueUrl };
+  });
+  afterAll(async () => {
+    await report.publish();
+    env.client.destroy();
+    env.sqs.destroy();
+  });
+
+  /** Runs one fast-check batch; on failure prints the replay seed and path, counts an invariant violation. */
+  async function runBatch(seed: number, path: string | undefined, counters: { executed: number; runs: number }) {
+    const property = fc.asyncProperty(runArbitrary(budget.commandsPerRun), async (plan) => {
+      const executed = await runInterleaving(plan, env);
+      counters.runs += 1;
+      counters.executed += executed;
+    });
+    try {
+      await fc.assert(property, { seed, numRuns: RUNS_PER_BATCH, ...(path ? { path } : {}) });
+    } catch (error) {
+      if ((error as Error).cause instanceof InvariantViolation) report.add('invariantViolations');
+      const failedPath = /path: "?([0-9:]+)"?/.exec(String(error))?.[1];
+      console.log(
+        `[leasefence reliability] replay: LEASEFENCE_SEED=${seed}${failedPath ? ` LEASEFENCE_PATH=${failedPath}` : ''}`,
+      );
+      throw error;
+    }
+  }
+
+  it(
+    `keeps every invariant over at least ${budget.interleavingCommands} commands`,
+    async () => {
+      const counters = { executed: 0, runs: 0 };
+      const replay = replaySeed();
+      try {
+        if (replay) {
+          await runBatch(replay.seed, replay.path, counters);
+          return;
+        }
+        const firstSeed = runSeed();
+        console.log(`[leasefence reliability] interleavings: batch seeds start at ${firstSeed}`);
+        const deadline = Date.now() + budget.testTimeoutMs - 15_000;
+        for (let batch = 0; counters.executed < budget.interleavingCommands && batch < 10_000; batch += 1) {
+          if (Date.now() > deadline) throw new Error(`time budget spent after ${counters.executed} commands`);
+          await runBatch(firstSeed + batch, undefined, counters);
+        }
+      } finally {
+        report.counts.interleavings = counters.executed;
+      }
+      console.log(`[leasefence reliability] interleavings: ${counters.executed} commands in ${counters.runs} runs`);
+      expect(counters.executed).toBeGreaterThanOrEqual(budget.interleavingCommands);
+    },
+    budget.testTimeoutMs,
+  );
+});

@@ -1,0 +1,246 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { payloadHash } from '../../lib/hashing.js';
+import type { JobIdentity } from '../../lib/identity.js';
+import { requestOn } from '../support/fault-proxy.js';
+import { createNetworkFixture, type NetworkFixture } from './support/network-fixture.js';
+import { type ReliabilityPayload, ReliabilityJobType as Type } from './support/reliability-jobs.js';
+import { ReliabilityReport } from './support/report.js';
+
+const LEASE_MS = 5_000;
+const plain: ReliabilityPayload = { amount: 3, workMs: 0, pauseAt: 'none', pauseAttempt: 0 };
+
+/** Resolves `release` once a held request sits in the proxy (bounded wait). */
+async function whenHeld(pending: () => number): Promise<void> {
+  for (let attempt = 0; attempt < 500 && pending() === 0; attempt += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  expect(pending()).toBe(1);
+}
+
+/**
+ * Network faults between worker and engine, injected by a real loopback proxy: a request delayed in the
+ * network past a takeover, responses lost after the engine committed, and refused connections.
+ */
+describe('network faults between the workers and the engine', () => {
+  const report = new ReliabilityReport(__filename);
+  let fixture: NetworkFixture;
+  let jobsTable: string;
+  let ledgerTable: string;
+
+  beforeAll(async () => {
+    fixture = await createNetworkFixture('rel-net', LEASE_MS);
+    jobsTable = fixture.tables.jobsTable;
+    ledgerTable = fixture.ledgerTable.tableName;
+  });
+  afterAll(async () => {
+    report.add('faultsInjected', fixture.proxy.faultsInjected());
+    await report.publish();
+    await fixture.close();
+  });
+
+  const newIdentity = (prefix: string): JobIdentity => ({ tenantId: 'net', operationId: `${prefix}-${randomUUID()}` });
+  const hold = () => {
+    let release: () => void = () => {};
+    return { promise: new Promise<void>((resolve) => (release = resolve)), release: () => release() };
+  };
+
+  /** Counts what must stay 0 for one operation: a non-final item and more than one effect. */
+  async function tally(identity: JobIdentity): Promise<{ charges: number; calls: number }> {
+    const item = await fixture.store.get(identity);
+    if (!item || !['succeeded', 'unknown', 'failed_terminal'].includes(item.state)) report.add('lostJobs');
+    const charges = (await fixture.ledger.chargesByOperation('net')).get(identity.operationId)?.length ?? 0;
+    const calls = (await fixture.ledger.callsByOperation('net')).get(identity.operationId)?.length ?? 0;
+    report.add('duplicateEffects', Math.max(0, charges - 1));
+    return { charges, calls };
+  }
+
+  it('a fenced record write delayed in the network lands after a newer claim wrote: rejected (seed 001)', async () => {
+    const identity = newIdentity('delayed-write');
+    const message = await fixture.message(identity, Type.record, plain);
+    const gate = hold();
+    const held = fixture.proxy.inject({
+      match: requestOn('UpdateItem', ledgerTable, 'writer_epoch'),
+      fault: { kind: 'hold', release: gate.promise },
+    });
+    const stale = fixture.worker('slow-network').handleMessage(message);
+    await whenHeld(held.pending);
+    fixture.clock.advance(LEASE_MS + 1);
+
+    const fresh = await fixture.worker('fresh').handleMessage(message);
+    gate.release();
+    const late = await stale;
+
+    expect(fresh).toMatchObject({ status: 'executed', fence: 2, result: { state: 'succeeded' } });
+    expect(late).toMatchObject({
+      status: 'executed',
+      fence: 1,
+      result: { state: 'ownership_lost', reason: 'fence.rejected' },
+    });
+    expect(await fixture.record(identity)).toMatchObject({ writtenBy: 'fresh', writer_epoch: 2 });
+    expect(await fixture.store.get(identity)).toMatchObject({ state: 'succeeded', fence: 2 });
+    await tally(identity);
+  });
+
+  it('a completion delayed past a takeover is refused; the new holder reconciled, one charge', async () => {
+    const identity = newIdentity('delayed-complete');
+    const message = await fixture.message(identity, Type.charge, plain);
+    const gate = hold();
+    const held = fixture.proxy.inject({
+      match: requestOn('UpdateItem', jobsTable, identity.operationId, '"succeeded"'),
+      fault: { kind: 'hold', release: gate.promise },
+    });
+    const stale = fixture.worker('slow-complete').handleMessage(message);
+    await whenHeld(held.pending);
+    fixture.clock.advance(LEASE_MS + 1);
+
+    const fresh = await fixture.worker('reconciler').handleMessage(message);
+    gate.release();
+    const late = await stale;
+
+    expect(fresh).toMatchObject({ status: 'executed', fence: 2, result: { state: 'succeeded', reconciled: true } });
+    expect(late).toMatchObject({ fence: 1, result: { state: 'ownership_lost', reason: 'ownership.lost' } });
+    expect(await tally(identity)).toEqual({ charges: 1, calls: 1 });
+  });
+
+  it('a lost completion response is reported as success; a redelivery runs nothing again', async () => {
+    const identity = newIdentity('lost-complete');
+    const message = await fixture.message(identity, Type.charge, plain);
+    const dropped = fixture.proxy.inject({
+      match: requestOn('UpdateItem', jobsTable, identity.operationId, '"succeeded"'),
+      fault: { kind: 'drop_response' },
+    });
+
+    const first = await fixture.worker('retrying-sdk').handleMessage(message);
+    const redelivered = await fixture.worker('second').handleMessage(message);
+
+    expect(dropped.hits()).toBe(1);
+    expect(first).toMatchObject({ status: 'executed', fence: 1, result: { state: 'succeeded' } });
+    expect(redelivered).toMatchObject({ status: 'skipped', reason: 'replay_finished' });
+    expect(await fixture.store.get(identity)).toMatchObject({ state: 'succeeded', fence: 1, attempts: 1 });
+    expect(await tally(identity)).toEqual({ charges: 1, calls: 1 });
+  });
+
+  it('a lost completion response without SDK retries: the message is redelivered and finds the job done', async () => {
+    const identity = newIdentity('lost-complete-no-retry');
+    const message = await fixture.message(identity, Type.charge, plain);
+    fixture.proxy.inject({
+      match: requestOn('UpdateItem', jobsTable, identity.operationId, '"succeeded"'),
+      fault: { kind: 'drop_response' },
+    });
+
+    const first = await fixture
+      .worker('no-retry', 1)
+      .handleMessage(message)
+      .then(
+        () => 'acknowledged',
+        (error: Error) => error.name,
+      );
+    const redelivered = await fixture.worker('second').handleMessage(message);
+
+    expect(first).not.toBe('acknowledged');
+    expect(redelivered).toMatchObject({ status: 'skipped', reason: 'replay_finished' });
+    expect(await fixture.store.get(identity)).toMatchObject({ state: 'succeeded', fence: 1 });
+    expect(await tally(identity)).toEqual({ charges: 1, calls: 1 });
+  });
+
+  it('a lost response of the create-and-claim write: the retry is my claim (fence 1), not "leased"', async () => {
+    const identity = newIdentity('lost-create');
+    const message = await fixture.message(identity, Type.record, plain);
+    const dropped = fixture.proxy.inject({
+      match: requestOn('PutItem', jobsTable, identity.operationId, '"claimed"'),
+      fault: { kind: 'drop_response' },
+    });
+
+    const result = await fixture.worker('creator').handleMessage(message);
+
+    expect(dropped.hits()).toBe(1);
+    expect(result).toMatchObject({ status: 'executed', fence: 1, result: { state: 'succeeded' } });
+    const item = await fixture.store.get(identity);
+    expect(item).toMatchObject({ state: 'succeeded', fence: 1, attempts: 1 });
+    expect(item?.leaseOwner).toBeUndefined();
+    await tally(identity);
+  });
+
+  it('a lost response of a claim: the retried claim is mine, the fence rose once, no orphaned lease', async () => {
+    const identity = newIdentity('lost-claim');
+    await fixture.store.enqueue({
+      identity,
+      jobType: Type.record,
+      payloadHash: payloadHash(plain),
+      payloadInline: true,
+      maxAttempts: 3,
+    });
+    const wake = await fixture.message(identity, Type.record, plain, 'wake');
+    const dropped = fixture.proxy.inject({
+      match: requestOn('UpdateItem', jobsTable, identity.operationId, '#attempts = #attempts +'),
+      fault: { kind: 'drop_response' },
+    });
+
+    const result = await fixture.worker('claimer').handleMessage(wake);
+
+    expect(dropped.hits()).toBe(1);
+    expect(result).toMatchObject({ status: 'executed', fence: 1, result: { state: 'succeeded' } });
+    const item = await fixture.store.get(identity);
+    expect(item).toMatchObject({ state: 'succeeded', fence: 1, attempts: 1 });
+    expect([item?.leaseOwner, item?.leaseExpiresAt, item?.deadlineAt]).toEqual([undefined, undefined, undefined]);
+    await tally(identity);
+  });
+
+  it('a claim whose response is lost and not retried leaves a lease that expires: the job is not lost', async () => {
+    const identity = newIdentity('lost-claim-no-retry');
+    const message = await fixture.message(identity, Type.record, plain);
+    fixture.proxy.inject({
+      match: requestOn('PutItem', jobsTable, identity.operationId, '"claimed"'),
+      fault: { kind: 'drop_response' },
+    });
+
+    const first = await fixture
+      .worker('gives-up', 1)
+      .handleMessage(message)
+      .catch((error: Error) => error.name);
+    const whileLeased = await fixture.worker('second').handleMessage(message);
+    fixture.clock.advance(LEASE_MS + 1);
+    const { summary, wakes } = await fixture.sweep();
+    const results = await Promise.all(wakes.map((wake) => fixture.worker('after-expiry').handleMessage(wake)));
+
+    expect(typeof first).toBe('string');
+    expect(whileLeased).toMatchObject({ status: 'skipped', reason: 'leased' });
+    expect(summary.resignalled).toBeGreaterThanOrEqual(1);
+    expect(results).toContainEqual(expect.objectContaining({ status: 'executed', fence: 2 }));
+    expect(await fixture.store.get(identity)).toMatchObject({ state: 'succeeded', fence: 2, attempts: 2 });
+    await tally(identity);
+  });
+
+  it('connections refused at completion: no acknowledgement, and after expiry the job reconciles, one charge', async () => {
+    const identity = newIdentity('refused');
+    const message = await fixture.message(identity, Type.charge, {
+      ...plain,
+      pauseAt: 'after-effect',
+      pauseAttempt: 1,
+    });
+    fixture.onCheckpoint = () => fixture.proxy.refuseConnections();
+
+    const first = await fixture
+      .worker('cut-off')
+      .handleMessage(message)
+      .then(
+        () => 'acknowledged',
+        (error: Error) => error.name,
+      );
+    fixture.onCheckpoint = async () => {};
+    await fixture.proxy.acceptConnections();
+    const whileLeased = await fixture.worker('second').handleMessage(message);
+    fixture.clock.advance(LEASE_MS + 1);
+    const { wakes } = await fixture.sweep();
+    const results = await Promise.all(wakes.map((wake) => fixture.worker('after-expiry').handleMessage(wake)));
+
+    expect(first).not.toBe('acknowledged');
+    expect(whileLeased).toMatchObject({ status: 'skipped', reason: 'leased' });
+    expect(results).toContainEqual(
+      expect.objectContaining({ status: 'executed', fence: 2, result: expect.objectContaining({ reconciled: true }) }),
+    );
+    expect(await fixture.store.get(identity)).toMatchObject({ state: 'succeeded', fence: 2 });
+    expect(await tally(identity)).toEqual({ charges: 1, calls: 1 });
+  });
+});

@@ -1,0 +1,168 @@
+import { writerOperation } from '../../../../lib/fenced/fence-rules.js';
+import { WORK_STATES } from '../../../../lib/states.js';
+import type { WorkItem } from '../../../../lib/store/work-item.js';
+import { type Command, IDENTITY_COUNT, identityOf, twinOf } from './commands.js';
+import type { ModelItem, ModelRecord, Outcome } from './reference-model.js';
+
+/** What the engine holds for one identity after a step. */
+interface Observation {
+  item: WorkItem | undefined;
+  record: Record<string, unknown> | undefined;
+}
+
+/** A broken invariant: which one, at which step, and what was seen. */
+class InvariantViolation extends Error {
+  override readonly name = 'InvariantViolation';
+}
+
+const PARKED = ['unknown', 'quarantined', 'failed_terminal'];
+/** Throws the InvariantViolation for `invariant` at `step`, with what was seen. */
+const fail = (step: number, invariant: string, detail: unknown): never => {
+  throw new InvariantViolation(`step ${step}: ${invariant}: ${JSON.stringify(detail)}`);
+};
+
+/**
+ * The invariants, checked on what the engine holds after every step, independently of the model's own
+ * bookkeeping. It remembers the last observation of each identity (fence, record epoch, state, item).
+ */
+class InvariantOracle {
+  private readonly last: Array<Observation | undefined> = Array.from({ length: IDENTITY_COUNT }, () => undefined);
+  private readonly completions: number[] = Array.from({ length: IDENTITY_COUNT }, () => 0);
+
+  /** Checks one step: `observed` holds every identity the step may have changed, plus the twins of those. */
+  check(
+    step: number,
+    command: Command,
+    outcome: Outcome,
+    holderFence: number,
+    observed: Map<number, Observation>,
+  ): void {
+    for (const [id, now] of observed) {
+      const before = this.last[id];
+      const touchedByStep = !('id' in command) || command.id === id;
+      if (!touchedByStep && JSON.stringify(before?.item) !== JSON.stringify(now.item)) {
+        fail(step, 'no effect crosses tenants (the twin identity changed)', {
+          id,
+          before: before?.item,
+          now: now.item,
+        });
+      }
+      this.checkItem(step, id, command, before, now);
+      this.checkRecord(step, id, command, outcome, holderFence, before, now);
+      this.last[id] = now;
+    }
+    if (command.kind === 'complete' && outcome.kind === 'holder' && outcome.ok) {
+      const item = observed.get(command.id)?.item;
+      if (item?.state !== 'succeeded' || item.fence !== holderFence) {
+        fail(step, 'a completion reported as done is the one that stands (my fence)', { item, holderFence });
+      }
+    }
+  }
+
+  private checkItem(step: number, id: number, command: Command, before: Observation | undefined, now: Observation) {
+    const item = now.item;
+    if (before?.item && !item) fail(step, 'an enqueued job never disappears', { id });
+    if (!item) return;
+    if ((before?.item?.fence ?? 0) > item.fence)
+      fail(step, 'fences never decrease', { id, before: before?.item?.fence, now: item.fence });
+    if (before?.item?.state !== 'succeeded' && item.state === 'succeeded') {
+      this.completions[id] = (this.completions[id] ?? 0) + 1;
+      if ((this.completions[id] ?? 0) > 1)
+        fail(step, 'at most one successful completion per identity', { id, command });
+    }
+    const final = ['succeeded', 'failed_terminal', 'cancelled'];
+    if (before?.item && final.includes(before.item.state) && item.state !== before.item.state) {
+      fail(step, 'a final state is never left (no admin retry in this command set)', { id, before: before.item, item });
+    }
+    const leftUnknown = before?.item?.state === 'unknown' && item.state !== 'unknown';
+    const byAdmin = (command.kind === 'resolve' || command.kind === 'cancel') && command.id === id;
+    if (leftUnknown && !byAdmin)
+      fail(step, 'nothing but an admin action takes an item out of unknown', { id, command });
+    checkOneState(step, id, item);
+  }
+
+  private checkRecord(
+    step: number,
+    id: number,
+    command: Command,
+    outcome: Outcome,
+    writeFence: number,
+    before: Observation | undefined,
+    now: Observation,
+  ) {
+    const epoch = Number(now.record?.writer_epoch ?? 0);
+    const previous = Number(before?.record?.writer_epoch ?? 0);
+    if (epoch < previous) fail(step, 'a record epoch never goes back', { id, previous, epoch });
+    const wrote = command.kind === 'write' && command.id === id && outcome.kind === 'write' && outcome.ok;
+    if (wrote && writeFence < previous) {
+      fail(step, 'a record never accepts a fence lower than one it accepted', { id, previous, writeFence });
+    }
+    if (!wrote && JSON.stringify(before?.record) !== JSON.stringify(now.record)) {
+      fail(step, 'only a fenced write changes a record', { id, before: before?.record, now: now.record });
+    }
+    const identity = identityOf(id);
+    if (
+      now.record &&
+      (now.record.tenantId !== identity.tenantId || now.record.writer_op !== writerOperation(identity))
+    ) {
+      fail(step, 'a record carries only its own tenant and operation', { id, record: now.record });
+    }
+  }
+}
+
+/** Exactly one state, and the sparse index attributes of that state and no other. */
+function checkOneState(step: number, id: number, item: WorkItem): void {
+  const identity = identityOf(id);
+  if (!WORK_STATES.includes(item.state)) fail(step, 'every job is in exactly one known state', item);
+  if (item.tenantId !== identity.tenantId || item.operationId !== identity.operationId) fail(step, 'identity', item);
+  const leased = item.leaseOwner !== undefined && item.leaseExpiresAt !== undefined;
+  if (leased !== (item.state === 'claimed')) fail(step, 'a lease exists exactly while claimed', item);
+  const inDeadlineIndex = item.deadlineShard !== undefined && item.deadlineAt !== undefined;
+  if (inDeadlineIndex !== ['queued', 'claimed'].includes(item.state))
+    fail(step, 'deadline index ⇔ queued|claimed', item);
+  const parked = PARKED.includes(item.state);
+  const parkedRight =
+    item.parkedState === item.state && item.parkedTenantState === `${identity.tenantId}#${item.state}`;
+  if (parked ? !parkedRight : item.parkedState !== undefined || item.parkedTenantState !== undefined) {
+    fail(step, 'parked index ⇔ parked state', item);
+  }
+}
+
+/** The engine agrees with the model on the fields the design defines. */
+function checkAgainstModel(
+  step: number,
+  id: number,
+  expected: ModelItem | undefined,
+  record: ModelRecord,
+  now: Observation,
+) {
+  const item = now.item;
+  const actual = item && {
+    state: item.state,
+    fence: item.fence,
+    attempts: item.attempts,
+    maxAttempts: item.maxAttempts,
+    ...(item.state === 'claimed' ? { leaseExpiresAt: item.leaseExpiresAt } : {}),
+    ...(item.state === 'queued' ? { availableAt: item.availableAt } : {}),
+  };
+  const wanted = expected && {
+    state: expected.state,
+    fence: expected.fence,
+    attempts: expected.attempts,
+    maxAttempts: expected.maxAttempts,
+    ...(expected.state === 'claimed' ? { leaseExpiresAt: expected.leaseExpiresAt } : {}),
+    ...(expected.state === 'queued' ? { availableAt: expected.availableAt } : {}),
+  };
+  if (JSON.stringify(actual) !== JSON.stringify(wanted)) fail(step, 'engine matches the model', { id, actual, wanted });
+  const stored = { epoch: now.record?.writer_epoch, seq: now.record?.writer_seq, value: now.record?.value };
+  if (JSON.stringify(stored) !== JSON.stringify({ epoch: record.epoch, seq: record.seq, value: record.value })) {
+    fail(step, 'record matches the model', { id, stored, record });
+  }
+}
+
+/** Identities to observe after a command: those it may change and their twins under the other tenant. */
+function observedIds(changed: readonly number[]): number[] {
+  return [...new Set(changed.flatMap((id) => [id, twinOf(id)]))];
+}
+
+export { checkAgainstModel, fail, InvariantOracle, InvariantViolation, type Observation, observedIds };

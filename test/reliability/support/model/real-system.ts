@@ -1,0 +1,208 @@
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { cancelItem } from '../../../../lib/admin/cancel.js';
+import type { AdminDeps } from '../../../../lib/admin/deps.js';
+import { resolveItem } from '../../../../lib/admin/resolve.js';
+import { ManualClock } from '../../../../lib/clock.js';
+import {
+  FenceRejectedError,
+  IllegalTransitionError,
+  ItemNotFoundError,
+  OwnershipLostError,
+  PayloadConflictError,
+} from '../../../../lib/errors.js';
+import { FencedRecords } from '../../../../lib/fenced-records.js';
+import { payloadHash } from '../../../../lib/hashing.js';
+import type { Claim } from '../../../../lib/store/work-item.js';
+import { WorkItemStore } from '../../../../lib/store/work-item-store.js';
+import { sweep } from '../../../../lib/sweeper.js';
+import { type Command, type HolderCommand, identityOf, maxAttemptsOf, Universe } from './commands.js';
+import type { Outcome } from './reference-model.js';
+
+/** Deadline shards of every store of a run (sweeps query each). */
+const RUN_SHARDS = 1;
+const SKEW_MAX = Math.max(...Universe.skews.map(Math.abs));
+
+/** Tables and clients of one randomized run. */
+interface RunTables {
+  client: DynamoDBDocumentClient;
+  sqs: SQSClient;
+  queueUrl: string;
+  jobsTable: string;
+  recordsTable: string;
+}
+
+interface Held {
+  claim: Claim;
+  records: FencedRecords;
+  seq: number;
+}
+
+/** Key of the protected record of an identity in the run's records table. */
+function recordRef(recordsTable: string, id: number) {
+  const { tenantId, operationId } = identityOf(id);
+  return { tableName: recordsTable, key: { pk: `rec#${tenantId}#${operationId}`, sk: 'r' } };
+}
+
+/**
+ * The system under test for one run: a store per worker on its own skewed view of one ManualClock, an
+ * operator store on the clock itself, the admin operations and the sweeper, all on the real engine.
+ */
+class RealSystem {
+  readonly clock: ManualClock;
+  readonly operator: WorkItemStore;
+  /** Fence of the claim the last holder command (write, heartbeat, complete, fail) used. */
+  lastHolderFence = 0;
+  private readonly stores: WorkItemStore[];
+  private readonly held = new Map<string, Held>();
+  private readonly admin: AdminDeps;
+
+  constructor(
+    private readonly run: RunTables,
+    start: number,
+    skews: readonly number[],
+  ) {
+    this.clock = new ManualClock(start);
+    const base = { client: run.client, tableName: run.jobsTable, deadlineShards: RUN_SHARDS };
+    this.operator = new WorkItemStore({ ...base, clock: this.clock });
+    this.stores = skews.map((skew) => new WorkItemStore({ ...base, clock: { now: () => this.clock.now() + skew } }));
+    this.admin = { store: this.operator, sqs: run.sqs, queueUrl: run.queueUrl, payloadsTable: 'unused-payloads' };
+  }
+
+  /** Runs one command against the engine and reports what happened. */
+  async apply(command: Command): Promise<Outcome> {
+    switch (command.kind) {
+      case 'advance':
+        this.clock.advance(command.ms);
+        return { kind: 'time' };
+      case 'pause':
+        this.clock.advance(this.pauseDelta(command.worker));
+        return { kind: 'time' };
+      case 'enqueue':
+        return this.enqueue(command.id, command.worker, command.conflict);
+      case 'claim':
+        return this.claim(command.id, command.worker);
+      case 'sweep': {
+        const summary = await sweep({
+          store: this.operator,
+          sqs: this.run.sqs,
+          queueUrl: this.run.queueUrl,
+          clock: this.clock,
+          dueGraceMs: 0,
+          resignalIntervalMs: 1,
+        });
+        return { kind: 'sweep', unknown: summary.sweptToUnknown };
+      }
+      case 'cancel':
+        return this.operate(() => cancelItem(this.admin, identityOf(command.id), { actor: 'model', reason: 'model' }));
+      case 'resolve':
+        return this.operate(() =>
+          resolveItem(this.admin, identityOf(command.id), { to: command.to, actor: 'model', reason: 'model' }),
+        );
+      default:
+        return this.holder(command);
+    }
+  }
+
+  private pauseDelta(worker: number): number {
+    const leases = [...this.held.entries()]
+      .filter(([key]) => key.startsWith(`${worker}:`))
+      .map(([, held]) => held.claim.leaseExpiresAt);
+    if (leases.length === 0) return 1;
+    return Math.max(1, Math.max(...leases) + SKEW_MAX + 1 - this.clock.now());
+  }
+
+  private hold(worker: number, id: number, claim: Claim): void {
+    this.held.set(`${worker}:${id}`, { claim, records: new FencedRecords({ client: this.run.client, claim }), seq: 0 });
+  }
+
+  private async enqueue(id: number, worker: number | null, conflict: boolean): Promise<Outcome> {
+    const identity = identityOf(id);
+    const input = {
+      identity,
+      jobType: 'model-job',
+      payloadHash: payloadHash({ id: identity, conflict }),
+      payloadRef: `ref-${id}`,
+      maxAttempts: maxAttemptsOf(id),
+    };
+    try {
+      if (worker === null) {
+        const result = await this.operator.enqueue(input);
+        return { kind: 'enqueue', result: result.outcome };
+      }
+      const result = await this.stores[worker]?.enqueue(input, { owner: `w${worker}`, leaseMs: Universe.leaseMs });
+      if (result?.outcome === 'created' && result.claim) {
+        this.hold(worker, id, result.claim);
+        return { kind: 'enqueue', result: 'created', fence: result.claim.fence };
+      }
+      return { kind: 'enqueue', result: result?.outcome ?? 'replay' };
+    } catch (error) {
+      if (error instanceof PayloadConflictError) return { kind: 'enqueue', result: 'conflict' };
+      throw error;
+    }
+  }
+
+  private async claim(id: number, worker: number): Promise<Outcome> {
+    const store = this.stores[worker] as WorkItemStore;
+    const result = await store.claim(identityOf(id), { owner: `w${worker}`, leaseMs: Universe.leaseMs });
+    if (!result.claimed) return { kind: 'claim', claimed: false, reason: result.reason };
+    this.hold(worker, id, result.claim);
+    return { kind: 'claim', claimed: true, fence: result.claim.fence, takeover: result.claim.takeover };
+  }
+
+  private async holder(command: HolderCommand): Promise<Outcome> {
+    const held = this.held.get(`${command.worker}:${command.id}`);
+    if (!held) return this.claim(command.id, command.worker);
+    this.lastHolderFence = held.claim.fence;
+    const store = this.stores[command.worker] as WorkItemStore;
+    if (command.kind === 'write') return this.write(command.id, command.worker, held, command.mode);
+    try {
+      if (command.kind === 'heartbeat') {
+        held.claim = await store.heartbeat(held.claim, Universe.leaseMs);
+        return { kind: 'holder', ok: true, state: 'claimed' };
+      }
+      if (command.kind === 'complete') {
+        await store.complete(held.claim, { outcomeCode: 'done' });
+        return { kind: 'holder', ok: true, state: 'succeeded' };
+      }
+      if (command.terminal) {
+        await store.failTerminal(held.claim, { errorCode: 'model_terminal' });
+        return { kind: 'holder', ok: true, state: 'failed_terminal' };
+      }
+      const failure = { errorCode: 'model_retryable', retryDelayMs: command.delayMs };
+      return { kind: 'holder', ok: true, state: await store.failRetryable(held.claim, failure) };
+    } catch (error) {
+      if (error instanceof OwnershipLostError) return { kind: 'holder', ok: false };
+      throw error;
+    }
+  }
+
+  private async write(id: number, worker: number, held: Held, mode: 'advance' | 'next' | 'repeat'): Promise<Outcome> {
+    const seq = mode === 'advance' ? 0 : mode === 'next' ? held.seq + 1 : Math.max(1, held.seq);
+    const change = { set: { value: `${worker}:${held.claim.fence}:${seq}`, tenantId: identityOf(id).tenantId } };
+    const ref = recordRef(this.run.recordsTable, id);
+    try {
+      if (mode === 'advance') await held.records.write(ref, change);
+      else await held.records.writeInSequence(ref, seq, change);
+      if (mode !== 'advance') held.seq = seq;
+      return { kind: 'write', ok: true };
+    } catch (error) {
+      if (error instanceof FenceRejectedError)
+        return { kind: 'write', ok: false, reason: String(error.context.reason) };
+      throw error;
+    }
+  }
+
+  private async operate(action: () => Promise<unknown>): Promise<Outcome> {
+    try {
+      await action();
+      return { kind: 'operator', result: 'ok' };
+    } catch (error) {
+      if (error instanceof ItemNotFoundError) return { kind: 'operator', result: 'not_found' };
+      if (error instanceof IllegalTransitionError) return { kind: 'operator', result: 'illegal' };
+      throw error;
+    }
+  }
+}
+
+export { RealSystem, RUN_SHARDS, type RunTables, recordRef };

@@ -1,0 +1,141 @@
+import { isDeepStrictEqual } from 'node:util';
+import { CreateTableCommand, DeleteTableCommand } from '@aws-sdk/client-dynamodb';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import {
+  BatchGetCommand,
+  type BatchGetCommandInput,
+  type BatchGetCommandOutput,
+  type DynamoDBDocumentClient,
+  QueryCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { WorkItem } from '../../../../lib/store/work-item.js';
+import { deadlineShardName, JobsIndex, jobsTableDefinition, workItemKey } from '../../../../lib/table.js';
+import { uniqueName } from '../../../support/engine.js';
+import { IDENTITY_COUNT, identityOf, type RunPlan, touched } from './commands.js';
+import { checkAgainstModel, fail, InvariantOracle, type Observation, observedIds } from './invariants.js';
+import { RealSystem, RUN_SHARDS, recordRef } from './real-system.js';
+import { ReferenceModel } from './reference-model.js';
+
+/** Clients shared by every run of a test file. */
+interface InterleavingEnvironment {
+  client: DynamoDBDocumentClient;
+  sqs: SQSClient;
+  queueUrl: string;
+}
+
+const RUN_START = Date.UTC(2026, 0, 1);
+
+/**
+ * Runs one generated plan on fresh tables: every command goes to the model and to the engine, the outcomes
+ * must agree, and the invariants are checked on what the engine holds after every step; the indexes are
+ * checked at the end. Returns the number of commands executed. Throws InvariantViolation on the first break.
+ */
+async function runInterleaving(plan: RunPlan, env: InterleavingEnvironment): Promise<number> {
+  const jobsTable = uniqueName('lf-model-jobs');
+  const recordsTable = uniqueName('lf-model-records');
+  await env.client.send(new CreateTableCommand(jobsTableDefinition(jobsTable)));
+  await env.client.send(
+    new CreateTableCommand({
+      TableName: recordsTable,
+      BillingMode: 'PAY_PER_REQUEST',
+      KeySchema: [
+        { AttributeName: 'pk', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
+      AttributeDefinitions: [
+        { AttributeName: 'pk', AttributeType: 'S' },
+        { AttributeName: 'sk', AttributeType: 'S' },
+      ],
+    }),
+  );
+  try {
+    const model = new ReferenceModel(RUN_START, plan.skews);
+    const real = new RealSystem({ ...env, jobsTable, recordsTable }, RUN_START, plan.skews);
+    const oracle = new InvariantOracle();
+    const observe = (ids: readonly number[]) => observeAll(env.client, jobsTable, recordsTable, ids);
+    for (const [step, command] of plan.commands.entries()) {
+      const expected = model.apply(command);
+      const actual = await real.apply(command);
+      if (!isDeepStrictEqual(actual, expected)) fail(step, 'outcome matches the model', { command, expected, actual });
+      const observed = await observe(observedIds(touched(command)));
+      oracle.check(step, command, actual, real.lastHolderFence, observed);
+      for (const [id, now] of observed) checkAgainstModel(step, id, model.items[id], model.records[id] ?? {}, now);
+    }
+    const end = plan.commands.length;
+    const all = await observe(Array.from({ length: IDENTITY_COUNT }, (_, id) => id));
+    for (const [id, now] of all) checkAgainstModel(end, id, model.items[id], model.records[id] ?? {}, now);
+    await checkIndexes(env.client, jobsTable, end, model);
+    return plan.commands.length;
+  } finally {
+    await env.client.send(new DeleteTableCommand({ TableName: jobsTable }));
+    await env.client.send(new DeleteTableCommand({ TableName: recordsTable }));
+  }
+}
+
+/** Items and records of `ids` in one consistent BatchGetItem (re-sent for unprocessed keys, bounded). */
+async function observeAll(
+  client: DynamoDBDocumentClient,
+  jobsTable: string,
+  recordsTable: string,
+  ids: readonly number[],
+): Promise<Map<number, Observation>> {
+  const found = new Map<string, Record<string, unknown>>();
+  if (ids.length === 0) return new Map();
+  let request: BatchGetCommandInput['RequestItems'] = {
+    [jobsTable]: { Keys: ids.map((id) => workItemKey(identityOf(id))), ConsistentRead: true },
+    [recordsTable]: { Keys: ids.map((id) => recordRef(recordsTable, id).key), ConsistentRead: true },
+  };
+  for (let attempt = 0; request && Object.keys(request).length > 0; attempt += 1) {
+    if (attempt === 20) throw new Error('BatchGetItem left keys unprocessed');
+    const output: BatchGetCommandOutput = await client.send(new BatchGetCommand({ RequestItems: request }));
+    for (const rows of Object.values(output.Responses ?? {}))
+      for (const row of rows) found.set(`${row.pk}|${row.sk}`, row);
+    request = output.UnprocessedKeys;
+  }
+  const observed = new Map<number, Observation>();
+  for (const id of ids) {
+    const itemKey = workItemKey(identityOf(id));
+    const { key } = recordRef(recordsTable, id);
+    observed.set(id, {
+      item: found.get(`${itemKey.pk}|${itemKey.sk}`) as WorkItem | undefined,
+      record: found.get(`${key.pk}|${key.sk}`),
+    });
+  }
+  return observed;
+}
+
+/** Every identity sits in exactly the index partitions its state calls for: one parked state, or the deadlines. */
+async function checkIndexes(client: DynamoDBDocumentClient, tableName: string, step: number, model: ReferenceModel) {
+  const query = async (index: { name: string; partition: string }, value: string) => {
+    const output = await client.send(
+      new QueryCommand({
+        TableName: tableName,
+        IndexName: index.name,
+        KeyConditionExpression: '#p = :p',
+        ExpressionAttributeNames: { '#p': index.partition },
+        ExpressionAttributeValues: { ':p': value },
+      }),
+    );
+    return (output.Items ?? []).map((item) => `${item.tenantId}/${item.operationId}`).sort();
+  };
+  const expectedIn = (states: string[]) =>
+    model.items
+      .map((item, id) =>
+        item && states.includes(item.state) ? `${identityOf(id).tenantId}/${identityOf(id).operationId}` : '',
+      )
+      .filter(Boolean)
+      .sort();
+  for (const state of ['unknown', 'quarantined', 'failed_terminal']) {
+    const listed = await query(JobsIndex.parkedByState, state);
+    if (!isDeepStrictEqual(listed, expectedIn([state])))
+      fail(step, `parked index lists exactly the ${state} items`, listed);
+  }
+  const deadlines: string[] = [];
+  for (let shard = 0; shard < RUN_SHARDS; shard += 1)
+    deadlines.push(...(await query(JobsIndex.byDeadline, deadlineShardName(shard))));
+  if (!isDeepStrictEqual(deadlines.sort(), expectedIn(['queued', 'claimed']))) {
+    fail(step, 'deadline index lists exactly the queued and claimed items', deadlines);
+  }
+}
+
+export { type InterleavingEnvironment, runInterleaving };

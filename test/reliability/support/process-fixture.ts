@@ -1,0 +1,105 @@
+import { randomUUID } from 'node:crypto';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { payloadHash } from '../../../lib/hashing.js';
+import type { JobIdentity } from '../../../lib/identity.js';
+import { serializeEnvelope } from '../../../lib/message.js';
+import { PayloadStore } from '../../../lib/payloads.js';
+import { WorkItemStore } from '../../../lib/store/work-item-store.js';
+import { type SweepSummary, sweep } from '../../../lib/sweeper.js';
+import type { QueueMessage } from '../../../lib/worker/worker-runtime.js';
+import {
+  createTestQueue,
+  createTestTables,
+  engineEndpoints,
+  type TestTables,
+  testDocumentClient,
+  testSqsClient,
+} from '../../support/engine.js';
+import { createUserTable, type UserTable } from '../../support/user-tables.js';
+import { EffectLedger } from './effect-ledger.js';
+import type { ReliabilityPayload } from './reliability-jobs.js';
+import { WorkerProcessPool } from './worker-processes.js';
+
+/** Tables, queue, ledger and a pool of worker processes on the real engines, all on the system clock. */
+interface ProcessFixture {
+  tables: TestTables;
+  ledgerTable: UserTable;
+  client: DynamoDBDocumentClient;
+  sqs: SQSClient;
+  queueUrl: string;
+  store: WorkItemStore;
+  payloads: PayloadStore;
+  ledger: EffectLedger;
+  pool: WorkerProcessPool;
+  /** Stores the payload body and returns the producer's message for it (as SQS would deliver it). */
+  jobMessage(identity: JobIdentity, jobType: string, payload: ReliabilityPayload): Promise<QueueMessage>;
+  /** Waits (bounded) until the item is no longer held by a live lease on the wall clock. */
+  waitForLeaseExpiry(identity: JobIdentity, maxWaitMs?: number): Promise<void>;
+  /** One sweeper run on the wall clock (re-signals go to the fixture's queue). */
+  sweep(): Promise<SweepSummary>;
+  close(): Promise<void>;
+}
+
+/** Creates the fixture; worker processes get `leaseMs` leases (real time: keep it short). */
+async function createProcessFixture(prefix: string, leaseMs: number): Promise<ProcessFixture> {
+  const tables = await createTestTables(prefix);
+  const ledgerTable = await createUserTable(`${prefix}-ledger`, { partition: 'pk', sort: 'sk' });
+  const client = testDocumentClient();
+  const sqs = testSqsClient();
+  const { queueUrl } = await createTestQueue(sqs, prefix, { visibilityTimeoutSeconds: 2, maxReceiveCount: 100 });
+  const store = new WorkItemStore({ client, tableName: tables.jobsTable, deadlineShards: 8 });
+  const payloads = new PayloadStore(client, tables.payloadsTable, store.clock);
+  const { dynamo, sqs: sqsEndpoint } = engineEndpoints();
+  const pool = new WorkerProcessPool({
+    dynamoEndpoint: dynamo,
+    sqsEndpoint,
+    jobsTable: tables.jobsTable,
+    payloadsTable: tables.payloadsTable,
+    ledgerTable: ledgerTable.tableName,
+    leaseMs,
+  });
+  return {
+    tables,
+    ledgerTable,
+    client,
+    sqs,
+    queueUrl,
+    store,
+    payloads,
+    ledger: new EffectLedger(client, ledgerTable.tableName),
+    pool,
+    jobMessage: async (identity, jobType, payload) => {
+      const hash = payloadHash(payload);
+      await payloads.put(identity, payload, hash);
+      const body = serializeEnvelope({
+        v: 1,
+        kind: 'job',
+        ...identity,
+        jobType,
+        payloadHash: hash,
+        payload: { inline: true },
+      });
+      return { messageId: randomUUID(), body, receiveCount: 1 };
+    },
+    waitForLeaseExpiry: async (identity, maxWaitMs = 15_000) => {
+      const deadline = Date.now() + maxWaitMs;
+      while (Date.now() < deadline) {
+        const item = await store.get(identity);
+        if (item?.state !== 'claimed' || (item.leaseExpiresAt ?? 0) + 20 < Date.now()) return;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      throw new Error(`lease of ${identity.operationId} did not expire within ${maxWaitMs} ms`);
+    },
+    sweep: () => sweep({ store, sqs, queueUrl, dueGraceMs: 0, resignalIntervalMs: 500 }),
+    close: async () => {
+      await pool.killAll();
+      await tables.drop();
+      await ledgerTable.drop();
+      client.destroy();
+      sqs.destroy();
+    },
+  };
+}
+
+export { createProcessFixture, type ProcessFixture };
