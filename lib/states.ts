@@ -11,7 +11,7 @@ const WorkState = {
   succeeded: 'succeeded',
   /** A confirmed failure that retrying cannot fix; a new operation is needed. */
   failed_terminal: 'failed_terminal',
-  /** Outcome could not be confirmed: neither success nor failure. Leaves only by an audited admin resolve. */
+  /** Outcome could not be confirmed: neither success nor failure. Leaves only by an audited operator action (resolve, retry, cancel). */
   unknown: 'unknown',
   /** Input could not be interpreted (schema, version, hash mismatch); the producer's owner must act. */
   quarantined: 'quarantined',

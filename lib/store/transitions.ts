@@ -46,7 +46,9 @@ function completeTransition(outcome: JobOutcome, now: number): HolderTransition 
       updatedAt: now,
     },
     remove: LEASE_ATTRIBUTES,
-    appliedIn: landedUnderMyFence(WorkState.succeeded),
+    // My earlier send of this same completion, not a different outcome under my fence.
+    appliedIn: (item, claim) =>
+      landedUnderMyFence(WorkState.succeeded)(item, claim) && item.outcomeCode === outcome.outcomeCode,
   };
 }
 
