@@ -8,6 +8,7 @@ import {
   type DynamoDBDocumentClient,
   QueryCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { examplesTableDefinition } from '../../../../functions/jobs/examples-table.js';
 import type { WorkItem } from '../../../../lib/store/work-item.js';
 import { deadlineShardName, JobsIndex, jobsTableDefinition, workItemKey } from '../../../../lib/table.js';
 import { uniqueName } from '../../../support/engine.js';
@@ -34,20 +35,8 @@ async function runInterleaving(plan: RunPlan, env: InterleavingEnvironment): Pro
   const jobsTable = uniqueName('lf-model-jobs');
   const recordsTable = uniqueName('lf-model-records');
   await env.client.send(new CreateTableCommand(jobsTableDefinition(jobsTable)));
-  await env.client.send(
-    new CreateTableCommand({
-      TableName: recordsTable,
-      BillingMode: 'PAY_PER_REQUEST',
-      KeySchema: [
-        { AttributeName: 'pk', KeyType: 'HASH' },
-        { AttributeName: 'sk', KeyType: 'RANGE' },
-      ],
-      AttributeDefinitions: [
-        { AttributeName: 'pk', AttributeType: 'S' },
-        { AttributeName: 'sk', AttributeType: 'S' },
-      ],
-    }),
-  );
+  // A plain pk/sk table, the same shape as the example jobs' records table.
+  await env.client.send(new CreateTableCommand(examplesTableDefinition(recordsTable)));
   try {
     const model = new ReferenceModel(RUN_START, plan.skews);
     const real = new RealSystem({ ...env, jobsTable, recordsTable }, RUN_START, plan.skews);
