@@ -12,7 +12,10 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    reporters: ['default'],
+    // CI asks for a JSON report as well (LEASEFENCE_TEST_REPORT) so .ci/run can print one plain summary line.
+    reporters: process.env.LEASEFENCE_TEST_REPORT
+      ? ['default', ['json', { outputFile: process.env.LEASEFENCE_TEST_REPORT }]]
+      : ['default'],
     // Node 20 is supported by the pinned SDK; its notice about future releases is noise in test output.
     env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
   },
