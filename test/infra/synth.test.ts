@@ -56,7 +56,7 @@ afterAll(() => {
 });
 
 /** What the Lambda service itself would provide; no credentials are needed to load a module. */
-const FAKE_AWS_ENVIRONMENT = { AWS_REGION: 'us-east-1', AWS_SDK_JS_SUPPRESS_NODE_DEPRECATION_WARNING: '1' };
+const FAKE_AWS_ENVIRONMENT = { AWS_REGION: 'us-east-1', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
 
 /** The function's environment from the template, with CloudFormation references replaced by plausible values. */
 function lambdaEnvironment(name: (typeof FUNCTIONS)[number]): Record<string, string> {
