@@ -28,7 +28,7 @@ const BUDGETS: Record<'bounded' | 'long', ChaosBudget> = {
   bounded: {
     interleavingCommands: 10_000,
     commandsPerRun: 50,
-    sqsRecords: 6_000,
+    sqsRecords: 10_000,
     adminRequests: 10_000,
     soakWorkers: 3,
     soakJobs: 24,
