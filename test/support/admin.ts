@@ -2,7 +2,9 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { AdminDeps } from '../../lib/admin/deps.js';
 import { type AdminResponse, handleAdminRequest } from '../../lib/admin/router.js';
 import { ManualClock } from '../../lib/clock.js';
+import type { WorkState } from '../../lib/states.js';
 import { createTestQueue, createTestTables, type TestTables, testSqsClient } from './engine.js';
+import { newIdentity, putWorkItem } from './factories.js';
 import { TEST_CALLER_ARN } from './function-url-event.js';
 import { type StoreFixture, storeFixture } from './store.js';
 
@@ -18,6 +20,8 @@ interface AdminFixture extends StoreFixture {
     path: string,
     options?: { query?: Record<string, string>; body?: unknown; actor?: string },
   ): Promise<AdminResponse>;
+  /** Puts a row in `state` (fence 5, attempts 3) for a new identity of `tenantId`, parked `parkedAgoMs` ago. */
+  seed(state: WorkState, tenantId?: string, parkedAgoMs?: number): ReturnType<typeof putWorkItem>;
   close(): Promise<void>;
 }
 
@@ -55,6 +59,13 @@ async function createAdminFixture(prefix: string): Promise<AdminFixture> {
         },
         deps,
       ),
+    seed: (state, tenantId = 'tenant-a', parkedAgoMs = 0) =>
+      putWorkItem(fixture.client, tables.jobsTable, {
+        identity: newIdentity(tenantId),
+        state,
+        now: fixture.clock.now() - parkedAgoMs,
+        overrides: { fence: 5, attempts: 3 },
+      }),
     close: async () => {
       await tables.drop();
       sqs.destroy();

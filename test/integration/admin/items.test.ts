@@ -3,7 +3,6 @@ import { parseEnvelope } from '../../../lib/message.js';
 import { WorkState } from '../../../lib/states.js';
 import { type AdminFixture, createAdminFixture } from '../../support/admin.js';
 import { expectState } from '../../support/expectations.js';
-import { newIdentity, putWorkItem } from '../../support/factories.js';
 import { TEST_CALLER_ARN } from '../../support/function-url-event.js';
 import { drainQueue } from '../../support/queue-reader.js';
 
@@ -25,13 +24,7 @@ describe('admin API on the real engines: items', () => {
     await admin.close();
   });
 
-  const seed = (state: WorkState, tenantId = 'tenant-a', parkedAgoMs = 0) =>
-    putWorkItem(admin.client, admin.tables.jobsTable, {
-      identity: newIdentity(tenantId),
-      state,
-      now: admin.clock.now() - parkedAgoMs,
-      overrides: { fence: 5, attempts: 3 },
-    });
+  const seed = (state: WorkState, tenantId?: string, parkedAgoMs?: number) => admin.seed(state, tenantId, parkedAgoMs);
 
   it('shows one item with its audit history; 404 for an unknown identity', async () => {
     // Prepare

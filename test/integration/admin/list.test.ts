@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordQuarantine } from '../../../lib/quarantine.js';
 import { WorkState } from '../../../lib/states.js';
 import { type AdminFixture, createAdminFixture } from '../../support/admin.js';
-import { newIdentity, putWorkItem } from '../../support/factories.js';
 
 describe('admin API on the real engines: listing parked items', () => {
   let admin: AdminFixture;
@@ -13,13 +12,7 @@ describe('admin API on the real engines: listing parked items', () => {
     await admin.close();
   });
 
-  const seed = (state: WorkState, tenantId = 'tenant-a', parkedAgoMs = 0) =>
-    putWorkItem(admin.client, admin.tables.jobsTable, {
-      identity: newIdentity(tenantId),
-      state,
-      now: admin.clock.now() - parkedAgoMs,
-      overrides: { fence: 5, attempts: 3 },
-    });
+  const seed = (state: WorkState, tenantId?: string, parkedAgoMs?: number) => admin.seed(state, tenantId, parkedAgoMs);
 
   it('lists parked items oldest first, paginates with an opaque cursor, filters by tenant, includes quarantine records', async () => {
     // Prepare: four unknown items parked at different times over two tenants, and one quarantine record.
