@@ -39,11 +39,14 @@ const twoSteps = defineJob({
   leaseMs: LEASE_MS,
   payload: z.strictObject({ sku: z.string() }),
   run: async (ctx) => {
+    // Decided when the attempt starts: the test flips the flag as soon as step one is recorded, which can be
+    // before this attempt's recordStep response has arrived.
+    const freezeAfterFirstStep = freezeBetweenSteps;
     const reservation = await ctx.step('reserve', async () => {
       stepRuns.reserve += 1;
       return { reservationId: `res-${ctx.fence}` };
     });
-    if (freezeBetweenSteps) await freezeForever();
+    if (freezeAfterFirstStep) await freezeForever();
     const shipment = await ctx.step('ship', async () => {
       stepRuns.ship += 1;
       return { shipmentId: `ship-for-${reservation.reservationId}` };
