@@ -20,8 +20,9 @@ const charge = defineJob({
   leaseMs: 5_000,
   payload: z.strictObject({ amount: z.number().positive() }),
   run: async (ctx) => {
+    const crash = crashAfterExternalCall; // decided when the attempt starts, not when the test flips it
     const created = await gateway.charge(ctx.idempotencyKey, ctx.payload.amount);
-    if (crashAfterExternalCall) await freezeForever();
+    if (crash) await freezeForever();
     return { outcomeCode: 'charged', result: { chargeId: created.id } };
   },
   reconcile: async (ctx) => {
@@ -39,9 +40,10 @@ const notify = defineJob({
   leaseMs: 5_000,
   payload: z.strictObject({ to: z.string() }),
   run: async (ctx) => {
+    const crash = crashAfterExternalCall; // decided when the attempt starts, not when the test flips it
     await mailer.send(ctx.payload.to);
     if (ctx.payload.to.startsWith('timeout')) throw new AmbiguousOutcomeError('mail server timed out after sending');
-    if (crashAfterExternalCall) await freezeForever();
+    if (crash) await freezeForever();
     return { outcomeCode: 'sent' };
   },
 });
