@@ -4,6 +4,7 @@ import { CreateQueueCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
 import { createDocumentClient, createSqsClient } from '../../lib/aws-clients.js';
+import type { LeasefenceConfig } from '../../lib/config.js';
 import { jobsTableDefinition, payloadsTableDefinition } from '../../lib/table.js';
 
 /** Endpoints of the engines the global setup started (or DYNAMODB_ENDPOINT / SQS_ENDPOINT). */
@@ -90,12 +91,31 @@ async function createTestQueue(
   return { queueUrl: queue.QueueUrl ?? '', dlqUrl };
 }
 
+/** The handler configuration (lib/config.ts shape) for a test's own tables and queue on the test engines. */
+function testHandlerConfig(
+  tables: Pick<TestTables, 'jobsTable' | 'payloadsTable'>,
+  queue: { queueUrl: string; dlqUrl: string },
+  extra: { examplesTable?: string } = {},
+): LeasefenceConfig {
+  return {
+    jobsTable: tables.jobsTable,
+    payloadsTable: tables.payloadsTable,
+    queueUrl: queue.queueUrl,
+    deadLetterQueueUrl: queue.dlqUrl,
+    deadlineShards: 8,
+    payloadRetentionDays: 30,
+    dynamodbEndpoint: engineEndpoints().dynamo,
+    ...extra,
+  };
+}
+
 export {
   createTestQueue,
   createTestTables,
   engineEndpoints,
   type TestTables,
   testDocumentClient,
+  testHandlerConfig,
   testSqsClient,
   uniqueName,
 };

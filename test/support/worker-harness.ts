@@ -12,9 +12,9 @@ import type { PayloadResolver } from '../../lib/worker/load-payload.js';
 import {
   createTestQueue,
   createTestTables,
-  engineEndpoints,
   type TestTables,
   testDocumentClient,
+  testHandlerConfig,
   testSqsClient,
 } from './engine.js';
 
@@ -55,16 +55,7 @@ async function createWorkerHarness(
   const clock = new ManualClock(Date.now());
   const store = new WorkItemStore({ client, tableName: tables.jobsTable, clock });
   const payloads = new PayloadStore(client, tables.payloadsTable, clock);
-  const dynamodbEndpoint = engineEndpoints().dynamo;
-  const config = {
-    jobsTable: tables.jobsTable,
-    payloadsTable: tables.payloadsTable,
-    queueUrl,
-    deadLetterQueueUrl: dlqUrl,
-    deadlineShards: 8,
-    payloadRetentionDays: 30,
-    dynamodbEndpoint,
-  };
+  const config = testHandlerConfig(tables, { queueUrl, dlqUrl });
   return {
     tables,
     client,

@@ -16,6 +16,7 @@ import {
   engineEndpoints,
   type TestTables,
   testDocumentClient,
+  testHandlerConfig,
   testSqsClient,
   uniqueName,
 } from '../../support/engine.js';
@@ -37,16 +38,7 @@ describe('the example jobs under a stalled worker, on the test engines (the demo
     sqs = testSqsClient();
     await client.send(new CreateTableCommand(examplesTableDefinition(examples)));
     const { queueUrl, dlqUrl } = await createTestQueue(sqs, 'local-demo');
-    const config = {
-      jobsTable: tables.jobsTable,
-      payloadsTable: tables.payloadsTable,
-      queueUrl,
-      deadLetterQueueUrl: dlqUrl,
-      deadlineShards: 8,
-      payloadRetentionDays: 30,
-      dynamodbEndpoint: engineEndpoints().dynamo,
-      examplesTable: examples,
-    };
+    const config = testHandlerConfig(tables, { queueUrl, dlqUrl }, { examplesTable: examples });
     const handlers = [1, 2].map((index) =>
       createSqsWorkerHandler({
         jobs: createExampleJobs(examples),
