@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 
 /** Repository root and the shipped bin launcher every CLI test runs. */
 const ROOT = resolve(fileURLToPath(new URL('../../', import.meta.url)));
-const LAUNCHER = join(ROOT, 'lib/cli/leasefence.mjs');
+const LAUNCHER = join(ROOT, 'infra/cli/leasefence.mjs');
 
 /** Every child a test started; `killAll` ends the ones still alive (afterAll, or a failed test). */
 const children = new Set<ChildProcess>();

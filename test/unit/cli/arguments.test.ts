@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeStackState } from '../../../infra/local/state-file.js';
-import { main } from '../../../lib/cli/main.js';
-import { COMMAND_SUMMARIES } from '../../../lib/cli/summaries.js';
+import { main } from '../../../infra/cli/main.js';
+import { COMMAND_SUMMARIES } from '../../../infra/cli/summaries.js';
 import { captureIo } from './io.js';
 
 describe('leasefence argument handling (in-process, nothing is contacted)', () => {

@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { createExampleJobs } from '../../../functions/jobs/index.js';
-import { checkControls, type DefinitionLike } from '../../../lib/cli/controls.js';
-import { main } from '../../../lib/cli/main.js';
+import { checkControls, type DefinitionLike } from '../../../infra/cli/controls.js';
+import { main } from '../../../infra/cli/main.js';
 import { captureIo } from './io.js';
 
 /** A complete, valid class B definition to break one field at a time. */

@@ -1,4 +1,4 @@
-import type { Io } from '../../../lib/cli/output.js';
+import type { Io } from '../../../infra/cli/output.js';
 
 /** An Io that keeps what a command printed, for in-process CLI tests. */
 function captureIo(now = Date.UTC(2026, 8, 13, 12, 0, 0)): Io & { stdout(): string; stderr(): string } {

@@ -10,8 +10,8 @@ import {
   type StackState,
   writeStackState,
 } from '../../../infra/local/state-file.js';
-import { formatDemoReport } from '../../../lib/cli/demo-report.js';
-import { formatTable, relativeTime, shortDuration } from '../../../lib/cli/output.js';
+import { formatDemoReport } from '../../../infra/cli/demo-report.js';
+import { formatTable, relativeTime, shortDuration } from '../../../infra/cli/output.js';
 
 describe('human output', () => {
   const now = Date.UTC(2026, 8, 13, 12, 0, 0);

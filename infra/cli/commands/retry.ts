@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { cancelItem } from '../../admin/cancel.js';
+import { retryItem } from '../../../lib/admin/retry.js';
 import { type CommandSpec, parseCommandLine } from '../args.js';
 import { type CliCommand, withTarget } from '../command.js';
 import type { Io } from '../output.js';
@@ -9,15 +9,15 @@ import { printAction } from './item-action.js';
 import { ITEM_ARGUMENTS } from './show.js';
 
 const spec: CommandSpec = {
-  name: 'cancel',
-  summary: COMMAND_SUMMARIES.cancel,
+  name: 'retry',
+  summary: COMMAND_SUMMARIES.retry,
   positionals: ITEM_ARGUMENTS,
   identityArgument: true,
   options: {
     reason: { type: 'string', placeholder: '<text>', description: 'why (kept in the audit trail)' },
     ...TARGET_OPTIONS,
   },
-  examples: ['leasefence cancel m_4471 refund-r_815 --reason "customer withdrew the request"'],
+  examples: ['leasefence retry acme stmt-42 --reason "template fixed in v2.3"'],
 };
 
 const schema = z.strictObject({ ...commonShape, ...targetShape, ...identityShape, reason: reasonFlag });
@@ -25,17 +25,17 @@ const schema = z.strictObject({ ...commonShape, ...targetShape, ...identityShape
 async function run(argv: readonly string[], io: Io): Promise<number> {
   const input = parseCommandLine(spec, schema, argv);
   return withTarget(input, io, async (target) => {
-    const item = await cancelItem(
+    const result = await retryItem(
       target.admin,
       { tenantId: input.tenant, operationId: input.operation },
       { reason: input.reason, actor: target.actor },
     );
-    printAction(io, 'cancelled', { item: item as unknown as Record<string, unknown> }, input.json);
+    printAction(io, 'requeued', { ...result, item: result.item as unknown as Record<string, unknown> }, input.json);
     return 0;
   });
 }
 
-/** `leasefence cancel`: audited, fence + 1. */
-const cancelCommand: CliCommand = { spec, run };
+/** `leasefence retry`: an audited requeue followed by a wake-up. */
+const retryCommand: CliCommand = { spec, run };
 
-export { cancelCommand };
+export { retryCommand };

@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { reasonSchema } from '../admin/schemas.js';
-import { operationIdSchema, tenantIdSchema } from '../identity.js';
+import { reasonSchema } from '../../lib/admin/schemas.js';
+import { operationIdSchema, tenantIdSchema } from '../../lib/identity.js';
 import type { OptionSpec } from './args.js';
 
 /** Flags every command has (validated so parseArgs values pass the strict schemas). */

@@ -1,9 +1,9 @@
 import * as z from 'zod';
-import { payloadHash } from '../hashing.js';
-import { missingControl, type TargetClass } from '../job-definition.js';
-import { buildClaimRequest, buildCreateRequest } from '../store/requests.js';
-import { workItemKey } from '../table.js';
-import { idempotencyKeyFor } from '../worker/job-context.js';
+import { payloadHash } from '../../lib/hashing.js';
+import { missingControl, type TargetClass } from '../../lib/job-definition.js';
+import { buildClaimRequest, buildCreateRequest } from '../../lib/store/requests.js';
+import { workItemKey } from '../../lib/table.js';
+import { idempotencyKeyFor } from '../../lib/worker/job-context.js';
 
 /** One go/no-go control for one job type: PASS or FAIL, and the evidence behind it. */
 interface ControlResult {

@@ -1,9 +1,9 @@
 import { relative } from 'node:path';
 import * as z from 'zod';
-import { runDemo } from '../../../infra/local/demo/run-demo.js';
-import { LocalQueueSettings } from '../../../infra/local/resources.js';
-import { type RunningLocalStack, startLocalStack } from '../../../infra/local/stack.js';
-import { DEFAULT_LOCAL_DIR } from '../../../infra/local/state-file.js';
+import { runDemo } from '../../local/demo/run-demo.js';
+import { LocalQueueSettings } from '../../local/resources.js';
+import { type RunningLocalStack, startLocalStack } from '../../local/stack.js';
+import { DEFAULT_LOCAL_DIR } from '../../local/state-file.js';
 import { type CommandSpec, parseCommandLine } from '../args.js';
 import type { CliCommand } from '../command.js';
 import { portFlag, resolvePorts } from '../local-options.js';

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { LocalPorts, type PortSetting } from '../../infra/local/ports.js';
+import { LocalPorts, type PortSetting } from '../local/ports.js';
 import { UsageError } from './errors.js';
 
 /** Flags of `start` (and of `demo` when it runs its own in-memory stack). */

@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import * as z from 'zod';
 import { createExampleJobs } from '../../../functions/jobs/index.js';
-import { formatIdentity } from '../../identity.js';
-import { sendJob } from '../../producer.js';
-import { jobTypeSchema } from '../../store/schemas.js';
+import { formatIdentity } from '../../../lib/identity.js';
+import { sendJob } from '../../../lib/producer.js';
+import { jobTypeSchema } from '../../../lib/store/schemas.js';
 import { type CommandSpec, parseCommandLine } from '../args.js';
 import { type CliCommand, withTarget } from '../command.js';
 import { UsageError } from '../errors.js';

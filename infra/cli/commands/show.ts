@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { showItem } from '../../admin/show.js';
-import type { AuditEntry } from '../../store/work-item.js';
+import { showItem } from '../../../lib/admin/show.js';
+import type { AuditEntry } from '../../../lib/store/work-item.js';
 import { type CommandSpec, parseCommandLine } from '../args.js';
 import { type CliCommand, withTarget } from '../command.js';
 import { cell, formatPairs, formatTable, type Io, printJson, relativeTime } from '../output.js';

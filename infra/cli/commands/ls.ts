@@ -1,8 +1,8 @@
 import * as z from 'zod';
-import { listParked } from '../../admin/list.js';
-import type { RecordView } from '../../admin/views.js';
-import { tenantIdSchema } from '../../identity.js';
-import { PARKED_STATES, WorkState } from '../../states.js';
+import { listParked } from '../../../lib/admin/list.js';
+import type { RecordView } from '../../../lib/admin/views.js';
+import { tenantIdSchema } from '../../../lib/identity.js';
+import { PARKED_STATES, WorkState } from '../../../lib/states.js';
 import { type CommandSpec, parseCommandLine } from '../args.js';
 import { type CliCommand, withTarget } from '../command.js';
 import { listActive } from '../list-active.js';

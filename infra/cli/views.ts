@@ -1,4 +1,4 @@
-import { formatIdentity } from '../identity.js';
+import { formatIdentity } from '../../lib/identity.js';
 import { cell, formatTable, relativeTime } from './output.js';
 
 /** A record as the admin operations return it (work item, quarantine record). */

@@ -1,8 +1,8 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import { type RecordView, recordView } from '../admin/views.js';
-import type { WorkItemStore } from '../store/work-item-store.js';
-import { deadlineShardName, JobsIndex, TableKeys } from '../table.js';
+import { type RecordView, recordView } from '../../lib/admin/views.js';
+import type { WorkItemStore } from '../../lib/store/work-item-store.js';
+import { deadlineShardName, JobsIndex, TableKeys } from '../../lib/table.js';
 import { UsageError } from './errors.js';
 
 /** Which active items to list: claimed or queued, optionally one tenant, at least this old. */

@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { erasePayloads } from '../../admin/erase-payloads.js';
-import { tenantIdSchema } from '../../identity.js';
+import { erasePayloads } from '../../../lib/admin/erase-payloads.js';
+import { tenantIdSchema } from '../../../lib/identity.js';
 import { type CommandSpec, parseCommandLine } from '../args.js';
 import { type CliCommand, withTarget } from '../command.js';
 import { type Io, printJson } from '../output.js';

@@ -1,6 +1,6 @@
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import * as z from 'zod';
-import { type RedriveReport, redriveDeadLetters } from '../../admin/redrive.js';
+import { type RedriveReport, redriveDeadLetters } from '../../../lib/admin/redrive.js';
 import { type CommandSpec, parseCommandLine } from '../args.js';
 import { type CliCommand, withTarget } from '../command.js';
 import { TargetError } from '../errors.js';

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { retryItem } from '../../admin/retry.js';
+import { cancelItem } from '../../../lib/admin/cancel.js';
 import { type CommandSpec, parseCommandLine } from '../args.js';
 import { type CliCommand, withTarget } from '../command.js';
 import type { Io } from '../output.js';
@@ -9,15 +9,15 @@ import { printAction } from './item-action.js';
 import { ITEM_ARGUMENTS } from './show.js';
 
 const spec: CommandSpec = {
-  name: 'retry',
-  summary: COMMAND_SUMMARIES.retry,
+  name: 'cancel',
+  summary: COMMAND_SUMMARIES.cancel,
   positionals: ITEM_ARGUMENTS,
   identityArgument: true,
   options: {
     reason: { type: 'string', placeholder: '<text>', description: 'why (kept in the audit trail)' },
     ...TARGET_OPTIONS,
   },
-  examples: ['leasefence retry acme stmt-42 --reason "template fixed in v2.3"'],
+  examples: ['leasefence cancel m_4471 refund-r_815 --reason "customer withdrew the request"'],
 };
 
 const schema = z.strictObject({ ...commonShape, ...targetShape, ...identityShape, reason: reasonFlag });
@@ -25,17 +25,17 @@ const schema = z.strictObject({ ...commonShape, ...targetShape, ...identityShape
 async function run(argv: readonly string[], io: Io): Promise<number> {
   const input = parseCommandLine(spec, schema, argv);
   return withTarget(input, io, async (target) => {
-    const result = await retryItem(
+    const item = await cancelItem(
       target.admin,
       { tenantId: input.tenant, operationId: input.operation },
       { reason: input.reason, actor: target.actor },
     );
-    printAction(io, 'requeued', { ...result, item: result.item as unknown as Record<string, unknown> }, input.json);
+    printAction(io, 'cancelled', { item: item as unknown as Record<string, unknown> }, input.json);
     return 0;
   });
 }
 
-/** `leasefence retry`: an audited requeue followed by a wake-up. */
-const retryCommand: CliCommand = { spec, run };
+/** `leasefence cancel`: audited, fence + 1. */
+const cancelCommand: CliCommand = { spec, run };
 
-export { retryCommand };
+export { cancelCommand };
