@@ -1,6 +1,6 @@
 import { pathToFileURL } from 'node:url';
-import { PortInUseError, StackAlreadyRunningError } from '../local/errors.js';
 import { InvalidInputError, LeasefenceError } from '../../lib/errors.js';
+import { PortInUseError, StackAlreadyRunningError } from '../local/errors.js';
 import { helpText, wantsHelp } from './args.js';
 import type { CliCommand } from './command.js';
 import { ExitCode, TargetError, UsageError } from './errors.js';

@@ -1,12 +1,12 @@
 import { userInfo } from 'node:os';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DEFAULT_LOCAL_ACTOR } from '../local/local-actor.js';
-import { DEFAULT_LOCAL_DIR, readLiveStackState, type StackState } from '../local/state-file.js';
 import type { AdminDeps } from '../../lib/admin/deps.js';
 import { createDocumentClient, createSqsClient } from '../../lib/aws-clients.js';
 import { PayloadStore } from '../../lib/payloads.js';
 import { WorkItemStore } from '../../lib/store/work-item-store.js';
+import { DEFAULT_LOCAL_ACTOR } from '../local/local-actor.js';
+import { DEFAULT_LOCAL_DIR, readLiveStackState, type StackState } from '../local/state-file.js';
 import { readStackOutputs, type StackOutputs } from './cloudformation.js';
 import { TargetError, UsageError } from './errors.js';
 import type { TargetFlags } from './schemas.js';

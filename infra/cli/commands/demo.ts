@@ -1,11 +1,11 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
+import { createDocumentClient, createSqsClient } from '../../../lib/aws-clients.js';
 import { runDemo } from '../../local/demo/run-demo.js';
 import type { DemoEnvironment, DemoReport } from '../../local/demo/types.js';
 import { startLocalStack } from '../../local/stack.js';
 import { readLiveStackState, type StackState } from '../../local/state-file.js';
-import { createDocumentClient, createSqsClient } from '../../../lib/aws-clients.js';
 import { type CommandSpec, parseCommandLine } from '../args.js';
 import type { CliCommand } from '../command.js';
 import { formatDemoReport } from '../demo-report.js';

@@ -2,9 +2,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { writeStackState } from '../../../infra/local/state-file.js';
 import { main } from '../../../infra/cli/main.js';
 import { COMMAND_SUMMARIES } from '../../../infra/cli/summaries.js';
+import { writeStackState } from '../../../infra/local/state-file.js';
 import { captureIo } from './io.js';
 
 describe('leasefence argument handling (in-process, nothing is contacted)', () => {

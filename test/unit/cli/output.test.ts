@@ -2,6 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { formatDemoReport } from '../../../infra/cli/demo-report.js';
+import { formatTable, relativeTime, shortDuration } from '../../../infra/cli/output.js';
 import {
   isProcessAlive,
   readLiveStackState,
@@ -10,8 +12,6 @@ import {
   type StackState,
   writeStackState,
 } from '../../../infra/local/state-file.js';
-import { formatDemoReport } from '../../../infra/cli/demo-report.js';
-import { formatTable, relativeTime, shortDuration } from '../../../infra/cli/output.js';
 
 describe('human output', () => {
   const now = Date.UTC(2026, 8, 13, 12, 0, 0);
