@@ -38,6 +38,14 @@ function workItemKey(identity: JobIdentity): { pk: string; sk: string } {
   return { pk: identity.tenantId, sk: `${KeyPrefix.workItem}${identity.operationId}` };
 }
 
+/**
+ * Every partition key that can hold a tenant's work items and payloads: a Query over these (never a Scan)
+ * lists a tenant. Callers must not assume one key per tenant: the key design may spread a tenant.
+ */
+function tenantPartitionKeys(tenantId: string): string[] {
+  return [tenantId];
+}
+
 /** Primary key of an inline payload body in the payloads table. */
 function payloadKey(identity: JobIdentity): { pk: string; sk: string } {
   return { pk: identity.tenantId, sk: `${KeyPrefix.payload}${identity.operationId}` };
@@ -130,5 +138,6 @@ export {
   quarantineKey,
   TableKeys,
   TTL_ATTRIBUTE,
+  tenantPartitionKeys,
   workItemKey,
 };
