@@ -96,6 +96,20 @@ class IllegalTransitionError extends LeasefenceError {
   }
 }
 
+/**
+ * An operator action needs an explicit statement it did not carry (e.g. retrying a class D item whose effect
+ * may have happened needs "the effect did not happen"). Nothing was changed (an admin 409).
+ */
+class OperatorStatementRequiredError extends LeasefenceError {
+  constructor(
+    message: string,
+    readonly statement: string,
+    readonly current: unknown,
+  ) {
+    super('transition.statement_required', message, { context: { statement } });
+  }
+}
+
 /** A job definition lacks a control its target class requires; refused at definition time. */
 class JobDefinitionError extends LeasefenceError {
   constructor(message: string) {
@@ -153,6 +167,7 @@ export {
   ItemNotFoundError,
   JobDefinitionError,
   LeasefenceError,
+  OperatorStatementRequiredError,
   OwnershipLostError,
   PayloadConflictError,
   RetryableJobError,

@@ -34,10 +34,14 @@ const resolveBodySchema = z.strictObject({
   to: z.enum([ResolveTarget.succeeded, ResolveTarget.failed_terminal, ResolveTarget.queued]),
   reason: reasonSchema,
   outcomeCode: outcomeCodeSchema.optional(),
+  effectDidNotHappen: z.boolean().optional(),
 });
 
-/** POST …/retry and …/cancel */
+/** POST …/cancel */
 const reasonBodySchema = z.strictObject({ reason: reasonSchema });
+
+/** POST …/retry: `effectDidNotHappen` is the operator's statement, required to retry a class D item. */
+const retryBodySchema = z.strictObject({ reason: reasonSchema, effectDidNotHappen: z.boolean().optional() });
 
 /** POST /dlq/redrive */
 const redriveBodySchema = z.strictObject({ max: z.number().int().min(1).max(1000).optional() });
@@ -53,4 +57,5 @@ export {
   reasonBodySchema,
   redriveBodySchema,
   resolveBodySchema,
+  retryBodySchema,
 };

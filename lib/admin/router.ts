@@ -14,6 +14,7 @@ import {
   reasonBodySchema,
   redriveBodySchema,
   resolveBodySchema,
+  retryBodySchema,
 } from './http-schemas.js';
 import { listParked } from './list.js';
 import { redriveDeadLetters } from './redrive.js';
@@ -105,8 +106,8 @@ async function dispatch(match: Matched, request: AdminRequest, actor: string, de
     }
     case AdminRoute.retryItem: {
       parseQuery(noQuerySchema, request);
-      const body = parseBody(reasonBodySchema, request);
-      return itemReply(await retryItem(deps, identity, { reason: body.reason, actor }));
+      const body = parseBody(retryBodySchema, request);
+      return itemReply(await retryItem(deps, identity, { ...body, actor }));
     }
     case AdminRoute.cancelItem: {
       parseQuery(noQuerySchema, request);

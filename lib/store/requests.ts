@@ -3,7 +3,7 @@ import type { JobIdentity } from '../identity.js';
 import { WorkState } from '../states.js';
 import { deadlineShardFor, parkedTenantStateKey, TableKeys, workItemKey } from '../table.js';
 import { ExpressionBuilder } from './expressions.js';
-import type { AuditEntry, Claim, WorkItem } from './work-item.js';
+import type { AuditEntry, Claim, OperatorStatement, StoredTargetClass, WorkItem } from './work-item.js';
 
 /** Where a request goes: the jobs table and its deadline-index shard count. */
 interface TableContext {
@@ -32,6 +32,13 @@ interface InitialClaim {
   owner: string;
   claimId: string;
   leaseMs: number;
+  /** The job type's target class, recorded with the effect mark. */
+  targetClass?: StoredTargetClass;
+}
+
+/** What every claim writes before a job body can start: an effect may happen from here on. */
+function effectMark(claim: InitialClaim): Record<string, unknown> {
+  return { effectMayHaveHappened: true, ...(claim.targetClass ? { targetClass: claim.targetClass } : {}) };
 }
 
 /** Conditional PutItem creating the item queued, or already claimed with fence 1. Fails if the identity exists. */
@@ -68,6 +75,7 @@ function buildCreateRequest(
         claimId: claim.claimId,
         leaseExpiresAt: now + claim.leaseMs,
         deadlineAt: now + claim.leaseMs,
+        ...effectMark(claim),
       }
     : { ...base, state: WorkState.queued, fence: 0, attempts: 0, availableAt, deadlineAt: availableAt };
   const names = new ExpressionBuilder();
@@ -101,6 +109,7 @@ function buildClaimRequest(
       deadlineShard: deadlineShardFor(identity, table.deadlineShards),
       deadlineAt: now + lease.leaseMs,
       updatedAt: now,
+      ...effectMark(lease),
     },
     ['availableAt'],
     [`${x.name('fence')} = ${x.name('fence')} + ${one}`, `${x.name('attempts')} = ${x.name('attempts')} + ${one}`],
@@ -169,7 +178,12 @@ interface OperatorTransition {
   readonly remove?: readonly string[];
   /** Extra condition (with builder placeholders), e.g. the sweeper's "lease expired and attempts exhausted". */
   readonly condition?: (x: ExpressionBuilder) => string;
-  readonly audit?: { readonly actor: string; readonly action: string; readonly reason: string };
+  readonly audit?: {
+    readonly actor: string;
+    readonly action: string;
+    readonly reason: string;
+    readonly statement?: OperatorStatement;
+  };
   /** Whether the attempt counter starts over (a retry gives the job a fresh attempt budget). */
   readonly resetAttempts?: boolean;
 }

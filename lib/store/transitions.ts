@@ -6,7 +6,7 @@ import {
   PARKED_ATTRIBUTES,
   parkedAttributes,
 } from './requests.js';
-import type { Claim, WorkItem } from './work-item.js';
+import type { Claim, OperatorStatement, WorkItem } from './work-item.js';
 
 /**
  * The named transitions of the work-item state machine. Holder transitions are applied through the one
@@ -180,19 +180,31 @@ function resolveTransition(
   };
 }
 
-/** unknown | failed_terminal | quarantined ▶ queued with a fresh attempt budget; identity and fence continue. */
+/**
+ * unknown | failed_terminal | quarantined ▶ queued with a fresh attempt budget; identity and fence continue.
+ * The effect mark stays (the next claim of a class C job reconciles first) unless the operator states that
+ * the effect did not happen: that statement clears it and is kept in the audit entry.
+ */
 function requeueTransition(
   item: WorkItem,
-  action: OperatorAction,
+  action: OperatorAction & { statement?: OperatorStatement; auditAction?: string },
   deadlineShard: string,
   now: number,
 ): OperatorTransition {
+  const { statement, auditAction, ...who } = action;
   return {
     expected: { state: item.state, fence: item.fence },
     to: WorkState.queued,
     set: { availableAt: now, deadlineShard, deadlineAt: now },
-    remove: ['leaseOwner', 'leaseExpiresAt', 'finishedAt', 'outcomeCode', ...PARKED_ATTRIBUTES],
-    audit: { ...action, action: 'retry' },
+    remove: [
+      'leaseOwner',
+      'leaseExpiresAt',
+      'finishedAt',
+      'outcomeCode',
+      ...PARKED_ATTRIBUTES,
+      ...(statement === 'effect_did_not_happen' ? ['effectMayHaveHappened'] : []),
+    ],
+    audit: { ...who, action: auditAction ?? 'retry', ...(statement ? { statement } : {}) },
     resetAttempts: true,
   };
 }

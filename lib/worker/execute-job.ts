@@ -105,7 +105,7 @@ async function executeClaimedJob<Payload>(
   });
   keeper.start();
   try {
-    let phase: { ended: 'run'; outcome: JobOutcome; reconciled: boolean } | { ended: 'cannot_tell'; reason: string };
+    let phase: Phase;
     try {
       phase = await runPhase(definition, context, claim, abort.signal);
     } catch (error) {
@@ -115,8 +115,8 @@ async function executeClaimedJob<Payload>(
     // propagates (the message is redelivered and the next claim reconciles); only a lost fence is absorbed.
     try {
       if (phase.ended === 'run') return await succeed(deps, claim, phase.outcome, phase.reconciled);
-      await deps.store.parkUnknown(claim, { errorCode: 'reconcile_cannot_tell', message: phase.reason.slice(0, 500) });
-      return { state: WorkState.unknown, errorCode: 'reconcile_cannot_tell' };
+      await deps.store.parkUnknown(claim, { errorCode: phase.errorCode, message: phase.reason.slice(0, 500) });
+      return { state: WorkState.unknown, errorCode: phase.errorCode };
     } catch (error) {
       if (error instanceof OwnershipLostError) return ownershipLost(deps, error);
       throw error;
@@ -126,14 +126,30 @@ async function executeClaimedJob<Payload>(
   }
 }
 
-/** Reconcile (class C retries) then run; returns what the job reported, throws what it threw. */
+/** How the job phase ended: a reported outcome, or an outcome nobody can tell (parked as unknown with `errorCode`). */
+type Phase =
+  | { ended: 'run'; outcome: JobOutcome; reconciled: boolean }
+  | { ended: 'cannot_tell'; errorCode: string; reason: string };
+
+/**
+ * Reconcile (class C, whenever an earlier claim may have started the effect) then run; a class D job whose
+ * effect may have happened never runs again. Returns what the job reported, throws what it threw.
+ */
 async function runPhase<Payload>(
   definition: JobDefinition<Payload>,
   context: JobContext<Payload>,
   claim: Claim,
   signal: AbortSignal,
-): Promise<{ ended: 'run'; outcome: JobOutcome; reconciled: boolean } | { ended: 'cannot_tell'; reason: string }> {
-  if (definition.target === 'C' && claim.attempt > 1 && definition.reconcile) {
+): Promise<Phase> {
+  // The effect mark, not the attempt counter: an operator retry resets attempts but never the mark.
+  if (definition.target === 'D' && claim.effectMayHaveHappened) {
+    return {
+      ended: 'cannot_tell',
+      errorCode: 'effect_may_have_happened',
+      reason: 'class D job requeued while its effect may have happened; an operator must state it did not',
+    };
+  }
+  if (definition.target === 'C' && claim.effectMayHaveHappened && definition.reconcile) {
     const found = await untilAborted(definition.reconcile(context), signal);
     if (found.status === 'done') {
       return {
@@ -142,7 +158,8 @@ async function runPhase<Payload>(
         reconciled: true,
       };
     }
-    if (found.status === 'cannot_tell') return { ended: 'cannot_tell', reason: found.reason };
+    if (found.status === 'cannot_tell')
+      return { ended: 'cannot_tell', errorCode: 'reconcile_cannot_tell', reason: found.reason };
   }
   const outcome = await untilAborted(definition.run(context), signal);
   signal.throwIfAborted();

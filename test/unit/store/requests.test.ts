@@ -26,8 +26,9 @@ const hash = 'a'.repeat(64);
 const newItem: NewWorkItem = { identity, jobType: 'refund', payloadHash: hash, payloadRef: 's3://b/k', maxAttempts: 3 };
 
 describe('buildCreateRequest', () => {
-  it('creates the item already claimed with fence 1 when given a lease, only if the key is free', () => {
-    const request = buildCreateRequest(table, newItem, now, { owner: 'w1', claimId: 'c1', leaseMs: 30_000 });
+  it('creates the item already claimed with fence 1 and the effect mark when given a lease, only if the key is free', () => {
+    const lease = { owner: 'w1', claimId: 'c1', leaseMs: 30_000, targetClass: 'C' as const };
+    const request = buildCreateRequest(table, newItem, now, lease);
 
     expect(request).toEqual({
       TableName: 'jobs',
@@ -52,6 +53,8 @@ describe('buildCreateRequest', () => {
         claimId: 'c1',
         leaseExpiresAt: now + 30_000,
         deadlineAt: now + 30_000,
+        effectMayHaveHappened: true,
+        targetClass: 'C',
       },
       ConditionExpression: 'attribute_not_exists(#pk)',
       ExpressionAttributeNames: { '#pk': 'pk' },
@@ -96,7 +99,7 @@ describe('buildCreateRequest', () => {
 });
 
 describe('buildClaimRequest', () => {
-  it('raises fence and attempts only if attempts remain and the item is due or its lease expired', () => {
+  it('raises fence and attempts and sets the effect mark, only if attempts remain and the item is due or its lease expired', () => {
     const request = buildClaimRequest(table, identity, { owner: 'w2', claimId: 'c2', leaseMs: 30_000 }, now);
 
     expect(request).toEqual({
@@ -104,10 +107,11 @@ describe('buildClaimRequest', () => {
       Key: key,
       UpdateExpression:
         'SET #state = :v2, #leaseOwner = :v3, #claimId = :v4, #leaseExpiresAt = :v5, #deadlineShard = :v6, ' +
-        '#deadlineAt = :v7, #updatedAt = :v8, #fence = #fence + :v1, #attempts = #attempts + :v1 REMOVE #availableAt',
+        '#deadlineAt = :v7, #updatedAt = :v8, #effectMayHaveHappened = :v9, #fence = #fence + :v1, ' +
+        '#attempts = #attempts + :v1 REMOVE #availableAt',
       ConditionExpression:
         'attribute_exists(#pk) AND #attempts < #maxAttempts AND ' +
-        '((#state = :v10 AND #availableAt <= :v9) OR (#state = :v11 AND #leaseExpiresAt < :v9))',
+        '((#state = :v11 AND #availableAt <= :v10) OR (#state = :v12 AND #leaseExpiresAt < :v10))',
       ExpressionAttributeNames: {
         '#fence': 'fence',
         '#attempts': 'attempts',
@@ -118,6 +122,7 @@ describe('buildClaimRequest', () => {
         '#deadlineShard': 'deadlineShard',
         '#deadlineAt': 'deadlineAt',
         '#updatedAt': 'updatedAt',
+        '#effectMayHaveHappened': 'effectMayHaveHappened',
         '#availableAt': 'availableAt',
         '#pk': 'pk',
         '#maxAttempts': 'maxAttempts',
@@ -131,9 +136,10 @@ describe('buildClaimRequest', () => {
         ':v6': shard,
         ':v7': now + 30_000,
         ':v8': now,
-        ':v9': now,
-        ':v10': 'queued',
-        ':v11': 'claimed',
+        ':v9': true,
+        ':v10': now,
+        ':v11': 'queued',
+        ':v12': 'claimed',
       },
       ReturnValues: 'ALL_OLD',
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
