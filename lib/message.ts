@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { operationIdSchema, tenantIdSchema } from './identity.js';
+import { describeIssues } from './issue-paths.js';
 import { jobTypeSchema, payloadHashSchema, payloadRefSchema } from './store/schemas.js';
 import { parseInput } from './validation.js';
 
@@ -27,32 +28,35 @@ type JobEnvelope = z.infer<typeof jobEnvelopeSchema>;
 /** Why a message could not be interpreted: the quarantine reason codes. */
 type EnvelopeProblem = 'unparseable' | 'unsupported_version' | 'invalid_envelope';
 
-/** Parses an SQS body. Never throws: bad input is a typed problem for the quarantine, not a crash. */
+/**
+ * Parses an SQS body. Never throws: bad input is a typed problem for the quarantine, not a crash. The detail
+ * holds codes and schema paths only, never text or keys taken from the body.
+ */
 function parseEnvelope(
   body: string,
 ): { ok: true; envelope: JobEnvelope } | { ok: false; problem: EnvelopeProblem; detail: string } {
   let raw: unknown;
   try {
     raw = JSON.parse(body);
-  } catch (error) {
-    return { ok: false, problem: 'unparseable', detail: `body is not JSON: ${(error as Error).message}` };
+  } catch {
+    // The parser's message quotes the body; the detail never does.
+    return { ok: false, problem: 'unparseable', detail: 'body is not JSON' };
   }
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     return { ok: false, problem: 'invalid_envelope', detail: 'body is not a JSON object' };
   }
   const version = (raw as { v?: unknown }).v;
   if (version !== ENVELOPE_VERSION) {
+    const seen = version === undefined ? 'missing' : typeof version === 'number' ? 'another number' : typeof version;
     return {
       ok: false,
       problem: 'unsupported_version',
-      detail: `envelope version ${JSON.stringify(version) ?? 'missing'} is not ${ENVELOPE_VERSION}`,
+      detail: `envelope version (${seen}) is not ${ENVELOPE_VERSION}`,
     };
   }
-  try {
-    return { ok: true, envelope: parseInput(jobEnvelopeSchema, raw, 'job message') };
-  } catch (error) {
-    return { ok: false, problem: 'invalid_envelope', detail: (error as Error).message };
-  }
+  const parsed = jobEnvelopeSchema.safeParse(raw);
+  if (parsed.success) return { ok: true, envelope: parsed.data };
+  return { ok: false, problem: 'invalid_envelope', detail: describeIssues(jobEnvelopeSchema, parsed.error.issues) };
 }
 
 /** Serialises an envelope for SQS (validated first; throws InvalidInputError on a bad one). */

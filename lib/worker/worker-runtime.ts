@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ZodType } from 'zod';
+import { describeIssues } from '../issue-paths.js';
 import type { JobRegistry } from '../job-definition.js';
 import { type JobEnvelope, parseEnvelope } from '../message.js';
 import { MetricName } from '../metric-names.js';
@@ -72,12 +73,8 @@ class WorkerRuntime {
     const identity = { tenantId: envelope.tenantId, operationId: envelope.operationId };
     const definition = this.options.registry.get(envelope.jobType);
     if (!definition) {
-      return this.quarantineMessage(
-        message,
-        'unknown_job_type',
-        `job type ${envelope.jobType} is not registered`,
-        envelope.tenantId,
-      );
+      // The job type came from the body: the detail does not repeat it.
+      return this.quarantineMessage(message, 'unknown_job_type', 'job type is not registered', envelope.tenantId);
     }
     const lease = { owner: this.workerId, leaseMs: definition.leaseMs };
     const acquisition = await acquireClaim(this.options.store, definition, envelope, lease);
@@ -118,7 +115,7 @@ class WorkerRuntime {
     return { status: 'executed', identity, fence: claim.fence, result };
   }
 
-  /** Loads and hash-checks the payload, then parses it with the job's schema (issue paths only, never values). */
+  /** Loads and hash-checks the payload, then parses it with the job's schema (schema paths and codes only, never values or keys from the body). */
   private async verifiedPayload(
     claim: Claim,
     schema: ZodType<unknown>,
@@ -133,11 +130,10 @@ class WorkerRuntime {
     if (!loaded.ok) return loaded;
     const parsed = schema.safeParse(loaded.body);
     if (parsed.success) return { ok: true, body: parsed.data };
-    const where = parsed.error.issues.map((issue) => `${issue.path.map(String).join('.') || '(root)'}: ${issue.code}`);
     return {
       ok: false,
       errorCode: 'payload_schema',
-      message: `payload failed its schema at ${where.join('; ')}`.slice(0, 500),
+      message: `payload failed its schema at ${describeIssues(schema, parsed.error.issues)}`.slice(0, 500),
     };
   }
 
