@@ -30,8 +30,11 @@ type SendJobInput = {
 interface SentJob {
   messageId: string;
   payloadHash: string;
-  /** 'replay' when the same inline body was already stored for this identity (a producer retry). */
-  payloadStored: 'stored' | 'replay' | 'by_reference';
+  /**
+   * 'replay' when the same inline body was already stored for this identity (a producer retry); 'erased' when
+   * the same body was stored and then erased (it is not stored again).
+   */
+  payloadStored: 'stored' | 'replay' | 'erased' | 'by_reference';
 }
 
 const sendOptionsSchema = z.object({

@@ -86,7 +86,7 @@ function adminStatements(resources: LeasefenceResources): iam.PolicyStatement[] 
       ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
       [resources.jobsTable.tableArn],
     ),
-    statement('ErasePayloads', ['dynamodb:Query', 'dynamodb:DeleteItem'], [resources.payloadsTable.tableArn]),
+    statement('ErasePayloads', ['dynamodb:Query', 'dynamodb:UpdateItem'], [resources.payloadsTable.tableArn]),
     statement(
       'DrainDeadLetterQueue',
       ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'],

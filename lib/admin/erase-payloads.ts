@@ -1,11 +1,13 @@
-import { DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { mapBounded } from '../bounded-parallel.js';
 import { tenantIdSchema } from '../identity.js';
+import { eraseBodyRequest } from '../payloads.js';
+import { sendConditional } from '../store/conditional-write.js';
 import { KeyPrefix, TableKeys } from '../table.js';
 import { parseInput } from '../validation.js';
 import { writeAuditRecord } from './audit.js';
-import type { AdminDeps } from './deps.js';
+import { type AdminDeps, adminClock } from './deps.js';
 import { actorSchema, reasonSchema } from './schemas.js';
 
 /** Whose payload bodies to erase, why, who asked, and at most how many in this call. */
@@ -34,9 +36,10 @@ const PAGE_SIZE = 100;
 const DELETES_IN_FLIGHT = 10;
 
 /**
- * Removes the tenant's inline payload bodies from the payloads table (Query on the tenant's partition,
- * one DeleteItem per body, paginated, bounded by `max`). Work rows are not touched: identity, payload hash
- * and fence stay as a tombstone, so the fence never restarts. Writes an audit record with the count.
+ * Removes the tenant's inline payload bodies (Query on the tenant's partition, one conditional UpdateItem per
+ * body, paginated, bounded by `max`). Each body's row stays as a tombstone with the payload hash and no TTL,
+ * so the identity stays bound: a different payload afterwards is a PayloadConflictError, nothing stored or
+ * sent. Work rows are not touched (identity, hash and fence stay). Writes an audit record with the count.
  * @example
  * const { deleted, complete } = await erasePayloads(deps, { tenantId: 'acme', reason: 'GDPR request 42', actor });
  */
@@ -53,7 +56,9 @@ async function erasePayloads(deps: AdminDeps, input: EraseInput): Promise<EraseR
         new QueryCommand({
           TableName: deps.payloadsTable,
           KeyConditionExpression: '#pk = :tenant AND begins_with(#sk, :prefix)',
-          ExpressionAttributeNames: { '#pk': TableKeys.partition, '#sk': TableKeys.sort },
+          // Tombstones (already erased) are skipped, so a repeated erase rewrites nothing.
+          FilterExpression: 'attribute_exists(#body)',
+          ExpressionAttributeNames: { '#pk': TableKeys.partition, '#sk': TableKeys.sort, '#body': 'body' },
           ExpressionAttributeValues: { ':tenant': valid.tenantId, ':prefix': KeyPrefix.payload },
           ProjectionExpression: '#pk, #sk',
           Limit: Math.min(PAGE_SIZE, valid.max - deleted),
@@ -61,9 +66,10 @@ async function erasePayloads(deps: AdminDeps, input: EraseInput): Promise<EraseR
         }),
       );
       const keys = (page.Items ?? []).map((item) => ({ pk: item.pk, sk: item.sk }));
+      const now = adminClock(deps).now();
       await mapBounded(keys, DELETES_IN_FLIGHT, async (key) => {
-        await client.send(new DeleteCommand({ TableName: deps.payloadsTable, Key: key }));
-        deleted += 1;
+        const outcome = await sendConditional(client, eraseBodyRequest(deps.payloadsTable, key, now));
+        if (outcome.ok) deleted += 1;
       });
       startKey = page.LastEvaluatedKey;
       if (!startKey) {

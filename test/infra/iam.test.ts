@@ -97,7 +97,6 @@ describe('IAM matrix: each function has exactly the actions it uses', () => {
   it('admin: parked indexes, work items, payload erase, DLQ redrive', () => {
     expect(named(perms.admin)).toEqual(
       [
-        'dynamodb:DeleteItem on PayloadsTable.Arn',
         'dynamodb:GetItem on JobsTable.Arn',
         'dynamodb:PutItem on JobsTable.Arn',
         'dynamodb:Query on JobsTable.Arn/index/parkedByState',
@@ -105,6 +104,7 @@ describe('IAM matrix: each function has exactly the actions it uses', () => {
         'dynamodb:Query on JobsTable.Arn/index/parkedByTenant',
         'dynamodb:Query on PayloadsTable.Arn',
         'dynamodb:UpdateItem on JobsTable.Arn',
+        'dynamodb:UpdateItem on PayloadsTable.Arn',
         ...logs('Admin'),
         'sqs:DeleteMessage on DeadLetterQueue.Arn',
         'sqs:GetQueueAttributes on DeadLetterQueue.Arn',
@@ -155,9 +155,8 @@ describe('IAM: conditions and forbidden permissions', () => {
     expect(perms.admin.filter((entry) => entry.action === 'sqs:ReceiveMessage').map((entry) => entry.resource)).toEqual(
       [`${ids.dlq}.Arn`],
     );
-    expect(
-      perms.admin.filter((entry) => entry.action === 'dynamodb:DeleteItem').map((entry) => entry.resource),
-    ).toEqual([`${ids.payloads}.Arn`]);
+    // Erasure turns a body into a tombstone (UpdateItem): the admin deletes nothing.
+    expect(perms.admin.filter((entry) => entry.action === 'dynamodb:DeleteItem')).toEqual([]);
   });
 
   it('no IAM policy in the stack has a wildcard action or a `*` resource', () => {
