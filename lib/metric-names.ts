@@ -14,6 +14,10 @@ const MetricName = {
   StaleFenceRejected: 'StaleFenceRejected',
   /** A work-item transition found the fence superseded; the worker stopped. */
   OwnershipLost: 'OwnershipLost',
+  /** A fence refused a job's write for a reason other than a newer claim (a bug in the job's writes). */
+  FenceRefusedByJob: 'FenceRefusedByJob',
+  /** A lease renewal failed (not a lost fence): the attempt is in doubt and starts no new effect. */
+  LeaseRenewalFailed: 'LeaseRenewalFailed',
   /** Outcomes by state. */
   Succeeded: 'Succeeded',
   FailedTerminal: 'FailedTerminal',

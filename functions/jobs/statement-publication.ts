@@ -1,10 +1,13 @@
 import * as z from 'zod';
+import type { JobIdentity } from '../../lib/identity.js';
 import { defineJob } from '../../lib/job-definition.js';
 
 /**
  * Statement publication (class B, the seed's account-42 example): every generation writes an immutable object
  * under its own key; only the small pointer that makes one current is fenced, so an older generation can never
- * replace a newer one, however late it wakes up.
+ * replace a newer one, however late it wakes up. Both records are keyed by the operation (class B records are
+ * owned by ONE operation): two operations publishing the same account and date each get their own pointer
+ * instead of being refused by each other's fence. A pointer shared by operations would need class A.
  */
 function statementPublicationJob(tableName: string) {
   return defineJob({
@@ -19,7 +22,7 @@ function statementPublicationJob(tableName: string) {
       lines: z.number().int().min(0).max(10_000),
     }),
     run: async (ctx) => {
-      const base = `statement#${ctx.identity.tenantId}#${ctx.payload.accountId}#${ctx.payload.date}`;
+      const base = statementRecordKey(ctx.identity);
       const objectKey = `${base}#generation-${ctx.fence}`;
       await ctx.records.put(
         { tableName, key: { pk: objectKey, sk: 'object' } },
@@ -28,11 +31,18 @@ function statementPublicationJob(tableName: string) {
       ctx.progress();
       await ctx.records.write(
         { tableName, key: { pk: base, sk: 'pointer' } },
-        { set: { current: objectKey, generation: ctx.fence } },
+        {
+          set: { current: objectKey, generation: ctx.fence, accountId: ctx.payload.accountId, date: ctx.payload.date },
+        },
       );
       return { outcomeCode: 'published', result: { objectKey } };
     },
   });
 }
 
-export { statementPublicationJob };
+/** Partition key of the records one statement operation owns: its pointer and its generations' objects. */
+function statementRecordKey(identity: JobIdentity): string {
+  return `statement#${identity.tenantId}#${identity.operationId}`;
+}
+
+export { statementPublicationJob, statementRecordKey };

@@ -47,7 +47,7 @@ class JobDashboard extends Construct {
       graph(
         'Leases and fences',
         [MetricName.Takeovers, MetricName.OwnershipLost, MetricName.StaleFenceRejected].map(sum),
-        [sum(MetricName.HeartbeatSkippedNoProgress)],
+        [MetricName.HeartbeatSkippedNoProgress, MetricName.LeaseRenewalFailed, MetricName.FenceRefusedByJob].map(sum),
       ),
       graph('Sweeper', [MetricName.SweptToUnknown, MetricName.Resignalled].map(sum), [
         leasefenceMetric(props.serviceName, MetricName.OldestUnknownAgeSeconds, 'Maximum'),

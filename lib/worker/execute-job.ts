@@ -197,7 +197,11 @@ async function classifyAndRecord(
   claim: Claim,
   error: unknown,
 ): Promise<ExecutionResult> {
-  if (error instanceof OwnershipLostError || error instanceof FenceRejectedError) return ownershipLost(deps, error);
+  if (error instanceof OwnershipLostError) return ownershipLost(deps, error);
+  if (error instanceof FenceRejectedError) {
+    if (error.context.superseded === true) return ownershipLost(deps, error);
+    return refusedByFence(deps, claim, error);
+  }
   if (error instanceof TerminalJobError) {
     const errorCode = String(error.context.errorCode);
     await deps.store.failTerminal(claim, { errorCode, message: error.message.slice(0, 500) });
@@ -230,6 +234,23 @@ async function classifyAndRecord(
   }
   await deps.store.failRetryable(claim, { errorCode, message, retryDelayMs: retryDelayMs(definition, claim.attempt) });
   return { state: WorkState.queued, errorCode };
+}
+
+/**
+ * A fence refusal that is not a newer claim: the job's own writes are wrong (same record twice in one claim,
+ * sequence not newer, confirm without stamp, a record another operation fences). The refused write did not
+ * land and running the same code again would be refused again, so the attempt ends failed_terminal (parked
+ * for the owner) with a code naming the refusal, e.g. `fence_same_claim_already_wrote`.
+ */
+async function refusedByFence(
+  deps: ExecutionDependencies,
+  claim: Claim,
+  error: FenceRejectedError,
+): Promise<ExecutionResult> {
+  const errorCode = `fence_${String(error.context.reason ?? 'refused')}`;
+  deps.telemetry.count(MetricName.FenceRefusedByJob);
+  await deps.store.failTerminal(claim, { errorCode, message: error.message.slice(0, 500) });
+  return { state: WorkState.failed_terminal, errorCode };
 }
 
 function ownershipLost(deps: ExecutionDependencies, error: OwnershipLostError | FenceRejectedError): ExecutionResult {

@@ -3,6 +3,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createExampleJobs, examplesTableDefinition } from '../../../functions/jobs/index.js';
+import { statementRecordKey } from '../../../functions/jobs/statement-publication.js';
 import { runDemo, stallSpecs } from '../../../infra/local/demo/run-demo.js';
 import { runStalledWorker } from '../../../infra/local/demo/stall.js';
 import type { DemoEnvironment, DemoReport } from '../../../infra/local/demo/types.js';
@@ -96,7 +97,7 @@ describe('the example jobs under a stalled worker, on the test engines (the demo
     // prepare
     const [, statement] = stallSpecs('stmt1', jobs());
     if (!statement) throw new Error('no statement scenario');
-    const base = `statement#bank-eu#a43-stmt1#2026-09-13`;
+    const base = statementRecordKey({ tenantId: 'bank-eu', operationId: 'statement-a43-2026-09-13-stmt1' });
 
     // act
     const outcome = await runStalledWorker(env, statement.spec);
