@@ -18,6 +18,8 @@ const jobEnvelopeSchema = z.strictObject({
   tenantId: tenantIdSchema,
   operationId: operationIdSchema,
   jobType: jobTypeSchema,
+  /** The job definition version the producer built the payload for; a worker running another one quarantines it. */
+  jobVersion: z.number().int().min(1).max(1_000_000).optional(),
   payloadHash: payloadHashSchema,
   payload: z.union([z.strictObject({ ref: payloadRefSchema }), z.strictObject({ inline: z.literal(true) })]),
 });
@@ -27,6 +29,9 @@ type JobEnvelope = z.infer<typeof jobEnvelopeSchema>;
 
 /** Why a message could not be interpreted: the quarantine reason codes. */
 type EnvelopeProblem = 'unparseable' | 'unsupported_version' | 'invalid_envelope';
+
+/** Quarantine reason of a message naming a job version this worker does not run. */
+const JOB_VERSION_UNSUPPORTED = 'job_version_unsupported';
 
 /**
  * Parses an SQS body. Never throws: bad input is a typed problem for the quarantine, not a crash. The detail
@@ -67,6 +72,7 @@ function serializeEnvelope(envelope: JobEnvelope): string {
 export {
   ENVELOPE_VERSION,
   type EnvelopeProblem,
+  JOB_VERSION_UNSUPPORTED,
   type JobEnvelope,
   jobEnvelopeSchema,
   parseEnvelope,

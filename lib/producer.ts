@@ -23,6 +23,8 @@ type SendJobInput = {
   tenantId: string;
   operationId: string;
   jobType: string;
+  /** The version of the job definition the payload was built for; a worker running another version quarantines it. */
+  jobVersion?: number;
   delaySeconds?: number;
 } & ({ payload: unknown; payloadRef?: undefined } | { payloadRef: string; payload?: unknown; payloadHash?: string });
 
@@ -39,6 +41,7 @@ interface SentJob {
 
 const sendOptionsSchema = z.object({
   jobType: jobTypeSchema,
+  jobVersion: z.number().int().min(1).max(1_000_000).optional(),
   delaySeconds: z.number().int().min(0).max(900).optional(),
   payloadRef: payloadRefSchema.optional(),
   payloadHash: payloadHashSchema.optional(),
@@ -57,6 +60,7 @@ async function sendJob(deps: ProducerDependencies, input: SendJobInput): Promise
     sendOptionsSchema,
     {
       jobType: input.jobType,
+      jobVersion: input.jobVersion,
       delaySeconds: input.delaySeconds,
       payloadRef: input.payloadRef,
       payloadHash: 'payloadHash' in input ? input.payloadHash : undefined,
@@ -75,6 +79,7 @@ async function sendJob(deps: ProducerDependencies, input: SendJobInput): Promise
     kind: 'job',
     ...identity,
     jobType: options.jobType,
+    ...(options.jobVersion !== undefined ? { jobVersion: options.jobVersion } : {}),
     payloadHash: hash,
     payload: options.payloadRef !== undefined ? { ref: options.payloadRef } : { inline: true },
   };

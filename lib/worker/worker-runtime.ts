@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ZodType } from 'zod';
 import { describeIssues } from '../issue-paths.js';
 import type { JobRegistry } from '../job-definition.js';
-import { type JobEnvelope, parseEnvelope } from '../message.js';
+import { JOB_VERSION_UNSUPPORTED, type JobEnvelope, parseEnvelope } from '../message.js';
 import { MetricName } from '../metric-names.js';
 import type { PayloadStore } from '../payloads.js';
 import { recordQuarantine } from '../quarantine.js';
@@ -75,6 +75,15 @@ class WorkerRuntime {
     if (!definition) {
       // The job type came from the body: the detail does not repeat it.
       return this.quarantineMessage(message, 'unknown_job_type', 'job type is not registered', envelope.tenantId);
+    }
+    if (envelope.jobVersion !== undefined && envelope.jobVersion !== definition.version) {
+      // Never guess at a payload built for another version of the job (the numbers are not repeated: they came from the body).
+      return this.quarantineMessage(
+        message,
+        JOB_VERSION_UNSUPPORTED,
+        'the message names a job version this worker does not run',
+        envelope.tenantId,
+      );
     }
     const lease = { owner: this.workerId, leaseMs: definition.leaseMs };
     const acquisition = await acquireClaim(this.options.store, definition, envelope, lease);

@@ -9,7 +9,7 @@ const Universe = {
   /** maxAttempts of each operation: one-shot, two and three attempts. */
   maxAttempts: [1, 2, 3],
   leaseMs: 1_000,
-  /** Clock skew of a worker is one of these (ms); skew may only cause early takeovers. */
+  /** Clock skew of a worker is one of these (ms); skew makes takeovers early or late, the fence keeps both safe. */
   skews: [-300, -100, 0, 100, 300],
 } as const;
 
