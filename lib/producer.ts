@@ -1,18 +1,26 @@
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import * as z from 'zod';
+import { type ScheduledRow, scheduleDelayedJob } from './delayed-job.js';
 import { InvalidInputError } from './errors.js';
 import { payloadHash } from './hashing.js';
 import { parseIdentity } from './identity.js';
+import type { JobRegistry } from './job-definition.js';
 import { type JobEnvelope, serializeEnvelope } from './message.js';
 import type { PayloadStore } from './payloads.js';
 import { jobTypeSchema, payloadHashSchema, payloadRefSchema } from './store/schemas.js';
+import type { WorkItemStore } from './store/work-item-store.js';
 import { parseInput } from './validation.js';
 
-/** Where jobs are sent. `payloads` is required for inline payloads. */
+/**
+ * Where jobs are sent. `payloads` is required for inline payloads; `store` (the jobs table) and `registry`
+ * (the job definitions, for the attempt budget) are required for delayed jobs, whose row is written first.
+ */
 interface ProducerDependencies {
   sqs: SQSClient;
   queueUrl: string;
   payloads?: PayloadStore;
+  store?: WorkItemStore;
+  registry?: JobRegistry;
 }
 
 /**
@@ -37,6 +45,8 @@ interface SentJob {
    * the same body was stored and then erased (it is not stored again).
    */
   payloadStored: 'stored' | 'replay' | 'erased' | 'by_reference';
+  /** Delayed jobs only: the queued row written before the message (a replay sent nothing; messageId is ''). */
+  row?: ScheduledRow;
 }
 
 const sendOptionsSchema = z.object({
@@ -49,7 +59,9 @@ const sendOptionsSchema = z.object({
 
 /**
  * Sends a job: computes the payload hash (RFC 8785 + SHA-256), stores an inline body immutably (a different
- * body for the same identity ▶ PayloadConflictError, nothing sent), then sends the wake-up message.
+ * body for the same identity ▶ PayloadConflictError, nothing sent), then sends the wake-up message; the worker
+ * creates the row (two writes per job). With `delaySeconds` > 0 the queued row is written first and the
+ * message is a delayed wake-up (see scheduleDelayedJob): visible and cancellable at once, one extra write.
  * Bad input ▶ InvalidInputError before anything is written or sent.
  * @example
  * await sendJob({ sqs, queueUrl, payloads }, { tenantId: 'acme', operationId: 'refund-r_815', jobType: 'refund', payload: { amount: 70.25 } });
@@ -74,6 +86,17 @@ async function sendJob(deps: ProducerDependencies, input: SendJobInput): Promise
       throw new InvalidInputError('inline payloads need a payloads table', [{ path: 'payloads', message: 'missing' }]);
     payloadStored = await deps.payloads.put(identity, input.payload, hash);
   }
+  if (options.delaySeconds !== undefined && options.delaySeconds > 0) {
+    const row = await scheduleDelayedJob(deps, {
+      identity,
+      jobType: options.jobType,
+      ...(options.jobVersion !== undefined ? { jobVersion: options.jobVersion } : {}),
+      payloadHash: hash,
+      payload: options.payloadRef !== undefined ? { ref: options.payloadRef } : { inline: true },
+      delaySeconds: options.delaySeconds,
+    });
+    return { messageId: row.messageId ?? '', payloadHash: hash, payloadStored, row };
+  }
   const envelope: JobEnvelope = {
     v: 1,
     kind: 'job',
@@ -87,7 +110,6 @@ async function sendJob(deps: ProducerDependencies, input: SendJobInput): Promise
     new SendMessageCommand({
       QueueUrl: deps.queueUrl,
       MessageBody: serializeEnvelope(envelope),
-      ...(options.delaySeconds !== undefined ? { DelaySeconds: options.delaySeconds } : {}),
     }),
   );
   return { messageId: sent.MessageId ?? '', payloadHash: hash, payloadStored };

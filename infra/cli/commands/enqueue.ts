@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import * as z from 'zod';
 import { createExampleJobs } from '../../../functions/jobs/index.js';
 import { formatIdentity } from '../../../lib/identity.js';
+import { JobRegistry } from '../../../lib/job-definition.js';
 import { sendJob } from '../../../lib/producer.js';
 import { jobTypeSchema } from '../../../lib/store/schemas.js';
 import { type CommandSpec, parseCommandLine } from '../args.js';
@@ -21,7 +22,11 @@ const spec: CommandSpec = {
     operation: { type: 'string', placeholder: '<operation>', description: 'operation id from business intent' },
     payload: { type: 'string', placeholder: '<json>', description: 'the payload as JSON' },
     'payload-file': { type: 'string', placeholder: '<path>', description: 'read the payload JSON from a file' },
-    delay: { type: 'string', placeholder: '<seconds>', description: 'deliver after 0-900 seconds' },
+    delay: {
+      type: 'string',
+      placeholder: '<seconds>',
+      description: 'run after 0-900 seconds; the queued row is written first (show, ls and cancel see it at once)',
+    },
     ...TARGET_OPTIONS,
   },
   examples: [
@@ -85,7 +90,13 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
   return withTarget(input, io, async (target) => {
     checkKnownSchema(input.type, payload, io, target.kind === 'local');
     const sent = await sendJob(
-      { sqs: target.sqs, queueUrl: target.queueUrl, payloads: target.payloads },
+      {
+        sqs: target.sqs,
+        queueUrl: target.queueUrl,
+        payloads: target.payloads,
+        store: target.store,
+        registry: new JobRegistry(createExampleJobs('examples')),
+      },
       {
         tenantId: input.tenant,
         operationId: input.operation,
@@ -100,6 +111,15 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
       return 0;
     }
     const body = sent.payloadStored === 'replay' ? 'same body already stored (a replay)' : 'body stored';
+    if (sent.row) {
+      io.out(
+        sent.row.outcome === 'replay'
+          ? `already scheduled ${input.type} ${formatIdentity(identity)}: the row is ${sent.row.state}; nothing sent`
+          : `scheduled ${input.type} ${formatIdentity(identity)}: row queued, due in ${input.delay}s; wake-up ${sent.row.wake === 'sent' ? `message ${sent.messageId}` : 'deferred to the sweeper'} (${body})`,
+      );
+      io.out(`follow it: leasefence show ${formatIdentity(identity)}`);
+      return 0;
+    }
     io.out(
       `sent ${input.type} ${formatIdentity(identity)}: message ${sent.messageId}, payload sha-256 ${sent.payloadHash.slice(0, 16)}… (${body})`,
     );
