@@ -10,6 +10,8 @@ const JOBS_MODULE = 'test/integration/local/fixtures/greeting-jobs.ts';
 describe('leasefence start --jobs: the local stack runs a user’s own jobs module', () => {
   let stack: Stack;
   const cli = (...args: string[]) => runCli([...args, ...stack.at]);
+  const enqueueGreeting = (operation: string, payload: string) =>
+    cli('enqueue', '--type', 'greet', '--tenant', 'acme', '--operation', operation, '--payload', payload);
 
   beforeAll(async () => {
     stack = await startMemoryStack(['--jobs', JOBS_MODULE, '--sweep-interval', '60s']);
@@ -26,17 +28,7 @@ describe('leasefence start --jobs: the local stack runs a user’s own jobs modu
     const identity = { tenantId: 'acme', operationId: 'greet-1' };
     try {
       // act
-      const sent = await cli(
-        'enqueue',
-        '--type',
-        'greet',
-        '--tenant',
-        'acme',
-        '--operation',
-        'greet-1',
-        '--payload',
-        '{"name":"Ada"}',
-      );
+      const sent = await enqueueGreeting('greet-1', '{"name":"Ada"}');
       let item = await store.get(identity);
       for (let tries = 0; tries < 200 && item?.state !== 'succeeded'; tries += 1) {
         await new Promise((wait) => setTimeout(wait, 100));
@@ -57,17 +49,7 @@ describe('leasefence start --jobs: the local stack runs a user’s own jobs modu
   });
 
   it('checks a payload against the module’s schema before sending (exit 2, nothing sent)', async () => {
-    const sent = await cli(
-      'enqueue',
-      '--type',
-      'greet',
-      '--tenant',
-      'acme',
-      '--operation',
-      'greet-2',
-      '--payload',
-      '{"name":""}',
-    );
+    const sent = await enqueueGreeting('greet-2', '{"name":""}');
     expect(sent.code).toBe(2);
     expect(sent.stderr).toContain("does not match greet's schema");
   });
