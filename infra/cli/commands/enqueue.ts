@@ -1,16 +1,17 @@
 import { readFile } from 'node:fs/promises';
 import * as z from 'zod';
-import { createExampleJobs } from '../../../functions/jobs/index.js';
 import { formatIdentity } from '../../../lib/identity.js';
 import { JobRegistry } from '../../../lib/job-definition.js';
 import { sendJob } from '../../../lib/producer.js';
 import { jobTypeSchema } from '../../../lib/store/schemas.js';
+import { EXAMPLE_JOBS_SOURCE, exampleJobs, loadJobsModule } from '../../local/jobs-module.js';
 import { type CommandSpec, parseCommandLine } from '../args.js';
 import { type CliCommand, withTarget } from '../command.js';
 import { UsageError } from '../errors.js';
 import { type Io, printJson } from '../output.js';
 import { commonShape, identityShape, integerFlag, TARGET_OPTIONS, targetShape } from '../schemas.js';
 import { COMMAND_SUMMARIES } from '../summaries.js';
+import type { CliTarget } from '../target.js';
 
 const spec: CommandSpec = {
   name: 'enqueue',
@@ -26,6 +27,12 @@ const spec: CommandSpec = {
       type: 'string',
       placeholder: '<seconds>',
       description: 'run after 0-900 seconds; the queued row is written first (show, ls and cancel see it at once)',
+    },
+    jobs: {
+      type: 'string',
+      placeholder: '<module>',
+      description:
+        'jobs module whose schemas check the payload (default: what the local stack runs, else the examples)',
     },
     ...TARGET_OPTIONS,
   },
@@ -44,6 +51,7 @@ const schema = z
     payload: z.string().optional(),
     'payload-file': z.string().min(1).optional(),
     delay: integerFlag(0, 900).optional(),
+    jobs: z.string().min(1).optional(),
   })
   .refine((input) => (input.payload === undefined) !== (input['payload-file'] === undefined), {
     message: 'give exactly one of --payload or --payload-file',
@@ -68,14 +76,25 @@ async function readPayload(input: z.infer<typeof schema>): Promise<unknown> {
   }
 }
 
-/** Checks the payload against the example job's schema when the type is one the CLI knows (the local worker runs these). */
-function checkKnownSchema(jobType: string, payload: unknown, io: Io, local: boolean): void {
-  const known = createExampleJobs('examples').find((job) => job.type === jobType);
+/** The job definitions the target runs: --jobs, else the local stack's jobs module, else the example jobs. */
+async function targetJobs(input: z.infer<typeof schema>, target: CliTarget) {
+  const source = input.jobs ?? target.local?.jobs.source ?? EXAMPLE_JOBS_SOURCE;
+  const loaded = source === EXAMPLE_JOBS_SOURCE ? exampleJobs('examples') : await loadJobsModule(source);
+  return loaded.build({ tables: {} });
+}
+
+/** Checks the payload against the job type's schema before anything is sent; an unknown type is a warning. */
+function checkKnownSchema(
+  jobs: Awaited<ReturnType<typeof targetJobs>>,
+  jobType: string,
+  payload: unknown,
+  io: Io,
+  target: CliTarget,
+) {
+  const known = jobs.find((job) => job.type === jobType);
   if (!known) {
-    if (local)
-      io.err(
-        `note: the local worker runs only the example job types; ${jobType} will be quarantined as unknown_job_type`,
-      );
+    if (target.kind === 'local')
+      io.err(`note: the local worker does not run ${jobType}; it will be quarantined as unknown_job_type`);
     return;
   }
   const parsed = known.payload.safeParse(payload);
@@ -88,14 +107,15 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
   const input = parseCommandLine(spec, schema, argv);
   const payload = await readPayload(input);
   return withTarget(input, io, async (target) => {
-    checkKnownSchema(input.type, payload, io, target.kind === 'local');
+    const jobs = await targetJobs(input, target);
+    checkKnownSchema(jobs, input.type, payload, io, target);
     const sent = await sendJob(
       {
         sqs: target.sqs,
         queueUrl: target.queueUrl,
         payloads: target.payloads,
         store: target.store,
-        registry: new JobRegistry(createExampleJobs('examples')),
+        registry: new JobRegistry(jobs),
       },
       {
         tenantId: input.tenant,
