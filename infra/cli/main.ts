@@ -21,6 +21,7 @@ const COMMAND_LOADERS: Record<CommandName, () => Promise<CliCommand>> = {
   redrive: async () => (await import('./commands/redrive.js')).redriveCommand,
   erase: async () => (await import('./commands/erase.js')).eraseCommand,
   check: async () => (await import('./commands/check.js')).checkCommand,
+  'raise-fences': async () => (await import('./commands/raise-fences.js')).raiseFencesCommand,
 };
 
 /** True for a name of a command. */

@@ -11,6 +11,8 @@ const COMMAND_SUMMARIES = {
   redrive: 'move dead-letter messages back to the jobs queue, bodies unchanged (identity and payload hash kept)',
   erase:
     "erase a tenant's payload bodies; work rows stay as tombstones (identity, hash, fence), so fences never restart",
+  'raise-fences':
+    'after restoring the jobs table alone: raise every fence above anything written before (audited, resumable)',
   check: "go/no-go: the seed's nine all-required controls for every job type, with the evidence",
 } as const;
 

@@ -63,7 +63,7 @@ function sweeperStatements(resources: LeasefenceResources): iam.PolicyStatement[
 /**
  * Admin: list parked items (both parked indexes), show/resolve/retry/cancel work items, write and list audit
  * records (base-table Query confined to the audit partition), erase payload bodies, redrive the DLQ
- * (receive + delete there, send to the jobs queue only).
+ * (receive + delete there, send to the jobs queue only), raise every fence after a restore (base-table Scan).
  */
 function adminStatements(resources: LeasefenceResources): iam.PolicyStatement[] {
   return [
@@ -86,6 +86,8 @@ function adminStatements(resources: LeasefenceResources): iam.PolicyStatement[] 
       ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
       [resources.jobsTable.tableArn],
     ),
+    // raise-fences after a restore walks every work item: a recovery tool, never a hot path.
+    statement('RaiseFencesAfterRestore', ['dynamodb:Scan'], [resources.jobsTable.tableArn]),
     statement('ErasePayloads', ['dynamodb:Query', 'dynamodb:UpdateItem'], [resources.payloadsTable.tableArn]),
     statement(
       'DrainDeadLetterQueue',

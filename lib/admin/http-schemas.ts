@@ -49,11 +49,24 @@ const redriveBodySchema = z.strictObject({ max: z.number().int().min(1).max(1000
 /** POST /tenants/{tenantId}/erase-payloads */
 const eraseBodySchema = z.strictObject({ reason: reasonSchema, max: z.number().int().min(1).max(100_000).optional() });
 
+/** POST /fences/raise */
+const raiseFencesBodySchema = z.strictObject({
+  above: z
+    .number()
+    .int()
+    .min(0)
+    .max(Number.MAX_SAFE_INTEGER - 1),
+  reason: reasonSchema,
+  cursor: z.string().optional(),
+  max: z.number().int().min(1).max(100_000).optional(),
+});
+
 export {
   auditQuerySchema,
   eraseBodySchema,
   listQuerySchema,
   noQuerySchema,
+  raiseFencesBodySchema,
   reasonBodySchema,
   redriveBodySchema,
   resolveBodySchema,

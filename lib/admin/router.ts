@@ -11,12 +11,14 @@ import {
   eraseBodySchema,
   listQuerySchema,
   noQuerySchema,
+  raiseFencesBodySchema,
   reasonBodySchema,
   redriveBodySchema,
   resolveBodySchema,
   retryBodySchema,
 } from './http-schemas.js';
 import { listParked } from './list.js';
+import { raiseFences } from './raise-fences.js';
 import { redriveDeadLetters } from './redrive.js';
 import { resolveItem } from './resolve.js';
 import { type AdminReply, errorReply, ok } from './responses.js';
@@ -123,6 +125,11 @@ async function dispatch(match: Matched, request: AdminRequest, actor: string, de
       parseQuery(noQuerySchema, request);
       const body = parseBody(eraseBodySchema, request);
       return ok({ ...(await erasePayloads(deps, { ...body, tenantId: identity.tenantId, actor })) });
+    }
+    case AdminRoute.raiseFences: {
+      parseQuery(noQuerySchema, request);
+      const body = parseBody(raiseFencesBodySchema, request);
+      return ok({ ...(await raiseFences(deps, { ...body, actor })) });
     }
     case AdminRoute.listAudit: {
       noBody(request);

@@ -10,6 +10,7 @@ const AdminRoute = {
   redrive: 'POST /dlq/redrive',
   erasePayloads: 'POST /tenants/{tenantId}/erase-payloads',
   listAudit: 'GET /audit',
+  raiseFences: 'POST /fences/raise',
 } as const;
 type AdminRoute = (typeof AdminRoute)[keyof typeof AdminRoute];
 
@@ -68,6 +69,7 @@ function matchRoute(method: string, path: string): RouteMatch {
     return only('POST', AdminRoute.erasePayloads, { tenantId: rest[0] as string });
   }
   if (head === 'audit' && rest.length === 0) return only('GET', AdminRoute.listAudit);
+  if (head === 'fences' && rest.length === 1 && rest[0] === 'raise') return only('POST', AdminRoute.raiseFences);
   return { ok: false, status: 404 };
 }
 

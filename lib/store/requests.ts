@@ -186,6 +186,13 @@ interface OperatorTransition {
   };
   /** Whether the attempt counter starts over (a retry gives the job a fresh attempt budget). */
   readonly resetAttempts?: boolean;
+  /** Sets the fence to this value instead of fence + 1 (raising fences after a restore); must exceed expected.fence. */
+  readonly fenceTo?: number;
+}
+
+/** The fence an operator transition leaves on the item. */
+function operatorFence(transition: OperatorTransition): number {
+  return transition.fenceTo ?? transition.expected.fence + 1;
 }
 
 /** Conditional UpdateItem for operator transitions: state and fence as observed, then fence + 1. */
@@ -196,14 +203,18 @@ function buildOperatorUpdate(
   now: number,
 ): UpdateCommandInput {
   const x = new ExpressionBuilder();
-  const raw = [`${x.name('fence')} = ${x.name('fence')} + ${x.value(1)}`];
+  const raw = [
+    transition.fenceTo !== undefined
+      ? `${x.name('fence')} = ${x.value(transition.fenceTo)}`
+      : `${x.name('fence')} = ${x.name('fence')} + ${x.value(1)}`,
+  ];
   if (transition.audit) {
     const entry: AuditEntry = {
       ...transition.audit,
       at: now,
       from: transition.expected.state,
       to: transition.to,
-      fence: transition.expected.fence + 1,
+      fence: operatorFence(transition),
     };
     raw.push(
       `${x.name('audit')} = list_append(if_not_exists(${x.name('audit')}, ${x.value([])}), ${x.value([entry])})`,
@@ -242,6 +253,7 @@ export {
   LEASE_ATTRIBUTES,
   type NewWorkItem,
   type OperatorTransition,
+  operatorFence,
   PARKED_ATTRIBUTES,
   parkedAttributes,
   type TableContext,

@@ -209,6 +209,20 @@ function requeueTransition(
   };
 }
 
+/**
+ * Any state ▶ the same state with the fence set to `fenceTo` (above every fence written before a restore of
+ * the jobs table), audited. A running holder is cut off exactly as by a cancel; nothing else changes.
+ */
+function raiseFenceTransition(item: WorkItem, fenceTo: number, action: OperatorAction): OperatorTransition {
+  return {
+    expected: { state: item.state, fence: item.fence },
+    to: item.state,
+    set: {},
+    fenceTo,
+    audit: { ...action, action: 'raise_fence' },
+  };
+}
+
 export {
   cancelTransition,
   completeTransition,
@@ -218,6 +232,7 @@ export {
   type JobOutcome,
   type OperatorAction,
   parkTransition,
+  raiseFenceTransition,
   requeueTransition,
   resolveTransition,
   retryLaterTransition,

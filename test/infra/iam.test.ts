@@ -103,6 +103,7 @@ describe('IAM matrix: each function has exactly the actions it uses', () => {
         'dynamodb:Query on JobsTable.Arn',
         'dynamodb:Query on JobsTable.Arn/index/parkedByTenant',
         'dynamodb:Query on PayloadsTable.Arn',
+        'dynamodb:Scan on JobsTable.Arn',
         'dynamodb:UpdateItem on JobsTable.Arn',
         'dynamodb:UpdateItem on PayloadsTable.Arn',
         ...logs('Admin'),
