@@ -35,6 +35,11 @@ function maxAttemptsOf(id: number): number {
   return Universe.maxAttempts[id % Universe.operations.length] as number;
 }
 
+/** Target class of an identity: the one-shot operation is class D (no key, no lookup), then C and B. */
+function targetClassOf(id: number): 'B' | 'C' | 'D' {
+  return (['D', 'C', 'B'] as const)[id % Universe.operations.length] as 'B' | 'C' | 'D';
+}
+
 /**
  * One step of a randomized interleaving. Holder steps (heartbeat, write, complete, fail) act on the claim
  * the worker last obtained for the identity, stale or not; without one they claim instead.
@@ -50,7 +55,8 @@ type Command =
   | { kind: 'fail'; id: number; worker: number; terminal: boolean; delayMs: number }
   | { kind: 'cancel'; id: number }
   | { kind: 'sweep' }
-  | { kind: 'resolve'; id: number; to: 'succeeded' | 'failed_terminal' | 'queued' };
+  | { kind: 'resolve'; id: number; to: 'succeeded' | 'failed_terminal' | 'queued'; statement: boolean }
+  | { kind: 'retry'; id: number; statement: boolean };
 
 const id = fc.integer({ min: 0, max: IDENTITY_COUNT - 1 });
 const worker = fc.integer({ min: 0, max: Universe.workers - 1 });
@@ -108,8 +114,10 @@ const commandArbitrary: fc.Arbitrary<Command> = fc.oneof(
       kind: fc.constant('resolve' as const),
       id,
       to: fc.constantFrom('succeeded' as const, 'failed_terminal' as const, 'queued' as const),
+      statement: fc.boolean(),
     }),
   },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('retry' as const), id, statement: fc.boolean() }) },
 );
 
 /** One randomized run: the workers' clock skews and the command sequence. */
@@ -145,6 +153,7 @@ export {
   maxAttemptsOf,
   type RunPlan,
   runArbitrary,
+  targetClassOf,
   touched,
   twinOf,
   Universe,

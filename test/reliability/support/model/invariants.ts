@@ -70,15 +70,39 @@ class InvariantOracle {
       if ((this.completions[id] ?? 0) > 1)
         fail(step, 'at most one successful completion per identity', { id, command });
     }
-    const final = ['succeeded', 'failed_terminal', 'cancelled'];
+    const final = ['succeeded', 'cancelled'];
     if (before?.item && final.includes(before.item.state) && item.state !== before.item.state) {
-      fail(step, 'a final state is never left (no admin retry in this command set)', { id, before: before.item, item });
+      fail(step, 'succeeded and cancelled are never left', { id, before: before.item, item });
+    }
+    const retried = command.kind === 'retry' && command.id === id;
+    if (before?.item?.state === 'failed_terminal' && item.state !== 'failed_terminal' && !retried) {
+      fail(step, 'only an operator retry takes an item out of failed_terminal', { id, command });
     }
     const leftUnknown = before?.item?.state === 'unknown' && item.state !== 'unknown';
-    const byAdmin = (command.kind === 'resolve' || command.kind === 'cancel') && command.id === id;
+    const byAdmin = ['resolve', 'cancel', 'retry'].includes(command.kind) && 'id' in command && command.id === id;
     if (leftUnknown && !byAdmin)
       fail(step, 'nothing but an admin action takes an item out of unknown', { id, command });
+    this.checkEffectMark(step, id, command, before?.item, item);
     checkOneState(step, id, item);
+  }
+
+  /**
+   * The effect mark: every claim sets it (whatever the attempts counter says); only an operator's statement
+   * clears it; a class D item with the mark never goes back to queued without that statement.
+   */
+  private checkEffectMark(step: number, id: number, command: Command, before: WorkItem | undefined, item: WorkItem) {
+    const stated = (command.kind === 'retry' || command.kind === 'resolve') && command.id === id && command.statement;
+    const claimedNow = item.state === 'claimed' && (before?.state !== 'claimed' || before.fence !== item.fence);
+    if (claimedNow && item.effectMayHaveHappened !== true) {
+      fail(step, 'every claim marks that an effect may have happened', { id, item });
+    }
+    if (before?.effectMayHaveHappened === true && item.effectMayHaveHappened !== true && !stated) {
+      fail(step, 'only an operator statement clears the effect mark', { id, command });
+    }
+    const requeued = before && before.state !== 'queued' && item.state === 'queued' && item.attempts === 0;
+    if (requeued && before.effectMayHaveHappened === true && before.targetClass === 'D' && !stated) {
+      fail(step, 'a class D item whose effect may have happened is requeued only with the statement', { id, command });
+    }
   }
 
   private checkRecord(
@@ -144,6 +168,8 @@ function checkAgainstModel(
     maxAttempts: item.maxAttempts,
     ...(item.state === 'claimed' ? { leaseExpiresAt: item.leaseExpiresAt } : {}),
     ...(item.state === 'queued' ? { availableAt: item.availableAt } : {}),
+    effect: item.effectMayHaveHappened === true,
+    targetClass: item.targetClass,
   };
   const wanted = expected && {
     state: expected.state,
@@ -152,6 +178,8 @@ function checkAgainstModel(
     maxAttempts: expected.maxAttempts,
     ...(expected.state === 'claimed' ? { leaseExpiresAt: expected.leaseExpiresAt } : {}),
     ...(expected.state === 'queued' ? { availableAt: expected.availableAt } : {}),
+    effect: expected.effect,
+    targetClass: expected.targetClass,
   };
   if (JSON.stringify(actual) !== JSON.stringify(wanted)) fail(step, 'engine matches the model', { id, actual, wanted });
   const stored = { epoch: now.record?.writer_epoch, seq: now.record?.writer_seq, value: now.record?.value };

@@ -3,11 +3,13 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { cancelItem } from '../../../../lib/admin/cancel.js';
 import type { AdminDeps } from '../../../../lib/admin/deps.js';
 import { resolveItem } from '../../../../lib/admin/resolve.js';
+import { retryItem } from '../../../../lib/admin/retry.js';
 import { ManualClock } from '../../../../lib/clock.js';
 import {
   FenceRejectedError,
   IllegalTransitionError,
   ItemNotFoundError,
+  OperatorStatementRequiredError,
   OwnershipLostError,
   PayloadConflictError,
 } from '../../../../lib/errors.js';
@@ -16,7 +18,7 @@ import { payloadHash } from '../../../../lib/hashing.js';
 import type { Claim } from '../../../../lib/store/work-item.js';
 import { WorkItemStore } from '../../../../lib/store/work-item-store.js';
 import { sweep } from '../../../../lib/sweeper.js';
-import { type Command, type HolderCommand, identityOf, maxAttemptsOf, Universe } from './commands.js';
+import { type Command, type HolderCommand, identityOf, maxAttemptsOf, targetClassOf, Universe } from './commands.js';
 import type { Outcome } from './reference-model.js';
 
 /** Deadline shards of every store of a run (sweeps query each). */
@@ -97,7 +99,20 @@ class RealSystem {
         return this.operate(() => cancelItem(this.admin, identityOf(command.id), { actor: 'model', reason: 'model' }));
       case 'resolve':
         return this.operate(() =>
-          resolveItem(this.admin, identityOf(command.id), { to: command.to, actor: 'model', reason: 'model' }),
+          resolveItem(this.admin, identityOf(command.id), {
+            to: command.to,
+            actor: 'model',
+            reason: 'model',
+            ...(command.to === 'queued' && command.statement ? { effectDidNotHappen: true } : {}),
+          }),
+        );
+      case 'retry':
+        return this.operate(() =>
+          retryItem(this.admin, identityOf(command.id), {
+            actor: 'model',
+            reason: 'model',
+            ...(command.statement ? { effectDidNotHappen: true } : {}),
+          }),
         );
       default:
         return this.holder(command);
@@ -110,6 +125,11 @@ class RealSystem {
       .map(([, held]) => held.claim.leaseExpiresAt);
     if (leases.length === 0) return 1;
     return Math.max(1, Math.max(...leases) + SKEW_MAX + 1 - this.clock.now());
+  }
+
+  /** The lease a worker asks for: the identity's target class goes with it (the claim records it with the mark). */
+  private lease(worker: number, id: number) {
+    return { owner: `w${worker}`, leaseMs: Universe.leaseMs, targetClass: targetClassOf(id) };
   }
 
   private hold(worker: number, id: number, claim: Claim): void {
@@ -130,7 +150,7 @@ class RealSystem {
         const result = await this.operator.enqueue(input);
         return { kind: 'enqueue', result: result.outcome };
       }
-      const result = await this.stores[worker]?.enqueue(input, { owner: `w${worker}`, leaseMs: Universe.leaseMs });
+      const result = await this.stores[worker]?.enqueue(input, this.lease(worker, id));
       if (result?.outcome === 'created' && result.claim) {
         this.hold(worker, id, result.claim);
         return { kind: 'enqueue', result: 'created', fence: result.claim.fence };
@@ -144,7 +164,7 @@ class RealSystem {
 
   private async claim(id: number, worker: number): Promise<Outcome> {
     const store = this.stores[worker] as WorkItemStore;
-    const result = await store.claim(identityOf(id), { owner: `w${worker}`, leaseMs: Universe.leaseMs });
+    const result = await store.claim(identityOf(id), this.lease(worker, id));
     if (!result.claimed) return { kind: 'claim', claimed: false, reason: result.reason };
     this.hold(worker, id, result.claim);
     return { kind: 'claim', claimed: true, fence: result.claim.fence, takeover: result.claim.takeover };
@@ -200,6 +220,7 @@ class RealSystem {
     } catch (error) {
       if (error instanceof ItemNotFoundError) return { kind: 'operator', result: 'not_found' };
       if (error instanceof IllegalTransitionError) return { kind: 'operator', result: 'illegal' };
+      if (error instanceof OperatorStatementRequiredError) return { kind: 'operator', result: 'statement_required' };
       throw error;
     }
   }
