@@ -11,12 +11,12 @@ import {
   buildCompletionTransaction,
   buildStepTransaction,
   parseSharedWrites,
-  parseStep,
   type SharedWrite,
   type TransactionPlan,
 } from './fenced/transaction-requests.js';
 import { formatIdentity } from './identity.js';
 import { WorkState } from './states.js';
+import { parseStep, StepLedger } from './steps.js';
 import type { JobOutcome } from './store/transitions.js';
 import { type Claim, isWorkItem, type StepRecord, type WorkItem } from './store/work-item.js';
 import type { WorkItemStore } from './store/work-item-store.js';
@@ -32,6 +32,8 @@ interface FencedTransactionsOptions {
   signal?: AbortSignal;
   /** Sends of one transaction when it is cancelled by a conflict or throttling (default 5). */
   maxAttempts?: number;
+  /** The claim's done steps, shared with `ctx.step` (default: a ledger seeded from `claim.steps`). */
+  steps?: StepLedger;
 }
 
 /** A step's fate: committed now, found committed by my earlier send, or skipped because it was already done. */
@@ -64,7 +66,7 @@ class FencedTransactions {
   readonly claim: Claim;
   private readonly store: FencedTransactionsOptions['store'];
   private readonly clock: Clock;
-  private readonly done: Map<string, StepRecord>;
+  private readonly steps: StepLedger;
   private readonly maxAttempts: number;
   private lost: OwnershipLostError | undefined;
 
@@ -72,13 +74,13 @@ class FencedTransactions {
     this.claim = options.claim;
     this.store = options.store;
     this.clock = options.store.clock;
-    this.done = new Map(Object.entries(options.claim.steps ?? {}));
+    this.steps = options.steps ?? new StepLedger(options.claim);
     this.maxAttempts = options.maxAttempts ?? 5;
   }
 
   /** True when the step was recorded by this or an earlier holder. */
   isDone(name: string): boolean {
-    return this.done.has(name);
+    return this.steps.has(name);
   }
 
   /**
@@ -88,20 +90,21 @@ class FencedTransactions {
    */
   async runStep(name: string, writes: WritesInput, options: { result?: unknown } = {}): Promise<StepOutcome> {
     const step = parseStep(name, options.result);
-    const recorded = this.done.get(step.name);
+    const recorded = this.steps.get(step.name);
     if (recorded) return { status: 'skipped', result: recorded.result, record: recorded };
     const list = parseSharedWrites(
       this.store.table,
       this.claim,
       typeof writes === 'function' ? await writes() : writes,
     );
-    const plan = buildStepTransaction(this.store.table, this.claim, step, list, this.clock.now());
+    const now = this.clock.now();
+    const plan = buildStepTransaction(this.store.table, this.claim, step, list, now);
     const committed = await this.commit(plan, `step ${step.name}`, step.name);
     if (committed.kind === 'skipped') {
-      this.done.set(step.name, committed.record);
+      this.steps.record(step.name, committed.record);
       return { status: 'skipped', result: committed.record.result, record: committed.record };
     }
-    this.done.set(step.name, { fence: this.claim.fence, at: this.clock.now(), result: step.result ?? null });
+    this.steps.record(step.name, { fence: this.claim.fence, at: now, result: step.result ?? null });
     return { status: committed.kind, result: step.result ?? null };
   }
 

@@ -39,12 +39,9 @@ const leaseRequestSchema = z.object({
     .max(12 * 60 * 60 * 1000),
 });
 
-/** A durable step's name: any 1-255 characters (stored as a map key, never split on `.`). */
-const stepNameSchema = z.string().min(1).max(255);
-
 /** Validates a new work item; throws InvalidInputError naming each bad field. */
 function parseNewWorkItem(input: unknown): NewWorkItem {
   return parseInput(newWorkItemSchema, input, 'work item');
 }
 
-export { jobTypeSchema, leaseRequestSchema, parseNewWorkItem, payloadHashSchema, payloadRefSchema, stepNameSchema };
+export { jobTypeSchema, leaseRequestSchema, parseNewWorkItem, payloadHashSchema, payloadRefSchema };

@@ -3,6 +3,7 @@ import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { type Clock, systemClock } from '../clock.js';
 import { IllegalTransitionError, ItemNotFoundError, OwnershipLostError, PayloadConflictError } from '../errors.js';
 import { formatIdentity, type JobIdentity, parseIdentity } from '../identity.js';
+import { stepNameSchema } from '../rules.js';
 import { WorkState } from '../states.js';
 import { DEFAULT_DEADLINE_SHARDS, workItemKey } from '../table.js';
 import { parseInput } from '../validation.js';
@@ -18,7 +19,7 @@ import {
   type OperatorTransition,
   type TableContext,
 } from './requests.js';
-import { leaseRequestSchema, parseNewWorkItem, stepNameSchema } from './schemas.js';
+import { leaseRequestSchema, parseNewWorkItem } from './schemas.js';
 import {
   cancelTransition,
   completeTransition,
@@ -31,7 +32,7 @@ import {
   retryLaterTransition,
   stepTransition,
 } from './transitions.js';
-import { type Claim, claimFromItem, isWorkItem, type WorkItem } from './work-item.js';
+import { type Claim, claimFromItem, isWorkItem, type StepRecord, type WorkItem } from './work-item.js';
 
 /** How to reach the jobs table. */
 interface WorkItemStoreOptions {
@@ -179,10 +180,12 @@ class WorkItemStore {
     await this.applyFenced(claim, parkTransition(claim, WorkState.quarantined, failure, this.clock.now()));
   }
 
-  /** Records durable step `stepName` as done under my fence, with its small result. */
-  async recordStep(claim: Claim, stepName: string, result: unknown): Promise<void> {
+  /** Records durable step `stepName` as done under my fence, with its small result; returns the record written. */
+  async recordStep(claim: Claim, stepName: string, result: unknown): Promise<StepRecord> {
     parseInput(stepNameSchema, stepName, 'step name');
-    await this.applyFenced(claim, stepTransition(stepName, result, claim, this.clock.now()));
+    const at = this.clock.now();
+    await this.applyFenced(claim, stepTransition(stepName, result, claim, at));
+    return { fence: claim.fence, at, result };
   }
 
   /** queued | claimed | unknown ▶ cancelled with fence + 1, audited. The running holder's next write is rejected. */
