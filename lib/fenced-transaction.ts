@@ -1,7 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
 import type { Clock } from './clock.js';
 import { CapabilityMissingError, LeasefenceError, OwnershipLostError, RetryableJobError } from './errors.js';
 import { interpretCancellation } from './fenced/cancellation.js';
@@ -15,6 +14,7 @@ import {
   type TransactionPlan,
 } from './fenced/transaction-requests.js';
 import { formatIdentity } from './identity.js';
+import { jobOutcomeSchema } from './rules.js';
 import { WorkState } from './states.js';
 import { parseStep, StepLedger } from './steps.js';
 import type { JobOutcome } from './store/transitions.js';
@@ -45,11 +45,6 @@ type StepOutcome =
 type WritesInput = readonly SharedWrite[] | (() => readonly SharedWrite[] | Promise<readonly SharedWrite[]>);
 
 type Committed = { kind: 'applied' } | { kind: 'already_applied' } | { kind: 'skipped'; record: StepRecord };
-
-const outcomeSchema = z.strictObject({
-  outcomeCode: z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/, 'outcomeCode must be 1-64 chars of [A-Za-z0-9._:-]'),
-  result: z.unknown().optional(),
-});
 
 /**
  * Class A: fenced transactions on records shared by many operations. Each step is one TransactWriteItems:
@@ -113,7 +108,7 @@ class FencedTransactions {
     outcome: JobOutcome,
     writes: readonly SharedWrite[],
   ): Promise<{ status: 'applied' | 'already_applied' }> {
-    const valid = parseInput(outcomeSchema, outcome, 'job outcome') as JobOutcome;
+    const valid = parseInput(jobOutcomeSchema, outcome, 'job outcome') as JobOutcome;
     const list = parseSharedWrites(this.store.table, this.claim, writes);
     const plan = buildCompletionTransaction(this.store.table, this.claim, valid, list, this.clock.now());
     const committed = await this.commit(plan, 'completion', undefined);

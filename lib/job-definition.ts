@@ -4,6 +4,7 @@ import { JobDefinitionError } from './errors.js';
 import type { FencedRecords } from './fenced-records.js';
 import type { FencedTransactions } from './fenced-transaction.js';
 import type { JobIdentity } from './identity.js';
+import { jobTypeSchema } from './rules.js';
 import type { JobOutcome } from './store/transitions.js';
 import type { Claim } from './store/work-item.js';
 import { parseInput } from './validation.js';
@@ -72,7 +73,7 @@ interface JobDefinitionInput<Payload> {
 }
 
 const definitionShape = z.object({
-  type: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'type must be 1-64 chars of [A-Za-z0-9._-]'),
+  type: jobTypeSchema,
   version: z.number().int().min(1),
   target: z.enum(['A', 'B', 'C', 'D']),
   maxAttempts: z.number().int().min(1).max(100),

@@ -1,4 +1,4 @@
-import { stepNameSchema, stepResultSchema } from './rules.js';
+import { recordedResultSchema, stepNameSchema } from './rules.js';
 import type { Claim, StepRecord } from './store/work-item.js';
 import { parseInput } from './validation.js';
 
@@ -34,7 +34,7 @@ class StepLedger {
 function parseStep(name: unknown, result: unknown): { name: string; result: unknown } {
   return {
     name: parseInput(stepNameSchema, name, 'step name'),
-    result: parseInput(stepResultSchema, result, `step ${String(name)} result`),
+    result: parseInput(recordedResultSchema, result, `step ${String(name)} result`),
   };
 }
 

@@ -2,6 +2,7 @@ import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { InvalidInputError } from '../errors.js';
 import { sha256Hex } from '../hashing.js';
+import { tableNameSchema } from '../rules.js';
 import { ExpressionBuilder } from '../store/expressions.js';
 import { buildFencedUpdate, type HolderTransition, type TableContext } from '../store/requests.js';
 import { completeTransition, type JobOutcome, stepTransition } from '../store/transitions.js';
@@ -59,7 +60,6 @@ interface TransactionPlan {
 /** TransactWriteItems takes at most 100 items; one is the work item. */
 const MAX_SHARED_WRITES = 99;
 
-const tableNameSchema = z.string().regex(/^[A-Za-z0-9_.-]{3,255}$/, 'tableName must be 3-255 chars of [A-Za-z0-9_.-]');
 const keySchema = z
   .record(z.string().min(1), z.unknown())
   .refine((key) => Object.keys(key).length >= 1 && Object.keys(key).length <= 2, 'key must have 1 or 2 attributes');

@@ -3,7 +3,7 @@ import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { type Clock, systemClock } from '../clock.js';
 import { IllegalTransitionError, ItemNotFoundError, OwnershipLostError, PayloadConflictError } from '../errors.js';
 import { formatIdentity, type JobIdentity, parseIdentity } from '../identity.js';
-import { stepNameSchema } from '../rules.js';
+import { jobOutcomeSchema, stepNameSchema } from '../rules.js';
 import { WorkState } from '../states.js';
 import { DEFAULT_DEADLINE_SHARDS, workItemKey } from '../table.js';
 import { parseInput } from '../validation.js';
@@ -147,7 +147,8 @@ class WorkItemStore {
 
   /** claimed ▶ succeeded under my fence. */
   async complete(claim: Claim, outcome: JobOutcome): Promise<void> {
-    await this.applyFenced(claim, completeTransition(outcome, this.clock.now()));
+    const valid = parseInput(jobOutcomeSchema, outcome, 'job outcome') as JobOutcome;
+    await this.applyFenced(claim, completeTransition(valid, this.clock.now()));
   }
 
   /** claimed ▶ failed_terminal under my fence. */

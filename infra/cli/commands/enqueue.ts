@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { createExampleJobs } from '../../../functions/jobs/index.js';
 import { formatIdentity } from '../../../lib/identity.js';
 import { sendJob } from '../../../lib/producer.js';
-import { jobTypeSchema } from '../../../lib/store/schemas.js';
+import { jobTypeSchema } from '../../../lib/rules.js';
 import { type CommandSpec, parseCommandLine } from '../args.js';
 import { type CliCommand, withTarget } from '../command.js';
 import { UsageError } from '../errors.js';
