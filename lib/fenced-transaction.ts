@@ -2,7 +2,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Clock } from './clock.js';
-import { CapabilityMissingError, LeasefenceError, OwnershipLostError, RetryableJobError } from './errors.js';
+import {
+  CapabilityMissingError,
+  OwnershipLostError,
+  RetryableJobError,
+  TransactionCancelledError,
+  TransactionTokenReusedError,
+} from './errors.js';
 import { interpretCancellation } from './fenced/cancellation.js';
 import { unmetExpectations } from './fenced/conditions.js';
 import { businessConditionError } from './fenced/record-outcome.js';
@@ -150,14 +156,10 @@ class FencedTransactions {
             { cause: error },
           );
         }
-        throw new LeasefenceError(
-          'transaction.cancelled',
-          `${label} cancelled (${verdict.codes.join(', ')}); nothing was written`,
-          {
-            cause: error,
-            context: { label, codes: verdict.codes },
-          },
-        );
+        throw new TransactionCancelledError(`${label} cancelled (${verdict.codes.join(', ')}); nothing was written`, {
+          cause: error,
+          context: { label, codes: verdict.codes },
+        });
       }
     }
   }
@@ -177,8 +179,7 @@ class FencedTransactions {
     if (record && stillMine) return { kind: 'skipped', record };
     if (stillMine && tokenMismatch !== undefined) {
       // Same token, other parameters (a caller re-ran the step after an unclear error): not an ownership problem.
-      throw new LeasefenceError(
-        'transaction.token_reused',
+      throw new TransactionTokenReusedError(
         `${label}: request token reused with other parameters; nothing was written`,
         {
           cause: tokenMismatch,

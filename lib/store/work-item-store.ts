@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { type Clock, systemClock } from '../clock.js';
-import { IllegalTransitionError, ItemNotFoundError, OwnershipLostError, PayloadConflictError } from '../errors.js';
+import {
+  IllegalTransitionError,
+  ItemNotFoundError,
+  OwnershipLostError,
+  PayloadConflictError,
+  UnexpectedItemError,
+} from '../errors.js';
 import { formatIdentity, type JobIdentity, parseIdentity } from '../identity.js';
 import { jobOutcomeSchema, stepNameSchema } from '../rules.js';
 import { WorkState } from '../states.js';
@@ -93,7 +99,8 @@ class WorkItemStore {
       };
     }
     const existing = outcome.current;
-    if (!isWorkItem(existing)) throw new Error(`key of ${formatIdentity(valid.identity)} holds a non-work record`);
+    if (!isWorkItem(existing))
+      throw new UnexpectedItemError(`key of ${formatIdentity(valid.identity)} holds a non-work record`, existing);
     // A lost PutItem response retried by the SDK: the item is ours, with our claim id.
     if (initialClaim && existing.claimId === initialClaim.claimId && existing.state === WorkState.claimed) {
       return { outcome: 'created', item: existing, claim: claimFromItem(existing, false) };
