@@ -24,7 +24,7 @@ type ReconcileResult =
   | { status: 'cannot_tell'; reason: string };
 
 /** Everything a running job may use. Writes to protected state go through the fenced helpers only. */
-interface JobContext<Payload> {
+interface JobContext<out Payload> {
   readonly identity: JobIdentity;
   readonly claim: Claim;
   readonly fence: number;
@@ -46,8 +46,12 @@ interface JobContext<Payload> {
   step<T>(name: string, fn: () => Promise<T>): Promise<T>;
 }
 
-/** A job type: its payload schema, its target class and controls, and the code that runs it. */
-interface JobDefinition<Payload = unknown> {
+/**
+ * A job type: its payload schema, its target class and controls, and the code that runs it. Covariant in
+ * `Payload` (`out`): a job of `{ a: string }` is a job of `unknown`, so a list of differently-typed jobs needs
+ * no cast. Sound because the worker calls `run`/`reconcile` only with what that job's own `payload` parsed.
+ */
+interface JobDefinition<out Payload = unknown> {
   readonly type: string;
   readonly version: number;
   readonly payload: z.ZodType<Payload>;
@@ -58,6 +62,9 @@ interface JobDefinition<Payload = unknown> {
   run(context: JobContext<Payload>): Promise<JobOutcome>;
   reconcile?(context: JobContext<Payload>): Promise<ReconcileResult>;
 }
+
+/** A job of any payload type: what the worker handler, the registry and a list of jobs hold. */
+type AnyJobDefinition = JobDefinition<unknown>;
 
 /** Input of defineJob: defaults fill maxAttempts (3; 1 for class D), leaseMs (30 s) and retry backoff. */
 interface JobDefinitionInput<Payload> {
@@ -145,27 +152,28 @@ function retryDelayMs(definition: Pick<JobDefinition, 'retry'>, attempt: number)
 
 /** Job types by name; refuses duplicates. */
 class JobRegistry {
-  private readonly byType = new Map<string, JobDefinition<unknown>>();
+  private readonly byType = new Map<string, AnyJobDefinition>();
 
-  constructor(definitions: ReadonlyArray<JobDefinition<unknown>> = []) {
+  constructor(definitions: readonly AnyJobDefinition[] = []) {
     for (const definition of definitions) this.register(definition);
   }
 
-  register(definition: JobDefinition<unknown>): void {
+  register(definition: AnyJobDefinition): void {
     if (this.byType.has(definition.type)) throw new JobDefinitionError(`job type ${definition.type} is defined twice`);
     this.byType.set(definition.type, definition);
   }
 
-  get(type: string): JobDefinition<unknown> | undefined {
+  get(type: string): AnyJobDefinition | undefined {
     return this.byType.get(type);
   }
 
-  all(): JobDefinition<unknown>[] {
+  all(): AnyJobDefinition[] {
     return [...this.byType.values()];
   }
 }
 
 export {
+  type AnyJobDefinition,
   defineJob,
   type JobContext,
   type JobDefinition,

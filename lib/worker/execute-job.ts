@@ -6,7 +6,7 @@ import {
   RetryableJobError,
   TerminalJobError,
 } from '../errors.js';
-import { type JobContext, type JobDefinition, retryDelayMs } from '../job-definition.js';
+import { type AnyJobDefinition, type JobContext, type JobDefinition, retryDelayMs } from '../job-definition.js';
 import { MetricName } from '../metric-names.js';
 import { jobOutcomeSchema } from '../rules.js';
 import { WorkState } from '../states.js';
@@ -140,7 +140,7 @@ async function succeed(
 /** Maps a thrown error to the recorded state; a store write that finds the fence superseded ends it as ownership lost. */
 async function recordFailure(
   deps: ExecutionDependencies,
-  definition: JobDefinition<unknown> | JobDefinition<never>,
+  definition: AnyJobDefinition,
   claim: Claim,
   error: unknown,
 ): Promise<ExecutionResult> {
@@ -154,7 +154,7 @@ async function recordFailure(
 
 async function classifyAndRecord(
   deps: ExecutionDependencies,
-  definition: JobDefinition<unknown> | JobDefinition<never>,
+  definition: AnyJobDefinition,
   claim: Claim,
   error: unknown,
 ): Promise<ExecutionResult> {
