@@ -31,11 +31,18 @@ export {
   type ReconcileResult,
   TargetClass,
 } from './job-definition.js';
+export { type AdminHandler, type AdminHandlerOptions, createAdminHandler } from './lambda/admin-handler.js';
 export {
   createSqsWorkerHandler,
   type SqsWorkerHandler,
   type SqsWorkerHandlerOptions,
 } from './lambda/sqs-worker-handler.js';
+export {
+  createSweeperHandler,
+  type SweeperHandler,
+  type SweeperHandlerOptions,
+  type SweepResult,
+} from './lambda/sweeper-handler.js';
 // The producer stores inline payload bodies through it (ProducerDependencies.payloads).
 export { PayloadStore } from './payloads.js';
 export type { ProducerDependencies, SendJobInput, SentJob } from './producer.js';

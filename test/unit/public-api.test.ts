@@ -46,6 +46,8 @@ describe('the root entry point', () => {
         'WorkState',
         // handler factories and their configuration
         'createSqsWorkerHandler',
+        'createSweeperHandler',
+        'createAdminHandler',
         'EnvironmentVariable',
         'readConfig',
         // producer
