@@ -42,7 +42,11 @@ interface JobContext<out Payload> {
   readonly transactions: FencedTransactions;
   /** Report progress; the lease is renewed only when progress was reported since the last renewal. */
   progress(): void;
-  /** A durable step: runs once across takeovers; a later holder gets the recorded result without running it. */
+  /**
+   * A durable step: runs once across takeovers; a later holder gets the recorded result without running it.
+   * Shares its record of done steps and its name rule (1–64 chars of `[A-Za-z0-9._:-]`) with
+   * `transactions.runStep`; the result is at most 16 KB of JSON (InvalidInputError otherwise, nothing recorded).
+   */
   step<T>(name: string, fn: () => Promise<T>): Promise<T>;
 }
 
