@@ -30,12 +30,15 @@ class StepLedger {
   }
 }
 
-/** Validates a step name and result against the one step rule; InvalidInputError otherwise, nothing written. */
-function parseStep(name: unknown, result: unknown): { name: string; result: unknown } {
-  return {
-    name: parseInput(stepNameSchema, name, 'step name'),
-    result: parseInput(recordedResultSchema, result, `step ${String(name)} result`),
-  };
+/** Validates a step name against the one step rule; InvalidInputError otherwise, nothing written. */
+function parseStepName(name: unknown): string {
+  return parseInput(stepNameSchema, name, 'step name');
 }
 
-export { parseStep, StepLedger };
+/** Validates a step name and result (at most 16 KB of JSON); InvalidInputError otherwise, nothing written. */
+function parseStep(name: unknown, result: unknown): { name: string; result: unknown } {
+  const valid = parseStepName(name);
+  return { name: valid, result: parseInput(recordedResultSchema, result, `step ${valid} result`) };
+}
+
+export { parseStep, parseStepName, StepLedger };

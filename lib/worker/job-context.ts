@@ -4,7 +4,7 @@ import { FencedTransactions } from '../fenced-transaction.js';
 import { sha256Hex } from '../hashing.js';
 import type { JobIdentity } from '../identity.js';
 import type { JobContext } from '../job-definition.js';
-import { parseStep, StepLedger } from '../steps.js';
+import { parseStep, parseStepName, StepLedger } from '../steps.js';
 import type { Claim } from '../store/work-item.js';
 import type { WorkItemStore } from '../store/work-item-store.js';
 import type { LeaseKeeper } from './lease-keeper.js';
@@ -61,7 +61,7 @@ function buildJobContext<Payload>(deps: ContextDependencies<Payload>): JobContex
     }),
     progress: () => keeper.progress(),
     step: async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
-      const stepName = parseStep(name, undefined).name;
+      const stepName = parseStepName(name);
       const done = steps.get(stepName);
       if (done) return done.result as T;
       deps.signal.throwIfAborted();
