@@ -21,10 +21,7 @@ function putKey(input: Record<string, unknown>): string {
 }
 
 /** The two stalled-worker scenarios (refund C+B, statement B) on the example job definitions. */
-function stallSpecs(
-  tag: string,
-  jobs: Map<string, AnyJobDefinition>,
-): Array<{ demoCase: DemoCase; spec: StallSpec }> {
+function stallSpecs(tag: string, jobs: Map<string, AnyJobDefinition>): Array<{ demoCase: DemoCase; spec: StallSpec }> {
   const refund = refundCase(`refund-r_816-${tag}`);
   const statement = statementCase(`statement-a43-2026-09-13-${tag}`, `a43-${tag}`);
   const definition = (type: string) => {
