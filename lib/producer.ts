@@ -7,7 +7,8 @@ import { parseIdentity } from './identity.js';
 import type { JobRegistry } from './job-definition.js';
 import { type JobEnvelope, serializeEnvelope } from './message.js';
 import type { PayloadStore } from './payloads.js';
-import { jobTypeSchema, payloadHashSchema, payloadRefSchema } from './store/schemas.js';
+import { jobTypeSchema } from './rules.js';
+import { payloadHashSchema, payloadRefSchema } from './store/schemas.js';
 import type { WorkItemStore } from './store/work-item-store.js';
 import { parseInput } from './validation.js';
 
