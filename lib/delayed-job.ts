@@ -1,18 +1,31 @@
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Clock } from './clock.js';
 import { InvalidInputError } from './errors.js';
 import type { JobIdentity } from './identity.js';
-import type { JobRegistry } from './job-definition.js';
+import type { AnyJobDefinition } from './job-definition.js';
 import { type JobEnvelope, serializeEnvelope } from './message.js';
 import type { WorkState } from './states.js';
-import type { WorkItemStore } from './store/work-item-store.js';
+import { WorkItemStore } from './store/work-item-store.js';
 import { wakeEnvelope } from './wake.js';
 
-/** What writing a delayed job's row first needs: the jobs table and the job definitions (for maxAttempts). */
+/**
+ * Where a delayed job's row goes: the jobs table (and its deadline shard count, as deployed) and the job
+ * definitions, whose attempt budget the row records.
+ */
+interface DelayedJobsConfig {
+  client: DynamoDBDocumentClient;
+  jobsTable: string;
+  jobs: readonly AnyJobDefinition[];
+  deadlineShards?: number;
+  clock?: Clock;
+}
+
+/** What writing a delayed job's row first needs. */
 interface DelayedJobDependencies {
   sqs: SQSClient;
   queueUrl: string;
-  store?: WorkItemStore;
-  registry?: JobRegistry;
+  delayed?: DelayedJobsConfig;
 }
 
 /** The job a delayed send schedules: identity, type, payload binding and when it is due. */
@@ -40,23 +53,30 @@ interface ScheduledRow {
  * message delayed by the same amount. The job is visible, listable and cancellable at once; a lost message
  * is found by the sweeper (deadline index) once due. A replay (same identity and hash) returns the stored
  * state and sends nothing; a different hash is a PayloadConflictError with nothing written or sent.
- * Missing store or registry, or an unknown job type ▶ InvalidInputError before anything is written.
+ * Missing `delayed` configuration, or a job type it does not define ▶ InvalidInputError before anything is written.
  */
 async function scheduleDelayedJob(deps: DelayedJobDependencies, job: DelayedJob): Promise<ScheduledRow> {
-  const definition = deps.registry?.get(job.jobType);
-  if (!deps.store || !deps.registry) {
-    throw new InvalidInputError('a delayed job writes its row first: pass the jobs store and the job registry', [
-      { path: deps.store ? 'registry' : 'store', message: 'required when delaySeconds > 0' },
+  const config = deps.delayed;
+  if (!config) {
+    throw new InvalidInputError('a delayed job writes its row first: pass `delayed` (jobs table and job definitions)', [
+      { path: 'delayed', message: 'required when delaySeconds > 0' },
     ]);
   }
+  const definition = config.jobs.find((candidate) => candidate.type === job.jobType);
   if (!definition) {
     throw new InvalidInputError(`job type ${job.jobType} is not in the registry; its attempt budget is unknown`, [
       { path: 'jobType', message: 'not registered' },
     ]);
   }
-  const availableAt = deps.store.clock.now() + job.delaySeconds * 1000;
+  const store = new WorkItemStore({
+    client: config.client,
+    tableName: config.jobsTable,
+    ...(config.clock ? { clock: config.clock } : {}),
+    ...(config.deadlineShards ? { deadlineShards: config.deadlineShards } : {}),
+  });
+  const availableAt = store.clock.now() + job.delaySeconds * 1000;
   const binding = 'ref' in job.payload ? { payloadRef: job.payload.ref } : { payloadInline: true };
-  const enqueued = await deps.store.enqueue({
+  const enqueued = await store.enqueue({
     identity: job.identity,
     jobType: job.jobType,
     payloadHash: job.payloadHash,
@@ -83,4 +103,4 @@ async function scheduleDelayedJob(deps: DelayedJobDependencies, job: DelayedJob)
   }
 }
 
-export { type DelayedJobDependencies, type ScheduledRow, scheduleDelayedJob };
+export { type DelayedJobDependencies, type DelayedJobsConfig, type ScheduledRow, scheduleDelayedJob };

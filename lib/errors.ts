@@ -140,6 +140,17 @@ class OperatorStatementRequiredError extends LeasefenceError<'transition.stateme
   }
 }
 
+/**
+ * The attempt is in lease doubt: a renewal failed, or the local lease deadline passed without a confirmed
+ * renewal, so another worker may already hold the job. No new effect starts (no record write, transaction or
+ * step is sent); the attempt ends without completing and the lease lapses to the next claim.
+ */
+class LeaseInDoubtError extends LeasefenceError<'lease.in_doubt'> {
+  constructor(message: string, options: LeasefenceErrorOptions = {}) {
+    super('lease.in_doubt', message, options);
+  }
+}
+
 /** A job definition lacks a control its target class requires; refused at definition time. */
 class JobDefinitionError extends LeasefenceError<'job.definition'> {
   constructor(message: string) {
@@ -226,6 +237,8 @@ type AnyLeasefenceError =
   | ItemNotFoundError
   | UnexpectedItemError
   | IllegalTransitionError
+  | OperatorStatementRequiredError
+  | LeaseInDoubtError
   | JobDefinitionError
   | CapabilityMissingError
   | TerminalJobError
@@ -250,6 +263,7 @@ export {
   InvalidInputError,
   ItemNotFoundError,
   JobDefinitionError,
+  LeaseInDoubtError,
   LeasefenceError,
   type LeasefenceErrorOptions,
   OperatorStatementRequiredError,

@@ -1,27 +1,24 @@
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import * as z from 'zod';
-import { type ScheduledRow, scheduleDelayedJob } from './delayed-job.js';
+import { type DelayedJobsConfig, type ScheduledRow, scheduleDelayedJob } from './delayed-job.js';
 import { InvalidInputError } from './errors.js';
 import { payloadHash } from './hashing.js';
 import { parseIdentity } from './identity.js';
-import type { JobRegistry } from './job-definition.js';
 import { type JobEnvelope, serializeEnvelope } from './message.js';
 import type { PayloadStore } from './payloads.js';
 import { jobTypeSchema } from './rules.js';
 import { payloadHashSchema, payloadRefSchema } from './store/schemas.js';
-import type { WorkItemStore } from './store/work-item-store.js';
 import { parseInput } from './validation.js';
 
 /**
- * Where jobs are sent. `payloads` is required for inline payloads; `store` (the jobs table) and `registry`
- * (the job definitions, for the attempt budget) are required for delayed jobs, whose row is written first.
+ * Where jobs are sent. `payloads` is required for inline payloads; `delayed` (the jobs table and the job
+ * definitions, for the attempt budget) is required for delayed jobs, whose row is written first.
  */
 interface ProducerDependencies {
   sqs: SQSClient;
   queueUrl: string;
   payloads?: PayloadStore;
-  store?: WorkItemStore;
-  registry?: JobRegistry;
+  delayed?: DelayedJobsConfig;
 }
 
 /**

@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import * as z from 'zod';
 import { formatIdentity } from '../../../lib/identity.js';
-import { JobRegistry } from '../../../lib/job-definition.js';
 import { sendJob } from '../../../lib/producer.js';
 import { jobTypeSchema } from '../../../lib/rules.js';
 import { EXAMPLE_JOBS_SOURCE, exampleJobs, loadJobsModule } from '../../local/jobs-module.js';
@@ -114,8 +113,7 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
         sqs: target.sqs,
         queueUrl: target.queueUrl,
         payloads: target.payloads,
-        store: target.store,
-        registry: new JobRegistry(jobs),
+        delayed: { client: target.client, jobsTable: target.tables.jobs, jobs },
       },
       {
         tenantId: input.tenant,

@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { main } from '../../../infra/cli/main.js';
 import { cancelItem } from '../../../lib/admin/cancel.js';
 import { PayloadConflictError } from '../../../lib/errors.js';
-import { defineJob, JobRegistry } from '../../../lib/job-definition.js';
+import { defineJob } from '../../../lib/job-definition.js';
 import { type SendJobInput, sendJob } from '../../../lib/producer.js';
 import { sweep } from '../../../lib/sweeper.js';
 import { engineEndpoints } from '../../support/engine.js';
@@ -34,8 +34,7 @@ describe('delayed jobs are rows first', () => {
       sqs: harness.sqs,
       queueUrl: harness.queueUrl,
       payloads: harness.payloads,
-      store: harness.store,
-      registry: new JobRegistry([reminder as never]),
+      delayed: { client: harness.client, jobsTable: harness.tables.jobsTable, jobs: [reminder], clock: harness.clock },
     };
     send = (input) => sendJob(deps, input);
   });
