@@ -18,11 +18,16 @@ function landedUnderMyFence(state: WorkState) {
   return (item: WorkItem, claim: Claim) => item.state === state && item.fence === claim.fence;
 }
 
-/** Renew the lease. A retried heartbeat whose first try committed simply commits again. */
+/**
+ * Renew the lease, only while it has not expired (`leaseExpiresAt > now` in the condition): a renewal that
+ * arrives late never revives a lapsed lease, even when nobody has taken over yet. A retried heartbeat whose
+ * first try committed is recognised as applied.
+ */
 function heartbeatTransition(leaseExpiresAt: number, now: number): HolderTransition {
   return {
     name: 'heartbeat',
     set: { leaseExpiresAt, deadlineAt: leaseExpiresAt, updatedAt: now },
+    condition: (x) => `${x.name('leaseExpiresAt')} > ${x.value(now)}`,
     appliedIn: (item, claim) =>
       item.state === WorkState.claimed && item.fence === claim.fence && (item.leaseExpiresAt ?? 0) >= leaseExpiresAt,
   };

@@ -2,6 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import {
   CapabilityMissingError,
   FenceRejectedError,
+  LeaseInDoubtError,
   OwnershipLostError,
   RetryableJobError,
   TerminalJobError,
@@ -22,7 +23,8 @@ import { LeaseKeeper } from './lease-keeper.js';
 type ExecutionResult =
   | { state: typeof WorkState.succeeded; outcome: JobOutcome; reconciled: boolean }
   | { state: typeof WorkState.failed_terminal | typeof WorkState.unknown | typeof WorkState.queued; errorCode: string }
-  | { state: 'ownership_lost'; reason: string };
+  | { state: 'ownership_lost'; reason: string }
+  | { state: 'lease_in_doubt'; reason: string };
 
 /** What executing a job needs. */
 interface ExecutionDependencies {
@@ -71,6 +73,7 @@ async function executeClaimedJob<Payload>(
     intervalMs: deps.heartbeatIntervalMs ?? Math.floor(definition.leaseMs / 3),
     telemetry: deps.telemetry,
     onOwnershipLost: (error) => abort.abort(error),
+    onDoubt: (error) => abort.abort(error),
   });
   const context = buildJobContext({
     store: deps.store,
@@ -176,6 +179,8 @@ async function classifyAndRecord(
   error: unknown,
 ): Promise<ExecutionResult> {
   if (error instanceof OwnershipLostError) return ownershipLost(deps, error);
+  // Lease doubt: another worker may hold the job. Nothing is written: the lease lapses to the next claim.
+  if (error instanceof LeaseInDoubtError) return { state: 'lease_in_doubt', reason: error.message };
   if (error instanceof FenceRejectedError) {
     if (error.context.superseded === true) return ownershipLost(deps, error);
     return refusedByFence(deps, claim, error);

@@ -172,6 +172,7 @@ class WorkerRuntime {
       [WorkState.unknown]: MetricName.Unknown,
       [WorkState.queued]: MetricName.RetryScheduled,
       ownership_lost: undefined,
+      lease_in_doubt: undefined,
     }[result.state];
     if (metric) this.telemetry.count(metric);
   }

@@ -81,7 +81,7 @@ function resultText(worker: string, result: MessageResult, spec: StallSpec): str
         : 'found its fence superseded';
     return `${worker} resumed; its ${spec.resumedWriteText} carrying fence ${result.fence} ${why}, so it stopped without changing anything`;
   }
-  return `${worker} ended with ${ended.state} (${ended.errorCode})`;
+  return `${worker} ended with ${ended.state} (${'errorCode' in ended ? ended.errorCode : ended.reason})`;
 }
 
 /**

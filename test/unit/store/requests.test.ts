@@ -193,17 +193,18 @@ describe('buildFencedUpdate', () => {
     expect(request.ExpressionAttributeNames).not.toHaveProperty('#result');
   });
 
-  it('heartbeat moves lease and deadline together under the same fence condition', () => {
+  it('heartbeat moves lease and deadline together under the fence, only while the lease has not expired', () => {
     const request = buildFencedUpdate(table, claim, heartbeatTransition(now + 60_000, now));
 
     expect(request.UpdateExpression).toBe('SET #leaseExpiresAt = :v1, #deadlineAt = :v2, #updatedAt = :v3');
-    expect(request.ConditionExpression).toBe('#fence = :v4 AND #state = :v5');
+    expect(request.ConditionExpression).toBe('#fence = :v4 AND #state = :v5 AND #leaseExpiresAt > :v6');
     expect(request.ExpressionAttributeValues).toEqual({
       ':v1': now + 60_000,
       ':v2': now + 60_000,
       ':v3': now,
       ':v4': 7,
       ':v5': 'claimed',
+      ':v6': now,
     });
   });
 
