@@ -121,7 +121,10 @@ class LeaseKeeper {
     if (this.options.intervalMs <= 0) return;
     if (this.deadlineTimer) clearTimeout(this.deadlineTimer);
     const remaining = Math.max(0, this.claim.leaseExpiresAt - this.options.store.clock.now());
-    this.deadlineTimer = setTimeout(() => void this.doubt(), remaining + 1);
+    // A clock that moved less than the timer waited (an injected clock, a slow tick): look again later.
+    this.deadlineTimer = setTimeout(() => {
+      if (!this.doubt() && this.timer) this.armDeadline();
+    }, remaining + 1);
     this.deadlineTimer.unref();
   }
 
