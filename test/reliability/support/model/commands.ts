@@ -51,6 +51,8 @@ type Command =
   | { kind: 'advance'; ms: number }
   | { kind: 'pause'; worker: number }
   | { kind: 'write'; id: number; worker: number; mode: 'advance' | 'next' | 'repeat' }
+  /** A sequenced write through the runtime's lease guard: refused, unsent, once the worker is in lease doubt. */
+  | { kind: 'guardedWrite'; id: number; worker: number }
   | { kind: 'complete'; id: number; worker: number }
   | { kind: 'fail'; id: number; worker: number; terminal: boolean; delayMs: number }
   | { kind: 'cancel'; id: number }
@@ -63,7 +65,7 @@ const worker = fc.integer({ min: 0, max: Universe.workers - 1 });
 const lease = Universe.leaseMs;
 
 /** Commands that act on a claim the worker holds. */
-type HolderCommand = Extract<Command, { kind: 'heartbeat' | 'write' | 'complete' | 'fail' }>;
+type HolderCommand = Extract<Command, { kind: 'heartbeat' | 'write' | 'guardedWrite' | 'complete' | 'fail' }>;
 
 /** Weighted generator of commands. */
 const commandArbitrary: fc.Arbitrary<Command> = fc.oneof(
@@ -95,6 +97,7 @@ const commandArbitrary: fc.Arbitrary<Command> = fc.oneof(
       mode: fc.constantFrom('advance' as const, 'next' as const, 'repeat' as const),
     }),
   },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant('guardedWrite' as const), id, worker }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('complete' as const), id, worker }) },
   {
     weight: 2,

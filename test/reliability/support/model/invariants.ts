@@ -36,7 +36,9 @@ class InvariantOracle {
     outcome: Outcome,
     holderFence: number,
     observed: Map<number, Observation>,
+    holderClock?: { now: number; deadline: number },
   ): void {
+    this.checkLeaseDoubt(step, command, outcome, holderClock, observed);
     for (const [id, now] of observed) {
       const before = this.last[id];
       const touchedByStep = !('id' in command) || command.id === id;
@@ -87,6 +89,29 @@ class InvariantOracle {
   }
 
   /**
+   * Lease doubt: a guarded write lands only before its worker's local lease deadline, and a renewal never
+   * revives a lease that had expired on the renewing worker's clock.
+   */
+  private checkLeaseDoubt(
+    step: number,
+    command: Command,
+    outcome: Outcome,
+    clock: { now: number; deadline: number } | undefined,
+    observed: Map<number, Observation>,
+  ) {
+    if (command.kind === 'guardedWrite' && outcome.kind === 'write' && outcome.ok) {
+      if (!clock || clock.now >= clock.deadline) fail(step, 'no guarded write lands in lease doubt', { clock });
+    }
+    if (command.kind === 'heartbeat' && outcome.kind === 'holder' && outcome.ok) {
+      const before = this.last[command.id]?.item?.leaseExpiresAt ?? 0;
+      const renewed = observed.get(command.id)?.item?.leaseExpiresAt ?? 0;
+      if (clock && renewed > before && before <= clock.now) {
+        fail(step, 'a renewal never revives an expired lease', { before, now: clock.now });
+      }
+    }
+  }
+
+  /**
    * The effect mark: every claim sets it (whatever the attempts counter says); only an operator's statement
    * clears it; a class D item with the mark never goes back to queued without that statement.
    */
@@ -117,7 +142,8 @@ class InvariantOracle {
     const epoch = Number(now.record?.writer_epoch ?? 0);
     const previous = Number(before?.record?.writer_epoch ?? 0);
     if (epoch < previous) fail(step, 'a record epoch never goes back', { id, previous, epoch });
-    const wrote = command.kind === 'write' && command.id === id && outcome.kind === 'write' && outcome.ok;
+    const writes = command.kind === 'write' || command.kind === 'guardedWrite';
+    const wrote = writes && command.id === id && outcome.kind === 'write' && outcome.ok;
     if (wrote && writeFence < previous) {
       fail(step, 'a record never accepts a fence lower than one it accepted', { id, previous, writeFence });
     }

@@ -9,6 +9,7 @@ import {
   FenceRejectedError,
   IllegalTransitionError,
   ItemNotFoundError,
+  LeaseInDoubtError,
   OperatorStatementRequiredError,
   OwnershipLostError,
   PayloadConflictError,
@@ -18,6 +19,9 @@ import { payloadHash } from '../../../../lib/hashing.js';
 import type { Claim } from '../../../../lib/store/work-item.js';
 import { WorkItemStore } from '../../../../lib/store/work-item-store.js';
 import { sweep } from '../../../../lib/sweeper.js';
+import { silentTelemetry } from '../../../../lib/telemetry.js';
+import { createLeaseGuard } from '../../../../lib/worker/lease-guard.js';
+import { LeaseKeeper } from '../../../../lib/worker/lease-keeper.js';
 import { type Command, type HolderCommand, identityOf, maxAttemptsOf, targetClassOf, Universe } from './commands.js';
 import type { Outcome } from './reference-model.js';
 
@@ -38,6 +42,9 @@ interface Held {
   claim: Claim;
   records: FencedRecords;
   seq: number;
+  /** The runtime's lease guard for this claim (its keeper sees the claim as last renewed). */
+  guard: () => void;
+  inDoubt: boolean;
 }
 
 /** Key of the protected record of an identity in the run's records table. */
@@ -55,6 +62,8 @@ class RealSystem {
   readonly operator: WorkItemStore;
   /** Fence of the claim the last holder command (write, heartbeat, complete, fail) used. */
   lastHolderFence = 0;
+  /** The worker's clock and its claim's lease deadline at the last guarded write or heartbeat. */
+  lastHolderClock: { now: number; deadline: number } | undefined;
   private readonly stores: WorkItemStore[];
   private readonly held = new Map<string, Held>();
   private readonly admin: AdminDeps;
@@ -133,7 +142,22 @@ class RealSystem {
   }
 
   private hold(worker: number, id: number, claim: Claim): void {
-    this.held.set(`${worker}:${id}`, { claim, records: new FencedRecords({ client: this.run.client, claim }), seq: 0 });
+    const records = new FencedRecords({ client: this.run.client, claim });
+    this.held.set(`${worker}:${id}`, { claim, records, seq: 0, guard: this.leaseGuard(worker, claim), inDoubt: false });
+  }
+
+  /** The runtime's one lease guard over a keeper of this claim on the worker's own (skewed) clock; no timers. */
+  private leaseGuard(worker: number, claim: Claim): () => void {
+    const abort = new AbortController();
+    const keeper = new LeaseKeeper({
+      store: this.stores[worker] as WorkItemStore,
+      claim,
+      leaseMs: Universe.leaseMs,
+      intervalMs: 0,
+      telemetry: silentTelemetry,
+      onOwnershipLost: () => {},
+    });
+    return createLeaseGuard({ keeper, signal: abort.signal, abort: (reason) => abort.abort(reason) });
   }
 
   private async enqueue(id: number, worker: number | null, conflict: boolean): Promise<Outcome> {
@@ -176,9 +200,24 @@ class RealSystem {
     this.lastHolderFence = held.claim.fence;
     const store = this.stores[command.worker] as WorkItemStore;
     if (command.kind === 'write') return this.write(command.id, command.worker, held, command.mode);
+    if (command.kind === 'guardedWrite') {
+      this.lastHolderClock = { now: store.clock.now(), deadline: held.claim.leaseExpiresAt };
+      try {
+        held.guard();
+      } catch (error) {
+        if (!(error instanceof LeaseInDoubtError)) throw error;
+        held.inDoubt = true;
+        return { kind: 'write', ok: false, reason: 'lease_in_doubt' };
+      }
+      return this.write(command.id, command.worker, held, 'next');
+    }
+    if (command.kind === 'heartbeat')
+      this.lastHolderClock = { now: store.clock.now(), deadline: held.claim.leaseExpiresAt };
     try {
       if (command.kind === 'heartbeat') {
         held.claim = await store.heartbeat(held.claim, Universe.leaseMs);
+        // A confirmed renewal moves the local deadline; doubt, once entered, is final for the attempt.
+        if (!held.inDoubt) held.guard = this.leaseGuard(command.worker, held.claim);
         return { kind: 'holder', ok: true, state: 'claimed' };
       }
       if (command.kind === 'complete') {

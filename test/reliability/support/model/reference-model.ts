@@ -50,6 +50,8 @@ interface ModelClaim {
   leaseExpiresAt: number;
   seq: number;
   superseded: boolean;
+  /** Lease doubt of this claim: set once the worker's clock reaches its lease deadline; never cleared. */
+  doubt: boolean;
 }
 
 const FINISHED: readonly string[] = ['succeeded', 'failed_terminal', 'unknown', 'quarantined', 'cancelled'];
@@ -129,7 +131,7 @@ class ReferenceModel {
     const leaseExpiresAt = this.workerNow(worker) + Universe.leaseMs;
     const mark = { effect: true, targetClass: targetClassOf(id) };
     this.items[id] = { state: 'claimed', fence: 1, attempts: 1, maxAttempts, hash, leaseExpiresAt, ...mark };
-    this.held.set(`${worker}:${id}`, { fence: 1, attempt: 1, leaseExpiresAt, seq: 0, superseded: false });
+    this.held.set(`${worker}:${id}`, { fence: 1, attempt: 1, leaseExpiresAt, seq: 0, superseded: false, doubt: false });
     return { kind: 'enqueue', result: 'created', fence: 1 };
   }
 
@@ -151,6 +153,7 @@ class ReferenceModel {
         leaseExpiresAt,
         seq: 0,
         superseded: false,
+        doubt: false,
       });
       return { kind: 'claim', claimed: true, fence, takeover: item.state === 'claimed' };
     }
@@ -169,6 +172,12 @@ class ReferenceModel {
     const claim = this.held.get(`${command.worker}:${command.id}`);
     if (!claim) return this.claim(command.id, command.worker);
     if (command.kind === 'write') return this.write(command.id, command.worker, claim, command.mode);
+    if (command.kind === 'guardedWrite') {
+      // The guard runs first: at or past the local lease deadline the write is refused and never sent.
+      if (this.workerNow(command.worker) >= claim.leaseExpiresAt) claim.doubt = true;
+      if (claim.doubt) return { kind: 'write', ok: false, reason: 'lease_in_doubt' };
+      return this.write(command.id, command.worker, claim, 'next');
+    }
     const item = this.items[command.id];
     const target = this.targetState(command, claim, item);
     // A holder write that finds its own transition already there (same state, my fence) is reported as applied.
@@ -178,6 +187,8 @@ class ReferenceModel {
     if (item?.state !== 'claimed' || item.fence !== claim.fence) return { kind: 'holder', ok: false };
     const now = this.workerNow(command.worker);
     if (command.kind === 'heartbeat') {
+      // Refused by condition once the lease has expired, even when nobody took over.
+      if ((item.leaseExpiresAt ?? 0) <= now) return { kind: 'holder', ok: false };
       claim.leaseExpiresAt = now + Universe.leaseMs;
       item.leaseExpiresAt = claim.leaseExpiresAt;
       return { kind: 'holder', ok: true, state: 'claimed' };

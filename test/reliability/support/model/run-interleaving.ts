@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { CreateTableCommand, DeleteTableCommand } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DeleteTableCommand, DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import {
   BatchGetCommand,
@@ -37,6 +37,8 @@ async function runInterleaving(plan: RunPlan, env: InterleavingEnvironment): Pro
   await env.client.send(new CreateTableCommand(jobsTableDefinition(jobsTable)));
   // A plain pk/sk table, the same shape as the example jobs' records table.
   await env.client.send(new CreateTableCommand(examplesTableDefinition(recordsTable)));
+  // dynalite answers item requests with ResourceNotFound until its 0 ms CREATING timer has run.
+  await untilActive(env.client, [jobsTable, recordsTable]);
   try {
     const model = new ReferenceModel(RUN_START, plan.skews);
     const real = new RealSystem({ ...env, jobsTable, recordsTable }, RUN_START, plan.skews);
@@ -47,7 +49,7 @@ async function runInterleaving(plan: RunPlan, env: InterleavingEnvironment): Pro
       const actual = await real.apply(command);
       if (!isDeepStrictEqual(actual, expected)) fail(step, 'outcome matches the model', { command, expected, actual });
       const observed = await observe(observedIds(touched(command)));
-      oracle.check(step, command, actual, real.lastHolderFence, observed);
+      oracle.check(step, command, actual, real.lastHolderFence, observed, real.lastHolderClock);
       for (const [id, now] of observed) checkAgainstModel(step, id, model.items[id], model.records[id] ?? {}, now);
     }
     const end = plan.commands.length;
@@ -58,6 +60,18 @@ async function runInterleaving(plan: RunPlan, env: InterleavingEnvironment): Pro
   } finally {
     await env.client.send(new DeleteTableCommand({ TableName: jobsTable }));
     await env.client.send(new DeleteTableCommand({ TableName: recordsTable }));
+  }
+}
+
+/** Waits (bounded) until every table reports ACTIVE. */
+async function untilActive(client: DynamoDBDocumentClient, tableNames: readonly string[]): Promise<void> {
+  for (const TableName of tableNames) {
+    for (let attempt = 0; ; attempt += 1) {
+      const described = await client.send(new DescribeTableCommand({ TableName }));
+      if (described.Table?.TableStatus === 'ACTIVE') break;
+      if (attempt === 100) throw new Error(`table ${TableName} never became ACTIVE`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
   }
 }
 
