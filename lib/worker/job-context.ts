@@ -4,7 +4,7 @@ import { FencedRecords } from '../fenced-records.js';
 import { FencedTransactions } from '../fenced-transaction.js';
 import { canonicalJson, sha256Hex } from '../hashing.js';
 import type { JobIdentity } from '../identity.js';
-import type { JobContext } from '../job-definition.js';
+import type { JobContext, ProviderDeclaration } from '../job-definition.js';
 import type { Claim, StepRecord } from '../store/work-item.js';
 import type { WorkItemStore } from '../store/work-item-store.js';
 import type { LeaseKeeper } from './lease-keeper.js';
@@ -30,6 +30,8 @@ interface ContextDependencies<Payload> {
   /** Aborts the job (a fenced write found a newer fence). */
   abort: (reason: unknown) => void;
   keeper: LeaseKeeper;
+  /** The definition's provider declaration (class C/D): its client is built once per attempt. */
+  provider?: ProviderDeclaration<unknown> | undefined;
 }
 
 /**
@@ -38,6 +40,7 @@ interface ContextDependencies<Payload> {
  */
 function buildJobContext<Payload>(deps: ContextDependencies<Payload>): JobContext<Payload> {
   const { claim, store, keeper } = deps;
+  const provider = deps.provider?.create({ client: deps.client });
   const finished = new Map<string, StepRecord>(Object.entries(claim.steps));
   return {
     identity: claim.identity,
@@ -60,6 +63,7 @@ function buildJobContext<Payload>(deps: ContextDependencies<Payload>): JobContex
       signal: deps.signal,
       onOwnershipLost: (error) => deps.abort(error),
     }),
+    provider,
     progress: () => keeper.progress(),
     step: async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
       const done = finished.get(name);
