@@ -147,26 +147,33 @@ function minimised(evidence: ControlEvidence): Judgement {
   };
 }
 
+/** The nine controls' names, in order (ids 1–9). */
+const CONTROL_NAMES = [
+  'Operation identity is durable and tenant-scoped',
+  'Identity is bound to an immutable payload hash; a changed payload is rejected',
+  'Claim is atomic across concurrent workers',
+  'Every state change is a conditional mutation on the fence',
+  'The target enforces the fence, or the job is class C/D with its stated limits',
+  'Ambiguous outcomes go to reconciliation or unknown, never blind retry or success',
+  'Terminal failure and quarantine exist, with bounded attempts and a named owner',
+  'Acknowledgment happens only after the work record commits',
+  'Payloads are minimised, retained and erasable',
+] as const;
+
 /** The seed's nine all-required controls, each derived from scenario counts and the definition's own fields. */
 function deriveControls(evidence: ControlEvidence): ControlResult[] {
-  const rows: Array<[string, Judgement]> = [
-    ['Operation identity is durable and tenant-scoped', fromScenarios(evidence, [ScenarioId.collidingIds])],
-    [
-      'Identity is bound to an immutable payload hash; a changed payload is rejected',
-      fromScenarios(evidence, [ScenarioId.changedPayload]),
-    ],
-    ['Claim is atomic across concurrent workers', fromScenarios(evidence, [ScenarioId.duplicateDelivery])],
-    ['Every state change is a conditional mutation on the fence', fencedEverywhere(evidence)],
-    ['The target enforces the fence, or the job is class C/D with its stated limits', targetEnforces(evidence)],
-    [
-      'Ambiguous outcomes go to reconciliation or unknown, never blind retry or success',
-      fromScenarios(evidence, [ScenarioId.lostCompletion, ScenarioId.crashAfterEffect, ScenarioId.providerTimeout]),
-    ],
-    ['Terminal failure and quarantine exist, with bounded attempts and a named owner', ownedAndBounded(evidence)],
-    ['Acknowledgment happens only after the work record commits', acknowledgedAfterCommit(evidence)],
-    ['Payloads are minimised, retained and erasable', minimised(evidence)],
+  const judgements: Judgement[] = [
+    fromScenarios(evidence, [ScenarioId.collidingIds]),
+    fromScenarios(evidence, [ScenarioId.changedPayload]),
+    fromScenarios(evidence, [ScenarioId.duplicateDelivery]),
+    fencedEverywhere(evidence),
+    targetEnforces(evidence),
+    fromScenarios(evidence, [ScenarioId.lostCompletion, ScenarioId.crashAfterEffect, ScenarioId.providerTimeout]),
+    ownedAndBounded(evidence),
+    acknowledgedAfterCommit(evidence),
+    minimised(evidence),
   ];
-  return rows.map(([control, judgement], index) => ({ id: index + 1, control, ...judgement }));
+  return judgements.map((judgement, index) => ({ id: index + 1, control: CONTROL_NAMES[index] ?? '', ...judgement }));
 }
 
 /** GO only when every control passes (no score); NO-GO on any failure; otherwise NOT EVALUATED. */
@@ -176,4 +183,12 @@ function verdictOf(controls: readonly ControlResult[]): 'GO' | 'NO-GO' | 'NOT EV
   return 'GO';
 }
 
-export { CLASS_CLAIMS, type ControlEvidence, type ControlResult, deriveControls, type UnfencedWrite, verdictOf };
+export {
+  CLASS_CLAIMS,
+  CONTROL_NAMES,
+  type ControlEvidence,
+  type ControlResult,
+  deriveControls,
+  type UnfencedWrite,
+  verdictOf,
+};

@@ -1,4 +1,5 @@
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+import * as z from 'zod';
 import { InvalidInputError } from '../../lib/errors.js';
 import type { JobDefinition } from '../../lib/job-definition.js';
 import { ConformanceBench, type PrepareTenant } from './bench.js';
@@ -33,6 +34,11 @@ const SCENARIOS: readonly Scenario[] = [
   providerTimeout,
 ];
 
+/** The scenarios that apply to a job's target class (provider timeouts only for class C and D). */
+function applicableScenarios(job: Pick<JobDefinition<unknown>, 'target'>): Scenario[] {
+  return SCENARIOS.filter((scenario) => !scenario.classes || scenario.classes.includes(job.target));
+}
+
 /** How to run the conformance scenarios for one job type. */
 interface ConformanceOptions {
   /** One or more payloads the job's schema accepts; the first drives every scenario, the second (if any) is the changed payload. */
@@ -60,6 +66,8 @@ interface ConformanceReport {
   readonly unfencedWrites: readonly UnfencedWrite[];
   readonly controls: readonly ControlResult[];
   readonly verdict: 'GO' | 'NO-GO' | 'NOT EVALUATED';
+  /** Set when the definition itself could not be run (a hand-built object missing a required field). */
+  readonly problem?: string;
 }
 
 function checkOptions(job: JobDefinition<unknown>, options: ConformanceOptions): void {
@@ -75,6 +83,57 @@ function checkOptions(job: JobDefinition<unknown>, options: ConformanceOptions):
       ]);
     }
   });
+}
+
+/** Why a hand-built definition cannot be run at all (bypassing defineJob), or undefined when it can. */
+function definitionProblem(job: JobDefinition<unknown>): string | undefined {
+  if (typeof job.type !== 'string' || job.type.length === 0) return 'the definition has no type';
+  if (!(job.payload instanceof z.ZodType))
+    return 'payload is not a zod schema: the worker cannot validate what it runs';
+  if (typeof job.run !== 'function') return 'run(context) is missing';
+  if (!['A', 'B', 'C', 'D'].includes(String(job.target))) return 'no target class (A, B, C or D) is declared';
+  if (!Number.isInteger(job.maxAttempts) || job.maxAttempts < 1 || job.maxAttempts > 100) {
+    return `maxAttempts ${String(job.maxAttempts)} is not an integer from 1 to 100`;
+  }
+  if (!Number.isInteger(job.leaseMs) || job.leaseMs < 1_000) return `leaseMs ${String(job.leaseMs)} is below 1000`;
+  return undefined;
+}
+
+/**
+ * The report of a job type whose scenarios could not run (`reason`): every scenario skipped, controls derived
+ * from that, and NO-GO when the definition itself is broken (`broken`).
+ */
+function unevaluatedReport(job: JobDefinition<unknown>, reason: string, broken: boolean): ConformanceReport {
+  const scenarios = applicableScenarios(job).map((scenario) => ({
+    id: scenario.id,
+    title: scenario.title,
+    status: 'skipped' as const,
+    detail: reason,
+    evidence: {},
+  }));
+  const controls = deriveControls({
+    job,
+    scenarios,
+    unfencedWrites: [],
+    effectCalls: 0,
+    privacyLeaks: [],
+    rowsScanned: 0,
+    logEventsScanned: 0,
+  });
+  return {
+    jobType: String(job.type),
+    target: String(job.target),
+    reversibility: job.reversibility,
+    owner: job.owner,
+    alertRoute: job.alertRoute,
+    engine: 'none',
+    transactions: false,
+    scenarios,
+    unfencedWrites: [],
+    controls,
+    verdict: broken ? 'NO-GO' : verdictOf(controls),
+    ...(broken ? { problem: reason } : {}),
+  };
 }
 
 /** Groups the unfenced target writes the job's requests made, by table, call and scenario. */
@@ -112,6 +171,8 @@ async function runScenario(bench: ConformanceBench, scenario: Scenario, payloads
  * Bad options ▶ InvalidInputError before anything starts.
  */
 async function runConformance(job: JobDefinition<unknown>, options: ConformanceOptions): Promise<ConformanceReport> {
+  const problem = definitionProblem(job);
+  if (problem) return unevaluatedReport(job, problem, true);
   checkOptions(job, options);
   const engine = options.engine ?? (await startConformanceEngine({ endpoint: options.endpoint }));
   const { client, sqs } = harnessClients(engine);
@@ -119,7 +180,7 @@ async function runConformance(job: JobDefinition<unknown>, options: ConformanceO
     const tables = await createConformanceTables(engine, client, sqs, options.tables ?? []);
     const bench = new ConformanceBench(engine, tables, client, sqs, job, options.prepare);
     try {
-      const applicable = SCENARIOS.filter((scenario) => !scenario.classes || scenario.classes.includes(job.target));
+      const applicable = applicableScenarios(job);
       const scenarios: ScenarioResult[] = [];
       for (const scenario of applicable) {
         scenarios.push(
@@ -163,4 +224,11 @@ async function runConformance(job: JobDefinition<unknown>, options: ConformanceO
   }
 }
 
-export { type ConformanceOptions, type ConformanceReport, runConformance, SCENARIOS };
+export {
+  applicableScenarios,
+  type ConformanceOptions,
+  type ConformanceReport,
+  runConformance,
+  SCENARIOS,
+  unevaluatedReport,
+};
