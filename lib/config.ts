@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { jobTypeSchema } from './store/schemas.js';
 import { DEFAULT_DEADLINE_SHARDS } from './table.js';
 import { parseInput } from './validation.js';
 
@@ -14,6 +15,8 @@ const EnvironmentVariable = {
   payloadRetentionDays: 'LEASEFENCE_PAYLOAD_RETENTION_DAYS',
   /** Table of the example jobs' own records (only the project's example worker reads it). */
   examplesTable: 'LEASEFENCE_EXAMPLES_TABLE',
+  /** Comma-separated job types switched off in this deployment (their messages wait; see the worker runtime). */
+  disabledJobTypes: 'LEASEFENCE_DISABLED_JOB_TYPES',
 } as const;
 
 /**
@@ -32,6 +35,16 @@ const configSchema = z.object({
   sqsEndpoint: z.string().url().optional(),
   payloadRetentionDays: z.coerce.number().int().min(1).max(3650).default(30),
   examplesTable: z.string().min(3).optional(),
+  disabledJobTypes: z
+    .string()
+    .transform((list) =>
+      list
+        .split(',')
+        .map((type) => type.trim())
+        .filter((type) => type.length > 0),
+    )
+    .pipe(z.array(jobTypeSchema))
+    .optional(),
 });
 
 /** Runtime configuration of a handler, read once from the environment. */

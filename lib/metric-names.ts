@@ -20,6 +20,8 @@ const MetricName = {
   RetryScheduled: 'RetryScheduled',
   Unknown: 'Unknown',
   Quarantined: 'Quarantined',
+  /** A message of a job type switched off in this deployment was acknowledged; its row waits queued. */
+  Deferred: 'Deferred',
   /** A heartbeat was due but the handler reported no progress since the last one, so the lease was not renewed. */
   HeartbeatSkippedNoProgress: 'HeartbeatSkippedNoProgress',
   /** Age of the oldest item parked as unknown (emitted by the sweeper). */

@@ -104,7 +104,13 @@ class FencedJobQueue extends Construct {
       description: 'leasefence worker: claims and runs jobs from the jobs queue',
       timeout: config.workerTimeout,
       memorySize: config.workerMemorySize,
-      environment: { ...config.workerEnvironment, ...environment },
+      environment: {
+        ...config.workerEnvironment,
+        ...environment,
+        ...(config.disabledJobTypes?.length
+          ? { [EnvironmentVariable.disabledJobTypes]: config.disabledJobTypes.join(',') }
+          : {}),
+      },
     });
     grantAll(worker.role, workerStatements(resources));
     worker.fn.addEventSourceMapping('JobsQueue', {

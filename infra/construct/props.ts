@@ -3,6 +3,7 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
+import { jobTypeSchema } from '../../lib/store/schemas.js';
 import { DEFAULT_DEADLINE_SHARDS } from '../../lib/table.js';
 import type { AlarmThresholds } from './alarms.js';
 
@@ -18,6 +19,12 @@ interface FencedJobQueueProps {
   readonly sweeperEntry?: string;
   /** Replaces the packaged admin handler (advanced). */
   readonly adminEntry?: string;
+  /**
+   * Job types switched off in this deployment (cut over one job type at a time): their messages are
+   * acknowledged and their work rows wait queued; the sweeper re-signals them, so they run once the type is
+   * removed from this list and deployed again. Default: none.
+   */
+  readonly disabledJobTypes?: readonly string[];
   /** Extra environment for the worker (your job handlers' settings); may not override the variables the construct sets. */
   readonly workerEnvironment?: Record<string, string>;
   /** Worker timeout; must exceed the longest job's run time. Default 60 s. */
@@ -76,6 +83,7 @@ type ResolvedProps = Required<
     | 'alarmTopic'
     | 'alarmThresholds'
     | 'dashboardName'
+    | 'disabledJobTypes'
   >
 > &
   FencedJobQueueProps;
@@ -112,6 +120,9 @@ function resolveProps(props: FencedJobQueueProps): ResolvedProps {
   checkRange('maxConcurrency', resolved.maxConcurrency, 2, 1000);
   checkRange('batchSize', resolved.batchSize, 1, resolved.maxBatchingWindow.toSeconds() > 0 ? 10_000 : 10);
   checkRange('workerTimeout (s)', resolved.workerTimeout.toSeconds(), 1, 900);
+  for (const type of resolved.disabledJobTypes ?? []) {
+    if (!jobTypeSchema.safeParse(type).success) throw new Error(`invalid job type in disabledJobTypes: ${type}`);
+  }
   if (!/^[A-Za-z0-9._-]{1,64}$/.test(resolved.serviceName))
     throw new Error(`invalid serviceName ${resolved.serviceName}`);
   return resolved;

@@ -30,6 +30,8 @@ interface LocalStackOptions {
   pollers: number;
   sweepIntervalMs: number;
   verbose: boolean;
+  /** Job types switched off: their messages are acknowledged and their rows wait queued until switched on. */
+  disabledJobTypes?: readonly string[];
   /** Write `<dir>/stack.json` so the CLI finds the stack (off for a stack embedded in one CLI command). */
   writeStateFile: boolean;
   log: (line: string) => void;
@@ -96,6 +98,7 @@ async function startLocalStack(options: LocalStackOptions): Promise<RunningLocal
       sqsEndpoint: sqsEngine.endpoint,
       payloadRetentionDays: 30,
       examplesTable: resources.examplesTable,
+      disabledJobTypes: [...(options.disabledJobTypes ?? [])],
     };
     const store = new WorkItemStore({ client, tableName: config.jobsTable, deadlineShards: config.deadlineShards });
     const adminDeps: AdminDeps = {

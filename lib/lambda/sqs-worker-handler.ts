@@ -54,6 +54,7 @@ function createSqsWorkerHandler(options: SqsWorkerHandlerOptions): SqsWorkerHand
     ...(options.payloadResolver ? { payloadResolver: options.payloadResolver } : {}),
     ...(options.workerId ? { workerId: options.workerId } : {}),
     ...(options.heartbeatIntervalMs !== undefined ? { heartbeatIntervalMs: options.heartbeatIntervalMs } : {}),
+    disabledJobTypes: config.disabledJobTypes ?? [],
   });
   const recordHandler = (record: SQSRecord): Promise<MessageResult> =>
     runtime.handleMessage({

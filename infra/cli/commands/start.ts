@@ -1,5 +1,6 @@
 import { relative } from 'node:path';
 import * as z from 'zod';
+import { jobTypeSchema } from '../../../lib/store/schemas.js';
 import { runDemo } from '../../local/demo/run-demo.js';
 import { LocalQueueSettings } from '../../local/resources.js';
 import { type RunningLocalStack, startLocalStack } from '../../local/stack.js';
@@ -39,11 +40,17 @@ const spec: CommandSpec = {
     pollers: { type: 'string', placeholder: '<n>', description: 'concurrent queue pollers, 1-32 (default 3)' },
     'sweep-interval': { type: 'string', placeholder: '<age>', description: 'time between sweeps (default 10s)' },
     verbose: { type: 'boolean', description: 'print every worker event (identities hashed, as in Lambda logs)' },
+    'disable-job-type': {
+      type: 'string',
+      placeholder: '<type,…>',
+      description: 'switch job types off: their messages wait queued and run once started without the flag',
+    },
   },
   examples: [
     'npm start',
     'npm start -- --demo',
     'leasefence start --memory --dynamodb-port 0 --sqs-port 0 --admin-port 0',
+    'leasefence start --disable-job-type refund-settlement',
   ],
 };
 
@@ -58,6 +65,11 @@ const schema = z.strictObject({
   pollers: integerFlag(1, 32).default(3),
   'sweep-interval': durationFlag.default(10_000),
   verbose: z.boolean().optional(),
+  'disable-job-type': z
+    .string()
+    .transform((list) => list.split(',').map((type) => type.trim()))
+    .pipe(z.array(jobTypeSchema).min(1))
+    .optional(),
 });
 
 /** The first thing a newcomer reads: where everything is, what differs from AWS, what to try. */
@@ -85,6 +97,14 @@ function banner(stack: RunningLocalStack, input: z.infer<typeof schema>, dir: st
         `${input.pollers} pollers like the Lambda event source: batches of 10, partial batch failures, ${LocalQueueSettings.visibilityTimeoutSeconds} s visibility timeout`,
       ],
       ['sweeper', `every ${input['sweep-interval'] / 1000} s`],
+      ...(input['disable-job-type']
+        ? [
+            [
+              'switched off',
+              `${input['disable-job-type'].join(', ')}: messages are acknowledged and wait queued; restart without --disable-job-type to run them`,
+            ] as [string, string],
+          ]
+        : []),
       ['tables', `${Object.values(state.tables).join(', ')} (${kept})`],
       ['state file', stack.stateFile ? relative(process.cwd(), stack.stateFile) || stack.stateFile : '-'],
       [
@@ -143,6 +163,7 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
       pollers: input.pollers,
       sweepIntervalMs: input['sweep-interval'],
       verbose: input.verbose === true,
+      disabledJobTypes: input['disable-job-type'] ?? [],
       writeStateFile: true,
       log,
     });

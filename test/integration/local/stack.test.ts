@@ -105,4 +105,45 @@ describe('npm start: the local stack as a child process', () => {
     expect(JSON.parse(shown.stdout).item).toMatchObject({ state: 'succeeded', fence: 1, outcomeCode: 'published' });
     expect(code).toBe(0);
   });
+
+  it('--disable-job-type: the message is acknowledged and the row waits queued, nothing runs', async () => {
+    // prepare
+    const local = await tempLocalDir();
+    folders.push(local);
+    const stack = startStack([
+      '--memory',
+      '--verbose',
+      '--local-dir',
+      local.dir,
+      ...ANY_PORTS,
+      '--disable-job-type',
+      'statement-publication',
+    ]);
+    await stack.waitFor(/Stop with Ctrl-C/);
+
+    // act
+    const payload = JSON.stringify({ accountId: '9', date: '2026-09-13', lines: 1 });
+    const sent = await runCli([
+      'enqueue',
+      '--type',
+      'statement-publication',
+      '--tenant',
+      'acme',
+      '--operation',
+      'later',
+      '--payload',
+      payload,
+      '--local-dir',
+      local.dir,
+    ]);
+    await stack.waitFor(/job type disabled: message acknowledged, row left queued/, 20_000);
+    const shown = await runCli(['show', 'acme/later', '--json', '--local-dir', local.dir]);
+    const code = await stack.stop('SIGINT');
+
+    // assert
+    expect(sent.code).toBe(0);
+    expect(stack.output()).toContain('switched off');
+    expect(JSON.parse(shown.stdout).item).toMatchObject({ state: 'queued', fence: 0, attempts: 0 });
+    expect(code).toBe(0);
+  });
 });
