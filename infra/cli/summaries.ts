@@ -11,7 +11,7 @@ const COMMAND_SUMMARIES = {
   redrive: 'move dead-letter messages back to the jobs queue, bodies unchanged (identity and payload hash kept)',
   erase:
     "erase a tenant's payload bodies; work rows stay as tombstones (identity, hash, fence), so fences never restart",
-  check: "go/no-go: the seed's nine all-required controls for every job type, with the evidence",
+  check: 'go/no-go: runs the fault-injection scenarios on every job type and derives the nine controls from them',
 } as const;
 
 /** A command name. */

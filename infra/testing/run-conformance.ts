@@ -96,6 +96,9 @@ function definitionProblem(job: JobDefinition<unknown>): string | undefined {
     return `maxAttempts ${String(job.maxAttempts)} is not an integer from 1 to 100`;
   }
   if (!Number.isInteger(job.leaseMs) || job.leaseMs < 1_000) return `leaseMs ${String(job.leaseMs)} is below 1000`;
+  if (!Number.isInteger(job.retry?.baseDelayMs) || !Number.isInteger(job.retry?.maxDelayMs)) {
+    return 'retry { baseDelayMs, maxDelayMs } is missing';
+  }
   return undefined;
 }
 

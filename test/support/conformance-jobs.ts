@@ -29,6 +29,23 @@ function goodOrderJob(tableName: string) {
   });
 }
 
+/** A class D job done right: one attempt, its provider declared. */
+function goodNotifyJob() {
+  const mailer = new FakeMailer();
+  return defineJob({
+    type: 'good-notify',
+    version: 1,
+    target: 'D',
+    ...ownership,
+    payload: orderPayload,
+    provider: { create: () => mailer, effects: ['send'] },
+    run: async (ctx) => {
+      await ctx.provider.send(ctx.payload.accountId);
+      return { outcomeCode: 'sent' };
+    },
+  });
+}
+
 /**
  * The known-bad definitions `check` must call NO-GO, each on its own control: an unfenced raw-client write (4),
  * a class C reconcile that never finds the effect (6), a class D job with retries (5, 6), and a record keyed so
@@ -103,4 +120,4 @@ function fixtureConformance(
   };
 }
 
-export { fixtureConformance, goodOrderJob, knownBadJobs };
+export { fixtureConformance, goodNotifyJob, goodOrderJob, knownBadJobs };

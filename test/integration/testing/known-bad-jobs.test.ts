@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { type ConformanceReport, runConformance } from '../../../infra/testing/run-conformance.js';
-import { fixtureConformance, goodOrderJob, knownBadJobs } from '../../support/conformance-jobs.js';
+import { fixtureConformance, goodNotifyJob, goodOrderJob, knownBadJobs } from '../../support/conformance-jobs.js';
 import { engineEndpoints, uniqueName } from '../../support/engine.js';
 
 const TABLE = uniqueName('lf-known-bad');
-const jobs = [...knownBadJobs(TABLE), goodOrderJob(TABLE)];
+const jobs = [...knownBadJobs(TABLE), goodOrderJob(TABLE), goodNotifyJob()];
 const conformance = fixtureConformance(
   TABLE,
   jobs.map((job) => job.type),
@@ -32,6 +32,14 @@ describe('known-bad job definitions come out NO-GO on the right control', () => 
     );
     expect(report.unfencedWrites).toEqual([]);
     expect(report.verdict).toBe('GO');
+  });
+
+  it('a class D job done right is GO: a crash and a timeout both end unknown with one call', async () => {
+    const report = await check('good-notify');
+    expect(report.verdict).toBe('GO');
+    const ended = (id: string) => report.scenarios.find((scenario) => scenario.id === id)?.evidence;
+    expect(ended('crash-after-effect')).toMatchObject({ state: 'unknown', effects: 1 });
+    expect(ended('provider-timeout')).toMatchObject({ state: 'unknown', effects: 1 });
   });
 
   it('an unfenced raw-client write: NO-GO on control 4, naming the table and the call', async () => {
