@@ -13,8 +13,6 @@ const EnvironmentVariable = {
   dynamodbEndpoint: 'LEASEFENCE_DYNAMODB_ENDPOINT',
   sqsEndpoint: 'LEASEFENCE_SQS_ENDPOINT',
   payloadRetentionDays: 'LEASEFENCE_PAYLOAD_RETENTION_DAYS',
-  /** Table of the example jobs' own records (only the project's example worker reads it). */
-  examplesTable: 'LEASEFENCE_EXAMPLES_TABLE',
   /** Comma-separated job types switched off in this deployment (their messages wait; see the worker runtime). */
   disabledJobTypes: 'LEASEFENCE_DISABLED_JOB_TYPES',
 } as const;
@@ -34,7 +32,6 @@ const configSchema = z.object({
   dynamodbEndpoint: z.string().url().optional(),
   sqsEndpoint: z.string().url().optional(),
   payloadRetentionDays: z.coerce.number().int().min(1).max(3650).default(30),
-  examplesTable: z.string().min(3).optional(),
   disabledJobTypes: z
     .string()
     .transform((list) =>

@@ -6,7 +6,7 @@ import { createExampleJobs } from './index.js';
 /** The examples table a conformance run creates (fresh on the embedded engine). */
 const EXAMPLES_TABLE = 'leasefence-examples';
 
-/** Sample payloads, tables and per-tenant records for the example jobs' conformance runs. */
+/** Sample payloads and per-tenant records for the example jobs' conformance runs. */
 function exampleConformance(tableName: string): NonNullable<JobConformanceModule['conformance']> {
   return {
     samplePayloads: {
@@ -17,7 +17,6 @@ function exampleConformance(tableName: string): NonNullable<JobConformanceModule
       'statement-publication': [{ accountId: 'account-42', date: '2026-09-13', lines: 3 }],
       'inventory-reservation': [{ sku: 'sku-lamp', quantity: 2 }],
     },
-    tables: [examplesTableDefinition(tableName)],
     prepare: {
       // Stock to reserve: the inventory job's shared record, per tenant (class A refuses to go below zero).
       'inventory-reservation': async ({ client, tenantId, payload }) => {
@@ -35,6 +34,7 @@ function exampleConformance(tableName: string): NonNullable<JobConformanceModule
 
 /** `leasefence check` loads this module by default: the example jobs and how to exercise them. */
 const jobs = createExampleJobs(EXAMPLES_TABLE);
+const tables = [examplesTableDefinition(EXAMPLES_TABLE)];
 const conformance = exampleConformance(EXAMPLES_TABLE);
 
-export { conformance, exampleConformance, jobs };
+export { conformance, exampleConformance, jobs, tables };

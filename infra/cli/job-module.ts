@@ -1,51 +1,36 @@
-import { extname, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { JobsModuleError, loadJobsModule } from '../local/jobs-module.js';
 import type { JobConformanceModule } from '../testing/module.js';
 import { UsageError } from './errors.js';
 
-const TYPESCRIPT = new Set(['.ts', '.mts', '.cts']);
-
-/** Imports a module; a TypeScript one through tsx's API (clear usage error when tsx is not installed). */
-async function importModule(path: string): Promise<Record<string, unknown>> {
-  const url = pathToFileURL(resolve(path)).href;
-  if (!TYPESCRIPT.has(extname(path))) return (await import(url)) as Record<string, unknown>;
-  let tsImport: (specifier: string, parent: string) => Promise<unknown>;
-  try {
-    ({ tsImport } = (await import('tsx/esm/api')) as { tsImport: typeof tsImport });
-  } catch {
-    throw new UsageError(`--jobs: ${path} is TypeScript, which needs tsx (npm install tsx) or a compiled .js module`);
+/** The `conformance` export of a jobs module, checked for shape (UsageError when it is not an object of lists). */
+function conformanceOf(path: string, exported: unknown): JobConformanceModule['conformance'] {
+  if (exported === undefined) return undefined;
+  const samples = (exported as { samplePayloads?: unknown } | null)?.samplePayloads;
+  const listsOnly =
+    samples !== null && typeof samples === 'object' && Object.values(samples).every((list) => Array.isArray(list));
+  if (!listsOnly) {
+    throw new UsageError(`--jobs: ${path}: \`conformance.samplePayloads\` must map job types to lists of payloads`);
   }
-  return (await tsImport(url, import.meta.url)) as Record<string, unknown>;
+  return exported as JobConformanceModule['conformance'];
 }
 
 /**
- * Loads the job module `check` evaluates: the example jobs by default, else `path`, which must export `jobs`
- * (or a default export): an array of job definitions, and may export `conformance` (sample payloads, tables).
+ * Loads the job module `check` evaluates: the example jobs by default, else `path`, a jobs module as
+ * `start --jobs` takes it (`jobs`, `tables`) plus `conformance` (sample payloads per job type, `prepare`).
+ * Anything wrong with it ▶ UsageError naming the file.
  */
 async function loadJobModule(path: string | undefined): Promise<JobConformanceModule> {
-  let loaded: Record<string, unknown>;
+  if (path === undefined) return (await import('../../functions/jobs/conformance.js')) as JobConformanceModule;
   try {
-    loaded =
-      path === undefined
-        ? ((await import('../../functions/jobs/conformance.js')) as Record<string, unknown>)
-        : await importModule(path);
+    const loaded = await loadJobsModule(path);
+    // The tables keep their declared names: conformance runs on fresh engines (or the endpoint given).
+    const names = Object.fromEntries(loaded.tables.map((table) => [String(table.TableName), String(table.TableName)]));
+    const conformance = conformanceOf(path, loaded.exports.conformance);
+    return { jobs: loaded.build({ tables: names }), tables: loaded.tables, ...(conformance ? { conformance } : {}) };
   } catch (error) {
-    if (error instanceof UsageError) throw error;
-    throw new UsageError(`--jobs: cannot load ${path}: ${(error as Error).message.split('\n')[0]}`);
+    if (error instanceof JobsModuleError) throw new UsageError(`--jobs: ${error.message}`);
+    throw error;
   }
-  const jobs = loaded.jobs ?? loaded.default;
-  if (!Array.isArray(jobs) || jobs.some((job) => typeof job !== 'object' || job === null)) {
-    throw new UsageError(`--jobs: ${path} must export \`jobs\` (or a default export): an array of job definitions`);
-  }
-  if (jobs.length === 0) throw new UsageError('--jobs: the module defines no job types');
-  const conformance = loaded.conformance as JobConformanceModule['conformance'];
-  if (
-    conformance !== undefined &&
-    (typeof conformance !== 'object' || typeof conformance.samplePayloads !== 'object')
-  ) {
-    throw new UsageError('--jobs: `conformance` must be an object with `samplePayloads` by job type');
-  }
-  return { jobs, ...(conformance ? { conformance } : {}) } as JobConformanceModule;
 }
 
 export { loadJobModule };

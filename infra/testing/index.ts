@@ -1,5 +1,11 @@
-// leasefence/testing: the go/no-go conformance scenarios for your own job types, for your test suite and for
-// `leasefence check`. It starts embedded engines (dynalite, fauxqs), so it lives outside lib/.
+/**
+ * `leasefence/testing`: what a user's own test suite needs to run leasefence on real local engines, and the
+ * go/no-go conformance scenarios for their own job types (also behind `leasefence check`).
+ * The embedded engines (dynalite, fauxqs) are optional peer dependencies: install them as devDependencies.
+ */
+export { ManualClock } from '../../lib/clock.js';
+export { jobsTableDefinition, payloadsTableDefinition } from '../../lib/table.js';
+export { EngineNotInstalledError, type RunningEngine, startDynalite, startSqsEngine } from '../local/engines.js';
 export type { BenchWorker, Delivery, PrepareTenant } from './bench.js';
 export { type ConformanceEngine, startConformanceEngine } from './conformance-engine.js';
 export { CLASS_CLAIMS, CONTROL_NAMES, type ControlResult, type UnfencedWrite } from './controls.js';

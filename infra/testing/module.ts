@@ -3,14 +3,14 @@ import type { JobDefinition } from '../../lib/job-definition.js';
 import type { PrepareTenant } from './bench.js';
 
 /**
- * What `leasefence check --jobs <module>` reads from a module: `jobs` (or a default export), and how to
- * exercise them: sample payloads per job type, the jobs' own tables, and per-tenant preparation.
+ * A jobs module as `leasefence check --jobs` reads it: what `start --jobs` reads (`jobs`, `tables`) plus
+ * `conformance`: sample payloads per job type and, optionally, per-tenant preparation of the job's records.
  */
 interface JobConformanceModule {
   readonly jobs: ReadonlyArray<JobDefinition<unknown>>;
+  readonly tables?: readonly CreateTableCommandInput[];
   readonly conformance?: {
     readonly samplePayloads: Readonly<Record<string, readonly unknown[]>>;
-    readonly tables?: readonly CreateTableCommandInput[];
     readonly prepare?: Readonly<Record<string, PrepareTenant>>;
   };
 }

@@ -2,6 +2,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { FencedJobQueue } from '../../infra/construct/index.js';
+import { EXAMPLE_WORKER_ENTRY } from '../../infra/stacks/leasefence-stack.js';
 import { cdkJsonContext } from '../../infra/synth.js';
 import { EnvironmentVariable } from '../../lib/config.js';
 
@@ -28,7 +29,10 @@ function environments(stack: Stack): Record<string, Record<string, unknown>> {
 describe('FencedJobQueue disabledJobTypes: switch job types off per deployment', () => {
   it('sets LEASEFENCE_DISABLED_JOB_TYPES on the worker only', () => {
     const stack = unbundledStack();
-    new FencedJobQueue(stack, 'Jobs', { disabledJobTypes: ['refund-settlement', 'statement-publication'] });
+    new FencedJobQueue(stack, 'Jobs', {
+      workerEntry: EXAMPLE_WORKER_ENTRY,
+      disabledJobTypes: ['refund-settlement', 'statement-publication'],
+    });
     const variables = environments(stack);
     expect(variables['leasefence worker']?.[EnvironmentVariable.disabledJobTypes]).toBe(
       'refund-settlement,statement-publication',
@@ -39,10 +43,14 @@ describe('FencedJobQueue disabledJobTypes: switch job types off per deployment',
 
   it('sets nothing by default, and refuses a name that is not a job type', () => {
     const stack = unbundledStack();
-    new FencedJobQueue(stack, 'Jobs');
+    new FencedJobQueue(stack, 'Jobs', { workerEntry: EXAMPLE_WORKER_ENTRY });
     expect(environments(stack)['leasefence worker']?.[EnvironmentVariable.disabledJobTypes]).toBeUndefined();
-    expect(() => new FencedJobQueue(unbundledStack(), 'Bad', { disabledJobTypes: ['no spaces'] })).toThrow(
-      /invalid job type in disabledJobTypes: no spaces/,
-    );
+    expect(
+      () =>
+        new FencedJobQueue(unbundledStack(), 'Bad', {
+          workerEntry: EXAMPLE_WORKER_ENTRY,
+          disabledJobTypes: ['no spaces'],
+        }),
+    ).toThrow(/invalid job type in disabledJobTypes: no spaces/);
   });
 });

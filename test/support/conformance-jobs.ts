@@ -108,16 +108,15 @@ function knownBadJobs(tableName: string): Array<JobDefinition<unknown>> {
   return [rawClientWrite, reconcileNeverFinds, classDWithRetries, sharedRecord] as Array<JobDefinition<unknown>>;
 }
 
-/** Sample payloads and the table for a module of these jobs. */
-function fixtureConformance(
-  tableName: string,
-  types: readonly string[],
-): NonNullable<JobConformanceModule['conformance']> {
+/** Sample payloads for a module of these jobs. */
+function fixtureConformance(types: readonly string[]): NonNullable<JobConformanceModule['conformance']> {
   const sample = [{ accountId: 'account-42', amount: 70.25 }];
-  return {
-    samplePayloads: Object.fromEntries(types.map((type) => [type, sample])),
-    tables: [examplesTableDefinition(tableName)],
-  };
+  return { samplePayloads: Object.fromEntries(types.map((type) => [type, sample])) };
 }
 
-export { fixtureConformance, goodNotifyJob, goodOrderJob, knownBadJobs };
+/** The pk/sk table these jobs write to. */
+function fixtureTables(tableName: string) {
+  return [examplesTableDefinition(tableName)];
+}
+
+export { fixtureConformance, fixtureTables, goodNotifyJob, goodOrderJob, knownBadJobs };

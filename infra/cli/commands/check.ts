@@ -20,7 +20,8 @@ const spec: CommandSpec = {
     jobs: {
       type: 'string',
       placeholder: '<module>',
-      description: 'module exporting `jobs` and `conformance` (sample payloads per type); default: the example jobs',
+      description:
+        'jobs module (as for start --jobs) exporting `conformance` sample payloads; default: the example jobs',
     },
     inventory: {
       type: 'boolean',
@@ -109,7 +110,7 @@ async function evaluate(module: JobConformanceModule, endpoint: string | undefin
           await runConformance(job, {
             samplePayloads: samples,
             engine,
-            tables: module.conformance?.tables,
+            tables: module.tables,
             prepare: module.conformance?.prepare?.[job.type],
           }),
         );

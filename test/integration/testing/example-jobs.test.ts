@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { exampleConformance } from '../../../functions/jobs/conformance.js';
+import { examplesTableDefinition } from '../../../functions/jobs/examples-table.js';
 import { inventoryReservationJob } from '../../../functions/jobs/inventory-reservation.js';
 import { refundSettlementJob } from '../../../functions/jobs/refund-settlement.js';
 import { statementPublicationJob } from '../../../functions/jobs/statement-publication.js';
@@ -14,7 +15,7 @@ const setup = exampleConformance(TABLE);
 const options = (type: string) => ({
   samplePayloads: setup.samplePayloads[type] ?? [],
   endpoint: engineEndpoints().dynamo,
-  tables: setup.tables,
+  tables: [examplesTableDefinition(TABLE)],
   prepare: setup.prepare?.[type],
 });
 

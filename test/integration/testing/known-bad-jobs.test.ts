@@ -1,14 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { type ConformanceReport, runConformance } from '../../../infra/testing/run-conformance.js';
-import { fixtureConformance, goodNotifyJob, goodOrderJob, knownBadJobs } from '../../support/conformance-jobs.js';
+import {
+  fixtureConformance,
+  fixtureTables,
+  goodNotifyJob,
+  goodOrderJob,
+  knownBadJobs,
+} from '../../support/conformance-jobs.js';
 import { engineEndpoints, uniqueName } from '../../support/engine.js';
 
 const TABLE = uniqueName('lf-known-bad');
 const jobs = [...knownBadJobs(TABLE), goodOrderJob(TABLE), goodNotifyJob()];
-const conformance = fixtureConformance(
-  TABLE,
-  jobs.map((job) => job.type),
-);
+const conformance = fixtureConformance(jobs.map((job) => job.type));
 
 async function check(type: string): Promise<ConformanceReport> {
   const job = jobs.find((candidate) => candidate.type === type);
@@ -16,7 +19,7 @@ async function check(type: string): Promise<ConformanceReport> {
   return runConformance(job, {
     samplePayloads: conformance.samplePayloads[type] ?? [],
     endpoint: engineEndpoints().dynamo,
-    tables: conformance.tables,
+    tables: fixtureTables(TABLE),
   });
 }
 
