@@ -1,4 +1,3 @@
-import { beforeAll, describe, expect, it } from 'vitest';
 import type { JobDefinition } from '../../lib/job-definition.js';
 import { CONTROL_NAMES } from './controls.js';
 import {
@@ -7,6 +6,9 @@ import {
   type ConformanceReport,
   runConformance,
 } from './run-conformance.js';
+
+// vitest is only needed by describeJobConformance: `leasefence/testing` stays importable from plain Node without it.
+const vitest = await import('vitest').catch(() => undefined);
 
 /** Longest a whole run may take before vitest gives up on the hook (a hang guard, not a verdict). */
 const RUN_HOOK_TIMEOUT_MS = 120_000;
@@ -25,6 +27,8 @@ function skipWith(context: { skip: (note?: string) => void; task: { name: string
  * describeJobConformance(refundJob, { samplePayloads: [{ amount: 70.25 }], tables: [refundsTable] });
  */
 function describeJobConformance(job: JobDefinition<unknown>, options: ConformanceOptions): void {
+  if (!vitest) throw new Error('describeJobConformance runs inside vitest: npm install --save-dev vitest');
+  const { beforeAll, describe, expect, it } = vitest;
   describe(`conformance: ${job.type} (class ${job.target})`, () => {
     let report: ConformanceReport | undefined;
     beforeAll(async () => {
