@@ -142,7 +142,7 @@ function minimised(evidence: ControlEvidence): Judgement {
   if (evidence.privacyLeaks.length > 0) return fail(evidence.privacyLeaks.join('; '));
   return {
     status: 'PASS',
-    evidence: `${evidence.rowsScanned} work rows and ${evidence.logEventsScanned} log events hold no payload body and no raw tenant id; bodies live in the payloads table (TTL, erasable per tenant)`,
+    evidence: `${evidence.rowsScanned} work rows and ${evidence.logEventsScanned} log events hold no payload body and no raw tenant id`,
     scenarios: [],
   };
 }

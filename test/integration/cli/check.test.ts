@@ -60,6 +60,13 @@ describe('leasefence check: go/no-go from the scenarios run now', () => {
     }
   });
 
+  it('a job type without sample payloads is NOT EVALUATED (exit 1), saying what to export', async () => {
+    const { code, out } = await check('--jobs', `${FIXTURES}/no-samples-module.ts`, ...onEngine());
+    expect(code).toBe(1);
+    expect(out).toContain('good-order  class B  ▶ NOT EVALUATED');
+    expect(out).toContain("not evaluated: no sample payload (export conformance.samplePayloads['good-order'])");
+  });
+
   it('--inventory lists job types by class and reversibility, irreversible first, running nothing', async () => {
     const { code, out } = await check('--inventory');
     expect(code).toBe(0);
