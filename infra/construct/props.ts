@@ -3,7 +3,7 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
-import { jobTypeSchema } from '../../lib/store/schemas.js';
+import { jobTypeSchema } from '../../lib/rules.js';
 import { DEFAULT_DEADLINE_SHARDS } from '../../lib/table.js';
 import type { AlarmThresholds } from './alarms.js';
 

@@ -105,7 +105,7 @@ function knownBadJobs(tableName: string): Array<JobDefinition<unknown>> {
       return { outcomeCode: 'booked' };
     },
   });
-  return [rawClientWrite, reconcileNeverFinds, classDWithRetries, sharedRecord] as Array<JobDefinition<unknown>>;
+  return [rawClientWrite, reconcileNeverFinds, classDWithRetries, sharedRecord];
 }
 
 /** Sample payloads for a module of these jobs. */

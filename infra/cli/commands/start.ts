@@ -1,6 +1,6 @@
 import { relative } from 'node:path';
 import * as z from 'zod';
-import { jobTypeSchema } from '../../../lib/store/schemas.js';
+import { jobTypeSchema } from '../../../lib/rules.js';
 import { runDemo } from '../../local/demo/run-demo.js';
 import { loadJobsModule } from '../../local/jobs-module.js';
 import { LocalQueueSettings } from '../../local/resources.js';

@@ -6,7 +6,6 @@ import { refundSettlementJob } from '../../../functions/jobs/refund-settlement.j
 import { statementPublicationJob } from '../../../functions/jobs/statement-publication.js';
 import { describeJobConformance } from '../../../infra/testing/index.js';
 import { runConformance } from '../../../infra/testing/run-conformance.js';
-import type { JobDefinition } from '../../../lib/job-definition.js';
 import { engineEndpoints, uniqueName } from '../../support/engine.js';
 
 // The project's example jobs, tested through the public harness exactly as a user's CI would run theirs.
@@ -19,18 +18,15 @@ const options = (type: string) => ({
   prepare: setup.prepare?.[type],
 });
 
-describeJobConformance(refundSettlementJob(TABLE) as JobDefinition<unknown>, options('refund-settlement'));
+describeJobConformance(refundSettlementJob(TABLE), options('refund-settlement'));
 // Class A: on dynalite every scenario is reported skipped ("engine lacks TransactWriteItems"); GO on moto.
-describeJobConformance(inventoryReservationJob(TABLE) as JobDefinition<unknown>, options('inventory-reservation'));
+describeJobConformance(inventoryReservationJob(TABLE), options('inventory-reservation'));
 
 describe('conformance: statement-publication (known gap, issue 12)', () => {
   // Its pointer is keyed by account and date, so a second publication of the same statement is refused by the
   // first one's fence and the job is stuck. The harness must say so; switch to describeJobConformance once fixed.
   it('is NO-GO on control 5, naming the record two operations share', async () => {
-    const report = await runConformance(
-      statementPublicationJob(TABLE) as JobDefinition<unknown>,
-      options('statement-publication'),
-    );
+    const report = await runConformance(statementPublicationJob(TABLE), options('statement-publication'));
     expect(report.verdict).toBe('NO-GO');
     const control5 = report.controls[4];
     expect(control5?.status).toBe('FAIL');
