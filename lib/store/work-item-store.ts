@@ -6,6 +6,7 @@ import { formatIdentity, type JobIdentity, parseIdentity } from '../identity.js'
 import { WorkState } from '../states.js';
 import { DEFAULT_DEADLINE_SHARDS, workItemKey } from '../table.js';
 import { parseInput } from '../validation.js';
+import { openAttempt } from './attempt-history.js';
 import { sendConditional } from './conditional-write.js';
 import { CANCELLABLE_STATES, type NotClaimableReason, notClaimableReason, operatorApplied } from './read-back.js';
 import {
@@ -124,6 +125,7 @@ class WorkItemStore {
         leaseOwner: lease.owner,
         claimId,
         leaseExpiresAt: now + lease.leaseMs,
+        ah: [...(old.ah ?? []), openAttempt(lease.owner, now)],
       };
       return { claimed: true, claim: claimFromItem(claimed, old.state === WorkState.claimed) };
     }
