@@ -57,4 +57,20 @@ function queuedTable(rows: readonly Row[], now: number): string {
   );
 }
 
-export { claimedTable, parkedTable, queuedTable, type Row, subject };
+/** Items of any state (a tenant's listing): state, fence, the outcome or error code, last change. */
+function itemsTable(rows: readonly Row[], now: number): string {
+  return formatTable(
+    ['ITEM', 'TYPE', 'STATE', 'FENCE', 'ATTEMPTS', 'CODE', 'UPDATED'],
+    rows.map((row) => [
+      subject(row),
+      cell(row.jobType),
+      cell(row.state),
+      cell(row.fence),
+      `${cell(row.attempts)}/${cell(row.maxAttempts)}`,
+      cell(row.outcomeCode ?? row.errorCode),
+      relativeTime(row.updatedAt, now),
+    ]),
+  );
+}
+
+export { claimedTable, itemsTable, parkedTable, queuedTable, type Row, subject };
