@@ -136,7 +136,7 @@ async function tempLocalDir(): Promise<{ dir: string; remove(): Promise<void> }>
 /** The state file of the stack running on `dir`. */
 async function readState(dir: string): Promise<{
   pid: number;
-  endpoints: { dynamodb: string; sqs: string; admin: string };
+  endpoints: { dynamodb: string; sqs: string; admin: string; console: string };
   tables: { jobs: string; payloads: string; examples: string };
   queues: { jobs: string; deadLetter: string };
 }> {
@@ -165,6 +165,8 @@ async function startMemoryStack(extra: readonly string[] = []): Promise<{
     '--sqs-port',
     '0',
     '--admin-port',
+    '0',
+    '--console-port',
     '0',
     ...extra,
   ]);
