@@ -13,7 +13,7 @@ interface MetricCounts {
 
 /** One health signal: a value with its unit, or why this target cannot provide it. */
 type Signal = { name: string; label: string } & (
-  | { available: true; value: number; unit: 'items' | 'seconds' | 'events'; detail?: string }
+  | { available: true; value: number; unit: 'items' | 'seconds' | 'events'; detail?: string; since?: number }
   | { available: false; reason: string }
 );
 
@@ -59,14 +59,7 @@ function counterSignal(name: string, label: string, metric: string, metrics: Met
   const value = metrics.counts[metric] ?? 0;
   const claims = metrics.counts[MetricName.Claims] ?? 0;
   const share = claims > 0 ? `${((value / claims) * 100).toFixed(1)}% of ${claims} claims` : 'no claims yet';
-  return {
-    name,
-    label,
-    available: true,
-    value,
-    unit: 'events',
-    detail: `${share} since ${new Date(metrics.since).toISOString()}`,
-  };
+  return { name, label, available: true, value, unit: 'events', detail: share, since: metrics.since };
 }
 
 /**
