@@ -83,6 +83,16 @@ function startStack(
     via === 'npm'
       ? spawn('npm', ['start', '--silent', '--', ...args], { cwd: ROOT, env: childEnv(env) })
       : spawn(process.execPath, [...LAUNCHER, 'start', ...args], { cwd: ROOT, env: childEnv(env) });
+  return watch(child);
+}
+
+/** Starts any long-running `leasefence <args>` (e.g. `console`) in the background. */
+function startCommand(args: readonly string[], env: Record<string, string> = {}): StackProcess {
+  return watch(spawn(process.execPath, [...LAUNCHER, ...args], { cwd: ROOT, env: childEnv(env) }));
+}
+
+/** Tracks a child: its output, a way to wait for a line, and to stop it. */
+function watch(child: ChildProcess): StackProcess {
   children.add(child);
   let output = '';
   const exited = new Promise<number | null>((done) => {
@@ -194,6 +204,7 @@ export {
   runCli,
   type StackProcess,
   type StackStateFile,
+  startCommand,
   startMemoryStack,
   startStack,
   tempLocalDir,

@@ -1,5 +1,4 @@
 import * as z from 'zod';
-import type { MetricCounts } from '../../../lib/admin/signals.js';
 import { type ConsoleContext, queueUrlAccount } from '../../console/context.js';
 import { startConsoleServer } from '../../console/server.js';
 import { type CommandSpec, parseCommandLine } from '../args.js';
@@ -31,18 +30,8 @@ const spec: CommandSpec = {
 
 const schema = z.strictObject({ ...commonShape, ...targetShape, port: portFlag.optional() });
 
-/** The local stack's worker counters, read from its admin API's /health (the stack runs in another process). */
-function localMetrics(adminUrl: string): () => Promise<MetricCounts | undefined> {
-  return async () => {
-    const response = await fetch(`${adminUrl}/health`, { signal: AbortSignal.timeout(2_000) });
-    const body = (await response.json()) as { metrics?: MetricCounts };
-    return body.metrics;
-  };
-}
-
 /** The console's view of a CLI target: the same admin deps, named for the banner. */
 function consoleContext(target: CliTarget, stack: string | undefined): ConsoleContext {
-  const local = target.local;
   return {
     target: {
       kind: target.kind,
@@ -51,7 +40,7 @@ function consoleContext(target: CliTarget, stack: string | undefined): ConsoleCo
       ...(target.kind === 'aws' ? queueUrlAccount(target.queueUrl) : {}),
       ...(stack ? { stack } : {}),
     },
-    admin: local ? { ...target.admin, metrics: localMetrics(local.endpoints.admin) } : target.admin,
+    admin: target.admin,
     actor: `${target.actor} (console)`,
   };
 }
