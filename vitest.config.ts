@@ -8,6 +8,7 @@ export default defineConfig({
       'test/integration/**/*.test.ts',
       'test/infra/**/*.test.ts',
       'test/reliability/**/*.test.ts',
+      'test/package/**/*.test.ts',
     ],
     // Hang detectors only: counts decide every verdict, so a loaded machine is slower, never red.
     testTimeout: 300_000,
