@@ -26,6 +26,11 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
   '.svg': 'image/svg+xml',
 };
 
+/** The UI libraries are not installed (they are optional peers of the package): the console cannot start. */
+class ConsoleUnavailableError extends Error {
+  override name = 'ConsoleUnavailableError';
+}
+
 /** A static file: its bytes and content type. */
 interface Asset {
   body: Buffer;
@@ -51,7 +56,9 @@ async function loadAssets(uiFiles: readonly string[]): Promise<Map<string, Asset
     try {
       body = await readFile(join(packageRoot(pkg), file));
     } catch {
-      throw new Error(`the console needs the packages preact and htm: npm install preact htm (missing ${pkg})`);
+      throw new ConsoleUnavailableError(
+        `the console needs preact and htm: npm install --save-dev preact htm (missing ${pkg})`,
+      );
     }
     assets.set(`/vendor/${name}`, { body, type: CONTENT_TYPES['.mjs'] as string });
   }
@@ -62,4 +69,4 @@ async function loadAssets(uiFiles: readonly string[]): Promise<Map<string, Asset
   return assets;
 }
 
-export { type Asset, IMPORT_MAP, loadAssets, UI_DIR };
+export { type Asset, ConsoleUnavailableError, IMPORT_MAP, loadAssets, UI_DIR };

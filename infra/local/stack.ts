@@ -8,6 +8,7 @@ import type { LeasefenceConfig } from '../../lib/config.js';
 import { createSqsWorkerHandler } from '../../lib/lambda/sqs-worker-handler.js';
 import { WorkItemStore } from '../../lib/store/work-item-store.js';
 import { DEFAULT_DEADLINE_SHARDS } from '../../lib/table.js';
+import { ConsoleUnavailableError } from '../console/assets.js';
 import { startConsoleServer } from '../console/server.js';
 import { startAdminServer } from './admin-server.js';
 import { startDynalite, startSqsEngine } from './engines.js';
@@ -165,7 +166,12 @@ async function startLocalStack(options: LocalStackOptions): Promise<RunningLocal
       startedAt: new Date().toISOString(),
       memory: options.memory,
       region: 'us-east-1',
-      endpoints: { dynamodb: dynamo.endpoint, sqs: sqsEngine.endpoint, admin: admin.url, console: operatorConsole.url },
+      endpoints: {
+        dynamodb: dynamo.endpoint,
+        sqs: sqsEngine.endpoint,
+        admin: admin.url,
+        ...(operatorConsole ? { console: operatorConsole.url } : {}),
+      },
       tables: { jobs: resources.jobsTable, payloads: resources.payloadsTable, examples: resources.examplesTable },
       queues: { jobs: resources.queueUrl, deadLetter: resources.deadLetterQueueUrl },
       jobs: { source: jobsSource.source, types: jobs.map((job) => job.type) },
