@@ -5,37 +5,48 @@ const html = htm.bind(h);
 
 /**
  * Acknowledgements the admin API may require for a retry (class D jobs: the operator confirms the effect did not
- * happen). The API names the field in its 400; the console then shows the box and sends the field as `true`.
+ * happen). The API names the boolean field in its 400; the console then shows a box for it and, once ticked,
+ * sends the field as `true`. Labels for the fields we know; any other field is shown with the API's own message.
  */
 const KNOWN_ACKS = {
   effectDidNotHappen:
     'I confirmed in the external system that the effect did NOT happen (class D: a retry may otherwise do it twice)',
 };
 
+/** Fields every action sends itself: never mistaken for an acknowledgement. */
+const OWN_FIELDS = new Set(['reason', 'body', 'to', 'outcomeCode', 'actor', 'path']);
+
 /** The fields of the acknowledgements that were ticked. */
 function ackFields(acks) {
-  return Object.fromEntries(Object.entries(acks).filter(([, value]) => value === true));
+  return Object.fromEntries(
+    Object.entries(acks)
+      .filter(([, ack]) => ack.checked)
+      .map(([field]) => [field, true]),
+  );
 }
 
-/** Acknowledgement fields an API error asks for (issues on a field other than the reason). */
+/** Acknowledgements a 400 asks for: its issues on fields the console does not send itself, with their labels. */
 function acksAsked(error) {
-  const issues = error?.body?.issues ?? [];
-  return issues.map((issue) => issue.path).filter((path) => Object.hasOwn(KNOWN_ACKS, path));
+  if (error?.status !== 400) return {};
+  const issues = (error.body?.issues ?? []).filter((issue) => issue.path && !OWN_FIELDS.has(issue.path));
+  return Object.fromEntries(
+    issues.map((issue) => [issue.path, { checked: false, label: KNOWN_ACKS[issue.path] ?? issue.message }]),
+  );
 }
 
-/** Checkboxes for the acknowledgements asked so far (`acks` maps field ▶ ticked). */
+/** Checkboxes for the acknowledgements asked so far (`acks` maps field ▶ { checked, label }). */
 function AckBoxes({ acks, onChange }) {
-  return Object.keys(acks).map(
-    (field) => html`<label class="check ack" key=${field}
+  return Object.entries(acks).map(
+    ([field, ack]) => html`<label class="check ack" key=${field}
       ><input
         type="checkbox"
         name=${field}
-        checked=${acks[field] === true}
-        onChange=${(event) => onChange({ ...acks, [field]: event.target.checked })}
+        checked=${ack.checked}
+        onChange=${(event) => onChange({ ...acks, [field]: { ...ack, checked: event.target.checked } })}
       />
-      ${KNOWN_ACKS[field] ?? field}</label
+      ${ack.label}</label
     >`,
   );
 }
 
-export { AckBoxes, ackFields, acksAsked, KNOWN_ACKS };
+export { AckBoxes, ackFields, acksAsked };

@@ -51,14 +51,17 @@ function BulkRetry({ query }) {
     }
   };
 
-  const run = async () => {
+  const run = async (rows = preview.work) => {
     setPhase('running');
+    setPreview({ ...preview, work: rows });
     const failed = [];
-    for (const [index, row] of preview.work.entries()) {
+    for (const [index, row] of rows.entries()) {
       try {
         await api('POST', `${itemPath(row.tenantId, row.operationId)}/retry`, { body: { reason, ...ackFields(acks) } });
       } catch (failure) {
         failed.push({ row, message: failure.message });
+        const asked = acksAsked(failure);
+        if (Object.keys(asked).length) setAcks((current) => ({ ...asked, ...current }));
       }
       setProgress({ done: index + 1, failed: [...failed] });
     }
@@ -98,7 +101,7 @@ function BulkRetry({ query }) {
             checked these ${total} items: retrying them is safe</label
           >
           <div class="actions">
-            <button disabled=${!confirmed || reason.trim() === '' || total === 0} onClick=${run}>Retry ${total} items</button>
+            <button disabled=${!confirmed || reason.trim() === '' || total === 0} onClick=${() => run()}>Retry ${total} items</button>
             <button class="secondary" onClick=${() => setPhase('idle')}>Cancel</button>
           </div>`
         : html`<div class="progress"><div class="bar" style=${`width:${total ? (progress.done / total) * 100 : 100}%`}></div></div>

@@ -90,8 +90,7 @@ function Actions({ item, onDone }) {
       const result = await api('POST', `${itemPath(item.tenantId, item.operationId)}/${chosen}`, { body });
       onDone(`${chosen}: ${item.state} → ${result.item.state} (fence ${result.item.fence})`);
     } catch (failure) {
-      const asked = acksAsked(failure);
-      if (asked.length) setAcks({ ...Object.fromEntries(asked.map((field) => [field, false])), ...acks });
+      if (chosen === 'retry') setAcks({ ...acksAsked(failure), ...acks });
       setError(failure);
     } finally {
       setBusy(false);
