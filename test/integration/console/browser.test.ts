@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANY_PORTS } from '../../../infra/cli/local-options.js';
@@ -73,6 +74,59 @@ describe.skipIf(missing !== undefined)('operator console in a real browser (Debi
     await page.getByRole('link', { name: 'Overview' }).click();
     await expect.poll(() => page.getByTestId('count-unknown').textContent()).toBe('0');
     expect(banner).toContain('Local stack');
+  });
+
+  it('bulk retries a filtered set after a preview and a confirmation, each retry audited', async () => {
+    // prepare
+    const rows = await Promise.all(
+      ['a', 'b', 'c'].map((suffix) =>
+        putWorkItem(stack.client, stack.state.tables.jobs, {
+          identity: { tenantId: 'bulk', operationId: `stmt-${suffix}` },
+          state: 'failed_terminal',
+          now: Date.now() - 600_000,
+          overrides: { fence: 2 },
+        }),
+      ),
+    );
+
+    // act
+    await page.goto(`${consoleUrl}#/items?state=failed_terminal&tenant=bulk`);
+    await page.getByRole('button', { name: 'Bulk retry the filtered set…' }).click();
+    await page.getByRole('heading', { name: 'Bulk retry: 3 items' }).waitFor();
+    await page.getByLabel('Reason').fill('statement service restored');
+    await page.getByLabel('I checked these 3 items').check();
+    await page.getByRole('button', { name: 'Retry 3 items' }).click();
+
+    // assert
+    await page.getByText('3 of 3 done · finished').waitFor();
+    for (const row of rows) {
+      const stored = await stack.store.get({ tenantId: row.tenantId, operationId: row.operationId });
+      expect(stored?.fence).toBe(3);
+      expect(stored?.audit).toEqual([
+        expect.objectContaining({ action: 'retry', from: 'failed_terminal', reason: 'statement service restored' }),
+      ]);
+    }
+  });
+
+  it('redrives the DLQ with progress', async () => {
+    // prepare: three wake-ups in the DLQ
+    for (let index = 0; index < 3; index += 1) {
+      await stack.sqs.send(
+        new SendMessageCommand({
+          QueueUrl: stack.state.queues.deadLetter,
+          MessageBody: `{"not":"an envelope ${index}"}`,
+        }),
+      );
+    }
+
+    // act
+    await page.goto(`${consoleUrl}#/dlq`);
+    await expect.poll(() => page.getByTestId('dlq-depth').textContent()).toBe('3');
+    await page.getByRole('button', { name: 'Redrive' }).click();
+
+    // assert
+    await expect.poll(() => page.getByTestId('redrive-progress').textContent()).toContain('moved 3 of 3');
+    expect(await page.getByTestId('redrive-progress').textContent()).toContain('finished');
   });
 
   it('refuses a POST that another origin makes from the browser, and changes nothing', async () => {
