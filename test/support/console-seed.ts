@@ -107,6 +107,9 @@ async function seedConsoleData(client: DynamoDBDocumentClient, tableName: string
         ...(row.state === 'failed_terminal'
           ? { errorCode: 'account_closed', errorMessage: 'the account was closed before publication', fence: 2 }
           : {}),
+        ...(row.state === 'unknown'
+          ? { errorCode: 'gateway_response_lost', errorMessage: 'the refund request was sent; its response never came' }
+          : {}),
         ...(row.state === 'quarantined'
           ? { errorCode: 'payload_schema', errorMessage: 'payload failed its schema at sku: invalid_type' }
           : {}),

@@ -2,7 +2,7 @@ import htm from 'htm';
 import { h } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
-import { ErrorBox, useLoad } from '../components.js';
+import { ErrorBox, ItemTable, useLoad } from '../components.js';
 import { duration, relative, StateBadge, Time } from '../format.js';
 import { navigate } from '../router.js';
 
@@ -22,7 +22,7 @@ function CountCard({ entry, tenant }) {
   const value = entry.available ? `${entry.count}${entry.complete ? '' : '+'}` : 'n/a';
   const body = html`<div class=${`card count ${parked && entry.available && entry.count > 0 ? 'attention' : ''}`}>
     <div class="card-head"><${StateBadge} state=${entry.state} /></div>
-    <div class="big" data-testid=${`count-${entry.state}`}>${value}</div>
+    <div class=${`big ${entry.available ? '' : 'muted'}`} data-testid=${`count-${entry.state}`}>${value}</div>
     <div class="card-foot">
       ${
         entry.available
@@ -53,6 +53,24 @@ function SignalRow({ signal }) {
     <th scope="row">${signal.label}</th>
     <td data-testid=${`signal-${signal.name}`}>${value}</td>
   </tr>`;
+}
+
+/** The oldest items waiting for an operator in one parked state (a one-page Query of the parked index). */
+function OldestParked({ state, tenant, version }) {
+  const list = useLoad(
+    () => api('GET', '/items', { query: { state, tenant, limit: 5 } }),
+    `${state}:${tenant}:${version}`,
+  );
+  const rows = list.data?.items ?? [];
+  return html`<div class="panel">
+    <h2>Oldest ${state.replace('_', ' ')} <a class="small" href=${`#/items?state=${state}${tenant ? `&tenant=${encodeURIComponent(tenant)}` : ''}`}>all →</a></h2>
+    <${ErrorBox} error=${list.error} />
+    ${
+      rows.length === 0
+        ? html`<p class="empty">${list.loading ? 'Loading…' : 'Nothing waiting.'}</p>`
+        : html`<${ItemTable} rows=${rows} />`
+    }
+  </div>`;
 }
 
 /** Counts per state (all tenants, or one), the DLQ, and the five signals; refreshed every 15 s. */
@@ -107,7 +125,8 @@ function Overview({ query }) {
                   : html`<p class="muted">${data.deadLetters.reason}</p>`
               }
             </div>
-          </div>`
+          </div>
+          <${OldestParked} state="unknown" tenant=${tenant} version=${tick} />`
         : counts.loading
           ? html`<p class="loading">Counting…</p>`
           : null
