@@ -122,13 +122,16 @@ async function startLocalStack(options: LocalStackOptions): Promise<RunningLocal
       label: `local stack (pid ${process.pid})`,
       jobsTable: resources.jobsTable,
     };
+    // The console is optional: without its UI libraries (optional peers) the stack runs without it and says so.
+    const consoleContext = { target: consoleTarget, admin: adminDeps, actor: `${DEFAULT_LOCAL_ACTOR} (console)` };
     const operatorConsole = await listenOn(options.ports.console, (port) =>
-      startConsoleServer(
-        { target: consoleTarget, admin: adminDeps, actor: `${DEFAULT_LOCAL_ACTOR} (console)` },
-        { port },
-      ),
-    );
-    cleanups.push(() => operatorConsole.stop());
+      startConsoleServer(consoleContext, { port }),
+    ).catch((error: unknown) => {
+      if (!(error instanceof ConsoleUnavailableError)) throw error;
+      options.log(`[console] not started: ${error.message}`);
+      return undefined;
+    });
+    if (operatorConsole) cleanups.push(() => operatorConsole.stop());
 
     const jobs = jobsSource.build({ tables: resources.tableNames });
     const handlers = Array.from({ length: options.pollers }, (_, index) =>
