@@ -48,6 +48,11 @@ function Subject({ row }) {
   return html`<a class="mono" href=${itemHref(row.tenantId, row.operationId)}>${row.tenantId}/${row.operationId}</a>`;
 }
 
+/** The code a row shows: outcome, error, or a quarantine record's reason. */
+function codeOf(row) {
+  return row.outcomeCode ?? row.errorCode ?? row.reason;
+}
+
 /** Columns of an item table, by what the listing is about. */
 function ItemTable({ rows, timeColumn = 'parkedAt', timeLabel = 'Parked', showState = false }) {
   if (rows.length === 0) return html`<p class="empty">No items match.</p>`;
@@ -71,7 +76,7 @@ function ItemTable({ rows, timeColumn = 'parkedAt', timeLabel = 'Parked', showSt
           ${showState ? html`<td><${StateBadge} state=${row.state} /></td>` : null}
           <td class="num">${row.fence ?? '—'}</td>
           <td class="num">${row.kind === 'quarantine' ? '—' : `${row.attempts}/${row.maxAttempts}`}</td>
-          <td><span class="code">${row.outcomeCode ?? row.errorCode ?? row.reason ?? '—'}</span></td>
+          <td>${codeOf(row) ? html`<span class="code">${codeOf(row)}</span>` : html`<span class="muted">—</span>`}</td>
           <td><${Time} at=${row[timeColumn]} /></td>
         </tr>`,
       )}

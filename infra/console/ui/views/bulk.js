@@ -98,10 +98,10 @@ function BulkRetry({ query }) {
           <${AckBoxes} acks=${acks} onChange=${setAcks} />
           <label class="check"
             ><input type="checkbox" checked=${confirmed} onChange=${(event) => setConfirmed(event.target.checked)} /> I
-            checked these ${total} items: retrying them is safe</label
+            checked ${total === 1 ? 'this item' : `these ${total} items`}: retrying ${total === 1 ? 'it' : 'them'} is safe</label
           >
           <div class="actions">
-            <button disabled=${!confirmed || reason.trim() === '' || total === 0} onClick=${() => run()}>Retry ${total} items</button>
+            <button disabled=${!confirmed || reason.trim() === '' || total === 0} onClick=${() => run()}>Retry ${total} item${total === 1 ? '' : 's'}</button>
             <button class="secondary" onClick=${() => setPhase('idle')}>Cancel</button>
           </div>`
         : html`<div class="progress"><div class="bar" style=${`width:${total ? (progress.done / total) * 100 : 100}%`}></div></div>

@@ -27,6 +27,13 @@ function timeColumn(state) {
   return ['updatedAt', 'Last change'];
 }
 
+/** How a listing is ordered (the index it reads decides; nothing is sorted in memory). */
+function orderOf(state) {
+  if (RETRYABLE.includes(state)) return 'Oldest parked first (the parked index).';
+  if (state === 'claimed' || state === 'queued') return 'By deadline within each index shard (the deadline index).';
+  return "By operation id (a Query on the tenant's partition keys; the table keeps no per-tenant time order).";
+}
+
 /** The listing's filters; submitting navigates, so every listing has a link. */
 function Filters({ query }) {
   const [form, setForm] = useState({ state: query.state ?? '', tenant: query.tenant ?? '', age: query.age ?? '' });
@@ -95,7 +102,8 @@ function Items({ query }) {
     ${RETRYABLE.includes(query.state) && list.data?.items.length ? html`<${BulkRetry} query=${query} />` : null}
     ${
       list.data
-        ? html`<${ItemTable} rows=${list.data.items} timeColumn=${time} timeLabel=${label} showState=${!query.state} />
+        ? html`<p class="muted small">${orderOf(query.state)}</p>
+          <${ItemTable} rows=${list.data.items} timeColumn=${time} timeLabel=${label} showState=${!query.state} />
           <${Pager} pages=${pages} cursor=${list.data.cursor} onPage=${setPages} count=${list.data.items.length} />`
         : list.loading && !needsTenant
           ? html`<p class="loading">Loading…</p>`
