@@ -1,8 +1,9 @@
 import * as z from 'zod';
 import { tenantIdSchema } from '../identity.js';
+import { outcomeCodeSchema } from '../rules.js';
 import { WORK_STATES } from '../states.js';
 import { ResolveTarget } from './resolve.js';
-import { outcomeCodeSchema, pageLimitSchema, reasonSchema } from './schemas.js';
+import { pageLimitSchema, reasonSchema } from './schemas.js';
 
 /**
  * Shapes of the admin API's query strings and JSON bodies. Every object is strict: an unknown field is a
