@@ -1,6 +1,6 @@
 /** One line per command, shown by `leasefence --help` before any command module is loaded. */
 const COMMAND_SUMMARIES = {
-  start: 'run the whole system locally on embedded engines (dynalite + fauxqs): worker, sweeper, admin API',
+  start: 'run the whole system locally on embedded engines (dynalite + fauxqs): worker, sweeper, admin API, console',
   demo: 'run the example jobs, inject a stalled worker, and show that every side effect lands once',
   enqueue: 'send a job: the payload hash binds it to its identity, the body goes to the payloads table',
   ls: 'list work items by state, tenant and age (parked oldest first; succeeded, cancelled per tenant; paginated)',
