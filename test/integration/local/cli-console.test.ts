@@ -11,13 +11,25 @@ describe('leasefence CLI: what the console needs (any-state ls, counts, audit, c
   let stack: Stack;
   let client: DynamoDBDocumentClient;
   const cli = (...args: string[]) => runCli([...args, ...stack.at]);
-  const seed = (tenantId: string, operationId: string, state: WorkState) =>
-    putWorkItem(client, stack.state.tables.jobs, { identity: { tenantId, operationId }, state, now: Date.now() });
+  const seed = (tenantId: string, operationId: string, state: WorkState, overrides = {}) =>
+    putWorkItem(client, stack.state.tables.jobs, {
+      identity: { tenantId, operationId },
+      state,
+      now: Date.now(),
+      overrides,
+    });
 
   beforeAll(async () => {
     stack = await startMemoryStack(['--sweep-interval', '60s']);
     client = createDocumentClient({ endpoint: stack.state.endpoints.dynamodb });
-    await seed('cons', 'paid-1', 'succeeded');
+    const start = Date.now() - 60_000;
+    await seed('cons', 'paid-1', 'succeeded', {
+      fence: 2,
+      ah: [
+        { f: 1, o: 'worker-a', s: start, e: start + 31_000, r: 'provider_timeout' },
+        { f: 2, o: 'worker-b', s: start + 40_000, e: start + 42_000, r: 'refunded' },
+      ],
+    });
     await seed('cons', 'paid-2', 'succeeded');
     await seed('cons', 'dropped-1', 'cancelled');
     await seed('cons', 'stuck-1', 'unknown');
@@ -45,6 +57,17 @@ describe('leasefence CLI: what the console needs (any-state ls, counts, audit, c
     expect(all.stdout).toMatch(/cons\/stuck-1 +demo +unknown/);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('--tenant: is required with this --state');
+  });
+
+  it('show prints the attempt history', async () => {
+    // act
+    const shown = await cli('show', 'cons/paid-1');
+
+    // assert
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain('attempts (oldest first, last five)');
+    expect(shown.stdout).toMatch(/1 +worker-a +1m ago +31s +provider_timeout/);
+    expect(shown.stdout).toMatch(/2 +worker-b +\d+s ago +2s +refunded/);
   });
 
   it('counts prints per-state counts, the DLQ and the signals; with --tenant every state', async () => {
