@@ -5,7 +5,7 @@ const COMMAND_SUMMARIES = {
   enqueue: 'send a job: the payload hash binds it to its identity, the body goes to the payloads table',
   ls: 'list work items by state, tenant and age (parked oldest first; succeeded, cancelled per tenant; paginated)',
   counts: 'count items per state (never a Scan), the DLQ depth and the five health signals',
-  show: 'show one work item and its audit history (the row holds no payload, only its hash)',
+  show: 'show one work item, its attempt history and its audit trail (the row holds no payload, only its hash)',
   resolve: 'settle an unknown item after checking the real system (audited; fence + 1)',
   retry: 'requeue a failed_terminal, unknown or quarantined item: same identity, fence + 1, fresh attempts',
   cancel: "cancel a queued, claimed or unknown item; the fence rises, so a running worker's next write is rejected",
