@@ -1,7 +1,7 @@
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
-import { AUDIT_PARTITION, JobsIndex } from '../../lib/table.js';
+import { JobsIndex } from '../../lib/table.js';
 import { indexArn } from './tables.js';
 
 /** The resources a leasefence function may be granted access to. */
@@ -61,24 +61,22 @@ function sweeperStatements(resources: LeasefenceResources): iam.PolicyStatement[
 }
 
 /**
- * Admin: list parked items (both parked indexes), show/resolve/retry/cancel work items, write and list audit
- * records (base-table Query confined to the audit partition), erase payload bodies, redrive the DLQ
+ * Admin: list and count items (the three indexes; a tenant's items and the audit log by base-table Query),
+ * show/resolve/retry/cancel work items, write audit records, erase payload bodies, redrive the DLQ
  * (receive + delete there, send to the jobs queue only).
  */
 function adminStatements(resources: LeasefenceResources): iam.PolicyStatement[] {
   return [
-    new iam.PolicyStatement({
-      sid: 'ListAuditRecords',
-      actions: ['dynamodb:Query'],
-      resources: [resources.jobsTable.tableArn],
-      conditions: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [AUDIT_PARTITION] } },
-    }),
+    // Tenant listings in any state and the audit log are Queries on the table (never a Scan); parked and active
+    // listings and counts read the three sparse indexes. The admin already reads any work item by key.
+    statement('QueryJobsTable', ['dynamodb:Query'], [resources.jobsTable.tableArn]),
     statement(
-      'QueryParkedIndexes',
+      'QueryJobIndexes',
       ['dynamodb:Query'],
       [
         indexArn(resources.jobsTable, JobsIndex.parkedByState.name),
         indexArn(resources.jobsTable, JobsIndex.parkedByTenant.name),
+        indexArn(resources.jobsTable, JobsIndex.byDeadline.name),
       ],
     ),
     statement(

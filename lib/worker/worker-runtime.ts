@@ -80,7 +80,7 @@ class WorkerRuntime {
         message,
         'unknown_job_type',
         `job type ${envelope.jobType} is not registered`,
-        envelope.tenantId,
+        identity,
       );
     }
     if (this.options.disabledJobTypes?.includes(definition.type)) return this.defer(message, definition, envelope);
@@ -88,7 +88,7 @@ class WorkerRuntime {
     const acquisition = await acquireClaim(this.options.store, definition, envelope, lease);
     if (!acquisition.acquired) {
       if (acquisition.reason === 'payload_conflict') {
-        return this.quarantineMessage(message, 'payload_conflict', acquisition.detail, envelope.tenantId);
+        return this.quarantineMessage(message, 'payload_conflict', acquisition.detail, identity);
       }
       this.telemetry.info('message needs no work', { identity, reason: acquisition.reason });
       return { status: 'skipped', reason: acquisition.reason, identity };
@@ -131,7 +131,7 @@ class WorkerRuntime {
   ): Promise<MessageResult> {
     const identity = { tenantId: envelope.tenantId, operationId: envelope.operationId };
     const deferral = await deferDisabled(this.options.store, definition, envelope);
-    if (!deferral.deferred) return this.quarantineMessage(message, deferral.reason, deferral.detail, envelope.tenantId);
+    if (!deferral.deferred) return this.quarantineMessage(message, deferral.reason, deferral.detail, identity);
     this.telemetry.count(MetricName.Deferred);
     this.telemetry.info('job type disabled: message acknowledged, row left queued', {
       identity,
@@ -167,7 +167,7 @@ class WorkerRuntime {
     message: QueueMessage,
     reason: string,
     detail: string,
-    tenantId?: string,
+    identity?: { tenantId: string; operationId: string },
   ): Promise<MessageResult> {
     await recordQuarantine(this.options.store.client, this.options.store.table.tableName, this.options.store.clock, {
       messageId: message.messageId,
@@ -175,7 +175,7 @@ class WorkerRuntime {
       reason,
       detail,
       ...(message.receiveCount !== undefined ? { receiveCount: message.receiveCount } : {}),
-      ...(tenantId !== undefined ? { tenantId } : {}),
+      ...(identity !== undefined ? { tenantId: identity.tenantId, operationId: identity.operationId } : {}),
     });
     this.telemetry.count(MetricName.Quarantined);
     this.telemetry.warn('message quarantined', { reason });
