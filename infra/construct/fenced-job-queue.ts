@@ -4,18 +4,22 @@ import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type * as iam from 'aws-cdk-lib/aws-iam';
+import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { EnvironmentVariable } from '../../lib/config.js';
 import { METRIC_NAMESPACE } from '../../lib/metric-names.js';
-import { type AlarmThresholds, JobAlarms } from './alarms.js';
+import { createAlarmTopic } from './alarm-topic.js';
+import { type JobAlarmKey, JobAlarms } from './alarms.js';
 import { JobDashboard } from './dashboard.js';
 import { createLeasefenceFunction, PackagedEntry } from './functions.js';
 import {
   adminStatements,
   grantAll,
+  keyStatements,
   type LeasefenceResources,
   producerStatements,
   sweeperStatements,
@@ -29,10 +33,11 @@ import { grantTenantScopedAccess, type TenantAccessOptions, type TenantScope } f
 
 /**
  * Fenced background jobs in your stack: jobs + payloads tables, jobs queue + DLQ, worker (SQS, partial
- * batch responses), sweeper (schedule), admin (Function URL, AWS_IAM), dashboard and alarms. Each function
- * gets only the actions it uses; tables are retained and deletion-protected by default.
+ * batch responses), sweeper (schedule), admin (Function URL, AWS_IAM), dashboard, and alarms that always
+ * notify a topic. Each function gets only the actions it uses and a reserved concurrency (sweeper 1); tables
+ * and queues are KMS-encrypted; tables are retained and deletion-protected by default.
  * @example
- * const jobs = new FencedJobQueue(this, 'Jobs', { workerEntry: 'src/jobs/worker.ts', alarmTopic });
+ * const jobs = new FencedJobQueue(this, 'Jobs', { workerEntry: 'src/jobs/worker.ts', alarmEmail: 'ops@example.com' });
  * jobs.grantSendJobs(apiFunction);
  * jobs.grantWorkerRecordAccess(accountsTable);
  */
@@ -53,17 +58,24 @@ class FencedJobQueue extends Construct {
   readonly admin: NodejsFunction;
   /** The admin Function URL (callers need lambda:InvokeFunctionUrl, see grantAdminInvoke). */
   readonly adminUrl: lambda.FunctionUrl;
-  /** The six alarms by key. */
-  readonly alarms: Record<keyof AlarmThresholds, cloudwatch.Alarm>;
+  /** Every alarm by key; each notifies alarmTopic. */
+  readonly alarms: Record<JobAlarmKey, cloudwatch.Alarm>;
+  /** The topic the alarms notify (created unless one was passed). */
+  readonly alarmTopic: sns.ITopic;
+  /** The customer-managed key of tables, queues and topic, when one was passed. */
+  readonly encryptionKey: kms.IKey | undefined;
   /** The operations dashboard. */
   readonly dashboard: cloudwatch.Dashboard;
 
   constructor(scope: Construct, id: string, props: FencedJobQueueProps = {}) {
     super(scope, id);
     const config = resolveProps(props);
+    this.encryptionKey = config.encryptionKey;
+    const encryption = config.encryptionKey ? { encryptionKey: config.encryptionKey } : {};
     const { jobs, payloads } = createTables(this, {
       removalPolicy: config.removalPolicy,
       deletionProtection: config.deletionProtection,
+      ...encryption,
     });
     this.jobsTable = jobs;
     this.payloadsTable = payloads;
@@ -72,6 +84,7 @@ class FencedJobQueue extends Construct {
       maxBatchingWindow: config.maxBatchingWindow,
       maxReceiveCount: config.maxReceiveCount,
       removalPolicy: config.removalPolicy,
+      ...encryption,
       ...(config.queueVisibilityTimeout ? { visibilityTimeout: config.queueVisibilityTimeout } : {}),
     });
     this.queue = queue;
@@ -104,6 +117,7 @@ class FencedJobQueue extends Construct {
       description: 'leasefence worker: claims and runs jobs from the jobs queue',
       timeout: config.workerTimeout,
       memorySize: config.workerMemorySize,
+      reservedConcurrentExecutions: config.workerReservedConcurrency,
       environment: { ...config.workerEnvironment, ...environment },
     });
     grantAll(worker.role, workerStatements(resources));
@@ -121,6 +135,8 @@ class FencedJobQueue extends Construct {
       description: 'leasefence sweeper: expired leases, due retries, lost wake-ups',
       timeout: Duration.seconds(60),
       memorySize: 256,
+      // One run at a time: overlapping runs would only race each other's conditional writes.
+      reservedConcurrentExecutions: 1,
       environment,
     });
     grantAll(sweeper.role, sweeperStatements(resources));
@@ -136,6 +152,7 @@ class FencedJobQueue extends Construct {
       description: 'leasefence admin: list, show, resolve, retry, cancel, erase, redrive',
       timeout: Duration.seconds(30),
       memorySize: 256,
+      reservedConcurrentExecutions: config.adminReservedConcurrency,
       environment,
     });
     grantAll(admin.role, adminStatements(resources));
@@ -144,11 +161,19 @@ class FencedJobQueue extends Construct {
     this.worker = worker.fn;
     this.sweeper = sweeper.fn;
     this.admin = admin.fn;
+    this.alarmTopic = createAlarmTopic(this, {
+      ...encryption,
+      ...(config.alarmTopic ? { alarmTopic: config.alarmTopic } : {}),
+      ...(config.alarmEmail ? { alarmEmail: config.alarmEmail } : {}),
+    });
     const alarms = new JobAlarms(this, 'Alarms', {
       serviceName: config.serviceName,
+      queue,
       deadLetterQueue,
+      functions: { worker: this.worker, sweeper: this.sweeper, admin: this.admin },
+      sweeperInterval: config.sweeperInterval,
+      alarmTopic: this.alarmTopic,
       ...(config.alarmThresholds ? { thresholds: config.alarmThresholds } : {}),
-      ...(config.alarmTopic ? { alarmTopic: config.alarmTopic } : {}),
     });
     this.alarms = alarms.alarms;
     this.dashboard = new JobDashboard(this, 'Monitoring', {
@@ -178,7 +203,10 @@ class FencedJobQueue extends Construct {
 
   /** Confines a principal to its own tenant's items (dynamodb:LeadingKeys), see grantTenantScopedAccess. */
   grantTenantScopedAccess(grantee: iam.IGrantable, scope: TenantScope, options?: TenantAccessOptions): iam.Grant[] {
-    return grantTenantScopedAccess(grantee, this.resources(), scope, options);
+    const grants = grantTenantScopedAccess(grantee, this.resources(), scope, options);
+    for (const entry of keyStatements(this.resources(), ['dynamodb']))
+      grantee.grantPrincipal.addToPrincipalPolicy(entry);
+    return grants;
   }
 
   private resources(): LeasefenceResources {
@@ -187,6 +215,7 @@ class FencedJobQueue extends Construct {
       payloadsTable: this.payloadsTable,
       queue: this.queue,
       deadLetterQueue: this.deadLetterQueue,
+      ...(this.encryptionKey ? { encryptionKey: this.encryptionKey } : {}),
     };
   }
 }

@@ -34,6 +34,8 @@ interface LeasefenceFunctionOptions extends BundleLocation {
   runtime: lambda.Runtime;
   timeout: Duration;
   memorySize: number;
+  /** Concurrency reserved for (and capping) this function. */
+  reservedConcurrentExecutions: number;
   environment: Record<string, string>;
   logRetention: logs.RetentionDays;
   removalPolicy: RemovalPolicy;
@@ -95,6 +97,7 @@ function createLeasefenceFunction(
     architecture: lambda.Architecture.ARM_64,
     timeout: options.timeout,
     memorySize: options.memorySize,
+    reservedConcurrentExecutions: options.reservedConcurrentExecutions,
     role,
     logGroup,
     environment: { NODE_OPTIONS: '--enable-source-maps', ...options.environment },

@@ -1,5 +1,7 @@
+import { Aws } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AUDIT_PARTITION, JobsIndex } from '../../lib/table.js';
 import { indexArn } from './tables.js';
@@ -10,6 +12,8 @@ interface LeasefenceResources {
   payloadsTable: dynamodb.ITable;
   queue: sqs.IQueue;
   deadLetterQueue: sqs.IQueue;
+  /** The customer-managed key of the tables and queues, when the construct was given one. */
+  encryptionKey?: kms.IKey;
 }
 
 /** Item-level actions a worker may use on a record table it fences (class A transactions, class B writes). */
@@ -20,8 +24,34 @@ const WORKER_RECORD_ACTIONS = [
   'dynamodb:ConditionCheckItem',
 ] as const;
 
+/** What DynamoDB and SQS do with a customer-managed key on a caller's behalf (read, write, send, receive). */
+const KEY_USE_ACTIONS = ['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey'] as const;
+
 function statement(sid: string, actions: readonly string[], resources: string[]): iam.PolicyStatement {
   return new iam.PolicyStatement({ sid, effect: iam.Effect.ALLOW, actions: [...actions], resources });
+}
+
+/**
+ * Use of the customer-managed key, only through DynamoDB and SQS (kms:ViaService): a role can decrypt what
+ * those services hand it, never call KMS directly on the key. Nothing when the resources use AWS-managed keys.
+ */
+function keyStatements(
+  resources: LeasefenceResources,
+  services: ReadonlyArray<'dynamodb' | 'sqs'> = ['dynamodb', 'sqs'],
+): iam.PolicyStatement[] {
+  if (!resources.encryptionKey) return [];
+  return [
+    new iam.PolicyStatement({
+      sid: 'UseEncryptionKeyViaDynamoDbAndSqs',
+      actions: [...KEY_USE_ACTIONS],
+      resources: [resources.encryptionKey.keyArn],
+      conditions: {
+        'ForAnyValue:StringEquals': {
+          'kms:ViaService': services.map((service) => `${service}.${Aws.REGION}.amazonaws.com`),
+        },
+      },
+    }),
+  ];
 }
 
 /**
@@ -37,6 +67,7 @@ function workerStatements(resources: LeasefenceResources): iam.PolicyStatement[]
       ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueAttributes'],
       [resources.queue.queueArn],
     ),
+    ...keyStatements(resources),
   ];
 }
 
@@ -57,19 +88,21 @@ function sweeperStatements(resources: LeasefenceResources): iam.PolicyStatement[
     ),
     statement('SweepWorkItems', ['dynamodb:GetItem', 'dynamodb:UpdateItem'], [resources.jobsTable.tableArn]),
     statement('ResignalJobs', ['sqs:SendMessage'], [resources.queue.queueArn]),
+    ...keyStatements(resources),
   ];
 }
 
 /**
- * Admin: list parked items (both parked indexes), show/resolve/retry/cancel work items, write and list audit
- * records (base-table Query confined to the audit partition), erase payload bodies, redrive the DLQ
- * (receive + delete there, send to the jobs queue only).
+ * Admin: list parked items (both parked indexes), show/resolve/retry/cancel work items (Get/Update only),
+ * write and list audit records (base-table PutItem and Query confined to the audit partition, so it can
+ * never overwrite a work row or its fence), erase payload bodies, redrive the DLQ (receive + delete there,
+ * send to the jobs queue only).
  */
 function adminStatements(resources: LeasefenceResources): iam.PolicyStatement[] {
   return [
     new iam.PolicyStatement({
-      sid: 'ListAuditRecords',
-      actions: ['dynamodb:Query'],
+      sid: 'WriteAndListAuditRecords',
+      actions: ['dynamodb:PutItem', 'dynamodb:Query'],
       resources: [resources.jobsTable.tableArn],
       conditions: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [AUDIT_PARTITION] } },
     }),
@@ -81,11 +114,7 @@ function adminStatements(resources: LeasefenceResources): iam.PolicyStatement[] 
         indexArn(resources.jobsTable, JobsIndex.parkedByTenant.name),
       ],
     ),
-    statement(
-      'OperateWorkItems',
-      ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
-      [resources.jobsTable.tableArn],
-    ),
+    statement('OperateWorkItems', ['dynamodb:GetItem', 'dynamodb:UpdateItem'], [resources.jobsTable.tableArn]),
     statement('ErasePayloads', ['dynamodb:Query', 'dynamodb:DeleteItem'], [resources.payloadsTable.tableArn]),
     statement(
       'DrainDeadLetterQueue',
@@ -93,6 +122,7 @@ function adminStatements(resources: LeasefenceResources): iam.PolicyStatement[] 
       [resources.deadLetterQueue.queueArn],
     ),
     statement('RedriveToJobsQueue', ['sqs:SendMessage'], [resources.queue.queueArn]),
+    ...keyStatements(resources),
   ];
 }
 
@@ -115,12 +145,15 @@ function producerStatements(resources: LeasefenceResources): iam.PolicyStatement
   return [
     new iam.PolicyStatement({ actions: ['dynamodb:PutItem'], resources: [resources.payloadsTable.tableArn] }),
     new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [resources.queue.queueArn] }),
+    ...keyStatements(resources),
   ];
 }
 
 export {
   adminStatements,
   grantAll,
+  KEY_USE_ACTIONS,
+  keyStatements,
   type LeasefenceResources,
   producerStatements,
   sweeperStatements,

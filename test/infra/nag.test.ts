@@ -1,11 +1,13 @@
 import { rmSync } from 'node:fs';
 import { App, Stack, Validations } from 'aws-cdk-lib';
+import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FencedJobQueue } from '../../infra/construct/index.js';
 import type { LeasefenceStack } from '../../infra/stacks/leasefence-stack.js';
-import { synthLeasefenceApp } from '../../infra/synth.js';
+import { cdkJsonContext, synthLeasefenceApp } from '../../infra/synth.js';
 
 let app: App;
 let stack: LeasefenceStack;
@@ -46,6 +48,15 @@ describe('cdk-nag AwsSolutions', () => {
     }));
     expect(findings).toEqual([]);
     expect(report.success).toBe(true);
+  });
+
+  it('finds nothing unacknowledged with a customer-managed encryptionKey either', () => {
+    const keyedApp = new App({ context: { ...cdkJsonContext(), 'aws:cdk:bundling-stacks': [] } });
+    const keyed = new Stack(keyedApp, 'Keyed');
+    const encryptionKey = new kms.Key(keyed, 'JobsKey', { enableKeyRotation: true });
+    new FencedJobQueue(keyed, 'Jobs', { encryptionKey, alarmEmail: 'ops@example.com' });
+    const report = new AwsSolutionsChecks(keyedApp, { verbose: true }).validateScope(keyed);
+    expect(report.violations.map((violation) => violation.ruleName)).toEqual([]);
   });
 
   it('is really checking: a non-compliant queue in the same kind of app is reported', () => {
