@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { reasonSchema } from '../../lib/admin/schemas.js';
+import { freeTextSchema } from '../../lib/free-text.js';
 import { operationIdSchema, tenantIdSchema } from '../../lib/identity.js';
 import type { OptionSpec } from './args.js';
 
@@ -73,7 +74,7 @@ const targetShape = {
     .optional(),
   'dynamodb-endpoint': z.url().optional(),
   'sqs-endpoint': z.url().optional(),
-  actor: z.string().min(1).max(256).optional(),
+  actor: freeTextSchema('actor', 256).optional(),
 };
 
 /** The validated target flags. */
