@@ -12,8 +12,6 @@ const EnvironmentVariable = {
   dynamodbEndpoint: 'LEASEFENCE_DYNAMODB_ENDPOINT',
   sqsEndpoint: 'LEASEFENCE_SQS_ENDPOINT',
   payloadRetentionDays: 'LEASEFENCE_PAYLOAD_RETENTION_DAYS',
-  /** Table of the example jobs' own records (only the project's example worker reads it). */
-  examplesTable: 'LEASEFENCE_EXAMPLES_TABLE',
 } as const;
 
 /**
@@ -31,7 +29,6 @@ const configSchema = z.object({
   dynamodbEndpoint: z.string().url().optional(),
   sqsEndpoint: z.string().url().optional(),
   payloadRetentionDays: z.coerce.number().int().min(1).max(3650).default(30),
-  examplesTable: z.string().min(3).optional(),
 });
 
 /** Runtime configuration of a handler, read once from the environment. */

@@ -13,7 +13,14 @@ export {
   type ReconcileResult,
   TargetClass,
 } from './job-definition.js';
+export { type AdminHandler, type AdminHandlerOptions, createAdminHandler } from './lambda/admin-handler.js';
 export { createSqsWorkerHandler } from './lambda/sqs-worker-handler.js';
+export {
+  createSweeperHandler,
+  type SweeperHandler,
+  type SweeperHandlerOptions,
+  type SweepResult,
+} from './lambda/sweeper-handler.js';
 export { PayloadStore } from './payloads.js';
 export { type ProducerDependencies, type SendJobInput, sendJob } from './producer.js';
 export { WorkState } from './states.js';

@@ -1,8 +1,8 @@
+import { fileURLToPath } from 'node:url';
 import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
-import { examplesTableDefinition } from '../../functions/jobs/examples-table.js';
-import { EnvironmentVariable } from '../../lib/config.js';
+import { EXAMPLES_TABLE_VARIABLE, examplesTableDefinition } from '../../functions/jobs/examples-table.js';
 import { FencedJobQueue } from '../construct/fenced-job-queue.js';
 import type { FencedJobQueueProps } from '../construct/props.js';
 import { tableFromDefinition } from '../construct/tables.js';
@@ -11,9 +11,12 @@ import { tableFromDefinition } from '../construct/tables.js';
 interface LeasefenceStackProps extends StackProps {
   /** Subscribe this address to the construct's alarm topic. */
   readonly alarmEmail?: string;
-  /** Passed through to the construct (the example worker by default). */
-  readonly jobs?: FencedJobQueueProps;
+  /** Passed through to the construct; the worker entry defaults to the project's example worker. */
+  readonly jobs?: Partial<FencedJobQueueProps>;
 }
+
+/** The project's own worker entry: the example job types (functions/worker.ts). */
+const EXAMPLE_WORKER_ENTRY = fileURLToPath(new URL('../../functions/worker.ts', import.meta.url));
 
 /**
  * The deployable leasefence stack: one FencedJobQueue running the example jobs, the table their fenced
@@ -35,9 +38,10 @@ class LeasefenceStack extends Stack {
     });
     this.jobs = new FencedJobQueue(this, 'Jobs', {
       ...props.jobs,
+      workerEntry: props.jobs?.workerEntry ?? EXAMPLE_WORKER_ENTRY,
       workerEnvironment: {
         ...props.jobs?.workerEnvironment,
-        [EnvironmentVariable.examplesTable]: this.examplesTable.tableName,
+        [EXAMPLES_TABLE_VARIABLE]: this.examplesTable.tableName,
       },
       ...(props.alarmEmail ? { alarmEmail: props.alarmEmail } : {}),
     });
@@ -56,4 +60,4 @@ class LeasefenceStack extends Stack {
   }
 }
 
-export { LeasefenceStack, type LeasefenceStackProps };
+export { EXAMPLE_WORKER_ENTRY, LeasefenceStack, type LeasefenceStackProps };

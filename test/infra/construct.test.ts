@@ -7,6 +7,7 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FencedJobQueue, type FencedJobQueueProps, type TenantScopedAction } from '../../infra/construct/index.js';
+import { EXAMPLE_WORKER_ENTRY } from '../../infra/stacks/leasefence-stack.js';
 import { cdkJsonContext } from '../../infra/synth.js';
 import { EnvironmentVariable } from '../../lib/config.js';
 import {
@@ -32,6 +33,7 @@ let logical: (construct: { node: { defaultChild?: unknown } }) => string;
 beforeAll(() => {
   stack = unbundledStack();
   jobs = new FencedJobQueue(stack, 'Billing', {
+    workerEntry: EXAMPLE_WORKER_ENTRY,
     workerTimeout: Duration.minutes(2),
     workerMemorySize: 1024,
     batchSize: 25,
@@ -109,6 +111,7 @@ describe('FencedJobQueue props', () => {
   it('takes an explicit worker reservation and the interval of a cron schedule', () => {
     const custom = unbundledStack();
     const queue = new FencedJobQueue(custom, 'Jobs', {
+      workerEntry: EXAMPLE_WORKER_ENTRY,
       maxConcurrency: 8,
       workerReservedConcurrency: 20,
       adminReservedConcurrency: 2,
@@ -131,7 +134,7 @@ describe('FencedJobQueue props', () => {
     expect(json.Resources[logical(jobs.deadLetterQueue)]?.DeletionPolicy).toBe('Delete');
   });
 
-  it.each<[string, FencedJobQueueProps, RegExp]>([
+  it.each<[string, Partial<FencedJobQueueProps>, RegExp]>([
     ['a short visibility timeout', { queueVisibilityTimeout: Duration.seconds(300) }, /below 6 x worker timeout/],
     ['maxConcurrency 1', { maxConcurrency: 1 }, /maxConcurrency/],
     ['a batch above 10 without a window', { batchSize: 20, maxBatchingWindow: Duration.seconds(0) }, /batchSize/],
@@ -153,8 +156,11 @@ describe('FencedJobQueue props', () => {
       { sweeperSchedule: events.Schedule.cron({ minute: '*/5' }) },
       /sweeperInterval is required/,
     ],
+    ['an empty worker entry', { workerEntry: ' ' }, /workerEntry is required/],
   ])('rejects %s', (_case, props, error) => {
-    expect(() => new FencedJobQueue(unbundledStack(), 'Jobs', props)).toThrow(error);
+    expect(() => new FencedJobQueue(unbundledStack(), 'Jobs', { workerEntry: EXAMPLE_WORKER_ENTRY, ...props })).toThrow(
+      error,
+    );
   });
 });
 
@@ -167,7 +173,11 @@ describe('encryptionKey and alarm topic', () => {
   beforeAll(() => {
     keyed = unbundledStack();
     const key = new kms.Key(keyed, 'JobsKey', { enableKeyRotation: true });
-    keyedJobs = new FencedJobQueue(keyed, 'Jobs', { encryptionKey: key, alarmEmail: 'ops@example.com' });
+    keyedJobs = new FencedJobQueue(keyed, 'Jobs', {
+      workerEntry: EXAMPLE_WORKER_ENTRY,
+      encryptionKey: key,
+      alarmEmail: 'ops@example.com',
+    });
     keyedJobs.grantSendJobs(new iam.Role(keyed, 'Producer', { assumedBy: new iam.AccountRootPrincipal() }));
     keyedJson = Template.fromStack(keyed).toJSON() as TemplateJson;
     keyId = keyed.resolve(key.node.defaultChild && (key.node.defaultChild as kms.CfnKey).logicalId) as string;
@@ -223,7 +233,7 @@ describe('encryptionKey and alarm topic', () => {
     const topic = new sns.Topic(custom, 'Pager', {
       masterKey: new kms.Key(custom, 'PagerKey', { enableKeyRotation: true }),
     });
-    const withTopic = new FencedJobQueue(custom, 'Jobs', { alarmTopic: topic });
+    const withTopic = new FencedJobQueue(custom, 'Jobs', { workerEntry: EXAMPLE_WORKER_ENTRY, alarmTopic: topic });
     const resources = Template.fromStack(custom);
     resources.resourceCountIs('AWS::SNS::Topic', 1);
     expect(withTopic.alarmTopic).toBe(topic);

@@ -7,6 +7,7 @@ import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FencedJobQueue } from '../../infra/construct/index.js';
 import type { LeasefenceStack } from '../../infra/stacks/leasefence-stack.js';
+import { EXAMPLE_WORKER_ENTRY } from '../../infra/stacks/leasefence-stack.js';
 import { cdkJsonContext, synthLeasefenceApp } from '../../infra/synth.js';
 
 let app: App;
@@ -54,7 +55,11 @@ describe('cdk-nag AwsSolutions', () => {
     const keyedApp = new App({ context: { ...cdkJsonContext(), 'aws:cdk:bundling-stacks': [] } });
     const keyed = new Stack(keyedApp, 'Keyed');
     const encryptionKey = new kms.Key(keyed, 'JobsKey', { enableKeyRotation: true });
-    new FencedJobQueue(keyed, 'Jobs', { encryptionKey, alarmEmail: 'ops@example.com' });
+    new FencedJobQueue(keyed, 'Jobs', {
+      workerEntry: EXAMPLE_WORKER_ENTRY,
+      encryptionKey,
+      alarmEmail: 'ops@example.com',
+    });
     const report = new AwsSolutionsChecks(keyedApp, { verbose: true }).validateScope(keyed);
     expect(report.violations.map((violation) => violation.ruleName)).toEqual([]);
   });
