@@ -28,5 +28,6 @@ export type { FailureReport, JobOutcome } from './store/transitions.js';
 export type { Claim, WorkItem } from './store/work-item.js';
 export { type ClaimResult, type EnqueueResult, WorkItemStore } from './store/work-item-store.js';
 export { type SweepCursor, type SweepSummary, sweep } from './sweeper.js';
+export { loadSweepCursor, saveSweepCursor, sweepFromStoredCursor } from './sweeper-cursor.js';
 export { jobsTableDefinition, payloadsTableDefinition } from './table.js';
 export { WorkerRuntime, type WorkerRuntimeOptions } from './worker/worker-runtime.js';

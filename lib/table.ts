@@ -17,6 +17,14 @@ const QUARANTINE_PARTITION_PREFIX = '#quarantine#';
 /** Partition of audit records for admin actions that concern no single work item (e.g. DLQ redrive). */
 const AUDIT_PARTITION = '#audit';
 
+/** Partition of the sweeper's own state (where the next run starts); in no index, invisible to tenants. */
+const SWEEPER_PARTITION = '#sweeper';
+
+/** Key of the sweeper's cursor row. */
+function sweeperCursorKey(): { pk: string; sk: string } {
+  return { pk: SWEEPER_PARTITION, sk: 'cursor' };
+}
+
 /** Sparse GSIs of the jobs table. Attributes exist only while the item is in the matching states. */
 const JobsIndex = {
   /** Items with a deadline: lease expiry while claimed, `availableAt` while queued. Write-sharded. */
@@ -136,6 +144,8 @@ export {
   payloadsTableDefinition,
   QUARANTINE_PARTITION_PREFIX,
   quarantineKey,
+  SWEEPER_PARTITION,
+  sweeperCursorKey,
   TableKeys,
   TTL_ATTRIBUTE,
   tenantPartitionKeys,
