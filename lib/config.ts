@@ -12,6 +12,8 @@ const EnvironmentVariable = {
   dynamodbEndpoint: 'LEASEFENCE_DYNAMODB_ENDPOINT',
   sqsEndpoint: 'LEASEFENCE_SQS_ENDPOINT',
   payloadRetentionDays: 'LEASEFENCE_PAYLOAD_RETENTION_DAYS',
+  /** Secrets Manager secret holding the key identifiers are hashed with in logs (set by the construct). */
+  identifierKeySecretArn: 'LEASEFENCE_IDENTIFIER_KEY_SECRET_ARN',
 } as const;
 
 /**
@@ -29,6 +31,10 @@ const configSchema = z.object({
   dynamodbEndpoint: z.string().url().optional(),
   sqsEndpoint: z.string().url().optional(),
   payloadRetentionDays: z.coerce.number().int().min(1).max(3650).default(30),
+  identifierKeySecretArn: z
+    .string()
+    .regex(/^arn:[\w-]+:secretsmanager:/, 'must be a Secrets Manager ARN')
+    .optional(),
 });
 
 /** Runtime configuration of a handler, read once from the environment. */

@@ -1,5 +1,5 @@
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
-import { hashIdentifier } from './hashing.js';
+import { stableBucket } from './hashing.js';
 import type { JobIdentity } from './identity.js';
 
 /**
@@ -66,7 +66,8 @@ function quarantineKey(messageId: string): { pk: string; sk: string } {
 
 /** Deadline-index shard for an identity: stable, spread evenly, no tenant data in the key. */
 function deadlineShardFor(identity: JobIdentity, shards: number): string {
-  const bucket = Number.parseInt(hashIdentifier(`${identity.tenantId}\u0000${identity.operationId}`).slice(0, 8), 16);
+  // Unkeyed on purpose: the shard is part of the stored row, so it may not depend on a deployment's key.
+  const bucket = stableBucket(`${identity.tenantId}\u0000${identity.operationId}`);
   return deadlineShardName(bucket % shards);
 }
 
