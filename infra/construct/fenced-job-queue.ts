@@ -7,6 +7,7 @@ import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -16,6 +17,7 @@ import { createAlarmTopic } from './alarm-topic.js';
 import { type JobAlarmKey, JobAlarms } from './alarms.js';
 import { JobDashboard } from './dashboard.js';
 import { createLeasefenceFunction, PackagedEntry } from './functions.js';
+import { createIdentifierKeySecret } from './identifier-key.js';
 import {
   adminStatements,
   grantAll,
@@ -64,6 +66,8 @@ class FencedJobQueue extends Construct {
   readonly alarmTopic: sns.ITopic;
   /** The customer-managed key of tables, queues and topic, when one was passed. */
   readonly encryptionKey: kms.IKey | undefined;
+  /** The generated key of the identifier hashes in logs and metrics (read by the worker and admin). */
+  readonly identifierKeySecret: secretsmanager.Secret;
   /** The operations dashboard. */
   readonly dashboard: cloudwatch.Dashboard;
 
@@ -89,6 +93,7 @@ class FencedJobQueue extends Construct {
     });
     this.queue = queue;
     this.deadLetterQueue = deadLetterQueue;
+    this.identifierKeySecret = createIdentifierKeySecret(this, { removalPolicy: config.removalPolicy, ...encryption });
     const resources = this.resources();
     const environment = {
       [EnvironmentVariable.jobsTable]: jobs.tableName,
@@ -100,7 +105,12 @@ class FencedJobQueue extends Construct {
       POWERTOOLS_SERVICE_NAME: config.serviceName,
       POWERTOOLS_METRICS_NAMESPACE: METRIC_NAMESPACE,
     };
-    const clashes = Object.keys(config.workerEnvironment).filter((name) => Object.hasOwn(environment, name));
+    // The sweeper logs no identifiers, so only the worker and admin get (and may read) the key secret.
+    const withKey = {
+      ...environment,
+      [EnvironmentVariable.identifierKeySecretArn]: this.identifierKeySecret.secretArn,
+    };
+    const clashes = Object.keys(config.workerEnvironment).filter((name) => Object.hasOwn(withKey, name));
     if (clashes.length > 0) throw new Error(`workerEnvironment may not override ${clashes.join(', ')}`);
     const common = {
       runtime: config.runtime,
@@ -118,7 +128,7 @@ class FencedJobQueue extends Construct {
       timeout: config.workerTimeout,
       memorySize: config.workerMemorySize,
       reservedConcurrentExecutions: config.workerReservedConcurrency,
-      environment: { ...config.workerEnvironment, ...environment },
+      environment: { ...config.workerEnvironment, ...withKey },
     });
     grantAll(worker.role, workerStatements(resources));
     worker.fn.addEventSourceMapping('JobsQueue', {
@@ -153,7 +163,7 @@ class FencedJobQueue extends Construct {
       timeout: Duration.seconds(30),
       memorySize: 256,
       reservedConcurrentExecutions: config.adminReservedConcurrency,
-      environment,
+      environment: withKey,
     });
     grantAll(admin.role, adminStatements(resources));
     this.adminUrl = admin.fn.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.AWS_IAM });
@@ -215,6 +225,7 @@ class FencedJobQueue extends Construct {
       payloadsTable: this.payloadsTable,
       queue: this.queue,
       deadLetterQueue: this.deadLetterQueue,
+      identifierKeySecret: this.identifierKeySecret,
       ...(this.encryptionKey ? { encryptionKey: this.encryptionKey } : {}),
     };
   }

@@ -2,6 +2,7 @@ import { Aws } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AUDIT_PARTITION, JobsIndex } from '../../lib/table.js';
 import { indexArn } from './tables.js';
@@ -14,6 +15,8 @@ interface LeasefenceResources {
   deadLetterQueue: sqs.IQueue;
   /** The customer-managed key of the tables and queues, when the construct was given one. */
   encryptionKey?: kms.IKey;
+  /** The key of the identifier hashes in logs (worker and admin read it). */
+  identifierKeySecret?: secretsmanager.ISecret;
 }
 
 /** Item-level actions a worker may use on a record table it fences (class A transactions, class B writes). */
@@ -35,9 +38,18 @@ function statement(sid: string, actions: readonly string[], resources: string[])
  * Use of the customer-managed key, only through DynamoDB and SQS (kms:ViaService): a role can decrypt what
  * those services hand it, never call KMS directly on the key. Nothing when the resources use AWS-managed keys.
  */
+/** Reading the identifier key secret (GetSecretValue on that secret only), when there is one. */
+function identifierKeyStatements(resources: LeasefenceResources): iam.PolicyStatement[] {
+  const secret = resources.identifierKeySecret;
+  return secret ? [statement('ReadIdentifierKey', ['secretsmanager:GetSecretValue'], [secret.secretArn])] : [];
+}
+
+/** The services a function with the identifier key uses the customer-managed key through. */
+const WITH_SECRET = ['dynamodb', 'sqs', 'secretsmanager'] as const;
+
 function keyStatements(
   resources: LeasefenceResources,
-  services: ReadonlyArray<'dynamodb' | 'sqs'> = ['dynamodb', 'sqs'],
+  services: ReadonlyArray<'dynamodb' | 'sqs' | 'secretsmanager'> = ['dynamodb', 'sqs'],
 ): iam.PolicyStatement[] {
   if (!resources.encryptionKey) return [];
   return [
@@ -67,7 +79,8 @@ function workerStatements(resources: LeasefenceResources): iam.PolicyStatement[]
       ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueAttributes'],
       [resources.queue.queueArn],
     ),
-    ...keyStatements(resources),
+    ...identifierKeyStatements(resources),
+    ...keyStatements(resources, resources.identifierKeySecret ? WITH_SECRET : undefined),
   ];
 }
 
@@ -122,7 +135,8 @@ function adminStatements(resources: LeasefenceResources): iam.PolicyStatement[] 
       [resources.deadLetterQueue.queueArn],
     ),
     statement('RedriveToJobsQueue', ['sqs:SendMessage'], [resources.queue.queueArn]),
-    ...keyStatements(resources),
+    ...identifierKeyStatements(resources),
+    ...keyStatements(resources, resources.identifierKeySecret ? WITH_SECRET : undefined),
   ];
 }
 

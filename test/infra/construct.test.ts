@@ -4,6 +4,7 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FencedJobQueue, type FencedJobQueueProps, type TenantScopedAction } from '../../infra/construct/index.js';
@@ -198,25 +199,22 @@ describe('encryptionKey and alarm topic', () => {
     expect(policy).toContain('aws:SourceAccount');
   });
 
-  it('every function and the producer may use the key only through DynamoDB and SQS', () => {
-    const viaServices = {
+  it('every function and the producer may use the key only through DynamoDB, SQS (and the key secret)', () => {
+    const via = (...services: string[]) => ({
       'ForAnyValue:StringEquals': {
-        'kms:ViaService': [
-          { 'Fn::Join': ['', ['dynamodb.', { Ref: 'AWS::Region' }, '.amazonaws.com']] },
-          { 'Fn::Join': ['', ['sqs.', { Ref: 'AWS::Region' }, '.amazonaws.com']] },
-        ],
+        'kms:ViaService': services.map((service) => ({
+          'Fn::Join': ['', [`${service}.`, { Ref: 'AWS::Region' }, '.amazonaws.com']],
+        })),
       },
-    };
+    });
+    const producer = keyed.resolve((keyed.node.findChild('Producer').node.defaultChild as iam.CfnRole).logicalId);
     const holders = [
-      permissionsOfFunction(keyed, keyedJson, keyedJobs.worker),
-      permissionsOfFunction(keyed, keyedJson, keyedJobs.sweeper),
-      permissionsOfFunction(keyed, keyedJson, keyedJobs.admin),
-      permissionsOfRole(
-        keyedJson,
-        keyed.resolve((keyed.node.findChild('Producer').node.defaultChild as iam.CfnRole).logicalId),
-      ),
-    ];
-    for (const permissions of holders) {
+      [permissionsOfFunction(keyed, keyedJson, keyedJobs.worker), via('dynamodb', 'sqs', 'secretsmanager')],
+      [permissionsOfFunction(keyed, keyedJson, keyedJobs.sweeper), via('dynamodb', 'sqs')],
+      [permissionsOfFunction(keyed, keyedJson, keyedJobs.admin), via('dynamodb', 'sqs', 'secretsmanager')],
+      [permissionsOfRole(keyedJson, producer), via('dynamodb', 'sqs')],
+    ] as const;
+    for (const [permissions, condition] of holders) {
       const onKey = permissions.filter((entry) => entry.resource === `${keyId}.Arn`);
       expect(onKey.map((entry) => entry.action).sort()).toEqual([
         'kms:Decrypt',
@@ -224,8 +222,12 @@ describe('encryptionKey and alarm topic', () => {
         'kms:Encrypt',
         'kms:GenerateDataKey',
       ]);
-      for (const entry of onKey) expect(entry.condition).toEqual(viaServices);
+      for (const entry of onKey) expect(entry.condition).toEqual(condition);
     }
+    const secretId = keyed.resolve(
+      (keyedJobs.identifierKeySecret.node.defaultChild as secretsmanager.CfnSecret).logicalId,
+    );
+    expect(keyedJson.Resources[secretId]?.Properties?.KmsKeyId).toEqual({ 'Fn::GetAtt': [keyId, 'Arn'] });
   });
 
   it('an existing topic replaces the created one and receives every alarm', () => {

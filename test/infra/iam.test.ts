@@ -62,7 +62,8 @@ function named(permissions: Permission[]): string[] {
       .replace(ids.examples, 'ExamplesTable')
       .replace(ids.queue, 'JobsQueue')
       .replace(ids.dlq, 'DeadLetterQueue')
-      .replace(/Jobs(Worker|Sweeper|Admin)Logs[0-9A-F]{8}/, 'Jobs$1Logs'),
+      .replace(/Jobs(Worker|Sweeper|Admin)Logs[0-9A-F]{8}/, 'Jobs$1Logs')
+      .replace(/JobsIdentifierKey[0-9A-F]{8}/, 'IdentifierKeySecret'),
   );
 }
 
@@ -80,6 +81,7 @@ describe('IAM matrix: each function has exactly the actions it uses', () => {
         'dynamodb:PutItem on JobsTable.Arn',
         'dynamodb:UpdateItem on JobsTable.Arn',
         ...logs('Worker'),
+        'secretsmanager:GetSecretValue on IdentifierKeySecret',
         'sqs:ChangeMessageVisibility on JobsQueue.Arn',
         'sqs:DeleteMessage on JobsQueue.Arn',
         'sqs:GetQueueAttributes on JobsQueue.Arn',
@@ -113,6 +115,7 @@ describe('IAM matrix: each function has exactly the actions it uses', () => {
         'dynamodb:Query on PayloadsTable.Arn',
         'dynamodb:UpdateItem on JobsTable.Arn',
         ...logs('Admin'),
+        'secretsmanager:GetSecretValue on IdentifierKeySecret',
         'sqs:DeleteMessage on DeadLetterQueue.Arn',
         'sqs:GetQueueAttributes on DeadLetterQueue.Arn',
         'sqs:ReceiveMessage on DeadLetterQueue.Arn',

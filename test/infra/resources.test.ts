@@ -70,6 +70,18 @@ describe('tables are built from their CreateTable definitions', () => {
       Variables: Record<string, unknown>;
     };
     expect(sweeperEnv.Variables[EXAMPLES_TABLE_VARIABLE]).toBeUndefined();
+    // The identifier key secret: worker and admin read it, the sweeper logs no ids and gets neither it nor access.
+    const secret = { Ref: ref(stack.jobs.identifierKeySecret) };
+    const adminEnv = json.Resources[ref(stack.jobs.admin)]?.Properties?.Environment as {
+      Variables: Record<string, unknown>;
+    };
+    expect(env.Variables[EnvironmentVariable.identifierKeySecretArn]).toEqual(secret);
+    expect(adminEnv.Variables[EnvironmentVariable.identifierKeySecretArn]).toEqual(secret);
+    expect(sweeperEnv.Variables[EnvironmentVariable.identifierKeySecretArn]).toBeUndefined();
+    template.hasResourceProperties('AWS::SecretsManager::Secret', {
+      GenerateSecretString: Match.objectLike({ PasswordLength: 64, ExcludePunctuation: true }),
+      SecretString: Match.absent(),
+    });
   });
 });
 
