@@ -80,11 +80,13 @@ describe('cdk-nag AwsSolutions', () => {
       expect(entry.id).toMatch(/^AwsSolutions-[A-Z0-9]+/);
       expect(entry.reason.length, `${entry.path} ${entry.id}`).toBeGreaterThan(40);
     }
-    expect(entries.map((entry) => `${entry.path} ${entry.id}`).sort()).toEqual([
-      ...['Admin', 'Sweeper', 'Worker'].map((fn) => `Leasefence/Jobs/${fn} AwsSolutions-L1`),
-      // An HMAC key for log pseudonyms: rotation would only break log correlation (infra/construct/identifier-key.ts).
-      'Leasefence/Jobs/IdentifierKey AwsSolutions-SMG4',
-    ]);
+    expect(entries.map((entry) => `${entry.path} ${entry.id}`).sort()).toEqual(
+      [
+        ...['Admin', 'Sweeper', 'Worker'].map((fn) => `Leasefence/Jobs/${fn} AwsSolutions-L1`),
+        // An HMAC key for log pseudonyms: rotation would only break log correlation (infra/construct/identifier-key.ts).
+        'Leasefence/Jobs/IdentifierKey AwsSolutions-SMG4',
+      ].sort(),
+    );
   });
 
   it('CDK itself annotated no errors or warnings on the stack', () => {
