@@ -3,7 +3,14 @@
 export * from './admin/index.js';
 export { type Clock, ManualClock, systemClock } from './clock.js';
 export * from './errors.js';
-export { canonicalJson, hashIdentifier, hashIdentity, payloadHash } from './hashing.js';
+export {
+  canonicalJson,
+  DEVELOPMENT_IDENTIFIER_KEY,
+  hashIdentifier,
+  hashIdentity,
+  type IdentifierKey,
+  payloadHash,
+} from './hashing.js';
 export { formatIdentity, type JobIdentity, parseIdentity } from './identity.js';
 export {
   defineJob,

@@ -28,13 +28,14 @@ function secretsManagerReader(): SecretReader {
  */
 function identifierKeyLoader(
   config: Pick<LeasefenceConfig, 'identifierKeySecretArn'>,
-  readSecret: SecretReader = secretsManagerReader(),
+  readSecret?: SecretReader,
 ): () => Promise<LoadedIdentifierKey> {
   let pending: Promise<LoadedIdentifierKey> | undefined;
   const load = async (): Promise<LoadedIdentifierKey> => {
     const secretArn = config.identifierKeySecretArn;
     if (!secretArn) return { key: DEVELOPMENT_IDENTIFIER_KEY, source: 'development' };
-    const value = await readSecret(secretArn).catch((error: unknown) => {
+    // The client is built only when a secret is configured (local runs need no region or credentials).
+    const value = await (readSecret ?? secretsManagerReader())(secretArn).catch((error: unknown) => {
       throw new ConfigurationError(`cannot read the identifier key secret: ${(error as Error).name ?? 'error'}`);
     });
     if (!value || Buffer.byteLength(value, 'utf8') < 16) {
