@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { queueUrlSchema, tableNameSchema } from './rules.js';
 import { DEFAULT_DEADLINE_SHARDS } from './table.js';
 import { parseInput } from './validation.js';
 
@@ -16,15 +17,9 @@ const EnvironmentVariable = {
   identifierKeySecretArn: 'LEASEFENCE_IDENTIFIER_KEY_SECRET_ARN',
 } as const;
 
-/**
- * A queue URL: http(s), a host, a path. Checked by shape, not by a URL parser, because local engines hand out
- * URLs such as fauxqs' `http://sqs.us-east-1.127.0.0.1:PORT/000000000000/name` that WHATWG URL rejects.
- */
-const queueUrlSchema = z.string().regex(/^https?:\/\/[^\s/]+\/\S+$/, 'must be an http(s) queue URL');
-
 const configSchema = z.object({
-  jobsTable: z.string().min(3),
-  payloadsTable: z.string().min(3),
+  jobsTable: tableNameSchema,
+  payloadsTable: tableNameSchema,
   queueUrl: queueUrlSchema.optional(),
   deadLetterQueueUrl: queueUrlSchema.optional(),
   deadlineShards: z.coerce.number().int().min(1).max(1000).default(DEFAULT_DEADLINE_SHARDS),

@@ -8,11 +8,6 @@ const actorSchema = freeTextSchema('actor', 2048);
 /** Why an operator acted; stored in the audit trail and shown by the CLI, so: short, no control characters. */
 const reasonSchema = z.string().trim().pipe(freeTextSchema('reason', 1000));
 
-/** A short, machine-readable outcome or error code set by an operator. */
-const outcomeCodeSchema = z
-  .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/, 'outcomeCode must be 1-64 chars of [A-Za-z0-9._:-]');
-
 /** One of the parked states the admin API lists. */
 const parkedStateSchema = z.enum(PARKED_STATES);
 
@@ -22,4 +17,4 @@ const pageLimitSchema = z.number().int().min(1).max(100);
 /** Who and why, for every audited action. */
 const actionSchema = z.strictObject({ actor: actorSchema, reason: reasonSchema });
 
-export { actionSchema, actorSchema, outcomeCodeSchema, pageLimitSchema, parkedStateSchema, reasonSchema };
+export { actionSchema, actorSchema, pageLimitSchema, parkedStateSchema, reasonSchema };

@@ -6,7 +6,7 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import type { Clock } from '../clock.js';
 import { type LeasefenceConfig, readConfig } from '../config.js';
 import type { IdentifierKey } from '../hashing.js';
-import { type JobDefinition, JobRegistry } from '../job-definition.js';
+import { type AnyJobDefinition, JobRegistry } from '../job-definition.js';
 import { METRIC_NAMESPACE, serviceName } from '../metric-names.js';
 import { PayloadStore } from '../payloads.js';
 import { powertoolsTelemetry, type Telemetry } from '../telemetry.js';
@@ -17,7 +17,7 @@ import { identifierKeyLoader } from './identifier-key.js';
 
 /** Options of the SQS worker handler: the job types it runs and how to reach its resources. */
 interface SqsWorkerHandlerOptions {
-  jobs: ReadonlyArray<JobDefinition<unknown>>;
+  jobs: readonly AnyJobDefinition[];
   payloadResolver?: PayloadResolver;
   /** Defaults to readConfig(process.env). */
   config?: LeasefenceConfig;

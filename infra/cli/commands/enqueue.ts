@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import * as z from 'zod';
 import { formatIdentity } from '../../../lib/identity.js';
 import { sendJob } from '../../../lib/producer.js';
-import { jobTypeSchema } from '../../../lib/store/schemas.js';
+import { jobTypeSchema } from '../../../lib/rules.js';
 import { EXAMPLE_JOBS_SOURCE, exampleJobs, loadJobsModule } from '../../local/jobs-module.js';
 import { type CommandSpec, parseCommandLine } from '../args.js';
 import { type CliCommand, withTarget } from '../command.js';
