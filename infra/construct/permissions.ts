@@ -106,25 +106,29 @@ function sweeperStatements(resources: LeasefenceResources): iam.PolicyStatement[
 }
 
 /**
- * Admin: list parked items (both parked indexes), show/resolve/retry/cancel work items (Get/Update only),
- * write and list audit records (base-table PutItem and Query confined to the audit partition, so it can
- * never overwrite a work row or its fence), erase payload bodies, redrive the DLQ (receive + delete there,
- * send to the jobs queue only).
+ * Admin: list and count items (the three indexes; a tenant's items and the audit log by base-table Query),
+ * show/resolve/retry/cancel work items (Get/Update only), write audit records (PutItem confined to the
+ * audit partition by dynamodb:LeadingKeys, so it can never overwrite a work row or its fence), erase payload
+ * bodies, redrive the DLQ (receive + delete there, send to the jobs queue only).
  */
 function adminStatements(resources: LeasefenceResources): iam.PolicyStatement[] {
   return [
+    // Tenant listings in any state and the audit log are Queries on the table (never a Scan); parked and active
+    // listings and counts read the three sparse indexes. The admin already reads any work item by key.
+    statement('QueryJobsTable', ['dynamodb:Query'], [resources.jobsTable.tableArn]),
     new iam.PolicyStatement({
-      sid: 'WriteAndListAuditRecords',
-      actions: ['dynamodb:PutItem', 'dynamodb:Query'],
+      sid: 'WriteAuditRecords',
+      actions: ['dynamodb:PutItem'],
       resources: [resources.jobsTable.tableArn],
       conditions: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [AUDIT_PARTITION] } },
     }),
     statement(
-      'QueryParkedIndexes',
+      'QueryJobIndexes',
       ['dynamodb:Query'],
       [
         indexArn(resources.jobsTable, JobsIndex.parkedByState.name),
         indexArn(resources.jobsTable, JobsIndex.parkedByTenant.name),
+        indexArn(resources.jobsTable, JobsIndex.byDeadline.name),
       ],
     ),
     statement('OperateWorkItems', ['dynamodb:GetItem', 'dynamodb:UpdateItem'], [resources.jobsTable.tableArn]),

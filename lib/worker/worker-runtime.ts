@@ -76,14 +76,14 @@ class WorkerRuntime {
         message,
         'unknown_job_type',
         `job type ${envelope.jobType} is not registered`,
-        envelope.tenantId,
+        identity,
       );
     }
     const lease = { owner: this.workerId, leaseMs: definition.leaseMs };
     const acquisition = await acquireClaim(this.options.store, definition, envelope, lease);
     if (!acquisition.acquired) {
       if (acquisition.reason === 'payload_conflict') {
-        return this.quarantineMessage(message, 'payload_conflict', acquisition.detail, envelope.tenantId);
+        return this.quarantineMessage(message, 'payload_conflict', acquisition.detail, identity);
       }
       this.telemetry.info('message needs no work', { identity, reason: acquisition.reason });
       return { status: 'skipped', reason: acquisition.reason, identity };
@@ -145,7 +145,7 @@ class WorkerRuntime {
     message: QueueMessage,
     reason: string,
     detail: string,
-    tenantId?: string,
+    identity?: { tenantId: string; operationId: string },
   ): Promise<MessageResult> {
     await recordQuarantine(this.options.store.client, this.options.store.table.tableName, this.options.store.clock, {
       messageId: message.messageId,
@@ -153,7 +153,7 @@ class WorkerRuntime {
       reason,
       detail,
       ...(message.receiveCount !== undefined ? { receiveCount: message.receiveCount } : {}),
-      ...(tenantId !== undefined ? { tenantId } : {}),
+      ...(identity !== undefined ? { tenantId: identity.tenantId, operationId: identity.operationId } : {}),
     });
     this.telemetry.count(MetricName.Quarantined);
     this.telemetry.warn('message quarantined', { reason });

@@ -44,6 +44,11 @@ const spec: CommandSpec = {
       placeholder: '<port>',
       description: 'admin API port (default 8787, env LEASEFENCE_ADMIN_PORT)',
     },
+    'console-port': {
+      type: 'string',
+      placeholder: '<port>',
+      description: 'operator console port (default 8790, env LEASEFENCE_CONSOLE_PORT)',
+    },
     pollers: { type: 'string', placeholder: '<n>', description: 'concurrent queue pollers, 1-32 (default 3)' },
     'sweep-interval': { type: 'string', placeholder: '<age>', description: 'time between sweeps (default 10s)' },
     verbose: { type: 'boolean', description: 'print every worker event (identities hashed, as in Lambda logs)' },
@@ -52,7 +57,7 @@ const spec: CommandSpec = {
     'npm start',
     'npm start -- --demo',
     'npx leasefence start --jobs ./jobs.ts',
-    'leasefence start --memory --dynamodb-port 0 --sqs-port 0 --admin-port 0',
+    'leasefence start --memory --dynamodb-port 0 --sqs-port 0 --admin-port 0 --console-port 0',
   ],
 };
 
@@ -65,6 +70,7 @@ const schema = z.strictObject({
   'dynamodb-port': portFlag.optional(),
   'sqs-port': portFlag.optional(),
   'admin-port': portFlag.optional(),
+  'console-port': portFlag.optional(),
   pollers: integerFlag(1, 32).default(3),
   'sweep-interval': durationFlag.default(10_000),
   verbose: z.boolean().optional(),
@@ -92,6 +98,10 @@ function banner(stack: RunningLocalStack, input: z.infer<typeof schema>, dir: st
       [
         'admin API',
         `${state.endpoints.admin}  no IAM locally: the actor is the x-leasefence-actor header, else "local-operator"`,
+      ],
+      [
+        'console',
+        `${state.endpoints.console}  operator console (loopback only; actions audited as "local-operator (console)")`,
       ],
       [
         'worker',

@@ -14,7 +14,7 @@ function portIsFree(port: number): Promise<boolean> {
 }
 
 const portOf = (url: string) => Number(new URL(url).port);
-const ANY_PORTS = ['--dynamodb-port', '0', '--sqs-port', '0', '--admin-port', '0'];
+const ANY_PORTS = ['--dynamodb-port', '0', '--sqs-port', '0', '--admin-port', '0', '--console-port', '0'];
 
 describe('npm start: the local stack as a child process', () => {
   const folders: Array<{ remove(): Promise<void> }> = [];

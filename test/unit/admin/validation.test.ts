@@ -22,7 +22,12 @@ const item = '/items/acme/refund-1';
 describe('admin router: validation before any I/O', () => {
   it.each([
     ['GET', '/items', {}, undefined, 'state'],
-    ['GET', '/items', { state: 'queued' }, undefined, 'state'],
+    ['GET', '/items', { state: 'done' }, undefined, 'state'],
+    ['GET', '/items', { state: 'succeeded' }, undefined, 'tenant'],
+    ['GET', '/items', { state: 'claimed', olderThanSeconds: '1.5' }, undefined, 'olderThanSeconds'],
+    ['GET', '/items', { state: 'succeeded', tenant: 'acme', olderThanSeconds: '60' }, undefined, 'olderThan'],
+    ['GET', '/counts', { tenant: 'a#b' }, undefined, 'tenant'],
+    ['GET', '/health', { verbose: '1' }, undefined, 'verbose'],
     ['GET', '/items', { state: 'unknown', limit: '0' }, undefined, 'limit'],
     ['GET', '/items', { state: 'unknown', limit: '101' }, undefined, 'limit'],
     ['GET', '/items', { state: 'unknown', limit: '1.5' }, undefined, 'limit'],
