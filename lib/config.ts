@@ -15,6 +15,8 @@ const EnvironmentVariable = {
   payloadRetentionDays: 'LEASEFENCE_PAYLOAD_RETENTION_DAYS',
   /** Comma-separated job types switched off in this deployment (their messages wait; see the worker runtime). */
   disabledJobTypes: 'LEASEFENCE_DISABLED_JOB_TYPES',
+  /** Secrets Manager secret holding the key identifiers are hashed with in logs (set by the construct). */
+  identifierKeySecretArn: 'LEASEFENCE_IDENTIFIER_KEY_SECRET_ARN',
 } as const;
 
 const configSchema = z.object({
@@ -35,6 +37,10 @@ const configSchema = z.object({
         .filter((type) => type.length > 0),
     )
     .pipe(z.array(jobTypeSchema))
+    .optional(),
+  identifierKeySecretArn: z
+    .string()
+    .regex(/^arn:[\w-]+:secretsmanager:/, 'must be a Secrets Manager ARN')
     .optional(),
 });
 

@@ -120,6 +120,10 @@ function banner(stack: RunningLocalStack, input: z.infer<typeof schema>, dir: st
         `runs ${state.jobs.source === 'examples' ? 'the example jobs' : state.jobs.source} (${state.jobs.types.join(', ')}); ${input.pollers} pollers like the Lambda event source: batches of 10, partial batch failures, ${LocalQueueSettings.visibilityTimeoutSeconds} s visibility timeout`,
       ],
       ['sweeper', `every ${input['sweep-interval'] / 1000} s`],
+      [
+        'log ids',
+        'hashed with the fixed development key, which is not secret (a guessed id can be confirmed); a deployment hashes with its own generated key',
+      ],
       ...(input['disable-job-type']
         ? [
             [
