@@ -16,16 +16,18 @@ const MetricName = {
   OwnershipLost: 'OwnershipLost',
   /** A fence refused a job's write for a reason other than a newer claim (a bug in the job's writes). */
   FenceRefusedByJob: 'FenceRefusedByJob',
-  /** A lease renewal failed (not a lost fence): the attempt is in doubt and starts no new effect. */
-  LeaseRenewalFailed: 'LeaseRenewalFailed',
   /** Outcomes by state. */
   Succeeded: 'Succeeded',
   FailedTerminal: 'FailedTerminal',
   RetryScheduled: 'RetryScheduled',
   Unknown: 'Unknown',
   Quarantined: 'Quarantined',
+  /** A message of a job type switched off in this deployment was acknowledged; its row waits queued. */
+  Deferred: 'Deferred',
   /** A heartbeat was due but the handler reported no progress since the last one, so the lease was not renewed. */
   HeartbeatSkippedNoProgress: 'HeartbeatSkippedNoProgress',
+  /** A lease renewal (heartbeat write) failed with an error other than a lost fence: the attempt is in lease doubt and starts no new effect. */
+  LeaseRenewalFailed: 'LeaseRenewalFailed',
   /** Age of the oldest item parked as unknown (emitted by the sweeper). */
   OldestUnknownAgeSeconds: 'OldestUnknownAgeSeconds',
   /** Sweeper: expired, exhausted leases parked as unknown. */

@@ -1,5 +1,5 @@
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
-import { hashIdentifier } from './hashing.js';
+import { stableBucket } from './hashing.js';
 import type { JobIdentity } from './identity.js';
 
 /**
@@ -16,6 +16,14 @@ const QUARANTINE_PARTITION_PREFIX = '#quarantine#';
 
 /** Partition of audit records for admin actions that concern no single work item (e.g. DLQ redrive). */
 const AUDIT_PARTITION = '#audit';
+
+/** Partition of the sweeper's own state (where the next run starts); in no index, invisible to tenants. */
+const SWEEPER_PARTITION = '#sweeper';
+
+/** Key of the sweeper's cursor row. */
+function sweeperCursorKey(): { pk: string; sk: string } {
+  return { pk: SWEEPER_PARTITION, sk: 'cursor' };
+}
 
 /** Sparse GSIs of the jobs table. Attributes exist only while the item is in the matching states. */
 const JobsIndex = {
@@ -58,7 +66,8 @@ function quarantineKey(messageId: string): { pk: string; sk: string } {
 
 /** Deadline-index shard for an identity: stable, spread evenly, no tenant data in the key. */
 function deadlineShardFor(identity: JobIdentity, shards: number): string {
-  const bucket = Number.parseInt(hashIdentifier(`${identity.tenantId}\u0000${identity.operationId}`).slice(0, 8), 16);
+  // Unkeyed on purpose: the shard is part of the stored row, so it may not depend on a deployment's key.
+  const bucket = stableBucket(`${identity.tenantId}\u0000${identity.operationId}`);
   return deadlineShardName(bucket % shards);
 }
 
@@ -136,6 +145,8 @@ export {
   payloadsTableDefinition,
   QUARANTINE_PARTITION_PREFIX,
   quarantineKey,
+  SWEEPER_PARTITION,
+  sweeperCursorKey,
   TableKeys,
   TTL_ATTRIBUTE,
   tenantPartitionKeys,

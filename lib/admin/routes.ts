@@ -11,6 +11,8 @@ const AdminRoute = {
   erasePayloads: 'POST /tenants/{tenantId}/erase-payloads',
   listAudit: 'GET /audit',
   raiseFences: 'POST /fences/raise',
+  counts: 'GET /counts',
+  health: 'GET /health',
 } as const;
 type AdminRoute = (typeof AdminRoute)[keyof typeof AdminRoute];
 
@@ -70,6 +72,8 @@ function matchRoute(method: string, path: string): RouteMatch {
   }
   if (head === 'audit' && rest.length === 0) return only('GET', AdminRoute.listAudit);
   if (head === 'fences' && rest.length === 1 && rest[0] === 'raise') return only('POST', AdminRoute.raiseFences);
+  if (head === 'counts' && rest.length === 0) return only('GET', AdminRoute.counts);
+  if (head === 'health' && rest.length === 0) return only('GET', AdminRoute.health);
   return { ok: false, status: 404 };
 }
 

@@ -1,5 +1,6 @@
 import type { JobIdentity } from '../identity.js';
 import type { WorkState } from '../states.js';
+import type { AttemptRecord } from './attempt-history.js';
 
 /** One audited operator action, stored on the item in the same write as the transition it records. */
 interface AuditEntry {
@@ -60,6 +61,8 @@ interface WorkItem extends JobIdentity {
   errorMessage?: string;
   steps: Record<string, StepRecord>;
   audit?: AuditEntry[];
+  /** Attempt history (see attempt-history.ts): the last claims with fence, owner, start, end and code. */
+  ah?: AttemptRecord[];
   createdAt: number;
   updatedAt: number;
   finishedAt?: number;
@@ -89,6 +92,8 @@ interface Claim {
   readonly steps: Readonly<Record<string, StepRecord>>;
   /** True when an earlier claim may have started an effect (the item carried the mark before this claim). */
   readonly effectMayHaveHappened: boolean;
+  /** The attempt history as this claim wrote it (its own entry open, last): the end transition closes it. */
+  readonly history: readonly AttemptRecord[];
 }
 
 /** Builds the claim a stored, claimed item represents; `effectBefore` is the mark as it was before this claim. */
@@ -108,6 +113,7 @@ function claimFromItem(item: WorkItem, takeover: boolean, effectBefore = false):
     takeover,
     steps: Object.freeze({ ...(item.steps ?? {}) }),
     effectMayHaveHappened: effectBefore,
+    history: Object.freeze([...(item.ah ?? [])]),
   });
 }
 

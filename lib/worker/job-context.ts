@@ -3,7 +3,7 @@ import { FencedRecords } from '../fenced-records.js';
 import { FencedTransactions } from '../fenced-transaction.js';
 import { sha256Hex } from '../hashing.js';
 import type { JobIdentity } from '../identity.js';
-import type { JobContext } from '../job-definition.js';
+import type { JobContext, ProviderDeclaration } from '../job-definition.js';
 import { parseStep, parseStepName, StepLedger } from '../steps.js';
 import type { Claim } from '../store/work-item.js';
 import type { WorkItemStore } from '../store/work-item-store.js';
@@ -28,6 +28,8 @@ interface ContextDependencies<Payload> {
   /** Aborts the job (a fenced write found a newer fence). */
   abort: (reason: unknown) => void;
   keeper: LeaseKeeper;
+  /** The definition's provider declaration (class C/D): its client is built once per attempt. */
+  provider?: ProviderDeclaration<unknown> | undefined;
 }
 
 /**
@@ -38,6 +40,7 @@ interface ContextDependencies<Payload> {
  */
 function buildJobContext<Payload>(deps: ContextDependencies<Payload>): JobContext<Payload> {
   const { claim, store, keeper } = deps;
+  const provider = deps.provider?.create({ client: deps.client });
   const steps = new StepLedger(claim);
   const guard = createLeaseGuard({ keeper, signal: deps.signal, abort: deps.abort });
   return {
@@ -64,6 +67,7 @@ function buildJobContext<Payload>(deps: ContextDependencies<Payload>): JobContex
       onOwnershipLost: (error) => deps.abort(error),
       steps,
     }),
+    provider,
     progress: () => keeper.progress(),
     step: async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
       guard();
