@@ -42,7 +42,7 @@ class JobDashboard extends Construct {
       graph(
         'Outcomes',
         [MetricName.Claims, MetricName.Succeeded, MetricName.FailedTerminal, MetricName.RetryScheduled].map(sum),
-        [MetricName.Unknown, MetricName.Quarantined].map(sum),
+        [MetricName.Unknown, MetricName.Quarantined, MetricName.Deferred].map(sum),
       ),
       graph(
         'Leases and fences',
