@@ -70,7 +70,7 @@ function statementCase(operationId: string, accountId: string): DemoCase {
       const pointer = await read(env, { pk: statementRecordKey(identity), sk: 'pointer' });
       return {
         sideEffects: pointer ? 1 : 0,
-        detail: pointer ? `pointer → generation ${String(pointer.generation)}` : 'no pointer',
+        detail: pointer ? `pointer written under fence ${String(pointer.writer_epoch)}` : 'no pointer',
       };
     },
   };
