@@ -96,7 +96,7 @@ describe('fence refusals are classified: only a newer claim is lost ownership', 
           ExpressionAttributeValues: { ':pk': statementRecordKey(identity) },
         }),
       );
-      expect(records.Items?.find((item) => item.sk === 'pointer')).toMatchObject({ accountId: '42', generation: 1 });
+      expect(records.Items?.find((item) => item.sk === 'pointer')).toMatchObject({ accountId: '42', writer_epoch: 1 });
     }
   });
 });
