@@ -2,7 +2,7 @@ import { DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { mapBounded } from '../bounded-parallel.js';
 import { tenantIdSchema } from '../identity.js';
-import { KeyPrefix, TableKeys } from '../table.js';
+import { KeyPrefix, TableKeys, tenantPartitionKeys } from '../table.js';
 import { parseInput } from '../validation.js';
 import { writeAuditRecord } from './audit.js';
 import type { AdminDeps } from './deps.js';
@@ -34,7 +34,43 @@ const PAGE_SIZE = 100;
 const DELETES_IN_FLIGHT = 10;
 
 /**
- * Removes the tenant's inline payload bodies from the payloads table (Query on the tenant's partition,
+ * Deletes payload bodies of one partition key (Query pages, one DeleteItem per body) until `progress.deleted`
+ * reaches `max`; true when the partition has none left. `progress` counts every body gone, even when a later
+ * request fails (the caller audits what was erased).
+ */
+async function erasePartition(
+  deps: AdminDeps,
+  partitionKey: string,
+  max: number,
+  progress: { deleted: number },
+): Promise<boolean> {
+  const client = deps.store.client;
+  let startKey: Record<string, unknown> | undefined;
+  while (progress.deleted < max) {
+    const page = await client.send(
+      new QueryCommand({
+        TableName: deps.payloadsTable,
+        KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+        ExpressionAttributeNames: { '#pk': TableKeys.partition, '#sk': TableKeys.sort },
+        ExpressionAttributeValues: { ':pk': partitionKey, ':prefix': KeyPrefix.payload },
+        ProjectionExpression: '#pk, #sk',
+        Limit: Math.min(PAGE_SIZE, max - progress.deleted),
+        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+      }),
+    );
+    const keys = (page.Items ?? []).map((item) => ({ pk: item.pk, sk: item.sk }));
+    await mapBounded(keys, DELETES_IN_FLIGHT, async (key) => {
+      await client.send(new DeleteCommand({ TableName: deps.payloadsTable, Key: key }));
+      progress.deleted += 1;
+    });
+    startKey = page.LastEvaluatedKey;
+    if (!startKey) return true;
+  }
+  return false;
+}
+
+/**
+ * Removes the tenant's inline payload bodies from the payloads table (Query on each of the tenant's partition keys,
  * one DeleteItem per body, paginated, bounded by `max`). Work rows are not touched: identity, payload hash
  * and fence stay as a tombstone, so the fence never restarts. Writes an audit record with the count.
  * @example
@@ -42,38 +78,20 @@ const DELETES_IN_FLIGHT = 10;
  */
 async function erasePayloads(deps: AdminDeps, input: EraseInput): Promise<EraseReport> {
   const valid = parseInput(eraseSchema, input, 'erase');
-  const client = deps.store.client;
-  let deleted = 0;
+  const progress = { deleted: 0 };
   let complete = false;
   let failure: unknown;
-  let startKey: Record<string, unknown> | undefined;
   try {
-    while (deleted < valid.max) {
-      const page = await client.send(
-        new QueryCommand({
-          TableName: deps.payloadsTable,
-          KeyConditionExpression: '#pk = :tenant AND begins_with(#sk, :prefix)',
-          ExpressionAttributeNames: { '#pk': TableKeys.partition, '#sk': TableKeys.sort },
-          ExpressionAttributeValues: { ':tenant': valid.tenantId, ':prefix': KeyPrefix.payload },
-          ProjectionExpression: '#pk, #sk',
-          Limit: Math.min(PAGE_SIZE, valid.max - deleted),
-          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-        }),
-      );
-      const keys = (page.Items ?? []).map((item) => ({ pk: item.pk, sk: item.sk }));
-      await mapBounded(keys, DELETES_IN_FLIGHT, async (key) => {
-        await client.send(new DeleteCommand({ TableName: deps.payloadsTable, Key: key }));
-        deleted += 1;
-      });
-      startKey = page.LastEvaluatedKey;
-      if (!startKey) {
-        complete = true;
-        break;
-      }
+    complete = true;
+    for (const partitionKey of tenantPartitionKeys(valid.tenantId)) {
+      complete = await erasePartition(deps, partitionKey, valid.max, progress);
+      if (!complete) break;
     }
   } catch (error) {
+    complete = false;
     failure = error;
   }
+  const { deleted } = progress;
   // Audited even when interrupted: bodies already deleted must be on the record.
   const audit = await writeAuditRecord(deps, {
     actor: valid.actor,

@@ -18,11 +18,14 @@ function landedUnderMyFence(state: WorkState) {
   return (item: WorkItem, claim: Claim) => item.state === state && item.fence === claim.fence;
 }
 
-/** Renew the lease. A retried heartbeat whose first try committed simply commits again. */
+/**
+ * Renew the lease. Only unindexed attributes change, so a heartbeat writes the row and no index (the deadline
+ * index keeps the claim's deadline; the sweeper checks the real lease). A retried heartbeat commits again.
+ */
 function heartbeatTransition(leaseExpiresAt: number, now: number): HolderTransition {
   return {
     name: 'heartbeat',
-    set: { leaseExpiresAt, deadlineAt: leaseExpiresAt, updatedAt: now },
+    set: { leaseExpiresAt, updatedAt: now },
     appliedIn: (item, claim) =>
       item.state === WorkState.claimed && item.fence === claim.fence && (item.leaseExpiresAt ?? 0) >= leaseExpiresAt,
   };
