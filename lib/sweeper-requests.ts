@@ -69,6 +69,8 @@ function buildResignalUpdate(
     UpdateExpression: update,
     ConditionExpression: conditions.join(' AND '),
     ...x.attributes(),
+    // The wake-up is built from the row (payload binding), which the index does not carry: no extra read.
+    ReturnValues: 'ALL_NEW',
     ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
   };
 }

@@ -207,7 +207,10 @@ async function handlePage(
     const update = buildResignalUpdate(store.table.tableName, observed, now, next);
     const result = await sendConditional(store.client, { kind: 'update', ...update });
     // A failed condition is a lost race unless it is our own write seen again after an SDK retry.
-    if (result.ok || resignalLanded(result.current, observed, now, next)) return { decision, won: true, item: observed };
+    if (result.ok) return { decision, won: true, item: (result.attributes ?? observed) as WorkItem };
+    if (resignalLanded(result.current, observed, now, next)) {
+      return { decision, won: true, item: result.current as unknown as WorkItem };
+    }
     return { decision, won: false, advanced: await advanceLiveLease(store, observed, result.current, now) };
   });
   const toWake: WorkItem[] = [];

@@ -17,7 +17,10 @@ import {
 
 /** IAM StringLike on one pattern: `*` matches any run of characters, `?` one, everything else literally. */
 function iamLikeMatcher(pattern: string): (value: string) => boolean {
-  const source = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  const source = pattern
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
   const regex = new RegExp(`^${source}$`);
   return (value) => regex.test(value);
 }

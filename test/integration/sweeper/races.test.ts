@@ -62,7 +62,7 @@ describe('sweeper never overrides a fresher claim', () => {
     expect(await drainQueue(sqs, queueUrl)).toHaveLength(0);
   });
 
-  it('a renewed lease between the index read and the sweep to unknown wins: the item stays claimed', async () => {
+  it('a renewed lease between the index read and the sweep to unknown wins: the item stays claimed, its deadline moves to the lease', async () => {
     // Prepare: an exhausted claim whose lease expired; its holder is slow but still alive.
     const identity = newIdentity('tenant-race');
     const now = clock.now();
@@ -80,9 +80,11 @@ describe('sweeper never overrides a fresher claim', () => {
     const summary = await sweep({ store: sweeper.store, sqs, queueUrl });
 
     // Assert
-    expect(summary).toMatchObject({ scanned: 1, sweptToUnknown: 0, lostRaces: 1 });
+    expect(summary).toMatchObject({ scanned: 1, sweptToUnknown: 0, lostRaces: 0, deadlinesAdvanced: 1 });
     const item = await expectState(sweeper.store, identity, WorkState.claimed);
-    expect(item).toMatchObject({ fence: 3, leaseExpiresAt: now + 30_000 });
+    // Heartbeats never write the index; the sweeper moved the index deadline up to the real lease instead.
+    expect(item).toMatchObject({ fence: 3, leaseExpiresAt: now + 30_000, deadlineAt: now + 30_000 });
+    expect(await sweep({ store: sweeper.store, sqs, queueUrl })).toMatchObject({ scanned: 0 });
   });
 
   it('two sweepers racing on one exhausted item park it once: fence + 1, not + 2', async () => {

@@ -1,0 +1,22 @@
+import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { startDynalite } from '/work/wt/i14/infra/local/engines.js';
+import { createDocumentClient } from '/work/wt/i14/lib/aws-clients.js';
+import { jobsTableDefinition } from '/work/wt/i14/lib/table.js';
+import { putWorkItem } from '/work/wt/i14/test/support/factories.js';
+import { buildDeadlineQuery } from '/work/wt/i14/lib/sweeper-requests.js';
+const e = await startDynalite();
+const c = createDocumentClient({ endpoint: e.endpoint });
+await c.send(new CreateTableCommand(jobsTableDefinition('jjj')));
+const now = Date.now();
+const it = await putWorkItem(c, 'jjj', { identity: { tenantId: 't', operationId: 'o1' }, state: 'claimed', now, overrides: { attempts: 1, leaseExpiresAt: now - 1000, deadlineAt: now - 1000 } });
+console.log(it.deadlineShard);
+const out = await c.send(new QueryCommand(buildDeadlineQuery('jjj', it.deadlineShard!, now, 10)));
+console.log(JSON.stringify(out));
+import('/work/wt/i14/lib/store/work-item-store.js').then(async ({WorkItemStore}) => {
+const store = new WorkItemStore({ client: c, tableName: 'jjj' });
+const { sweep } = await import('/work/wt/i14/lib/sweeper.js');
+const { SQSClient } = await import('@aws-sdk/client-sqs');
+const s = await sweep({ store, sqs: new SQSClient({region:'us-east-1', endpoint:'http://127.0.0.1:1'}), queueUrl: 'http://127.0.0.1:1/q', maxItemsPerRun: 10 }).catch(e=>e);
+console.log(s);
+c.destroy(); await e.stop();});
