@@ -50,8 +50,13 @@ const PARKED_PROJECTION = [
   'errorCode',
   'errorMessage',
   'finishedAt',
+  // Quarantine records only (work rows have none of these): what an operator checks before a redrive.
   'messageId',
   'reason',
+  'detail',
+  'bodySha256',
+  'bodyBytes',
+  'receiveCount',
 ] as const;
 
 /** Sparse GSIs of the jobs table. Attributes exist only while the item is in the matching states. */
