@@ -1,10 +1,11 @@
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { ManualClock } from '../../../lib/clock.js';
 import { WorkItemStore } from '../../../lib/store/work-item-store.js';
 import { sweep } from '../../../lib/sweeper.js';
-import { jobsTableDefinition, payloadsTableDefinition } from '../../../lib/table.js';
+import { jobsTableDefinition, payloadsTableDefinition, workItemKey } from '../../../lib/table.js';
 import type { BenchEngine } from '../support/bench-engine.js';
-import { tableShape } from '../support/capacity.js';
+import { itemSize, tableShape } from '../support/capacity.js';
 import { type CapacityRecorder, recordCapacity } from '../support/capacity-recorder.js';
 import { Gate, sleep } from '../support/gate.js';
 import { BENCH_JOB_TYPE, benchIdentity, leasefenceMessage, peerJob, runName } from '../support/jobs.js';
@@ -31,12 +32,16 @@ interface CapacityReport {
   rows: CapacityRow[];
   /** Requests whose table units the engine reported (ReturnConsumedCapacity INDEXES), and how many disagreed. */
   engineChecked: number;
+  /** Which commands the engine reported units for. */
+  engineCheckedCommands: string[];
   engineMismatches: number;
   /** Sizes in bytes of work rows at their largest (claimed, steps recorded, completed with a result). */
   rowBytes: number[];
 }
 
 const LEASE_MS = 30_000;
+/** A work row created directly through the store (heartbeat, sweeper and operator situations). */
+const BENCH_ROW = { jobType: BENCH_JOB_TYPE, payloadHash: 'e'.repeat(64), payloadRef: 'bench:direct', maxAttempts: 3 };
 const PEER_SHORT_EXPIRY_MS = 150;
 
 function units(recorder: CapacityRecorder): Units {
@@ -96,10 +101,7 @@ async function leasefenceUnits(engine: BenchEngine, sqs: SQSClient, queueUrl: st
   out.replay = await measure(ra, () => a.runtime.handleMessage(leasefenceMessage(id(0), 'ref')));
 
   const lease = { owner: 'worker-a', leaseMs: LEASE_MS };
-  const created = await store.enqueue(
-    { identity: id(3), jobType: BENCH_JOB_TYPE, payloadHash: 'h', maxAttempts: 3 },
-    lease,
-  );
+  const created = await store.enqueue({ identity: id(3), ...BENCH_ROW }, lease);
   if (created.outcome !== 'created' || !created.claim) throw new Error('heartbeat setup: no claim');
   const claim = created.claim;
   out.heartbeat = await measure(ra, () => store.heartbeat(claim, LEASE_MS));
@@ -122,13 +124,10 @@ async function leasefenceUnits(engine: BenchEngine, sqs: SQSClient, queueUrl: st
   const overhead = await measure(ra, sweepOnce);
   out.sweepRun = overhead;
   const extra = (measured: Units): Units => ({ ...measured, rru: measured.rru - overhead.rru });
-  await store.enqueue({ identity: id(5), jobType: BENCH_JOB_TYPE, payloadHash: 'h', maxAttempts: 3 }, lease);
+  await store.enqueue({ identity: id(5), ...BENCH_ROW }, lease);
   clock.advance(LEASE_MS + 1);
   out.sweepItem = extra(await measure(ra, sweepOnce));
-  const heartbeating = await store.enqueue(
-    { identity: id(6), jobType: BENCH_JOB_TYPE, payloadHash: 'h', maxAttempts: 3 },
-    lease,
-  );
+  const heartbeating = await store.enqueue({ identity: id(6), ...BENCH_ROW }, lease);
   if (heartbeating.outcome !== 'created' || !heartbeating.claim) throw new Error('sweep setup: no claim');
   clock.advance(LEASE_MS / 2);
   await store.heartbeat(heartbeating.claim, LEASE_MS);
@@ -136,7 +135,7 @@ async function leasefenceUnits(engine: BenchEngine, sqs: SQSClient, queueUrl: st
   out.sweepAdvance = extra(await measure(ra, sweepOnce));
 
   const cancelTarget = id(7);
-  await store.enqueue({ identity: cancelTarget, jobType: BENCH_JOB_TYPE, payloadHash: 'h', maxAttempts: 3 }, lease);
+  await store.enqueue({ identity: cancelTarget, ...BENCH_ROW }, lease);
   out.operator = await measure(ra, () =>
     store.cancel(cancelTarget, { actor: 'bench-operator', reason: 'capacity figure' }),
   );
@@ -177,11 +176,63 @@ async function peerUnits(engine: BenchEngine) {
   return { out, check: [...recorder.records, ...rivalRecorder.records] };
 }
 
+/** Identities, job types and refs shaped like the example jobs' (functions/jobs, infra/local/demo/cases.ts). */
+const EXAMPLE_JOBS = [
+  { tenantId: 'm_4471', operationId: 'refund-r_815', jobType: 'refund-settlement', steps: ['charge', 'notify'] },
+  {
+    tenantId: 'bank-eu',
+    operationId: 'statement-acct-42-2026-11',
+    jobType: 'statement-publication',
+    steps: ['render'],
+  },
+  { tenantId: 'shop-1', operationId: 'order-9001-reserve', jobType: 'inventory-reservation', steps: ['reserve'] },
+] as const;
+
+/**
+ * Sizes (bytes, by the accountant's rules) of example-like work rows at each point of their life: claimed by a
+ * Lambda-style worker id, after each step, completed with a small result.
+ */
+async function exampleRowBytes(engine: BenchEngine): Promise<number[]> {
+  const tables = await engine.createLeasefenceTables('rows');
+  const observer = engine.rawClient();
+  const client = engine.documentClient();
+  const store = new WorkItemStore({ client, tableName: tables.jobsTable });
+  const sizes: number[] = [];
+  const size = async (identity: { tenantId: string; operationId: string }) => {
+    const key = workItemKey(identity);
+    const { Item } = await observer.send(
+      new GetItemCommand({ TableName: tables.jobsTable, Key: { pk: { S: key.pk }, sk: { S: key.sk } } }),
+    );
+    sizes.push(Item ? itemSize(Item) : 0);
+  };
+  for (const job of EXAMPLE_JOBS) {
+    const identity = { tenantId: job.tenantId, operationId: job.operationId };
+    const created = await store.enqueue(
+      {
+        identity,
+        jobType: job.jobType,
+        payloadHash: 'f'.repeat(64),
+        payloadRef: `s3://acme-payloads/${job.tenantId}/${job.operationId}.json`,
+        maxAttempts: 5,
+      },
+      { owner: '2026/11/30/[$LATEST]0f1e2d3c4b5a69788796a5b4c3d2e1f0', leaseMs: 60_000 },
+    );
+    if (created.outcome !== 'created' || !created.claim) throw new Error('row sizes: no claim');
+    await size(identity);
+    for (const step of job.steps) {
+      await store.recordStep(created.claim, step, { ref: `ext_${step}_8f3a2c`, at: Date.now() });
+      await size(identity);
+    }
+    await store.complete(created.claim, { outcomeCode: 'done', result: { externalRef: 'ext_8f3a2c91' } });
+    await size(identity);
+  }
+  return sizes;
+}
+
 /** Figure 7: WRU/RRU per job and situation for both systems, cross-checked against the engine's report. */
 async function measureCapacity(
   engine: BenchEngine,
   queue: { sqs: SQSClient; queueUrl: string },
-  rowBytes: () => Promise<number[]>,
 ): Promise<CapacityReport> {
   const lf = await leasefenceUnits(engine, queue.sqs, queue.queueUrl);
   const peer = await peerUnits(engine);
@@ -208,8 +259,9 @@ async function measureCapacity(
       row('operator action (cancel a claimed job)', 'operator', undefined),
     ],
     engineChecked: checked.length,
+    engineCheckedCommands: [...new Set(checked.map((record) => record.command))].sort(),
     engineMismatches: mismatches.length,
-    rowBytes: await rowBytes(),
+    rowBytes: await exampleRowBytes(engine),
   };
 }
 
