@@ -27,7 +27,7 @@ const worker = createLeasefenceWorker({
 });
 const writesByKey: Record<string, number> = {};
 const indexWritesByShard: Record<string, number> = {};
-const WRITES = new Set(['PutCommand', 'UpdateCommand', 'DeleteCommand']);
+const WRITES = new Set(['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'PutCommand', 'UpdateCommand']);
 worker.client.middlewareStack.add(
   (next, context) => async (args) => {
     const input = args.input as { TableName?: string; Key?: { pk?: string }; Item?: { pk?: string } };
