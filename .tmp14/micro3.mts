@@ -1,0 +1,13 @@
+import { startBenchEngine } from '/work/wt/i14/test/bench/support/bench-engine.js';
+import { FencedRecords } from '/work/wt/i14/lib/fenced-records.js';
+import { claimFixture } from '/work/wt/i14/test/support/claim-fixture.js';
+import { countRequests } from '/work/wt/i14/test/support/request-counter.js';
+const engine = await startBenchEngine({ process: true });
+const table = await engine.createKeyedTable('micro', 'pk');
+const doc = engine.documentClient();
+doc.middlewareStack.add((next) => async (args: any) => { const b = args.request?.body; console.log(typeof b, b?.constructor?.name, b?.length, Buffer.from(b).toString("utf8").slice(0, 900)); const r: any = await next(args); return r; }, { step: 'finalizeRequest', priority: 'low', name: 'x' });
+const c = countRequests(doc);
+const records = new FencedRecords({ client: doc, claim: claimFixture() } as never);
+await records.write({ tableName: table, key: { pk: 'c1' } }, { set: { writtenBy: 'w', amountCents: 1234 } });
+console.log(c.byCommand);
+await engine.stop();
