@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { queueUrlSchema, tableNameSchema } from './rules.js';
 import { DEFAULT_DEADLINE_SHARDS } from './table.js';
 import { parseInput } from './validation.js';
 
@@ -12,26 +13,17 @@ const EnvironmentVariable = {
   dynamodbEndpoint: 'LEASEFENCE_DYNAMODB_ENDPOINT',
   sqsEndpoint: 'LEASEFENCE_SQS_ENDPOINT',
   payloadRetentionDays: 'LEASEFENCE_PAYLOAD_RETENTION_DAYS',
-  /** Table of the example jobs' own records (only the project's example worker reads it). */
-  examplesTable: 'LEASEFENCE_EXAMPLES_TABLE',
 } as const;
 
-/**
- * A queue URL: http(s), a host, a path. Checked by shape, not by a URL parser, because local engines hand out
- * URLs such as fauxqs' `http://sqs.us-east-1.127.0.0.1:PORT/000000000000/name` that WHATWG URL rejects.
- */
-const queueUrlSchema = z.string().regex(/^https?:\/\/[^\s/]+\/\S+$/, 'must be an http(s) queue URL');
-
 const configSchema = z.object({
-  jobsTable: z.string().min(3),
-  payloadsTable: z.string().min(3),
+  jobsTable: tableNameSchema,
+  payloadsTable: tableNameSchema,
   queueUrl: queueUrlSchema.optional(),
   deadLetterQueueUrl: queueUrlSchema.optional(),
   deadlineShards: z.coerce.number().int().min(1).max(1000).default(DEFAULT_DEADLINE_SHARDS),
   dynamodbEndpoint: z.string().url().optional(),
   sqsEndpoint: z.string().url().optional(),
   payloadRetentionDays: z.coerce.number().int().min(1).max(3650).default(30),
-  examplesTable: z.string().min(3).optional(),
 });
 
 /** Runtime configuration of a handler, read once from the environment. */

@@ -3,12 +3,40 @@
  * SDK exceptions are translated here only at the storage boundary, with the stored item attached.
  */
 
-/** Base class: a typed `code`, optional context, and the original `cause`. */
-class LeasefenceError extends Error {
-  readonly code: string;
+/** Every `code` a LeasefenceError carries, one per subclass: `error.code` narrows to one of these. */
+const ErrorCode = {
+  invalidInput: 'input.invalid',
+  payloadConflict: 'payload.conflict',
+  ownershipLost: 'ownership.lost',
+  fenceRejected: 'fence.rejected',
+  businessCondition: 'business.condition',
+  itemNotFound: 'item.not_found',
+  unexpectedItem: 'item.unexpected',
+  illegalTransition: 'transition.illegal',
+  jobDefinition: 'job.definition',
+  capabilityMissing: 'engine.capability',
+  terminalJob: 'job.terminal',
+  retryableJob: 'job.retryable',
+  ambiguousOutcome: 'job.ambiguous',
+  configuration: 'configuration',
+  transactionCancelled: 'transaction.cancelled',
+  transactionTokenReused: 'transaction.token_reused',
+  batchIncomplete: 'fenced_batch.incomplete',
+} as const;
+type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+/** What every LeasefenceError may carry besides its message. */
+interface LeasefenceErrorOptions {
+  cause?: unknown;
+  context?: Record<string, unknown>;
+}
+
+/** Base class: a typed `code`, optional context, and the original `cause`. Never thrown bare: throw a subclass. */
+abstract class LeasefenceError<Code extends ErrorCode = ErrorCode> extends Error {
+  readonly code: Code;
   readonly context: Record<string, unknown>;
 
-  constructor(code: string, message: string, options: { cause?: unknown; context?: Record<string, unknown> } = {}) {
+  constructor(code: Code, message: string, options: LeasefenceErrorOptions = {}) {
     super(message, { cause: options.cause });
     this.name = new.target.name;
     this.code = code;
@@ -23,7 +51,7 @@ interface InputIssue {
 }
 
 /** Input failed validation; nothing was written. `issues` names every offending field. */
-class InvalidInputError extends LeasefenceError {
+class InvalidInputError extends LeasefenceError<'input.invalid'> {
   readonly issues: InputIssue[];
 
   constructor(message: string, issues: InputIssue[] = [], options: { cause?: unknown } = {}) {
@@ -33,7 +61,7 @@ class InvalidInputError extends LeasefenceError {
 }
 
 /** Same identity, different payload hash: rejected, nothing mutated. `existing` is the stored item. */
-class PayloadConflictError extends LeasefenceError {
+class PayloadConflictError extends LeasefenceError<'payload.conflict'> {
   constructor(
     message: string,
     readonly existing: unknown,
@@ -47,7 +75,7 @@ class PayloadConflictError extends LeasefenceError {
  * The work item no longer carries my fence in the claimed state: another claim, a cancel or the sweeper
  * superseded me. Stop work; never retry the write. `current` is the item as read back (may be undefined).
  */
-class OwnershipLostError extends LeasefenceError {
+class OwnershipLostError extends LeasefenceError<'ownership.lost'> {
   constructor(
     message: string,
     readonly current: unknown,
@@ -58,7 +86,7 @@ class OwnershipLostError extends LeasefenceError {
 }
 
 /** A protected record holds a writer epoch at or above mine: a newer claim wrote it. Stop. */
-class FenceRejectedError extends LeasefenceError {
+class FenceRejectedError extends LeasefenceError<'fence.rejected'> {
   constructor(
     message: string,
     readonly current: unknown,
@@ -69,7 +97,7 @@ class FenceRejectedError extends LeasefenceError {
 }
 
 /** The fence allowed the write but the caller's own business condition did not. */
-class BusinessConditionError extends LeasefenceError {
+class BusinessConditionError extends LeasefenceError<'business.condition'> {
   constructor(
     message: string,
     readonly current: unknown,
@@ -80,14 +108,14 @@ class BusinessConditionError extends LeasefenceError {
 }
 
 /** The item does not exist. */
-class ItemNotFoundError extends LeasefenceError {
+class ItemNotFoundError extends LeasefenceError<'item.not_found'> {
   constructor(message: string, context: Record<string, unknown> = {}) {
     super('item.not_found', message, { context });
   }
 }
 
 /** The requested transition is not allowed from the item's current state (an admin 409). */
-class IllegalTransitionError extends LeasefenceError {
+class IllegalTransitionError extends LeasefenceError<'transition.illegal'> {
   constructor(
     message: string,
     readonly current: unknown,
@@ -97,28 +125,28 @@ class IllegalTransitionError extends LeasefenceError {
 }
 
 /** A job definition lacks a control its target class requires; refused at definition time. */
-class JobDefinitionError extends LeasefenceError {
+class JobDefinitionError extends LeasefenceError<'job.definition'> {
   constructor(message: string) {
     super('job.definition', message);
   }
 }
 
 /** The engine lacks a capability the operation needs (e.g. TransactWriteItems on dynalite). */
-class CapabilityMissingError extends LeasefenceError {
+class CapabilityMissingError extends LeasefenceError<'engine.capability'> {
   constructor(message: string, options: { cause?: unknown } = {}) {
     super('engine.capability', message, options);
   }
 }
 
 /** Thrown by a job: a confirmed failure that retrying cannot fix ▶ failed_terminal. */
-class TerminalJobError extends LeasefenceError {
+class TerminalJobError extends LeasefenceError<'job.terminal'> {
   constructor(errorCode: string, message: string, options: { cause?: unknown } = {}) {
     super('job.terminal', message, { ...options, context: { errorCode } });
   }
 }
 
 /** Thrown by a job: a confirmed failure where the effect did NOT happen ▶ retry with backoff (terminal when exhausted). */
-class RetryableJobError extends LeasefenceError {
+class RetryableJobError extends LeasefenceError<'job.retryable'> {
   constructor(errorCode: string, message: string, options: { cause?: unknown } = {}) {
     super('job.retryable', message, { ...options, context: { errorCode } });
   }
@@ -128,24 +156,78 @@ class RetryableJobError extends LeasefenceError {
  * Thrown by a job: the effect may or may not have happened (timeout after sending, transport error).
  * Class C retries only after reconcile; class D (and any job without attempts left) parks as unknown.
  */
-class AmbiguousOutcomeError extends LeasefenceError {
+class AmbiguousOutcomeError extends LeasefenceError<'job.ambiguous'> {
   constructor(message: string, options: { cause?: unknown } = {}) {
     super('job.ambiguous', message, options);
   }
 }
 
 /** The deployment is missing something (e.g. no payload resolver for payloadRef jobs); the message is redelivered. */
-class ConfigurationError extends LeasefenceError {
+class ConfigurationError extends LeasefenceError<'configuration'> {
   constructor(message: string) {
     super('configuration', message);
   }
 }
 
+/** The key of a work item holds something that is not a work item (another writer shares the table). Nothing was written. */
+class UnexpectedItemError extends LeasefenceError<'item.unexpected'> {
+  constructor(
+    message: string,
+    readonly current: unknown,
+  ) {
+    super('item.unexpected', message);
+  }
+}
+
+/** A fenced transaction was cancelled for a reason retrying cannot fix (e.g. a validation error); nothing was written. */
+class TransactionCancelledError extends LeasefenceError<'transaction.cancelled'> {
+  constructor(message: string, options: LeasefenceErrorOptions = {}) {
+    super('transaction.cancelled', message, options);
+  }
+}
+
+/** A transaction's request token was reused with other parameters (a step re-run differently); nothing was written. */
+class TransactionTokenReusedError extends LeasefenceError<'transaction.token_reused'> {
+  constructor(message: string, options: LeasefenceErrorOptions = {}) {
+    super('transaction.token_reused', message, options);
+  }
+}
+
+/** A fenced batch stopped with writes failed for reasons other than the fence or a condition; `context.report` says which. */
+class BatchIncompleteError extends LeasefenceError<'fenced_batch.incomplete'> {
+  constructor(message: string, options: LeasefenceErrorOptions = {}) {
+    super('fenced_batch.incomplete', message, options);
+  }
+}
+
+/** Every error class leasefence throws, for callers that map them (e.g. to HTTP statuses). */
+type AnyLeasefenceError =
+  | InvalidInputError
+  | PayloadConflictError
+  | OwnershipLostError
+  | FenceRejectedError
+  | BusinessConditionError
+  | ItemNotFoundError
+  | UnexpectedItemError
+  | IllegalTransitionError
+  | JobDefinitionError
+  | CapabilityMissingError
+  | TerminalJobError
+  | RetryableJobError
+  | AmbiguousOutcomeError
+  | ConfigurationError
+  | TransactionCancelledError
+  | TransactionTokenReusedError
+  | BatchIncompleteError;
+
 export {
   AmbiguousOutcomeError,
+  type AnyLeasefenceError,
+  BatchIncompleteError,
   BusinessConditionError,
   CapabilityMissingError,
   ConfigurationError,
+  ErrorCode,
   FenceRejectedError,
   IllegalTransitionError,
   type InputIssue,
@@ -153,8 +235,12 @@ export {
   ItemNotFoundError,
   JobDefinitionError,
   LeasefenceError,
+  type LeasefenceErrorOptions,
   OwnershipLostError,
   PayloadConflictError,
   RetryableJobError,
   TerminalJobError,
+  TransactionCancelledError,
+  TransactionTokenReusedError,
+  UnexpectedItemError,
 };

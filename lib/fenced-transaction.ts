@@ -1,9 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
 import type { Clock } from './clock.js';
-import { CapabilityMissingError, LeasefenceError, OwnershipLostError, RetryableJobError } from './errors.js';
+import {
+  CapabilityMissingError,
+  OwnershipLostError,
+  RetryableJobError,
+  TransactionCancelledError,
+  TransactionTokenReusedError,
+} from './errors.js';
 import { interpretCancellation } from './fenced/cancellation.js';
 import { unmetExpectations } from './fenced/conditions.js';
 import { businessConditionError } from './fenced/record-outcome.js';
@@ -11,12 +16,13 @@ import {
   buildCompletionTransaction,
   buildStepTransaction,
   parseSharedWrites,
-  parseStep,
   type SharedWrite,
   type TransactionPlan,
 } from './fenced/transaction-requests.js';
 import { formatIdentity } from './identity.js';
+import { jobOutcomeSchema } from './rules.js';
 import { WorkState } from './states.js';
+import { parseStep, StepLedger } from './steps.js';
 import type { JobOutcome } from './store/transitions.js';
 import { type Claim, isWorkItem, type StepRecord, type WorkItem } from './store/work-item.js';
 import type { WorkItemStore } from './store/work-item-store.js';
@@ -32,6 +38,8 @@ interface FencedTransactionsOptions {
   signal?: AbortSignal;
   /** Sends of one transaction when it is cancelled by a conflict or throttling (default 5). */
   maxAttempts?: number;
+  /** The claim's done steps, shared with `ctx.step` (default: a ledger seeded from `claim.steps`). */
+  steps?: StepLedger;
 }
 
 /** A step's fate: committed now, found committed by my earlier send, or skipped because it was already done. */
@@ -43,11 +51,6 @@ type StepOutcome =
 type WritesInput = readonly SharedWrite[] | (() => readonly SharedWrite[] | Promise<readonly SharedWrite[]>);
 
 type Committed = { kind: 'applied' } | { kind: 'already_applied' } | { kind: 'skipped'; record: StepRecord };
-
-const outcomeSchema = z.strictObject({
-  outcomeCode: z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/, 'outcomeCode must be 1-64 chars of [A-Za-z0-9._:-]'),
-  result: z.unknown().optional(),
-});
 
 /**
  * Class A: fenced transactions on records shared by many operations. Each step is one TransactWriteItems:
@@ -64,7 +67,7 @@ class FencedTransactions {
   readonly claim: Claim;
   private readonly store: FencedTransactionsOptions['store'];
   private readonly clock: Clock;
-  private readonly done: Map<string, StepRecord>;
+  private readonly steps: StepLedger;
   private readonly maxAttempts: number;
   private lost: OwnershipLostError | undefined;
 
@@ -72,13 +75,13 @@ class FencedTransactions {
     this.claim = options.claim;
     this.store = options.store;
     this.clock = options.store.clock;
-    this.done = new Map(Object.entries(options.claim.steps ?? {}));
+    this.steps = options.steps ?? new StepLedger(options.claim);
     this.maxAttempts = options.maxAttempts ?? 5;
   }
 
   /** True when the step was recorded by this or an earlier holder. */
   isDone(name: string): boolean {
-    return this.done.has(name);
+    return this.steps.has(name);
   }
 
   /**
@@ -88,20 +91,21 @@ class FencedTransactions {
    */
   async runStep(name: string, writes: WritesInput, options: { result?: unknown } = {}): Promise<StepOutcome> {
     const step = parseStep(name, options.result);
-    const recorded = this.done.get(step.name);
+    const recorded = this.steps.get(step.name);
     if (recorded) return { status: 'skipped', result: recorded.result, record: recorded };
     const list = parseSharedWrites(
       this.store.table,
       this.claim,
       typeof writes === 'function' ? await writes() : writes,
     );
-    const plan = buildStepTransaction(this.store.table, this.claim, step, list, this.clock.now());
+    const now = this.clock.now();
+    const plan = buildStepTransaction(this.store.table, this.claim, step, list, now);
     const committed = await this.commit(plan, `step ${step.name}`, step.name);
     if (committed.kind === 'skipped') {
-      this.done.set(step.name, committed.record);
+      this.steps.record(step.name, committed.record);
       return { status: 'skipped', result: committed.record.result, record: committed.record };
     }
-    this.done.set(step.name, { fence: this.claim.fence, at: this.clock.now(), result: step.result ?? null });
+    this.steps.record(step.name, { fence: this.claim.fence, at: now, result: step.result ?? null });
     return { status: committed.kind, result: step.result ?? null };
   }
 
@@ -110,7 +114,7 @@ class FencedTransactions {
     outcome: JobOutcome,
     writes: readonly SharedWrite[],
   ): Promise<{ status: 'applied' | 'already_applied' }> {
-    const valid = parseInput(outcomeSchema, outcome, 'job outcome') as JobOutcome;
+    const valid = parseInput(jobOutcomeSchema, outcome, 'job outcome') as JobOutcome;
     const list = parseSharedWrites(this.store.table, this.claim, writes);
     const plan = buildCompletionTransaction(this.store.table, this.claim, valid, list, this.clock.now());
     const committed = await this.commit(plan, 'completion', undefined);
@@ -152,14 +156,10 @@ class FencedTransactions {
             { cause: error },
           );
         }
-        throw new LeasefenceError(
-          'transaction.cancelled',
-          `${label} cancelled (${verdict.codes.join(', ')}); nothing was written`,
-          {
-            cause: error,
-            context: { label, codes: verdict.codes },
-          },
-        );
+        throw new TransactionCancelledError(`${label} cancelled (${verdict.codes.join(', ')}); nothing was written`, {
+          cause: error,
+          context: { label, codes: verdict.codes },
+        });
       }
     }
   }
@@ -179,8 +179,7 @@ class FencedTransactions {
     if (record && stillMine) return { kind: 'skipped', record };
     if (stillMine && tokenMismatch !== undefined) {
       // Same token, other parameters (a caller re-ran the step after an unclear error): not an ownership problem.
-      throw new LeasefenceError(
-        'transaction.token_reused',
+      throw new TransactionTokenReusedError(
         `${label}: request token reused with other parameters; nothing was written`,
         {
           cause: tokenMismatch,

@@ -1,25 +1,56 @@
-/** Public entry point of leasefence: identity, hashing, the store, job definitions and errors. */
+/**
+ * Public entry point of leasefence: what an application needs to define jobs, run them in Lambda, send them,
+ * and handle the errors. Internals (the store, the runtime, the admin operations) are not exported here;
+ * test/unit/public-api.test.ts pins the list of runtime exports so an internal cannot leak in unnoticed.
+ */
 
-export * from './admin/index.js';
 export { type Clock, ManualClock, systemClock } from './clock.js';
+export { EnvironmentVariable, type LeasefenceConfig, readConfig } from './config.js';
 export * from './errors.js';
-export { canonicalJson, hashIdentifier, hashIdentity, payloadHash } from './hashing.js';
+export type { BusinessCondition, Expectation, Scalar } from './fenced/conditions.js';
+export { FenceRejectReason } from './fenced/fence-rules.js';
+export type { SharedWrite } from './fenced/transaction-requests.js';
+export type {
+  FencedBatchEntry,
+  FencedBatchOptions,
+  FencedBatchReport,
+  FencedRecords,
+  FencedWriteResult,
+  RecordChange,
+  RecordRef,
+} from './fenced-records.js';
+export type { FencedTransactions, StepOutcome, WritesInput } from './fenced-transaction.js';
+export { payloadHash } from './hashing.js';
 export { formatIdentity, type JobIdentity, parseIdentity } from './identity.js';
 export {
+  type AnyJobDefinition,
   defineJob,
   type JobContext,
   type JobDefinition,
-  JobRegistry,
+  type JobDefinitionInput,
   type ReconcileResult,
   TargetClass,
 } from './job-definition.js';
-export { createSqsWorkerHandler } from './lambda/sqs-worker-handler.js';
+export { type AdminHandler, type AdminHandlerOptions, createAdminHandler } from './lambda/admin-handler.js';
+export {
+  createSqsWorkerHandler,
+  type SqsWorkerHandler,
+  type SqsWorkerHandlerOptions,
+} from './lambda/sqs-worker-handler.js';
+export {
+  createSweeperHandler,
+  type SweeperHandler,
+  type SweeperHandlerOptions,
+  type SweepResult,
+} from './lambda/sweeper-handler.js';
+// The producer stores inline payload bodies through it (ProducerDependencies.payloads).
 export { PayloadStore } from './payloads.js';
-export { type ProducerDependencies, type SendJobInput, sendJob } from './producer.js';
+export type { ProducerDependencies, SendJobInput, SentJob } from './producer.js';
+export { sendJob } from './producer.js';
 export { WorkState } from './states.js';
 export type { FailureReport, JobOutcome } from './store/transitions.js';
-export type { Claim, WorkItem } from './store/work-item.js';
-export { type ClaimResult, type EnqueueResult, WorkItemStore } from './store/work-item-store.js';
-export { type SweepCursor, type SweepSummary, sweep } from './sweeper.js';
-export { jobsTableDefinition, payloadsTableDefinition } from './table.js';
-export { WorkerRuntime, type WorkerRuntimeOptions } from './worker/worker-runtime.js';
+export type { Claim, StepRecord, WorkItem } from './store/work-item.js';
+export type { SweepSummary } from './sweeper.js';
+export type { Telemetry } from './telemetry.js';
+export type { PayloadResolver } from './worker/load-payload.js';
+export type { MessageResult } from './worker/worker-runtime.js';

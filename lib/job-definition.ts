@@ -4,6 +4,7 @@ import { JobDefinitionError } from './errors.js';
 import type { FencedRecords } from './fenced-records.js';
 import type { FencedTransactions } from './fenced-transaction.js';
 import type { JobIdentity } from './identity.js';
+import { jobTypeSchema } from './rules.js';
 import type { JobOutcome } from './store/transitions.js';
 import type { Claim } from './store/work-item.js';
 import { parseInput } from './validation.js';
@@ -23,7 +24,7 @@ type ReconcileResult =
   | { status: 'cannot_tell'; reason: string };
 
 /** Everything a running job may use. Writes to protected state go through the fenced helpers only. */
-interface JobContext<Payload> {
+interface JobContext<out Payload> {
   readonly identity: JobIdentity;
   readonly claim: Claim;
   readonly fence: number;
@@ -41,12 +42,20 @@ interface JobContext<Payload> {
   readonly transactions: FencedTransactions;
   /** Report progress; the lease is renewed only when progress was reported since the last renewal. */
   progress(): void;
-  /** A durable step: runs once across takeovers; a later holder gets the recorded result without running it. */
+  /**
+   * A durable step: runs once across takeovers; a later holder gets the recorded result without running it.
+   * Shares its record of done steps and its name rule (1–64 chars of `[A-Za-z0-9._:-]`) with
+   * `transactions.runStep`; the result is at most 16 KB of JSON (InvalidInputError otherwise, nothing recorded).
+   */
   step<T>(name: string, fn: () => Promise<T>): Promise<T>;
 }
 
-/** A job type: its payload schema, its target class and controls, and the code that runs it. */
-interface JobDefinition<Payload = unknown> {
+/**
+ * A job type: its payload schema, its target class and controls, and the code that runs it. Covariant in
+ * `Payload` (`out`): a job of `{ a: string }` is a job of `unknown`, so a list of differently-typed jobs needs
+ * no cast. Sound because the worker calls `run`/`reconcile` only with what that job's own `payload` parsed.
+ */
+interface JobDefinition<out Payload = unknown> {
   readonly type: string;
   readonly version: number;
   readonly payload: z.ZodType<Payload>;
@@ -57,6 +66,9 @@ interface JobDefinition<Payload = unknown> {
   run(context: JobContext<Payload>): Promise<JobOutcome>;
   reconcile?(context: JobContext<Payload>): Promise<ReconcileResult>;
 }
+
+/** A job of any payload type: what the worker handler, the registry and a list of jobs hold. */
+type AnyJobDefinition = JobDefinition<unknown>;
 
 /** Input of defineJob: defaults fill maxAttempts (3; 1 for class D), leaseMs (30 s) and retry backoff. */
 interface JobDefinitionInput<Payload> {
@@ -72,7 +84,7 @@ interface JobDefinitionInput<Payload> {
 }
 
 const definitionShape = z.object({
-  type: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'type must be 1-64 chars of [A-Za-z0-9._-]'),
+  type: jobTypeSchema,
   version: z.number().int().min(1),
   target: z.enum(['A', 'B', 'C', 'D']),
   maxAttempts: z.number().int().min(1).max(100),
@@ -144,27 +156,28 @@ function retryDelayMs(definition: Pick<JobDefinition, 'retry'>, attempt: number)
 
 /** Job types by name; refuses duplicates. */
 class JobRegistry {
-  private readonly byType = new Map<string, JobDefinition<unknown>>();
+  private readonly byType = new Map<string, AnyJobDefinition>();
 
-  constructor(definitions: ReadonlyArray<JobDefinition<unknown>> = []) {
+  constructor(definitions: readonly AnyJobDefinition[] = []) {
     for (const definition of definitions) this.register(definition);
   }
 
-  register(definition: JobDefinition<unknown>): void {
+  register(definition: AnyJobDefinition): void {
     if (this.byType.has(definition.type)) throw new JobDefinitionError(`job type ${definition.type} is defined twice`);
     this.byType.set(definition.type, definition);
   }
 
-  get(type: string): JobDefinition<unknown> | undefined {
+  get(type: string): AnyJobDefinition | undefined {
     return this.byType.get(type);
   }
 
-  all(): JobDefinition<unknown>[] {
+  all(): AnyJobDefinition[] {
     return [...this.byType.values()];
   }
 }
 
 export {
+  type AnyJobDefinition,
   defineJob,
   type JobContext,
   type JobDefinition,

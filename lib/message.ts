@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { operationIdSchema, tenantIdSchema } from './identity.js';
-import { jobTypeSchema, payloadHashSchema, payloadRefSchema } from './store/schemas.js';
+import { jobTypeSchema } from './rules.js';
+import { payloadHashSchema, payloadRefSchema } from './store/schemas.js';
 import { parseInput } from './validation.js';
 
 /** Envelope versions this build understands; anything else is quarantined, never guessed at. */

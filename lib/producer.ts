@@ -5,7 +5,8 @@ import { payloadHash } from './hashing.js';
 import { parseIdentity } from './identity.js';
 import { type JobEnvelope, serializeEnvelope } from './message.js';
 import type { PayloadStore } from './payloads.js';
-import { jobTypeSchema, payloadHashSchema, payloadRefSchema } from './store/schemas.js';
+import { jobTypeSchema } from './rules.js';
+import { payloadHashSchema, payloadRefSchema } from './store/schemas.js';
 import { parseInput } from './validation.js';
 
 /** Where jobs are sent. `payloads` is required for inline payloads. */

@@ -38,6 +38,15 @@ interface WakeReport {
   lastError?: { name: string; message: string };
 }
 
+/** A failure as name and message; an SQS per-entry failure is no Error, so it comes as such a pair already. */
+function describeFailure(error: unknown): { name: string; message: string } {
+  if (error instanceof Error) return { name: error.name, message: error.message };
+  const named = error as { name?: unknown; message?: unknown } | undefined;
+  if (typeof named?.name === 'string' && typeof named.message === 'string')
+    return { name: named.name, message: named.message };
+  return { name: 'Error', message: String(error) };
+}
+
 /**
  * Sends one `wake` message per item in batches of ten. Never throws for a bad row or a failed batch: a
  * wake-up is only a signal, and a lost one is re-sent by the sweeper from the deadline index.
@@ -46,8 +55,7 @@ async function sendWakeSignals(sqs: SQSClient, queueUrl: string, items: readonly
   const report: WakeReport = { sent: 0, failed: 0 };
   const fail = (count: number, error: unknown) => {
     report.failed += count;
-    report.lastError =
-      error instanceof Error ? { name: error.name, message: error.message } : { name: 'Error', message: String(error) };
+    report.lastError = describeFailure(error);
   };
   const bodies: string[] = [];
   for (const item of items) {
@@ -68,7 +76,12 @@ async function sendWakeSignals(sqs: SQSClient, queueUrl: string, items: readonly
       );
       report.sent += output.Successful?.length ?? 0;
       const failed = output.Failed ?? [];
-      if (failed.length > 0) fail(failed.length, new Error(`${failed[0]?.Code}: ${failed[0]?.Message ?? ''}`));
+      if (failed.length > 0) {
+        fail(failed.length, {
+          name: 'SendMessageBatchFailed',
+          message: `${failed[0]?.Code}: ${failed[0]?.Message ?? ''}`,
+        });
+      }
     } catch (error) {
       fail(chunk.length, error);
     }

@@ -1,4 +1,15 @@
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+import { ConfigurationError } from '../../lib/errors.js';
+
+/** Environment variable naming the examples table; set by the project's stack on the example worker only. */
+const EXAMPLES_TABLE_VARIABLE = 'LEASEFENCE_EXAMPLES_TABLE';
+
+/** The examples table's name from the environment; missing ▶ ConfigurationError naming the variable. */
+function examplesTableFromEnvironment(env: NodeJS.ProcessEnv = process.env): string {
+  const name = env[EXAMPLES_TABLE_VARIABLE];
+  if (!name) throw new ConfigurationError(`${EXAMPLES_TABLE_VARIABLE} is required by the example worker`);
+  return name;
+}
 
 /** The example jobs' own records (refunds, statements, stock, the simulated gateway): a plain pk/sk table. */
 function examplesTableDefinition(tableName: string): CreateTableCommandInput {
@@ -16,4 +27,4 @@ function examplesTableDefinition(tableName: string): CreateTableCommandInput {
   };
 }
 
-export { examplesTableDefinition };
+export { EXAMPLES_TABLE_VARIABLE, examplesTableDefinition, examplesTableFromEnvironment };

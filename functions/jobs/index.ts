@@ -1,15 +1,15 @@
-import type { JobDefinition } from '../../lib/job-definition.js';
+import type { AnyJobDefinition } from '../../lib/job-definition.js';
 import { inventoryReservationJob } from './inventory-reservation.js';
 import { refundSettlementJob } from './refund-settlement.js';
 import { statementPublicationJob } from './statement-publication.js';
 
 /** The project's example job types, writing their records to `examplesTable`. */
-function createExampleJobs(examplesTable: string): Array<JobDefinition<unknown>> {
+function createExampleJobs(examplesTable: string): AnyJobDefinition[] {
   return [
     refundSettlementJob(examplesTable),
     statementPublicationJob(examplesTable),
     inventoryReservationJob(examplesTable),
-  ] as Array<JobDefinition<unknown>>;
+  ];
 }
 
 export { examplesTableDefinition } from './examples-table.js';

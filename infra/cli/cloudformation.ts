@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { queueUrlSchema, tableNameSchema } from '../../lib/rules.js';
 import { TargetError } from './errors.js';
 
 /** The outputs of the project stack (infra/stacks/leasefence-stack.ts) the CLI needs. */
@@ -14,11 +15,11 @@ interface StackOutputs {
 const CLOUDFORMATION_MODULE = '@aws-sdk/client-cloudformation';
 
 const outputsSchema = z.object({
-  JobsTableName: z.string().min(3),
-  PayloadsTableName: z.string().min(3),
-  QueueUrl: z.string().min(1),
-  DeadLetterQueueUrl: z.string().min(1).optional(),
-  ExamplesTableName: z.string().min(3).optional(),
+  JobsTableName: tableNameSchema,
+  PayloadsTableName: tableNameSchema,
+  QueueUrl: queueUrlSchema,
+  DeadLetterQueueUrl: queueUrlSchema.optional(),
+  ExamplesTableName: tableNameSchema.optional(),
 });
 
 /** What the CLI uses of the CloudFormation client (loaded by name, so its types are not needed). */

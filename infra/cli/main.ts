@@ -1,6 +1,7 @@
-import { pathToFileURL } from 'node:url';
 import { InvalidInputError, LeasefenceError } from '../../lib/errors.js';
+import { EngineNotInstalledError } from '../local/engines.js';
 import { PortInUseError, StackAlreadyRunningError } from '../local/errors.js';
+import { JobsModuleError } from '../local/jobs-module.js';
 import { helpText, wantsHelp } from './args.js';
 import type { CliCommand } from './command.js';
 import { ExitCode, TargetError, UsageError } from './errors.js';
@@ -59,7 +60,9 @@ function reportError(io: Io, name: string, error: unknown): number {
     error instanceof TargetError ||
     error instanceof LeasefenceError ||
     error instanceof PortInUseError ||
-    error instanceof StackAlreadyRunningError;
+    error instanceof StackAlreadyRunningError ||
+    error instanceof JobsModuleError ||
+    error instanceof EngineNotInstalledError;
   const message = error instanceof Error ? error.message : String(error);
   io.err(
     `leasefence ${name}: ${known ? message : `failed: ${error instanceof Error ? error.name : 'error'}: ${message}`}`,
@@ -97,17 +100,27 @@ async function main(argv: readonly string[], io: Io = processIo()): Promise<numb
   }
 }
 
+/**
+ * A reader that went away (`leasefence ls | head -3`) closes stdout: the next write fails with EPIPE. That is
+ * the reader's choice, not a failure of the command, so the process ends quietly instead of crashing.
+ */
+function exitQuietlyOnClosedOutput(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
+      throw error;
+    });
+  }
+}
+
 /** The process entry: runs `main`, sets the exit code, and makes sure a stray socket cannot keep the CLI alive. */
 async function runCli(argv: readonly string[]): Promise<void> {
   // Node 20 is supported by the pinned SDK; its notice about releases after January 2027 is noise for a CLI user.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  exitQuietlyOnClosedOutput();
   const code = await main(argv);
   process.exitCode = code;
   setTimeout(() => process.exit(code), 3_000).unref();
-}
-
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  await runCli(process.argv.slice(2));
 }
 
 export { COMMAND_LOADERS, main, runCli };

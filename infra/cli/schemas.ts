@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { reasonSchema } from '../../lib/admin/schemas.js';
 import { operationIdSchema, tenantIdSchema } from '../../lib/identity.js';
+import { queueUrlSchema, tableNameSchema } from '../../lib/rules.js';
 import type { OptionSpec } from './args.js';
 
 /** Flags every command has (validated so parseArgs values pass the strict schemas). */
@@ -55,22 +56,10 @@ const targetShape = {
     .regex(/^[a-z]{2}(-[a-z]+)+-[0-9]$/, 'must be a region such as eu-west-1')
     .optional(),
   profile: nameFlag,
-  'jobs-table': z
-    .string()
-    .regex(/^[A-Za-z0-9_.-]{3,255}$/, 'must be a DynamoDB table name')
-    .optional(),
-  'payloads-table': z
-    .string()
-    .regex(/^[A-Za-z0-9_.-]{3,255}$/, 'must be a DynamoDB table name')
-    .optional(),
-  'queue-url': z
-    .string()
-    .regex(/^https?:\/\/\S+$/, 'must be an http(s) queue URL')
-    .optional(),
-  'dlq-url': z
-    .string()
-    .regex(/^https?:\/\/\S+$/, 'must be an http(s) queue URL')
-    .optional(),
+  'jobs-table': tableNameSchema.optional(),
+  'payloads-table': tableNameSchema.optional(),
+  'queue-url': queueUrlSchema.optional(),
+  'dlq-url': queueUrlSchema.optional(),
   'dynamodb-endpoint': z.url().optional(),
   'sqs-endpoint': z.url().optional(),
   actor: z.string().min(1).max(256).optional(),

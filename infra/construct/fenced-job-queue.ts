@@ -58,7 +58,7 @@ class FencedJobQueue extends Construct {
   /** The operations dashboard. */
   readonly dashboard: cloudwatch.Dashboard;
 
-  constructor(scope: Construct, id: string, props: FencedJobQueueProps = {}) {
+  constructor(scope: Construct, id: string, props: FencedJobQueueProps) {
     super(scope, id);
     const config = resolveProps(props);
     const { jobs, payloads } = createTables(this, {
@@ -98,7 +98,7 @@ class FencedJobQueue extends Construct {
 
     const worker = createLeasefenceFunction(this, 'Worker', {
       ...common,
-      entry: config.workerEntry ?? PackagedEntry.worker,
+      entry: config.workerEntry,
       ...(config.depsLockFilePath ? { depsLockFilePath: config.depsLockFilePath } : {}),
       ...(config.projectRoot ? { projectRoot: config.projectRoot } : {}),
       description: 'leasefence worker: claims and runs jobs from the jobs queue',

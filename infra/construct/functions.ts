@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -7,14 +8,29 @@ import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-n
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 
-/** Root of this package (holds functions/, lib/ and, in a checkout, package-lock.json). */
-const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** Root of this package: the nearest folder above this file holding a package.json (a checkout or node_modules/leasefence). */
+const PACKAGE_ROOT = findPackageRoot(dirname(fileURLToPath(import.meta.url)));
 
-/** The handlers shipped with the package; the worker one runs the example jobs. */
+function findPackageRoot(from: string): string {
+  for (let dir = from; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) return `${dir}${sep}`;
+    if (dirname(dir) === dir) return `${from}${sep}`;
+  }
+}
+
+/**
+ * A handler shipped with the package: the TypeScript source in a checkout, the compiled JavaScript in an
+ * installed package (dist/functions/NAME.js beside dist/infra/construct/).
+ */
+function packagedEntry(name: 'sweeper' | 'admin'): string {
+  const source = fileURLToPath(new URL(`../../functions/${name}.ts`, import.meta.url));
+  return existsSync(source) ? source : fileURLToPath(new URL(`../../functions/${name}.js`, import.meta.url));
+}
+
+/** The generic handlers shipped with the package; the worker entry is always the user's (their job types). */
 const PackagedEntry = {
-  worker: fileURLToPath(new URL('../../functions/worker.ts', import.meta.url)),
-  sweeper: fileURLToPath(new URL('../../functions/sweeper.ts', import.meta.url)),
-  admin: fileURLToPath(new URL('../../functions/admin.ts', import.meta.url)),
+  sweeper: packagedEntry('sweeper'),
+  admin: packagedEntry('admin'),
 } as const;
 
 /** ESM needs `require` for the few CommonJS dependencies that call it at runtime. */

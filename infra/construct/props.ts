@@ -6,11 +6,14 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import { DEFAULT_DEADLINE_SHARDS } from '../../lib/table.js';
 import type { AlarmThresholds } from './alarms.js';
 
-/** Properties of a FencedJobQueue. Every one is optional; the defaults suit a small production system. */
+/** Properties of a FencedJobQueue. Only workerEntry is required; the defaults suit a small production system. */
 interface FencedJobQueueProps {
-  /** File exporting `handler` built with createSqsWorkerHandler and your jobs. Default: this package's functions/worker.ts. */
-  readonly workerEntry?: string;
-  /** Lock file used to bundle workerEntry. Default: the nearest lock file above the working directory. */
+  /**
+   * Your worker: a .ts or .js file exporting `handler = createSqsWorkerHandler({ jobs: [...] })` with your job
+   * definitions. Bundled by esbuild with your project's lock file.
+   */
+  readonly workerEntry: string;
+  /** Lock file used to bundle the functions. Default: the nearest lock file above the working directory. */
   readonly depsLockFilePath?: string;
   /** Project root used to bundle workerEntry (must contain it). Default: the lock file's directory. */
   readonly projectRoot?: string;
@@ -107,6 +110,11 @@ function resolveProps(props: FencedJobQueueProps): ResolvedProps {
     runtime: props.runtime ?? lambda.Runtime.NODEJS_22_X,
     serviceName: props.serviceName ?? 'leasefence',
   };
+  if (typeof props?.workerEntry !== 'string' || props.workerEntry.trim() === '') {
+    throw new Error(
+      'workerEntry is required: the path of your file exporting `handler = createSqsWorkerHandler({ jobs: [...] })`',
+    );
+  }
   checkRange('deadlineShards', resolved.deadlineShards, 1, 1000);
   checkRange('payloadRetention (days)', resolved.payloadRetention.toDays(), 1, 3650);
   checkRange('maxConcurrency', resolved.maxConcurrency, 2, 1000);

@@ -1,6 +1,25 @@
 import type { AddressInfo } from 'node:net';
-import dynalite from 'dynalite';
-import { buildApp } from 'fauxqs';
+
+/** The embedded engines are optional peer dependencies: only the local stack and the test harness need them. */
+class EngineNotInstalledError extends Error {
+  constructor(readonly packageName: string) {
+    super(
+      `the embedded engines are not installed: npm install --save-dev dynalite@^4 fauxqs@^1 (missing: ${packageName}). They are needed only by \`leasefence start\`, \`demo\`, \`check\` and leasefence/testing.`,
+    );
+    this.name = 'EngineNotInstalledError';
+  }
+}
+
+/** Imports an optional engine package, or says exactly how to install it. */
+async function importEngine<Module>(packageName: 'dynalite' | 'fauxqs'): Promise<Module> {
+  try {
+    return (await import(packageName)) as Module;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') throw new EngineNotInstalledError(packageName);
+    throw error;
+  }
+}
 
 /** A running local engine: its loopback endpoint and how to stop it. */
 interface RunningEngine {
@@ -17,6 +36,7 @@ interface DynaliteOptions {
 
 /** Starts dynalite (DynamoDB API) in-process on loopback; port 0 picks a free one. */
 async function startDynalite(options: DynaliteOptions = {}): Promise<RunningEngine> {
+  const { default: dynalite } = await importEngine<typeof import('dynalite')>('dynalite');
   const server = dynalite({
     createTableMs: 0,
     deleteTableMs: 0,
@@ -39,6 +59,7 @@ async function startDynalite(options: DynaliteOptions = {}): Promise<RunningEngi
  * interface); port 0 picks a free one. Messages live in memory. A taken port rejects with EADDRINUSE.
  */
 async function startSqsEngine(options: { port?: number } = {}): Promise<RunningEngine> {
+  const { buildApp } = await importEngine<typeof import('fauxqs')>('fauxqs');
   const app = buildApp({ logger: false, host: '127.0.0.1' });
   try {
     await app.listen({ port: options.port ?? 0, host: '127.0.0.1' });
@@ -50,4 +71,4 @@ async function startSqsEngine(options: { port?: number } = {}): Promise<RunningE
   return { endpoint: `http://127.0.0.1:${port}`, stop: () => app.close() };
 }
 
-export { type DynaliteOptions, type RunningEngine, startDynalite, startSqsEngine };
+export { type DynaliteOptions, EngineNotInstalledError, type RunningEngine, startDynalite, startSqsEngine };

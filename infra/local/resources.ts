@@ -27,6 +27,8 @@ interface LocalResources {
   examplesTable: string;
   queueUrl: string;
   deadLetterQueueUrl: string;
+  /** Every table the stack created or found, by TableName (the jobs module's tables included). */
+  tableNames: Readonly<Record<string, string>>;
 }
 
 /** Creates the table unless it exists (kept from an earlier run); returns whether it was created. */
@@ -64,17 +66,20 @@ async function ensureQueues(sqs: SQSClient): Promise<{ queueUrl: string; deadLet
 
 /**
  * Creates what the CDK app deploys, from the same definitions (lib/table.ts, functions/jobs/examples-table.ts):
- * the jobs, payloads and example-records tables, and the jobs queue with its DLQ. Existing tables are kept.
+ * the jobs, payloads and example-records tables, the jobs module's own tables, and the jobs queue with its DLQ.
+ * Existing tables are kept.
  * TTL is not set: dynalite has no UpdateTimeToLive, so payload retention is not enforced locally.
  */
 async function ensureLocalResources(
   client: DynamoDBDocumentClient,
   sqs: SQSClient,
+  jobTables: readonly CreateTableCommandInput[] = [],
 ): Promise<LocalResources & { createdTables: string[] }> {
   const definitions = [
     jobsTableDefinition(LocalNames.jobsTable),
     payloadsTableDefinition(LocalNames.payloadsTable),
     examplesTableDefinition(LocalNames.examplesTable),
+    ...jobTables,
   ];
   const createdTables: string[] = [];
   for (const definition of definitions) {
@@ -86,6 +91,7 @@ async function ensureLocalResources(
     payloadsTable: LocalNames.payloadsTable,
     examplesTable: LocalNames.examplesTable,
     ...queues,
+    tableNames: Object.fromEntries(definitions.map((definition) => [definition.TableName, definition.TableName ?? ''])),
     createdTables,
   };
 }

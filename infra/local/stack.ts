@@ -2,7 +2,6 @@ import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { createExampleJobs } from '../../functions/jobs/index.js';
 import type { AdminDeps } from '../../lib/admin/deps.js';
 import { createDocumentClient, createSqsClient } from '../../lib/aws-clients.js';
 import type { LeasefenceConfig } from '../../lib/config.js';
@@ -12,6 +11,7 @@ import { DEFAULT_DEADLINE_SHARDS } from '../../lib/table.js';
 import { startAdminServer } from './admin-server.js';
 import { startDynalite, startSqsEngine } from './engines.js';
 import { StackAlreadyRunningError } from './errors.js';
+import { exampleJobs, type LoadedJobs } from './jobs-module.js';
 import { QueuePollers } from './pollers.js';
 import { listenOn, type PortSetting } from './ports.js';
 import { ensureLocalResources, type LocalResources } from './resources.js';
@@ -30,6 +30,8 @@ interface LocalStackOptions {
   pollers: number;
   sweepIntervalMs: number;
   verbose: boolean;
+  /** The job types the worker runs (default: the project's example jobs). Their tables are created if missing. */
+  jobs?: LoadedJobs;
   /** Write `<dir>/stack.json` so the CLI finds the stack (off for a stack embedded in one CLI command). */
   writeStateFile: boolean;
   log: (line: string) => void;
@@ -85,7 +87,8 @@ async function startLocalStack(options: LocalStackOptions): Promise<RunningLocal
       client.destroy();
       sqs.destroy();
     });
-    const resources = await ensureLocalResources(client, sqs);
+    const resources = await ensureLocalResources(client, sqs, options.jobs?.tables ?? []);
+    const jobsSource = options.jobs ?? exampleJobs(resources.examplesTable);
     const config: LeasefenceConfig = {
       jobsTable: resources.jobsTable,
       payloadsTable: resources.payloadsTable,
@@ -95,7 +98,6 @@ async function startLocalStack(options: LocalStackOptions): Promise<RunningLocal
       dynamodbEndpoint: dynamo.endpoint,
       sqsEndpoint: sqsEngine.endpoint,
       payloadRetentionDays: 30,
-      examplesTable: resources.examplesTable,
     };
     const store = new WorkItemStore({ client, tableName: config.jobsTable, deadlineShards: config.deadlineShards });
     const adminDeps: AdminDeps = {
@@ -110,7 +112,7 @@ async function startLocalStack(options: LocalStackOptions): Promise<RunningLocal
     cleanups.push(() => admin.stop());
 
     const telemetry = stackTelemetry(options.log, options.verbose);
-    const jobs = createExampleJobs(resources.examplesTable);
+    const jobs = jobsSource.build({ tables: resources.tableNames });
     const handlers = Array.from({ length: options.pollers }, (_, index) =>
       createSqsWorkerHandler({ jobs, config, telemetry, workerId: `local-worker-${index + 1}` }),
     );
@@ -149,6 +151,7 @@ async function startLocalStack(options: LocalStackOptions): Promise<RunningLocal
       endpoints: { dynamodb: dynamo.endpoint, sqs: sqsEngine.endpoint, admin: admin.url },
       tables: { jobs: resources.jobsTable, payloads: resources.payloadsTable, examples: resources.examplesTable },
       queues: { jobs: resources.queueUrl, deadLetter: resources.deadLetterQueueUrl },
+      jobs: { source: jobsSource.source, types: jobs.map((job) => job.type) },
     };
     const stateFile = options.writeStateFile ? await writeStackState(dir, state) : undefined;
     if (stateFile) cleanups.push(() => removeStackState(dir, process.pid));

@@ -18,6 +18,8 @@ const stackStateSchema = z.strictObject({
   endpoints: z.strictObject({ dynamodb: z.string(), sqs: z.string(), admin: z.string() }),
   tables: z.strictObject({ jobs: z.string(), payloads: z.string(), examples: z.string() }),
   queues: z.strictObject({ jobs: z.string(), deadLetter: z.string() }),
+  /** Which jobs module the worker runs (`examples` or a path) and its job types. */
+  jobs: z.strictObject({ source: z.string(), types: z.array(z.string()) }),
 });
 
 /** What a running local stack tells the CLI: where everything is, and which process owns it. */

@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -5,8 +6,7 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct } from 'constructs';
-import { examplesTableDefinition } from '../../functions/jobs/examples-table.js';
-import { EnvironmentVariable } from '../../lib/config.js';
+import { EXAMPLES_TABLE_VARIABLE, examplesTableDefinition } from '../../functions/jobs/examples-table.js';
 import { FencedJobQueue } from '../construct/fenced-job-queue.js';
 import type { FencedJobQueueProps } from '../construct/props.js';
 import { tableFromDefinition } from '../construct/tables.js';
@@ -15,9 +15,12 @@ import { tableFromDefinition } from '../construct/tables.js';
 interface LeasefenceStackProps extends StackProps {
   /** Subscribe this address to the alarm topic; without it no topic is created. */
   readonly alarmEmail?: string;
-  /** Passed through to the construct (the example worker by default). */
-  readonly jobs?: FencedJobQueueProps;
+  /** Passed through to the construct; the worker entry defaults to the project's example worker. */
+  readonly jobs?: Partial<FencedJobQueueProps>;
 }
+
+/** The project's own worker entry: the example job types (functions/worker.ts). */
+const EXAMPLE_WORKER_ENTRY = fileURLToPath(new URL('../../functions/worker.ts', import.meta.url));
 
 /**
  * The deployable leasefence stack: one FencedJobQueue running the example jobs, the table their fenced
@@ -41,9 +44,10 @@ class LeasefenceStack extends Stack {
     });
     this.jobs = new FencedJobQueue(this, 'Jobs', {
       ...props.jobs,
+      workerEntry: props.jobs?.workerEntry ?? EXAMPLE_WORKER_ENTRY,
       workerEnvironment: {
         ...props.jobs?.workerEnvironment,
-        [EnvironmentVariable.examplesTable]: this.examplesTable.tableName,
+        [EXAMPLES_TABLE_VARIABLE]: this.examplesTable.tableName,
       },
       ...(this.alarmTopic ? { alarmTopic: this.alarmTopic } : {}),
     });
@@ -76,4 +80,4 @@ class LeasefenceStack extends Stack {
   }
 }
 
-export { LeasefenceStack, type LeasefenceStackProps };
+export { EXAMPLE_WORKER_ENTRY, LeasefenceStack, type LeasefenceStackProps };

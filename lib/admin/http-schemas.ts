@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { tenantIdSchema } from '../identity.js';
+import { outcomeCodeSchema } from '../rules.js';
 import { ResolveTarget } from './resolve.js';
-import { outcomeCodeSchema, pageLimitSchema, parkedStateSchema, reasonSchema } from './schemas.js';
+import { pageLimitSchema, parkedStateSchema, reasonSchema } from './schemas.js';
 
 /**
  * Shapes of the admin API's query strings and JSON bodies. Every object is strict: an unknown field is a

@@ -1,12 +1,13 @@
 import * as z from 'zod';
 import { type JobIdentity, parseIdentity } from '../identity.js';
+import { outcomeCodeSchema } from '../rules.js';
 import { WorkState } from '../states.js';
 import { resolveTransition } from '../store/transitions.js';
 import type { WorkItem } from '../store/work-item.js';
 import { parseInput } from '../validation.js';
 import { type AdminDeps, adminClock } from './deps.js';
 import { type RequeueResult, requeueAndWake } from './retry.js';
-import { actorSchema, outcomeCodeSchema, reasonSchema } from './schemas.js';
+import { actorSchema, reasonSchema } from './schemas.js';
 
 /** Where an unknown item may go once an operator has reconciled it with the real system. */
 const ResolveTarget = {

@@ -1,4 +1,4 @@
-import { BusinessConditionError, FenceRejectedError, LeasefenceError } from '../errors.js';
+import { BatchIncompleteError, BusinessConditionError, FenceRejectedError, type LeasefenceError } from '../errors.js';
 import type { RecordRef } from './record-requests.js';
 
 /** The per-record outcome of a fenced batch: nothing is left unaccounted for. */
@@ -78,7 +78,7 @@ function incompleteBatchError(report: FencedBatchReport): LeasefenceError {
       context: { report },
     });
   }
-  return new LeasefenceError('fenced_batch.incomplete', `fenced batch incomplete: ${counts}`, {
+  return new BatchIncompleteError(`fenced batch incomplete: ${counts}`, {
     cause: report.failed[0]?.error,
     context: { report },
   });

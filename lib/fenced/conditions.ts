@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { isWriterAttribute, WRITER_ATTRIBUTES } from '../rules.js';
 import type { ExpressionBuilder } from '../store/expressions.js';
 
 /**
@@ -25,15 +26,12 @@ type Expectation =
 /** Attribute path ▶ expectation; every entry must hold (AND). Example: `{ status: { in: ['pending', 'sending'] } }`. */
 type BusinessCondition = Readonly<Record<string, Expectation>>;
 
-/** Attributes the fence owns; a business condition or change may not touch them. */
-const WRITER_ATTRIBUTES = ['writer_epoch', 'writer_seq', 'writer_token', 'writer_op'] as const;
-
 /** A top-level or dotted attribute path (map members only; list indexes are not supported). */
 const attributePathSchema = z
   .string()
   .max(255)
   .regex(/^[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z_][A-Za-z0-9_-]*)*$/, 'attribute path must be names joined by dots')
-  .refine((path) => !(WRITER_ATTRIBUTES as readonly string[]).includes(path.split('.')[0] ?? ''), {
+  .refine((path) => !isWriterAttribute(path.split('.')[0] ?? ''), {
     message: `${WRITER_ATTRIBUTES.join(', ')} belong to the fence and cannot be named by the caller`,
   });
 
@@ -141,5 +139,4 @@ export {
   renderBusinessCondition,
   type Scalar,
   unmetExpectations,
-  WRITER_ATTRIBUTES,
 };

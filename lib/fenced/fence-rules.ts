@@ -1,5 +1,6 @@
 import { sha256Hex } from '../hashing.js';
 import type { JobIdentity } from '../identity.js';
+import { WriterAttribute } from '../rules.js';
 import type { ExpressionBuilder } from '../store/expressions.js';
 
 /**
@@ -8,18 +9,6 @@ import type { ExpressionBuilder } from '../store/expressions.js';
  * record also carries `writer_op` (a pseudonym of the owning identity) and a write by another operation is
  * refused inside the same condition. A record written by many operations needs class A (fenced transactions).
  */
-
-/** The attributes the fence keeps on a protected record. */
-const WriterAttribute = {
-  /** Fence of the claim that last advanced the record. */
-  epoch: 'writer_epoch',
-  /** Position of the last sequenced write within that claim (0 after a plain write or stamp). */
-  seq: 'writer_seq',
-  /** Token of the last write, so a retried write that already landed is recognised as applied. */
-  token: 'writer_token',
-  /** Pseudonym of the owning identity: fences of different identities are never compared. */
-  operation: 'writer_op',
-} as const;
 
 /**
  * How a write relates to the stored fence:
@@ -121,7 +110,6 @@ export {
   fenceVerdict,
   landedAlready,
   renderFenceCondition,
-  WriterAttribute,
   writerAttributes,
   writerOperation,
 };

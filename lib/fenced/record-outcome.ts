@@ -1,7 +1,8 @@
 import { BusinessConditionError, FenceRejectedError } from '../errors.js';
+import { WriterAttribute } from '../rules.js';
 import type { Claim } from '../store/work-item.js';
 import { type BusinessCondition, unmetExpectations } from './conditions.js';
-import { FenceRejectReason, type FenceRule, fenceVerdict, landedAlready, WriterAttribute } from './fence-rules.js';
+import { FenceRejectReason, type FenceRule, fenceVerdict, landedAlready } from './fence-rules.js';
 
 /** What a failed fenced write means, judged from the item read back after the failure. */
 type RejectionVerdict =

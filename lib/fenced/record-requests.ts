@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { PutCommandInput, UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { sha256Hex } from '../hashing.js';
+import { isWriterAttribute, tableNameSchema } from '../rules.js';
 import { ExpressionBuilder } from '../store/expressions.js';
 import type { Claim } from '../store/work-item.js';
 import { parseInput } from '../validation.js';
@@ -11,7 +12,6 @@ import {
   type BusinessCondition,
   businessConditionSchema,
   renderBusinessCondition,
-  WRITER_ATTRIBUTES,
 } from './conditions.js';
 import { type FenceRule, renderFenceCondition, writerAttributes, writerOperation } from './fence-rules.js';
 
@@ -54,7 +54,6 @@ interface FencedRecordRequest {
   readonly operation: string;
 }
 
-const tableNameSchema = z.string().regex(/^[A-Za-z0-9_.-]{3,255}$/, 'tableName must be 3-255 chars of [A-Za-z0-9_.-]');
 const keySchema = z
   .record(z.string().min(1), z.unknown())
   .refine((key) => Object.keys(key).length >= 1 && Object.keys(key).length <= 2, 'key must have 1 or 2 attributes');
@@ -87,7 +86,7 @@ const writeSchema = z
       context.addIssue({ code: 'custom', path: ['change'], message: `key attribute ${path} cannot be changed` });
     }
     const named = write.kind === 'put' ? Object.keys(write.item) : [];
-    for (const name of named.filter((candidate) => (WRITER_ATTRIBUTES as readonly string[]).includes(candidate))) {
+    for (const name of named.filter(isWriterAttribute)) {
       context.addIssue({ code: 'custom', path: ['item', name], message: `${name} belongs to the fence` });
     }
   });

@@ -2,6 +2,7 @@ import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { InvalidInputError } from '../errors.js';
 import { sha256Hex } from '../hashing.js';
+import { tableNameSchema } from '../rules.js';
 import { ExpressionBuilder } from '../store/expressions.js';
 import { buildFencedUpdate, type HolderTransition, type TableContext } from '../store/requests.js';
 import { completeTransition, type JobOutcome, stepTransition } from '../store/transitions.js';
@@ -58,10 +59,7 @@ interface TransactionPlan {
 
 /** TransactWriteItems takes at most 100 items; one is the work item. */
 const MAX_SHARED_WRITES = 99;
-/** Largest recorded step result (it lives on the work item), in bytes of JSON. */
-const MAX_STEP_RESULT_BYTES = 16 * 1024;
 
-const tableNameSchema = z.string().regex(/^[A-Za-z0-9_.-]{3,255}$/, 'tableName must be 3-255 chars of [A-Za-z0-9_.-]');
 const keySchema = z
   .record(z.string().min(1), z.unknown())
   .refine((key) => Object.keys(key).length >= 1 && Object.keys(key).length <= 2, 'key must have 1 or 2 attributes');
@@ -93,12 +91,6 @@ const sharedWriteSchema = z.discriminatedUnion('kind', [
     where: businessConditionSchema.refine((where) => Object.keys(where).length > 0, 'a check needs a condition'),
   }),
 ]);
-const stepNameSchema = z.string().regex(/^[A-Za-z0-9_:-]{1,64}$/, 'step name must be 1-64 chars of [A-Za-z0-9_:-]');
-const stepResultSchema = z
-  .unknown()
-  .refine((value) => value === undefined || (JSON.stringify(value)?.length ?? 0) <= MAX_STEP_RESULT_BYTES, {
-    message: `a step result is at most ${MAX_STEP_RESULT_BYTES} bytes of JSON`,
-  });
 
 /**
  * Validates the business writes: shape, count, and that no item appears twice — neither two writes to one
@@ -123,14 +115,6 @@ function parseSharedWrites(table: TableContext, claim: Claim, writes: unknown): 
     throw new InvalidInputError(`invalid fenced transaction writes: ${detail}; nothing was written`, issues);
   }
   return valid as SharedWrite[];
-}
-
-/** Validates a step name and result. */
-function parseStep(name: unknown, result: unknown): { name: string; result: unknown } {
-  return {
-    name: parseInput(stepNameSchema, name, 'step name'),
-    result: parseInput(stepResultSchema, result, 'step result'),
-  };
 }
 
 /** One TransactWriteItems element for a business write. Pure. */
@@ -223,7 +207,6 @@ export {
   buildStepTransaction,
   MAX_SHARED_WRITES,
   parseSharedWrites,
-  parseStep,
   type SharedWrite,
   type TransactionPlan,
   transactionToken,

@@ -5,7 +5,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { Clock } from '../clock.js';
 import { type LeasefenceConfig, readConfig } from '../config.js';
-import { type JobDefinition, JobRegistry } from '../job-definition.js';
+import { type AnyJobDefinition, JobRegistry } from '../job-definition.js';
 import { METRIC_NAMESPACE, serviceName } from '../metric-names.js';
 import { PayloadStore } from '../payloads.js';
 import { powertoolsTelemetry, type Telemetry } from '../telemetry.js';
@@ -15,7 +15,7 @@ import { createHandlerClients } from './clients.js';
 
 /** Options of the SQS worker handler: the job types it runs and how to reach its resources. */
 interface SqsWorkerHandlerOptions {
-  jobs: ReadonlyArray<JobDefinition<unknown>>;
+  jobs: readonly AnyJobDefinition[];
   payloadResolver?: PayloadResolver;
   /** Defaults to readConfig(process.env). */
   config?: LeasefenceConfig;

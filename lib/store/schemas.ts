@@ -1,12 +1,8 @@
 import * as z from 'zod';
 import { identitySchema } from '../identity.js';
+import { jobTypeSchema } from '../rules.js';
 import { parseInput } from '../validation.js';
 import type { NewWorkItem } from './requests.js';
-
-/** Job type names: letters, digits, `._-`, 1–64 chars. */
-const jobTypeSchema = z
-  .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'jobType must be 1-64 chars of [A-Za-z0-9._-]');
 
 /** SHA-256 in lowercase hex. */
 const payloadHashSchema = z.string().regex(/^[0-9a-f]{64}$/, 'payloadHash must be 64 lowercase hex chars (SHA-256)');
@@ -39,12 +35,9 @@ const leaseRequestSchema = z.object({
     .max(12 * 60 * 60 * 1000),
 });
 
-/** A durable step's name: any 1-255 characters (stored as a map key, never split on `.`). */
-const stepNameSchema = z.string().min(1).max(255);
-
 /** Validates a new work item; throws InvalidInputError naming each bad field. */
 function parseNewWorkItem(input: unknown): NewWorkItem {
   return parseInput(newWorkItemSchema, input, 'work item');
 }
 
-export { jobTypeSchema, leaseRequestSchema, parseNewWorkItem, payloadHashSchema, payloadRefSchema, stepNameSchema };
+export { leaseRequestSchema, parseNewWorkItem, payloadHashSchema, payloadRefSchema };

@@ -1,8 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { type Clock, systemClock } from '../clock.js';
-import { IllegalTransitionError, ItemNotFoundError, OwnershipLostError, PayloadConflictError } from '../errors.js';
+import {
+  IllegalTransitionError,
+  ItemNotFoundError,
+  OwnershipLostError,
+  PayloadConflictError,
+  UnexpectedItemError,
+} from '../errors.js';
 import { formatIdentity, type JobIdentity, parseIdentity } from '../identity.js';
+import { jobOutcomeSchema, stepNameSchema } from '../rules.js';
 import { WorkState } from '../states.js';
 import { DEFAULT_DEADLINE_SHARDS, workItemKey } from '../table.js';
 import { parseInput } from '../validation.js';
@@ -18,7 +25,7 @@ import {
   type OperatorTransition,
   type TableContext,
 } from './requests.js';
-import { leaseRequestSchema, parseNewWorkItem, stepNameSchema } from './schemas.js';
+import { leaseRequestSchema, parseNewWorkItem } from './schemas.js';
 import {
   cancelTransition,
   completeTransition,
@@ -31,7 +38,7 @@ import {
   retryLaterTransition,
   stepTransition,
 } from './transitions.js';
-import { type Claim, claimFromItem, isWorkItem, type WorkItem } from './work-item.js';
+import { type Claim, claimFromItem, isWorkItem, type StepRecord, type WorkItem } from './work-item.js';
 
 /** How to reach the jobs table. */
 interface WorkItemStoreOptions {
@@ -92,7 +99,8 @@ class WorkItemStore {
       };
     }
     const existing = outcome.current;
-    if (!isWorkItem(existing)) throw new Error(`key of ${formatIdentity(valid.identity)} holds a non-work record`);
+    if (!isWorkItem(existing))
+      throw new UnexpectedItemError(`key of ${formatIdentity(valid.identity)} holds a non-work record`, existing);
     // A lost PutItem response retried by the SDK: the item is ours, with our claim id.
     if (initialClaim && existing.claimId === initialClaim.claimId && existing.state === WorkState.claimed) {
       return { outcome: 'created', item: existing, claim: claimFromItem(existing, false) };
@@ -146,7 +154,8 @@ class WorkItemStore {
 
   /** claimed ▶ succeeded under my fence. */
   async complete(claim: Claim, outcome: JobOutcome): Promise<void> {
-    await this.applyFenced(claim, completeTransition(outcome, this.clock.now()));
+    const valid = parseInput(jobOutcomeSchema, outcome, 'job outcome') as JobOutcome;
+    await this.applyFenced(claim, completeTransition(valid, this.clock.now()));
   }
 
   /** claimed ▶ failed_terminal under my fence. */
@@ -179,10 +188,12 @@ class WorkItemStore {
     await this.applyFenced(claim, parkTransition(claim, WorkState.quarantined, failure, this.clock.now()));
   }
 
-  /** Records durable step `stepName` as done under my fence, with its small result. */
-  async recordStep(claim: Claim, stepName: string, result: unknown): Promise<void> {
+  /** Records durable step `stepName` as done under my fence, with its small result; returns the record written. */
+  async recordStep(claim: Claim, stepName: string, result: unknown): Promise<StepRecord> {
     parseInput(stepNameSchema, stepName, 'step name');
-    await this.applyFenced(claim, stepTransition(stepName, result, claim, this.clock.now()));
+    const at = this.clock.now();
+    await this.applyFenced(claim, stepTransition(stepName, result, claim, at));
+    return { fence: claim.fence, at, result };
   }
 
   /** queued | claimed | unknown ▶ cancelled with fence + 1, audited. The running holder's next write is rejected. */

@@ -1,5 +1,5 @@
 import { PayloadConflictError } from '../errors.js';
-import type { JobDefinition } from '../job-definition.js';
+import type { AnyJobDefinition } from '../job-definition.js';
 import type { JobEnvelope } from '../message.js';
 import { WorkState } from '../states.js';
 import type { Claim, WorkItem } from '../store/work-item.js';
@@ -19,7 +19,7 @@ type Acquisition =
  */
 async function acquireClaim(
   store: WorkItemStore,
-  definition: JobDefinition<unknown>,
+  definition: AnyJobDefinition,
   envelope: JobEnvelope,
   lease: LeaseRequest,
 ): Promise<Acquisition> {

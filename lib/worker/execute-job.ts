@@ -1,5 +1,4 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
 import {
   CapabilityMissingError,
   FenceRejectedError,
@@ -7,9 +6,9 @@ import {
   RetryableJobError,
   TerminalJobError,
 } from '../errors.js';
-import { canonicalJson } from '../hashing.js';
-import { type JobContext, type JobDefinition, retryDelayMs } from '../job-definition.js';
+import { type AnyJobDefinition, type JobContext, type JobDefinition, retryDelayMs } from '../job-definition.js';
 import { MetricName } from '../metric-names.js';
+import { jobOutcomeSchema } from '../rules.js';
 import { WorkState } from '../states.js';
 import type { JobOutcome } from '../store/transitions.js';
 import type { Claim } from '../store/work-item.js';
@@ -33,27 +32,6 @@ interface ExecutionDependencies {
   /** Milliseconds between lease checks; defaults to a third of the lease. */
   heartbeatIntervalMs?: number;
 }
-
-/** Largest job result stored on the work item, in bytes of canonical JSON. */
-const MAX_RESULT_BYTES = 16 * 1024;
-
-const outcomeSchema = z.strictObject({
-  outcomeCode: z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/, 'outcomeCode must be 1-64 chars of [A-Za-z0-9._:-]'),
-  // The result lives on the work item: JSON-representable and small, checked before the completion write.
-  result: z
-    .unknown()
-    .optional()
-    .superRefine((result, context) => {
-      if (result === undefined) return;
-      try {
-        const size = Buffer.byteLength(canonicalJson(result), 'utf8');
-        if (size > MAX_RESULT_BYTES)
-          context.addIssue({ code: 'custom', message: `result is ${size} bytes; at most ${MAX_RESULT_BYTES}` });
-      } catch (error) {
-        context.addIssue({ code: 'custom', message: (error as Error).message });
-      }
-    }),
-});
 
 /** Races the job against the abort signal: a lost lease stops waiting at once (the job's writes are fenced anyway). */
 function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
@@ -138,7 +116,7 @@ async function runPhase<Payload>(
     if (found.status === 'done') {
       return {
         ended: 'run',
-        outcome: parseInput(outcomeSchema, found.outcome, 'reconciled outcome'),
+        outcome: parseInput(jobOutcomeSchema, found.outcome, 'reconciled outcome'),
         reconciled: true,
       };
     }
@@ -146,7 +124,7 @@ async function runPhase<Payload>(
   }
   const outcome = await untilAborted(definition.run(context), signal);
   signal.throwIfAborted();
-  return { ended: 'run', outcome: parseInput(outcomeSchema, outcome, 'job outcome'), reconciled: false };
+  return { ended: 'run', outcome: parseInput(jobOutcomeSchema, outcome, 'job outcome'), reconciled: false };
 }
 
 async function succeed(
@@ -162,7 +140,7 @@ async function succeed(
 /** Maps a thrown error to the recorded state; a store write that finds the fence superseded ends it as ownership lost. */
 async function recordFailure(
   deps: ExecutionDependencies,
-  definition: JobDefinition<unknown> | JobDefinition<never>,
+  definition: AnyJobDefinition,
   claim: Claim,
   error: unknown,
 ): Promise<ExecutionResult> {
@@ -176,7 +154,7 @@ async function recordFailure(
 
 async function classifyAndRecord(
   deps: ExecutionDependencies,
-  definition: JobDefinition<unknown> | JobDefinition<never>,
+  definition: AnyJobDefinition,
   claim: Claim,
   error: unknown,
 ): Promise<ExecutionResult> {

@@ -1,16 +1,13 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { InvalidInputError } from '../errors.js';
 import { FencedRecords } from '../fenced-records.js';
 import { FencedTransactions } from '../fenced-transaction.js';
-import { canonicalJson, sha256Hex } from '../hashing.js';
+import { sha256Hex } from '../hashing.js';
 import type { JobIdentity } from '../identity.js';
 import type { JobContext } from '../job-definition.js';
-import type { Claim, StepRecord } from '../store/work-item.js';
+import { parseStep, parseStepName, StepLedger } from '../steps.js';
+import type { Claim } from '../store/work-item.js';
 import type { WorkItemStore } from '../store/work-item-store.js';
 import type { LeaseKeeper } from './lease-keeper.js';
-
-/** Largest recorded step result, in bytes of canonical JSON (it lives on the work item). */
-const MAX_STEP_RESULT_BYTES = 16 * 1024;
 
 /**
  * The idempotency key for class C APIs: derived from the identity only, so it is stable across attempts
@@ -34,11 +31,12 @@ interface ContextDependencies<Payload> {
 
 /**
  * Builds the context a job runs with. `step` records completion on the work item under the fence, so a
- * holder that takes over skips finished steps and reuses their results.
+ * holder that takes over skips finished steps and reuses their results. `step` and `transactions.runStep`
+ * share one ledger of done steps, one naming rule and the store's clock.
  */
 function buildJobContext<Payload>(deps: ContextDependencies<Payload>): JobContext<Payload> {
   const { claim, store, keeper } = deps;
-  const finished = new Map<string, StepRecord>(Object.entries(claim.steps));
+  const steps = new StepLedger(claim);
   return {
     identity: claim.identity,
     claim,
@@ -59,31 +57,22 @@ function buildJobContext<Payload>(deps: ContextDependencies<Payload>): JobContex
       claim,
       signal: deps.signal,
       onOwnershipLost: (error) => deps.abort(error),
+      steps,
     }),
     progress: () => keeper.progress(),
     step: async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
-      const done = finished.get(name);
+      const stepName = parseStepName(name);
+      const done = steps.get(stepName);
       if (done) return done.result as T;
       deps.signal.throwIfAborted();
       const result = await fn();
       deps.signal.throwIfAborted();
-      assertSmallResult(name, result);
-      await store.recordStep(claim, name, result ?? null);
-      finished.set(name, { fence: claim.fence, at: Date.now(), result });
+      parseStep(stepName, result);
+      steps.record(stepName, await store.recordStep(claim, stepName, result ?? null));
       keeper.progress();
       return result;
     },
   };
 }
 
-function assertSmallResult(name: string, result: unknown): void {
-  if (result === undefined) return;
-  const size = Buffer.byteLength(canonicalJson(result), 'utf8');
-  if (size > MAX_STEP_RESULT_BYTES) {
-    throw new InvalidInputError(`step ${name} result is ${size} bytes; at most ${MAX_STEP_RESULT_BYTES} are recorded`, [
-      { path: `steps.${name}`, message: 'result too large' },
-    ]);
-  }
-}
-
-export { buildJobContext, type ContextDependencies, idempotencyKeyFor, MAX_STEP_RESULT_BYTES };
+export { buildJobContext, type ContextDependencies, idempotencyKeyFor };

@@ -5,6 +5,7 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FencedJobQueue, type FencedJobQueueProps, type TenantScopedAction } from '../../infra/construct/index.js';
+import { EXAMPLE_WORKER_ENTRY } from '../../infra/stacks/leasefence-stack.js';
 import { cdkJsonContext } from '../../infra/synth.js';
 import { EnvironmentVariable } from '../../lib/config.js';
 import { AUDIT_PARTITION, tenantPartitionKeys, workItemKey } from '../../lib/table.js';
@@ -40,6 +41,7 @@ let logical: (construct: { node: { defaultChild?: unknown } }) => string;
 beforeAll(() => {
   stack = unbundledStack();
   jobs = new FencedJobQueue(stack, 'Billing', {
+    workerEntry: EXAMPLE_WORKER_ENTRY,
     workerTimeout: Duration.minutes(2),
     workerMemorySize: 1024,
     batchSize: 25,
@@ -111,7 +113,7 @@ describe('FencedJobQueue props', () => {
     expect(json.Resources[logical(jobs.deadLetterQueue)]?.DeletionPolicy).toBe('Delete');
   });
 
-  it.each<[string, FencedJobQueueProps, RegExp]>([
+  it.each<[string, Partial<FencedJobQueueProps>, RegExp]>([
     ['a short visibility timeout', { queueVisibilityTimeout: Duration.seconds(300) }, /below 6 x worker timeout/],
     ['maxConcurrency 1', { maxConcurrency: 1 }, /maxConcurrency/],
     ['a batch above 10 without a window', { batchSize: 20, maxBatchingWindow: Duration.seconds(0) }, /batchSize/],
@@ -122,8 +124,11 @@ describe('FencedJobQueue props', () => {
     ],
     ['maxReceiveCount 0', { maxReceiveCount: 0 }, /maxReceiveCount/],
     ['a service name with spaces', { serviceName: 'my jobs' }, /serviceName/],
+    ['an empty worker entry', { workerEntry: ' ' }, /workerEntry is required/],
   ])('rejects %s', (_case, props, error) => {
-    expect(() => new FencedJobQueue(unbundledStack(), 'Jobs', props)).toThrow(error);
+    expect(() => new FencedJobQueue(unbundledStack(), 'Jobs', { workerEntry: EXAMPLE_WORKER_ENTRY, ...props })).toThrow(
+      error,
+    );
   });
 });
 

@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { examplesTableDefinition } from '../../functions/jobs/examples-table.js';
+import { EXAMPLES_TABLE_VARIABLE, examplesTableDefinition } from '../../functions/jobs/examples-table.js';
 import type { LeasefenceStack } from '../../infra/stacks/leasefence-stack.js';
 import { type SynthResult, synthLeasefenceApp } from '../../infra/synth.js';
 import { EnvironmentVariable } from '../../lib/config.js';
@@ -63,11 +63,11 @@ describe('tables are built from their CreateTable definitions', () => {
     const env = json.Resources[ref(stack.jobs.worker)]?.Properties?.Environment as {
       Variables: Record<string, unknown>;
     };
-    expect(env.Variables[EnvironmentVariable.examplesTable]).toEqual({ Ref: ref(stack.examplesTable) });
+    expect(env.Variables[EXAMPLES_TABLE_VARIABLE]).toEqual({ Ref: ref(stack.examplesTable) });
     const sweeperEnv = json.Resources[ref(stack.jobs.sweeper)]?.Properties?.Environment as {
       Variables: Record<string, unknown>;
     };
-    expect(sweeperEnv.Variables[EnvironmentVariable.examplesTable]).toBeUndefined();
+    expect(sweeperEnv.Variables[EXAMPLES_TABLE_VARIABLE]).toBeUndefined();
   });
 });
 

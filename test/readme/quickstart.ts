@@ -1,9 +1,8 @@
 // The README's quick-start example, kept here so the typecheck compiles it (a unit test checks the README
 // shows this file verbatim between the QUICKSTART markers).
 // QUICKSTART:BEGIN
+import { createSqsWorkerHandler, defineJob, TerminalJobError } from 'leasefence';
 import * as z from 'zod';
-import { defineJob, TerminalJobError } from '../../lib/index.js';
-import { createSqsWorkerHandler } from '../../lib/lambda/sqs-worker-handler.js';
 
 // A class B job: it writes one record owned by this operation, fenced by writer_epoch.
 const publishStatement = defineJob({

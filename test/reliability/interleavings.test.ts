@@ -63,9 +63,8 @@ describe('randomized interleavings against the real engine', () => {
         }
         const firstSeed = runSeed();
         console.log(`[leasefence reliability] interleavings: batch seeds start at ${firstSeed}`);
-        const deadline = Date.now() + budget.testTimeoutMs - 15_000;
+        // Bounded by commands, never by the wall clock: a loaded machine is slower, not wrong.
         for (let batch = 0; counters.executed < budget.interleavingCommands && batch < 10_000; batch += 1) {
-          if (Date.now() > deadline) throw new Error(`time budget spent after ${counters.executed} commands`);
           await runBatch(firstSeed + batch, undefined, counters);
         }
       } finally {

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** Repository root and the shipped bin launcher every CLI test runs. */
+/** Repository root, and how every CLI test runs the bin: its TypeScript source through tsx's loader, in one node process. */
 const ROOT = resolve(fileURLToPath(new URL('../../', import.meta.url)));
-const LAUNCHER = join(ROOT, 'infra/cli/leasefence.mjs');
+const LAUNCHER = ['--import', 'tsx', join(ROOT, 'infra/cli/bin.ts')];
 
 /** Every child a test started; `killAll` ends the ones still alive (afterAll, or a failed test). */
 const children = new Set<ChildProcess>();
@@ -25,14 +25,18 @@ interface CliRun {
   stderr: string;
 }
 
-/** Runs `leasefence <args>` (the bin launcher, through tsx) to completion; killed and rejected after `timeoutMs`. */
+/**
+ * Runs `leasefence <args>` (the bin, through tsx) to completion; killed and rejected after `timeoutMs`.
+ * `closeStdout` closes the reading end of its stdout at once, as `leasefence … | head -0` would.
+ */
 function runCli(
   args: readonly string[],
-  options: { env?: Record<string, string>; timeoutMs?: number } = {},
+  options: { env?: Record<string, string>; timeoutMs?: number; closeStdout?: boolean } = {},
 ): Promise<CliRun> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [LAUNCHER, ...args], { cwd: ROOT, env: childEnv(options.env) });
+    const child = spawn(process.execPath, [...LAUNCHER, ...args], { cwd: ROOT, env: childEnv(options.env) });
     children.add(child);
+    if (options.closeStdout) child.stdout.destroy();
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => {
@@ -66,9 +70,19 @@ interface StackProcess {
   stop(signal?: NodeJS.Signals, timeoutMs?: number): Promise<number | null>;
 }
 
-/** Starts `leasefence start <args>` in the background. */
-function startStack(args: readonly string[], env: Record<string, string> = {}): StackProcess {
-  const child = spawn(process.execPath, [LAUNCHER, 'start', ...args], { cwd: ROOT, env: childEnv(env) });
+/**
+ * Starts `leasefence start <args>` in the background: the bin through node by default, or `npm start -- <args>`
+ * (npm ▶ node, as a newcomer runs it) with `via: 'npm'`.
+ */
+function startStack(
+  args: readonly string[],
+  env: Record<string, string> = {},
+  via: 'node' | 'npm' = 'node',
+): StackProcess {
+  const child =
+    via === 'npm'
+      ? spawn('npm', ['start', '--silent', '--', ...args], { cwd: ROOT, env: childEnv(env) })
+      : spawn(process.execPath, [...LAUNCHER, 'start', ...args], { cwd: ROOT, env: childEnv(env) });
   children.add(child);
   let output = '';
   const exited = new Promise<number | null>((done) => {

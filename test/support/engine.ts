@@ -95,7 +95,6 @@ async function createTestQueue(
 function testHandlerConfig(
   tables: Pick<TestTables, 'jobsTable' | 'payloadsTable'>,
   queue: { queueUrl: string; dlqUrl: string },
-  extra: { examplesTable?: string } = {},
 ): LeasefenceConfig {
   return {
     jobsTable: tables.jobsTable,
@@ -105,7 +104,6 @@ function testHandlerConfig(
     deadlineShards: 8,
     payloadRetentionDays: 30,
     dynamodbEndpoint: engineEndpoints().dynamo,
-    ...extra,
   };
 }
 

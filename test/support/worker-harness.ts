@@ -2,7 +2,7 @@ import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { pollOnce } from '../../infra/local/sqs-event-source.js';
 import { ManualClock } from '../../lib/clock.js';
-import type { JobDefinition } from '../../lib/job-definition.js';
+import type { AnyJobDefinition } from '../../lib/job-definition.js';
 import { createSqsWorkerHandler, type SqsWorkerHandler } from '../../lib/lambda/sqs-worker-handler.js';
 import { PayloadStore } from '../../lib/payloads.js';
 import { type SendJobInput, sendJob } from '../../lib/producer.js';
@@ -44,10 +44,7 @@ interface WorkerHarness {
 }
 
 /** Creates tables, queue and clients for one test file; `jobs` are the job types every worker runs. */
-async function createWorkerHarness(
-  prefix: string,
-  jobs: ReadonlyArray<JobDefinition<unknown>>,
-): Promise<WorkerHarness> {
+async function createWorkerHarness(prefix: string, jobs: readonly AnyJobDefinition[]): Promise<WorkerHarness> {
   const tables = await createTestTables(prefix);
   const client = testDocumentClient();
   const sqs = testSqsClient();

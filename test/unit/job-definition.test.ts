@@ -88,8 +88,8 @@ describe('defineJob accepts complete definitions', () => {
 describe('job registry and retry delay', () => {
   it('refuses a job type defined twice', () => {
     const definition = defineJob(input({}));
-    const registry = new JobRegistry([definition as never]);
-    expect(() => registry.register(definition as never)).toThrow(/defined twice/);
+    const registry = new JobRegistry([definition]);
+    expect(() => registry.register(definition)).toThrow(/defined twice/);
     expect(registry.get('refund')).toBe(definition);
   });
 

@@ -4,6 +4,7 @@ import * as z from 'zod';
 import { createDocumentClient, createSqsClient } from '../../../lib/aws-clients.js';
 import { runDemo } from '../../local/demo/run-demo.js';
 import type { DemoEnvironment, DemoReport } from '../../local/demo/types.js';
+import { EXAMPLE_JOBS_SOURCE } from '../../local/jobs-module.js';
 import { startLocalStack } from '../../local/stack.js';
 import { readLiveStackState, type StackState } from '../../local/state-file.js';
 import { type CommandSpec, parseCommandLine } from '../args.js';
@@ -65,7 +66,10 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
   const input = parseCommandLine(spec, schema, argv);
   const options = input.tag ? { runTag: input.tag } : {};
   const state = await readLiveStackState(localDir(input, io.env));
-  if (state) {
+  if (state && state.jobs.source !== EXAMPLE_JOBS_SOURCE) {
+    io.err(`the running local stack runs ${state.jobs.source}, not the example jobs the demo needs`);
+  }
+  if (state && state.jobs.source === EXAMPLE_JOBS_SOURCE) {
     const client = createDocumentClient({ endpoint: state.endpoints.dynamodb });
     const sqs = createSqsClient({ endpoint: state.endpoints.sqs });
     try {

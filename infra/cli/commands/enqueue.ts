@@ -1,15 +1,16 @@
 import { readFile } from 'node:fs/promises';
 import * as z from 'zod';
-import { createExampleJobs } from '../../../functions/jobs/index.js';
 import { formatIdentity } from '../../../lib/identity.js';
 import { sendJob } from '../../../lib/producer.js';
-import { jobTypeSchema } from '../../../lib/store/schemas.js';
+import { jobTypeSchema } from '../../../lib/rules.js';
+import { EXAMPLE_JOBS_SOURCE, exampleJobs, loadJobsModule } from '../../local/jobs-module.js';
 import { type CommandSpec, parseCommandLine } from '../args.js';
 import { type CliCommand, withTarget } from '../command.js';
 import { UsageError } from '../errors.js';
 import { type Io, printJson } from '../output.js';
 import { commonShape, identityShape, integerFlag, TARGET_OPTIONS, targetShape } from '../schemas.js';
 import { COMMAND_SUMMARIES } from '../summaries.js';
+import type { CliTarget } from '../target.js';
 
 const spec: CommandSpec = {
   name: 'enqueue',
@@ -22,6 +23,12 @@ const spec: CommandSpec = {
     payload: { type: 'string', placeholder: '<json>', description: 'the payload as JSON' },
     'payload-file': { type: 'string', placeholder: '<path>', description: 'read the payload JSON from a file' },
     delay: { type: 'string', placeholder: '<seconds>', description: 'deliver after 0-900 seconds' },
+    jobs: {
+      type: 'string',
+      placeholder: '<module>',
+      description:
+        'jobs module whose schemas check the payload (default: what the local stack runs, else the examples)',
+    },
     ...TARGET_OPTIONS,
   },
   examples: [
@@ -39,6 +46,7 @@ const schema = z
     payload: z.string().optional(),
     'payload-file': z.string().min(1).optional(),
     delay: integerFlag(0, 900).optional(),
+    jobs: z.string().min(1).optional(),
   })
   .refine((input) => (input.payload === undefined) !== (input['payload-file'] === undefined), {
     message: 'give exactly one of --payload or --payload-file',
@@ -63,14 +71,20 @@ async function readPayload(input: z.infer<typeof schema>): Promise<unknown> {
   }
 }
 
-/** Checks the payload against the example job's schema when the type is one the CLI knows (the local worker runs these). */
-function checkKnownSchema(jobType: string, payload: unknown, io: Io, local: boolean): void {
-  const known = createExampleJobs('examples').find((job) => job.type === jobType);
+/** The job definitions the target runs: --jobs, else the local stack's jobs module, else the example jobs. */
+async function targetJobs(input: z.infer<typeof schema>, target: CliTarget) {
+  const source = input.jobs ?? target.local?.jobs.source ?? EXAMPLE_JOBS_SOURCE;
+  const loaded = source === EXAMPLE_JOBS_SOURCE ? exampleJobs('examples') : await loadJobsModule(source);
+  return loaded.build({ tables: {} });
+}
+
+/** Checks the payload against the job type's schema before anything is sent; an unknown type is a warning. */
+async function checkKnownSchema(input: z.infer<typeof schema>, payload: unknown, io: Io, target: CliTarget) {
+  const jobType = input.type;
+  const known = (await targetJobs(input, target)).find((job) => job.type === jobType);
   if (!known) {
-    if (local)
-      io.err(
-        `note: the local worker runs only the example job types; ${jobType} will be quarantined as unknown_job_type`,
-      );
+    if (target.kind === 'local')
+      io.err(`note: the local worker does not run ${jobType}; it will be quarantined as unknown_job_type`);
     return;
   }
   const parsed = known.payload.safeParse(payload);
@@ -83,7 +97,7 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
   const input = parseCommandLine(spec, schema, argv);
   const payload = await readPayload(input);
   return withTarget(input, io, async (target) => {
-    checkKnownSchema(input.type, payload, io, target.kind === 'local');
+    await checkKnownSchema(input, payload, io, target);
     const sent = await sendJob(
       { sqs: target.sqs, queueUrl: target.queueUrl, payloads: target.payloads },
       {

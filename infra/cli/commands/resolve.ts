@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { ResolveTarget, resolveItem } from '../../../lib/admin/resolve.js';
-import { outcomeCodeSchema } from '../../../lib/admin/schemas.js';
+import { outcomeCodeSchema } from '../../../lib/rules.js';
 import { type CommandSpec, parseCommandLine } from '../args.js';
 import { type CliCommand, withTarget } from '../command.js';
 import type { Io } from '../output.js';

@@ -1,11 +1,13 @@
 import { relative } from 'node:path';
 import * as z from 'zod';
 import { runDemo } from '../../local/demo/run-demo.js';
+import { loadJobsModule } from '../../local/jobs-module.js';
 import { LocalQueueSettings } from '../../local/resources.js';
 import { type RunningLocalStack, startLocalStack } from '../../local/stack.js';
 import { DEFAULT_LOCAL_DIR } from '../../local/state-file.js';
 import { type CommandSpec, parseCommandLine } from '../args.js';
 import type { CliCommand } from '../command.js';
+import { UsageError } from '../errors.js';
 import { portFlag, resolvePorts } from '../local-options.js';
 import { formatPairs, type Io, printJson } from '../output.js';
 import { commonShape, durationFlag, integerFlag } from '../schemas.js';
@@ -19,7 +21,13 @@ const spec: CommandSpec = {
   positionals: [],
   options: {
     memory: { type: 'boolean', description: 'keep nothing on disk (default: data persists in <local-dir>/dynamodb)' },
-    demo: { type: 'boolean', description: 'run the built-in demo once the stack is up' },
+    jobs: {
+      type: 'string',
+      placeholder: '<module>',
+      description:
+        'your jobs module (.js, or .ts with tsx installed) exporting `jobs` and optional `tables` (default: the example jobs)',
+    },
+    demo: { type: 'boolean', description: 'run the built-in demo once the stack is up (example jobs only)' },
     'local-dir': { type: 'string', placeholder: '<path>', description: 'data and state folder (default .local)' },
     'dynamodb-port': {
       type: 'string',
@@ -43,6 +51,7 @@ const spec: CommandSpec = {
   examples: [
     'npm start',
     'npm start -- --demo',
+    'npx leasefence start --jobs ./jobs.ts',
     'leasefence start --memory --dynamodb-port 0 --sqs-port 0 --admin-port 0',
   ],
 };
@@ -50,6 +59,7 @@ const spec: CommandSpec = {
 const schema = z.strictObject({
   ...commonShape,
   memory: z.boolean().optional(),
+  jobs: z.string().min(1).optional(),
   demo: z.boolean().optional(),
   'local-dir': z.string().min(1).optional(),
   'dynamodb-port': portFlag.optional(),
@@ -64,7 +74,10 @@ const schema = z.strictObject({
 function banner(stack: RunningLocalStack, input: z.infer<typeof schema>, dir: string): string {
   const { state, resources } = stack;
   const at = dir === DEFAULT_LOCAL_DIR ? '' : ` --local-dir ${dir}`;
-  const kept = resources.createdTables.length === 3 ? 'created now' : 'kept from an earlier run';
+  const created = resources.createdTables.length;
+  const total = Object.keys(resources.tableNames).length;
+  const kept =
+    created === 0 ? 'kept from an earlier run' : created === total ? 'created now' : `${created} created now`;
   const data = stack.dataDir
     ? `data in ${relative(process.cwd(), stack.dataDir) || stack.dataDir}, kept across restarts (--memory keeps nothing)`
     : 'in memory: nothing is kept';
@@ -82,10 +95,10 @@ function banner(stack: RunningLocalStack, input: z.infer<typeof schema>, dir: st
       ],
       [
         'worker',
-        `${input.pollers} pollers like the Lambda event source: batches of 10, partial batch failures, ${LocalQueueSettings.visibilityTimeoutSeconds} s visibility timeout`,
+        `runs ${state.jobs.source === 'examples' ? 'the example jobs' : state.jobs.source} (${state.jobs.types.join(', ')}); ${input.pollers} pollers like the Lambda event source: batches of 10, partial batch failures, ${LocalQueueSettings.visibilityTimeoutSeconds} s visibility timeout`,
       ],
       ['sweeper', `every ${input['sweep-interval'] / 1000} s`],
-      ['tables', `${Object.values(state.tables).join(', ')} (${kept})`],
+      ['tables', `${Object.values(resources.tableNames).join(', ')} (${kept})`],
       ['state file', stack.stateFile ? relative(process.cwd(), stack.stateFile) || stack.stateFile : '-'],
       [
         'differences',
@@ -130,6 +143,9 @@ function stopSignal(io: Io): { received: Promise<string>; dispose(): void } {
 
 async function run(argv: readonly string[], io: Io): Promise<number> {
   const input = parseCommandLine(spec, schema, argv);
+  if (input.demo && input.jobs)
+    throw new UsageError('--demo runs the example jobs: leave out --jobs, or run your own jobs');
+  const jobs = input.jobs ? await loadJobsModule(input.jobs) : undefined;
   const ports = resolvePorts(input, io.env);
   const dir = localDir(input, io.env);
   const stop = stopSignal(io);
@@ -145,6 +161,7 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
       verbose: input.verbose === true,
       writeStateFile: true,
       log,
+      ...(jobs ? { jobs } : {}),
     });
   } catch (error) {
     stop.dispose();

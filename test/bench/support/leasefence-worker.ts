@@ -85,7 +85,7 @@ function createLeasefenceWorker(options: LeasefenceWorkerOptions): LeasefenceWor
   const job = benchJob(workerId, options.sideEffectTable, options.hooks ?? {});
   const runtime = new WorkerRuntime({
     store,
-    registry: new JobRegistry([job as JobDefinition<unknown>]),
+    registry: new JobRegistry([job]),
     payloads,
     payloadResolver: async (ref) => resolveBenchRef(ref),
     telemetry: silentTelemetry,

@@ -38,7 +38,7 @@ describe('the example jobs under a stalled worker, on the test engines (the demo
     sqs = testSqsClient();
     await client.send(new CreateTableCommand(examplesTableDefinition(examples)));
     const { queueUrl, dlqUrl } = await createTestQueue(sqs, 'local-demo');
-    const config = testHandlerConfig(tables, { queueUrl, dlqUrl }, { examplesTable: examples });
+    const config = testHandlerConfig(tables, { queueUrl, dlqUrl });
     const handlers = [1, 2].map((index) =>
       createSqsWorkerHandler({
         jobs: createExampleJobs(examples),

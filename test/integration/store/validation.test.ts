@@ -165,10 +165,10 @@ describe('bad input is rejected before any request', () => {
     );
 
     await fixture.store.recordStep(claim, 'charge.card', { chargeId: 'ch_1' });
-    await fixture.store.recordStep(claim, 'notify customer', null);
+    await fixture.store.recordStep(claim, 'notify:customer', null);
 
     const item = await expectState(fixture.store, identity, WorkState.claimed);
-    expect(Object.keys(item.steps).sort()).toEqual(['charge.card', 'notify customer']);
+    expect(Object.keys(item.steps).sort()).toEqual(['charge.card', 'notify:customer']);
     expect(item.steps['charge.card']).toMatchObject({ fence: 1, result: { chargeId: 'ch_1' } });
   });
 });

@@ -1,6 +1,7 @@
 /**
  * Bounded (CI, part of `npm test`) or long (`npm run test:chaos`, LEASEFENCE_CHAOS=long) budgets for the
- * reliability suite, and the replay seed. Every loop in the suite is bounded by these counts and times.
+ * reliability suite, and the replay seed. Every loop in the suite is bounded by these counts; the time limits
+ * only catch hangs, so a slow (loaded) machine never turns a pass into a failure.
  */
 
 /** `long` when LEASEFENCE_CHAOS=long, else `bounded`. */
@@ -20,7 +21,10 @@ interface ChaosBudget {
   soakWorkers: number;
   soakJobs: number;
   soakChaosMs: number;
-  /** Upper bound of any single test in this mode. */
+  /** Claimers and items of the concurrent-claims test (real concurrency: one client each). */
+  claimWorkers: number;
+  claimItems: number;
+  /** The runner's timeout for any single test in this mode: a hang detector, generous so no load decides a verdict. */
   testTimeoutMs: number;
 }
 
@@ -33,7 +37,9 @@ const BUDGETS: Record<'bounded' | 'long', ChaosBudget> = {
     soakWorkers: 3,
     soakJobs: 24,
     soakChaosMs: 8_000,
-    testTimeoutMs: 120_000,
+    claimWorkers: 8,
+    claimItems: 64,
+    testTimeoutMs: 900_000,
   },
   long: {
     interleavingCommands: 100_000,
@@ -43,7 +49,9 @@ const BUDGETS: Record<'bounded' | 'long', ChaosBudget> = {
     soakWorkers: 4,
     soakJobs: 240,
     soakChaosMs: 90_000,
-    testTimeoutMs: 1_200_000,
+    claimWorkers: 16,
+    claimItems: 200,
+    testTimeoutMs: 1_800_000,
   },
 };
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { JobIdentity } from '../../../lib/identity.js';
-import { defineJob, type JobContext, type JobDefinition } from '../../../lib/job-definition.js';
+import { type AnyJobDefinition, defineJob, type JobContext } from '../../../lib/job-definition.js';
 import type { EffectLedger } from './effect-ledger.js';
 
 /** Points inside a job where a test may stop it (to pause, kill or delay the worker exactly there). */
@@ -62,7 +62,7 @@ async function stopAt(hooks: ReliabilityJobHooks, point: Checkpoint, ctx: JobCon
  * The three job types of the suite: class B (a fenced record owned by the operation), class C (the
  * provider's idempotency key, reconcile before a retry) and class D (one attempt, no key, no lookup).
  */
-function reliabilityJobs(hooks: ReliabilityJobHooks): Array<JobDefinition<unknown>> {
+function reliabilityJobs(hooks: ReliabilityJobHooks): AnyJobDefinition[] {
   const common = { version: 1, leaseMs: hooks.leaseMs, payload: reliabilityPayload, retry: { baseDelayMs: 200 } };
   const record = defineJob({
     ...common,
@@ -105,7 +105,7 @@ function reliabilityJobs(hooks: ReliabilityJobHooks): Array<JobDefinition<unknow
       return { outcomeCode: 'sent' };
     },
   });
-  return [record, charge, mail] as Array<JobDefinition<unknown>>;
+  return [record, charge, mail];
 }
 
 export {

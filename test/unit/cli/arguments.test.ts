@@ -83,6 +83,7 @@ describe('leasefence argument handling (in-process, nothing is contacted)', () =
         endpoints: { dynamodb: 'http://127.0.0.1:1', sqs: 'http://127.0.0.1:2', admin: 'http://127.0.0.1:3' },
         tables: { jobs: 'jobs', payloads: 'payloads', examples: 'examples' },
         queues: { jobs: 'http://q/1/jobs', deadLetter: 'http://q/1/dlq' },
+        jobs: { source: 'examples', types: ['statement-publication'] },
       });
       const io = captureIo();
       expect(await main(['start', '--memory', '--local-dir', dir], io)).toBe(1);

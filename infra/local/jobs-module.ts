@@ -1,0 +1,125 @@
+import { extname, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+import { createExampleJobs } from '../../functions/jobs/index.js';
+import type { JobDefinition } from '../../lib/job-definition.js';
+
+/** Any job definition, whatever its payload type. */
+type AnyJobDefinition = JobDefinition<unknown>;
+
+/** What a jobs module's factory is given: the names of the tables the local stack created. */
+interface LocalJobsEnvironment {
+  /** TableName of every table the module declared (and of the stack's own tables), by TableName. */
+  tables: Readonly<Record<string, string>>;
+}
+
+/**
+ * The shape of a module passed to `leasefence start --jobs FILE` (also `check` and `enqueue`): `jobs` (or the
+ * default export) is an array of job definitions or a function returning one; `tables` lists the tables the
+ * jobs write to, created on the local engine when missing.
+ * @example
+ * export const tables = [{ TableName: 'orders', KeySchema: [...], AttributeDefinitions: [...], BillingMode: 'PAY_PER_REQUEST' }];
+ * export const jobs = [sendInvoiceJob];
+ */
+interface LocalJobsModule {
+  jobs?: readonly AnyJobDefinition[] | ((environment: LocalJobsEnvironment) => readonly AnyJobDefinition[]);
+  default?: LocalJobsModule['jobs'];
+  tables?: readonly CreateTableCommandInput[];
+}
+
+/** A loaded jobs module: where it came from, its tables, and how to build its definitions. */
+interface LoadedJobs {
+  /** `examples`, or the absolute path of the module. */
+  source: string;
+  tables: readonly CreateTableCommandInput[];
+  build(environment: LocalJobsEnvironment): readonly AnyJobDefinition[];
+}
+
+/** A jobs module cannot be loaded or has the wrong shape; the message says what to change. */
+class JobsModuleError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'JobsModuleError';
+  }
+}
+
+/** Source name of the project's example jobs (the default when no module is given). */
+const EXAMPLE_JOBS_SOURCE = 'examples';
+
+/** The project's example jobs, writing to the examples table the local stack creates. */
+function exampleJobs(examplesTable: string): LoadedJobs {
+  return { source: EXAMPLE_JOBS_SOURCE, tables: [], build: () => createExampleJobs(examplesTable) };
+}
+
+/** Imports a module; TypeScript goes through tsx when it is installed, else the error says how to proceed. */
+async function importModule(path: string): Promise<Record<string, unknown>> {
+  const url = pathToFileURL(path).href;
+  if (!['.ts', '.mts', '.cts'].includes(extname(path))) return (await import(url)) as Record<string, unknown>;
+  let tsImport: (specifier: string, parentURL: string) => Promise<unknown>;
+  try {
+    ({ tsImport } = (await import('tsx/esm/api')) as { tsImport: typeof tsImport });
+  } catch {
+    throw new JobsModuleError(
+      `${path} is TypeScript: install tsx next to leasefence (npm install --save-dev tsx), or pass the compiled .js file`,
+    );
+  }
+  return (await tsImport(url, import.meta.url)) as Record<string, unknown>;
+}
+
+function isDefinitionList(value: unknown): value is readonly AnyJobDefinition[] {
+  return (
+    Array.isArray(value) &&
+    value.length > 0 &&
+    value.every(
+      (job) => typeof job === 'object' && job !== null && typeof (job as { type?: unknown }).type === 'string',
+    )
+  );
+}
+
+/**
+ * Loads `path` as a jobs module (see LocalJobsModule). A missing file, a module that throws, or one without
+ * job definitions ▶ JobsModuleError naming the file and the export it expected.
+ */
+async function loadJobsModule(path: string): Promise<LoadedJobs> {
+  const absolute = resolve(path);
+  let loaded: Record<string, unknown>;
+  try {
+    loaded = await importModule(absolute);
+  } catch (error) {
+    if (error instanceof JobsModuleError) throw error;
+    throw new JobsModuleError(`cannot load ${path}: ${(error as Error).message.split('\n')[0]}`);
+  }
+  const exported = loaded.jobs ?? loaded.default;
+  const tables = loaded.tables ?? [];
+  if (
+    !Array.isArray(tables) ||
+    tables.some((table) => typeof (table as { TableName?: unknown }).TableName !== 'string')
+  ) {
+    throw new JobsModuleError(`${path}: \`tables\` must be an array of CreateTable inputs, each with a TableName`);
+  }
+  const shapeError = () =>
+    new JobsModuleError(
+      `${path} must export \`jobs\` (or a default export): a non-empty array of job definitions made with defineJob, or a function returning one`,
+    );
+  if (typeof exported !== 'function' && !isDefinitionList(exported)) throw shapeError();
+  return {
+    source: absolute,
+    tables: tables as CreateTableCommandInput[],
+    build(environment) {
+      const jobs =
+        typeof exported === 'function' ? (exported as (env: LocalJobsEnvironment) => unknown)(environment) : exported;
+      if (!isDefinitionList(jobs)) throw shapeError();
+      return jobs;
+    },
+  };
+}
+
+export {
+  EXAMPLE_JOBS_SOURCE,
+  exampleJobs,
+  JobsModuleError,
+  type LoadedJobs,
+  type LocalJobsEnvironment,
+  type LocalJobsModule,
+  loadJobsModule,
+};

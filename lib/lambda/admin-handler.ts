@@ -1,0 +1,96 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import type { LambdaFunctionURLEventWithIAMAuthorizer, LambdaFunctionURLResult } from 'aws-lambda';
+import type { AdminDeps } from '../admin/deps.js';
+import { type AdminResponse, handleAdminRequest } from '../admin/router.js';
+import { type LeasefenceConfig, readConfig } from '../config.js';
+import { ConfigurationError } from '../errors.js';
+import { hashIdentifier } from '../hashing.js';
+import { serviceName } from '../metric-names.js';
+import { createHandlerClients } from './clients.js';
+import { describeError } from './sweeper-handler.js';
+
+/** Options of the admin handler; everything defaults to the Lambda environment. */
+interface AdminHandlerOptions {
+  /** Defaults to readConfig(process.env); must name the queue (retry and redrive send to it). */
+  config?: LeasefenceConfig;
+}
+
+/** The Function URL handler of the admin API. */
+type AdminHandler = (event: LambdaFunctionURLEventWithIAMAuthorizer) => Promise<LambdaFunctionURLResult>;
+
+function json(statusCode: number, body: Record<string, unknown>): LambdaFunctionURLResult {
+  return { statusCode, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
+}
+
+function requestBody(event: LambdaFunctionURLEventWithIAMAuthorizer): string | undefined {
+  if (event.body === undefined) return undefined;
+  return event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+}
+
+function logFields(response: AdminResponse, actor: string): Record<string, unknown> {
+  const { tenantId, operationId } = response.subject ?? {};
+  return {
+    route: response.route ?? 'unmatched',
+    statusCode: response.statusCode,
+    actor: hashIdentifier(actor),
+    ...(tenantId ? { tenant: hashIdentifier(tenantId) } : {}),
+    ...(operationId ? { operation: hashIdentifier(operationId) } : {}),
+  };
+}
+
+/**
+ * Builds the admin Lambda handler behind a Function URL with AWS_IAM auth. The actor is the IAM caller the
+ * URL authenticated (requestContext.authorizer.iam.userArn), never anything in the request; a request
+ * without one is refused (403) rather than served anonymously. Logs carry hashed identifiers only.
+ * @example
+ * export const handler = createAdminHandler();
+ */
+function createAdminHandler(options: AdminHandlerOptions = {}): AdminHandler {
+  const logger = new Logger({ serviceName: serviceName() });
+  let deps: AdminDeps | undefined;
+
+  const boot = (): AdminDeps => {
+    const config = options.config ?? readConfig();
+    if (!config.queueUrl) throw new ConfigurationError('LEASEFENCE_QUEUE_URL is required by the admin API');
+    const { sqs, store } = createHandlerClients(config);
+    return {
+      store,
+      sqs,
+      queueUrl: config.queueUrl,
+      payloadsTable: config.payloadsTable,
+      ...(config.deadLetterQueueUrl ? { deadLetterQueueUrl: config.deadLetterQueueUrl } : {}),
+    };
+  };
+
+  return async (event) => {
+    const actor = event.requestContext?.authorizer?.iam?.userArn;
+    if (typeof actor !== 'string' || actor === '') {
+      logger.warn('admin request without an IAM caller');
+      return json(403, { error: 'forbidden', message: 'an IAM-authenticated caller is required' });
+    }
+    try {
+      deps ??= boot();
+    } catch (error) {
+      logger.error('admin function is misconfigured', { error: describeError(error) });
+      return json(500, { error: 'configuration', message: 'the admin function is misconfigured; see its logs' });
+    }
+    const response = await handleAdminRequest(
+      {
+        method: event.requestContext.http.method,
+        path: event.rawPath,
+        query: event.queryStringParameters ?? {},
+        body: requestBody(event),
+        actor,
+      },
+      deps,
+    );
+    if (response.error !== undefined) {
+      logger.error('admin request failed', { ...logFields(response, actor), error: describeError(response.error) });
+    } else {
+      logger.info('admin request', logFields(response, actor));
+    }
+    return json(response.statusCode, response.body);
+  };
+}
+
+export { type AdminHandler, type AdminHandlerOptions, createAdminHandler };

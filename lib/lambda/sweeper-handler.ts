@@ -1,0 +1,79 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { ScheduledEvent } from 'aws-lambda';
+import { type LeasefenceConfig, readConfig } from '../config.js';
+import { ConfigurationError } from '../errors.js';
+import { METRIC_NAMESPACE, MetricName, serviceName } from '../metric-names.js';
+import type { WorkItemStore } from '../store/work-item-store.js';
+import { type SweepCursor, type SweepSummary, sweep } from '../sweeper.js';
+import { createHandlerClients } from './clients.js';
+
+/** Options of the sweeper handler; everything defaults to the Lambda environment. */
+interface SweeperHandlerOptions {
+  /** Defaults to readConfig(process.env); must name the queue the sweeper re-signals. */
+  config?: LeasefenceConfig;
+}
+
+/** What one invocation returns: the run's counts (the cursor stays inside: it holds raw keys). */
+type SweepResult = Omit<SweepSummary, 'cursor'> & { continues: boolean };
+
+/** The scheduled sweeper handler. */
+type SweeperHandler = (event?: Partial<ScheduledEvent>) => Promise<SweepResult>;
+
+interface SweeperContainer {
+  store: WorkItemStore;
+  sqs: SQSClient;
+  queueUrl: string;
+}
+
+/** Error name and message only: no stack, no request data. */
+function describeError(error: unknown): Record<string, string> {
+  return error instanceof Error ? { name: error.name, message: error.message } : { name: typeof error };
+}
+
+/**
+ * Builds the sweeper Lambda handler (EventBridge schedule): one bounded pass over the deadline index per
+ * invocation, emitting SweptToUnknown, Resignalled and OldestUnknownAgeSeconds and logging counts only.
+ * Clients are built on the first invocation, so a missing variable fails that invocation with a
+ * ConfigurationError instead of the module load. A failed run restarts from the first shard next time:
+ * nothing is lost, work is at most repeated.
+ * @example
+ * export const handler = createSweeperHandler();
+ */
+function createSweeperHandler(options: SweeperHandlerOptions = {}): SweeperHandler {
+  const logger = new Logger({ serviceName: serviceName() });
+  const metrics = new Metrics({ namespace: METRIC_NAMESPACE, serviceName: serviceName() });
+  let container: SweeperContainer | undefined;
+  let cursor: SweepCursor | undefined;
+
+  const boot = (): SweeperContainer => {
+    const config = options.config ?? readConfig();
+    if (!config.queueUrl) throw new ConfigurationError('LEASEFENCE_QUEUE_URL is required by the sweeper');
+    const { sqs, store } = createHandlerClients(config);
+    return { store, sqs, queueUrl: config.queueUrl };
+  };
+
+  return async () => {
+    container ??= boot();
+    try {
+      const summary = await sweep({ ...container, ...(cursor ? { cursor } : {}) });
+      cursor = summary.cursor;
+      metrics.addMetric(MetricName.SweptToUnknown, MetricUnit.Count, summary.sweptToUnknown);
+      metrics.addMetric(MetricName.Resignalled, MetricUnit.Count, summary.resignalled);
+      metrics.addMetric(MetricName.OldestUnknownAgeSeconds, MetricUnit.Seconds, summary.oldestUnknownAgeSeconds);
+      const { cursor: _cursor, ...counts } = summary;
+      const result = { ...counts, continues: summary.cursor !== undefined };
+      logger.info('sweep finished', { ...result });
+      return result;
+    } catch (error) {
+      cursor = undefined;
+      logger.error('sweep failed', { error: describeError(error) });
+      throw error;
+    } finally {
+      metrics.publishStoredMetrics();
+    }
+  };
+}
+
+export { createSweeperHandler, describeError, type SweeperHandler, type SweeperHandlerOptions, type SweepResult };

@@ -1,0 +1,88 @@
+import * as z from 'zod';
+import { canonicalJson } from './hashing.js';
+
+/**
+ * The one home of each naming and size rule leasefence enforces at its boundaries (the identity rules live
+ * with the identity, in identity.ts). Every module that checks one of these imports it from here, so two
+ * copies can never drift apart; test/unit/rules.test.ts pins each at its boundary.
+ */
+
+/** Job type names: 1–64 chars of `[A-Za-z0-9._-]`, starting with a letter or digit. */
+const jobTypeSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'jobType must be 1-64 chars of [A-Za-z0-9._-]');
+
+/** DynamoDB table names: 3–255 chars of `[A-Za-z0-9_.-]` (DynamoDB's own rule, checked before any request). */
+const tableNameSchema = z.string().regex(/^[A-Za-z0-9_.-]{3,255}$/, 'tableName must be 3-255 chars of [A-Za-z0-9_.-]');
+
+/** Outcome codes: 1–64 chars of `[A-Za-z0-9._:-]`, starting with a letter or digit (machine-readable, short). */
+const outcomeCodeSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/, 'outcomeCode must be 1-64 chars of [A-Za-z0-9._:-]');
+
+/** Step names: 1–64 chars of `[A-Za-z0-9._:-]`; stored as one map key (a dot never nests) and part of a request token. */
+const stepNameSchema = z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/, 'step name must be 1-64 chars of [A-Za-z0-9._:-]');
+
+/** Largest job or step result recorded on the work item, in UTF-8 bytes of its canonical JSON. */
+const MAX_RESULT_BYTES = 16 * 1024;
+
+/** A result recorded on the work item: absent, or a JSON value of at most MAX_RESULT_BYTES UTF-8 bytes. */
+const recordedResultSchema = z.unknown().superRefine((value, context) => {
+  if (value === undefined) return;
+  let bytes: number;
+  try {
+    bytes = Buffer.byteLength(canonicalJson(value), 'utf8');
+  } catch (error) {
+    context.addIssue({ code: 'custom', message: `a result must be JSON: ${(error as Error).message}` });
+    return;
+  }
+  if (bytes > MAX_RESULT_BYTES) {
+    context.addIssue({
+      code: 'custom',
+      message: `result is ${bytes} bytes of JSON (UTF-8); at most ${MAX_RESULT_BYTES}`,
+    });
+  }
+});
+
+/** A job's outcome: an outcome code and an optional small JSON result (never the payload). */
+const jobOutcomeSchema = z.strictObject({ outcomeCode: outcomeCodeSchema, result: recordedResultSchema.optional() });
+
+/** The attributes the fence keeps on a protected (class B) record; callers may never name them. */
+const WriterAttribute = {
+  /** Fence of the claim that last advanced the record. */
+  epoch: 'writer_epoch',
+  /** Position of the last sequenced write within that claim (0 after a plain write or stamp). */
+  seq: 'writer_seq',
+  /** Token of the last write, so a retried write that already landed is recognised as applied. */
+  token: 'writer_token',
+  /** Pseudonym of the owning identity: fences of different identities are never compared. */
+  operation: 'writer_op',
+} as const;
+
+/** The writer attribute names, as a list. */
+const WRITER_ATTRIBUTES: readonly string[] = Object.values(WriterAttribute);
+
+/** True when `name` is one of the fence's writer attributes. */
+function isWriterAttribute(name: string): boolean {
+  return WRITER_ATTRIBUTES.includes(name);
+}
+
+/**
+ * An SQS queue URL: http(s), a host, a path. Checked by shape, not by a URL parser, because local engines hand
+ * out URLs such as fauxqs' `http://sqs.us-east-1.127.0.0.1:PORT/000000000000/name` that WHATWG URL rejects.
+ */
+const queueUrlSchema = z.string().regex(/^https?:\/\/[^\s/]+\/\S+$/, 'must be an http(s) queue URL');
+
+export {
+  isWriterAttribute,
+  jobOutcomeSchema,
+  jobTypeSchema,
+  MAX_RESULT_BYTES,
+  outcomeCodeSchema,
+  queueUrlSchema,
+  recordedResultSchema,
+  stepNameSchema,
+  tableNameSchema,
+  WRITER_ATTRIBUTES,
+  WriterAttribute,
+};

@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import { operationIdSchema, tenantIdSchema } from '../../lib/identity.js';
+import {
+  isWriterAttribute,
+  jobOutcomeSchema,
+  jobTypeSchema,
+  MAX_RESULT_BYTES,
+  outcomeCodeSchema,
+  queueUrlSchema,
+  recordedResultSchema,
+  stepNameSchema,
+  tableNameSchema,
+  WRITER_ATTRIBUTES,
+  WriterAttribute,
+} from '../../lib/rules.js';
+
+/** Each rule once, at its boundary: the longest accepted, one past it, and the characters it refuses. */
+describe('one home per rule', () => {
+  it.each<[string, { safeParse: (value: unknown) => { success: boolean } }, unknown[], unknown[]]>([
+    [
+      'tenant id',
+      tenantIdSchema,
+      ['a', 'A'.repeat(64), 'acme.eu_1-2'],
+      ['', 'a'.repeat(65), '-acme', 'a#b', 'a/b', 'a b'],
+    ],
+    [
+      'operation id',
+      operationIdSchema,
+      ['o', 'o'.repeat(256), 'refund:42/a=b+c@d'],
+      ['', 'o'.repeat(257), '.op', 'a#b', 'a b'],
+    ],
+    [
+      'job type',
+      jobTypeSchema,
+      ['r', 'r'.repeat(64), 'refund.v2_x-y'],
+      ['', 'r'.repeat(65), '.refund', 'refund:v2', 'a b'],
+    ],
+    [
+      'table name',
+      tableNameSchema,
+      ['abc', 't'.repeat(255), 'my.jobs_table-1'],
+      ['ab', 't'.repeat(256), 'jobs table', 'jobs:1', 'jobs/1'],
+    ],
+    [
+      'outcome code',
+      outcomeCodeSchema,
+      ['x', 'x'.repeat(64), 'refund.sent:ok_1-2'],
+      ['', 'x'.repeat(65), ':sent', 'sent ok', 'sent/ok'],
+    ],
+    [
+      'step name',
+      stepNameSchema,
+      ['s', 's'.repeat(64), 'charge.card', 'reserve:1_a-b', '.x'],
+      ['', 's'.repeat(65), 'notify customer', 'a/b', 'a#b'],
+    ],
+    [
+      'queue URL',
+      queueUrlSchema,
+      ['https://sqs.eu-west-1.amazonaws.com/123/jobs', 'http://sqs.us-east-1.127.0.0.1:4566/000000000000/q'],
+      ['sqs://host/q', 'https://host', 'https://host/ q', ''],
+    ],
+  ])('%s: accepts the boundary, refuses one past it', (_rule, schema, accepted, refused) => {
+    for (const value of accepted) expect(schema.safeParse(value).success, String(value)).toBe(true);
+    for (const value of refused) expect(schema.safeParse(value).success, String(value)).toBe(false);
+  });
+
+  it('a recorded result is capped in UTF-8 bytes of its JSON, not in characters', () => {
+    // A JSON string of n ASCII chars is n + 2 bytes (the quotes).
+    expect(recordedResultSchema.safeParse('a'.repeat(MAX_RESULT_BYTES - 2)).success).toBe(true);
+    expect(recordedResultSchema.safeParse('a'.repeat(MAX_RESULT_BYTES - 1)).success).toBe(false);
+    // '€' is one character but three bytes: far fewer characters than the cap, still too many bytes.
+    const euros = Math.floor((MAX_RESULT_BYTES - 2) / 3);
+    expect(recordedResultSchema.safeParse('€'.repeat(euros)).success).toBe(true);
+    expect(recordedResultSchema.safeParse('€'.repeat(euros + 1)).success).toBe(false);
+    expect(MAX_RESULT_BYTES).toBe(16 * 1024);
+  });
+
+  it('a recorded result is absent or JSON', () => {
+    expect(recordedResultSchema.safeParse(undefined).success).toBe(true);
+    expect(recordedResultSchema.safeParse({ a: [1, null, 'x'] }).success).toBe(true);
+    expect(recordedResultSchema.safeParse(Number.NaN).success).toBe(false);
+    expect(recordedResultSchema.safeParse({ at: new Date(0) }).success).toBe(false);
+  });
+
+  it('a job outcome is an outcome code and a capped result, nothing else', () => {
+    expect(jobOutcomeSchema.safeParse({ outcomeCode: 'sent', result: { id: 1 } }).success).toBe(true);
+    expect(jobOutcomeSchema.safeParse({ outcomeCode: 'sent' }).success).toBe(true);
+    expect(jobOutcomeSchema.safeParse({ outcomeCode: 'sent', result: 'a'.repeat(MAX_RESULT_BYTES) }).success).toBe(
+      false,
+    );
+    expect(jobOutcomeSchema.safeParse({ outcomeCode: 'sent', payload: {} }).success).toBe(false);
+    expect(jobOutcomeSchema.safeParse({ outcomeCode: 'sent ok' }).success).toBe(false);
+  });
+
+  it('the writer attributes are the four the fence keeps, and only those', () => {
+    expect(Object.values(WriterAttribute)).toEqual(['writer_epoch', 'writer_seq', 'writer_token', 'writer_op']);
+    expect(WRITER_ATTRIBUTES).toEqual(Object.values(WriterAttribute));
+    for (const name of WRITER_ATTRIBUTES) expect(isWriterAttribute(name)).toBe(true);
+    expect(isWriterAttribute('writer')).toBe(false);
+    expect(isWriterAttribute('status')).toBe(false);
+  });
+});
