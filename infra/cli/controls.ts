@@ -98,7 +98,7 @@ function checkControls(definition: DefinitionLike): ControlResult[] {
       'Claim is atomic across concurrent workers',
       facts.claimConditional && facts.claimUpdatesFence,
       'the claim is one conditional UpdateItem raising fence and attempts (request built now)',
-      ['test/integration/store/concurrency.test.ts', 'test/unit/store/requests.test.ts'],
+      ['test/reliability/claim-concurrency.test.ts', 'test/unit/store/requests.test.ts'],
     ),
     result(
       4,

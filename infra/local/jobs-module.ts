@@ -2,10 +2,7 @@ import { extname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import { createExampleJobs } from '../../functions/jobs/index.js';
-import type { JobDefinition } from '../../lib/job-definition.js';
-
-/** Any job definition, whatever its payload type. */
-type AnyJobDefinition = JobDefinition<unknown>;
+import type { AnyJobDefinition } from '../../lib/job-definition.js';
 
 /** What a jobs module's factory is given: the names of the tables the local stack created. */
 interface LocalJobsEnvironment {

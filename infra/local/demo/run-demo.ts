@@ -1,6 +1,6 @@
 import { createExampleJobs } from '../../../functions/jobs/index.js';
 import { formatIdentity } from '../../../lib/identity.js';
-import type { JobDefinition } from '../../../lib/job-definition.js';
+import type { AnyJobDefinition } from '../../../lib/job-definition.js';
 import { supportsTransactions } from '../capabilities.js';
 import { type DemoCase, inventoryCase, refundCase, statementCase } from './cases.js';
 import { runThroughQueue } from './queued.js';
@@ -21,10 +21,7 @@ function putKey(input: Record<string, unknown>): string {
 }
 
 /** The two stalled-worker scenarios (refund C+B, statement B) on the example job definitions. */
-function stallSpecs(
-  tag: string,
-  jobs: Map<string, JobDefinition<unknown>>,
-): Array<{ demoCase: DemoCase; spec: StallSpec }> {
+function stallSpecs(tag: string, jobs: Map<string, AnyJobDefinition>): Array<{ demoCase: DemoCase; spec: StallSpec }> {
   const refund = refundCase(`refund-r_816-${tag}`);
   const statement = statementCase(`statement-a43-2026-09-13-${tag}`, `a43-${tag}`);
   const definition = (type: string) => {

@@ -3,7 +3,7 @@ import { createDocumentClient } from '../../../lib/aws-clients.js';
 import { ManualClock } from '../../../lib/clock.js';
 import { payloadHash } from '../../../lib/hashing.js';
 import { formatIdentity, type JobIdentity } from '../../../lib/identity.js';
-import { type JobDefinition, JobRegistry } from '../../../lib/job-definition.js';
+import { type AnyJobDefinition, JobRegistry } from '../../../lib/job-definition.js';
 import { serializeEnvelope } from '../../../lib/message.js';
 import { PayloadStore } from '../../../lib/payloads.js';
 import type { WorkItem } from '../../../lib/store/work-item.js';
@@ -16,7 +16,7 @@ import type { DemoEnvironment, Timeline, TimelineEvent } from './types.js';
 /** A stalled-worker scenario: which job, and where worker-A freezes. */
 interface StallSpec {
   title: string;
-  definition: JobDefinition<unknown>;
+  definition: AnyJobDefinition;
   identity: JobIdentity;
   payload: unknown;
   /** worker-A freezes right after the request whose input matches (e.g. its call to the gateway). */
