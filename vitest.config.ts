@@ -1,8 +1,9 @@
 import { defineConfig } from 'vitest/config';
+import { ReliabilitySummaryReporter } from './test/reliability/support/summary-reporter.js';
 
 export default defineConfig({
   test: {
-    globalSetup: ['./test/support/global-setup.ts', './test/reliability/support/summary-setup.ts'],
+    globalSetup: ['./test/support/global-setup.ts'],
     include: [
       'test/unit/**/*.test.ts',
       'test/integration/**/*.test.ts',
@@ -15,9 +16,14 @@ export default defineConfig({
     hookTimeout: 300_000,
     pool: 'forks',
     // CI asks for a JSON report as well (LEASEFENCE_TEST_REPORT) so .ci/run can print one plain summary line.
-    reporters: process.env.LEASEFENCE_TEST_REPORT
-      ? ['default', ['json', { outputFile: process.env.LEASEFENCE_TEST_REPORT }]]
-      : ['default'],
+    // The reliability summary is a reporter: its TOTAL line is a verdict over the recorded test results.
+    reporters: [
+      'default',
+      new ReliabilitySummaryReporter(),
+      ...(process.env.LEASEFENCE_TEST_REPORT
+        ? [['json', { outputFile: process.env.LEASEFENCE_TEST_REPORT }] as ['json', { outputFile: string }]]
+        : []),
+    ],
     // Node 20 is supported by the pinned SDK; its notice about future releases is noise in test output.
     env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
   },

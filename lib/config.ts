@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { queueUrlSchema, tableNameSchema } from './rules.js';
+import { jobTypeSchema, queueUrlSchema, tableNameSchema } from './rules.js';
 import { DEFAULT_DEADLINE_SHARDS } from './table.js';
 import { parseInput } from './validation.js';
 
@@ -13,6 +13,10 @@ const EnvironmentVariable = {
   dynamodbEndpoint: 'LEASEFENCE_DYNAMODB_ENDPOINT',
   sqsEndpoint: 'LEASEFENCE_SQS_ENDPOINT',
   payloadRetentionDays: 'LEASEFENCE_PAYLOAD_RETENTION_DAYS',
+  /** Comma-separated job types switched off in this deployment (their messages wait; see the worker runtime). */
+  disabledJobTypes: 'LEASEFENCE_DISABLED_JOB_TYPES',
+  /** Secrets Manager secret holding the key identifiers are hashed with in logs (set by the construct). */
+  identifierKeySecretArn: 'LEASEFENCE_IDENTIFIER_KEY_SECRET_ARN',
 } as const;
 
 const configSchema = z.object({
@@ -24,6 +28,20 @@ const configSchema = z.object({
   dynamodbEndpoint: z.string().url().optional(),
   sqsEndpoint: z.string().url().optional(),
   payloadRetentionDays: z.coerce.number().int().min(1).max(3650).default(30),
+  disabledJobTypes: z
+    .string()
+    .transform((list) =>
+      list
+        .split(',')
+        .map((type) => type.trim())
+        .filter((type) => type.length > 0),
+    )
+    .pipe(z.array(jobTypeSchema))
+    .optional(),
+  identifierKeySecretArn: z
+    .string()
+    .regex(/^arn:[\w-]+:secretsmanager:/, 'must be a Secrets Manager ARN')
+    .optional(),
 });
 
 /** Runtime configuration of a handler, read once from the environment. */

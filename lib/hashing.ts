@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import canonicalize from 'canonicalize';
-import { InvalidInputError } from './errors.js';
+import { ConfigurationError, InvalidInputError } from './errors.js';
 import type { JobIdentity } from './identity.js';
 
 /** Largest canonical payload accepted, in bytes (the SQS message limit is 256 KiB; payloads may be stored inline). */
@@ -63,14 +63,51 @@ function sha256Hex(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
-/** A short, stable pseudonym for an identifier in logs and metrics; the raw value never leaves the process. */
-function hashIdentifier(value: string): string {
-  return sha256Hex(`leasefence:${value}`).slice(0, 16);
+/** The deployment's secret for pseudonyms in logs and metrics: at least 16 bytes (a string counts its UTF-8). */
+type IdentifierKey = string | Uint8Array;
+
+/**
+ * The fixed key of the local stack and tests. NOT secret: anyone can confirm a guessed id against a log
+ * line hashed with it. Deployments read theirs from Secrets Manager (see lib/lambda/identifier-key.ts).
+ */
+const DEVELOPMENT_IDENTIFIER_KEY = 'leasefence-development-identifier-key (not secret)';
+
+const MIN_KEY_BYTES = 16;
+
+/**
+ * A short, stable pseudonym for an identifier in logs and metrics: HMAC-SHA-256 under the deployment's key,
+ * 16 hex chars. Without the key a log line cannot confirm a guessed id. Throws ConfigurationError for a
+ * key shorter than 16 bytes.
+ */
+function hashIdentifier(value: string, key: IdentifierKey): string {
+  const bytes = typeof key === 'string' ? Buffer.from(key, 'utf8') : key;
+  if (bytes.length < MIN_KEY_BYTES) {
+    throw new ConfigurationError(`the identifier hash key must be at least ${MIN_KEY_BYTES} bytes`);
+  }
+  return createHmac('sha256', bytes).update(`leasefence:${value}`, 'utf8').digest('hex').slice(0, 16);
 }
 
-/** Both parts of an identity pseudonymised for logs. */
-function hashIdentity(identity: JobIdentity): { tenant: string; operation: string } {
-  return { tenant: hashIdentifier(identity.tenantId), operation: hashIdentifier(identity.operationId) };
+/** Both parts of an identity pseudonymised for logs, under the deployment's key. */
+function hashIdentity(identity: JobIdentity, key: IdentifierKey): { tenant: string; operation: string } {
+  return { tenant: hashIdentifier(identity.tenantId, key), operation: hashIdentifier(identity.operationId, key) };
 }
 
-export { canonicalJson, hashIdentifier, hashIdentity, MAX_PAYLOAD_BYTES, payloadHash, sha256Hex };
+/**
+ * An unkeyed, stable number for spreading keys over buckets (deadline shards). Same value everywhere and
+ * forever, which is why it must never be logged as a pseudonym (use hashIdentifier).
+ */
+function stableBucket(value: string): number {
+  return Number.parseInt(sha256Hex(`leasefence:${value}`).slice(0, 8), 16);
+}
+
+export {
+  canonicalJson,
+  DEVELOPMENT_IDENTIFIER_KEY,
+  hashIdentifier,
+  hashIdentity,
+  type IdentifierKey,
+  MAX_PAYLOAD_BYTES,
+  payloadHash,
+  sha256Hex,
+  stableBucket,
+};

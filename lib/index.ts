@@ -28,7 +28,10 @@ export {
   type JobContext,
   type JobDefinition,
   type JobDefinitionInput,
+  type ProviderDeclaration,
+  type ProviderDependencies,
   type ReconcileResult,
+  type Reversibility,
   TargetClass,
 } from './job-definition.js';
 export { type AdminHandler, type AdminHandlerOptions, createAdminHandler } from './lambda/admin-handler.js';

@@ -17,6 +17,26 @@ import { parseInput } from './validation.js';
 const TargetClass = { A: 'A', B: 'B', C: 'C', D: 'D' } as const;
 type TargetClass = (typeof TargetClass)[keyof typeof TargetClass];
 
+/** What a duplicate of the job's side effect does: the seed's first rollout step inventories job types by it. */
+const Reversibility = { reversible: 'reversible', idempotent: 'idempotent', irreversible: 'irreversible' } as const;
+type Reversibility = (typeof Reversibility)[keyof typeof Reversibility];
+
+/** What a provider client is built from (the runtime's DynamoDB client, for providers that keep state there). */
+interface ProviderDependencies {
+  readonly client: DynamoDBDocumentClient;
+}
+
+/**
+ * The client through which a class C or D job reaches its external system, injected as `ctx.provider`.
+ * Declaring it makes the external effect observable: a conformance harness counts the calls to the
+ * `effects` methods and can make them time out. Methods not listed (lookups) are counted as reads.
+ */
+interface ProviderDeclaration<Client = unknown> {
+  create(deps: ProviderDependencies): Client;
+  /** Names of the client's methods that cause the side effect. */
+  readonly effects: readonly string[];
+}
+
 /** What `reconcile` learned from the authoritative system before a retry. */
 type ReconcileResult =
   | { status: 'done'; outcome: JobOutcome }
@@ -24,7 +44,7 @@ type ReconcileResult =
   | { status: 'cannot_tell'; reason: string };
 
 /** Everything a running job may use. Writes to protected state go through the fenced helpers only. */
-interface JobContext<out Payload> {
+interface JobContext<out Payload, out Provider = unknown> {
   readonly identity: JobIdentity;
   readonly claim: Claim;
   readonly fence: number;
@@ -48,14 +68,17 @@ interface JobContext<out Payload> {
    * `transactions.runStep`; the result is at most 16 KB of JSON (InvalidInputError otherwise, nothing recorded).
    */
   step<T>(name: string, fn: () => Promise<T>): Promise<T>;
+  /** The client the definition's `provider` declares (class C/D), built for this attempt; undefined without one. */
+  readonly provider: Provider;
 }
 
 /**
  * A job type: its payload schema, its target class and controls, and the code that runs it. Covariant in
  * `Payload` (`out`): a job of `{ a: string }` is a job of `unknown`, so a list of differently-typed jobs needs
  * no cast. Sound because the worker calls `run`/`reconcile` only with what that job's own `payload` parsed.
+ * Covariant in `Provider` too: the worker hands `run` the client this job's own `provider.create` built.
  */
-interface JobDefinition<out Payload = unknown> {
+interface JobDefinition<out Payload = unknown, out Provider = unknown> {
   readonly type: string;
   readonly version: number;
   readonly payload: z.ZodType<Payload>;
@@ -63,15 +86,23 @@ interface JobDefinition<out Payload = unknown> {
   readonly maxAttempts: number;
   readonly leaseMs: number;
   readonly retry: { readonly baseDelayMs: number; readonly maxDelayMs: number };
-  run(context: JobContext<Payload>): Promise<JobOutcome>;
-  reconcile?(context: JobContext<Payload>): Promise<ReconcileResult>;
+  /** Who answers for this job type (team or person): the go/no-go's named owner. */
+  readonly owner?: string;
+  /** Where this job type's alerts go (pager, channel, topic). */
+  readonly alertRoute?: string;
+  /** What a duplicate side effect would do: reversible, idempotent or irreversible. */
+  readonly reversibility?: Reversibility;
+  /** The external system's client (class C/D), injected as `ctx.provider`. */
+  readonly provider?: ProviderDeclaration<Provider>;
+  run(context: JobContext<Payload, Provider>): Promise<JobOutcome>;
+  reconcile?(context: JobContext<Payload, Provider>): Promise<ReconcileResult>;
 }
 
 /** A job of any payload type: what the worker handler, the registry and a list of jobs hold. */
 type AnyJobDefinition = JobDefinition<unknown>;
 
 /** Input of defineJob: defaults fill maxAttempts (3; 1 for class D), leaseMs (30 s) and retry backoff. */
-interface JobDefinitionInput<Payload> {
+interface JobDefinitionInput<Payload, Provider = unknown> {
   type: string;
   version: number;
   payload: z.ZodType<Payload>;
@@ -79,8 +110,12 @@ interface JobDefinitionInput<Payload> {
   maxAttempts?: number;
   leaseMs?: number;
   retry?: { baseDelayMs?: number; maxDelayMs?: number };
-  run: JobDefinition<Payload>['run'];
-  reconcile?: JobDefinition<Payload>['reconcile'];
+  owner?: string;
+  alertRoute?: string;
+  reversibility?: Reversibility;
+  provider?: ProviderDeclaration<Provider>;
+  run: JobDefinition<Payload, Provider>['run'];
+  reconcile?: JobDefinition<Payload, Provider>['reconcile'];
 }
 
 const definitionShape = z.object({
@@ -94,6 +129,14 @@ const definitionShape = z.object({
     .min(1_000)
     .max(12 * 60 * 60 * 1000),
   retry: z.object({ baseDelayMs: z.number().int().min(0), maxDelayMs: z.number().int().min(0) }),
+  owner: z.string().min(1).max(200).optional(),
+  alertRoute: z.string().min(1).max(500).optional(),
+  reversibility: z.enum(['reversible', 'idempotent', 'irreversible']).optional(),
+});
+
+const providerShape = z.object({
+  create: z.custom<ProviderDeclaration['create']>((value) => typeof value === 'function', 'must be a function'),
+  effects: z.array(z.string().min(1)).min(1, 'name at least one effect method'),
 });
 
 /** The target-class controls; returns the first missing one as a sentence, or undefined when all hold. */
@@ -121,7 +164,9 @@ function missingControl(definition: {
  * const refund = defineJob({ type: 'refund', version: 1, target: 'C', payload: z.object({ amount: z.number() }),
  *   run: async (ctx) => ({ outcomeCode: 'sent' }), reconcile: async (ctx) => ({ status: 'not_done' }) });
  */
-function defineJob<Payload>(input: JobDefinitionInput<Payload>): JobDefinition<Payload> {
+function defineJob<Payload, Provider = unknown>(
+  input: JobDefinitionInput<Payload, Provider>,
+): JobDefinition<Payload, Provider> {
   const maxAttempts = input.maxAttempts ?? (input.target === 'D' ? 1 : 3);
   const shape = {
     type: input.type,
@@ -130,9 +175,14 @@ function defineJob<Payload>(input: JobDefinitionInput<Payload>): JobDefinition<P
     maxAttempts,
     leaseMs: input.leaseMs ?? 30_000,
     retry: { baseDelayMs: input.retry?.baseDelayMs ?? 1_000, maxDelayMs: input.retry?.maxDelayMs ?? 300_000 },
+    ...(input.owner !== undefined ? { owner: input.owner } : {}),
+    ...(input.alertRoute !== undefined ? { alertRoute: input.alertRoute } : {}),
+    ...(input.reversibility !== undefined ? { reversibility: input.reversibility } : {}),
   };
   try {
     parseInput(definitionShape, shape, `job definition ${String(input.type)}`);
+    if (input.provider !== undefined)
+      parseInput(providerShape, input.provider, `job definition ${input.type}: provider`);
   } catch (error) {
     throw new JobDefinitionError((error as Error).message);
   }
@@ -145,6 +195,7 @@ function defineJob<Payload>(input: JobDefinitionInput<Payload>): JobDefinition<P
     payload: input.payload,
     run: input.run,
     ...(input.reconcile ? { reconcile: input.reconcile } : {}),
+    ...(input.provider ? { provider: input.provider } : {}),
   });
 }
 
@@ -184,7 +235,10 @@ export {
   type JobDefinitionInput,
   JobRegistry,
   missingControl,
+  type ProviderDeclaration,
+  type ProviderDependencies,
   type ReconcileResult,
+  Reversibility,
   retryDelayMs,
   TargetClass,
 };

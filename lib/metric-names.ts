@@ -20,8 +20,12 @@ const MetricName = {
   RetryScheduled: 'RetryScheduled',
   Unknown: 'Unknown',
   Quarantined: 'Quarantined',
+  /** A message of a job type switched off in this deployment was acknowledged; its row waits queued. */
+  Deferred: 'Deferred',
   /** A heartbeat was due but the handler reported no progress since the last one, so the lease was not renewed. */
   HeartbeatSkippedNoProgress: 'HeartbeatSkippedNoProgress',
+  /** A lease renewal (heartbeat write) failed with an error other than a lost fence; the lease may lapse. */
+  LeaseRenewalFailed: 'LeaseRenewalFailed',
   /** Age of the oldest item parked as unknown (emitted by the sweeper). */
   OldestUnknownAgeSeconds: 'OldestUnknownAgeSeconds',
   /** Sweeper: expired, exhausted leases parked as unknown. */

@@ -23,6 +23,8 @@ interface QuarantineRecord {
   receiveCount?: number;
   /** Tenant, when the envelope named a valid one (for per-tenant listing by the producer's owner). */
   tenantId?: string;
+  /** Operation, when the envelope named a valid identity (shown to the operator with the tenant). */
+  operationId?: string;
   parkedState: typeof WorkState.quarantined;
   parkedAt: number;
   [TTL_ATTRIBUTE]: number;
@@ -36,6 +38,8 @@ interface QuarantineInput {
   detail: string;
   receiveCount?: number;
   tenantId?: string;
+  /** Only together with `tenantId`: the identity the message carried. */
+  operationId?: string;
 }
 
 /**
@@ -62,6 +66,7 @@ async function recordQuarantine(
     ...(input.tenantId !== undefined
       ? {
           tenantId: input.tenantId,
+          ...(input.operationId !== undefined ? { operationId: input.operationId } : {}),
           [JobsIndex.parkedByTenant.partition]: parkedTenantStateKey(input.tenantId, WorkState.quarantined),
         }
       : {}),

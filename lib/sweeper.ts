@@ -28,10 +28,9 @@ const SweepDefaults = {
   concurrency: 16,
 } as const;
 
-/** Where the next run continues: a deadline shard and the last key read in it. Safe to drop. */
+/** Where the next run starts: the deadline shard served first. Safe to drop (the index is the truth). */
 interface SweepCursor {
   shard: number;
-  exclusiveStartKey?: Record<string, unknown>;
 }
 
 /** What a sweep needs. `shards` defaults to the store's deadline shard count, `clock` to the store's clock. */
@@ -73,7 +72,7 @@ interface SweepSummary {
   readRequests: number;
   itemsRead: number;
   readCapacityUnits: number;
-  /** Where the next run continues; undefined when this run reached the end of every shard. */
+  /** Where the next run starts; undefined when this run read every due entry of every shard. */
   cursor: SweepCursor | undefined;
   /** Age of the oldest item parked as unknown; 0 when there is none. */
   oldestUnknownAgeSeconds: number;
@@ -85,9 +84,7 @@ const optionsSchema = z.strictObject({
   dueGraceMs: z.number().int().min(0),
   resignalIntervalMs: z.number().int().min(1),
   concurrency: z.number().int().min(1).max(100),
-  cursor: z
-    .strictObject({ shard: z.number().int().min(0), exclusiveStartKey: z.record(z.string(), z.unknown()).optional() })
-    .optional(),
+  cursor: z.object({ shard: z.number().int().min(0) }).optional(),
 });
 
 type Decision = 'unknown' | 'resignal' | 'skip';
@@ -109,14 +106,18 @@ function decide(item: Record<string, unknown>, now: number, dueGraceMs: number):
 
 /**
  * One bounded, idempotent pass over the sparse deadline index (Query per shard, oldest first; never a Scan).
+ * Fair under any backlog: starting at the cursor's shard, every shard first gets an equal share of the
+ * run's budget (what a shard leaves unused passes on to the next), then the rest goes to the shards that
+ * have more. The next run starts at the first shard this one could not serve, or one shard later: with
+ * `maxItemsPerRun ≥ shards` every shard is served in every run, otherwise within ⌈shards / maxItemsPerRun⌉
+ * runs. Each shard is read from its oldest entry: handled entries leave the range (moved deadline, parked).
  * Expired + exhausted claims ▶ unknown (conditional on the observed fence, so a fresher claim always wins);
  * expired claims with attempts left, and queued items overdue by `dueGraceMs` ▶ one wake-up message, after
  * the item's deadline was moved ahead conditionally (re-signals are bounded to one per interval per item).
  * Reads at most `maxItemsPerRun` entries and returns a cursor to continue; lost races are counted, not thrown.
  * @example
- * let cursor: SweepCursor | undefined;
- * const summary = await sweep({ store, sqs, queueUrl, cursor });
- * cursor = summary.cursor;
+ * const summary = await sweep({ store, sqs, queueUrl, cursor: await loadSweepCursor(store) });
+ * await saveSweepCursor(store, summary.cursor);
  */
 async function sweep(options: SweepOptions): Promise<SweepSummary> {
   const { store, sqs, queueUrl } = options;
@@ -150,25 +151,36 @@ async function sweep(options: SweepOptions): Promise<SweepSummary> {
     oldestUnknownAgeSeconds: 0,
   };
   // A cursor from a different shard layout is dropped: the index is the truth, nothing is lost.
-  const cursor = settings.cursor && settings.cursor.shard < settings.shards ? settings.cursor : undefined;
-  const startShard = cursor?.shard ?? 0;
-  shards: for (let offset = 0; offset < settings.shards; offset += 1) {
-    const shard = (startShard + offset) % settings.shards;
-    let startKey = offset === 0 ? cursor?.exclusiveStartKey : undefined;
-    do {
-      if (summary.scanned >= settings.maxItemsPerRun) {
-        summary.cursor = { shard, ...(startKey ? { exclusiveStartKey: startKey } : {}) };
-        break shards;
-      }
-      const limit = settings.maxItemsPerRun - summary.scanned;
-      const request = buildDeadlineQuery(tableName, deadlineShardName(shard), now, limit, startKey);
-      const page = await store.client.send(new QueryCommand(request));
-      countRead(summary, page);
-      const items = page.Items ?? [];
-      summary.scanned += items.length;
-      await handlePage(items, now, settings, summary, { store, sqs, queueUrl });
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
+  const startShard = settings.cursor && settings.cursor.shard < settings.shards ? settings.cursor.shard : 0;
+  const read = (shard: number, budget: number, startKey?: Record<string, unknown>) =>
+    readShard({
+      shard,
+      budget,
+      now,
+      settings,
+      summary,
+      deps: { store, sqs, queueUrl },
+      ...(startKey ? { startKey } : {}),
+    });
+  const unfinished: Array<{ shard: number; startKey: Record<string, unknown> }> = [];
+  let served = 0;
+  // Pass 1: an equal share of what is left for each shard still to come.
+  for (; served < settings.shards; served += 1) {
+    const left = settings.maxItemsPerRun - summary.scanned;
+    if (left <= 0) break;
+    const shard = (startShard + served) % settings.shards;
+    const rest = await read(shard, Math.ceil(left / (settings.shards - served)));
+    if (rest) unfinished.push({ shard, startKey: rest });
+  }
+  // Pass 2: the budget the others left, in the same order, from where each shard stopped.
+  let backlog = false;
+  for (const entry of unfinished) {
+    const left = settings.maxItemsPerRun - summary.scanned;
+    const rest = left > 0 ? await read(entry.shard, left, entry.startKey) : entry.startKey;
+    backlog ||= rest !== undefined;
+  }
+  if (served < settings.shards || backlog) {
+    summary.cursor = { shard: (startShard + (served < settings.shards ? served : 1)) % settings.shards };
   }
 
   const oldest = await store.client.send(new QueryCommand(buildOldestUnknownQuery(tableName)));
@@ -176,6 +188,36 @@ async function sweep(options: SweepOptions): Promise<SweepSummary> {
   const parkedAt = oldest.Items?.[0]?.parkedAt;
   summary.oldestUnknownAgeSeconds = typeof parkedAt === 'number' ? Math.max(0, Math.floor((now - parkedAt) / 1000)) : 0;
   return summary;
+}
+
+/** One shard's read within a run. */
+interface ShardRead {
+  shard: number;
+  budget: number;
+  startKey?: Record<string, unknown>;
+  now: number;
+  settings: z.infer<typeof optionsSchema>;
+  summary: SweepSummary;
+  deps: Pick<SweepOptions, 'store' | 'sqs' | 'queueUrl'>;
+}
+
+/** Reads and handles up to `budget` due entries of one shard; returns the key to go on from, if any is left. */
+async function readShard(read: ShardRead): Promise<Record<string, unknown> | undefined> {
+  const { store } = read.deps;
+  let startKey = read.startKey;
+  let taken = 0;
+  do {
+    const limit = read.budget - taken;
+    const request = buildDeadlineQuery(store.table.tableName, deadlineShardName(read.shard), read.now, limit, startKey);
+    const page = await store.client.send(new QueryCommand(request));
+    countRead(read.summary, page);
+    const items = page.Items ?? [];
+    taken += items.length;
+    read.summary.scanned += items.length;
+    await handlePage(items, read.now, read.settings, read.summary, read.deps);
+    startKey = page.LastEvaluatedKey;
+  } while (startKey && taken < read.budget);
+  return startKey;
 }
 
 function countRead(summary: SweepSummary, output: QueryCommandOutput): void {

@@ -1,5 +1,5 @@
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
-import { hashIdentifier } from './hashing.js';
+import { stableBucket } from './hashing.js';
 import type { JobIdentity } from './identity.js';
 
 /**
@@ -59,6 +59,14 @@ const PARKED_PROJECTION = [
   'receiveCount',
 ] as const;
 
+/** Partition of the sweeper's own state (where the next run starts); in no index, invisible to tenants. */
+const SWEEPER_PARTITION = '#sweeper';
+
+/** Key of the sweeper's cursor row. */
+function sweeperCursorKey(): { pk: string; sk: string } {
+  return { pk: SWEEPER_PARTITION, sk: 'cursor' };
+}
+
 /** Sparse GSIs of the jobs table. Attributes exist only while the item is in the matching states. */
 const JobsIndex = {
   /**
@@ -97,8 +105,9 @@ const TTL_ATTRIBUTE = 'expiresAtEpochSeconds';
 
 /** Partition key of an identity: its tenant and a hash bucket of the whole identity (`acme#7`). */
 function identityPartitionKey(identity: JobIdentity): string {
-  const hash = hashIdentifier(`${identity.tenantId}\u0000${identity.operationId}`);
-  return tenantBucketKey(identity.tenantId, Number.parseInt(hash.slice(8, 16), 16) % TENANT_BUCKETS);
+  // Unkeyed and stored in the key, like the deadline shard; its own prefix keeps the two spreads independent.
+  const bucket = stableBucket(`partition\u0000${identity.tenantId}\u0000${identity.operationId}`);
+  return tenantBucketKey(identity.tenantId, bucket % TENANT_BUCKETS);
 }
 
 /**
@@ -134,7 +143,8 @@ function quarantineKey(messageId: string): { pk: string; sk: string } {
 
 /** Deadline-index shard for an identity: stable, spread evenly, no tenant data in the key. */
 function deadlineShardFor(identity: JobIdentity, shards: number): string {
-  const bucket = Number.parseInt(hashIdentifier(`${identity.tenantId}\u0000${identity.operationId}`).slice(0, 8), 16);
+  // Unkeyed on purpose: the shard is part of the stored row, so it may not depend on a deployment's key.
+  const bucket = stableBucket(`${identity.tenantId}\u0000${identity.operationId}`);
   return deadlineShardName(bucket % shards);
 }
 
@@ -217,6 +227,8 @@ export {
   payloadsTableDefinition,
   QUARANTINE_PARTITION_PREFIX,
   quarantineKey,
+  SWEEPER_PARTITION,
+  sweeperCursorKey,
   TableKeys,
   TENANT_BUCKETS,
   TTL_ATTRIBUTE,

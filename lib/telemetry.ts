@@ -1,6 +1,6 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { hashIdentity } from './hashing.js';
+import { DEVELOPMENT_IDENTIFIER_KEY, hashIdentity, type IdentifierKey } from './hashing.js';
 import type { JobIdentity } from './identity.js';
 import type { MetricName } from './metric-names.js';
 
@@ -31,40 +31,55 @@ const silentTelemetry: Telemetry = {
   error: () => {},
 };
 
-/** Replaces a raw identity by its hashes and reduces errors to name + message (no payload can leak through). */
-function scrub(fields: (LogFields & { error?: unknown }) | undefined): Record<string, unknown> {
+/** The identifier key, or a getter for one loaded later (undefined while it is not: identities are withheld). */
+type IdentifierKeySource = IdentifierKey | (() => IdentifierKey | undefined);
+
+/** An identity as keyed hashes, or `withheld` when no key is available yet (never the raw value). */
+function pseudonyms(identity: JobIdentity, source: IdentifierKeySource): { tenant: string; operation: string } {
+  const key = typeof source === 'function' ? source() : source;
+  return key === undefined ? { tenant: 'withheld', operation: 'withheld' } : hashIdentity(identity, key);
+}
+
+/**
+ * Replaces a raw identity by its keyed hashes and reduces errors to name + message (no payload can leak
+ * through). `key` defaults to the fixed development key (local stack, tests).
+ */
+function scrub(
+  fields: (LogFields & { error?: unknown }) | undefined,
+  key: IdentifierKeySource = DEVELOPMENT_IDENTIFIER_KEY,
+): Record<string, unknown> {
   if (!fields) return {};
   const { identity, error, ...rest } = fields;
   return {
     ...rest,
-    ...(identity ? hashIdentity(identity) : {}),
+    ...(identity ? pseudonyms(identity, key) : {}),
     ...(error instanceof Error ? { error: { name: error.name, message: error.message } } : {}),
   };
 }
 
-/** Telemetry on Powertools Logger and Metrics (EMF): hashed identifiers only. */
-function powertoolsTelemetry(logger: Logger, metrics: Metrics): Telemetry {
+/** Telemetry on Powertools Logger and Metrics (EMF): identifiers hashed under the deployment's key only. */
+function powertoolsTelemetry(logger: Logger, metrics: Metrics, key: IdentifierKeySource): Telemetry {
   return {
     count: (metric, value = 1) => metrics.addMetric(metric, MetricUnit.Count, value),
     gauge: (metric, value, unit = 'Count') =>
       metrics.addMetric(metric, unit === 'Seconds' ? MetricUnit.Seconds : MetricUnit.Count, value),
-    info: (message, fields) => logger.info(message, scrub(fields)),
-    warn: (message, fields) => logger.warn(message, scrub(fields)),
-    error: (message, fields) => logger.error(message, scrub(fields)),
+    info: (message, fields) => logger.info(message, scrub(fields, key)),
+    warn: (message, fields) => logger.warn(message, scrub(fields, key)),
+    error: (message, fields) => logger.error(message, scrub(fields, key)),
   };
 }
 
 const MAX_KEPT_EVENTS = 1_000;
 
-/** Telemetry that keeps counts in memory (local stack, tests, benchmarks). */
-function countingTelemetry(): Telemetry & {
+/** Telemetry that keeps counts in memory (local stack, tests, benchmarks); ids hashed under `key` (default: dev key). */
+function countingTelemetry(key: IdentifierKeySource = DEVELOPMENT_IDENTIFIER_KEY): Telemetry & {
   counts: Record<string, number>;
   events: Array<{ level: string; message: string; fields: Record<string, unknown> }>;
 } {
   const counts: Record<string, number> = {};
   const events: Array<{ level: string; message: string; fields: Record<string, unknown> }> = [];
   const record = (level: string) => (message: string, fields?: LogFields & { error?: unknown }) => {
-    events.push({ level, message, fields: scrub(fields) });
+    events.push({ level, message, fields: scrub(fields, key) });
     // Bounded so a long-running local stack or benchmark does not grow without limit.
     if (events.length > MAX_KEPT_EVENTS) events.splice(0, events.length - MAX_KEPT_EVENTS);
   };
@@ -83,4 +98,12 @@ function countingTelemetry(): Telemetry & {
   };
 }
 
-export { countingTelemetry, type LogFields, powertoolsTelemetry, scrub, silentTelemetry, type Telemetry };
+export {
+  countingTelemetry,
+  type IdentifierKeySource,
+  type LogFields,
+  powertoolsTelemetry,
+  scrub,
+  silentTelemetry,
+  type Telemetry,
+};

@@ -13,6 +13,9 @@ function inventoryReservationJob(tableName: string) {
     target: 'A',
     maxAttempts: 3,
     leaseMs: 30_000,
+    owner: 'fulfilment-team',
+    alertRoute: 'pagerduty:fulfilment',
+    reversibility: 'reversible',
     payload: z.strictObject({ sku: z.string().min(1).max(64), quantity: z.number().int().positive().max(1_000) }),
     run: async (ctx) => {
       const stock = { tableName, key: { pk: `inventory#${ctx.identity.tenantId}#${ctx.payload.sku}`, sk: 'stock' } };

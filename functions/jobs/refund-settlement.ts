@@ -9,14 +9,15 @@ const refundPayload = z.strictObject({
 });
 
 type RefundPayload = z.infer<typeof refundPayload>;
+type RefundContext = JobContext<RefundPayload, SimulatedGateway>;
 
 /** The refund row this operation owns (class B): keyed by the operation's identity. */
-function refundRecord(tableName: string, ctx: JobContext<RefundPayload>) {
+function refundRecord(tableName: string, ctx: RefundContext) {
   return { tableName, key: { pk: `refund#${ctx.identity.tenantId}#${ctx.identity.operationId}`, sk: 'refund' } };
 }
 
 /** pending ▶ sending under my fence, before the provider is called; a row stamped by a lower fence is taken over. */
-async function stampSending(tableName: string, ctx: JobContext<RefundPayload>): Promise<void> {
+async function stampSending(tableName: string, ctx: RefundContext): Promise<void> {
   await ctx.records.stamp(refundRecord(tableName, ctx), {
     where: { status: { ne: 'sent' } },
     set: { status: 'sending', amount: ctx.payload.amount },
@@ -24,7 +25,7 @@ async function stampSending(tableName: string, ctx: JobContext<RefundPayload>): 
 }
 
 /** sending ▶ sent, only while my fence is the one that stamped the row. */
-async function confirmSent(tableName: string, ctx: JobContext<RefundPayload>, gatewayRef: string): Promise<void> {
+async function confirmSent(tableName: string, ctx: RefundContext, gatewayRef: string): Promise<void> {
   await ctx.records.confirm(refundRecord(tableName, ctx), {
     where: { status: 'sending' },
     set: { status: 'sent', gatewayRef },
@@ -42,12 +43,17 @@ function refundSettlementJob(tableName: string) {
     target: 'C',
     maxAttempts: 3,
     leaseMs: 30_000,
+    owner: 'payments-team',
+    alertRoute: 'pagerduty:payments',
+    reversibility: 'irreversible',
     payload: refundPayload,
+    // The provider is reached only through this declared client, so its calls are observable (and can be
+    // made to time out by the conformance harness).
+    provider: { create: ({ client }) => new SimulatedGateway(client, tableName), effects: ['refund'] },
     run: async (ctx) => {
       await stampSending(tableName, ctx);
       ctx.progress();
-      const gateway = new SimulatedGateway(ctx.client, tableName);
-      const refund = await gateway.refund(ctx.idempotencyKey, {
+      const refund = await ctx.provider.refund(ctx.idempotencyKey, {
         amount: ctx.payload.amount,
         currency: ctx.payload.currency,
       });
@@ -55,7 +61,7 @@ function refundSettlementJob(tableName: string) {
       return { outcomeCode: 'refunded', result: { gatewayRef: refund.refundId } };
     },
     reconcile: async (ctx) => {
-      const found = await new SimulatedGateway(ctx.client, tableName).lookup(ctx.idempotencyKey);
+      const found = await ctx.provider.lookup(ctx.idempotencyKey);
       if (!found) return { status: 'not_done' };
       await stampSending(tableName, ctx);
       await confirmSent(tableName, ctx, found.refundId);

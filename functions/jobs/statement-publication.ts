@@ -13,6 +13,9 @@ function statementPublicationJob(tableName: string) {
     target: 'B',
     maxAttempts: 3,
     leaseMs: 30_000,
+    owner: 'statements-team',
+    alertRoute: 'slack:#statements-oncall',
+    reversibility: 'reversible',
     payload: z.strictObject({
       accountId: z.string().min(1).max(64),
       date: z.iso.date(),

@@ -19,15 +19,16 @@ function resolvePort(setting: PortSetting, flag: number | undefined, env: NodeJS
   return { ...setting, port: parsed.data };
 }
 
-/** All three ports of the stack. */
+/** All four ports of the stack. */
 function resolvePorts(
-  flags: { 'dynamodb-port'?: number; 'sqs-port'?: number; 'admin-port'?: number },
+  flags: { 'dynamodb-port'?: number; 'sqs-port'?: number; 'admin-port'?: number; 'console-port'?: number },
   env: NodeJS.ProcessEnv,
 ) {
   return {
     dynamodb: resolvePort(LocalPorts.dynamodb, flags['dynamodb-port'], env),
     sqs: resolvePort(LocalPorts.sqs, flags['sqs-port'], env),
     admin: resolvePort(LocalPorts.admin, flags['admin-port'], env),
+    console: resolvePort(LocalPorts.console, flags['console-port'], env),
   };
 }
 
@@ -36,6 +37,7 @@ const ANY_PORTS = {
   dynamodb: { ...LocalPorts.dynamodb, port: 0 },
   sqs: { ...LocalPorts.sqs, port: 0 },
   admin: { ...LocalPorts.admin, port: 0 },
+  console: { ...LocalPorts.console, port: 0 },
 };
 
 export { ANY_PORTS, portFlag, resolvePorts };

@@ -21,6 +21,9 @@ const COMMAND_LOADERS: Record<CommandName, () => Promise<CliCommand>> = {
   redrive: async () => (await import('./commands/redrive.js')).redriveCommand,
   erase: async () => (await import('./commands/erase.js')).eraseCommand,
   check: async () => (await import('./commands/check.js')).checkCommand,
+  counts: async () => (await import('./commands/counts.js')).countsCommand,
+  audit: async () => (await import('./commands/audit.js')).auditCommand,
+  console: async () => (await import('./commands/console.js')).consoleCommand,
 };
 
 /** True for a name of a command. */

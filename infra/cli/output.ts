@@ -1,3 +1,20 @@
+import { CONTROL_CHARACTER } from '../../lib/free-text.js';
+
+const CONTROL_CHARACTERS = new RegExp(CONTROL_CHARACTER.source, 'gu');
+
+/**
+ * Text made safe to print on a terminal: every control character (escape sequences, carriage return,
+ * bidirectional overrides, …) is shown as its `\uXXXX` escape (valid inside JSON strings too) instead of
+ * acting on the screen. `keepLayout` keeps newlines and tabs (whole output blocks; cells escape them too).
+ */
+function escapeForTerminal(text: string, keepLayout = false): string {
+  return text.replace(CONTROL_CHARACTERS, (character) =>
+    keepLayout && (character === '\n' || character === '\t')
+      ? character
+      : `\\u${(character.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`,
+  );
+}
+
 /** Where a command writes, and what it knows about its terminal and clock. */
 interface Io {
   out(text: string): void;
@@ -8,19 +25,26 @@ interface Io {
   env: NodeJS.ProcessEnv;
 }
 
-/** The process's own streams. */
+/** Ends a block with one newline and escapes every control character in it but newlines and tabs. */
+function printable(text: string): string {
+  const safe = escapeForTerminal(text, true);
+  return safe.endsWith('\n') ? safe : `${safe}\n`;
+}
+
+/** The process's own streams; nothing written through them can move the cursor or recolour the screen. */
 function processIo(): Io {
   return {
-    out: (text) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
-    err: (text) => process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
+    out: (text) => process.stdout.write(printable(text)),
+    err: (text) => process.stderr.write(printable(text)),
     isTTY: process.stdout.isTTY === true,
     now: () => Date.now(),
     env: process.env,
   };
 }
 
-/** Columns padded to their widest cell, two spaces apart; the last column is not padded. */
-function formatTable(headers: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
+/** Columns padded to their widest cell, two spaces apart; the last column is not padded. Cells are escaped. */
+function formatTable(headers: readonly string[], unsafeRows: ReadonlyArray<readonly string[]>): string {
+  const rows = unsafeRows.map((row) => row.map((value) => escapeForTerminal(value)));
   const widths = headers.map((header, column) =>
     Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)),
   );
@@ -32,10 +56,10 @@ function formatTable(headers: readonly string[], rows: ReadonlyArray<readonly st
   return [line(headers), ...rows.map(line)].join('\n');
 }
 
-/** Label/value lines with the labels aligned. */
+/** Label/value lines with the labels aligned; values are escaped. */
 function formatPairs(pairs: ReadonlyArray<readonly [string, string]>, indent = '  '): string {
   const width = Math.max(0, ...pairs.map(([label]) => label.length));
-  return pairs.map(([label, value]) => `${indent}${label.padEnd(width)}  ${value}`).join('\n');
+  return pairs.map(([label, value]) => `${indent}${label.padEnd(width)}  ${escapeForTerminal(value)}`).join('\n');
 }
 
 /** A duration in the largest whole unit: 45s, 3m, 5h, 2d. */
@@ -60,10 +84,20 @@ function printJson(io: Io, value: unknown): void {
   io.out(JSON.stringify(value, null, 2));
 }
 
-/** A cell: strings as they are, numbers in decimal, anything missing as "-". */
+/** A cell: strings escaped for the terminal, numbers in decimal, anything missing as "-". */
 function cell(value: unknown): string {
   if (value === undefined || value === null || value === '') return '-';
-  return typeof value === 'object' ? JSON.stringify(value) : String(value);
+  return escapeForTerminal(typeof value === 'object' ? JSON.stringify(value) : String(value));
 }
 
-export { cell, formatPairs, formatTable, type Io, printJson, processIo, relativeTime, shortDuration };
+export {
+  cell,
+  escapeForTerminal,
+  formatPairs,
+  formatTable,
+  type Io,
+  printJson,
+  processIo,
+  relativeTime,
+  shortDuration,
+};

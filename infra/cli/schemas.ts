@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { reasonSchema } from '../../lib/admin/schemas.js';
+import { freeTextSchema } from '../../lib/free-text.js';
 import { operationIdSchema, tenantIdSchema } from '../../lib/identity.js';
 import { queueUrlSchema, tableNameSchema } from '../../lib/rules.js';
 import type { OptionSpec } from './args.js';
@@ -62,7 +63,7 @@ const targetShape = {
   'dlq-url': queueUrlSchema.optional(),
   'dynamodb-endpoint': z.url().optional(),
   'sqs-endpoint': z.url().optional(),
-  actor: z.string().min(1).max(256).optional(),
+  actor: freeTextSchema('actor', 256).optional(),
 };
 
 /** The validated target flags. */

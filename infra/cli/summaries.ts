@@ -1,17 +1,20 @@
 /** One line per command, shown by `leasefence --help` before any command module is loaded. */
 const COMMAND_SUMMARIES = {
-  start: 'run the whole system locally on embedded engines (dynalite + fauxqs): worker, sweeper, admin API',
+  start: 'run the whole system locally on embedded engines (dynalite + fauxqs): worker, sweeper, admin API, console',
   demo: 'run the example jobs, inject a stalled worker, and show that every side effect lands once',
   enqueue: 'send a job: the payload hash binds it to its identity, the body goes to the payloads table',
-  ls: 'list work items by state, tenant and age (oldest first, paginated)',
-  show: 'show one work item and its audit history (the row holds no payload, only its hash)',
+  ls: 'list work items by state, tenant and age (parked oldest first; succeeded, cancelled per tenant; paginated)',
+  counts: 'count items per state (never a Scan), the DLQ depth and the five health signals',
+  show: 'show one work item, its attempt history and its audit trail (the row holds no payload, only its hash)',
   resolve: 'settle an unknown item after checking the real system (audited; fence + 1)',
   retry: 'requeue a failed_terminal, unknown or quarantined item: same identity, fence + 1, fresh attempts',
   cancel: "cancel a queued, claimed or unknown item; the fence rises, so a running worker's next write is rejected",
   redrive: 'move dead-letter messages back to the jobs queue, bodies unchanged (identity and payload hash kept)',
   erase:
     "erase a tenant's payload bodies; work rows stay as tombstones (identity, hash, fence), so fences never restart",
-  check: "go/no-go: the seed's nine all-required controls for every job type, with the evidence",
+  audit: 'list the audit log (redrive, erase), newest first, or the audit trail of one item',
+  console: 'serve the operator console (a web page) on 127.0.0.1 against the same target as the other commands',
+  check: 'go/no-go: runs the fault-injection scenarios on every job type and derives the nine controls from them',
 } as const;
 
 /** A command name. */

@@ -2,6 +2,7 @@ import { userInfo } from 'node:os';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AdminDeps } from '../../lib/admin/deps.js';
+import type { MetricCounts } from '../../lib/admin/signals.js';
 import { createDocumentClient, createSqsClient } from '../../lib/aws-clients.js';
 import { PayloadStore } from '../../lib/payloads.js';
 import { WorkItemStore } from '../../lib/store/work-item-store.js';
@@ -64,6 +65,15 @@ async function remoteResources(flags: TargetFlags): Promise<StackOutputs> {
   };
 }
 
+/** The local stack's worker counters, read from its admin API's /health (the worker runs in the stack's process). */
+function localMetrics(adminUrl: string): () => Promise<MetricCounts | undefined> {
+  return async () => {
+    const response = await fetch(`${adminUrl}/health`, { signal: AbortSignal.timeout(2_000) });
+    const body = (await response.json()) as { metrics?: MetricCounts };
+    return body.metrics;
+  };
+}
+
 function build(
   kind: CliTarget['kind'],
   label: string,
@@ -83,6 +93,7 @@ function build(
     payloadsTable: resources.payloadsTable,
     ...(resources.deadLetterQueueUrl ? { deadLetterQueueUrl: resources.deadLetterQueueUrl } : {}),
     ...(kind === 'local' ? { dlqWaitTimeSeconds: 0 } : {}),
+    ...(local ? { metrics: localMetrics(local.endpoints.admin) } : {}),
   };
   return {
     kind,

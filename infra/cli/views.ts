@@ -4,9 +4,12 @@ import { cell, formatTable, relativeTime } from './output.js';
 /** A record as the admin operations return it (work item, quarantine record). */
 type Row = Record<string, unknown>;
 
-/** `tenant/operation`, or the quarantined message id for a record without an identity. */
+/** `tenant/operation`, or for a quarantine record the message id (with the identity when the message carried one). */
 function subject(row: Row): string {
-  if (row.kind === 'quarantine') return `(message ${cell(row.messageId)})`;
+  if (row.kind === 'quarantine') {
+    const carried = typeof row.tenantId === 'string' && typeof row.operationId === 'string';
+    return `${carried ? `${row.tenantId}/${row.operationId} ` : ''}(message ${cell(row.messageId)})`;
+  }
   return formatIdentity({ tenantId: String(row.tenantId), operationId: String(row.operationId) });
 }
 
@@ -60,4 +63,20 @@ function queuedTable(rows: readonly Row[], now: number): string {
   );
 }
 
-export { claimedTable, parkedTable, queuedTable, type Row, subject };
+/** Items of any state (a tenant's listing): state, fence, the outcome or error code, last change. */
+function itemsTable(rows: readonly Row[], now: number): string {
+  return formatTable(
+    ['ITEM', 'TYPE', 'STATE', 'FENCE', 'ATTEMPTS', 'CODE', 'UPDATED'],
+    rows.map((row) => [
+      subject(row),
+      cell(row.jobType),
+      cell(row.state),
+      cell(row.fence),
+      `${cell(row.attempts)}/${cell(row.maxAttempts)}`,
+      cell(row.outcomeCode ?? row.errorCode),
+      relativeTime(row.updatedAt, now),
+    ]),
+  );
+}
+
+export { claimedTable, itemsTable, parkedTable, queuedTable, type Row, subject };

@@ -1,6 +1,7 @@
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -10,6 +11,8 @@ import { METRIC_NAMESPACE, METRIC_SERVICE_DIMENSION, MetricName } from '../../li
 interface AlarmThresholds {
   /** Sum of heartbeats skipped because the handler reported no progress (claimed but not progressing). */
   heartbeatSkippedNoProgress: number;
+  /** Sum of lease renewals that failed (the lease may lapse and the job be taken over). */
+  leaseRenewalFailed: number;
   /** Maximum age of the oldest `unknown` item, in seconds (needs reconciliation by a human). */
   oldestUnknownAgeSeconds: number;
   /** Sum of quarantined messages/items. */
@@ -20,17 +23,40 @@ interface AlarmThresholds {
   staleFenceRejected: number;
   /** Maximum number of visible messages on the DLQ. */
   deadLetterQueueDepth: number;
+  /** Age of the oldest DLQ message, in seconds: it is deleted at 14 days, so this pages again before that. */
+  deadLetterOldestMessageAgeSeconds: number;
+  /** Age of the oldest jobs-queue message, in seconds (the worker is not keeping up, or is not running). */
+  oldestMessageAgeSeconds: number;
+  /** Sum of errors of one function (each function has its own alarm). */
+  functionErrors: number;
+  /** Sum of throttles of one function (each function has its own alarm). */
+  functionThrottles: number;
 }
 
 /** Defaults: anything unusual pages, except takeovers, which a crash or timeout causes occasionally. */
 const DEFAULT_ALARM_THRESHOLDS: AlarmThresholds = {
   heartbeatSkippedNoProgress: 3,
+  leaseRenewalFailed: 3,
   oldestUnknownAgeSeconds: 3600,
   quarantined: 1,
   takeovers: 5,
   staleFenceRejected: 1,
   deadLetterQueueDepth: 1,
+  deadLetterOldestMessageAgeSeconds: 10 * 86_400,
+  oldestMessageAgeSeconds: 3600,
+  functionErrors: 1,
+  functionThrottles: 1,
 };
+
+/** The functions every instance has; each gets an errors and a throttles alarm. */
+type FunctionName = 'worker' | 'sweeper' | 'admin';
+
+/** Key of one alarm: a threshold key (except the per-function ones), a per-function key, or sweeperNotRunning. */
+type JobAlarmKey =
+  | Exclude<keyof AlarmThresholds, 'functionErrors' | 'functionThrottles'>
+  | `${FunctionName}Errors`
+  | `${FunctionName}Throttles`
+  | 'sweeperNotRunning';
 
 const PERIOD = Duration.minutes(5);
 
@@ -49,73 +75,143 @@ function leasefenceMetric(
   });
 }
 
-/** What the alarms watch. */
+/** What the alarms watch, and whom they notify. */
 interface JobAlarmsProps {
   serviceName: string;
+  queue: sqs.IQueue;
   deadLetterQueue: sqs.IQueue;
+  functions: Record<FunctionName, lambda.IFunction>;
+  /** How often the sweeper is scheduled; no invocation in two of these raises sweeperNotRunning. */
+  sweeperInterval: Duration;
+  alarmTopic: sns.ITopic;
   thresholds?: Partial<AlarmThresholds>;
-  alarmTopic?: sns.ITopic;
 }
 
-/** The six leasefence alarms, notifying an optional SNS topic on ALARM and on OK. */
+/** One alarm's metric, threshold and text; `notRunning` alarms fire below 1 and on missing data. */
+interface AlarmSpec {
+  metric: cloudwatch.IMetric;
+  threshold: number;
+  description: string;
+  notRunning?: { evaluationPeriods: number };
+}
+
+/** Every leasefence alarm, each notifying the alarm topic on ALARM and on OK. */
 class JobAlarms extends Construct {
-  /** Alarms by threshold key. */
-  readonly alarms: Record<keyof AlarmThresholds, cloudwatch.Alarm>;
+  /** Alarms by key. */
+  readonly alarms: Record<JobAlarmKey, cloudwatch.Alarm>;
 
   constructor(scope: Construct, id: string, props: JobAlarmsProps) {
     super(scope, id);
-    const thresholds = { ...DEFAULT_ALARM_THRESHOLDS, ...props.thresholds };
-    const metric = (name: MetricName, statistic: 'Sum' | 'Maximum') =>
-      leasefenceMetric(props.serviceName, name, statistic);
-    const make = (key: keyof AlarmThresholds, source: cloudwatch.IMetric, description: string) => {
+    const specs = alarmSpecs(props, { ...DEFAULT_ALARM_THRESHOLDS, ...props.thresholds });
+    const action = new SnsAction(props.alarmTopic);
+    const entries = Object.entries(specs).map(([key, spec]) => {
       const alarm = new cloudwatch.Alarm(this, key, {
-        metric: source,
-        threshold: thresholds[key],
-        evaluationPeriods: 1,
-        datapointsToAlarm: 1,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-        alarmDescription: `leasefence ${props.serviceName}: ${description}`,
+        metric: spec.metric,
+        threshold: spec.threshold,
+        evaluationPeriods: spec.notRunning?.evaluationPeriods ?? 1,
+        datapointsToAlarm: spec.notRunning?.evaluationPeriods ?? 1,
+        comparisonOperator: spec.notRunning
+          ? cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD
+          : cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        // A silent counter means nothing happened; a silent heartbeat means nothing ran.
+        treatMissingData: spec.notRunning
+          ? cloudwatch.TreatMissingData.BREACHING
+          : cloudwatch.TreatMissingData.NOT_BREACHING,
+        alarmDescription: `leasefence ${props.serviceName}: ${spec.description}`,
       });
-      if (props.alarmTopic) {
-        alarm.addAlarmAction(new SnsAction(props.alarmTopic));
-        alarm.addOkAction(new SnsAction(props.alarmTopic));
-      }
-      return alarm;
-    };
-    this.alarms = {
-      heartbeatSkippedNoProgress: make(
-        'heartbeatSkippedNoProgress',
-        metric(MetricName.HeartbeatSkippedNoProgress, 'Sum'),
-        'claimed jobs are not reporting progress; their leases will lapse and be taken over.',
-      ),
-      oldestUnknownAgeSeconds: make(
-        'oldestUnknownAgeSeconds',
-        metric(MetricName.OldestUnknownAgeSeconds, 'Maximum'),
-        'an item has been parked as unknown for too long; reconcile it and resolve it with the admin API.',
-      ),
-      quarantined: make(
-        'quarantined',
-        metric(MetricName.Quarantined, 'Sum'),
-        'messages or items were quarantined (bad input, payload conflict, unknown job type).',
-      ),
-      takeovers: make(
-        'takeovers',
-        metric(MetricName.Takeovers, 'Sum'),
-        'leases are expiring and being taken over; workers crash, time out or stall.',
-      ),
-      staleFenceRejected: make(
-        'staleFenceRejected',
-        metric(MetricName.StaleFenceRejected, 'Sum'),
-        'a superseded worker tried to write a fenced record; the fence held, but leases are too short.',
-      ),
-      deadLetterQueueDepth: make(
-        'deadLetterQueueDepth',
-        props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: PERIOD }),
-        'messages reached the dead-letter queue; inspect them and redrive with the admin API.',
-      ),
-    };
+      alarm.addAlarmAction(action);
+      alarm.addOkAction(action);
+      return [key, alarm] as const;
+    });
+    this.alarms = Object.fromEntries(entries) as Record<JobAlarmKey, cloudwatch.Alarm>;
   }
 }
 
-export { type AlarmThresholds, DEFAULT_ALARM_THRESHOLDS, JobAlarms, type JobAlarmsProps, leasefenceMetric };
+/** What each alarm watches and when it fires. */
+function alarmSpecs(props: JobAlarmsProps, thresholds: AlarmThresholds): Record<JobAlarmKey, AlarmSpec> {
+  const custom = (name: MetricName, statistic: 'Sum' | 'Maximum') =>
+    leasefenceMetric(props.serviceName, name, statistic);
+  const maximum = { statistic: 'Maximum', period: PERIOD } as const;
+  const sum = { statistic: 'Sum', period: PERIOD } as const;
+  const { worker, sweeper, admin } = props.functions;
+  const errors = (fn: lambda.IFunction, name: string): AlarmSpec => ({
+    metric: fn.metricErrors(sum),
+    threshold: thresholds.functionErrors,
+    description: `the ${name} function failed (see its log group); a failing sweeper or worker stops progress.`,
+  });
+  const throttles = (fn: lambda.IFunction, name: string): AlarmSpec => ({
+    metric: fn.metricThrottles(sum),
+    threshold: thresholds.functionThrottles,
+    description: `the ${name} function was throttled at its reserved concurrency.`,
+  });
+  return {
+    heartbeatSkippedNoProgress: {
+      metric: custom(MetricName.HeartbeatSkippedNoProgress, 'Sum'),
+      threshold: thresholds.heartbeatSkippedNoProgress,
+      description: 'claimed jobs are not reporting progress; their leases will lapse and be taken over.',
+    },
+    leaseRenewalFailed: {
+      metric: custom(MetricName.LeaseRenewalFailed, 'Sum'),
+      threshold: thresholds.leaseRenewalFailed,
+      description: 'lease renewals are failing (throttling, errors); leases may lapse and jobs be taken over.',
+    },
+    oldestUnknownAgeSeconds: {
+      metric: custom(MetricName.OldestUnknownAgeSeconds, 'Maximum'),
+      threshold: thresholds.oldestUnknownAgeSeconds,
+      description: 'an item has been parked as unknown for too long; reconcile it and resolve it with the admin API.',
+    },
+    quarantined: {
+      metric: custom(MetricName.Quarantined, 'Sum'),
+      threshold: thresholds.quarantined,
+      description: 'messages or items were quarantined (bad input, payload conflict, unknown job type).',
+    },
+    takeovers: {
+      metric: custom(MetricName.Takeovers, 'Sum'),
+      threshold: thresholds.takeovers,
+      description: 'leases are expiring and being taken over; workers crash, time out or stall.',
+    },
+    staleFenceRejected: {
+      metric: custom(MetricName.StaleFenceRejected, 'Sum'),
+      threshold: thresholds.staleFenceRejected,
+      description: 'a superseded worker tried to write a fenced record; the fence held, but leases are too short.',
+    },
+    deadLetterQueueDepth: {
+      metric: props.deadLetterQueue.metricApproximateNumberOfMessagesVisible(maximum),
+      threshold: thresholds.deadLetterQueueDepth,
+      description: 'messages reached the dead-letter queue; inspect them and redrive with the admin API.',
+    },
+    deadLetterOldestMessageAgeSeconds: {
+      metric: props.deadLetterQueue.metricApproximateAgeOfOldestMessage(maximum),
+      threshold: thresholds.deadLetterOldestMessageAgeSeconds,
+      description: 'a dead-lettered message is close to its 14-day expiry; redrive or inspect it before it is lost.',
+    },
+    oldestMessageAgeSeconds: {
+      metric: props.queue.metricApproximateAgeOfOldestMessage(maximum),
+      threshold: thresholds.oldestMessageAgeSeconds,
+      description: 'the oldest jobs-queue message is old: the worker is failing, throttled or not keeping up.',
+    },
+    workerErrors: errors(worker, 'worker'),
+    sweeperErrors: errors(sweeper, 'sweeper'),
+    adminErrors: errors(admin, 'admin'),
+    workerThrottles: throttles(worker, 'worker'),
+    sweeperThrottles: throttles(sweeper, 'sweeper'),
+    adminThrottles: throttles(admin, 'admin'),
+    sweeperNotRunning: {
+      metric: sweeper.metricInvocations({ statistic: 'Sum', period: props.sweeperInterval }),
+      threshold: 1,
+      description:
+        'the sweeper was not invoked for two schedule intervals: expired leases and lost wake-ups are not recovered.',
+      notRunning: { evaluationPeriods: 2 },
+    },
+  };
+}
+
+export {
+  type AlarmThresholds,
+  DEFAULT_ALARM_THRESHOLDS,
+  type FunctionName,
+  type JobAlarmKey,
+  JobAlarms,
+  type JobAlarmsProps,
+  leasefenceMetric,
+};

@@ -19,7 +19,7 @@ interface JobDashboardProps {
 const WIDTH = 8;
 const HEIGHT = 6;
 
-/** One dashboard: alarm states, outcomes, safety signals, sweeper, queues, functions. */
+/** One dashboard: every alarm's state, outcomes, safety signals, sweeper runs, queue depths and ages, functions. */
 class JobDashboard extends Construct {
   /** The CloudWatch dashboard. */
   readonly dashboard: cloudwatch.Dashboard;
@@ -47,11 +47,16 @@ class JobDashboard extends Construct {
       graph(
         'Leases and fences',
         [MetricName.Takeovers, MetricName.OwnershipLost, MetricName.StaleFenceRejected].map(sum),
-        [sum(MetricName.HeartbeatSkippedNoProgress)],
+        [MetricName.HeartbeatSkippedNoProgress, MetricName.LeaseRenewalFailed].map(sum),
       ),
-      graph('Sweeper', [MetricName.SweptToUnknown, MetricName.Resignalled].map(sum), [
-        leasefenceMetric(props.serviceName, MetricName.OldestUnknownAgeSeconds, 'Maximum'),
-      ]),
+      graph(
+        'Sweeper',
+        [
+          ...[MetricName.SweptToUnknown, MetricName.Resignalled].map(sum),
+          props.functions.sweeper.metricInvocations({ label: 'sweeper runs', statistic: 'Sum' }),
+        ],
+        [leasefenceMetric(props.serviceName, MetricName.OldestUnknownAgeSeconds, 'Maximum')],
+      ),
     );
     this.dashboard.addWidgets(
       graph(
@@ -63,7 +68,13 @@ class JobDashboard extends Construct {
             statistic: 'Maximum',
           }),
         ],
-        [props.queue.metricApproximateAgeOfOldestMessage({ label: 'oldest job message (s)', statistic: 'Maximum' })],
+        [
+          props.queue.metricApproximateAgeOfOldestMessage({ label: 'oldest job message (s)', statistic: 'Maximum' }),
+          props.deadLetterQueue.metricApproximateAgeOfOldestMessage({
+            label: 'oldest DLQ message (s)',
+            statistic: 'Maximum',
+          }),
+        ],
       ),
       graph(
         'Function errors and throttles',

@@ -4,18 +4,24 @@ import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type * as iam from 'aws-cdk-lib/aws-iam';
+import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { EnvironmentVariable } from '../../lib/config.js';
 import { METRIC_NAMESPACE } from '../../lib/metric-names.js';
-import { type AlarmThresholds, JobAlarms } from './alarms.js';
+import { createAlarmTopic } from './alarm-topic.js';
+import { type JobAlarmKey, JobAlarms } from './alarms.js';
 import { JobDashboard } from './dashboard.js';
 import { createLeasefenceFunction, PackagedEntry } from './functions.js';
+import { createIdentifierKeySecret } from './identifier-key.js';
 import {
   adminStatements,
   grantAll,
+  keyStatements,
   type LeasefenceResources,
   producerStatements,
   sweeperStatements,
@@ -29,10 +35,11 @@ import { grantTenantScopedAccess, type TenantAccessOptions, type TenantScope } f
 
 /**
  * Fenced background jobs in your stack: jobs + payloads tables, jobs queue + DLQ, worker (SQS, partial
- * batch responses), sweeper (schedule), admin (Function URL, AWS_IAM), dashboard and alarms. Each function
- * gets only the actions it uses; tables are retained and deletion-protected by default.
+ * batch responses), sweeper (schedule), admin (Function URL, AWS_IAM), dashboard, and alarms that always
+ * notify a topic. Each function gets only the actions it uses and a reserved concurrency (sweeper 1); tables
+ * and queues are KMS-encrypted; tables are retained and deletion-protected by default.
  * @example
- * const jobs = new FencedJobQueue(this, 'Jobs', { workerEntry: 'src/jobs/worker.ts', alarmTopic });
+ * const jobs = new FencedJobQueue(this, 'Jobs', { workerEntry: 'src/jobs/worker.ts', alarmEmail: 'ops@example.com' });
  * jobs.grantSendJobs(apiFunction);
  * jobs.grantWorkerRecordAccess(accountsTable);
  */
@@ -53,17 +60,26 @@ class FencedJobQueue extends Construct {
   readonly admin: NodejsFunction;
   /** The admin Function URL (callers need lambda:InvokeFunctionUrl, see grantAdminInvoke). */
   readonly adminUrl: lambda.FunctionUrl;
-  /** The six alarms by key. */
-  readonly alarms: Record<keyof AlarmThresholds, cloudwatch.Alarm>;
+  /** Every alarm by key; each notifies alarmTopic. */
+  readonly alarms: Record<JobAlarmKey, cloudwatch.Alarm>;
+  /** The topic the alarms notify (created unless one was passed). */
+  readonly alarmTopic: sns.ITopic;
+  /** The customer-managed key of tables, queues and topic, when one was passed. */
+  readonly encryptionKey: kms.IKey | undefined;
+  /** The generated key of the identifier hashes in logs and metrics (read by the worker and admin). */
+  readonly identifierKeySecret: secretsmanager.Secret;
   /** The operations dashboard. */
   readonly dashboard: cloudwatch.Dashboard;
 
   constructor(scope: Construct, id: string, props: FencedJobQueueProps) {
     super(scope, id);
     const config = resolveProps(props);
+    this.encryptionKey = config.encryptionKey;
+    const encryption = config.encryptionKey ? { encryptionKey: config.encryptionKey } : {};
     const { jobs, payloads } = createTables(this, {
       removalPolicy: config.removalPolicy,
       deletionProtection: config.deletionProtection,
+      ...encryption,
     });
     this.jobsTable = jobs;
     this.payloadsTable = payloads;
@@ -72,10 +88,12 @@ class FencedJobQueue extends Construct {
       maxBatchingWindow: config.maxBatchingWindow,
       maxReceiveCount: config.maxReceiveCount,
       removalPolicy: config.removalPolicy,
+      ...encryption,
       ...(config.queueVisibilityTimeout ? { visibilityTimeout: config.queueVisibilityTimeout } : {}),
     });
     this.queue = queue;
     this.deadLetterQueue = deadLetterQueue;
+    this.identifierKeySecret = createIdentifierKeySecret(this, { removalPolicy: config.removalPolicy, ...encryption });
     const resources = this.resources();
     const environment = {
       [EnvironmentVariable.jobsTable]: jobs.tableName,
@@ -87,7 +105,12 @@ class FencedJobQueue extends Construct {
       POWERTOOLS_SERVICE_NAME: config.serviceName,
       POWERTOOLS_METRICS_NAMESPACE: METRIC_NAMESPACE,
     };
-    const clashes = Object.keys(config.workerEnvironment).filter((name) => Object.hasOwn(environment, name));
+    // The sweeper logs no identifiers, so only the worker and admin get (and may read) the key secret.
+    const withKey = {
+      ...environment,
+      [EnvironmentVariable.identifierKeySecretArn]: this.identifierKeySecret.secretArn,
+    };
+    const clashes = Object.keys(config.workerEnvironment).filter((name) => Object.hasOwn(withKey, name));
     if (clashes.length > 0) throw new Error(`workerEnvironment may not override ${clashes.join(', ')}`);
     const common = {
       runtime: config.runtime,
@@ -104,7 +127,14 @@ class FencedJobQueue extends Construct {
       description: 'leasefence worker: claims and runs jobs from the jobs queue',
       timeout: config.workerTimeout,
       memorySize: config.workerMemorySize,
-      environment: { ...config.workerEnvironment, ...environment },
+      reservedConcurrentExecutions: config.workerReservedConcurrency,
+      environment: {
+        ...config.workerEnvironment,
+        ...withKey,
+        ...(config.disabledJobTypes?.length
+          ? { [EnvironmentVariable.disabledJobTypes]: config.disabledJobTypes.join(',') }
+          : {}),
+      },
     });
     grantAll(worker.role, workerStatements(resources));
     worker.fn.addEventSourceMapping('JobsQueue', {
@@ -121,6 +151,8 @@ class FencedJobQueue extends Construct {
       description: 'leasefence sweeper: expired leases, due retries, lost wake-ups',
       timeout: Duration.seconds(60),
       memorySize: 256,
+      // One run at a time: overlapping runs would only race each other's conditional writes.
+      reservedConcurrentExecutions: 1,
       environment,
     });
     grantAll(sweeper.role, sweeperStatements(resources));
@@ -136,7 +168,8 @@ class FencedJobQueue extends Construct {
       description: 'leasefence admin: list, show, resolve, retry, cancel, erase, redrive',
       timeout: Duration.seconds(30),
       memorySize: 256,
-      environment,
+      reservedConcurrentExecutions: config.adminReservedConcurrency,
+      environment: withKey,
     });
     grantAll(admin.role, adminStatements(resources));
     this.adminUrl = admin.fn.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.AWS_IAM });
@@ -144,11 +177,19 @@ class FencedJobQueue extends Construct {
     this.worker = worker.fn;
     this.sweeper = sweeper.fn;
     this.admin = admin.fn;
+    this.alarmTopic = createAlarmTopic(this, {
+      ...encryption,
+      ...(config.alarmTopic ? { alarmTopic: config.alarmTopic } : {}),
+      ...(config.alarmEmail ? { alarmEmail: config.alarmEmail } : {}),
+    });
     const alarms = new JobAlarms(this, 'Alarms', {
       serviceName: config.serviceName,
+      queue,
       deadLetterQueue,
+      functions: { worker: this.worker, sweeper: this.sweeper, admin: this.admin },
+      sweeperInterval: config.sweeperInterval,
+      alarmTopic: this.alarmTopic,
       ...(config.alarmThresholds ? { thresholds: config.alarmThresholds } : {}),
-      ...(config.alarmTopic ? { alarmTopic: config.alarmTopic } : {}),
     });
     this.alarms = alarms.alarms;
     this.dashboard = new JobDashboard(this, 'Monitoring', {
@@ -178,7 +219,10 @@ class FencedJobQueue extends Construct {
 
   /** Confines a principal to its own tenant's items (dynamodb:LeadingKeys), see grantTenantScopedAccess. */
   grantTenantScopedAccess(grantee: iam.IGrantable, scope: TenantScope, options?: TenantAccessOptions): iam.Grant[] {
-    return grantTenantScopedAccess(grantee, this.resources(), scope, options);
+    const grants = grantTenantScopedAccess(grantee, this.resources(), scope, options);
+    for (const entry of keyStatements(this.resources(), ['dynamodb']))
+      grantee.grantPrincipal.addToPrincipalPolicy(entry);
+    return grants;
   }
 
   private resources(): LeasefenceResources {
@@ -187,6 +231,8 @@ class FencedJobQueue extends Construct {
       payloadsTable: this.payloadsTable,
       queue: this.queue,
       deadLetterQueue: this.deadLetterQueue,
+      identifierKeySecret: this.identifierKeySecret,
+      ...(this.encryptionKey ? { encryptionKey: this.encryptionKey } : {}),
     };
   }
 }

@@ -50,6 +50,8 @@ interface LeasefenceFunctionOptions extends BundleLocation {
   runtime: lambda.Runtime;
   timeout: Duration;
   memorySize: number;
+  /** Concurrency reserved for (and capping) this function. */
+  reservedConcurrentExecutions: number;
   environment: Record<string, string>;
   logRetention: logs.RetentionDays;
   removalPolicy: RemovalPolicy;
@@ -111,6 +113,7 @@ function createLeasefenceFunction(
     architecture: lambda.Architecture.ARM_64,
     timeout: options.timeout,
     memorySize: options.memorySize,
+    reservedConcurrentExecutions: options.reservedConcurrentExecutions,
     role,
     logGroup,
     environment: { NODE_OPTIONS: '--enable-source-maps', ...options.environment },

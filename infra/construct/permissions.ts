@@ -1,5 +1,8 @@
+import { Aws } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as kms from 'aws-cdk-lib/aws-kms';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AUDIT_PARTITION, JobsIndex } from '../../lib/table.js';
 import { indexArn } from './tables.js';
@@ -10,6 +13,10 @@ interface LeasefenceResources {
   payloadsTable: dynamodb.ITable;
   queue: sqs.IQueue;
   deadLetterQueue: sqs.IQueue;
+  /** The customer-managed key of the tables and queues, when the construct was given one. */
+  encryptionKey?: kms.IKey;
+  /** The key of the identifier hashes in logs (worker and admin read it). */
+  identifierKeySecret?: secretsmanager.ISecret;
 }
 
 /** Item-level actions a worker may use on a record table it fences (class A transactions, class B writes). */
@@ -20,8 +27,43 @@ const WORKER_RECORD_ACTIONS = [
   'dynamodb:ConditionCheckItem',
 ] as const;
 
+/** What DynamoDB and SQS do with a customer-managed key on a caller's behalf (read, write, send, receive). */
+const KEY_USE_ACTIONS = ['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey'] as const;
+
 function statement(sid: string, actions: readonly string[], resources: string[]): iam.PolicyStatement {
   return new iam.PolicyStatement({ sid, effect: iam.Effect.ALLOW, actions: [...actions], resources });
+}
+
+/**
+ * Use of the customer-managed key, only through DynamoDB and SQS (kms:ViaService): a role can decrypt what
+ * those services hand it, never call KMS directly on the key. Nothing when the resources use AWS-managed keys.
+ */
+/** Reading the identifier key secret (GetSecretValue on that secret only), when there is one. */
+function identifierKeyStatements(resources: LeasefenceResources): iam.PolicyStatement[] {
+  const secret = resources.identifierKeySecret;
+  return secret ? [statement('ReadIdentifierKey', ['secretsmanager:GetSecretValue'], [secret.secretArn])] : [];
+}
+
+/** The services a function with the identifier key uses the customer-managed key through. */
+const WITH_SECRET = ['dynamodb', 'sqs', 'secretsmanager'] as const;
+
+function keyStatements(
+  resources: LeasefenceResources,
+  services: ReadonlyArray<'dynamodb' | 'sqs' | 'secretsmanager'> = ['dynamodb', 'sqs'],
+): iam.PolicyStatement[] {
+  if (!resources.encryptionKey) return [];
+  return [
+    new iam.PolicyStatement({
+      sid: 'UseEncryptionKeyViaDynamoDbAndSqs',
+      actions: [...KEY_USE_ACTIONS],
+      resources: [resources.encryptionKey.keyArn],
+      conditions: {
+        'ForAnyValue:StringEquals': {
+          'kms:ViaService': services.map((service) => `${service}.${Aws.REGION}.amazonaws.com`),
+        },
+      },
+    }),
+  ];
 }
 
 /**
@@ -37,6 +79,8 @@ function workerStatements(resources: LeasefenceResources): iam.PolicyStatement[]
       ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueAttributes'],
       [resources.queue.queueArn],
     ),
+    ...identifierKeyStatements(resources),
+    ...keyStatements(resources, resources.identifierKeySecret ? WITH_SECRET : undefined),
   ];
 }
 
@@ -57,35 +101,37 @@ function sweeperStatements(resources: LeasefenceResources): iam.PolicyStatement[
     ),
     statement('SweepWorkItems', ['dynamodb:GetItem', 'dynamodb:UpdateItem'], [resources.jobsTable.tableArn]),
     statement('ResignalJobs', ['sqs:SendMessage'], [resources.queue.queueArn]),
+    ...keyStatements(resources),
   ];
 }
 
 /**
- * Admin: list parked items (both parked indexes), show/resolve/retry/cancel work items, write and list audit
- * records (base-table Query confined to the audit partition), erase payload bodies, redrive the DLQ
- * (receive + delete there, send to the jobs queue only).
+ * Admin: list and count items (the three indexes; a tenant's items and the audit log by base-table Query),
+ * show/resolve/retry/cancel work items (Get/Update only), write audit records (PutItem confined to the
+ * audit partition by dynamodb:LeadingKeys, so it can never overwrite a work row or its fence), erase payload
+ * bodies, redrive the DLQ (receive + delete there, send to the jobs queue only).
  */
 function adminStatements(resources: LeasefenceResources): iam.PolicyStatement[] {
   return [
+    // Tenant listings in any state and the audit log are Queries on the table (never a Scan); parked and active
+    // listings and counts read the three sparse indexes. The admin already reads any work item by key.
+    statement('QueryJobsTable', ['dynamodb:Query'], [resources.jobsTable.tableArn]),
     new iam.PolicyStatement({
-      sid: 'ListAuditRecords',
-      actions: ['dynamodb:Query'],
+      sid: 'WriteAuditRecords',
+      actions: ['dynamodb:PutItem'],
       resources: [resources.jobsTable.tableArn],
       conditions: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [AUDIT_PARTITION] } },
     }),
     statement(
-      'QueryParkedIndexes',
+      'QueryJobIndexes',
       ['dynamodb:Query'],
       [
         indexArn(resources.jobsTable, JobsIndex.parkedByState.name),
         indexArn(resources.jobsTable, JobsIndex.parkedByTenant.name),
+        indexArn(resources.jobsTable, JobsIndex.byDeadline.name),
       ],
     ),
-    statement(
-      'OperateWorkItems',
-      ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
-      [resources.jobsTable.tableArn],
-    ),
+    statement('OperateWorkItems', ['dynamodb:GetItem', 'dynamodb:UpdateItem'], [resources.jobsTable.tableArn]),
     statement('ErasePayloads', ['dynamodb:Query', 'dynamodb:DeleteItem'], [resources.payloadsTable.tableArn]),
     statement(
       'DrainDeadLetterQueue',
@@ -93,6 +139,8 @@ function adminStatements(resources: LeasefenceResources): iam.PolicyStatement[] 
       [resources.deadLetterQueue.queueArn],
     ),
     statement('RedriveToJobsQueue', ['sqs:SendMessage'], [resources.queue.queueArn]),
+    ...identifierKeyStatements(resources),
+    ...keyStatements(resources, resources.identifierKeySecret ? WITH_SECRET : undefined),
   ];
 }
 
@@ -115,12 +163,15 @@ function producerStatements(resources: LeasefenceResources): iam.PolicyStatement
   return [
     new iam.PolicyStatement({ actions: ['dynamodb:PutItem'], resources: [resources.payloadsTable.tableArn] }),
     new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [resources.queue.queueArn] }),
+    ...keyStatements(resources),
   ];
 }
 
 export {
   adminStatements,
   grantAll,
+  KEY_USE_ACTIONS,
+  keyStatements,
   type LeasefenceResources,
   producerStatements,
   sweeperStatements,

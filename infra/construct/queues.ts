@@ -1,4 +1,5 @@
 import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 
@@ -10,6 +11,8 @@ interface QueueOptions {
   /** Explicit visibility timeout; must not be below the recommended minimum. */
   visibilityTimeout?: Duration;
   removalPolicy: RemovalPolicy;
+  /** Customer-managed key; without it both queues use the AWS-managed key (alias/aws/sqs). */
+  encryptionKey?: kms.IKey;
 }
 
 /** AWS guidance for SQS event sources: visibility ≥ 6 × function timeout + the batching window. */
@@ -18,7 +21,8 @@ function minimumVisibilityTimeout(workerTimeout: Duration, maxBatchingWindow: Du
 }
 
 /**
- * The jobs queue (wake-up signals only; the work row is the truth) and its DLQ: SSE (SQS-managed),
+ * The jobs queue (wake-up signals only; the work row is the truth) and its DLQ: SSE-KMS (customer-managed
+ * `encryptionKey`, else AWS-managed),
  * TLS-only policies, redrive after maxReceiveCount, visibility timeout ≥ 6 × worker timeout.
  */
 function createQueues(scope: Construct, options: QueueOptions): { queue: sqs.Queue; deadLetterQueue: sqs.Queue } {
@@ -35,14 +39,17 @@ function createQueues(scope: Construct, options: QueueOptions): { queue: sqs.Que
   if (visibilityTimeout.toSeconds() > 43_200) {
     throw new Error(`visibilityTimeout ${visibilityTimeout.toSeconds()}s exceeds the SQS maximum of 12 hours`);
   }
+  const encryption = options.encryptionKey
+    ? { encryption: sqs.QueueEncryption.KMS, encryptionMasterKey: options.encryptionKey }
+    : { encryption: sqs.QueueEncryption.KMS_MANAGED };
   const deadLetterQueue = new sqs.Queue(scope, 'DeadLetterQueue', {
-    encryption: sqs.QueueEncryption.SQS_MANAGED,
+    ...encryption,
     enforceSSL: true,
     retentionPeriod: Duration.days(14),
     removalPolicy: options.removalPolicy,
   });
   const queue = new sqs.Queue(scope, 'JobsQueue', {
-    encryption: sqs.QueueEncryption.SQS_MANAGED,
+    ...encryption,
     enforceSSL: true,
     visibilityTimeout,
     retentionPeriod: Duration.days(4),

@@ -1,14 +1,17 @@
 import type { CreateTableCommandInput, KeySchemaElement } from '@aws-sdk/client-dynamodb';
 import type { RemovalPolicy } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as kms from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
 import { jobsTableDefinition, payloadsTableDefinition, TTL_ATTRIBUTE } from '../../lib/table.js';
 
-/** How a table is kept (the construct defaults to RETAIN with deletion protection on), and its TTL attribute. */
+/** How a table is kept (the construct defaults to RETAIN with deletion protection on), its TTL and its key. */
 interface TableOptions {
   removalPolicy: RemovalPolicy;
   deletionProtection: boolean;
   timeToLiveAttribute?: string;
+  /** Customer-managed key; without it the table uses the AWS-managed key (alias/aws/dynamodb). */
+  encryptionKey?: kms.IKey;
 }
 
 const ATTRIBUTE_TYPES: Record<string, dynamodb.AttributeType> = {
@@ -44,7 +47,8 @@ function keys(definition: CreateTableCommandInput, schema: KeySchemaElement[] | 
 
 /**
  * A table built from a CreateTable definition (keys, attribute types, sparse GSIs), so the deployed table
- * and the local engines share one source of truth: on-demand, point-in-time recovery, optional TTL.
+ * and the local engines share one source of truth: on-demand, point-in-time recovery, KMS encryption
+ * (customer-managed `encryptionKey`, else AWS-managed), optional TTL.
  */
 function tableFromDefinition(
   scope: Construct,
@@ -61,6 +65,9 @@ function tableFromDefinition(
     pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
     deletionProtection: options.deletionProtection,
     removalPolicy: options.removalPolicy,
+    ...(options.encryptionKey
+      ? { encryption: dynamodb.TableEncryption.CUSTOMER_MANAGED, encryptionKey: options.encryptionKey }
+      : { encryption: dynamodb.TableEncryption.AWS_MANAGED }),
     ...(options.timeToLiveAttribute ? { timeToLiveAttribute: options.timeToLiveAttribute } : {}),
   });
   for (const index of definition.GlobalSecondaryIndexes ?? []) {

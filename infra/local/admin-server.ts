@@ -26,6 +26,17 @@ async function readBody(request: IncomingMessage): Promise<string | undefined> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/**
+ * Why a raw request path could be resolved into another route, or undefined for a plain one: dot segments
+ * (`.`/`..`, also percent-encoded) and encoded slashes or backslashes (operation ids with `/` are sent with
+ * plain slashes; the router joins the segments).
+ */
+function pathProblem(rawPath: string): string | undefined {
+  if (/%2f|%5c|\\/i.test(rawPath)) return 'encoded slashes and backslashes are not allowed';
+  const dotSegment = rawPath.split('/').some((segment) => /^(\.|%2e){1,2}$/i.test(segment));
+  return dotSegment ? 'dot segments (. and ..) are not allowed' : undefined;
+}
+
 function reply(response: ServerResponse, statusCode: number, body: Record<string, unknown>): void {
   response.writeHead(statusCode, { 'content-type': 'application/json' });
   response.end(`${JSON.stringify(body)}\n`);
@@ -38,7 +49,18 @@ async function serve(deps: AdminDeps, request: IncomingMessage, response: Server
     reply(response, 413, { error: 'body_too_large', message: `bodies are limited to ${MAX_BODY_BYTES} bytes` });
     return;
   }
-  const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+  const raw = request.url ?? '/';
+  // Checked before URL parsing, which would resolve `/items/acme/../../dlq/redrive` into another route.
+  const problem = pathProblem(raw.split('?')[0] ?? '');
+  if (problem) {
+    reply(response, 400, {
+      error: 'invalid_input',
+      message: `invalid path: ${problem}`,
+      issues: [{ path: 'path', message: problem }],
+    });
+    return;
+  }
+  const url = new URL(raw, 'http://127.0.0.1');
   const header = request.headers[ACTOR_HEADER];
   const actor = (Array.isArray(header) ? header[0] : header) ?? DEFAULT_LOCAL_ACTOR;
   const answer = await handleAdminRequest(
@@ -50,8 +72,9 @@ async function serve(deps: AdminDeps, request: IncomingMessage, response: Server
 
 /**
  * Serves the admin API (lib/admin router) on 127.0.0.1 over plain HTTP. The actor is the `x-leasefence-actor`
- * header or "local-operator": there is no IAM locally, unlike the AWS_IAM Function URL. A taken port rejects
- * with the listen error (EADDRINUSE).
+ * header or "local-operator": there is no IAM locally, unlike the AWS_IAM Function URL. Paths with dot
+ * segments or encoded slashes get a 400 before any routing. A taken port rejects with the listen error
+ * (EADDRINUSE).
  */
 async function startAdminServer(deps: AdminDeps, port: number): Promise<LocalAdminServer> {
   const server: Server = createServer((request, response) => {
@@ -79,4 +102,4 @@ async function startAdminServer(deps: AdminDeps, port: number): Promise<LocalAdm
   };
 }
 
-export { type LocalAdminServer, startAdminServer };
+export { type LocalAdminServer, pathProblem, startAdminServer };

@@ -30,6 +30,8 @@ interface LoadedJobs {
   source: string;
   tables: readonly CreateTableCommandInput[];
   build(environment: LocalJobsEnvironment): readonly AnyJobDefinition[];
+  /** Everything else the module exports (e.g. `conformance`, read by `check`). */
+  exports: Readonly<Record<string, unknown>>;
 }
 
 /** A jobs module cannot be loaded or has the wrong shape; the message says what to change. */
@@ -45,7 +47,7 @@ const EXAMPLE_JOBS_SOURCE = 'examples';
 
 /** The project's example jobs, writing to the examples table the local stack creates. */
 function exampleJobs(examplesTable: string): LoadedJobs {
-  return { source: EXAMPLE_JOBS_SOURCE, tables: [], build: () => createExampleJobs(examplesTable) };
+  return { source: EXAMPLE_JOBS_SOURCE, tables: [], build: () => createExampleJobs(examplesTable), exports: {} };
 }
 
 /** Imports a module; TypeScript goes through tsx when it is installed, else the error says how to proceed. */
@@ -102,6 +104,7 @@ async function loadJobsModule(path: string): Promise<LoadedJobs> {
   return {
     source: absolute,
     tables: tables as CreateTableCommandInput[],
+    exports: loaded,
     build(environment) {
       const jobs =
         typeof exported === 'function' ? (exported as (env: LocalJobsEnvironment) => unknown)(environment) : exported;

@@ -12,6 +12,7 @@ const LocalPorts = {
   dynamodb: { port: 8000, flag: '--dynamodb-port', environmentVariable: 'LEASEFENCE_DYNAMODB_PORT' },
   sqs: { port: 9324, flag: '--sqs-port', environmentVariable: 'LEASEFENCE_SQS_PORT' },
   admin: { port: 8787, flag: '--admin-port', environmentVariable: 'LEASEFENCE_ADMIN_PORT' },
+  console: { port: 8790, flag: '--console-port', environmentVariable: 'LEASEFENCE_CONSOLE_PORT' },
 } as const satisfies Record<string, PortSetting>;
 
 /** True for the error Node raises when a listening port is taken. */

@@ -8,10 +8,13 @@ import type { LeasefenceConfig } from '../../lib/config.js';
 import { createSqsWorkerHandler } from '../../lib/lambda/sqs-worker-handler.js';
 import { WorkItemStore } from '../../lib/store/work-item-store.js';
 import { DEFAULT_DEADLINE_SHARDS } from '../../lib/table.js';
+import { ConsoleUnavailableError } from '../console/assets.js';
+import { startConsoleServer } from '../console/server.js';
 import { startAdminServer } from './admin-server.js';
 import { startDynalite, startSqsEngine } from './engines.js';
 import { StackAlreadyRunningError } from './errors.js';
 import { exampleJobs, type LoadedJobs } from './jobs-module.js';
+import { DEFAULT_LOCAL_ACTOR } from './local-actor.js';
 import { QueuePollers } from './pollers.js';
 import { listenOn, type PortSetting } from './ports.js';
 import { ensureLocalResources, type LocalResources } from './resources.js';
@@ -25,11 +28,13 @@ interface LocalStackOptions {
   dir: string;
   /** Keep nothing on disk: dynalite in memory. */
   memory: boolean;
-  ports: { dynamodb: PortSetting; sqs: PortSetting; admin: PortSetting };
+  ports: { dynamodb: PortSetting; sqs: PortSetting; admin: PortSetting; console: PortSetting };
   /** Concurrent queue pollers, each one worker "container". */
   pollers: number;
   sweepIntervalMs: number;
   verbose: boolean;
+  /** Job types switched off: their messages are acknowledged and their rows wait queued until switched on. */
+  disabledJobTypes?: readonly string[];
   /** The job types the worker runs (default: the project's example jobs). Their tables are created if missing. */
   jobs?: LoadedJobs;
   /** Write `<dir>/stack.json` so the CLI finds the stack (off for a stack embedded in one CLI command). */
@@ -48,7 +53,7 @@ interface RunningLocalStack {
   sqs: SQSClient;
   store: WorkItemStore;
   telemetry: StackTelemetry;
-  /** Stops pollers (letting batches in flight finish), sweeper, admin API and engines; idempotent. */
+  /** Stops pollers (letting batches in flight finish), sweeper, admin API, console and engines; idempotent. */
   stop(): Promise<void>;
 }
 
@@ -64,7 +69,7 @@ function describeError(error: unknown): string {
 /**
  * Starts the whole system on embedded engines: dynalite (on disk in `<dir>/dynamodb` unless `memory`) and
  * fauxqs on loopback; the tables and queues the CDK app deploys; the example worker polled like the Lambda
- * event source; the sweeper on a timer; the admin API over HTTP. A taken port ▶ PortInUseError; a stack
+ * event source; the sweeper on a timer; the admin API and the operator console over HTTP. A taken port ▶ PortInUseError; a stack
  * already running on `dir` ▶ StackAlreadyRunningError. Anything started before a failure is stopped again.
  */
 async function startLocalStack(options: LocalStackOptions): Promise<RunningLocalStack> {
@@ -98,8 +103,11 @@ async function startLocalStack(options: LocalStackOptions): Promise<RunningLocal
       dynamodbEndpoint: dynamo.endpoint,
       sqsEndpoint: sqsEngine.endpoint,
       payloadRetentionDays: 30,
+      disabledJobTypes: [...(options.disabledJobTypes ?? [])],
     };
     const store = new WorkItemStore({ client, tableName: config.jobsTable, deadlineShards: config.deadlineShards });
+    const telemetry = stackTelemetry(options.log, options.verbose);
+    const startedAt = Date.now();
     const adminDeps: AdminDeps = {
       store,
       sqs,
@@ -107,11 +115,27 @@ async function startLocalStack(options: LocalStackOptions): Promise<RunningLocal
       deadLetterQueueUrl: resources.deadLetterQueueUrl,
       payloadsTable: resources.payloadsTable,
       dlqWaitTimeSeconds: 0,
+      // The worker runs in this process: its counters feed the signals (and /health, for a console elsewhere).
+      metrics: async () => ({ since: startedAt, counts: { ...telemetry.counts } }),
     };
     const admin = await listenOn(options.ports.admin, (port) => startAdminServer(adminDeps, port));
     cleanups.push(() => admin.stop());
+    const consoleTarget = {
+      kind: 'local' as const,
+      label: `local stack (pid ${process.pid})`,
+      jobsTable: resources.jobsTable,
+    };
+    // The console is optional: without its UI libraries (optional peers) the stack runs without it and says so.
+    const consoleContext = { target: consoleTarget, admin: adminDeps, actor: `${DEFAULT_LOCAL_ACTOR} (console)` };
+    const operatorConsole = await listenOn(options.ports.console, (port) =>
+      startConsoleServer(consoleContext, { port }),
+    ).catch((error: unknown) => {
+      if (!(error instanceof ConsoleUnavailableError)) throw error;
+      options.log(`[console] not started: ${error.message}`);
+      return undefined;
+    });
+    if (operatorConsole) cleanups.push(() => operatorConsole.stop());
 
-    const telemetry = stackTelemetry(options.log, options.verbose);
     const jobs = jobsSource.build({ tables: resources.tableNames });
     const handlers = Array.from({ length: options.pollers }, (_, index) =>
       createSqsWorkerHandler({ jobs, config, telemetry, workerId: `local-worker-${index + 1}` }),
@@ -148,7 +172,12 @@ async function startLocalStack(options: LocalStackOptions): Promise<RunningLocal
       startedAt: new Date().toISOString(),
       memory: options.memory,
       region: 'us-east-1',
-      endpoints: { dynamodb: dynamo.endpoint, sqs: sqsEngine.endpoint, admin: admin.url },
+      endpoints: {
+        dynamodb: dynamo.endpoint,
+        sqs: sqsEngine.endpoint,
+        admin: admin.url,
+        ...(operatorConsole ? { console: operatorConsole.url } : {}),
+      },
       tables: { jobs: resources.jobsTable, payloads: resources.payloadsTable, examples: resources.examplesTable },
       queues: { jobs: resources.queueUrl, deadLetter: resources.deadLetterQueueUrl },
       jobs: { source: jobsSource.source, types: jobs.map((job) => job.type) },

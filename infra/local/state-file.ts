@@ -15,7 +15,12 @@ const stackStateSchema = z.strictObject({
   startedAt: z.string(),
   memory: z.boolean(),
   region: z.string(),
-  endpoints: z.strictObject({ dynamodb: z.string(), sqs: z.string(), admin: z.string() }),
+  endpoints: z.strictObject({
+    dynamodb: z.string(),
+    sqs: z.string(),
+    admin: z.string(),
+    console: z.string().optional(),
+  }),
   tables: z.strictObject({ jobs: z.string(), payloads: z.string(), examples: z.string() }),
   queues: z.strictObject({ jobs: z.string(), deadLetter: z.string() }),
   /** Which jobs module the worker runs (`examples` or a path) and its job types. */

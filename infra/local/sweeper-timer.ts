@@ -1,6 +1,7 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { WorkItemStore } from '../../lib/store/work-item-store.js';
-import { type SweepCursor, type SweepSummary, sweep } from '../../lib/sweeper.js';
+import type { SweepSummary } from '../../lib/sweeper.js';
+import { sweepFromStoredCursor } from '../../lib/sweeper-cursor.js';
 import { pause } from './pollers.js';
 
 /** What the local sweeper schedule needs. */
@@ -14,13 +15,12 @@ interface SweeperTimerOptions {
 }
 
 /**
- * The EventBridge schedule of the sweeper Lambda, locally: one bounded `sweep` per interval, the continuation
- * cursor kept between runs (dropped after a failure, which loses nothing: the index is the truth).
+ * The EventBridge schedule of the sweeper Lambda, locally: one bounded sweep per interval, resuming from the
+ * cursor stored in the jobs table, as the Lambda does (a failed run stores nothing; the index is the truth).
  */
 class SweeperTimer {
   private readonly abort = new AbortController();
   private running: Promise<void> | undefined;
-  private cursor: SweepCursor | undefined;
 
   constructor(private readonly options: SweeperTimerOptions) {}
 
@@ -41,16 +41,13 @@ class SweeperTimer {
       await pause(this.options.intervalMs, signal);
       if (signal.aborted) return;
       try {
-        const summary = await sweep({
+        const summary = await sweepFromStoredCursor({
           store: this.options.store,
           sqs: this.options.sqs,
           queueUrl: this.options.queueUrl,
-          ...(this.cursor ? { cursor: this.cursor } : {}),
         });
-        this.cursor = summary.cursor;
         this.options.onSweep?.(summary);
       } catch (error) {
-        this.cursor = undefined;
         if (!signal.aborted) this.options.onError?.(error);
       }
     }

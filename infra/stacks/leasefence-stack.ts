@@ -1,10 +1,6 @@
 import { fileURLToPath } from 'node:url';
-import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
-import * as iam from 'aws-cdk-lib/aws-iam';
-import * as kms from 'aws-cdk-lib/aws-kms';
-import * as sns from 'aws-cdk-lib/aws-sns';
-import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct } from 'constructs';
 import { EXAMPLES_TABLE_VARIABLE, examplesTableDefinition } from '../../functions/jobs/examples-table.js';
 import { FencedJobQueue } from '../construct/fenced-job-queue.js';
@@ -13,7 +9,7 @@ import { tableFromDefinition } from '../construct/tables.js';
 
 /** Properties of the project's own stack. */
 interface LeasefenceStackProps extends StackProps {
-  /** Subscribe this address to the alarm topic; without it no topic is created. */
+  /** Subscribe this address to the construct's alarm topic. */
   readonly alarmEmail?: string;
   /** Passed through to the construct; the worker entry defaults to the project's example worker. */
   readonly jobs?: Partial<FencedJobQueueProps>;
@@ -24,23 +20,21 @@ const EXAMPLE_WORKER_ENTRY = fileURLToPath(new URL('../../functions/worker.ts', 
 
 /**
  * The deployable leasefence stack: one FencedJobQueue running the example jobs, the table their fenced
- * records live in, an optional encrypted alarm topic, and outputs (queue URL, table names, admin URL,
- * dashboard).
+ * records live in (encrypted like the construct's tables), and outputs (queue URL, table names, admin URL,
+ * dashboard, alarm topic).
  */
 class LeasefenceStack extends Stack {
   /** The construct this stack deploys. */
   readonly jobs: FencedJobQueue;
   /** Records of the example jobs (class A/B targets), written only by the worker. */
   readonly examplesTable: dynamodb.Table;
-  /** Alarm notifications, when alarmEmail was given. */
-  readonly alarmTopic: sns.Topic | undefined;
 
   constructor(scope: Construct, id: string, props: LeasefenceStackProps = {}) {
     super(scope, id, props);
-    this.alarmTopic = props.alarmEmail ? this.createAlarmTopic(props.alarmEmail) : undefined;
     this.examplesTable = tableFromDefinition(this, 'ExamplesTable', examplesTableDefinition('ExamplesTable'), {
       removalPolicy: props.jobs?.removalPolicy ?? RemovalPolicy.RETAIN,
       deletionProtection: props.jobs?.deletionProtection ?? true,
+      ...(props.jobs?.encryptionKey ? { encryptionKey: props.jobs.encryptionKey } : {}),
     });
     this.jobs = new FencedJobQueue(this, 'Jobs', {
       ...props.jobs,
@@ -49,7 +43,7 @@ class LeasefenceStack extends Stack {
         ...props.jobs?.workerEnvironment,
         [EXAMPLES_TABLE_VARIABLE]: this.examplesTable.tableName,
       },
-      ...(this.alarmTopic ? { alarmTopic: this.alarmTopic } : {}),
+      ...(props.alarmEmail ? { alarmEmail: props.alarmEmail } : {}),
     });
     this.jobs.grantWorkerRecordAccess(this.examplesTable);
     const outputs: Record<string, string> = {
@@ -60,23 +54,9 @@ class LeasefenceStack extends Stack {
       ExamplesTableName: this.examplesTable.tableName,
       AdminUrl: this.jobs.adminUrl.url,
       DashboardName: this.jobs.dashboard.dashboardName,
+      AlarmTopicArn: this.jobs.alarmTopic.topicArn,
     };
     for (const [name, value] of Object.entries(outputs)) new CfnOutput(this, name, { value });
-  }
-
-  /** CloudWatch can only publish to a topic encrypted with a key whose policy lets it use the key. */
-  private createAlarmTopic(email: string): sns.Topic {
-    const key = new kms.Key(this, 'AlarmTopicKey', {
-      description: 'leasefence alarm topic encryption',
-      enableKeyRotation: true,
-      // The key only protects notifications in flight; nothing encrypted with it outlives the stack.
-      removalPolicy: RemovalPolicy.DESTROY,
-      pendingWindow: Duration.days(7),
-    });
-    key.grant(new iam.ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey');
-    const topic = new sns.Topic(this, 'AlarmTopic', { masterKey: key, enforceSSL: true });
-    topic.addSubscription(new subscriptions.EmailSubscription(email));
-    return topic;
   }
 }
 

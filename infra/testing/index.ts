@@ -1,7 +1,21 @@
 /**
- * `leasefence/testing`: what a user's own test suite needs to run leasefence on real local engines.
+ * `leasefence/testing`: what a user's own test suite needs to run leasefence on real local engines, and the
+ * go/no-go conformance scenarios for their own job types (also behind `leasefence check`).
  * The embedded engines (dynalite, fauxqs) are optional peer dependencies: install them as devDependencies.
  */
 export { ManualClock } from '../../lib/clock.js';
 export { jobsTableDefinition, payloadsTableDefinition } from '../../lib/table.js';
 export { EngineNotInstalledError, type RunningEngine, startDynalite, startSqsEngine } from '../local/engines.js';
+export type { BenchWorker, Delivery, PrepareTenant } from './bench.js';
+export { type ConformanceEngine, startConformanceEngine } from './conformance-engine.js';
+export { CLASS_CLAIMS, CONTROL_NAMES, type ControlResult, type UnfencedWrite } from './controls.js';
+export type { JobConformanceModule } from './module.js';
+export {
+  applicableScenarios,
+  type ConformanceOptions,
+  type ConformanceReport,
+  runConformance,
+  SCENARIOS,
+} from './run-conformance.js';
+export { ScenarioId, type ScenarioResult } from './scenario-support.js';
+export { describeJobConformance } from './vitest.js';

@@ -1,6 +1,7 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { Clock } from '../clock.js';
 import type { WorkItemStore } from '../store/work-item-store.js';
+import type { MetricCounts } from './signals.js';
 
 /**
  * What the admin operations reach: the store (jobs table, client, clock), the queues and the payloads
@@ -17,6 +18,8 @@ interface AdminDeps {
   dlqWaitTimeSeconds?: number;
   /** Defaults to the store's clock. */
   clock?: Clock;
+  /** The worker's counters, where the host keeps them in process (the local stack); absent on AWS (CloudWatch). */
+  metrics?: () => Promise<MetricCounts | undefined>;
 }
 
 /** The clock admin operations use: the deps' own, else the store's. */

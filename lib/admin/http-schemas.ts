@@ -1,8 +1,9 @@
 import * as z from 'zod';
 import { tenantIdSchema } from '../identity.js';
 import { outcomeCodeSchema } from '../rules.js';
+import { WORK_STATES } from '../states.js';
 import { ResolveTarget } from './resolve.js';
-import { pageLimitSchema, parkedStateSchema, reasonSchema } from './schemas.js';
+import { pageLimitSchema, reasonSchema } from './schemas.js';
 
 /**
  * Shapes of the admin API's query strings and JSON bodies. Every object is strict: an unknown field is a
@@ -16,13 +17,21 @@ const limitParameter = z
   .transform(Number)
   .pipe(pageLimitSchema);
 
-/** GET /items */
+/** GET /items: any state; succeeded, cancelled or no state need a tenant (checked by listItems). */
 const listQuerySchema = z.strictObject({
-  state: parkedStateSchema,
+  state: z.enum(WORK_STATES).optional(),
   tenant: tenantIdSchema.optional(),
   limit: limitParameter.optional(),
   cursor: z.string().optional(),
+  olderThanSeconds: z
+    .string()
+    .regex(/^[0-9]{1,9}$/, 'olderThanSeconds must be a whole number of seconds')
+    .transform(Number)
+    .optional(),
 });
+
+/** GET /counts */
+const countsQuerySchema = z.strictObject({ tenant: tenantIdSchema.optional() });
 
 /** GET /audit */
 const auditQuerySchema = z.strictObject({ limit: limitParameter.optional(), cursor: z.string().optional() });
@@ -48,6 +57,7 @@ const eraseBodySchema = z.strictObject({ reason: reasonSchema, max: z.number().i
 
 export {
   auditQuerySchema,
+  countsQuerySchema,
   eraseBodySchema,
   listQuerySchema,
   noQuerySchema,

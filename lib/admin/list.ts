@@ -1,12 +1,17 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { tenantIdSchema } from '../identity.js';
-import type { WorkState } from '../states.js';
+import { isParkedState, PARKED_STATES, WORK_STATES, WorkState } from '../states.js';
 import { JobsIndex, parkedTenantStateKey, TableKeys } from '../table.js';
 import { parseInput } from '../validation.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
-import type { AdminDeps } from './deps.js';
+import { type AdminDeps, adminClock } from './deps.js';
+import { listActive } from './list-active.js';
+import { listTenantItems } from './list-tenant.js';
 import { pageLimitSchema, parkedStateSchema } from './schemas.js';
+
+const PARKED_LISTING: readonly WorkState[] = PARKED_STATES;
+
 import { type RecordView, recordView } from './views.js';
 
 /** Which parked items to list: one state, optionally one tenant, a page size and where to continue. */
@@ -60,4 +65,76 @@ async function listParked(deps: AdminDeps, input: ListParkedInput): Promise<Park
   return { items: (output.Items ?? []).map(recordView), ...(cursor ? { cursor } : {}) };
 }
 
-export { type ListParkedInput, listParked, type ParkedPage };
+/** Which items to list: a state (any of the seven), a tenant, both; at least this old; a page and where to continue. */
+interface ListItemsInput {
+  state?: WorkState;
+  tenantId?: string;
+  limit?: number;
+  cursor?: string;
+  /** Only items parked (parked states), claimed or created (claimed, queued) at least this long ago. */
+  olderThanMs?: number;
+}
+
+/** States listed across tenants through a sparse index; every other state needs a tenant (else a Scan). */
+const CROSS_TENANT_STATES: readonly WorkState[] = [...PARKED_LISTING, WorkState.claimed, WorkState.queued];
+
+const itemsSchema = z
+  .strictObject({
+    state: z.enum(WORK_STATES).optional(),
+    tenantId: tenantIdSchema.optional(),
+    limit: pageLimitSchema.default(25),
+    cursor: z.string().optional(),
+    olderThanMs: z.number().int().min(0).optional(),
+  })
+  .refine((value) => value.state !== undefined || value.tenantId !== undefined, {
+    message: 'state is required unless a tenant is given',
+    path: ['state'],
+  })
+  .refine((value) => value.tenantId !== undefined || CROSS_TENANT_STATES.includes(value.state as WorkState), {
+    message: 'listing this state across tenants would need a Scan: name a tenant',
+    path: ['tenant'],
+  })
+  .refine((value) => value.olderThanMs === undefined || CROSS_TENANT_STATES.includes(value.state as WorkState), {
+    message: 'an age bound applies to parked, claimed and queued listings',
+    path: ['olderThan'],
+  });
+
+/**
+ * Lists items in any state without a Scan: parked states through the parked indexes (oldest first), claimed and
+ * queued through the deadline index (a tenant is a filter there), anything else (succeeded, cancelled, or every state) through a Query on the
+ * tenant's partition keys, so those need a tenant. Bad input ▶ InvalidInputError naming the field.
+ * @example
+ * const page = await listItems(deps, { state: 'succeeded', tenantId: 'acme', limit: 50 });
+ */
+async function listItems(deps: AdminDeps, input: ListItemsInput): Promise<ParkedPage> {
+  const valid = parseInput(itemsSchema, input, 'listing');
+  const tenant = valid.tenantId !== undefined ? { tenantId: valid.tenantId } : {};
+  const cursor = valid.cursor !== undefined ? { cursor: valid.cursor } : {};
+  const state = valid.state;
+  if (state !== undefined && isParkedState(state)) {
+    const page = await listParked(deps, { state, limit: valid.limit, ...tenant, ...cursor });
+    if (valid.olderThanMs === undefined) return page;
+    const cutoff = adminClock(deps).now() - valid.olderThanMs;
+    const old = page.items.filter((item) => typeof item.parkedAt === 'number' && item.parkedAt <= cutoff);
+    // The index is ordered by parkedAt: once one item is too young, every later one is too.
+    return old.length < page.items.length ? { items: old } : page;
+  }
+  if (state === WorkState.claimed || state === WorkState.queued) {
+    return listActive(deps.store, {
+      state,
+      limit: valid.limit,
+      now: adminClock(deps).now(),
+      ...tenant,
+      ...cursor,
+      ...(valid.olderThanMs !== undefined ? { olderThanMs: valid.olderThanMs } : {}),
+    });
+  }
+  return listTenantItems(deps, {
+    tenantId: valid.tenantId as string,
+    limit: valid.limit,
+    ...cursor,
+    ...(state ? { state } : {}),
+  });
+}
+
+export { type ListItemsInput, type ListParkedInput, listItems, listParked, type ParkedPage };

@@ -4,10 +4,13 @@ import type { WorkItem } from '../store/work-item.js';
 import { parseInput } from '../validation.js';
 import { listAuditRecords } from './audit.js';
 import { cancelItem } from './cancel.js';
+import { countItems } from './counts.js';
 import type { AdminDeps } from './deps.js';
 import { erasePayloads } from './erase-payloads.js';
+import { checkHealth } from './health.js';
 import {
   auditQuerySchema,
+  countsQuerySchema,
   eraseBodySchema,
   listQuerySchema,
   noQuerySchema,
@@ -15,7 +18,7 @@ import {
   redriveBodySchema,
   resolveBodySchema,
 } from './http-schemas.js';
-import { listParked } from './list.js';
+import { listItems } from './list.js';
 import { redriveDeadLetters } from './redrive.js';
 import { resolveItem } from './resolve.js';
 import { type AdminReply, errorReply, ok } from './responses.js';
@@ -23,6 +26,7 @@ import { retryItem } from './retry.js';
 import { AdminRoute, matchRoute } from './routes.js';
 import { actorSchema } from './schemas.js';
 import { showItem } from './show.js';
+import { readSignals } from './signals.js';
 import { recordView } from './views.js';
 
 /** One HTTP request, already separated from its transport. `actor` is the authenticated IAM caller. */
@@ -86,11 +90,12 @@ async function dispatch(match: Matched, request: AdminRequest, actor: string, de
       noBody(request);
       const query = parseQuery(listQuerySchema, request);
       return ok({
-        ...(await listParked(deps, {
-          state: query.state,
-          tenantId: query.tenant,
-          limit: query.limit,
-          cursor: query.cursor,
+        ...(await listItems(deps, {
+          ...(query.state !== undefined ? { state: query.state } : {}),
+          ...(query.tenant !== undefined ? { tenantId: query.tenant } : {}),
+          ...(query.limit !== undefined ? { limit: query.limit } : {}),
+          ...(query.cursor !== undefined ? { cursor: query.cursor } : {}),
+          ...(query.olderThanSeconds !== undefined ? { olderThanMs: query.olderThanSeconds * 1000 } : {}),
         })),
       });
     }
@@ -128,6 +133,16 @@ async function dispatch(match: Matched, request: AdminRequest, actor: string, de
       const query = parseQuery(auditQuerySchema, request);
       return ok({ ...(await listAuditRecords(deps, query)) });
     }
+    case AdminRoute.counts: {
+      noBody(request);
+      const query = parseQuery(countsQuerySchema, request);
+      const counts = await countItems(deps, query.tenant !== undefined ? { tenantId: query.tenant } : {});
+      return ok({ ...counts, signals: await readSignals(deps, counts) });
+    }
+    case AdminRoute.health:
+      noBody(request);
+      parseQuery(noQuerySchema, request);
+      return ok({ ...(await checkHealth(deps)) });
   }
 }
 

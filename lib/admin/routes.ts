@@ -10,6 +10,8 @@ const AdminRoute = {
   redrive: 'POST /dlq/redrive',
   erasePayloads: 'POST /tenants/{tenantId}/erase-payloads',
   listAudit: 'GET /audit',
+  counts: 'GET /counts',
+  health: 'GET /health',
 } as const;
 type AdminRoute = (typeof AdminRoute)[keyof typeof AdminRoute];
 
@@ -68,6 +70,8 @@ function matchRoute(method: string, path: string): RouteMatch {
     return only('POST', AdminRoute.erasePayloads, { tenantId: rest[0] as string });
   }
   if (head === 'audit' && rest.length === 0) return only('GET', AdminRoute.listAudit);
+  if (head === 'counts' && rest.length === 0) return only('GET', AdminRoute.counts);
+  if (head === 'health' && rest.length === 0) return only('GET', AdminRoute.health);
   return { ok: false, status: 404 };
 }
 

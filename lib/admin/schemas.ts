@@ -1,11 +1,12 @@
 import * as z from 'zod';
+import { freeTextSchema } from '../free-text.js';
 import { PARKED_STATES } from '../states.js';
 
-/** Who acted: the IAM caller ARN from the Function URL (never from the request body). */
-const actorSchema = z.string().min(1, 'actor is required').max(2048);
+/** Who acted: the IAM caller ARN from the Function URL (never from the request body); no control characters. */
+const actorSchema = freeTextSchema('actor', 2048);
 
-/** Why an operator acted; stored in the audit trail, so it must say something and stay short. */
-const reasonSchema = z.string().trim().min(1, 'reason must not be empty').max(1000);
+/** Why an operator acted; stored in the audit trail and shown by the CLI, so: short, no control characters. */
+const reasonSchema = z.string().trim().pipe(freeTextSchema('reason', 1000));
 
 /** One of the parked states the admin API lists. */
 const parkedStateSchema = z.enum(PARKED_STATES);

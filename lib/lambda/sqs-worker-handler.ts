@@ -5,6 +5,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { Clock } from '../clock.js';
 import { type LeasefenceConfig, readConfig } from '../config.js';
+import type { IdentifierKey } from '../hashing.js';
 import { type AnyJobDefinition, JobRegistry } from '../job-definition.js';
 import { METRIC_NAMESPACE, serviceName } from '../metric-names.js';
 import { PayloadStore } from '../payloads.js';
@@ -12,6 +13,7 @@ import { powertoolsTelemetry, type Telemetry } from '../telemetry.js';
 import type { PayloadResolver } from '../worker/load-payload.js';
 import { type MessageResult, WorkerRuntime } from '../worker/worker-runtime.js';
 import { createHandlerClients } from './clients.js';
+import { identifierKeyLoader } from './identifier-key.js';
 
 /** Options of the SQS worker handler: the job types it runs and how to reach its resources. */
 interface SqsWorkerHandlerOptions {
@@ -46,14 +48,18 @@ function createSqsWorkerHandler(options: SqsWorkerHandlerOptions): SqsWorkerHand
     namespace: METRIC_NAMESPACE,
     serviceName: serviceName(),
   });
+  // The key is read on the first invocation (async, once per container); identities are withheld until then.
+  const loadKey = identifierKeyLoader(config);
+  let identifierKey: IdentifierKey | undefined;
   const runtime = new WorkerRuntime({
     store,
     registry: new JobRegistry(options.jobs),
     payloads: new PayloadStore(client, config.payloadsTable, store.clock, config.payloadRetentionDays * 86_400_000),
-    telemetry: options.telemetry ?? powertoolsTelemetry(logger, metrics),
+    telemetry: options.telemetry ?? powertoolsTelemetry(logger, metrics, () => identifierKey),
     ...(options.payloadResolver ? { payloadResolver: options.payloadResolver } : {}),
     ...(options.workerId ? { workerId: options.workerId } : {}),
     ...(options.heartbeatIntervalMs !== undefined ? { heartbeatIntervalMs: options.heartbeatIntervalMs } : {}),
+    disabledJobTypes: config.disabledJobTypes ?? [],
   });
   const recordHandler = (record: SQSRecord): Promise<MessageResult> =>
     runtime.handleMessage({
@@ -64,6 +70,7 @@ function createSqsWorkerHandler(options: SqsWorkerHandlerOptions): SqsWorkerHand
   const handler = async (event: SQSEvent, context?: Context): Promise<SQSBatchResponse> => {
     const processor = new BatchProcessor(EventType.SQS);
     try {
+      identifierKey ??= (await loadKey()).key;
       return await processPartialResponse(event, recordHandler, processor, {
         ...(context ? { context } : {}),
         throwOnFullBatchFailure: false,

@@ -6,7 +6,8 @@ import { type LeasefenceConfig, readConfig } from '../config.js';
 import { ConfigurationError } from '../errors.js';
 import { METRIC_NAMESPACE, MetricName, serviceName } from '../metric-names.js';
 import type { WorkItemStore } from '../store/work-item-store.js';
-import { type SweepCursor, type SweepSummary, sweep } from '../sweeper.js';
+import type { SweepSummary } from '../sweeper.js';
+import { sweepFromStoredCursor } from '../sweeper-cursor.js';
 import { createHandlerClients } from './clients.js';
 
 /** Options of the sweeper handler; everything defaults to the Lambda environment. */
@@ -15,8 +16,8 @@ interface SweeperHandlerOptions {
   config?: LeasefenceConfig;
 }
 
-/** What one invocation returns: the run's counts (the cursor stays inside: it holds raw keys). */
-type SweepResult = Omit<SweepSummary, 'cursor'> & { continues: boolean };
+/** What one invocation returns: the run's counts, whether a backlog remains, whether its cursor was stored. */
+type SweepResult = Omit<SweepSummary, 'cursor'> & { continues: boolean; cursorStored: boolean };
 
 /** The scheduled sweeper handler. */
 type SweeperHandler = (event?: Partial<ScheduledEvent>) => Promise<SweepResult>;
@@ -36,8 +37,8 @@ function describeError(error: unknown): Record<string, string> {
  * Builds the sweeper Lambda handler (EventBridge schedule): one bounded pass over the deadline index per
  * invocation, emitting SweptToUnknown, Resignalled and OldestUnknownAgeSeconds and logging counts only.
  * Clients are built on the first invocation, so a missing variable fails that invocation with a
- * ConfigurationError instead of the module load. A failed run restarts from the first shard next time:
- * nothing is lost, work is at most repeated.
+ * ConfigurationError instead of the module load. Each run starts where the last run of any container ended
+ * (cursor row `#sweeper` in the jobs table); a failed run stores nothing, so the next starts where it did.
  * @example
  * export const handler = createSweeperHandler();
  */
@@ -45,7 +46,6 @@ function createSweeperHandler(options: SweeperHandlerOptions = {}): SweeperHandl
   const logger = new Logger({ serviceName: serviceName() });
   const metrics = new Metrics({ namespace: METRIC_NAMESPACE, serviceName: serviceName() });
   let container: SweeperContainer | undefined;
-  let cursor: SweepCursor | undefined;
 
   const boot = (): SweeperContainer => {
     const config = options.config ?? readConfig();
@@ -57,8 +57,7 @@ function createSweeperHandler(options: SweeperHandlerOptions = {}): SweeperHandl
   return async () => {
     container ??= boot();
     try {
-      const summary = await sweep({ ...container, ...(cursor ? { cursor } : {}) });
-      cursor = summary.cursor;
+      const summary = await sweepFromStoredCursor(container);
       metrics.addMetric(MetricName.SweptToUnknown, MetricUnit.Count, summary.sweptToUnknown);
       metrics.addMetric(MetricName.Resignalled, MetricUnit.Count, summary.resignalled);
       metrics.addMetric(MetricName.OldestUnknownAgeSeconds, MetricUnit.Seconds, summary.oldestUnknownAgeSeconds);
@@ -67,7 +66,6 @@ function createSweeperHandler(options: SweeperHandlerOptions = {}): SweeperHandl
       logger.info('sweep finished', { ...result });
       return result;
     } catch (error) {
-      cursor = undefined;
       logger.error('sweep failed', { error: describeError(error) });
       throw error;
     } finally {

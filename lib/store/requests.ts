@@ -2,6 +2,7 @@ import type { PutCommandInput, UpdateCommandInput } from '@aws-sdk/lib-dynamodb'
 import type { JobIdentity } from '../identity.js';
 import { WorkState } from '../states.js';
 import { deadlineShardFor, parkedTenantStateKey, TableKeys, workItemKey } from '../table.js';
+import { ATTEMPT_HISTORY_ATTRIBUTE, closeAttempts, openAttempt } from './attempt-history.js';
 import { ExpressionBuilder } from './expressions.js';
 import type { AuditEntry, Claim, WorkItem } from './work-item.js';
 
@@ -68,6 +69,7 @@ function buildCreateRequest(
         claimId: claim.claimId,
         leaseExpiresAt: now + claim.leaseMs,
         deadlineAt: now + claim.leaseMs,
+        [ATTEMPT_HISTORY_ATTRIBUTE]: [openAttempt(claim.owner, now)],
       }
     : { ...base, state: WorkState.queued, fence: 0, attempts: 0, availableAt, deadlineAt: availableAt };
   const names = new ExpressionBuilder();
@@ -81,8 +83,8 @@ function buildCreateRequest(
 }
 
 /**
- * The claim: one conditional UpdateItem that raises fence and attempts and sets the lease, only if
- * attempts remain and the item is queued and due, or claimed with an expired lease.
+ * The claim: one conditional UpdateItem that raises fence and attempts, sets the lease and appends an open
+ * attempt-history entry, only if attempts remain and the item is queued and due, or claimed with an expired lease.
  */
 function buildClaimRequest(
   table: TableContext,
@@ -103,7 +105,11 @@ function buildClaimRequest(
       updatedAt: now,
     },
     ['availableAt'],
-    [`${x.name('fence')} = ${x.name('fence')} + ${one}`, `${x.name('attempts')} = ${x.name('attempts')} + ${one}`],
+    [
+      `${x.name('fence')} = ${x.name('fence')} + ${one}`,
+      `${x.name('attempts')} = ${x.name('attempts')} + ${one}`,
+      `${x.name(ATTEMPT_HISTORY_ATTRIBUTE)} = list_append(if_not_exists(${x.name(ATTEMPT_HISTORY_ATTRIBUTE)}, ${x.value([])}), ${x.value([openAttempt(lease.owner, now)])})`,
+    ],
   );
   const nowValue = x.value(now);
   const due = `(${x.name('state')} = ${x.value(WorkState.queued)} AND ${x.name('availableAt')} <= ${nowValue})`;
@@ -131,15 +137,25 @@ interface HolderTransition {
   readonly appliedIn: (item: WorkItem, claim: Claim) => boolean;
   /** Extra condition ANDed after the fence (e.g. "step not yet recorded", so a re-sent step lands once). */
   readonly condition?: (x: ExpressionBuilder) => string;
+  /** Set when the transition ends the attempt: its history entry is closed with this code and time. */
+  readonly endsAttempt?: { readonly code: string; readonly at: number };
 }
 
 /**
  * THE fenced write for work items: every holder transition goes through here and carries
- * `fence = :mine AND state = claimed` inside the write itself.
+ * `fence = :mine AND state = claimed` inside the write itself. A transition that ends the attempt also
+ * rewrites the attempt history (safe: no other writer can have changed it while the fence holds).
  */
 function buildFencedUpdate(table: TableContext, claim: Claim, transition: HolderTransition): UpdateCommandInput {
   const x = new ExpressionBuilder();
-  const update = x.update(transition.set, transition.remove ?? [], transition.raw?.(x) ?? []);
+  const ended = transition.endsAttempt;
+  const set = ended
+    ? {
+        ...transition.set,
+        [ATTEMPT_HISTORY_ATTRIBUTE]: closeAttempts(claim.history, claim.fence, ended.at, ended.code),
+      }
+    : transition.set;
+  const update = x.update(set, transition.remove ?? [], transition.raw?.(x) ?? []);
   const fenced = `${x.name('fence')} = ${x.value(claim.fence)} AND ${x.name('state')} = ${x.value(WorkState.claimed)}`;
   const condition = transition.condition ? `${fenced} AND ${transition.condition(x)}` : fenced;
   return {

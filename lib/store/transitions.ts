@@ -1,4 +1,5 @@
 import { WorkState } from '../states.js';
+import { ATTEMPT_HISTORY_ATTRIBUTE, closeAttempts } from './attempt-history.js';
 import {
   type HolderTransition,
   LEASE_ATTRIBUTES,
@@ -49,6 +50,7 @@ function completeTransition(outcome: JobOutcome, now: number): HolderTransition 
       updatedAt: now,
     },
     remove: LEASE_ATTRIBUTES,
+    endsAttempt: { code: outcome.outcomeCode, at: now },
     // My earlier send of this same completion, not a different outcome under my fence.
     appliedIn: (item, claim) =>
       landedUnderMyFence(WorkState.succeeded)(item, claim) && item.outcomeCode === outcome.outcomeCode,
@@ -74,6 +76,7 @@ function failTerminalTransition(claim: Claim, failure: FailureReport, now: numbe
       ...parkedAttributes(claim.identity, WorkState.failed_terminal, now),
     },
     remove: LEASE_ATTRIBUTES,
+    endsAttempt: { code: failure.errorCode, at: now },
     appliedIn: landedUnderMyFence(WorkState.failed_terminal),
   };
 }
@@ -91,6 +94,7 @@ function retryLaterTransition(failure: FailureReport, availableAt: number, now: 
       updatedAt: now,
     },
     remove: ['leaseOwner', 'leaseExpiresAt'],
+    endsAttempt: { code: failure.errorCode, at: now },
     appliedIn: landedUnderMyFence(WorkState.queued),
   };
 }
@@ -113,6 +117,7 @@ function parkTransition(
       ...parkedAttributes(claim.identity, state, now),
     },
     remove: LEASE_ATTRIBUTES,
+    endsAttempt: { code: failure.errorCode, at: now },
     appliedIn: landedUnderMyFence(state),
   };
 }
@@ -133,12 +138,18 @@ interface OperatorAction {
   reason: string;
 }
 
+/** The attempt-history change of an operator transition: a running attempt (claimed) is closed with `code`. */
+function closeRunningAttempt(item: WorkItem, now: number, code: string): Record<string, unknown> {
+  if (item.state !== WorkState.claimed) return {};
+  return { [ATTEMPT_HISTORY_ATTRIBUTE]: closeAttempts(item.ah, item.fence, now, code) };
+}
+
 /** queued | claimed | unknown ▶ cancelled, fence + 1: the running worker's next fenced write is rejected. */
 function cancelTransition(item: WorkItem, action: OperatorAction, now: number): OperatorTransition {
   return {
     expected: { state: item.state, fence: item.fence },
     to: WorkState.cancelled,
-    set: { finishedAt: now },
+    set: { finishedAt: now, ...closeRunningAttempt(item, now, 'cancelled') },
     remove: [...LEASE_ATTRIBUTES, ...PARKED_ATTRIBUTES],
     audit: { ...action, action: 'cancel' },
   };
@@ -155,6 +166,7 @@ function sweepToUnknownTransition(item: WorkItem, now: number): OperatorTransiti
       errorMessage: 'the last attempt lost its lease and no attempts remain; outcome unconfirmed',
       finishedAt: now,
       ...parkedAttributes(identity, WorkState.unknown, now),
+      ...closeRunningAttempt(item, now, 'lease_expired_attempts_exhausted'),
     },
     remove: LEASE_ATTRIBUTES,
     condition: (x) =>

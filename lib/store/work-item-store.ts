@@ -13,6 +13,7 @@ import { jobOutcomeSchema, stepNameSchema } from '../rules.js';
 import { WorkState } from '../states.js';
 import { DEFAULT_DEADLINE_SHARDS, workItemKey } from '../table.js';
 import { parseInput } from '../validation.js';
+import { openAttempt } from './attempt-history.js';
 import { sendConditional } from './conditional-write.js';
 import { CANCELLABLE_STATES, type NotClaimableReason, notClaimableReason, operatorApplied } from './read-back.js';
 import {
@@ -132,6 +133,7 @@ class WorkItemStore {
         leaseOwner: lease.owner,
         claimId,
         leaseExpiresAt: now + lease.leaseMs,
+        ah: [...(old.ah ?? []), openAttempt(lease.owner, now)],
       };
       return { claimed: true, claim: claimFromItem(claimed, old.state === WorkState.claimed) };
     }

@@ -1,5 +1,6 @@
 import type { JobIdentity } from '../identity.js';
 import type { WorkState } from '../states.js';
+import type { AttemptRecord } from './attempt-history.js';
 
 /** One audited operator action, stored on the item in the same write as the transition it records. */
 interface AuditEntry {
@@ -45,6 +46,8 @@ interface WorkItem extends JobIdentity {
   errorMessage?: string;
   steps: Record<string, StepRecord>;
   audit?: AuditEntry[];
+  /** Attempt history (see attempt-history.ts): the last claims with fence, owner, start, end and code. */
+  ah?: AttemptRecord[];
   createdAt: number;
   updatedAt: number;
   finishedAt?: number;
@@ -72,6 +75,8 @@ interface Claim {
   readonly takeover: boolean;
   /** Steps finished by earlier attempts, to be skipped. */
   readonly steps: Readonly<Record<string, StepRecord>>;
+  /** The attempt history as this claim wrote it (its own entry open, last): the end transition closes it. */
+  readonly history: readonly AttemptRecord[];
 }
 
 /** Builds the claim a stored, claimed item represents. */
@@ -90,6 +95,7 @@ function claimFromItem(item: WorkItem, takeover: boolean): Claim {
     payloadInline: item.payloadInline === true,
     takeover,
     steps: Object.freeze({ ...(item.steps ?? {}) }),
+    history: Object.freeze([...(item.ah ?? [])]),
   });
 }
 

@@ -80,6 +80,7 @@ async function executeClaimedJob<Payload>(
     signal: abort.signal,
     abort: (reason) => abort.abort(reason),
     keeper,
+    provider: definition.provider,
   });
   keeper.start();
   try {

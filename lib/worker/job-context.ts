@@ -3,7 +3,7 @@ import { FencedRecords } from '../fenced-records.js';
 import { FencedTransactions } from '../fenced-transaction.js';
 import { sha256Hex } from '../hashing.js';
 import type { JobIdentity } from '../identity.js';
-import type { JobContext } from '../job-definition.js';
+import type { JobContext, ProviderDeclaration } from '../job-definition.js';
 import { parseStep, parseStepName, StepLedger } from '../steps.js';
 import type { Claim } from '../store/work-item.js';
 import type { WorkItemStore } from '../store/work-item-store.js';
@@ -27,6 +27,8 @@ interface ContextDependencies<Payload> {
   /** Aborts the job (a fenced write found a newer fence). */
   abort: (reason: unknown) => void;
   keeper: LeaseKeeper;
+  /** The definition's provider declaration (class C/D): its client is built once per attempt. */
+  provider?: ProviderDeclaration<unknown> | undefined;
 }
 
 /**
@@ -36,6 +38,7 @@ interface ContextDependencies<Payload> {
  */
 function buildJobContext<Payload>(deps: ContextDependencies<Payload>): JobContext<Payload> {
   const { claim, store, keeper } = deps;
+  const provider = deps.provider?.create({ client: deps.client });
   const steps = new StepLedger(claim);
   return {
     identity: claim.identity,
@@ -59,6 +62,7 @@ function buildJobContext<Payload>(deps: ContextDependencies<Payload>): JobContex
       onOwnershipLost: (error) => deps.abort(error),
       steps,
     }),
+    provider,
     progress: () => keeper.progress(),
     step: async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
       const stepName = parseStepName(name);

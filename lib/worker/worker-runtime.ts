@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ZodType } from 'zod';
-import type { JobRegistry } from '../job-definition.js';
+import type { JobDefinition, JobRegistry } from '../job-definition.js';
 import { type JobEnvelope, parseEnvelope } from '../message.js';
 import { MetricName } from '../metric-names.js';
 import type { PayloadStore } from '../payloads.js';
@@ -10,6 +10,7 @@ import type { Claim } from '../store/work-item.js';
 import type { WorkItemStore } from '../store/work-item-store.js';
 import { silentTelemetry, type Telemetry } from '../telemetry.js';
 import { acquireClaim } from './acquire-claim.js';
+import { deferDisabled } from './defer-disabled.js';
 import { type ExecutionResult, executeClaimedJob } from './execute-job.js';
 import { KeyedSerializer } from './keyed-serializer.js';
 import { loadVerifiedPayload, type PayloadResolver } from './load-payload.js';
@@ -28,6 +29,7 @@ interface QueueMessage {
 type MessageResult =
   | { status: 'executed'; identity: { tenantId: string; operationId: string }; fence: number; result: ExecutionResult }
   | { status: 'skipped'; reason: string; identity: { tenantId: string; operationId: string } }
+  | { status: 'deferred'; reason: 'job_type_disabled'; identity: { tenantId: string; operationId: string } }
   | { status: 'quarantined'; reason: string }
   | { status: 'item_quarantined'; reason: string; identity: { tenantId: string; operationId: string }; fence: number };
 
@@ -42,6 +44,8 @@ interface WorkerRuntimeOptions {
   workerId?: string;
   /** Milliseconds between lease checks; default a third of each job's lease. */
   heartbeatIntervalMs?: number;
+  /** Job types switched off in this deployment: their messages are acknowledged and their rows wait queued. */
+  disabledJobTypes?: readonly string[];
 }
 
 /**
@@ -76,14 +80,15 @@ class WorkerRuntime {
         message,
         'unknown_job_type',
         `job type ${envelope.jobType} is not registered`,
-        envelope.tenantId,
+        identity,
       );
     }
+    if (this.options.disabledJobTypes?.includes(definition.type)) return this.defer(message, definition, envelope);
     const lease = { owner: this.workerId, leaseMs: definition.leaseMs };
     const acquisition = await acquireClaim(this.options.store, definition, envelope, lease);
     if (!acquisition.acquired) {
       if (acquisition.reason === 'payload_conflict') {
-        return this.quarantineMessage(message, 'payload_conflict', acquisition.detail, envelope.tenantId);
+        return this.quarantineMessage(message, 'payload_conflict', acquisition.detail, identity);
       }
       this.telemetry.info('message needs no work', { identity, reason: acquisition.reason });
       return { status: 'skipped', reason: acquisition.reason, identity };
@@ -118,6 +123,23 @@ class WorkerRuntime {
     return { status: 'executed', identity, fence: claim.fence, result };
   }
 
+  /** A switched-off job type: the row waits queued (the sweeper re-signals it), the message is acknowledged. */
+  private async defer(
+    message: QueueMessage,
+    definition: JobDefinition<unknown>,
+    envelope: JobEnvelope,
+  ): Promise<MessageResult> {
+    const identity = { tenantId: envelope.tenantId, operationId: envelope.operationId };
+    const deferral = await deferDisabled(this.options.store, definition, envelope);
+    if (!deferral.deferred) return this.quarantineMessage(message, deferral.reason, deferral.detail, identity);
+    this.telemetry.count(MetricName.Deferred);
+    this.telemetry.info('job type disabled: message acknowledged, row left queued', {
+      identity,
+      jobType: envelope.jobType,
+    });
+    return { status: 'deferred', reason: 'job_type_disabled', identity };
+  }
+
   /** Loads and hash-checks the payload, then parses it with the job's schema (issue paths only, never values). */
   private async verifiedPayload(
     claim: Claim,
@@ -145,7 +167,7 @@ class WorkerRuntime {
     message: QueueMessage,
     reason: string,
     detail: string,
-    tenantId?: string,
+    identity?: { tenantId: string; operationId: string },
   ): Promise<MessageResult> {
     await recordQuarantine(this.options.store.client, this.options.store.table.tableName, this.options.store.clock, {
       messageId: message.messageId,
@@ -153,7 +175,7 @@ class WorkerRuntime {
       reason,
       detail,
       ...(message.receiveCount !== undefined ? { receiveCount: message.receiveCount } : {}),
-      ...(tenantId !== undefined ? { tenantId } : {}),
+      ...(identity !== undefined ? { tenantId: identity.tenantId, operationId: identity.operationId } : {}),
     });
     this.telemetry.count(MetricName.Quarantined);
     this.telemetry.warn('message quarantined', { reason });

@@ -3,6 +3,9 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import * as sns from 'aws-cdk-lib/aws-sns';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FencedJobQueue, type FencedJobQueueProps, type TenantScopedAction } from '../../infra/construct/index.js';
 import { EXAMPLE_WORKER_ENTRY } from '../../infra/stacks/leasefence-stack.js';
@@ -13,6 +16,7 @@ import {
   permissionLines,
   permissionsOfFunction,
   permissionsOfRole,
+  resourcesOfType,
   type Template as TemplateJson,
 } from './support/template-queries.js';
 
@@ -105,6 +109,35 @@ describe('FencedJobQueue props', () => {
     });
   });
 
+  it('reserves concurrency (worker from maxConcurrency, sweeper 1, admin 5) and watches a 5-minute sweeper', () => {
+    const reserved = (fn: typeof jobs.worker) => json.Resources[logical(fn)]?.Properties?.ReservedConcurrentExecutions;
+    expect([reserved(jobs.worker), reserved(jobs.sweeper), reserved(jobs.admin)]).toEqual([4, 1, 5]);
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'Invocations',
+      Period: 300,
+      EvaluationPeriods: 2,
+      TreatMissingData: 'breaching',
+    });
+  });
+
+  it('takes an explicit worker reservation and the interval of a cron schedule', () => {
+    const custom = unbundledStack();
+    const queue = new FencedJobQueue(custom, 'Jobs', {
+      workerEntry: EXAMPLE_WORKER_ENTRY,
+      maxConcurrency: 8,
+      workerReservedConcurrency: 20,
+      adminReservedConcurrency: 2,
+      sweeperSchedule: events.Schedule.cron({ minute: '*/10' }),
+      sweeperInterval: Duration.minutes(10),
+    });
+    const resources = Template.fromStack(custom);
+    resources.hasResourceProperties('AWS::Lambda::EventSourceMapping', { ScalingConfig: { MaximumConcurrency: 8 } });
+    resources.hasResourceProperties('AWS::Lambda::Function', { ReservedConcurrentExecutions: 20 });
+    resources.hasResourceProperties('AWS::Lambda::Function', { ReservedConcurrentExecutions: 2 });
+    resources.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'Invocations', Period: 600 });
+    expect(queue.encryptionKey).toBeUndefined();
+  });
+
   it('applies the removal policy and deletion protection setting', () => {
     expect(json.Resources[logical(jobs.jobsTable)]).toMatchObject({
       DeletionPolicy: 'Delete',
@@ -124,11 +157,106 @@ describe('FencedJobQueue props', () => {
     ],
     ['maxReceiveCount 0', { maxReceiveCount: 0 }, /maxReceiveCount/],
     ['a service name with spaces', { serviceName: 'my jobs' }, /serviceName/],
+    [
+      'a worker reserved concurrency below the event source maximum',
+      { maxConcurrency: 10, workerReservedConcurrency: 5 },
+      /workerReservedConcurrency 5 is below maxConcurrency 10/,
+    ],
+    ['an admin reserved concurrency of 0', { adminReservedConcurrency: 0 }, /adminReservedConcurrency/],
+    [
+      'a cron sweeper schedule without its interval',
+      { sweeperSchedule: events.Schedule.cron({ minute: '*/5' }) },
+      /sweeperInterval is required/,
+    ],
     ['an empty worker entry', { workerEntry: ' ' }, /workerEntry is required/],
   ])('rejects %s', (_case, props, error) => {
     expect(() => new FencedJobQueue(unbundledStack(), 'Jobs', { workerEntry: EXAMPLE_WORKER_ENTRY, ...props })).toThrow(
       error,
     );
+  });
+});
+
+describe('encryptionKey and alarm topic', () => {
+  let keyed: Stack;
+  let keyedJobs: FencedJobQueue;
+  let keyedJson: TemplateJson;
+  let keyId: string;
+
+  beforeAll(() => {
+    keyed = unbundledStack();
+    const key = new kms.Key(keyed, 'JobsKey', { enableKeyRotation: true });
+    keyedJobs = new FencedJobQueue(keyed, 'Jobs', {
+      workerEntry: EXAMPLE_WORKER_ENTRY,
+      encryptionKey: key,
+      alarmEmail: 'ops@example.com',
+    });
+    keyedJobs.grantSendJobs(new iam.Role(keyed, 'Producer', { assumedBy: new iam.AccountRootPrincipal() }));
+    keyedJson = Template.fromStack(keyed).toJSON() as TemplateJson;
+    keyId = keyed.resolve(key.node.defaultChild && (key.node.defaultChild as kms.CfnKey).logicalId) as string;
+  });
+
+  it('one customer-managed key encrypts both tables, both queues and the alarm topic', () => {
+    const keyArn = { 'Fn::GetAtt': [keyId, 'Arn'] };
+    const of = (type: string) => resourcesOfType(keyedJson, type).map(([, resource]) => resource.Properties);
+    expect(of('AWS::DynamoDB::Table').map((table) => table?.SSESpecification)).toEqual([
+      { KMSMasterKeyId: keyArn, SSEEnabled: true, SSEType: 'KMS' },
+      { KMSMasterKeyId: keyArn, SSEEnabled: true, SSEType: 'KMS' },
+    ]);
+    expect(of('AWS::SQS::Queue').map((queue) => queue?.KmsMasterKeyId)).toEqual([keyArn, keyArn]);
+    expect(of('AWS::SNS::Topic').map((topic) => topic?.KmsMasterKeyId)).toEqual([keyArn]);
+    expect(resourcesOfType(keyedJson, 'AWS::KMS::Key').map(([id]) => id)).toEqual([keyId]);
+    const policy = JSON.stringify(keyedJson.Resources[keyId]?.Properties?.KeyPolicy);
+    expect(policy).toContain('cloudwatch.amazonaws.com');
+    expect(policy).toContain('aws:SourceAccount');
+  });
+
+  it('every function and the producer may use the key only through DynamoDB, SQS (and the key secret)', () => {
+    const via = (...services: string[]) => ({
+      'ForAnyValue:StringEquals': {
+        'kms:ViaService': services.map((service) => ({
+          'Fn::Join': ['', [`${service}.`, { Ref: 'AWS::Region' }, '.amazonaws.com']],
+        })),
+      },
+    });
+    const producer = keyed.resolve((keyed.node.findChild('Producer').node.defaultChild as iam.CfnRole).logicalId);
+    const holders = [
+      [permissionsOfFunction(keyed, keyedJson, keyedJobs.worker), via('dynamodb', 'sqs', 'secretsmanager')],
+      [permissionsOfFunction(keyed, keyedJson, keyedJobs.sweeper), via('dynamodb', 'sqs')],
+      [permissionsOfFunction(keyed, keyedJson, keyedJobs.admin), via('dynamodb', 'sqs', 'secretsmanager')],
+      [permissionsOfRole(keyedJson, producer), via('dynamodb', 'sqs')],
+    ] as const;
+    for (const [permissions, condition] of holders) {
+      const onKey = permissions.filter((entry) => entry.resource === `${keyId}.Arn`);
+      expect(onKey.map((entry) => entry.action).sort()).toEqual([
+        'kms:Decrypt',
+        'kms:DescribeKey',
+        'kms:Encrypt',
+        'kms:GenerateDataKey',
+      ]);
+      for (const entry of onKey) expect(entry.condition).toEqual(condition);
+    }
+    const secretId = keyed.resolve(
+      (keyedJobs.identifierKeySecret.node.defaultChild as secretsmanager.CfnSecret).logicalId,
+    );
+    expect(keyedJson.Resources[secretId]?.Properties?.KmsKeyId).toEqual({ 'Fn::GetAtt': [keyId, 'Arn'] });
+  });
+
+  it('an existing topic replaces the created one and receives every alarm', () => {
+    const custom = unbundledStack();
+    const topic = new sns.Topic(custom, 'Pager', {
+      masterKey: new kms.Key(custom, 'PagerKey', { enableKeyRotation: true }),
+    });
+    const withTopic = new FencedJobQueue(custom, 'Jobs', { workerEntry: EXAMPLE_WORKER_ENTRY, alarmTopic: topic });
+    const resources = Template.fromStack(custom);
+    resources.resourceCountIs('AWS::SNS::Topic', 1);
+    expect(withTopic.alarmTopic).toBe(topic);
+    const alarms = resources.findResources('AWS::CloudWatch::Alarm');
+    expect(Object.keys(alarms).length).toBeGreaterThan(10);
+    for (const alarm of Object.values(alarms)) {
+      expect(alarm.Properties.AlarmActions).toEqual([
+        { Ref: custom.resolve((topic.node.defaultChild as sns.CfnTopic).logicalId) },
+      ]);
+    }
   });
 });
 

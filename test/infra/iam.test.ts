@@ -6,7 +6,6 @@ import { AUDIT_PARTITION } from '../../lib/table.js';
 import {
   logicalIdOf,
   type Permission,
-  permissionLines,
   permissionsOfFunction,
   resourcesOfType,
   type Template,
@@ -46,16 +45,25 @@ afterAll(() => rmSync(synth.outdir, { recursive: true, force: true }));
 
 const logs = (fn: string) => [`logs:CreateLogStream on Jobs${fn}Logs.Arn`, `logs:PutLogEvents on Jobs${fn}Logs.Arn`];
 
-/** Replaces the logical-id prefixes so expectations read like the IAM matrix in the docs. */
+const AUDIT_ONLY = ` if ${JSON.stringify({ 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [AUDIT_PARTITION] } })}`;
+
+/**
+ * Every (action, resource, condition) the role holds, with logical-id prefixes replaced so expectations read
+ * like the IAM matrix in the docs; a condition is part of the line, so a dropped condition fails the match.
+ */
 function named(permissions: Permission[]): string[] {
-  return permissionLines(permissions).map((line) =>
+  const lines = permissions.map(
+    (entry) => `${entry.action} on ${entry.resource}${entry.condition ? ` if ${JSON.stringify(entry.condition)}` : ''}`,
+  );
+  return [...new Set(lines)].sort().map((line) =>
     line
       .replace(ids.jobs, 'JobsTable')
       .replace(ids.payloads, 'PayloadsTable')
       .replace(ids.examples, 'ExamplesTable')
       .replace(ids.queue, 'JobsQueue')
       .replace(ids.dlq, 'DeadLetterQueue')
-      .replace(/Jobs(Worker|Sweeper|Admin)Logs[0-9A-F]{8}/, 'Jobs$1Logs'),
+      .replace(/Jobs(Worker|Sweeper|Admin)Logs[0-9A-F]{8}/, 'Jobs$1Logs')
+      .replace(/JobsIdentifierKey[0-9A-F]{8}/, 'IdentifierKeySecret'),
   );
 }
 
@@ -73,6 +81,7 @@ describe('IAM matrix: each function has exactly the actions it uses', () => {
         'dynamodb:PutItem on JobsTable.Arn',
         'dynamodb:UpdateItem on JobsTable.Arn',
         ...logs('Worker'),
+        'secretsmanager:GetSecretValue on IdentifierKeySecret',
         'sqs:ChangeMessageVisibility on JobsQueue.Arn',
         'sqs:DeleteMessage on JobsQueue.Arn',
         'sqs:GetQueueAttributes on JobsQueue.Arn',
@@ -94,18 +103,20 @@ describe('IAM matrix: each function has exactly the actions it uses', () => {
     );
   });
 
-  it('admin: parked indexes, work items, payload erase, DLQ redrive', () => {
+  it('admin: job indexes, tenant listings, work items (no PutItem), audit records only in their partition, payload erase, DLQ redrive', () => {
     expect(named(perms.admin)).toEqual(
       [
         'dynamodb:DeleteItem on PayloadsTable.Arn',
         'dynamodb:GetItem on JobsTable.Arn',
-        'dynamodb:PutItem on JobsTable.Arn',
+        `dynamodb:PutItem on JobsTable.Arn${AUDIT_ONLY}`,
+        'dynamodb:Query on JobsTable.Arn/index/byDeadline',
         'dynamodb:Query on JobsTable.Arn/index/parkedByState',
         'dynamodb:Query on JobsTable.Arn',
         'dynamodb:Query on JobsTable.Arn/index/parkedByTenant',
         'dynamodb:Query on PayloadsTable.Arn',
         'dynamodb:UpdateItem on JobsTable.Arn',
         ...logs('Admin'),
+        'secretsmanager:GetSecretValue on IdentifierKeySecret',
         'sqs:DeleteMessage on DeadLetterQueue.Arn',
         'sqs:GetQueueAttributes on DeadLetterQueue.Arn',
         'sqs:ReceiveMessage on DeadLetterQueue.Arn',
@@ -116,15 +127,16 @@ describe('IAM matrix: each function has exactly the actions it uses', () => {
 });
 
 describe('IAM: conditions and forbidden permissions', () => {
-  it('the admin queries the jobs table itself only inside the audit partition', () => {
-    const baseQueries = perms.admin.filter(
-      (entry) => entry.action === 'dynamodb:Query' && entry.resource === `${ids.jobs}.Arn`,
+  it('the admin puts on the jobs table only inside the audit partition, lists with Query and can never Scan', () => {
+    const puts = perms.admin.filter(
+      (entry) => entry.action === 'dynamodb:PutItem' && entry.resource === `${ids.jobs}.Arn`,
     );
-    expect(baseQueries.map((entry) => entry.condition)).toEqual([
+    expect(puts.map((entry) => entry.condition)).toEqual([
       { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [AUDIT_PARTITION] } },
     ]);
+    expect(perms.admin.map((entry) => entry.action)).not.toContain('dynamodb:Scan');
     const otherConditioned = [...perms.worker, ...perms.sweeper, ...perms.admin].filter(
-      (entry) => entry.condition !== undefined && entry !== baseQueries[0],
+      (entry) => entry.condition !== undefined && !puts.includes(entry),
     );
     expect(otherConditioned).toEqual([]);
   });

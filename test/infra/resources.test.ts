@@ -46,6 +46,8 @@ describe('tables are built from their CreateTable definitions', () => {
       PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
       DeletionProtectionEnabled: true,
       TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true },
+      // SSEEnabled alone = the AWS-managed key (alias/aws/dynamodb), not the AWS-owned default.
+      SSESpecification: { SSEEnabled: true },
     });
     expect(resource).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
   });
@@ -68,13 +70,25 @@ describe('tables are built from their CreateTable definitions', () => {
       Variables: Record<string, unknown>;
     };
     expect(sweeperEnv.Variables[EXAMPLES_TABLE_VARIABLE]).toBeUndefined();
+    // The identifier key secret: worker and admin read it, the sweeper logs no ids and gets neither it nor access.
+    const secret = { Ref: ref(stack.jobs.identifierKeySecret) };
+    const adminEnv = json.Resources[ref(stack.jobs.admin)]?.Properties?.Environment as {
+      Variables: Record<string, unknown>;
+    };
+    expect(env.Variables[EnvironmentVariable.identifierKeySecretArn]).toEqual(secret);
+    expect(adminEnv.Variables[EnvironmentVariable.identifierKeySecretArn]).toEqual(secret);
+    expect(sweeperEnv.Variables[EnvironmentVariable.identifierKeySecretArn]).toBeUndefined();
+    template.hasResourceProperties('AWS::SecretsManager::Secret', {
+      GenerateSecretString: Match.objectLike({ PasswordLength: 64, ExcludePunctuation: true }),
+      SecretString: Match.absent(),
+    });
   });
 });
 
 describe('queues', () => {
   it('the jobs queue is encrypted, redrives to the DLQ and outlasts six worker timeouts', () => {
     template.hasResourceProperties('AWS::SQS::Queue', {
-      SqsManagedSseEnabled: true,
+      KmsMasterKeyId: 'alias/aws/sqs',
       RedrivePolicy: {
         deadLetterTargetArn: { 'Fn::GetAtt': [ref(stack.jobs.deadLetterQueue), 'Arn'] },
         maxReceiveCount: 5,
@@ -82,7 +96,7 @@ describe('queues', () => {
       VisibilityTimeout: 6 * 60 + 1,
     });
     template.hasResourceProperties('AWS::SQS::Queue', {
-      SqsManagedSseEnabled: true,
+      KmsMasterKeyId: 'alias/aws/sqs',
       MessageRetentionPeriod: 14 * 86_400,
       RedrivePolicy: Match.absent(),
     });
@@ -168,8 +182,10 @@ describe('functions', () => {
 });
 
 describe('alarms and dashboard', () => {
+  const topic = () => ({ Ref: logicalIdOf(stack, stack.jobs.alarmTopic) });
   const custom = [
     [MetricName.HeartbeatSkippedNoProgress, 'Sum', 3],
+    [MetricName.LeaseRenewalFailed, 'Sum', 3],
     [MetricName.OldestUnknownAgeSeconds, 'Maximum', 3600],
     [MetricName.Quarantined, 'Sum', 1],
     [MetricName.Takeovers, 'Sum', 5],
@@ -179,7 +195,6 @@ describe('alarms and dashboard', () => {
   it.each(custom)(
     'alarm on %s (%s >= %d) in the Leasefence namespace, notifying the topic',
     (metric, stat, threshold) => {
-      const topic = { Ref: logicalIdOf(stack, stack.alarmTopic as NonNullable<typeof stack.alarmTopic>) };
       template.hasResourceProperties('AWS::CloudWatch::Alarm', {
         Namespace: METRIC_NAMESPACE,
         MetricName: metric,
@@ -189,24 +204,79 @@ describe('alarms and dashboard', () => {
         Threshold: threshold,
         ComparisonOperator: 'GreaterThanOrEqualToThreshold',
         TreatMissingData: 'notBreaching',
-        AlarmActions: [topic],
-        OKActions: [topic],
+        AlarmActions: [topic()],
+        OKActions: [topic()],
       });
     },
   );
 
-  it('alarm on the DLQ depth', () => {
+  it.each([
+    ['the DLQ depth', 'deadLetterQueue', 'ApproximateNumberOfMessagesVisible', 1],
+    [
+      'the age of the oldest DLQ message (before its 14-day expiry)',
+      'deadLetterQueue',
+      'ApproximateAgeOfOldestMessage',
+      864_000,
+    ],
+    ['the age of the oldest jobs message', 'queue', 'ApproximateAgeOfOldestMessage', 3600],
+  ] as const)('alarm on %s', (_name, queue, metric, threshold) => {
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       Namespace: 'AWS/SQS',
-      MetricName: 'ApproximateNumberOfMessagesVisible',
-      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [ref(stack.jobs.deadLetterQueue), 'QueueName'] } }],
+      MetricName: metric,
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [ref(stack.jobs[queue]), 'QueueName'] } }],
       Statistic: 'Maximum',
-      Threshold: 1,
+      Threshold: threshold,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      AlarmActions: [topic()],
     });
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 6);
   });
 
-  it('the alarm topic is KMS-encrypted (CloudWatch may use the key) and TLS-only', () => {
+  it.each(['worker', 'sweeper', 'admin'] as const)('alarms on errors and throttles of the %s function', (name) => {
+    for (const metric of ['Errors', 'Throttles']) {
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'AWS/Lambda',
+        MetricName: metric,
+        Dimensions: [{ Name: 'FunctionName', Value: { Ref: ref(stack.jobs[name]) } }],
+        Statistic: 'Sum',
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        AlarmActions: [topic()],
+      });
+    }
+  });
+
+  it('alarms when the sweeper was not invoked in two schedule intervals, treating missing data as breaching', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Invocations',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: ref(stack.jobs.sweeper) } }],
+      Statistic: 'Sum',
+      Period: 60,
+      EvaluationPeriods: 2,
+      DatapointsToAlarm: 2,
+      Threshold: 1,
+      ComparisonOperator: 'LessThanThreshold',
+      TreatMissingData: 'breaching',
+      AlarmActions: [topic()],
+      OKActions: [topic()],
+    });
+  });
+
+  it('every alarm notifies the topic on ALARM and OK; only the not-running alarm breaches on missing data', () => {
+    const alarms = resourcesOfType(json, 'AWS::CloudWatch::Alarm');
+    expect(alarms).toHaveLength(Object.keys(stack.jobs.alarms).length);
+    expect(alarms).toHaveLength(16);
+    for (const [id, alarm] of alarms) {
+      expect(alarm.Properties?.AlarmActions, id).toEqual([topic()]);
+      expect(alarm.Properties?.OKActions, id).toEqual([topic()]);
+    }
+    const breaching = alarms.filter(([, alarm]) => alarm.Properties?.TreatMissingData === 'breaching');
+    expect(breaching.map(([, alarm]) => alarm.Properties?.MetricName)).toEqual(['Invocations']);
+  });
+
+  it('the alarm topic is KMS-encrypted, TLS-only, and CloudWatch may use it only for this account', () => {
+    const account = { Ref: 'AWS::AccountId' };
+    template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@example.com' });
     template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: Match.anyValue() });
     template.hasResourceProperties('AWS::KMS::Key', {
       EnableKeyRotation: true,
@@ -215,20 +285,57 @@ describe('alarms and dashboard', () => {
           Match.objectLike({
             Principal: { Service: 'cloudwatch.amazonaws.com' },
             Action: ['kms:Decrypt', 'kms:GenerateDataKey'],
+            Condition: { StringEquals: { 'aws:SourceAccount': account } },
           }),
         ]),
       },
     });
     template.hasResourceProperties('AWS::SNS::TopicPolicy', {
-      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny' })]) },
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          Match.objectLike({
+            Effect: 'Allow',
+            Principal: { Service: 'cloudwatch.amazonaws.com' },
+            Action: 'sns:Publish',
+            Condition: { StringEquals: { 'aws:SourceAccount': account } },
+          }),
+        ]),
+      },
     });
+    // No statement for a service principal goes without the account condition.
+    for (const type of ['AWS::KMS::Key', 'AWS::SNS::TopicPolicy']) {
+      for (const [id, resource] of resourcesOfType(json, type)) {
+        const document = (resource.Properties?.KeyPolicy ?? resource.Properties?.PolicyDocument) as {
+          Statement: Array<Record<string, unknown>>;
+        };
+        for (const statement of document.Statement) {
+          if (!JSON.stringify(statement.Principal ?? {}).includes('Service')) continue;
+          expect(JSON.stringify(statement.Condition), id).toContain('aws:SourceAccount');
+        }
+      }
+    }
   });
 
-  it('the dashboard graphs every leasefence metric and both queues', () => {
+  it('the dashboard graphs every leasefence metric, both queues and shows every alarm', () => {
     const [[, dashboard] = []] = resourcesOfType(json, 'AWS::CloudWatch::Dashboard');
     const body = JSON.stringify(dashboard?.Properties?.DashboardBody);
     for (const metric of Object.values(MetricName)) expect(body, metric).toContain(metric);
     expect(body).toContain(ref(stack.jobs.queue));
     expect(body).toContain(ref(stack.jobs.deadLetterQueue));
+    expect(body).toContain('ApproximateAgeOfOldestMessage');
+    for (const [id] of resourcesOfType(json, 'AWS::CloudWatch::Alarm')) expect(body, id).toContain(id);
+  });
+});
+
+describe('reserved concurrency', () => {
+  it('sweeper 1 (never overlaps itself), admin 5, worker = the event source maximum concurrency', () => {
+    const reserved = (name: 'worker' | 'sweeper' | 'admin') =>
+      json.Resources[ref(stack.jobs[name])]?.Properties?.ReservedConcurrentExecutions;
+    expect({ worker: reserved('worker'), sweeper: reserved('sweeper'), admin: reserved('admin') }).toEqual({
+      worker: 10,
+      sweeper: 1,
+      admin: 5,
+    });
   });
 });

@@ -66,11 +66,15 @@ function lambdaEnvironment(name: (typeof FUNCTIONS)[number]): Record<string, str
   const environment = resource?.Properties?.Environment as { Variables: Record<string, unknown> } | undefined;
   const variables = environment?.Variables ?? {};
   const urls: string[] = [EnvironmentVariable.queueUrl, EnvironmentVariable.deadLetterQueueUrl];
+  const plausible = (key: string) => {
+    if (urls.includes(key)) return `https://sqs.us-east-1.amazonaws.com/123456789012/${key}`;
+    if (key === EnvironmentVariable.identifierKeySecretArn) {
+      return 'arn:aws:secretsmanager:us-east-1:123456789012:secret:leasefence-identifier-key-AbCdEf';
+    }
+    return `resolved-${key}`;
+  };
   return Object.fromEntries(
-    Object.entries(variables).map(([key, value]) => {
-      if (typeof value === 'string') return [key, value];
-      return [key, urls.includes(key) ? `https://sqs.us-east-1.amazonaws.com/123456789012/${key}` : `resolved-${key}`];
-    }),
+    Object.entries(variables).map(([key, value]) => [key, typeof value === 'string' ? value : plausible(key)]),
   );
 }
 

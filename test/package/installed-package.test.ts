@@ -92,6 +92,7 @@ describe('the packed tarball, installed into a fresh project', () => {
     const peers = await Promise.all(
       [
         '@aws-sdk/client-dynamodb',
+        '@aws-sdk/client-secrets-manager',
         '@aws-sdk/client-sqs',
         '@aws-sdk/lib-dynamodb',
         '@aws-sdk/util-dynamodb',

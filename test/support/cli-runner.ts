@@ -83,6 +83,16 @@ function startStack(
     via === 'npm'
       ? spawn('npm', ['start', '--silent', '--', ...args], { cwd: ROOT, env: childEnv(env) })
       : spawn(process.execPath, [...LAUNCHER, 'start', ...args], { cwd: ROOT, env: childEnv(env) });
+  return watch(child);
+}
+
+/** Starts any long-running `leasefence <args>` (e.g. `console`) in the background. */
+function startCommand(args: readonly string[], env: Record<string, string> = {}): StackProcess {
+  return watch(spawn(process.execPath, [...LAUNCHER, ...args], { cwd: ROOT, env: childEnv(env) }));
+}
+
+/** Tracks a child: its output, a way to wait for a line, and to stop it. */
+function watch(child: ChildProcess): StackProcess {
   children.add(child);
   let output = '';
   const exited = new Promise<number | null>((done) => {
@@ -136,7 +146,7 @@ async function tempLocalDir(): Promise<{ dir: string; remove(): Promise<void> }>
 /** The state file of the stack running on `dir`. */
 async function readState(dir: string): Promise<{
   pid: number;
-  endpoints: { dynamodb: string; sqs: string; admin: string };
+  endpoints: { dynamodb: string; sqs: string; admin: string; console: string };
   tables: { jobs: string; payloads: string; examples: string };
   queues: { jobs: string; deadLetter: string };
 }> {
@@ -166,6 +176,8 @@ async function startMemoryStack(extra: readonly string[] = []): Promise<{
     '0',
     '--admin-port',
     '0',
+    '--console-port',
+    '0',
     ...extra,
   ]);
   await stack.waitFor(/Stop with Ctrl-C/);
@@ -192,6 +204,7 @@ export {
   runCli,
   type StackProcess,
   type StackStateFile,
+  startCommand,
   startMemoryStack,
   startStack,
   tempLocalDir,

@@ -71,6 +71,7 @@ function workItemInState(seed: WorkItemSeed): WorkItem {
       leaseExpiresAt: now + 30_000,
       deadlineShard: shard,
       deadlineAt: now + 30_000,
+      ah: [{ o: 'factory-worker', s: now }],
     },
     succeeded: { outcomeCode: 'ok', finishedAt: now },
     failed_terminal: { errorCode: 'factory_failure', finishedAt: now, ...parked(identity, state, now) },

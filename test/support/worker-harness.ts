@@ -32,6 +32,8 @@ interface WorkerHarness {
   worker(options?: {
     workerId?: string;
     payloadResolver?: PayloadResolver;
+    /** Job types this deployment switches off (LEASEFENCE_DISABLED_JOB_TYPES). */
+    disabledJobTypes?: string[];
   }): SqsWorkerHandler & { telemetry: ReturnType<typeof countingTelemetry> };
   send(input: SendJobInput): ReturnType<typeof sendJob>;
   /** One event-source round with the given handler. */
@@ -62,11 +64,11 @@ async function createWorkerHarness(prefix: string, jobs: readonly AnyJobDefiniti
     clock,
     store,
     payloads,
-    worker: (options = {}) => {
+    worker: ({ disabledJobTypes, ...options } = {}) => {
       const telemetry = countingTelemetry();
       const handler = createSqsWorkerHandler({
         jobs,
-        config,
+        config: disabledJobTypes ? { ...config, disabledJobTypes } : config,
         clock,
         telemetry,
         heartbeatIntervalMs: 0,

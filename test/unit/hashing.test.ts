@@ -1,8 +1,17 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { InvalidInputError } from '../../lib/errors.js';
-import { canonicalJson, hashIdentifier, hashIdentity, MAX_PAYLOAD_BYTES, payloadHash } from '../../lib/hashing.js';
+import { ConfigurationError, InvalidInputError } from '../../lib/errors.js';
+import {
+  canonicalJson,
+  DEVELOPMENT_IDENTIFIER_KEY,
+  hashIdentifier,
+  hashIdentity,
+  MAX_PAYLOAD_BYTES,
+  payloadHash,
+  sha256Hex,
+  stableBucket,
+} from '../../lib/hashing.js';
 import { expectThrown } from '../support/expectations.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
@@ -171,21 +180,56 @@ describe('payload validation', () => {
   });
 });
 
-describe('hashIdentifier', () => {
-  it('is stable, short and never contains the raw value', () => {
-    const hashed = hashIdentifier('tenant-secret-name');
+describe('hashIdentifier (keyed)', () => {
+  const key = 'deployment-key-0123456789abcdef';
+  const otherKey = 'another-deployment-key-fedcba98';
 
-    expect(hashed).toBe(hashIdentifier('tenant-secret-name'));
+  it('is stable under one key, short and never contains the raw value', () => {
+    const hashed = hashIdentifier('tenant-secret-name', key);
+
+    expect(hashed).toBe(hashIdentifier('tenant-secret-name', key));
     expect(hashed).toMatch(/^[0-9a-f]{16}$/);
     expect(hashed).not.toContain('tenant');
-    expect(hashIdentifier('tenant-secret-namf')).not.toBe(hashed);
+    expect(hashIdentifier('tenant-secret-namf', key)).not.toBe(hashed);
+  });
+
+  it('hashes the same id differently under two keys', () => {
+    expect(hashIdentifier('acme', key)).not.toBe(hashIdentifier('acme', otherKey));
+    expect(hashIdentifier('acme', Buffer.from(key))).toBe(hashIdentifier('acme', key));
+  });
+
+  it('a guessed id cannot be confirmed from a log line without the key', () => {
+    // A log line under the deployment key; an attacker hashes guesses every way that needs no key.
+    const logged = hashIdentifier('acme', key);
+    const guesses = ['acme', 'leasefence:acme'].flatMap((guess) => [
+      sha256Hex(guess).slice(0, 16),
+      sha256Hex(`leasefence:${guess}`).slice(0, 16),
+      hashIdentifier(guess, DEVELOPMENT_IDENTIFIER_KEY),
+      hashIdentifier(guess, otherKey),
+    ]);
+    expect(guesses).not.toContain(logged);
+    // With the key the operator can still look an id up.
+    expect(hashIdentifier('acme', key)).toBe(logged);
+  });
+
+  it('refuses a key shorter than 16 bytes', () => {
+    expect(() => hashIdentifier('acme', 'short')).toThrow(ConfigurationError);
   });
 
   it('pseudonymises both parts of an identity independently', () => {
-    const hashed = hashIdentity({ tenantId: 'acme', operationId: 'acme' });
+    const hashed = hashIdentity({ tenantId: 'acme', operationId: 'acme' }, key);
 
     expect(hashed.tenant).toBe(hashed.operation);
-    expect(hashed.tenant).toBe(hashIdentifier('acme'));
+    expect(hashed.tenant).toBe(hashIdentifier('acme', key));
+  });
+});
+
+describe('stableBucket (deadline shards)', () => {
+  it('keeps the shard assignment of rows written before identifier hashes were keyed', () => {
+    // The pre-HMAC pseudonym, whose first 8 hex chars chose the shard: unchanged, so stored rows stay valid.
+    expect(stableBucket('acme\u0000op-1')).toBe(
+      Number.parseInt(sha256Hex('leasefence:acme\u0000op-1').slice(0, 8), 16),
+    );
   });
 });
 

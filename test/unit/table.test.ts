@@ -16,8 +16,8 @@ describe('table keys', () => {
   it('keeps tenant and operation in separate key attributes with a prefixed sort key', () => {
     const identity = { tenantId: 'acme', operationId: 'refund-1' };
 
-    expect(workItemKey(identity)).toEqual({ pk: 'acme#1', sk: 'op#refund-1' });
-    expect(payloadKey(identity)).toEqual({ pk: 'acme#1', sk: 'payload#refund-1' });
+    expect(workItemKey(identity)).toEqual({ pk: 'acme#6', sk: 'op#refund-1' });
+    expect(payloadKey(identity)).toEqual({ pk: 'acme#6', sk: 'payload#refund-1' });
   });
 
   it('spreads one tenant over its TENANT_BUCKETS partition keys, stably, and lists them all', () => {

@@ -1,18 +1,16 @@
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as z from 'zod';
-import { createExampleJobs } from '../../../functions/jobs/index.js';
+import { InvalidInputError } from '../../../lib/errors.js';
+import type { JobDefinition } from '../../../lib/job-definition.js';
+import { startConformanceEngine } from '../../testing/conformance-engine.js';
+import type { JobConformanceModule } from '../../testing/module.js';
+import { type ConformanceReport, runConformance, unevaluatedReport } from '../../testing/run-conformance.js';
 import { type CommandSpec, parseCommandLine } from '../args.js';
 import type { CliCommand } from '../command.js';
-import { type ControlResult, checkControls, type DefinitionLike } from '../controls.js';
 import { UsageError } from '../errors.js';
-import { type Io, printJson } from '../output.js';
+import { loadJobModule } from '../job-module.js';
+import { formatTable, type Io, printJson } from '../output.js';
 import { commonShape } from '../schemas.js';
 import { COMMAND_SUMMARIES } from '../summaries.js';
-
-/** Repository root (evidence test files are named relative to it). */
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 const spec: CommandSpec = {
   name: 'check',
@@ -22,78 +20,135 @@ const spec: CommandSpec = {
     jobs: {
       type: 'string',
       placeholder: '<module>',
-      description: 'module exporting `jobs` (default: the example jobs)',
+      description:
+        'jobs module (as for start --jobs) exporting `conformance` sample payloads; default: the example jobs',
+    },
+    inventory: {
+      type: 'boolean',
+      description: 'only list the job types by target class and reversibility (runs nothing)',
+    },
+    'dynamodb-endpoint': {
+      type: 'string',
+      placeholder: '<url>',
+      description: 'run on this DynamoDB (moto, DynamoDB Local) instead of an embedded dynalite; class A needs one',
     },
   },
-  examples: ['leasefence check', 'leasefence check --jobs ./src/jobs.ts --json'],
+  examples: [
+    'leasefence check',
+    'leasefence check --jobs ./src/jobs.ts --json',
+    'leasefence check --inventory',
+    'leasefence check --dynamodb-endpoint http://127.0.0.1:5000',
+  ],
 };
 
-const schema = z.strictObject({ ...commonShape, jobs: z.string().min(1).optional() });
+const schema = z.strictObject({
+  ...commonShape,
+  jobs: z.string().min(1).optional(),
+  inventory: z.boolean().optional(),
+  'dynamodb-endpoint': z.url().optional(),
+});
 
-/** One job type's verdict: GO only when every control passes (no score). */
-interface Verdict {
-  type: string;
-  target: string;
-  verdict: 'GO' | 'NO-GO';
-  controls: ControlResult[];
+/** The seed's first rollout step: job types by side-effect class, irreversible first. */
+function printInventory(io: Io, json: boolean, jobs: ReadonlyArray<JobDefinition<unknown>>): number {
+  const order = ['irreversible', 'idempotent', 'reversible', undefined];
+  const rows = [...jobs]
+    .sort((a, b) => order.indexOf(a.reversibility) - order.indexOf(b.reversibility))
+    .map((job) => ({
+      type: String(job.type),
+      target: String(job.target),
+      reversibility: job.reversibility ?? null,
+      owner: job.owner ?? null,
+      alertRoute: job.alertRoute ?? null,
+    }));
+  if (json) printJson(io, { jobTypes: rows });
+  else {
+    io.out(
+      formatTable(
+        ['TYPE', 'CLASS', 'REVERSIBILITY', 'OWNER', 'ALERT ROUTE'],
+        rows.map((row) => [
+          row.type,
+          row.target,
+          row.reversibility ?? '(not declared)',
+          row.owner ?? '(none)',
+          row.alertRoute ?? '(none)',
+        ]),
+      ),
+    );
+  }
+  return 0;
 }
 
-/** The definitions to check: the module's `jobs` (or default) array, else the example jobs. */
-async function loadDefinitions(path: string | undefined): Promise<DefinitionLike[]> {
-  if (path === undefined) return createExampleJobs('examples') as unknown as DefinitionLike[];
-  let loaded: Record<string, unknown>;
-  try {
-    loaded = (await import(pathToFileURL(resolve(path)).href)) as Record<string, unknown>;
-  } catch (error) {
-    throw new UsageError(`--jobs: cannot load ${path}: ${(error as Error).message.split('\n')[0]}`);
-  }
-  const jobs = loaded.jobs ?? loaded.default;
-  if (!Array.isArray(jobs) || jobs.some((job) => typeof job !== 'object' || job === null)) {
-    throw new UsageError(`--jobs: ${path} must export \`jobs\` (or a default export): an array of job definitions`);
-  }
-  return jobs as DefinitionLike[];
-}
-
-function printVerdict(io: Io, verdict: Verdict): void {
-  const failed = verdict.controls.filter((control) => control.status === 'FAIL').map((control) => control.id);
+function printReport(io: Io, report: ConformanceReport): void {
+  const failed = report.controls.filter((control) => control.status === 'FAIL').map((control) => control.id);
   const suffix = failed.length ? ` (failed: ${failed.join(', ')})` : '';
-  io.out(`\n${verdict.type}  class ${verdict.target}  ▶ ${verdict.verdict}${suffix}`);
-  for (const control of verdict.controls) {
-    const tests = control.tests.map((file) => (existsSync(resolve(ROOT, file)) ? file : `${file} (missing)`));
-    io.out(`  ${String(control.id).padStart(2)} ${control.status}  ${control.control}`);
+  io.out(`\n${report.jobType}  class ${report.target}  ▶ ${report.verdict}${suffix}`);
+  if (report.problem) io.out(`  ${report.problem}`);
+  io.out(`  scenarios: ${report.scenarios.map((scenario) => `${scenario.id} ${scenario.status}`).join(', ')}`);
+  for (const write of report.unfencedWrites) {
+    io.out(`  unfenced path: ${write.call} on ${write.table} (${write.count}× in ${write.scenario})`);
+  }
+  for (const control of report.controls) {
+    io.out(`  ${String(control.id).padStart(2)} ${control.status.padEnd(4)}  ${control.control}`);
     io.out(`           ${control.evidence}`);
-    io.out(`           tests: ${tests.join(', ')}`);
+  }
+}
+
+/** Runs the scenarios of every job type on one engine, one job type after the other. */
+async function evaluate(module: JobConformanceModule, endpoint: string | undefined): Promise<ConformanceReport[]> {
+  const engine = await startConformanceEngine({ endpoint });
+  try {
+    const reports: ConformanceReport[] = [];
+    for (const job of module.jobs) {
+      const samples = module.conformance?.samplePayloads[job.type];
+      if (!samples || samples.length === 0) {
+        const reason = `not evaluated: no sample payload (export conformance.samplePayloads['${job.type}'])`;
+        reports.push(unevaluatedReport(job, reason, false));
+        continue;
+      }
+      try {
+        reports.push(
+          await runConformance(job, {
+            samplePayloads: samples,
+            engine,
+            tables: module.tables,
+            prepare: module.conformance?.prepare?.[job.type],
+          }),
+        );
+      } catch (error) {
+        if (error instanceof InvalidInputError) throw new UsageError(`--jobs: ${error.message}`);
+        throw error;
+      }
+    }
+    return reports;
+  } finally {
+    await engine.stop();
   }
 }
 
 async function run(argv: readonly string[], io: Io): Promise<number> {
   const input = parseCommandLine(spec, schema, argv);
-  const definitions = await loadDefinitions(input.jobs);
-  if (definitions.length === 0) throw new UsageError('--jobs: the module defines no job types');
-  const verdicts: Verdict[] = definitions.map((definition) => {
-    const controls = checkControls(definition);
-    return {
-      type: typeof definition.type === 'string' ? definition.type : '(unnamed)',
-      target: typeof definition.target === 'string' ? definition.target : '?',
-      verdict: controls.every((control) => control.status === 'PASS') ? 'GO' : 'NO-GO',
-      controls,
-    };
-  });
-  const go = verdicts.every((verdict) => verdict.verdict === 'GO');
-  if (input.json) printJson(io, { go, jobTypes: verdicts });
+  const module = await loadJobModule(input.jobs);
+  if (input.inventory) return printInventory(io, input.json === true, module.jobs);
+  const reports = await evaluate(module, input['dynamodb-endpoint']);
+  const go = reports.every((report) => report.verdict === 'GO');
+  if (input.json) printJson(io, { go, jobTypes: reports });
   else {
-    io.out('go/no-go: nine controls per job type, every one required (a score could hide the one that matters)');
-    for (const verdict of verdicts) printVerdict(io, verdict);
-    const noGo = verdicts.filter((verdict) => verdict.verdict === 'NO-GO').map((verdict) => verdict.type);
-    io.out(`\n${verdicts.length} job type(s): ${noGo.length ? `NO-GO for ${noGo.join(', ')}` : 'all GO'}`);
     io.out(
-      'PASS means the known, avoidable causes of duplicate side effects are removed; it is not a production-readiness review.',
+      `go/no-go: nine controls per job type, each derived from fault-injection scenarios run now on ${reports.find((report) => report.engine !== 'none')?.engine ?? 'no engine'} (every one required: a score could hide the one that matters)`,
+    );
+    for (const report of reports) printReport(io, report);
+    const notGo = reports
+      .filter((report) => report.verdict !== 'GO')
+      .map((report) => `${report.jobType} ${report.verdict}`);
+    io.out(`\n${reports.length} job type(s): ${notGo.length ? notGo.join(', ') : 'all GO'}`);
+    io.out(
+      'GO means the known, avoidable causes of duplicate side effects were not seen; it is not a production-readiness review.',
     );
   }
   return go ? 0 : 1;
 }
 
-/** `leasefence check`: exit 0 when every job type is GO, 1 otherwise. */
+/** `leasefence check`: exit 0 when every job type is GO, 1 when any is NO-GO or not evaluated, 2 on usage errors. */
 const checkCommand: CliCommand = { spec, run };
 
 export { checkCommand };

@@ -1,24 +1,28 @@
 import * as z from 'zod';
-import { listParked } from '../../../lib/admin/list.js';
+import { listItems } from '../../../lib/admin/list.js';
 import type { RecordView } from '../../../lib/admin/views.js';
 import { tenantIdSchema } from '../../../lib/identity.js';
-import { PARKED_STATES, WorkState } from '../../../lib/states.js';
+import { isParkedState, PARKED_STATES, WORK_STATES, WorkState } from '../../../lib/states.js';
 import { type CommandSpec, parseCommandLine } from '../args.js';
 import { type CliCommand, withTarget } from '../command.js';
-import { listActive } from '../list-active.js';
 import { type Io, printJson } from '../output.js';
 import { commonShape, durationFlag, integerFlag, TARGET_OPTIONS, targetShape } from '../schemas.js';
 import { COMMAND_SUMMARIES } from '../summaries.js';
-import { claimedTable, parkedTable, queuedTable } from '../views.js';
+import { claimedTable, itemsTable, parkedTable, queuedTable } from '../views.js';
 
-const LISTABLE = [...PARKED_STATES, WorkState.claimed, WorkState.queued] as const;
+/** States listed across tenants through an index; the others need --tenant (a Query on the tenant, never a Scan). */
+const CROSS_TENANT = [...PARKED_STATES, WorkState.claimed, WorkState.queued] as const;
 
 const spec: CommandSpec = {
   name: 'ls',
   summary: COMMAND_SUMMARIES.ls,
   positionals: [],
   options: {
-    state: { type: 'string', placeholder: '<state>', description: `${LISTABLE.join(' | ')} (default unknown)` },
+    state: {
+      type: 'string',
+      placeholder: '<state>',
+      description: `${WORK_STATES.join(' | ')} | all (default unknown); ${WorkState.succeeded}, ${WorkState.cancelled} and all need --tenant`,
+    },
     tenant: { type: 'string', placeholder: '<tenant>', description: 'only this tenant' },
     'older-than': {
       type: 'string',
@@ -34,14 +38,15 @@ const spec: CommandSpec = {
     'leasefence ls',
     'leasefence ls --state quarantined --tenant acme',
     'leasefence ls --state claimed --older-than 5m',
+    'leasefence ls --state succeeded --tenant acme',
     'leasefence ls --state unknown --json | jq ".items[].operationId"',
   ],
 };
 
-const schema = z.strictObject({
+const baseSchema = z.strictObject({
   ...commonShape,
   ...targetShape,
-  state: z.enum(LISTABLE).default(WorkState.unknown),
+  state: z.enum([...WORK_STATES, 'all']).default(WorkState.unknown),
   tenant: tenantIdSchema.optional(),
   'older-than': durationFlag.optional(),
   limit: integerFlag(1, 100).default(25),
@@ -49,22 +54,10 @@ const schema = z.strictObject({
   all: z.boolean().optional(),
 });
 
-type Input = z.infer<typeof schema>;
-
-/** Items parked in `state`, oldest first; with an age bound the listing ends at the first younger item. */
-async function parkedPage(input: Input, deps: Parameters<typeof listParked>[0], now: number, cursor?: string) {
-  const page = await listParked(deps, {
-    state: input.state,
-    limit: input.limit,
-    ...(input.tenant ? { tenantId: input.tenant } : {}),
-    ...(cursor ? { cursor } : {}),
-  });
-  if (input['older-than'] === undefined) return page;
-  const cutoff = now - input['older-than'];
-  const old = page.items.filter((item) => typeof item.parkedAt === 'number' && item.parkedAt <= cutoff);
-  // The index is ordered by parkedAt: once one item is too young, every later one is too.
-  return old.length < page.items.length ? { items: old } : page;
-}
+const schema = baseSchema.refine(
+  (input) => input.tenant !== undefined || (CROSS_TENANT as readonly string[]).includes(input.state),
+  { message: 'is required with this --state (listing it across tenants would need a Scan)', path: ['tenant'] },
+);
 
 /** The arguments of this listing minus its cursor (to print the command for the next page). */
 function withoutCursor(argv: readonly string[]): string[] {
@@ -84,17 +77,13 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
     const items: RecordView[] = [];
     let cursor = input.cursor;
     do {
-      const page =
-        input.state === WorkState.claimed || input.state === WorkState.queued
-          ? await listActive(target.store, {
-              state: input.state,
-              limit: input.limit,
-              now,
-              ...(input.tenant ? { tenantId: input.tenant } : {}),
-              ...(cursor ? { cursor } : {}),
-              ...(input['older-than'] !== undefined ? { olderThanMs: input['older-than'] } : {}),
-            })
-          : await parkedPage(input, target.admin, now, cursor);
+      const page = await listItems(target.admin, {
+        limit: input.limit,
+        ...(input.state !== 'all' ? { state: input.state } : {}),
+        ...(input.tenant ? { tenantId: input.tenant } : {}),
+        ...(cursor ? { cursor } : {}),
+        ...(input['older-than'] !== undefined ? { olderThanMs: input['older-than'] } : {}),
+      });
       items.push(...page.items);
       cursor = page.cursor;
     } while (input.all && cursor);
@@ -102,16 +91,20 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
       printJson(io, { state: input.state, items, ...(cursor ? { cursor } : {}) });
       return 0;
     }
-    if (items.length === 0) io.out(`no ${input.state} items${input.tenant ? ` for tenant ${input.tenant}` : ''}`);
+    if (items.length === 0)
+      io.out(
+        `no ${input.state === 'all' ? '' : `${input.state} `}items${input.tenant ? ` for tenant ${input.tenant}` : ''}`,
+      );
     else if (input.state === WorkState.claimed) io.out(claimedTable(items, now));
     else if (input.state === WorkState.queued) io.out(queuedTable(items, now));
-    else io.out(parkedTable(items, now));
+    else if (input.state !== 'all' && isParkedState(input.state)) io.out(parkedTable(items, now));
+    else io.out(itemsTable(items, now));
     if (cursor) io.out(`\nmore: leasefence ls ${[...withoutCursor(argv), '--cursor', cursor].join(' ')}   (or --all)`);
     return 0;
   });
 }
 
-/** `leasefence ls`: the admin listing (parked indexes) plus claimed/queued items from the deadline index. */
+/** `leasefence ls`: the admin listing, any state (parked and deadline indexes; a Query on the tenant for the rest). */
 const lsCommand: CliCommand = { spec, run };
 
 export { lsCommand };

@@ -1,9 +1,10 @@
 import * as z from 'zod';
-import { showItem } from '../../../lib/admin/show.js';
+import { type ItemDetail, showItem } from '../../../lib/admin/show.js';
+import type { AttemptRecord } from '../../../lib/store/attempt-history.js';
 import type { AuditEntry } from '../../../lib/store/work-item.js';
 import { type CommandSpec, parseCommandLine } from '../args.js';
 import { type CliCommand, withTarget } from '../command.js';
-import { cell, formatPairs, formatTable, type Io, printJson, relativeTime } from '../output.js';
+import { cell, formatPairs, formatTable, type Io, printJson, relativeTime, shortDuration } from '../output.js';
 import { commonShape, identityShape, TARGET_OPTIONS, targetShape } from '../schemas.js';
 import { COMMAND_SUMMARIES } from '../summaries.js';
 import { subject } from '../views.js';
@@ -24,6 +25,21 @@ const spec: CommandSpec = {
 };
 
 const schema = z.strictObject({ ...commonShape, ...targetShape, ...identityShape });
+
+/** The attempt history (last claims): fence, owner, start, how long, outcome or error code. */
+function attemptsTable(item: ItemDetail, now: number): string {
+  const history = (item.ah ?? []) as AttemptRecord[];
+  return formatTable(
+    ['FENCE', 'WORKER', 'STARTED', 'TOOK', 'OUTCOME'],
+    history.map((entry, index) => [
+      cell(entry.f ?? (entry.r === undefined && index === history.length - 1 ? item.fence : undefined)),
+      entry.o,
+      relativeTime(entry.s, now),
+      entry.e !== undefined ? shortDuration(entry.e - entry.s) : '-',
+      entry.r ?? (index === history.length - 1 ? 'running' : '-'),
+    ]),
+  );
+}
 
 function auditTable(audit: readonly AuditEntry[], now: number): string {
   return formatTable(
@@ -73,13 +89,19 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
         ['updated', relativeTime(item.updatedAt, now)],
       ]),
     );
+    const attempts = attemptsTable(item, now).replace(/^/gm, '  ');
+    io.out(
+      (item.ah as unknown[] | undefined)?.length
+        ? `\nattempts (oldest first, last five)\n${attempts}`
+        : '\nattempts: none yet',
+    );
     const audit = auditTable(item.audit, now).replace(/^/gm, '  ');
     io.out(item.audit.length ? `\naudit (oldest first)\n${audit}` : '\naudit: no operator actions');
     return 0;
   });
 }
 
-/** `leasefence show`: one item with its audit trail. */
+/** `leasefence show`: one item with its attempt history and audit trail. */
 const showCommand: CliCommand = { spec, run };
 
 export { ITEM_ARGUMENTS, showCommand };

@@ -1,5 +1,6 @@
 import { relative } from 'node:path';
 import * as z from 'zod';
+import { jobTypeSchema } from '../../../lib/rules.js';
 import { runDemo } from '../../local/demo/run-demo.js';
 import { loadJobsModule } from '../../local/jobs-module.js';
 import { LocalQueueSettings } from '../../local/resources.js';
@@ -44,15 +45,26 @@ const spec: CommandSpec = {
       placeholder: '<port>',
       description: 'admin API port (default 8787, env LEASEFENCE_ADMIN_PORT)',
     },
+    'console-port': {
+      type: 'string',
+      placeholder: '<port>',
+      description: 'operator console port (default 8790, env LEASEFENCE_CONSOLE_PORT)',
+    },
     pollers: { type: 'string', placeholder: '<n>', description: 'concurrent queue pollers, 1-32 (default 3)' },
     'sweep-interval': { type: 'string', placeholder: '<age>', description: 'time between sweeps (default 10s)' },
     verbose: { type: 'boolean', description: 'print every worker event (identities hashed, as in Lambda logs)' },
+    'disable-job-type': {
+      type: 'string',
+      placeholder: '<type,…>',
+      description: 'switch job types off: their messages wait queued and run once started without the flag',
+    },
   },
   examples: [
     'npm start',
     'npm start -- --demo',
     'npx leasefence start --jobs ./jobs.ts',
-    'leasefence start --memory --dynamodb-port 0 --sqs-port 0 --admin-port 0',
+    'leasefence start --memory --dynamodb-port 0 --sqs-port 0 --admin-port 0 --console-port 0',
+    'leasefence start --disable-job-type refund-settlement',
   ],
 };
 
@@ -65,9 +77,15 @@ const schema = z.strictObject({
   'dynamodb-port': portFlag.optional(),
   'sqs-port': portFlag.optional(),
   'admin-port': portFlag.optional(),
+  'console-port': portFlag.optional(),
   pollers: integerFlag(1, 32).default(3),
   'sweep-interval': durationFlag.default(10_000),
   verbose: z.boolean().optional(),
+  'disable-job-type': z
+    .string()
+    .transform((list) => list.split(',').map((type) => type.trim()))
+    .pipe(z.array(jobTypeSchema).min(1))
+    .optional(),
 });
 
 /** The first thing a newcomer reads: where everything is, what differs from AWS, what to try. */
@@ -94,10 +112,26 @@ function banner(stack: RunningLocalStack, input: z.infer<typeof schema>, dir: st
         `${state.endpoints.admin}  no IAM locally: the actor is the x-leasefence-actor header, else "local-operator"`,
       ],
       [
+        'console',
+        `${state.endpoints.console}  operator console (loopback only; actions audited as "local-operator (console)")`,
+      ],
+      [
         'worker',
         `runs ${state.jobs.source === 'examples' ? 'the example jobs' : state.jobs.source} (${state.jobs.types.join(', ')}); ${input.pollers} pollers like the Lambda event source: batches of 10, partial batch failures, ${LocalQueueSettings.visibilityTimeoutSeconds} s visibility timeout`,
       ],
       ['sweeper', `every ${input['sweep-interval'] / 1000} s`],
+      [
+        'log ids',
+        'hashed with the fixed development key, which is not secret (a guessed id can be confirmed); a deployment hashes with its own generated key',
+      ],
+      ...(input['disable-job-type']
+        ? [
+            [
+              'switched off',
+              `${input['disable-job-type'].join(', ')}: messages are acknowledged and wait queued; restart without --disable-job-type to run them`,
+            ] as [string, string],
+          ]
+        : []),
       ['tables', `${Object.values(resources.tableNames).join(', ')} (${kept})`],
       ['state file', stack.stateFile ? relative(process.cwd(), stack.stateFile) || stack.stateFile : '-'],
       [
@@ -159,6 +193,7 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
       pollers: input.pollers,
       sweepIntervalMs: input['sweep-interval'],
       verbose: input.verbose === true,
+      disabledJobTypes: input['disable-job-type'] ?? [],
       writeStateFile: true,
       log,
       ...(jobs ? { jobs } : {}),

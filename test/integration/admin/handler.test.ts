@@ -3,7 +3,7 @@ import type { LambdaFunctionURLResult } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { handleAdminRequest } from '../../../lib/admin/router.js';
 import { EnvironmentVariable } from '../../../lib/config.js';
-import { hashIdentifier } from '../../../lib/hashing.js';
+import { DEVELOPMENT_IDENTIFIER_KEY, hashIdentifier } from '../../../lib/hashing.js';
 import { WorkState } from '../../../lib/states.js';
 import { WorkItemStore } from '../../../lib/store/work-item-store.js';
 import {
@@ -98,7 +98,8 @@ describe('functions/admin.ts behind a Function URL with AWS_IAM auth', () => {
       audit: [expect.objectContaining({ actor: TEST_CALLER_ARN, action: 'resolve_succeeded' })],
     });
     const logText = logged.join('');
-    expect(logText).toContain(hashIdentifier('tenant-url'));
+    // No key secret is configured here: the development key (a deployment reads its own from Secrets Manager).
+    expect(logText).toContain(hashIdentifier('tenant-url', DEVELOPMENT_IDENTIFIER_KEY));
     expect(logText).not.toContain('tenant-url');
     expect(logText).not.toContain('acct-9');
     expect(logText).not.toContain('ops-alice');

@@ -153,6 +153,39 @@ describe('leasefence CLI against a running local stack: items', () => {
     expect(again.stderr).toContain('ops/settle-1 is succeeded; allowed only from unknown');
   });
 
+  it('show escapes control characters a row holds (written before validation existed) instead of printing them', async () => {
+    // arrange: a row whose audit and error text carry terminal escape sequences
+    const spoof = '\u001b[2J\u001b[31mFAKE: resolved by root';
+    await seed('ops', 'spoofed-1', 'failed_terminal', {
+      errorCode: 'E_X',
+      errorMessage: `boom\r${spoof}`,
+      audit: [
+        {
+          at: Date.now() - hour,
+          actor: 'root\u202e',
+          action: 'resolve',
+          from: 'unknown',
+          to: 'failed_terminal',
+          reason: spoof,
+          fence: 1,
+        },
+      ],
+    });
+
+    // act
+    const [human, json] = await Promise.all([cli('show', 'ops/spoofed-1'), cli('show', 'ops/spoofed-1', '--json')]);
+
+    // assert
+    expect(human.code).toBe(0);
+    expect(human.stdout).not.toContain('\u001b');
+    expect(human.stdout).not.toContain('\r');
+    expect(human.stdout).not.toContain('\u202e');
+    expect(human.stdout).toContain('\\u001b[2J\\u001b[31mFAKE: resolved by root');
+    expect(human.stdout).toContain('root\\u202e');
+    expect(JSON.parse(json.stdout).item.audit[0].reason).toBe(spoof);
+    expect(json.stdout).not.toContain('\u202e');
+  });
+
   it('answers bad arguments with exit code 2 naming the argument, and a missing item with exit code 1', async () => {
     // act
     const [state, operation, to, missing] = await Promise.all([

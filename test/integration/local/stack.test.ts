@@ -14,7 +14,7 @@ function portIsFree(port: number): Promise<boolean> {
 }
 
 const portOf = (url: string) => Number(new URL(url).port);
-const ANY_PORTS = ['--dynamodb-port', '0', '--sqs-port', '0', '--admin-port', '0'];
+const ANY_PORTS = ['--dynamodb-port', '0', '--sqs-port', '0', '--admin-port', '0', '--console-port', '0'];
 
 describe('npm start: the local stack as a child process', () => {
   const folders: Array<{ remove(): Promise<void> }> = [];
@@ -103,6 +103,47 @@ describe('npm start: the local stack as a child process', () => {
     expect(second.output()).toContain('kept from an earlier run');
     expect(shown.code).toBe(0);
     expect(JSON.parse(shown.stdout).item).toMatchObject({ state: 'succeeded', fence: 1, outcomeCode: 'published' });
+    expect(code).toBe(0);
+  });
+
+  it('--disable-job-type: the message is acknowledged and the row waits queued, nothing runs', async () => {
+    // prepare
+    const local = await tempLocalDir();
+    folders.push(local);
+    const stack = startStack([
+      '--memory',
+      '--verbose',
+      '--local-dir',
+      local.dir,
+      ...ANY_PORTS,
+      '--disable-job-type',
+      'statement-publication',
+    ]);
+    await stack.waitFor(/Stop with Ctrl-C/);
+
+    // act
+    const payload = JSON.stringify({ accountId: '9', date: '2026-09-13', lines: 1 });
+    const sent = await runCli([
+      'enqueue',
+      '--type',
+      'statement-publication',
+      '--tenant',
+      'acme',
+      '--operation',
+      'later',
+      '--payload',
+      payload,
+      '--local-dir',
+      local.dir,
+    ]);
+    await stack.waitFor(/job type disabled: message acknowledged, row left queued/, 20_000);
+    const shown = await runCli(['show', 'acme/later', '--json', '--local-dir', local.dir]);
+    const code = await stack.stop('SIGINT');
+
+    // assert
+    expect(sent.code).toBe(0);
+    expect(stack.output()).toContain('switched off');
+    expect(JSON.parse(shown.stdout).item).toMatchObject({ state: 'queued', fence: 0, attempts: 0 });
     expect(code).toBe(0);
   });
 });

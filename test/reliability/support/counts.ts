@@ -16,6 +16,35 @@ function summaryLine(counts: ReliabilityCounts): string {
   );
 }
 
+/** The safety figures: a line may only claim they are 0 when every reliability test passed. */
+const SAFETY_FIGURES = [
+  ['invariantViolations', 'invariant violations'],
+  ['lostJobs', 'lost jobs'],
+  ['duplicateEffects', 'duplicate effects'],
+] as const;
+
+/** Failed tests named in a verdict line; the rest are counted. */
+const NAMED_FAILURES = 5;
+
+/**
+ * The verdict line: the summary line when no test failed; otherwise `FAILED: n failed tests (…)` with the
+ * activity figures, and safety figures only where they are above 0 (a failed run cannot vouch for a 0: its
+ * tallies may never have run).
+ */
+function verdictLine(counts: ReliabilityCounts, failures: readonly string[]): string {
+  if (failures.length === 0) return summaryLine(counts);
+  const named = failures.slice(0, NAMED_FAILURES).join('; ');
+  const more = failures.length > NAMED_FAILURES ? `; and ${failures.length - NAMED_FAILURES} more` : '';
+  const counted = SAFETY_FIGURES.filter(([figure]) => counts[figure] > 0).map(
+    ([figure, label]) => `${label} ${counts[figure]}`,
+  );
+  return (
+    `FAILED: ${failures.length} failed ${failures.length === 1 ? 'test' : 'tests'} (${named}${more}); ` +
+    `faults injected ${counts.faultsInjected}, interleavings ${counts.interleavings}, bad inputs ${counts.badInputs}; ` +
+    (counted.length > 0 ? `${counted.join(', ')} at least` : 'safety figures not established')
+  );
+}
+
 /** A zeroed set of counts. */
 function emptyCounts(): ReliabilityCounts {
   return {
@@ -28,4 +57,4 @@ function emptyCounts(): ReliabilityCounts {
   };
 }
 
-export { emptyCounts, type ReliabilityCounts, summaryLine };
+export { emptyCounts, type ReliabilityCounts, summaryLine, verdictLine };

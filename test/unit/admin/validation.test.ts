@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { AdminDeps } from '../../../lib/admin/deps.js';
 import { handleAdminRequest } from '../../../lib/admin/router.js';
 import { createDocumentClient, createSqsClient } from '../../../lib/aws-clients.js';
+import { hasControlCharacter } from '../../../lib/free-text.js';
 import { WorkItemStore } from '../../../lib/store/work-item-store.js';
 
 /** Deps on a closed port: every case here must be answered before any request leaves the process. */
@@ -21,7 +22,12 @@ const item = '/items/acme/refund-1';
 describe('admin router: validation before any I/O', () => {
   it.each([
     ['GET', '/items', {}, undefined, 'state'],
-    ['GET', '/items', { state: 'queued' }, undefined, 'state'],
+    ['GET', '/items', { state: 'done' }, undefined, 'state'],
+    ['GET', '/items', { state: 'succeeded' }, undefined, 'tenant'],
+    ['GET', '/items', { state: 'claimed', olderThanSeconds: '1.5' }, undefined, 'olderThanSeconds'],
+    ['GET', '/items', { state: 'succeeded', tenant: 'acme', olderThanSeconds: '60' }, undefined, 'olderThan'],
+    ['GET', '/counts', { tenant: 'a#b' }, undefined, 'tenant'],
+    ['GET', '/health', { verbose: '1' }, undefined, 'verbose'],
     ['GET', '/items', { state: 'unknown', limit: '0' }, undefined, 'limit'],
     ['GET', '/items', { state: 'unknown', limit: '101' }, undefined, 'limit'],
     ['GET', '/items', { state: 'unknown', limit: '1.5' }, undefined, 'limit'],
@@ -60,6 +66,45 @@ describe('admin router: validation before any I/O', () => {
     expect(reply.statusCode).toBe(400);
     expect(reply.body.error).toBe('invalid_input');
     expect(JSON.stringify(reply.body)).toContain(field);
+  });
+
+  it.each([
+    ['an ANSI screen clear', '\u001b[2J\u001b[31mFAKE: resolved by root'],
+    ['a carriage return', 'ok\rresolved by root'],
+    ['a newline', 'first line\nsecond line'],
+    ['a C1 control (CSI)', 'x\u009b31m'],
+    ['a right-to-left override', 'harmless\u202eexe.txt'],
+  ])('a reason with %s is a 400 on reason for every audited route', async (_name, reason) => {
+    const body = JSON.stringify({ reason });
+    for (const [path, payload] of [
+      [`${item}/resolve`, JSON.stringify({ to: 'succeeded', reason })],
+      [`${item}/retry`, body],
+      [`${item}/cancel`, body],
+      ['/tenants/acme/erase-payloads', body],
+    ] as const) {
+      const reply = await handleAdminRequest({ method: 'POST', path, body: payload, actor }, deps);
+      expect(reply.statusCode, path).toBe(400);
+      expect(reply.body.issues, path).toEqual([
+        { path: 'reason', message: 'reason must not contain control characters' },
+      ]);
+    }
+  });
+
+  it('an actor with control characters is a 400 on actor', async () => {
+    const reply = await handleAdminRequest(
+      { method: 'POST', path: `${item}/cancel`, body: '{"reason":"r"}', actor: 'ops\u001b[8m' },
+      deps,
+    );
+    expect(reply.statusCode).toBe(400);
+    expect(reply.body.issues).toEqual([{ path: 'actor', message: 'actor must not contain control characters' }]);
+  });
+
+  it('ordinary text passes the free-text rule: accents, emoji, quotes, tabs are refused only as controls', () => {
+    expect(hasControlCharacter('Rückerstattung bestätigt – 👍 "ok" (ticket #42)')).toBe(false);
+    expect(hasControlCharacter('a\tb')).toBe(true);
+    expect(hasControlCharacter('\u0000')).toBe(true);
+    expect(hasControlCharacter('\u007f')).toBe(true);
+    expect(hasControlCharacter('\u2066isolate')).toBe(true);
   });
 
   it('an empty caller is a 400 on actor, never an anonymous action', async () => {

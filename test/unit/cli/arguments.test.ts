@@ -38,6 +38,15 @@ describe('leasefence argument handling (in-process, nothing is contacted)', () =
     [['resolve', 'acme/op', '--to', 'succeeded'], '--reason: is required'],
     [['resolve', 'acme/op', '--to', 'succeeded', '--reason', '   '], '--reason: reason must not be empty'],
     [['retry', 'acme/op', '--reason'], "Option '--reason <value>' argument missing"],
+    [
+      ['resolve', 'acme/op', '--to', 'succeeded', '--reason', '\u001b[2J\u001b[31mFAKE: resolved by root'],
+      '--reason: reason must not contain control characters',
+    ],
+    [['cancel', 'acme/op', '--reason', 'ok\rspoofed'], '--reason: reason must not contain control characters'],
+    [
+      ['retry', 'acme/op', '--reason', 'r', '--actor', 'root\u202e'],
+      '--actor: actor must not contain control characters',
+    ],
     [['cancel', 'acme/op'], '--reason: is required'],
     [['enqueue', '--tenant', 'a', '--operation', 'b', '--payload', '{}'], '--type: is required'],
     [

@@ -3,7 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { formatDemoReport } from '../../../infra/cli/demo-report.js';
-import { formatTable, relativeTime, shortDuration } from '../../../infra/cli/output.js';
+import {
+  cell,
+  escapeForTerminal,
+  formatPairs,
+  formatTable,
+  relativeTime,
+  shortDuration,
+} from '../../../infra/cli/output.js';
 import {
   isProcessAlive,
   readLiveStackState,
@@ -12,6 +19,46 @@ import {
   type StackState,
   writeStackState,
 } from '../../../infra/local/state-file.js';
+
+/** Code points a terminal would act on (C0 but newline, DEL, C1, bidi overrides), checked without a regex. */
+function rawControls(text: string): number[] {
+  return [...text]
+    .map((character) => character.codePointAt(0) ?? 0)
+    .filter(
+      (code) => (code < 0x20 && code !== 0x0a) || (code >= 0x7f && code <= 0x9f) || (code >= 0x202a && code <= 0x202e),
+    );
+}
+
+describe('terminal escaping', () => {
+  const spoof = '\u001b[2J\u001b[31mFAKE: resolved by root';
+
+  it('shows every control character as a \\uXXXX escape instead of sending it to the terminal', () => {
+    expect(escapeForTerminal(spoof)).toBe('\\u001b[2J\\u001b[31mFAKE: resolved by root');
+    expect(escapeForTerminal('a\rb\u0008c\u009bd\u202ee\nf\tg')).toBe(
+      'a\\u000db\\u0008c\\u009bd\\u202ee\\u000af\\u0009g',
+    );
+    expect(escapeForTerminal('line 1\nline\t2\u001b', true)).toBe('line 1\nline\t2\\u001b');
+    expect(escapeForTerminal('Rückerstattung 👍 "ok"')).toBe('Rückerstattung 👍 "ok"');
+  });
+
+  it('tables, label/value pairs and cells never print a raw control character', () => {
+    const outputs = [
+      formatTable(['ACTOR', 'REASON'], [['root', spoof]]),
+      formatPairs([['reason', spoof]]),
+      cell(spoof),
+      cell({ note: 'x\u009b2J' }),
+    ];
+    for (const output of outputs) {
+      expect(rawControls(output), output).toEqual([]);
+      expect(output).toMatch(/\\u00(1b|9b)/);
+    }
+  });
+
+  it('escaped output stays valid JSON when the text was inside a JSON string', () => {
+    const json = JSON.stringify({ reason: 'x\u009by\u202ez' });
+    expect(JSON.parse(escapeForTerminal(json, true))).toEqual({ reason: 'x\u009by\u202ez' });
+  });
+});
 
 describe('human output', () => {
   const now = Date.UTC(2026, 8, 13, 12, 0, 0);

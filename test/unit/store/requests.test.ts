@@ -19,7 +19,7 @@ import { workItemInState } from '../../support/factories.js';
 
 const table = { tableName: 'jobs', deadlineShards: 8 };
 const identity = { tenantId: 'acme', operationId: 'refund-42' };
-const key = { pk: 'acme#1', sk: 'op#refund-42' }; // bucket 1 of 16: a hash of the identity
+const key = { pk: 'acme#10', sk: 'op#refund-42' }; // bucket 10 of 16: a hash of the identity
 const shard = deadlineShardFor(identity, 8);
 const now = 1_767_225_600_000;
 const hash = 'a'.repeat(64);
@@ -32,7 +32,7 @@ describe('buildCreateRequest', () => {
     expect(request).toEqual({
       TableName: 'jobs',
       Item: {
-        pk: 'acme#1',
+        pk: 'acme#10',
         sk: 'op#refund-42',
         kind: 'work',
         tenantId: 'acme',
@@ -52,6 +52,7 @@ describe('buildCreateRequest', () => {
         claimId: 'c1',
         leaseExpiresAt: now + 30_000,
         deadlineAt: now + 30_000,
+        ah: [{ o: 'w1', s: now }],
       },
       ConditionExpression: 'attribute_not_exists(#pk)',
       ExpressionAttributeNames: { '#pk': 'pk' },
@@ -65,7 +66,7 @@ describe('buildCreateRequest', () => {
     const request = buildCreateRequest(table, input, now);
 
     expect(request.Item).toEqual({
-      pk: 'acme#1',
+      pk: 'acme#10',
       sk: 'op#refund-42',
       kind: 'work',
       tenantId: 'acme',
@@ -96,21 +97,23 @@ describe('buildCreateRequest', () => {
 });
 
 describe('buildClaimRequest', () => {
-  it('raises fence and attempts only if attempts remain and the item is due or its lease expired', () => {
+  it('raises fence and attempts and opens an attempt-history entry, only if attempts remain and the item is due or its lease expired', () => {
     const request = buildClaimRequest(table, identity, { owner: 'w2', claimId: 'c2', leaseMs: 30_000 }, now);
 
     expect(request).toEqual({
       TableName: 'jobs',
       Key: key,
       UpdateExpression:
-        'SET #state = :v2, #leaseOwner = :v3, #claimId = :v4, #leaseExpiresAt = :v5, #deadlineShard = :v6, ' +
-        '#deadlineAt = :v7, #updatedAt = :v8, #fence = #fence + :v1, #attempts = #attempts + :v1 REMOVE #availableAt',
+        'SET #state = :v4, #leaseOwner = :v5, #claimId = :v6, #leaseExpiresAt = :v7, #deadlineShard = :v8, ' +
+        '#deadlineAt = :v9, #updatedAt = :v10, #fence = #fence + :v1, #attempts = #attempts + :v1, ' +
+        '#ah = list_append(if_not_exists(#ah, :v2), :v3) REMOVE #availableAt',
       ConditionExpression:
         'attribute_exists(#pk) AND #attempts < #maxAttempts AND ' +
-        '((#state = :v10 AND #availableAt <= :v9) OR (#state = :v11 AND #leaseExpiresAt < :v9))',
+        '((#state = :v12 AND #availableAt <= :v11) OR (#state = :v13 AND #leaseExpiresAt < :v11))',
       ExpressionAttributeNames: {
         '#fence': 'fence',
         '#attempts': 'attempts',
+        '#ah': 'ah',
         '#state': 'state',
         '#leaseOwner': 'leaseOwner',
         '#claimId': 'claimId',
@@ -124,16 +127,18 @@ describe('buildClaimRequest', () => {
       },
       ExpressionAttributeValues: {
         ':v1': 1,
-        ':v2': 'claimed',
-        ':v3': 'w2',
-        ':v4': 'c2',
-        ':v5': now + 30_000,
-        ':v6': shard,
+        ':v2': [],
+        ':v3': [{ o: 'w2', s: now }],
+        ':v4': 'claimed',
+        ':v5': 'w2',
+        ':v6': 'c2',
         ':v7': now + 30_000,
-        ':v8': now,
-        ':v9': now,
-        ':v10': 'queued',
-        ':v11': 'claimed',
+        ':v8': shard,
+        ':v9': now + 30_000,
+        ':v10': now,
+        ':v11': now,
+        ':v12': 'queued',
+        ':v13': 'claimed',
       },
       ReturnValues: 'ALL_OLD',
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
@@ -145,22 +150,23 @@ describe('buildFencedUpdate', () => {
   const claimed: WorkItem = workItemInState({ identity, state: 'claimed', now, overrides: { fence: 7 } });
   const claim = claimFromItem(claimed, false);
 
-  it('completes under my fence only while claimed, removing the lease and deadline attributes', () => {
+  it('completes under my fence only while claimed, removing the lease and closing the attempt in the history', () => {
     const request = buildFencedUpdate(table, claim, completeTransition({ outcomeCode: 'ok', result: { n: 1 } }, now));
 
     expect(request).toEqual({
       TableName: 'jobs',
       Key: key,
       UpdateExpression:
-        'SET #state = :v1, #outcomeCode = :v2, #result = :v3, #finishedAt = :v4, #updatedAt = :v5 ' +
+        'SET #state = :v1, #outcomeCode = :v2, #result = :v3, #finishedAt = :v4, #updatedAt = :v5, #ah = :v6 ' +
         'REMOVE #leaseOwner, #leaseExpiresAt, #deadlineShard, #deadlineAt',
-      ConditionExpression: '#fence = :v6 AND #state = :v7',
+      ConditionExpression: '#fence = :v7 AND #state = :v8',
       ExpressionAttributeNames: {
         '#state': 'state',
         '#outcomeCode': 'outcomeCode',
         '#result': 'result',
         '#finishedAt': 'finishedAt',
         '#updatedAt': 'updatedAt',
+        '#ah': 'ah',
         '#leaseOwner': 'leaseOwner',
         '#leaseExpiresAt': 'leaseExpiresAt',
         '#deadlineShard': 'deadlineShard',
@@ -173,8 +179,9 @@ describe('buildFencedUpdate', () => {
         ':v3': { n: 1 },
         ':v4': now,
         ':v5': now,
-        ':v6': 7,
-        ':v7': 'claimed',
+        ':v6': [{ o: 'factory-worker', s: now, f: 7, e: now, r: 'ok' }],
+        ':v7': 7,
+        ':v8': 'claimed',
       },
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     });
@@ -237,14 +244,15 @@ describe('buildOperatorUpdate', () => {
       TableName: 'jobs',
       Key: key,
       UpdateExpression:
-        'SET #finishedAt = :v4, #state = :v5, #updatedAt = :v6, #fence = #fence + :v1, ' +
+        'SET #finishedAt = :v4, #ah = :v5, #state = :v6, #updatedAt = :v7, #fence = #fence + :v1, ' +
         '#audit = list_append(if_not_exists(#audit, :v2), :v3) ' +
         'REMOVE #leaseOwner, #leaseExpiresAt, #deadlineShard, #deadlineAt, #parkedState, #parkedTenantState, #parkedAt',
-      ConditionExpression: '#state = :v7 AND #fence = :v8',
+      ConditionExpression: '#state = :v8 AND #fence = :v9',
       ExpressionAttributeNames: {
         '#fence': 'fence',
         '#audit': 'audit',
         '#finishedAt': 'finishedAt',
+        '#ah': 'ah',
         '#state': 'state',
         '#updatedAt': 'updatedAt',
         '#leaseOwner': 'leaseOwner',
@@ -270,10 +278,11 @@ describe('buildOperatorUpdate', () => {
           },
         ],
         ':v4': now,
-        ':v5': 'cancelled',
-        ':v6': now,
-        ':v7': 'claimed',
-        ':v8': 4,
+        ':v5': [{ o: 'factory-worker', s: now, f: 4, e: now, r: 'cancelled' }],
+        ':v6': 'cancelled',
+        ':v7': now,
+        ':v8': 'claimed',
+        ':v9': 4,
       },
       ReturnValues: 'ALL_NEW',
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
@@ -284,9 +293,9 @@ describe('buildOperatorUpdate', () => {
     const request = buildOperatorUpdate(table, identity, sweepToUnknownTransition(claimed, now), now);
 
     expect(request.ConditionExpression).toBe(
-      '#state = :v10 AND #fence = :v11 AND #leaseExpiresAt < :v12 AND #attempts >= #maxAttempts',
+      '#state = :v11 AND #fence = :v12 AND #leaseExpiresAt < :v13 AND #attempts >= #maxAttempts',
     );
-    expect(request.ExpressionAttributeValues).toMatchObject({ ':v10': 'claimed', ':v11': 4, ':v12': now });
+    expect(request.ExpressionAttributeValues).toMatchObject({ ':v11': 'claimed', ':v12': 4, ':v13': now });
     expect(request.UpdateExpression).toContain('#fence = #fence + :v1');
     expect(request.UpdateExpression).not.toContain('#audit');
   });

@@ -44,7 +44,7 @@ describe('sweeper requests (exact DynamoDB input)', () => {
     const item = { tenantId: 'acme', operationId: 'r-1', state: 'claimed' as const, fence: 4, deadlineAt: NOW - 5 };
     expect(buildResignalUpdate('jobs', item, NOW, NOW + 120_000)).toEqual({
       TableName: 'jobs',
-      Key: { pk: 'acme#4', sk: 'op#r-1' },
+      Key: { pk: 'acme#10', sk: 'op#r-1' },
       UpdateExpression: 'SET #deadlineAt = :v1, #resignalledAt = :v2',
       ConditionExpression: '#state = :v3 AND #fence = :v4 AND #deadlineAt = :v5 AND #leaseExpiresAt < :v6',
       ExpressionAttributeNames: {

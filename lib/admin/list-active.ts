@@ -1,9 +1,9 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import { type RecordView, recordView } from '../../lib/admin/views.js';
-import type { WorkItemStore } from '../../lib/store/work-item-store.js';
-import { deadlineShardName, JobsIndex, TableKeys } from '../../lib/table.js';
-import { UsageError } from './errors.js';
+import { InvalidInputError } from '../errors.js';
+import type { WorkItemStore } from '../store/work-item-store.js';
+import { deadlineShardName, JobsIndex, TableKeys } from '../table.js';
+import { type RecordView, recordView } from './views.js';
 
 /** Which active items to list: claimed or queued, optionally one tenant, at least this old. */
 interface ActiveListInput {
@@ -37,9 +37,9 @@ function encode(scope: string, shard: number, key: Record<string, unknown> | und
   return Buffer.from(JSON.stringify({ s: scope, shard, ...(key ? { k: key } : {}) }), 'utf8').toString('base64url');
 }
 
-/** Decodes a cursor of this listing; anything else ▶ UsageError on --cursor (never reaches DynamoDB unchecked). */
+/** Decodes a cursor of this listing; anything else ▶ InvalidInputError on `cursor` (never reaches DynamoDB unchecked). */
 function decode(scope: string, cursor: string): { shard: number; key?: Record<string, string | number> } {
-  const invalid = (why: string) => new UsageError(`--cursor: ${why}`);
+  const invalid = (why: string) => new InvalidInputError(`invalid cursor: ${why}`, [{ path: 'cursor', message: why }]);
   let parsed: z.infer<typeof cursorSchema>;
   try {
     parsed = cursorSchema.parse(JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')));
@@ -60,7 +60,7 @@ function decode(scope: string, cursor: string): { shard: number; key?: Record<st
 /**
  * Lists claimed or queued items through the sparse, write-sharded deadline index (a Query per shard, never a
  * Scan), shard by shard, deadline order within a shard, filtered by state, tenant and age. Paginated with an
- * opaque cursor; a bad cursor ▶ UsageError.
+ * opaque cursor; a bad cursor ▶ InvalidInputError.
  */
 async function listActive(store: WorkItemStore, input: ActiveListInput): Promise<ActivePage> {
   const scope = `active:${input.state}:${input.tenantId ?? ''}`;

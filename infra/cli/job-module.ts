@@ -1,0 +1,36 @@
+import { JobsModuleError, loadJobsModule } from '../local/jobs-module.js';
+import type { JobConformanceModule } from '../testing/module.js';
+import { UsageError } from './errors.js';
+
+/** The `conformance` export of a jobs module, checked for shape (UsageError when it is not an object of lists). */
+function conformanceOf(path: string, exported: unknown): JobConformanceModule['conformance'] {
+  if (exported === undefined) return undefined;
+  const samples = (exported as { samplePayloads?: unknown } | null)?.samplePayloads;
+  const listsOnly =
+    samples !== null && typeof samples === 'object' && Object.values(samples).every((list) => Array.isArray(list));
+  if (!listsOnly) {
+    throw new UsageError(`--jobs: ${path}: \`conformance.samplePayloads\` must map job types to lists of payloads`);
+  }
+  return exported as JobConformanceModule['conformance'];
+}
+
+/**
+ * Loads the job module `check` evaluates: the example jobs by default, else `path`, a jobs module as
+ * `start --jobs` takes it (`jobs`, `tables`) plus `conformance` (sample payloads per job type, `prepare`).
+ * Anything wrong with it ▶ UsageError naming the file.
+ */
+async function loadJobModule(path: string | undefined): Promise<JobConformanceModule> {
+  if (path === undefined) return (await import('../../functions/jobs/conformance.js')) as JobConformanceModule;
+  try {
+    const loaded = await loadJobsModule(path);
+    // The tables keep their declared names: conformance runs on fresh engines (or the endpoint given).
+    const names = Object.fromEntries(loaded.tables.map((table) => [String(table.TableName), String(table.TableName)]));
+    const conformance = conformanceOf(path, loaded.exports.conformance);
+    return { jobs: loaded.build({ tables: names }), tables: loaded.tables, ...(conformance ? { conformance } : {}) };
+  } catch (error) {
+    if (error instanceof JobsModuleError) throw new UsageError(`--jobs: ${error.message}`);
+    throw error;
+  }
+}
+
+export { loadJobModule };

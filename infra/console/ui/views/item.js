@@ -1,0 +1,241 @@
+import htm from 'htm';
+import { h } from 'preact';
+import { useState } from 'preact/hooks';
+import { api, itemPath } from '../api.js';
+import { ErrorBox, useLoad } from '../components.js';
+import { duration, StateBadge, Time } from '../format.js';
+import { AckBoxes, ackFields, acksAsked } from './acknowledge.js';
+
+const html = htm.bind(h);
+
+/** Which operator actions each state allows (the admin API enforces the same rules). */
+const ACTIONS = {
+  resolve: ['unknown'],
+  retry: ['unknown', 'quarantined', 'failed_terminal'],
+  cancel: ['queued', 'claimed', 'unknown'],
+};
+
+function Pair({ label, children }) {
+  return html`<div class="pair"><dt>${label}</dt><dd>${children}</dd></div>`;
+}
+
+/** The attempt history: one row per claim, newest last (the row keeps the last five). */
+function Attempts({ item }) {
+  const history = item.ah ?? [];
+  if (history.length === 0) return html`<p class="empty">No attempts yet.</p>`;
+  return html`<table class="items">
+    <thead>
+      <tr><th class="num">Fence</th><th>Worker</th><th>Started</th><th>Ended</th><th class="num">Took</th><th>Outcome / error</th></tr>
+    </thead>
+    <tbody>
+      ${history.map((entry, index) => {
+        const open = entry.r === undefined;
+        const fence = entry.f ?? (open && index === history.length - 1 ? item.fence : undefined);
+        return html`<tr key=${index}>
+          <td class="num">${fence ?? '—'}</td>
+          <td class="mono">${entry.o}</td>
+          <td><${Time} at=${entry.s} /></td>
+          <td>${entry.e !== undefined ? html`<${Time} at=${entry.e} />` : html`<span class="muted">${open ? 'running' : 'not recorded'}</span>`}</td>
+          <td class="num">${entry.e !== undefined ? duration(entry.e - entry.s) : '—'}</td>
+          <td><span class=${`code ${entry.r === 'lease_lost' ? 'warn' : ''}`}>${entry.r ?? '—'}</span></td>
+        </tr>`;
+      })}
+    </tbody>
+  </table>`;
+}
+
+/** The operator actions on this item, each audited with a required reason. */
+function AuditTrail({ audit }) {
+  if (audit.length === 0) return html`<p class="empty">No operator actions.</p>`;
+  return html`<table class="items" data-testid="audit-trail">
+    <thead><tr><th>When</th><th>Actor</th><th>Action</th><th>Change</th><th class="num">Fence</th><th>Reason</th></tr></thead>
+    <tbody>
+      ${audit.map(
+        (entry, index) => html`<tr key=${index}>
+          <td><${Time} at=${entry.at} /></td>
+          <td>${entry.actor}</td>
+          <td><span class="code">${entry.action}</span></td>
+          <td><${StateBadge} state=${entry.from} /> → <${StateBadge} state=${entry.to} /></td>
+          <td class="num">${entry.fence}</td>
+          <td>${entry.reason}</td>
+        </tr>`,
+      )}
+    </tbody>
+  </table>`;
+}
+
+/** Resolve / retry / cancel with a required reason; on success the page reloads the item. */
+function Actions({ item, onDone }) {
+  const available = Object.keys(ACTIONS).filter((action) => ACTIONS[action].includes(item.state));
+  const [action, setAction] = useState(available[0]);
+  const [to, setTo] = useState('succeeded');
+  const [reason, setReason] = useState('');
+  const [outcomeCode, setOutcomeCode] = useState('');
+  const [acks, setAcks] = useState({});
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState();
+  if (available.length === 0) {
+    return html`<p class="muted">No operator action applies to a ${item.state.replace('_', ' ')} item.</p>`;
+  }
+  const chosen = available.includes(action) ? action : available[0];
+  const submit = async (event) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    const body =
+      chosen === 'resolve'
+        ? { to, reason, ...(outcomeCode.trim() && to !== 'queued' ? { outcomeCode: outcomeCode.trim() } : {}) }
+        : { reason, ...(chosen === 'retry' ? ackFields(acks) : {}) };
+    try {
+      const result = await api('POST', `${itemPath(item.tenantId, item.operationId)}/${chosen}`, { body });
+      onDone(`${chosen}: ${item.state} → ${result.item.state} (fence ${result.item.fence})`);
+    } catch (failure) {
+      if (chosen === 'retry') setAcks({ ...acksAsked(failure), ...acks });
+      setError(failure);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return html`<form class="actions-form" onSubmit=${submit}>
+    <div class="segmented" role="tablist">
+      ${available.map(
+        (
+          name,
+        ) => html`<button type="button" role="tab" aria-selected=${name === chosen} class=${name === chosen ? 'on' : ''} onClick=${() => setAction(name)}>
+          ${name[0].toUpperCase() + name.slice(1)}
+        </button>`,
+      )}
+    </div>
+    ${
+      chosen === 'resolve'
+        ? html`<div class="row">
+          <label
+            >Resolve to
+            <select name="to" value=${to} onChange=${(event) => setTo(event.target.value)}>
+              <option value="succeeded">succeeded: the effect happened</option>
+              <option value="failed_terminal">failed terminal: it did not, and must not be retried</option>
+              <option value="queued">queued: run it again (fresh attempts)</option>
+            </select></label
+          >
+          ${
+            to !== 'queued'
+              ? html`<label
+                >Outcome code (optional)
+                <input name="outcomeCode" value=${outcomeCode} placeholder=${to === 'succeeded' ? 'resolved_by_operator' : 'resolved_failed_by_operator'} onInput=${(event) => setOutcomeCode(event.target.value)}
+              /></label>`
+              : null
+          }
+        </div>`
+        : null
+    }
+    <p class="muted small">
+      ${
+        chosen === 'retry'
+          ? 'Back to queued with the same identity, fence + 1 and a fresh attempt budget.'
+          : chosen === 'cancel'
+            ? "Cancelled with fence + 1: a running worker's next fenced write is rejected."
+            : 'Only after checking the real system: the fence rises and the verdict is audited.'
+      }
+    </p>
+    <label class="block"
+      >Reason (required, recorded in the audit trail)
+      <textarea name="reason" rows="2" value=${reason} onInput=${(event) => setReason(event.target.value)}></textarea
+    ></label>
+    ${chosen === 'retry' ? html`<${AckBoxes} acks=${acks} onChange=${setAcks} />` : null}
+    <${ErrorBox} error=${error} />
+    <button type="submit" class=${chosen === 'cancel' ? 'danger' : ''} disabled=${busy || reason.trim() === ''}>
+      ${busy ? 'Working…' : `${chosen[0].toUpperCase() + chosen.slice(1)} item`}
+    </button>
+  </form>`;
+}
+
+/** One item: identity, job, payload hash (never the body), fence, attempts, history, audit, outcome; actions. */
+function ItemPage({ tenantId, operationId }) {
+  const [done, setDone] = useState();
+  const [version, setVersion] = useState(0);
+  const detail = useLoad(() => api('GET', itemPath(tenantId, operationId)), `${tenantId}/${operationId}/${version}`);
+  const item = detail.data?.item;
+  return html`<section>
+    <div class="page-head">
+      <h1><span class="mono">${tenantId}/${operationId}</span> ${item ? html`<${StateBadge} state=${item.state} />` : null}</h1>
+      <button class="secondary" onClick=${() => setVersion((value) => value + 1)}>Refresh</button>
+    </div>
+    ${done ? html`<div class="notice success" role="status">${done}</div>` : null}
+    <${ErrorBox} error=${detail.error} />
+    ${
+      item
+        ? html`<div class="columns wide-left">
+          <div>
+            <div class="panel">
+              <h2>Item</h2>
+              <dl class="pairs">
+                <${Pair} label="Tenant"><span class="mono">${item.tenantId}</span><//>
+                <${Pair} label="Operation"><span class="mono">${item.operationId}</span><//>
+                <${Pair} label="Job type">${item.jobType}<//>
+                <${Pair} label="State"><span data-testid="item-state"><${StateBadge} state=${item.state} /></span><//>
+                <${Pair} label="Fence"><strong data-testid="item-fence">${item.fence}</strong><//>
+                <${Pair} label="Attempts">${item.attempts} of ${item.maxAttempts}<//>
+                <${Pair} label="Payload hash"
+                  ><span class="mono hash">sha-256 ${item.payloadHash}</span>
+                  <div class="muted small">${item.payloadRef ? `producer's reference ${item.payloadRef}` : 'body in the payloads table (never shown here)'}</div><//
+                >
+                <${Pair} label="Outcome"
+                  >${
+                    item.outcomeCode
+                      ? html`<span class="code">${item.outcomeCode}</span>${item.result !== undefined ? html` <span class="mono small">${JSON.stringify(item.result)}</span>` : ''}`
+                      : html`<span class="muted">—</span>`
+                  }<//
+                >
+                <${Pair} label="Error"
+                  >${
+                    item.errorCode
+                      ? html`<span class="code">${item.errorCode}</span> ${item.errorMessage ?? ''}`
+                      : html`<span class="muted">—</span>`
+                  }<//
+                >
+                ${
+                  item.leaseOwner
+                    ? html`<${Pair} label="Lease">${item.leaseOwner}, expires <${Time} at=${item.leaseExpiresAt} /><//>`
+                    : null
+                }
+                ${item.state === 'queued' ? html`<${Pair} label="Due"><${Time} at=${item.availableAt} /><//>` : null}
+                <${Pair} label="Created"><${Time} at=${item.createdAt} /><//>
+                <${Pair} label="Last change"><${Time} at=${item.updatedAt} /><//>
+                ${item.finishedAt ? html`<${Pair} label="Finished"><${Time} at=${item.finishedAt} /><//>` : null}
+                ${item.parkedAt ? html`<${Pair} label="Parked"><${Time} at=${item.parkedAt} /><//>` : null}
+                ${
+                  Object.keys(item.steps ?? {}).length
+                    ? html`<${Pair} label="Steps">${Object.entries(item.steps).map(([name, step]) => html`<div><span class="code">${name}</span> fence ${step.fence}, <${Time} at=${step.at} /></div>`)}<//>`
+                    : null
+                }
+              </dl>
+            </div>
+            <div class="panel">
+              <h2>Attempt history <span class="muted small">last five claims</span></h2>
+              <div class="table-wrap"><${Attempts} item=${item} /></div>
+            </div>
+            <div class="panel">
+              <h2>Audit trail</h2>
+              <div class="table-wrap"><${AuditTrail} audit=${detail.data.item.audit ?? []} /></div>
+            </div>
+          </div>
+          <div class="panel actions-panel">
+            <h2>Actions</h2>
+            <${Actions}
+              key=${`${item.state}/${item.fence}`}
+              item=${item}
+              onDone=${(message) => {
+                setDone(message);
+                setVersion((value) => value + 1);
+              }}
+            />
+          </div>
+        </div>`
+        : detail.loading
+          ? html`<p class="loading">Loading…</p>`
+          : null
+    }
+  </section>`;
+}
+
+export { ItemPage };

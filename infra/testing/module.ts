@@ -1,0 +1,18 @@
+import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+import type { JobDefinition } from '../../lib/job-definition.js';
+import type { PrepareTenant } from './bench.js';
+
+/**
+ * A jobs module as `leasefence check --jobs` reads it: what `start --jobs` reads (`jobs`, `tables`) plus
+ * `conformance`: sample payloads per job type and, optionally, per-tenant preparation of the job's records.
+ */
+interface JobConformanceModule {
+  readonly jobs: ReadonlyArray<JobDefinition<unknown>>;
+  readonly tables?: readonly CreateTableCommandInput[];
+  readonly conformance?: {
+    readonly samplePayloads: Readonly<Record<string, readonly unknown[]>>;
+    readonly prepare?: Readonly<Record<string, PrepareTenant>>;
+  };
+}
+
+export type { JobConformanceModule };

@@ -1,0 +1,47 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { JobsIndex } from '../table.js';
+import { deadLetterDepth } from './counts.js';
+import { type AdminDeps, adminClock } from './deps.js';
+import type { MetricCounts } from './signals.js';
+
+/** Whether the admin API reaches its table and DLQ, and the host's worker counters when it keeps them. */
+interface HealthReport {
+  status: 'ok' | 'degraded';
+  at: number;
+  checks: { jobsTable: 'ok' | 'unreachable'; deadLetterQueue: 'ok' | 'unreachable' | 'not configured' };
+  metrics?: MetricCounts;
+}
+
+/**
+ * One cheap read of the jobs table (a one-item Query of a parked index) and one of the DLQ's attributes.
+ * Never throws: an unreachable dependency is `degraded` with the failing check named.
+ */
+async function checkHealth(deps: AdminDeps): Promise<HealthReport> {
+  const table = await deps.store.client
+    .send(
+      new QueryCommand({
+        TableName: deps.store.table.tableName,
+        IndexName: JobsIndex.parkedByState.name,
+        KeyConditionExpression: '#p = :p',
+        ExpressionAttributeNames: { '#p': JobsIndex.parkedByState.partition },
+        ExpressionAttributeValues: { ':p': 'health-check' },
+        Limit: 1,
+      }),
+    )
+    .then(() => 'ok' as const)
+    .catch(() => 'unreachable' as const);
+  const dlq = deps.deadLetterQueueUrl
+    ? (await deadLetterDepth(deps)).available
+      ? ('ok' as const)
+      : ('unreachable' as const)
+    : ('not configured' as const);
+  const metrics = deps.metrics ? await deps.metrics().catch(() => undefined) : undefined;
+  return {
+    status: table === 'ok' && dlq !== 'unreachable' ? 'ok' : 'degraded',
+    at: adminClock(deps).now(),
+    checks: { jobsTable: table, deadLetterQueue: dlq },
+    ...(metrics ? { metrics } : {}),
+  };
+}
+
+export { checkHealth, type HealthReport };

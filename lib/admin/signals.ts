@@ -1,0 +1,100 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { MetricName } from '../metric-names.js';
+import { WorkState } from '../states.js';
+import { deadlineShardName, JobsIndex } from '../table.js';
+import type { CountsReport } from './counts.js';
+import { type AdminDeps, adminClock } from './deps.js';
+
+/** Worker counters since `since` (epoch ms), where the host keeps them (the local stack); keyed by MetricName. */
+interface MetricCounts {
+  since: number;
+  counts: Record<string, number>;
+}
+
+/** One health signal: a value with its unit, or why this target cannot provide it. */
+type Signal = { name: string; label: string } & (
+  | { available: true; value: number; unit: 'items' | 'seconds' | 'events'; detail?: string; since?: number }
+  | { available: false; reason: string }
+);
+
+/** Where the metric-based signals live on a target without in-process counters. */
+const NOT_ON_TARGET = 'not available on this target (a CloudWatch metric: see the dashboard and alarms)';
+
+/** Claimed items whose lease has expired and that no sweep has handled yet: a Query per deadline shard. */
+async function stalledClaims(deps: AdminDeps, now: number): Promise<number> {
+  const shards = Array.from({ length: deps.store.table.deadlineShards }, (_, index) => deadlineShardName(index));
+  const counts = await Promise.all(
+    shards.map(async (shard) => {
+      let count = 0;
+      let key: Record<string, unknown> | undefined;
+      do {
+        const output = await deps.store.client.send(
+          new QueryCommand({
+            TableName: deps.store.table.tableName,
+            IndexName: JobsIndex.byDeadline.name,
+            KeyConditionExpression: '#p = :p AND #d < :now',
+            FilterExpression: '#state = :claimed',
+            ExpressionAttributeNames: {
+              '#p': JobsIndex.byDeadline.partition,
+              '#d': JobsIndex.byDeadline.sort,
+              '#state': 'state',
+            },
+            ExpressionAttributeValues: { ':p': shard, ':now': now, ':claimed': WorkState.claimed },
+            Select: 'COUNT',
+            ...(key ? { ExclusiveStartKey: key } : {}),
+          }),
+        );
+        count += output.Count ?? 0;
+        key = output.LastEvaluatedKey;
+      } while (key);
+      return count;
+    }),
+  );
+  return counts.reduce((sum, count) => sum + count, 0);
+}
+
+/** A counter signal from the host's metrics, with its share of claims as detail. */
+function counterSignal(name: string, label: string, metric: string, metrics: MetricCounts | undefined): Signal {
+  if (!metrics) return { name, label, available: false, reason: NOT_ON_TARGET };
+  const value = metrics.counts[metric] ?? 0;
+  const claims = metrics.counts[MetricName.Claims] ?? 0;
+  const share = claims > 0 ? `${((value / claims) * 100).toFixed(1)}% of ${claims} claims` : 'no claims yet';
+  return { name, label, available: true, value, unit: 'events', detail: share, since: metrics.since };
+}
+
+/**
+ * The five signals an operator watches: claimed-but-stalled and unknown age from the table (every target), and
+ * quarantine rate, takeover rate and stale-fence rejections from the host's worker counters where it has them
+ * (the local stack); elsewhere those say they are not available. Never throws on a missing metrics source.
+ */
+async function readSignals(deps: AdminDeps, counts: CountsReport): Promise<Signal[]> {
+  const now = adminClock(deps).now();
+  const [stalled, metrics] = await Promise.all([
+    stalledClaims(deps, now),
+    deps.metrics ? deps.metrics().catch(() => undefined) : Promise.resolve(undefined),
+  ]);
+  const unknown = counts.states.find((entry) => entry.state === WorkState.unknown);
+  const oldestUnknown = unknown?.available ? unknown.oldestAt : undefined;
+  return [
+    {
+      name: 'claimedStalled',
+      label: 'claimed but stalled (lease expired, not yet swept)',
+      available: true,
+      value: stalled,
+      unit: 'items',
+    },
+    {
+      name: 'unknownAge',
+      label: 'age of the oldest unknown item',
+      available: true,
+      value: oldestUnknown === undefined ? 0 : Math.max(0, Math.floor((now - oldestUnknown) / 1000)),
+      unit: 'seconds',
+      ...(oldestUnknown === undefined ? { detail: 'no unknown items' } : {}),
+    },
+    counterSignal('quarantineRate', 'quarantined', MetricName.Quarantined, metrics),
+    counterSignal('takeoverRate', 'takeovers', MetricName.Takeovers, metrics),
+    counterSignal('staleFenceRejections', 'stale-fence rejections', MetricName.StaleFenceRejected, metrics),
+  ];
+}
+
+export { type MetricCounts, readSignals, type Signal };

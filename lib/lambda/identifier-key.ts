@@ -1,0 +1,55 @@
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { LeasefenceConfig } from '../config.js';
+import { ConfigurationError } from '../errors.js';
+import { DEVELOPMENT_IDENTIFIER_KEY, type IdentifierKey } from '../hashing.js';
+
+/** Reads a secret's string value (Secrets Manager GetSecretValue by default). */
+type SecretReader = (secretArn: string) => Promise<string | undefined>;
+
+/** Where the key came from: the deployment's secret, or the fixed development key (not secret). */
+interface LoadedIdentifierKey {
+  key: IdentifierKey;
+  source: 'secret' | 'development';
+}
+
+function secretsManagerReader(): SecretReader {
+  const client = new SecretsManagerClient({});
+  return async (secretArn) => (await client.send(new GetSecretValueCommand({ SecretId: secretArn }))).SecretString;
+}
+
+/**
+ * A once-per-container loader of the key identifiers are hashed with in logs and metrics: the secret named
+ * by LEASEFENCE_IDENTIFIER_KEY_SECRET_ARN (the construct creates it with a generated value and grants the
+ * worker and admin roles GetSecretValue), read on the first call and kept; without that variable, the fixed
+ * development key. A failed or empty read rejects with ConfigurationError and is retried on the next call.
+ * @example
+ * const loadKey = identifierKeyLoader(readConfig());
+ * const { key } = await loadKey(); // in the handler, before anything is logged
+ */
+function identifierKeyLoader(
+  config: Pick<LeasefenceConfig, 'identifierKeySecretArn'>,
+  readSecret?: SecretReader,
+): () => Promise<LoadedIdentifierKey> {
+  let pending: Promise<LoadedIdentifierKey> | undefined;
+  const load = async (): Promise<LoadedIdentifierKey> => {
+    const secretArn = config.identifierKeySecretArn;
+    if (!secretArn) return { key: DEVELOPMENT_IDENTIFIER_KEY, source: 'development' };
+    // The client is built only when a secret is configured (local runs need no region or credentials).
+    const value = await (readSecret ?? secretsManagerReader())(secretArn).catch((error: unknown) => {
+      throw new ConfigurationError(`cannot read the identifier key secret: ${(error as Error).name ?? 'error'}`);
+    });
+    if (!value || Buffer.byteLength(value, 'utf8') < 16) {
+      throw new ConfigurationError('the identifier key secret is empty or shorter than 16 bytes');
+    }
+    return { key: value, source: 'secret' };
+  };
+  return () => {
+    pending ??= load().catch((error: unknown) => {
+      pending = undefined;
+      throw error;
+    });
+    return pending;
+  };
+}
+
+export { identifierKeyLoader, type LoadedIdentifierKey, type SecretReader };

@@ -1,0 +1,38 @@
+import { PayloadConflictError } from '../errors.js';
+import type { JobDefinition } from '../job-definition.js';
+import type { JobEnvelope } from '../message.js';
+import type { WorkItemStore } from '../store/work-item-store.js';
+
+/** What deferring a message of a switched-off job type came to. */
+type Deferral = { deferred: true } | { deferred: false; reason: 'payload_conflict'; detail: string };
+
+/**
+ * A job type switched off in this deployment (cut over one type at a time): its message is acknowledged
+ * without running, and its work row is the truth that it still waits. A first send creates the row queued
+ * (never claimed: no attempt is used); an existing row is left untouched. The sweeper re-signals queued rows,
+ * so once the type is switched on the next wake-up runs it. A different payload is still a conflict.
+ */
+async function deferDisabled(
+  store: WorkItemStore,
+  definition: JobDefinition<unknown>,
+  envelope: JobEnvelope,
+): Promise<Deferral> {
+  if (envelope.kind === 'wake') return { deferred: true };
+  try {
+    await store.enqueue({
+      identity: { tenantId: envelope.tenantId, operationId: envelope.operationId },
+      jobType: envelope.jobType,
+      payloadHash: envelope.payloadHash,
+      ...('ref' in envelope.payload ? { payloadRef: envelope.payload.ref } : { payloadInline: true }),
+      maxAttempts: definition.maxAttempts,
+    });
+    return { deferred: true };
+  } catch (error) {
+    if (error instanceof PayloadConflictError) {
+      return { deferred: false, reason: 'payload_conflict', detail: 'same identity, different payload hash' };
+    }
+    throw error;
+  }
+}
+
+export { type Deferral, deferDisabled };

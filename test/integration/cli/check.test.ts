@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { main } from '../../../infra/cli/main.js';
+import { engineEndpoints } from '../../support/engine.js';
+import { captureIo } from '../../unit/cli/io.js';
+
+const FIXTURES = 'test/integration/cli/fixtures';
+const onEngine = () => ['--dynamodb-endpoint', engineEndpoints().dynamo];
+
+async function check(...args: string[]) {
+  const io = captureIo();
+  const code = await main(['check', ...args], io);
+  return { code, out: io.stdout(), err: io.stderr() };
+}
+
+describe('leasefence check: go/no-go from the scenarios run now', () => {
+  it('exits 1 with each known-bad job type NO-GO on its control, the unfenced path named', async () => {
+    const { code, out } = await check('--jobs', `${FIXTURES}/known-bad-module.ts`, ...onEngine());
+    expect(code).toBe(1);
+    expect(out).toMatch(/raw-client-write {2}class B {2}▶ NO-GO \(failed: [0-9, ]*4/);
+    expect(out).toContain('unfenced path: PutItem on lf-check-known-bad');
+    expect(out).toMatch(/reconcile-never-finds {2}class C {2}▶ NO-GO \(failed: [0-9, ]*6/);
+    expect(out).toMatch(/class-d-with-retries {2}class D {2}▶ NO-GO \(failed: [0-9, ]*5, 6/);
+    expect(out).toMatch(/record-shared-by-operations {2}class B {2}▶ NO-GO \(failed: [0-9, ]*5/);
+  });
+
+  it('--json carries every control with its status, evidence and scenarios', async () => {
+    const { code, out } = await check('--jobs', `${FIXTURES}/good-module.ts`, '--json', ...onEngine());
+    expect(code).toBe(0);
+    const parsed = JSON.parse(out) as {
+      go: boolean;
+      jobTypes: Array<{
+        jobType: string;
+        verdict: string;
+        unfencedWrites: unknown[];
+        scenarios: Array<{ id: string; status: string; evidence: Record<string, unknown> }>;
+        controls: Array<{ id: number; status: string; evidence: string; scenarios: string[] }>;
+      }>;
+    };
+    expect(parsed.go).toBe(true);
+    const [job] = parsed.jobTypes;
+    expect(job?.verdict).toBe('GO');
+    expect(job?.unfencedWrites).toEqual([]);
+    expect(job?.controls.map((control) => [control.id, control.status])).toEqual(
+      [1, 2, 3, 4, 5, 6, 7, 8, 9].map((id) => [id, 'PASS']),
+    );
+    expect(job?.controls[2]?.scenarios).toEqual(['duplicate-delivery']);
+    expect(job?.controls[2]?.evidence).toContain('1 claim and 1 effect from 4 deliveries');
+    const duplicate = job?.scenarios.find((scenario) => scenario.id === 'duplicate-delivery');
+    expect(duplicate?.evidence).toMatchObject({ deliveries: 4, claims: 1, effects: 1 });
+  });
+
+  it('checks the example jobs by default: refund GO, statement NO-GO (shared pointer), exit 1', async () => {
+    const { code, out } = await check(...onEngine());
+    expect(code).toBe(1);
+    expect(out).toContain('refund-settlement  class C  ▶ GO');
+    expect(out).toMatch(/statement-publication {2}class B {2}▶ NO-GO/);
+    if (!engineEndpoints().transactions) {
+      expect(out).toContain('inventory-reservation  class A  ▶ NOT EVALUATED');
+      expect(out).toContain('not evaluated: engine lacks TransactWriteItems');
+    }
+  });
+
+  it('a job type without sample payloads is NOT EVALUATED (exit 1), saying what to export', async () => {
+    const { code, out } = await check('--jobs', `${FIXTURES}/no-samples-module.ts`, ...onEngine());
+    expect(code).toBe(1);
+    expect(out).toContain('good-order  class B  ▶ NOT EVALUATED');
+    expect(out).toContain("not evaluated: no sample payload (export conformance.samplePayloads['good-order'])");
+  });
+
+  it('--inventory lists job types by class and reversibility, irreversible first, running nothing', async () => {
+    const { code, out } = await check('--inventory');
+    expect(code).toBe(0);
+    const lines = out.split('\n');
+    expect(lines[0]).toMatch(/^TYPE +CLASS +REVERSIBILITY +OWNER +ALERT ROUTE$/);
+    expect(lines[1]).toMatch(/^refund-settlement +C +irreversible +payments-team +pagerduty:payments$/);
+    expect(lines.slice(2).every((line) => line.includes('reversible'))).toBe(true);
+  });
+
+  it('exits 2 on usage errors, naming the problem', async () => {
+    const missing = await check('--jobs', `${FIXTURES}/no-such-module.ts`);
+    expect(missing.code).toBe(2);
+    expect(missing.err).toContain('--jobs: cannot load');
+    const badUrl = await check('--dynamodb-endpoint', 'not a url');
+    expect(badUrl.code).toBe(2);
+    const badSample = await check('--jobs', `${FIXTURES}/bad-sample-module.ts`, ...onEngine());
+    expect(badSample.code).toBe(2);
+    expect(badSample.err).toContain("sample payload 0 fails the job's schema");
+  });
+});

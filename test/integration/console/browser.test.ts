@@ -1,0 +1,161 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ANY_PORTS } from '../../../infra/cli/local-options.js';
+import { type RunningLocalStack, startLocalStack } from '../../../infra/local/stack.js';
+import { browserMissing, launchChromium } from '../../support/browser.js';
+import { putWorkItem } from '../../support/factories.js';
+
+const missing = browserMissing();
+if (missing) console.log(`[leasefence tests] SKIPPED console browser tests: ${missing}`);
+
+describe.skipIf(missing !== undefined)('operator console in a real browser (Debian chromium)', () => {
+  let stack: RunningLocalStack;
+  let browser: Browser;
+  let page: Page;
+  let consoleUrl: string;
+
+  beforeAll(async () => {
+    stack = await startLocalStack({
+      dir: '.local/console-test',
+      memory: true,
+      ports: ANY_PORTS,
+      pollers: 1,
+      sweepIntervalMs: 3_600_000,
+      verbose: false,
+      writeStateFile: false,
+      log: () => {},
+    });
+    consoleUrl = stack.state.endpoints.console as string;
+    browser = await launchChromium();
+    page = await browser.newPage();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.stop();
+  });
+
+  const seedUnknown = (operationId: string) =>
+    putWorkItem(stack.client, stack.state.tables.jobs, {
+      identity: { tenantId: 'acme', operationId },
+      state: 'unknown',
+      now: Date.now() - 60_000,
+      overrides: { jobType: 'refund-settlement', fence: 3, attempts: 3 },
+    });
+
+  it('loads the overview, opens an unknown item, resolves it with a reason and sees it move', async () => {
+    // prepare
+    await seedUnknown('refund-r_815');
+
+    // act: overview ▶ unknown listing ▶ item ▶ resolve with a reason
+    await page.goto(consoleUrl);
+    await expect.poll(() => page.getByTestId('count-unknown').textContent()).toBe('1');
+    const banner = await page.getByTestId('target-banner').textContent();
+    await page.getByTestId('count-unknown').click();
+    await page.getByRole('link', { name: 'acme/refund-r_815' }).click();
+    await expect.poll(() => page.getByTestId('item-state').textContent()).toBe('unknown');
+    await page.getByLabel('Reason').fill('provider dashboard shows refund rf_77 settled');
+    await page.getByRole('button', { name: 'Resolve item' }).click();
+
+    // assert: the page shows the new state, fence and audit entry; the row and the overview agree
+    await expect.poll(() => page.getByTestId('item-state').textContent()).toBe('succeeded');
+    expect(await page.getByRole('status').textContent()).toContain('unknown → succeeded (fence 4)');
+    expect(await page.getByTestId('item-fence').textContent()).toBe('4');
+    expect(await page.getByTestId('audit-trail').textContent()).toContain(
+      'provider dashboard shows refund rf_77 settled',
+    );
+    const stored = await stack.store.get({ tenantId: 'acme', operationId: 'refund-r_815' });
+    expect(stored).toMatchObject({ state: 'succeeded', fence: 4 });
+    expect(stored?.audit).toEqual([
+      expect.objectContaining({ actor: 'local-operator (console)', action: 'resolve_succeeded', from: 'unknown' }),
+    ]);
+    await page.getByRole('link', { name: 'Overview' }).click();
+    await expect.poll(() => page.getByTestId('count-unknown').textContent()).toBe('0');
+    expect(banner).toContain('Local stack');
+  });
+
+  it('bulk retries a filtered set after a preview and a confirmation, each retry audited', async () => {
+    // prepare
+    const rows = await Promise.all(
+      ['a', 'b', 'c'].map((suffix) =>
+        putWorkItem(stack.client, stack.state.tables.jobs, {
+          identity: { tenantId: 'bulk', operationId: `stmt-${suffix}` },
+          state: 'failed_terminal',
+          now: Date.now() - 600_000,
+          overrides: { fence: 2 },
+        }),
+      ),
+    );
+
+    // act
+    await page.goto(`${consoleUrl}#/items?state=failed_terminal&tenant=bulk`);
+    await page.getByRole('button', { name: 'Bulk retry the filtered set…' }).click();
+    await page.getByRole('heading', { name: 'Bulk retry: 3 items' }).waitFor();
+    await page.getByLabel('Reason').fill('statement service restored');
+    await page.getByLabel('I checked these 3 items').check();
+    await page.getByRole('button', { name: 'Retry 3 items' }).click();
+
+    // assert
+    await page.getByText('3 of 3 done · finished').waitFor();
+    for (const row of rows) {
+      const stored = await stack.store.get({ tenantId: row.tenantId, operationId: row.operationId });
+      expect(stored?.fence).toBe(3);
+      expect(stored?.audit).toEqual([
+        expect.objectContaining({ action: 'retry', from: 'failed_terminal', reason: 'statement service restored' }),
+      ]);
+    }
+  });
+
+  it('redrives the DLQ with progress', async () => {
+    // prepare: three wake-ups in the DLQ
+    for (let index = 0; index < 3; index += 1) {
+      await stack.sqs.send(
+        new SendMessageCommand({
+          QueueUrl: stack.state.queues.deadLetter,
+          MessageBody: `{"not":"an envelope ${index}"}`,
+        }),
+      );
+    }
+
+    // act
+    await page.goto(`${consoleUrl}#/dlq`);
+    await expect.poll(() => page.getByTestId('dlq-depth').textContent()).toBe('3');
+    await page.getByRole('button', { name: 'Redrive' }).click();
+
+    // assert
+    await expect.poll(() => page.getByTestId('redrive-progress').textContent()).toContain('moved 3 of 3');
+    expect(await page.getByTestId('redrive-progress').textContent()).toContain('finished');
+  });
+
+  it('refuses a POST that another origin makes from the browser, and changes nothing', async () => {
+    // prepare: an unknown item, and a hostile page on another origin (another port of the same host)
+    await seedUnknown('refund-r_902');
+    const hostile: Server = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/html' });
+      response.end('<!doctype html><title>elsewhere</title>');
+    });
+    await new Promise<void>((resolve) => hostile.listen(0, '127.0.0.1', resolve));
+    const hostileUrl = `http://127.0.0.1:${(hostile.address() as AddressInfo).port}/`;
+
+    // act: the hostile page posts a resolve to the console's API (as a form would: no CORS preflight)
+    await page.goto(hostileUrl);
+    const status = await page.evaluate(async (target) => {
+      const response = await fetch(target, {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain' },
+        body: JSON.stringify({ to: 'succeeded', reason: 'forged' }),
+        mode: 'no-cors',
+      }).catch(() => undefined);
+      return response?.type ?? 'network-error';
+    }, `${consoleUrl}api/items/acme/refund-r_902/resolve`);
+    hostile.close();
+
+    // assert: the browser got nothing readable, and the item is untouched
+    expect(['opaque', 'network-error']).toContain(status);
+    const stored = await stack.store.get({ tenantId: 'acme', operationId: 'refund-r_902' });
+    expect(stored).toMatchObject({ state: 'unknown', fence: 3 });
+    expect(stored?.audit).toBeUndefined();
+  });
+});

@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { type ControlEvidence, deriveControls, verdictOf } from '../../../infra/testing/controls.js';
+import { ScenarioId, type ScenarioResult } from '../../../infra/testing/scenario-support.js';
+import { defineJob } from '../../../lib/job-definition.js';
+
+const job = defineJob({
+  type: 'order',
+  version: 1,
+  target: 'B',
+  owner: 'team',
+  alertRoute: 'pager',
+  payload: z.object({ id: z.string() }),
+  run: async () => ({ outcomeCode: 'ok' }),
+});
+
+const passed = (id: ScenarioId, evidence: ScenarioResult['evidence'] = {}): ScenarioResult => ({
+  id,
+  title: id,
+  status: 'passed',
+  detail: `${id} passed`,
+  evidence,
+});
+
+/** Every scenario passed, nothing leaked: the baseline each test breaks in one place. */
+function allGood(): ControlEvidence {
+  return {
+    job,
+    scenarios: [
+      ...Object.values(ScenarioId)
+        .filter(
+          (id) =>
+            id !== ScenarioId.providerTimeout && id !== ScenarioId.changedPayload && id !== ScenarioId.crashAfterEffect,
+        )
+        .map((id) => passed(id)),
+      passed(ScenarioId.changedPayload, { conflict: 'quarantined:payload_conflict' }),
+      passed(ScenarioId.crashAfterEffect, { crashedAttempt: 'not acked' }),
+    ],
+    unfencedWrites: [],
+    effectCalls: 0,
+    privacyLeaks: [],
+    rowsScanned: 3,
+    logEventsScanned: 9,
+  };
+}
+
+const statuses = (evidence: ControlEvidence) => deriveControls(evidence).map((control) => control.status);
+const replace = (evidence: ControlEvidence, result: ScenarioResult): ControlEvidence => ({
+  ...evidence,
+  scenarios: evidence.scenarios.map((scenario) => (scenario.id === result.id ? result : scenario)),
+});
+const failed = (id: ScenarioId, detail: string): ScenarioResult => ({ ...passed(id), status: 'failed', detail });
+
+describe('deriveControls: each control follows its own evidence, none is a constant', () => {
+  it('all nine PASS (GO) only when every scenario passed and nothing leaked', () => {
+    expect(statuses(allGood())).toEqual(Array(9).fill('PASS'));
+    expect(verdictOf(deriveControls(allGood()))).toBe('GO');
+  });
+
+  it.each([
+    [ScenarioId.collidingIds, [1]],
+    [ScenarioId.duplicateDelivery, [3]],
+    [ScenarioId.staleResume, [4, 5]],
+    [ScenarioId.sharedRecord, [5]],
+    [ScenarioId.lostCompletion, [6]],
+    [ScenarioId.receiptCrash, [8]],
+  ])('a failed %s fails exactly controls %j, quoting the scenario', (id, controls) => {
+    const derived = deriveControls(replace(allGood(), failed(id, 'it went wrong')));
+    expect(derived.filter((control) => control.status === 'FAIL').map((control) => control.id)).toEqual(controls);
+    for (const control of derived.filter((candidate) => candidate.status === 'FAIL')) {
+      expect(control.evidence).toContain(`${id}: it went wrong`);
+    }
+  });
+
+  it('an unfenced write fails control 4 naming table and call, even when the stale attempt was refused', () => {
+    const derived = deriveControls({
+      ...allGood(),
+      unfencedWrites: [{ table: 'orders', call: 'PutItem', scenario: 'stale-resume', count: 2 }],
+    });
+    expect(derived[3]).toMatchObject({ status: 'FAIL' });
+    expect(derived[3]?.evidence).toContain('unfenced path: PutItem on orders (2× in stale-resume)');
+  });
+
+  it('a skipped scenario makes its controls NOT EVALUATED, and the verdict is never GO', () => {
+    const skipped = { ...passed(ScenarioId.duplicateDelivery), status: 'skipped' as const, detail: 'no engine' };
+    const derived = deriveControls(replace(allGood(), skipped));
+    expect(derived[2]).toMatchObject({ status: 'NOT EVALUATED', evidence: 'duplicate-delivery: no engine' });
+    expect(verdictOf(derived)).toBe('NOT EVALUATED');
+  });
+
+  it('control 7 names a missing owner and alert route; control 9 a leak; control 8 an acknowledged crash', () => {
+    const anonymous = { ...job, owner: undefined, alertRoute: undefined };
+    expect(deriveControls({ ...allGood(), job: anonymous })[6]?.evidence).toBe('missing: owner, alertRoute');
+    const leaked = deriveControls({ ...allGood(), privacyLeaks: ['log event "claimed" holds a raw tenant id'] });
+    expect(leaked[8]).toMatchObject({ status: 'FAIL', evidence: 'log event "claimed" holds a raw tenant id' });
+    const acked = replace(allGood(), passed(ScenarioId.crashAfterEffect, { crashedAttempt: 'succeeded' }));
+    expect(deriveControls(acked)[7]).toMatchObject({ status: 'FAIL' });
+  });
+
+  it('class C/D need a declared provider whose effect calls were seen', () => {
+    const classC = { ...job, target: 'C' as const, reconcile: async () => ({ status: 'not_done' as const }) };
+    expect(deriveControls({ ...allGood(), job: classC })[4]?.evidence).toContain('declares no provider client');
+    const declared = { ...classC, provider: { create: () => ({}), effects: ['charge'] } };
+    expect(deriveControls({ ...allGood(), job: declared })[4]?.evidence).toContain('no call to the declared provider');
+    expect(deriveControls({ ...allGood(), job: declared, effectCalls: 3 })[4]?.status).toBe('PASS');
+  });
+});
