@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { CreateTableCommand, DeleteTableCommand } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DeleteTableCommand, DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import {
   BatchGetCommand,
@@ -37,6 +37,8 @@ async function runInterleaving(plan: RunPlan, env: InterleavingEnvironment): Pro
   await env.client.send(new CreateTableCommand(jobsTableDefinition(jobsTable)));
   // A plain pk/sk table, the same shape as the example jobs' records table.
   await env.client.send(new CreateTableCommand(examplesTableDefinition(recordsTable)));
+  await untilActive(env.client, jobsTable);
+  await untilActive(env.client, recordsTable);
   try {
     const model = new ReferenceModel(RUN_START, plan.skews);
     const real = new RealSystem({ ...env, jobsTable, recordsTable }, RUN_START, plan.skews);
@@ -59,6 +61,19 @@ async function runInterleaving(plan: RunPlan, env: InterleavingEnvironment): Pro
     await env.client.send(new DeleteTableCommand({ TableName: jobsTable }));
     await env.client.send(new DeleteTableCommand({ TableName: recordsTable }));
   }
+}
+
+/**
+ * Waits (bounded) until a new table is ACTIVE: dynalite marks it ACTIVE on a timer after CreateTable
+ * returns, and a request that lands first gets ResourceNotFoundException.
+ */
+async function untilActive(client: DynamoDBDocumentClient, tableName: string): Promise<void> {
+  for (let attempt = 0; attempt < 200; attempt += 1) {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    if (Table?.TableStatus === 'ACTIVE') return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`table ${tableName} did not become ACTIVE`);
 }
 
 /** Items and records of `ids` in one consistent BatchGetItem (re-sent for unprocessed keys, bounded). */
