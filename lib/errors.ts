@@ -13,6 +13,8 @@ const ErrorCode = {
   itemNotFound: 'item.not_found',
   unexpectedItem: 'item.unexpected',
   illegalTransition: 'transition.illegal',
+  statementRequired: 'transition.statement_required',
+  leaseInDoubt: 'lease.in_doubt',
   jobDefinition: 'job.definition',
   capabilityMissing: 'engine.capability',
   terminalJob: 'job.terminal',
@@ -124,6 +126,31 @@ class IllegalTransitionError extends LeasefenceError<'transition.illegal'> {
   }
 }
 
+/**
+ * An operator action needs an explicit statement it did not carry (e.g. retrying a class D item whose effect
+ * may have happened needs "the effect did not happen"). Nothing was changed (an admin 409).
+ */
+class OperatorStatementRequiredError extends LeasefenceError<'transition.statement_required'> {
+  constructor(
+    message: string,
+    readonly statement: string,
+    readonly current: unknown,
+  ) {
+    super('transition.statement_required', message, { context: { statement } });
+  }
+}
+
+/**
+ * The attempt is in lease doubt: a renewal failed, or the local lease deadline passed without a confirmed
+ * renewal, so another worker may already hold the job. No new effect starts (no record write, transaction or
+ * step is sent); the attempt ends without completing and the lease lapses to the next claim.
+ */
+class LeaseInDoubtError extends LeasefenceError<'lease.in_doubt'> {
+  constructor(message: string, options: LeasefenceErrorOptions = {}) {
+    super('lease.in_doubt', message, options);
+  }
+}
+
 /** A job definition lacks a control its target class requires; refused at definition time. */
 class JobDefinitionError extends LeasefenceError<'job.definition'> {
   constructor(message: string) {
@@ -210,6 +237,8 @@ type AnyLeasefenceError =
   | ItemNotFoundError
   | UnexpectedItemError
   | IllegalTransitionError
+  | OperatorStatementRequiredError
+  | LeaseInDoubtError
   | JobDefinitionError
   | CapabilityMissingError
   | TerminalJobError
@@ -236,6 +265,8 @@ export {
   JobDefinitionError,
   LeasefenceError,
   type LeasefenceErrorOptions,
+  LeaseInDoubtError,
+  OperatorStatementRequiredError,
   OwnershipLostError,
   PayloadConflictError,
   RetryableJobError,

@@ -31,6 +31,8 @@ interface FencedRecordsOptions {
   onFenceRejected?: (error: FenceRejectedError) => void;
   /** Once aborted, no write is sent (its reason is thrown instead). */
   signal?: AbortSignal;
+  /** Run before any write or batch starts (the runtime's lease-doubt guard); throws to refuse it. */
+  guard?: () => void;
 }
 
 /** A fenced write that succeeded: newly written, or found already written by this very call (lost response). */
@@ -74,6 +76,7 @@ class FencedRecords {
   private readonly client: DynamoDBDocumentClient;
   private readonly onFenceRejected: ((error: FenceRejectedError) => void) | undefined;
   private readonly signal: AbortSignal | undefined;
+  private readonly guard: (() => void) | undefined;
   private superseded: FenceRejectedError | undefined;
 
   constructor(options: FencedRecordsOptions) {
@@ -86,6 +89,7 @@ class FencedRecords {
     this.claim = options.claim;
     this.onFenceRejected = options.onFenceRejected;
     this.signal = options.signal;
+    this.guard = options.guard;
   }
 
   /** One write per claim: lands only while the record's writer_epoch is absent or below my fence. */
@@ -126,6 +130,7 @@ class FencedRecords {
    * All entries are validated first: bad input writes nothing.
    */
   async writeEach(entries: readonly FencedBatchEntry[], options: FencedBatchOptions = {}): Promise<FencedBatchReport> {
+    this.guard?.();
     const valid = parseInput(batchOptionsSchema, options, 'fenced batch options');
     const rule = valid.rule === 'confirm' ? CONFIRM : ADVANCE;
     const parsed = entries.map((entry) =>
@@ -148,6 +153,7 @@ class FencedRecords {
 
   /** The single path of every protected-record write: build with the fence, send, classify a refusal. */
   private async send(write: RecordWrite, rule: FenceRule): Promise<FencedWriteResult> {
+    this.guard?.();
     if (this.superseded) throw this.superseded;
     this.signal?.throwIfAborted();
     const built = buildFencedRecordWrite(this.claim, write, rule);

@@ -36,6 +36,8 @@ interface FencedTransactionsOptions {
   onOwnershipLost?: (error: OwnershipLostError) => void;
   /** Once aborted, no transaction is sent. */
   signal?: AbortSignal;
+  /** Run before any step or completion starts (the runtime's lease-doubt guard); throws to refuse it. */
+  guard?: () => void;
   /** Sends of one transaction when it is cancelled by a conflict or throttling (default 5). */
   maxAttempts?: number;
   /** The claim's done steps, shared with `ctx.step` (default: a ledger seeded from `claim.steps`). */
@@ -90,6 +92,7 @@ class FencedTransactions {
    * BusinessConditionError if a write's `where` failed (nothing written).
    */
   async runStep(name: string, writes: WritesInput, options: { result?: unknown } = {}): Promise<StepOutcome> {
+    this.options.guard?.();
     const step = parseStep(name, options.result);
     const recorded = this.steps.get(step.name);
     if (recorded) return { status: 'skipped', result: recorded.result, record: recorded };
@@ -123,6 +126,7 @@ class FencedTransactions {
 
   /** Sends the transaction; retries only cancellations that wrote nothing and may pass next time. */
   private async commit(plan: TransactionPlan, label: string, stepName: string | undefined): Promise<Committed> {
+    this.options.guard?.();
     for (let attempt = 1; ; attempt += 1) {
       if (this.lost) throw this.lost;
       this.options.signal?.throwIfAborted();

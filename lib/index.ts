@@ -6,6 +6,7 @@
 
 export { type Clock, ManualClock, systemClock } from './clock.js';
 export { EnvironmentVariable, type LeasefenceConfig, readConfig } from './config.js';
+export type { DelayedJobsConfig, ScheduledRow } from './delayed-job.js';
 export * from './errors.js';
 export type { BusinessCondition, Expectation, Scalar } from './fenced/conditions.js';
 export { FenceRejectReason } from './fenced/fence-rules.js';

@@ -80,6 +80,7 @@ interface JobContext<out Payload, out Provider = unknown> {
  */
 interface JobDefinition<out Payload = unknown, out Provider = unknown> {
   readonly type: string;
+  /** The one version this worker runs: a message naming another `jobVersion` is quarantined (job_version_unsupported). */
   readonly version: number;
   readonly payload: z.ZodType<Payload>;
   readonly target: TargetClass;
@@ -199,10 +200,19 @@ function defineJob<Payload, Provider = unknown>(
   });
 }
 
-/** Delay before retry number `attempt` (1-based): exponential from baseDelayMs, capped at maxDelayMs. */
-function retryDelayMs(definition: Pick<JobDefinition, 'retry'>, attempt: number): number {
-  const exponential = definition.retry.baseDelayMs * 2 ** Math.max(0, attempt - 1);
-  return Math.min(definition.retry.maxDelayMs, exponential);
+/**
+ * Delay before retry number `attempt` (1-based), with full jitter: uniform in [0, ceiling), where the ceiling
+ * is exponential from baseDelayMs, capped at maxDelayMs. Jobs that failed together (a provider outage) come
+ * back spread out instead of in one burst. `random` returns [0, 1) (injectable for tests).
+ */
+function retryDelayMs(
+  definition: Pick<JobDefinition, 'retry'>,
+  attempt: number,
+  random: () => number = Math.random,
+): number {
+  const ceiling = Math.min(definition.retry.maxDelayMs, definition.retry.baseDelayMs * 2 ** Math.max(0, attempt - 1));
+  const fraction = Math.min(Math.max(random(), 0), 1);
+  return Math.floor(ceiling * fraction);
 }
 
 /** Job types by name; refuses duplicates. */

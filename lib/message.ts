@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { operationIdSchema, tenantIdSchema } from './identity.js';
+import { describeIssues } from './issue-paths.js';
 import { jobTypeSchema } from './rules.js';
 import { payloadHashSchema, payloadRefSchema } from './store/schemas.js';
 import { parseInput } from './validation.js';
@@ -18,6 +19,8 @@ const jobEnvelopeSchema = z.strictObject({
   tenantId: tenantIdSchema,
   operationId: operationIdSchema,
   jobType: jobTypeSchema,
+  /** The job definition version the producer built the payload for; a worker running another one quarantines it. */
+  jobVersion: z.number().int().min(1).max(1_000_000).optional(),
   payloadHash: payloadHashSchema,
   payload: z.union([z.strictObject({ ref: payloadRefSchema }), z.strictObject({ inline: z.literal(true) })]),
 });
@@ -28,32 +31,38 @@ type JobEnvelope = z.infer<typeof jobEnvelopeSchema>;
 /** Why a message could not be interpreted: the quarantine reason codes. */
 type EnvelopeProblem = 'unparseable' | 'unsupported_version' | 'invalid_envelope';
 
-/** Parses an SQS body. Never throws: bad input is a typed problem for the quarantine, not a crash. */
+/** Quarantine reason of a message naming a job version this worker does not run. */
+const JOB_VERSION_UNSUPPORTED = 'job_version_unsupported';
+
+/**
+ * Parses an SQS body. Never throws: bad input is a typed problem for the quarantine, not a crash. The detail
+ * holds codes and schema paths only, never text or keys taken from the body.
+ */
 function parseEnvelope(
   body: string,
 ): { ok: true; envelope: JobEnvelope } | { ok: false; problem: EnvelopeProblem; detail: string } {
   let raw: unknown;
   try {
     raw = JSON.parse(body);
-  } catch (error) {
-    return { ok: false, problem: 'unparseable', detail: `body is not JSON: ${(error as Error).message}` };
+  } catch {
+    // The parser's message quotes the body; the detail never does.
+    return { ok: false, problem: 'unparseable', detail: 'body is not JSON' };
   }
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     return { ok: false, problem: 'invalid_envelope', detail: 'body is not a JSON object' };
   }
   const version = (raw as { v?: unknown }).v;
   if (version !== ENVELOPE_VERSION) {
+    const seen = version === undefined ? 'missing' : typeof version === 'number' ? 'another number' : typeof version;
     return {
       ok: false,
       problem: 'unsupported_version',
-      detail: `envelope version ${JSON.stringify(version) ?? 'missing'} is not ${ENVELOPE_VERSION}`,
+      detail: `envelope version (${seen}) is not ${ENVELOPE_VERSION}`,
     };
   }
-  try {
-    return { ok: true, envelope: parseInput(jobEnvelopeSchema, raw, 'job message') };
-  } catch (error) {
-    return { ok: false, problem: 'invalid_envelope', detail: (error as Error).message };
-  }
+  const parsed = jobEnvelopeSchema.safeParse(raw);
+  if (parsed.success) return { ok: true, envelope: parsed.data };
+  return { ok: false, problem: 'invalid_envelope', detail: describeIssues(jobEnvelopeSchema, parsed.error.issues) };
 }
 
 /** Serialises an envelope for SQS (validated first; throws InvalidInputError on a bad one). */
@@ -64,6 +73,7 @@ function serializeEnvelope(envelope: JobEnvelope): string {
 export {
   ENVELOPE_VERSION,
   type EnvelopeProblem,
+  JOB_VERSION_UNSUPPORTED,
   type JobEnvelope,
   jobEnvelopeSchema,
   parseEnvelope,

@@ -14,6 +14,8 @@ const MetricName = {
   StaleFenceRejected: 'StaleFenceRejected',
   /** A work-item transition found the fence superseded; the worker stopped. */
   OwnershipLost: 'OwnershipLost',
+  /** A fence refused a job's write for a reason other than a newer claim (a bug in the job's writes). */
+  FenceRefusedByJob: 'FenceRefusedByJob',
   /** Outcomes by state. */
   Succeeded: 'Succeeded',
   FailedTerminal: 'FailedTerminal',
@@ -24,7 +26,7 @@ const MetricName = {
   Deferred: 'Deferred',
   /** A heartbeat was due but the handler reported no progress since the last one, so the lease was not renewed. */
   HeartbeatSkippedNoProgress: 'HeartbeatSkippedNoProgress',
-  /** A lease renewal (heartbeat write) failed with an error other than a lost fence; the lease may lapse. */
+  /** A lease renewal (heartbeat write) failed with an error other than a lost fence: the attempt is in lease doubt and starts no new effect. */
   LeaseRenewalFailed: 'LeaseRenewalFailed',
   /** Age of the oldest item parked as unknown (emitted by the sweeper). */
   OldestUnknownAgeSeconds: 'OldestUnknownAgeSeconds',

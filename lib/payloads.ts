@@ -24,8 +24,16 @@ class PayloadStore {
     private readonly retentionMs = 30 * 24 * 60 * 60 * 1000,
   ) {}
 
-  /** Stores the canonical body once; the same hash again is a no-op replay, a different hash a PayloadConflictError. */
-  async put(identityInput: JobIdentity, payload: unknown, payloadHash: string): Promise<'stored' | 'replay'> {
+  /**
+   * Stores the canonical body once; the same hash again is a no-op replay (`erased` when the body was erased:
+   * it is not stored again), a different hash a PayloadConflictError, also after an erasure (the tombstone
+   * keeps the hash).
+   */
+  async put(
+    identityInput: JobIdentity,
+    payload: unknown,
+    payloadHash: string,
+  ): Promise<'stored' | 'replay' | 'erased'> {
     const identity = parseIdentity(identityInput);
     const body = canonicalJson(payload);
     const outcome = await sendConditional(this.client, {
@@ -37,13 +45,15 @@ class PayloadStore {
         payloadHash,
         [TTL_ATTRIBUTE]: Math.floor((this.clock.now() + this.retentionMs) / 1000),
       },
-      ConditionExpression: 'attribute_not_exists(#pk) OR #hash = :hash',
-      ExpressionAttributeNames: { '#pk': 'pk', '#hash': 'payloadHash' },
+      ConditionExpression: 'attribute_not_exists(#pk) OR (#hash = :hash AND attribute_not_exists(#erasedAt))',
+      ExpressionAttributeNames: { '#pk': 'pk', '#hash': 'payloadHash', '#erasedAt': ERASED_ATTRIBUTE },
       ExpressionAttributeValues: { ':hash': payloadHash },
       ReturnValues: 'ALL_OLD',
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     });
     if (outcome.ok) return outcome.attributes ? 'replay' : 'stored';
+    if (outcome.current?.payloadHash === payloadHash && outcome.current?.[ERASED_ATTRIBUTE] !== undefined)
+      return 'erased';
     throw new PayloadConflictError(
       `${formatIdentity(identity)} already has a different payload stored; nothing was changed`,
       { payloadHash: outcome.current?.payloadHash },
@@ -63,4 +73,24 @@ class PayloadStore {
   }
 }
 
-export { PayloadStore, type StoredPayload };
+/** Set on a payload row whose body was erased: the row is a tombstone keeping the identity's payload hash. */
+const ERASED_ATTRIBUTE = 'erasedAt';
+
+/**
+ * Erases one body: removes it and the TTL (the tombstone must outlive the retention to keep the binding) and
+ * records when. Conditional on a body being there, so a repeated erase changes nothing.
+ */
+function eraseBodyRequest(tableName: string, key: Record<string, unknown>, now: number) {
+  return {
+    kind: 'update' as const,
+    TableName: tableName,
+    Key: key,
+    UpdateExpression: 'SET #erasedAt = :now REMOVE #body, #ttl',
+    ConditionExpression: 'attribute_exists(#body)',
+    ExpressionAttributeNames: { '#erasedAt': ERASED_ATTRIBUTE, '#body': 'body', '#ttl': TTL_ATTRIBUTE },
+    ExpressionAttributeValues: { ':now': now },
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+  };
+}
+
+export { ERASED_ATTRIBUTE, eraseBodyRequest, PayloadStore, type StoredPayload };

@@ -1,10 +1,15 @@
 import * as z from 'zod';
+import type { JobIdentity } from '../../lib/identity.js';
 import { defineJob } from '../../lib/job-definition.js';
 
 /**
- * Statement publication (class B, the seed's account-42 example): every generation writes an immutable object
- * under its own key; only the small pointer that makes one current is fenced, so an older generation can never
- * replace a newer one, however late it wakes up.
+ * Statement publication (class B, the seed's account-42 example): the job writes the statement object, then the
+ * small pointer that publishes it, both fenced by writer_epoch, so an older claim can never replace what a newer
+ * one wrote, however late it wakes up. Both records are keyed by the operation (class B records are owned by ONE
+ * operation): two operations publishing the same account and date each get their own records instead of being
+ * refused by each other's fence; a pointer shared by operations would need class A. What each write stores is
+ * derived from the payload alone, so a retry after a crash rewrites the same statement instead of publishing a
+ * second one.
  */
 function statementPublicationJob(tableName: string) {
   return defineJob({
@@ -22,20 +27,22 @@ function statementPublicationJob(tableName: string) {
       lines: z.number().int().min(0).max(10_000),
     }),
     run: async (ctx) => {
-      const base = `statement#${ctx.identity.tenantId}#${ctx.payload.accountId}#${ctx.payload.date}`;
-      const objectKey = `${base}#generation-${ctx.fence}`;
-      await ctx.records.put(
-        { tableName, key: { pk: objectKey, sk: 'object' } },
-        { lines: ctx.payload.lines, generation: ctx.fence },
-      );
+      const base = statementRecordKey(ctx.identity);
+      const objectKey = `${base}#object`;
+      await ctx.records.put({ tableName, key: { pk: objectKey, sk: 'object' } }, { lines: ctx.payload.lines });
       ctx.progress();
       await ctx.records.write(
         { tableName, key: { pk: base, sk: 'pointer' } },
-        { set: { current: objectKey, generation: ctx.fence } },
+        { set: { current: objectKey, accountId: ctx.payload.accountId, date: ctx.payload.date } },
       );
       return { outcomeCode: 'published', result: { objectKey } };
     },
   });
 }
 
-export { statementPublicationJob };
+/** Partition key of the records one statement operation owns: its pointer and its statement object. */
+function statementRecordKey(identity: JobIdentity): string {
+  return `statement#${identity.tenantId}#${identity.operationId}`;
+}
+
+export { statementPublicationJob, statementRecordKey };

@@ -21,6 +21,7 @@ const COMMAND_LOADERS: Record<CommandName, () => Promise<CliCommand>> = {
   redrive: async () => (await import('./commands/redrive.js')).redriveCommand,
   erase: async () => (await import('./commands/erase.js')).eraseCommand,
   check: async () => (await import('./commands/check.js')).checkCommand,
+  'raise-fences': async () => (await import('./commands/raise-fences.js')).raiseFencesCommand,
   counts: async () => (await import('./commands/counts.js')).countsCommand,
   audit: async () => (await import('./commands/audit.js')).auditCommand,
   console: async () => (await import('./commands/console.js')).consoleCommand,

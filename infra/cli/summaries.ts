@@ -12,6 +12,8 @@ const COMMAND_SUMMARIES = {
   redrive: 'move dead-letter messages back to the jobs queue, bodies unchanged (identity and payload hash kept)',
   erase:
     "erase a tenant's payload bodies; work rows stay as tombstones (identity, hash, fence), so fences never restart",
+  'raise-fences':
+    'after restoring the jobs table alone: raise every fence above anything written before (audited, resumable)',
   audit: 'list the audit log (redrive, erase), newest first, or the audit trail of one item',
   console: 'serve the operator console (a web page) on 127.0.0.1 against the same target as the other commands',
   check: 'go/no-go: runs the fault-injection scenarios on every job type and derives the nine controls from them',

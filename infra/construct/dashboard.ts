@@ -42,12 +42,12 @@ class JobDashboard extends Construct {
       graph(
         'Outcomes',
         [MetricName.Claims, MetricName.Succeeded, MetricName.FailedTerminal, MetricName.RetryScheduled].map(sum),
-        [MetricName.Unknown, MetricName.Quarantined].map(sum),
+        [MetricName.Unknown, MetricName.Quarantined, MetricName.Deferred].map(sum),
       ),
       graph(
         'Leases and fences',
         [MetricName.Takeovers, MetricName.OwnershipLost, MetricName.StaleFenceRejected].map(sum),
-        [MetricName.HeartbeatSkippedNoProgress, MetricName.LeaseRenewalFailed].map(sum),
+        [MetricName.HeartbeatSkippedNoProgress, MetricName.LeaseRenewalFailed, MetricName.FenceRefusedByJob].map(sum),
       ),
       graph(
         'Sweeper',

@@ -109,7 +109,8 @@ function sweeperStatements(resources: LeasefenceResources): iam.PolicyStatement[
  * Admin: list and count items (the three indexes; a tenant's items and the audit log by base-table Query),
  * show/resolve/retry/cancel work items (Get/Update only), write audit records (PutItem confined to the
  * audit partition by dynamodb:LeadingKeys, so it can never overwrite a work row or its fence), erase payload
- * bodies, redrive the DLQ (receive + delete there, send to the jobs queue only).
+ * bodies (UpdateItem: body ▶ tombstone), redrive the DLQ (receive + delete there, send to the jobs queue only),
+ * raise every fence after a restore (base-table Scan).
  */
 function adminStatements(resources: LeasefenceResources): iam.PolicyStatement[] {
   return [
@@ -132,7 +133,9 @@ function adminStatements(resources: LeasefenceResources): iam.PolicyStatement[] 
       ],
     ),
     statement('OperateWorkItems', ['dynamodb:GetItem', 'dynamodb:UpdateItem'], [resources.jobsTable.tableArn]),
-    statement('ErasePayloads', ['dynamodb:Query', 'dynamodb:DeleteItem'], [resources.payloadsTable.tableArn]),
+    // raise-fences after a restore walks every work item: a recovery tool, never a hot path.
+    statement('RaiseFencesAfterRestore', ['dynamodb:Scan'], [resources.jobsTable.tableArn]),
+    statement('ErasePayloads', ['dynamodb:Query', 'dynamodb:UpdateItem'], [resources.payloadsTable.tableArn]),
     statement(
       'DrainDeadLetterQueue',
       ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'],

@@ -87,6 +87,11 @@ function targetEnforces(evidence: ControlEvidence): Judgement {
   if (target === 'C' && typeof job.reconcile !== 'function') {
     return fail('class C defines no reconcile(): a retry cannot look the first call up before calling again');
   }
+  if (target === 'D' && job.maxAttempts !== 1) {
+    return fail(
+      `class D allows exactly one attempt, this definition allows ${String(job.maxAttempts)}: with no key and no lookup, a second attempt can repeat the effect`,
+    );
+  }
   if (evidence.effectCalls === 0 && evidence.scenarios.some((scenario) => scenario.status !== 'skipped')) {
     return fail(`no call to the declared provider's effect methods (${job.provider.effects.join(', ')}) was observed`);
   }

@@ -1,11 +1,13 @@
-import { DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { mapBounded } from '../bounded-parallel.js';
 import { tenantIdSchema } from '../identity.js';
+import { eraseBodyRequest } from '../payloads.js';
+import { sendConditional } from '../store/conditional-write.js';
 import { KeyPrefix, TableKeys, tenantPartitionKeys } from '../table.js';
 import { parseInput } from '../validation.js';
 import { writeAuditRecord } from './audit.js';
-import type { AdminDeps } from './deps.js';
+import { type AdminDeps, adminClock } from './deps.js';
 import { actorSchema, reasonSchema } from './schemas.js';
 
 /** Whose payload bodies to erase, why, who asked, and at most how many in this call. */
@@ -34,9 +36,9 @@ const PAGE_SIZE = 100;
 const DELETES_IN_FLIGHT = 10;
 
 /**
- * Deletes payload bodies of one partition key (Query pages, one DeleteItem per body) until `progress.deleted`
- * reaches `max`; true when the partition has none left. `progress` counts every body gone, even when a later
- * request fails (the caller audits what was erased).
+ * Erases the bodies of one partition key (Query pages of bodies not yet erased, one conditional UpdateItem
+ * each) until `progress.deleted` reaches `max`; true when the partition has none left. `progress` counts every
+ * body erased, even when a later request fails (the caller audits what was erased).
  */
 async function erasePartition(
   deps: AdminDeps,
@@ -51,7 +53,9 @@ async function erasePartition(
       new QueryCommand({
         TableName: deps.payloadsTable,
         KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
-        ExpressionAttributeNames: { '#pk': TableKeys.partition, '#sk': TableKeys.sort },
+        // Tombstones (already erased) are skipped, so a repeated erase rewrites nothing.
+        FilterExpression: 'attribute_exists(#body)',
+        ExpressionAttributeNames: { '#pk': TableKeys.partition, '#sk': TableKeys.sort, '#body': 'body' },
         ExpressionAttributeValues: { ':pk': partitionKey, ':prefix': KeyPrefix.payload },
         ProjectionExpression: '#pk, #sk',
         Limit: Math.min(PAGE_SIZE, max - progress.deleted),
@@ -59,9 +63,10 @@ async function erasePartition(
       }),
     );
     const keys = (page.Items ?? []).map((item) => ({ pk: item.pk, sk: item.sk }));
+    const now = adminClock(deps).now();
     await mapBounded(keys, DELETES_IN_FLIGHT, async (key) => {
-      await client.send(new DeleteCommand({ TableName: deps.payloadsTable, Key: key }));
-      progress.deleted += 1;
+      const outcome = await sendConditional(client, eraseBodyRequest(deps.payloadsTable, key, now));
+      if (outcome.ok) progress.deleted += 1;
     });
     startKey = page.LastEvaluatedKey;
     if (!startKey) return true;
@@ -70,9 +75,11 @@ async function erasePartition(
 }
 
 /**
- * Removes the tenant's inline payload bodies from the payloads table (Query on each of the tenant's partition keys,
- * one DeleteItem per body, paginated, bounded by `max`). Work rows are not touched: identity, payload hash
- * and fence stay as a tombstone, so the fence never restarts. Writes an audit record with the count.
+ * Removes the tenant's inline payload bodies (Query on each of the tenant's partition keys, one conditional
+ * UpdateItem per body, paginated, bounded by `max`). Each body's row stays as a tombstone with the payload
+ * hash and no TTL, so the identity stays bound: a different payload afterwards is a PayloadConflictError,
+ * nothing stored or sent. Work rows are not touched (identity, hash and fence stay). Writes an audit record
+ * with the count.
  * @example
  * const { deleted, complete } = await erasePayloads(deps, { tenantId: 'acme', reason: 'GDPR request 42', actor });
  */
@@ -82,7 +89,6 @@ async function erasePayloads(deps: AdminDeps, input: EraseInput): Promise<EraseR
   let complete = false;
   let failure: unknown;
   try {
-    complete = true;
     for (const partitionKey of tenantPartitionKeys(valid.tenantId)) {
       complete = await erasePartition(deps, partitionKey, valid.max, progress);
       if (!complete) break;

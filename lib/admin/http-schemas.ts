@@ -44,10 +44,14 @@ const resolveBodySchema = z.strictObject({
   to: z.enum([ResolveTarget.succeeded, ResolveTarget.failed_terminal, ResolveTarget.queued]),
   reason: reasonSchema,
   outcomeCode: outcomeCodeSchema.optional(),
+  effectDidNotHappen: z.boolean().optional(),
 });
 
-/** POST …/retry and …/cancel */
+/** POST …/cancel */
 const reasonBodySchema = z.strictObject({ reason: reasonSchema });
+
+/** POST …/retry: `effectDidNotHappen` is the operator's statement, required to retry a class D item. */
+const retryBodySchema = z.strictObject({ reason: reasonSchema, effectDidNotHappen: z.boolean().optional() });
 
 /** POST /dlq/redrive */
 const redriveBodySchema = z.strictObject({ max: z.number().int().min(1).max(1000).optional() });
@@ -55,13 +59,27 @@ const redriveBodySchema = z.strictObject({ max: z.number().int().min(1).max(1000
 /** POST /tenants/{tenantId}/erase-payloads */
 const eraseBodySchema = z.strictObject({ reason: reasonSchema, max: z.number().int().min(1).max(100_000).optional() });
 
+/** POST /fences/raise */
+const raiseFencesBodySchema = z.strictObject({
+  above: z
+    .number()
+    .int()
+    .min(0)
+    .max(Number.MAX_SAFE_INTEGER - 1),
+  reason: reasonSchema,
+  cursor: z.string().optional(),
+  max: z.number().int().min(1).max(100_000).optional(),
+});
+
 export {
   auditQuerySchema,
   countsQuerySchema,
   eraseBodySchema,
   listQuerySchema,
   noQuerySchema,
+  raiseFencesBodySchema,
   reasonBodySchema,
   redriveBodySchema,
   resolveBodySchema,
+  retryBodySchema,
 };

@@ -6,7 +6,7 @@ import { resolveTransition } from '../store/transitions.js';
 import type { WorkItem } from '../store/work-item.js';
 import { parseInput } from '../validation.js';
 import { type AdminDeps, adminClock } from './deps.js';
-import { type RequeueResult, requeueAndWake } from './retry.js';
+import { type RequeueResult, requeueAction, requeueAndWake } from './retry.js';
 import { actorSchema, reasonSchema } from './schemas.js';
 
 /** Where an unknown item may go once an operator has reconciled it with the real system. */
@@ -23,6 +23,8 @@ interface ResolveInput {
   reason: string;
   actor: string;
   outcomeCode?: string;
+  /** Only with `queued`: the operator states that the effect did not happen (required for class D). */
+  effectDidNotHappen?: boolean;
 }
 
 /** The item as committed; `wake` only for `queued` (see requeueAndWake). */
@@ -37,15 +39,21 @@ const resolveSchema = z
     reason: reasonSchema,
     actor: actorSchema,
     outcomeCode: outcomeCodeSchema.optional(),
+    effectDidNotHappen: z.boolean().optional(),
   })
   .refine((value) => value.to !== ResolveTarget.queued || value.outcomeCode === undefined, {
     message: 'outcomeCode is only accepted when resolving to succeeded or failed_terminal',
     path: ['outcomeCode'],
+  })
+  .refine((value) => value.to === ResolveTarget.queued || value.effectDidNotHappen === undefined, {
+    message: 'effectDidNotHappen is only accepted when resolving to queued',
+    path: ['effectDidNotHappen'],
   });
 
 /**
  * unknown ▶ succeeded | failed_terminal (fence + 1, audited in the same conditional write), or ▶ queued with
- * a fresh attempt budget followed by a wake-up. Only from unknown: anything else, or a concurrent change,
+ * a fresh attempt budget followed by a wake-up (a class D item whose effect may have happened only with
+ * `effectDidNotHappen: true`, else OperatorStatementRequiredError). Only from unknown: anything else, or a concurrent change,
  * ▶ IllegalTransitionError; missing ▶ ItemNotFoundError; bad input ▶ InvalidInputError, nothing written.
  * @example
  * await resolveItem(deps, identity, { to: 'succeeded', reason: 'provider shows the refund', actor, outcomeCode: 'refunded' });
@@ -55,7 +63,7 @@ async function resolveItem(deps: AdminDeps, identityInput: JobIdentity, input: R
   const valid = parseInput(resolveSchema, input, 'resolve');
   const action = { actor: valid.actor, reason: valid.reason };
   if (valid.to === ResolveTarget.queued) {
-    return requeueAndWake(deps, identity, [WorkState.unknown], action, 'resolve_queued');
+    return requeueAndWake(deps, identity, [WorkState.unknown], requeueAction(valid), 'resolve_queued');
   }
   const to = valid.to;
   const now = adminClock(deps).now();

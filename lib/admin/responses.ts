@@ -1,4 +1,10 @@
-import { ConfigurationError, IllegalTransitionError, InvalidInputError, ItemNotFoundError } from '../errors.js';
+import {
+  ConfigurationError,
+  IllegalTransitionError,
+  InvalidInputError,
+  ItemNotFoundError,
+  OperatorStatementRequiredError,
+} from '../errors.js';
 
 /** Status code and JSON body of an admin API answer. */
 interface AdminReply {
@@ -13,7 +19,7 @@ function ok(body: Record<string, unknown>): AdminReply {
 
 /**
  * Maps an error to its answer: bad input 400 (with every offending field), missing item 404, illegal or
- * raced transition 409, missing deployment setting 500 with its own message, anything else 500 with a fixed
+ * raced transition or a missing operator statement 409, missing deployment setting 500 with its own message, anything else 500 with a fixed
  * message (SDK and engine details never leave the process; the handler logs them).
  */
 function errorReply(error: unknown): AdminReply {
@@ -30,6 +36,18 @@ function errorReply(error: unknown): AdminReply {
       body: {
         error: 'illegal_transition',
         message: error.message,
+        ...(current?.state !== undefined ? { currentState: current.state, currentFence: current.fence } : {}),
+      },
+    };
+  }
+  if (error instanceof OperatorStatementRequiredError) {
+    const current = error.current as { state?: unknown; fence?: unknown } | undefined;
+    return {
+      statusCode: 409,
+      body: {
+        error: 'statement_required',
+        message: error.message,
+        statement: error.statement,
         ...(current?.state !== undefined ? { currentState: current.state, currentFence: current.fence } : {}),
       },
     };

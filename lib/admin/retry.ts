@@ -1,7 +1,9 @@
-import { type JobIdentity, parseIdentity } from '../identity.js';
+import * as z from 'zod';
+import { OperatorStatementRequiredError } from '../errors.js';
+import { formatIdentity, type JobIdentity, parseIdentity } from '../identity.js';
 import { WorkState } from '../states.js';
 import { type OperatorAction, requeueTransition } from '../store/transitions.js';
-import type { WorkItem } from '../store/work-item.js';
+import type { OperatorStatement, WorkItem } from '../store/work-item.js';
 import { deadlineShardFor } from '../table.js';
 import { parseInput } from '../validation.js';
 import { sendWakeSignals } from '../wake.js';
@@ -15,6 +17,11 @@ interface RequeueResult {
   wake: 'sent' | 'deferred';
 }
 
+/** What an operator asks for when requeueing: who, why, and optionally that the effect did not happen. */
+interface RequeueAction extends OperatorAction {
+  statement?: OperatorStatement;
+}
+
 /** States an operator may retry from. */
 const RETRYABLE_STATES: readonly WorkState[] = [WorkState.failed_terminal, WorkState.unknown, WorkState.quarantined];
 
@@ -26,29 +33,64 @@ async function requeueAndWake(
   deps: AdminDeps,
   identity: JobIdentity,
   allowedFrom: readonly WorkState[],
-  action: OperatorAction,
+  action: RequeueAction,
   auditAction: string,
 ): Promise<RequeueResult> {
   const now = adminClock(deps).now();
   const shard = deadlineShardFor(identity, deps.store.table.deadlineShards);
   const item = await deps.store.operate(identity, allowedFrom, (current) => {
-    const transition = requeueTransition(current, action, shard, now);
-    return { ...transition, audit: { ...action, action: auditAction } };
+    assertEffectStatement(current, action.statement);
+    return requeueTransition(current, { ...action, auditAction }, shard, now);
   });
   const report = await sendWakeSignals(deps.sqs, deps.queueUrl, [item]);
   return { item, wake: report.sent === 1 ? 'sent' : 'deferred' };
 }
 
 /**
+ * A class D job (no key, no lookup) whose effect may have happened is never run again on an operator's word
+ * alone: the requeue needs the statement that the effect did not happen. An item without a recorded class is
+ * treated as class D. The check reads the item the conditional write is based on (same fence), so a claim in
+ * between makes the write fail instead of slipping through.
+ */
+function assertEffectStatement(item: WorkItem, statement: OperatorStatement | undefined): void {
+  if (item.effectMayHaveHappened !== true || statement === 'effect_did_not_happen') return;
+  if (item.targetClass !== undefined && item.targetClass !== 'D') return;
+  throw new OperatorStatementRequiredError(
+    `${formatIdentity(item)} is a class D job (no idempotency key, no lookup) whose effect may have happened; ` +
+      'check the external system, and requeue only with the statement that the effect did not happen ' +
+      '(effectDidNotHappen: true, CLI --effect-did-not-happen); nothing was changed',
+    'effect_did_not_happen',
+    item,
+  );
+}
+
+/**
  * failed_terminal | unknown | quarantined ▶ queued with the same identity and a higher fence, attempts reset,
- * audited; then a wake-up. Missing ▶ ItemNotFoundError; other state or a concurrent change ▶ IllegalTransitionError.
+ * audited; then a wake-up. A class D item whose effect may have happened needs `effectDidNotHappen: true`
+ * (else OperatorStatementRequiredError, nothing changed). Missing ▶ ItemNotFoundError; other state or a concurrent change ▶ IllegalTransitionError.
  * @example
  * await retryItem(deps, { tenantId: 'acme', operationId: 'refund-r_815' }, { actor, reason: 'provider fixed' });
  */
-async function retryItem(deps: AdminDeps, identityInput: JobIdentity, input: OperatorAction): Promise<RequeueResult> {
+async function retryItem(deps: AdminDeps, identityInput: JobIdentity, input: RetryInput): Promise<RequeueResult> {
   const identity = parseIdentity(identityInput);
-  const action = parseInput(actionSchema, input, 'retry');
-  return requeueAndWake(deps, identity, RETRYABLE_STATES, action, 'retry');
+  const valid = parseInput(retrySchema, input, 'retry');
+  return requeueAndWake(deps, identity, RETRYABLE_STATES, requeueAction(valid), 'retry');
 }
 
-export { RETRYABLE_STATES, type RequeueResult, requeueAndWake, retryItem };
+/** Input of retry: who, why, and whether the operator states that the effect did not happen. */
+interface RetryInput extends OperatorAction {
+  effectDidNotHappen?: boolean;
+}
+
+const retrySchema = actionSchema.extend({ effectDidNotHappen: z.boolean().optional() });
+
+/** The requeue action an operator's input stands for (the statement only when explicitly true). */
+function requeueAction(input: RetryInput): RequeueAction {
+  return {
+    actor: input.actor,
+    reason: input.reason,
+    ...(input.effectDidNotHappen === true ? { statement: 'effect_did_not_happen' as const } : {}),
+  };
+}
+
+export { RETRYABLE_STATES, type RequeueResult, type RetryInput, requeueAction, requeueAndWake, retryItem };

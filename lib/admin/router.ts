@@ -14,11 +14,14 @@ import {
   eraseBodySchema,
   listQuerySchema,
   noQuerySchema,
+  raiseFencesBodySchema,
   reasonBodySchema,
   redriveBodySchema,
   resolveBodySchema,
+  retryBodySchema,
 } from './http-schemas.js';
 import { listItems } from './list.js';
+import { raiseFences } from './raise-fences.js';
 import { redriveDeadLetters } from './redrive.js';
 import { resolveItem } from './resolve.js';
 import { type AdminReply, errorReply, ok } from './responses.js';
@@ -110,8 +113,8 @@ async function dispatch(match: Matched, request: AdminRequest, actor: string, de
     }
     case AdminRoute.retryItem: {
       parseQuery(noQuerySchema, request);
-      const body = parseBody(reasonBodySchema, request);
-      return itemReply(await retryItem(deps, identity, { reason: body.reason, actor }));
+      const body = parseBody(retryBodySchema, request);
+      return itemReply(await retryItem(deps, identity, { ...body, actor }));
     }
     case AdminRoute.cancelItem: {
       parseQuery(noQuerySchema, request);
@@ -127,6 +130,11 @@ async function dispatch(match: Matched, request: AdminRequest, actor: string, de
       parseQuery(noQuerySchema, request);
       const body = parseBody(eraseBodySchema, request);
       return ok({ ...(await erasePayloads(deps, { ...body, tenantId: identity.tenantId, actor })) });
+    }
+    case AdminRoute.raiseFences: {
+      parseQuery(noQuerySchema, request);
+      const body = parseBody(raiseFencesBodySchema, request);
+      return ok({ ...(await raiseFences(deps, { ...body, actor })) });
     }
     case AdminRoute.listAudit: {
       noBody(request);

@@ -10,6 +10,7 @@ const AdminRoute = {
   redrive: 'POST /dlq/redrive',
   erasePayloads: 'POST /tenants/{tenantId}/erase-payloads',
   listAudit: 'GET /audit',
+  raiseFences: 'POST /fences/raise',
   counts: 'GET /counts',
   health: 'GET /health',
 } as const;
@@ -70,6 +71,7 @@ function matchRoute(method: string, path: string): RouteMatch {
     return only('POST', AdminRoute.erasePayloads, { tenantId: rest[0] as string });
   }
   if (head === 'audit' && rest.length === 0) return only('GET', AdminRoute.listAudit);
+  if (head === 'fences' && rest.length === 1 && rest[0] === 'raise') return only('POST', AdminRoute.raiseFences);
   if (head === 'counts' && rest.length === 0) return only('GET', AdminRoute.counts);
   if (head === 'health' && rest.length === 0) return only('GET', AdminRoute.health);
   return { ok: false, status: 404 };

@@ -31,11 +31,13 @@ function classifyRejection(current: Record<string, unknown> | undefined, write: 
   return { kind: 'business', unmet: unmetExpectations(current, write.where) };
 }
 
-/** Reasons proving this claim no longer owns the record; they abort the job (the others are ordering mistakes). */
-const SUPERSEDED_REASONS: readonly FenceRejectReason[] = [
-  FenceRejectReason.newer_claim,
-  FenceRejectReason.foreign_operation,
-];
+/**
+ * The one reason proving this claim no longer owns the record: a newer claim of the same operation wrote it.
+ * It aborts the job as lost ownership. Every other reason is a mistake in the job's own writes (the same
+ * record twice in one claim, a sequence not newer, a confirm without a stamp, a record another operation
+ * fences): the attempt ends as a job error named after the reason, never as lost ownership.
+ */
+const SUPERSEDED_REASONS: readonly FenceRejectReason[] = [FenceRejectReason.newer_claim];
 
 const HINTS: Record<FenceRejectReason, string> = {
   newer_claim: 'a newer claim of this operation wrote it; stop, this attempt is superseded',

@@ -1,5 +1,5 @@
 import { FINISHED_STATES, WorkState } from '../states.js';
-import type { OperatorTransition } from './requests.js';
+import { type OperatorTransition, operatorFence } from './requests.js';
 import type { WorkItem } from './work-item.js';
 
 /**
@@ -15,7 +15,7 @@ const CANCELLABLE_STATES: readonly WorkState[] = [WorkState.queued, WorkState.cl
 
 /** True when `item` shows `transition` committed at `now` from the state and fence it expected. */
 function operatorApplied(item: WorkItem, transition: OperatorTransition, now: number): boolean {
-  if (item.state !== transition.to || item.fence !== transition.expected.fence + 1 || item.updatedAt !== now) {
+  if (item.state !== transition.to || item.fence !== operatorFence(transition) || item.updatedAt !== now) {
     return false;
   }
   if (!transition.audit) return true;

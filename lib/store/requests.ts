@@ -4,7 +4,7 @@ import { WorkState } from '../states.js';
 import { deadlineShardFor, parkedTenantStateKey, TableKeys, workItemKey } from '../table.js';
 import { ATTEMPT_HISTORY_ATTRIBUTE, closeAttempts, openAttempt } from './attempt-history.js';
 import { ExpressionBuilder } from './expressions.js';
-import type { AuditEntry, Claim, WorkItem } from './work-item.js';
+import type { AuditEntry, Claim, OperatorStatement, StoredTargetClass, WorkItem } from './work-item.js';
 
 /** Where a request goes: the jobs table and its deadline-index shard count. */
 interface TableContext {
@@ -33,6 +33,13 @@ interface InitialClaim {
   owner: string;
   claimId: string;
   leaseMs: number;
+  /** The job type's target class, recorded with the effect mark. */
+  targetClass?: StoredTargetClass;
+}
+
+/** What every claim writes before a job body can start: an effect may happen from here on. */
+function effectMark(claim: InitialClaim): Record<string, unknown> {
+  return { effectMayHaveHappened: true, ...(claim.targetClass ? { targetClass: claim.targetClass } : {}) };
 }
 
 /** Conditional PutItem creating the item queued, or already claimed with fence 1. Fails if the identity exists. */
@@ -69,6 +76,7 @@ function buildCreateRequest(
         claimId: claim.claimId,
         leaseExpiresAt: now + claim.leaseMs,
         deadlineAt: now + claim.leaseMs,
+        ...effectMark(claim),
         [ATTEMPT_HISTORY_ATTRIBUTE]: [openAttempt(claim.owner, now)],
       }
     : { ...base, state: WorkState.queued, fence: 0, attempts: 0, availableAt, deadlineAt: availableAt };
@@ -103,6 +111,7 @@ function buildClaimRequest(
       deadlineShard: deadlineShardFor(identity, table.deadlineShards),
       deadlineAt: now + lease.leaseMs,
       updatedAt: now,
+      ...effectMark(lease),
     },
     ['availableAt'],
     [
@@ -185,9 +194,21 @@ interface OperatorTransition {
   readonly remove?: readonly string[];
   /** Extra condition (with builder placeholders), e.g. the sweeper's "lease expired and attempts exhausted". */
   readonly condition?: (x: ExpressionBuilder) => string;
-  readonly audit?: { readonly actor: string; readonly action: string; readonly reason: string };
+  readonly audit?: {
+    readonly actor: string;
+    readonly action: string;
+    readonly reason: string;
+    readonly statement?: OperatorStatement;
+  };
   /** Whether the attempt counter starts over (a retry gives the job a fresh attempt budget). */
   readonly resetAttempts?: boolean;
+  /** Sets the fence to this value instead of fence + 1 (raising fences after a restore); must exceed expected.fence. */
+  readonly fenceTo?: number;
+}
+
+/** The fence an operator transition leaves on the item. */
+function operatorFence(transition: OperatorTransition): number {
+  return transition.fenceTo ?? transition.expected.fence + 1;
 }
 
 /** Conditional UpdateItem for operator transitions: state and fence as observed, then fence + 1. */
@@ -198,14 +219,18 @@ function buildOperatorUpdate(
   now: number,
 ): UpdateCommandInput {
   const x = new ExpressionBuilder();
-  const raw = [`${x.name('fence')} = ${x.name('fence')} + ${x.value(1)}`];
+  const raw = [
+    transition.fenceTo !== undefined
+      ? `${x.name('fence')} = ${x.value(transition.fenceTo)}`
+      : `${x.name('fence')} = ${x.name('fence')} + ${x.value(1)}`,
+  ];
   if (transition.audit) {
     const entry: AuditEntry = {
       ...transition.audit,
       at: now,
       from: transition.expected.state,
       to: transition.to,
-      fence: transition.expected.fence + 1,
+      fence: operatorFence(transition),
     };
     raw.push(
       `${x.name('audit')} = list_append(if_not_exists(${x.name('audit')}, ${x.value([])}), ${x.value([entry])})`,
@@ -244,6 +269,7 @@ export {
   LEASE_ATTRIBUTES,
   type NewWorkItem,
   type OperatorTransition,
+  operatorFence,
   PARKED_ATTRIBUTES,
   parkedAttributes,
   type TableContext,

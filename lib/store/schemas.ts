@@ -25,8 +25,9 @@ const newWorkItemSchema = z
     path: ['payloadRef'],
   });
 
-/** A lease: who holds it and for how long (1 ms to 12 h). */
+/** A lease: who holds it and for how long (1 ms to 12 h), and the job type's target class. */
 const leaseRequestSchema = z.object({
+  targetClass: z.enum(['A', 'B', 'C', 'D']).optional(),
   owner: z.string().min(1).max(256),
   leaseMs: z
     .number()

@@ -7,7 +7,7 @@ import {
   PARKED_ATTRIBUTES,
   parkedAttributes,
 } from './requests.js';
-import type { Claim, WorkItem } from './work-item.js';
+import type { Claim, OperatorStatement, WorkItem } from './work-item.js';
 
 /**
  * The named transitions of the work-item state machine. Holder transitions are applied through the one
@@ -20,13 +20,16 @@ function landedUnderMyFence(state: WorkState) {
 }
 
 /**
- * Renew the lease. Only unindexed attributes change, so a heartbeat writes the row and no index (the deadline
- * index keeps the claim's deadline; the sweeper checks the real lease). A retried heartbeat commits again.
+ * Renew the lease, only while it has not expired (`leaseExpiresAt > now` in the condition): a renewal that
+ * arrives late never revives a lapsed lease, even when nobody has taken over yet. Only unindexed attributes
+ * change, so a heartbeat writes the row and no index (the deadline index keeps the claim's deadline; the
+ * sweeper checks the real lease). A retried heartbeat whose first try committed is recognised as applied.
  */
 function heartbeatTransition(leaseExpiresAt: number, now: number): HolderTransition {
   return {
     name: 'heartbeat',
     set: { leaseExpiresAt, updatedAt: now },
+    condition: (x) => `${x.name('leaseExpiresAt')} > ${x.value(now)}`,
     appliedIn: (item, claim) =>
       item.state === WorkState.claimed && item.fence === claim.fence && (item.leaseExpiresAt ?? 0) >= leaseExpiresAt,
   };
@@ -195,20 +198,46 @@ function resolveTransition(
   };
 }
 
-/** unknown | failed_terminal | quarantined ▶ queued with a fresh attempt budget; identity and fence continue. */
+/**
+ * unknown | failed_terminal | quarantined ▶ queued with a fresh attempt budget; identity and fence continue.
+ * The effect mark stays (the next claim of a class C job reconciles first) unless the operator states that
+ * the effect did not happen: that statement clears it and is kept in the audit entry.
+ */
 function requeueTransition(
   item: WorkItem,
-  action: OperatorAction,
+  action: OperatorAction & { statement?: OperatorStatement; auditAction?: string },
   deadlineShard: string,
   now: number,
 ): OperatorTransition {
+  const { statement, auditAction, ...who } = action;
   return {
     expected: { state: item.state, fence: item.fence },
     to: WorkState.queued,
     set: { availableAt: now, deadlineShard, deadlineAt: now },
-    remove: ['leaseOwner', 'leaseExpiresAt', 'finishedAt', 'outcomeCode', ...PARKED_ATTRIBUTES],
-    audit: { ...action, action: 'retry' },
+    remove: [
+      'leaseOwner',
+      'leaseExpiresAt',
+      'finishedAt',
+      'outcomeCode',
+      ...PARKED_ATTRIBUTES,
+      ...(statement === 'effect_did_not_happen' ? ['effectMayHaveHappened'] : []),
+    ],
+    audit: { ...who, action: auditAction ?? 'retry', ...(statement ? { statement } : {}) },
     resetAttempts: true,
+  };
+}
+
+/**
+ * Any state ▶ the same state with the fence set to `fenceTo` (above every fence written before a restore of
+ * the jobs table), audited. A running holder is cut off exactly as by a cancel; nothing else changes.
+ */
+function raiseFenceTransition(item: WorkItem, fenceTo: number, action: OperatorAction): OperatorTransition {
+  return {
+    expected: { state: item.state, fence: item.fence },
+    to: item.state,
+    set: {},
+    fenceTo,
+    audit: { ...action, action: 'raise_fence' },
   };
 }
 
@@ -221,6 +250,7 @@ export {
   type JobOutcome,
   type OperatorAction,
   parkTransition,
+  raiseFenceTransition,
   requeueTransition,
   resolveTransition,
   retryLaterTransition,

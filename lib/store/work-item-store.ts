@@ -39,7 +39,14 @@ import {
   retryLaterTransition,
   stepTransition,
 } from './transitions.js';
-import { type Claim, claimFromItem, isWorkItem, type StepRecord, type WorkItem } from './work-item.js';
+import {
+  type Claim,
+  claimFromItem,
+  isWorkItem,
+  type StepRecord,
+  type StoredTargetClass,
+  type WorkItem,
+} from './work-item.js';
 
 /** How to reach the jobs table. */
 interface WorkItemStoreOptions {
@@ -55,10 +62,11 @@ type EnqueueResult = { outcome: 'created'; item: WorkItem; claim?: Claim } | { o
 /** Claim result: the claim, or the reason with the item as read back. */
 type ClaimResult = { claimed: true; claim: Claim } | { claimed: false; reason: NotClaimableReason; item?: WorkItem };
 
-/** Who claims and for how long. */
+/** Who claims, for how long, and the job type's target class (recorded with the effect mark). */
 interface LeaseRequest {
   owner: string;
   leaseMs: number;
+  targetClass?: StoredTargetClass;
 }
 
 /** A retryable failure: the job goes back to queued after `retryDelayMs`, unless attempts are exhausted. */
@@ -135,12 +143,16 @@ class WorkItemStore {
         leaseExpiresAt: now + lease.leaseMs,
         ah: [...(old.ah ?? []), openAttempt(lease.owner, now)],
       };
-      return { claimed: true, claim: claimFromItem(claimed, old.state === WorkState.claimed) };
+      return {
+        claimed: true,
+        claim: claimFromItem(claimed, old.state === WorkState.claimed, old.effectMayHaveHappened === true),
+      };
     }
     const current = outcome.current;
     if (!isWorkItem(current)) return { claimed: false, reason: 'missing' };
     if (current.state === WorkState.claimed && current.claimId === claimId) {
-      return { claimed: true, claim: claimFromItem(current, false) };
+      // A lost response: what the item held before my claim is gone, so assume an effect may have happened.
+      return { claimed: true, claim: claimFromItem(current, false, true) };
     }
     return { claimed: false, reason: notClaimableReason(current, now), item: current };
   }

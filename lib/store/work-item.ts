@@ -11,7 +11,15 @@ interface AuditEntry {
   to: WorkState;
   reason: string;
   fence: number;
+  /** An operator's explicit statement recorded with the action (e.g. the effect did not happen). */
+  statement?: OperatorStatement;
 }
+
+/** Statements an operator can make on the record; each is kept in the audit trail of the action. */
+type OperatorStatement = 'effect_did_not_happen';
+
+/** The target class a job type declared (mirrors job-definition's TargetClass; the store must not import it). */
+type StoredTargetClass = 'A' | 'B' | 'C' | 'D';
 
 /** A durable step's record: the fence it ran under and its small result. */
 interface StepRecord {
@@ -39,6 +47,13 @@ interface WorkItem extends JobIdentity {
   leaseOwner?: string;
   leaseExpiresAt?: number;
   claimId?: string;
+  /**
+   * Set by every claim, before any job body can start, and cleared only by an operator's explicit statement:
+   * an effect may have happened, whatever the attempts counter says (an operator retry resets that).
+   */
+  effectMayHaveHappened?: boolean;
+  /** The target class of the job type, recorded by the claim so operator tools can tell a class D item. */
+  targetClass?: StoredTargetClass;
   availableAt?: number;
   outcomeCode?: string;
   result?: unknown;
@@ -75,12 +90,14 @@ interface Claim {
   readonly takeover: boolean;
   /** Steps finished by earlier attempts, to be skipped. */
   readonly steps: Readonly<Record<string, StepRecord>>;
+  /** True when an earlier claim may have started an effect (the item carried the mark before this claim). */
+  readonly effectMayHaveHappened: boolean;
   /** The attempt history as this claim wrote it (its own entry open, last): the end transition closes it. */
   readonly history: readonly AttemptRecord[];
 }
 
-/** Builds the claim a stored, claimed item represents. */
-function claimFromItem(item: WorkItem, takeover: boolean): Claim {
+/** Builds the claim a stored, claimed item represents; `effectBefore` is the mark as it was before this claim. */
+function claimFromItem(item: WorkItem, takeover: boolean, effectBefore = false): Claim {
   return Object.freeze({
     identity: Object.freeze({ tenantId: item.tenantId, operationId: item.operationId }),
     fence: item.fence,
@@ -95,6 +112,7 @@ function claimFromItem(item: WorkItem, takeover: boolean): Claim {
     payloadInline: item.payloadInline === true,
     takeover,
     steps: Object.freeze({ ...(item.steps ?? {}) }),
+    effectMayHaveHappened: effectBefore,
     history: Object.freeze([...(item.ah ?? [])]),
   });
 }
@@ -104,4 +122,13 @@ function isWorkItem(record: Record<string, unknown> | undefined): record is Work
   return record !== undefined && record.kind === 'work';
 }
 
-export { type AuditEntry, type Claim, claimFromItem, isWorkItem, type StepRecord, type WorkItem };
+export {
+  type AuditEntry,
+  type Claim,
+  claimFromItem,
+  isWorkItem,
+  type OperatorStatement,
+  type StepRecord,
+  type StoredTargetClass,
+  type WorkItem,
+};

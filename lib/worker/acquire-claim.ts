@@ -24,6 +24,7 @@ async function acquireClaim(
   lease: LeaseRequest,
 ): Promise<Acquisition> {
   const identity = { tenantId: envelope.tenantId, operationId: envelope.operationId };
+  lease = { ...lease, targetClass: definition.target };
   if (envelope.kind === 'wake') return fromClaimResult(await store.claim(identity, lease));
   let existing: WorkItem;
   try {

@@ -2,6 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import {
   CapabilityMissingError,
   FenceRejectedError,
+  LeaseInDoubtError,
   OwnershipLostError,
   RetryableJobError,
   TerminalJobError,
@@ -22,7 +23,8 @@ import { LeaseKeeper } from './lease-keeper.js';
 type ExecutionResult =
   | { state: typeof WorkState.succeeded; outcome: JobOutcome; reconciled: boolean }
   | { state: typeof WorkState.failed_terminal | typeof WorkState.unknown | typeof WorkState.queued; errorCode: string }
-  | { state: 'ownership_lost'; reason: string };
+  | { state: 'ownership_lost'; reason: string }
+  | { state: 'lease_in_doubt'; reason: string };
 
 /** What executing a job needs. */
 interface ExecutionDependencies {
@@ -71,6 +73,7 @@ async function executeClaimedJob<Payload>(
     intervalMs: deps.heartbeatIntervalMs ?? Math.floor(definition.leaseMs / 3),
     telemetry: deps.telemetry,
     onOwnershipLost: (error) => abort.abort(error),
+    onDoubt: (error) => abort.abort(error),
   });
   const context = buildJobContext({
     store: deps.store,
@@ -84,7 +87,7 @@ async function executeClaimedJob<Payload>(
   });
   keeper.start();
   try {
-    let phase: { ended: 'run'; outcome: JobOutcome; reconciled: boolean } | { ended: 'cannot_tell'; reason: string };
+    let phase: Phase;
     try {
       phase = await runPhase(definition, context, claim, abort.signal);
     } catch (error) {
@@ -94,8 +97,8 @@ async function executeClaimedJob<Payload>(
     // propagates (the message is redelivered and the next claim reconciles); only a lost fence is absorbed.
     try {
       if (phase.ended === 'run') return await succeed(deps, claim, phase.outcome, phase.reconciled);
-      await deps.store.parkUnknown(claim, { errorCode: 'reconcile_cannot_tell', message: phase.reason.slice(0, 500) });
-      return { state: WorkState.unknown, errorCode: 'reconcile_cannot_tell' };
+      await deps.store.parkUnknown(claim, { errorCode: phase.errorCode, message: phase.reason.slice(0, 500) });
+      return { state: WorkState.unknown, errorCode: phase.errorCode };
     } catch (error) {
       if (error instanceof OwnershipLostError) return ownershipLost(deps, error);
       throw error;
@@ -105,14 +108,30 @@ async function executeClaimedJob<Payload>(
   }
 }
 
-/** Reconcile (class C retries) then run; returns what the job reported, throws what it threw. */
+/** How the job phase ended: a reported outcome, or an outcome nobody can tell (parked as unknown with `errorCode`). */
+type Phase =
+  | { ended: 'run'; outcome: JobOutcome; reconciled: boolean }
+  | { ended: 'cannot_tell'; errorCode: string; reason: string };
+
+/**
+ * Reconcile (class C, whenever an earlier claim may have started the effect) then run; a class D job whose
+ * effect may have happened never runs again. Returns what the job reported, throws what it threw.
+ */
 async function runPhase<Payload>(
   definition: JobDefinition<Payload>,
   context: JobContext<Payload>,
   claim: Claim,
   signal: AbortSignal,
-): Promise<{ ended: 'run'; outcome: JobOutcome; reconciled: boolean } | { ended: 'cannot_tell'; reason: string }> {
-  if (definition.target === 'C' && claim.attempt > 1 && definition.reconcile) {
+): Promise<Phase> {
+  // The effect mark, not the attempt counter: an operator retry resets attempts but never the mark.
+  if (definition.target === 'D' && claim.effectMayHaveHappened) {
+    return {
+      ended: 'cannot_tell',
+      errorCode: 'effect_may_have_happened',
+      reason: 'class D job requeued while its effect may have happened; an operator must state it did not',
+    };
+  }
+  if (definition.target === 'C' && claim.effectMayHaveHappened && definition.reconcile) {
     const found = await untilAborted(definition.reconcile(context), signal);
     if (found.status === 'done') {
       return {
@@ -121,7 +140,8 @@ async function runPhase<Payload>(
         reconciled: true,
       };
     }
-    if (found.status === 'cannot_tell') return { ended: 'cannot_tell', reason: found.reason };
+    if (found.status === 'cannot_tell')
+      return { ended: 'cannot_tell', errorCode: 'reconcile_cannot_tell', reason: found.reason };
   }
   const outcome = await untilAborted(definition.run(context), signal);
   signal.throwIfAborted();
@@ -159,7 +179,13 @@ async function classifyAndRecord(
   claim: Claim,
   error: unknown,
 ): Promise<ExecutionResult> {
-  if (error instanceof OwnershipLostError || error instanceof FenceRejectedError) return ownershipLost(deps, error);
+  if (error instanceof OwnershipLostError) return ownershipLost(deps, error);
+  // Lease doubt: another worker may hold the job. Nothing is written: the lease lapses to the next claim.
+  if (error instanceof LeaseInDoubtError) return { state: 'lease_in_doubt', reason: error.message };
+  if (error instanceof FenceRejectedError) {
+    if (error.context.superseded === true) return ownershipLost(deps, error);
+    return refusedByFence(deps, claim, error);
+  }
   if (error instanceof TerminalJobError) {
     const errorCode = String(error.context.errorCode);
     await deps.store.failTerminal(claim, { errorCode, message: error.message.slice(0, 500) });
@@ -192,6 +218,23 @@ async function classifyAndRecord(
   }
   await deps.store.failRetryable(claim, { errorCode, message, retryDelayMs: retryDelayMs(definition, claim.attempt) });
   return { state: WorkState.queued, errorCode };
+}
+
+/**
+ * A fence refusal that is not a newer claim: the job's own writes are wrong (same record twice in one claim,
+ * sequence not newer, confirm without stamp, a record another operation fences). The refused write did not
+ * land and running the same code again would be refused again, so the attempt ends failed_terminal (parked
+ * for the owner) with a code naming the refusal, e.g. `fence_same_claim_already_wrote`.
+ */
+async function refusedByFence(
+  deps: ExecutionDependencies,
+  claim: Claim,
+  error: FenceRejectedError,
+): Promise<ExecutionResult> {
+  const errorCode = `fence_${String(error.context.reason ?? 'refused')}`;
+  deps.telemetry.count(MetricName.FenceRefusedByJob);
+  await deps.store.failTerminal(claim, { errorCode, message: error.message.slice(0, 500) });
+  return { state: WorkState.failed_terminal, errorCode };
 }
 
 function ownershipLost(deps: ExecutionDependencies, error: OwnershipLostError | FenceRejectedError): ExecutionResult {

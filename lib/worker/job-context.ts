@@ -7,6 +7,7 @@ import type { JobContext, ProviderDeclaration } from '../job-definition.js';
 import { parseStep, parseStepName, StepLedger } from '../steps.js';
 import type { Claim } from '../store/work-item.js';
 import type { WorkItemStore } from '../store/work-item-store.js';
+import { createLeaseGuard } from './lease-guard.js';
 import type { LeaseKeeper } from './lease-keeper.js';
 
 /**
@@ -34,12 +35,14 @@ interface ContextDependencies<Payload> {
 /**
  * Builds the context a job runs with. `step` records completion on the work item under the fence, so a
  * holder that takes over skips finished steps and reuses their results. `step` and `transactions.runStep`
- * share one ledger of done steps, one naming rule and the store's clock.
+ * share one ledger of done steps, one naming rule and the store's clock. `records`, `transactions` and `step`
+ * all start with the same lease guard: in lease doubt they refuse to start (LeaseInDoubtError, nothing sent).
  */
 function buildJobContext<Payload>(deps: ContextDependencies<Payload>): JobContext<Payload> {
   const { claim, store, keeper } = deps;
   const provider = deps.provider?.create({ client: deps.client });
   const steps = new StepLedger(claim);
+  const guard = createLeaseGuard({ keeper, signal: deps.signal, abort: deps.abort });
   return {
     identity: claim.identity,
     claim,
@@ -53,22 +56,24 @@ function buildJobContext<Payload>(deps: ContextDependencies<Payload>): JobContex
       client: deps.client,
       claim,
       signal: deps.signal,
+      guard,
       onFenceRejected: (error) => deps.abort(error),
     }),
     transactions: new FencedTransactions({
       store,
       claim,
       signal: deps.signal,
+      guard,
       onOwnershipLost: (error) => deps.abort(error),
       steps,
     }),
     provider,
     progress: () => keeper.progress(),
     step: async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
+      guard();
       const stepName = parseStepName(name);
       const done = steps.get(stepName);
       if (done) return done.result as T;
-      deps.signal.throwIfAborted();
       const result = await fn();
       deps.signal.throwIfAborted();
       parseStep(stepName, result);

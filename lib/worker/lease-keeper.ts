@@ -1,4 +1,4 @@
-import { OwnershipLostError } from '../errors.js';
+import { LeaseInDoubtError, OwnershipLostError } from '../errors.js';
 import { MetricName } from '../metric-names.js';
 import type { Claim } from '../store/work-item.js';
 import type { WorkItemStore } from '../store/work-item-store.js';
@@ -9,33 +9,42 @@ interface LeaseKeeperOptions {
   store: WorkItemStore;
   claim: Claim;
   leaseMs: number;
-  /** Milliseconds between renewal checks; 0 disables the timer (tests call tick()). */
+  /** Milliseconds between renewal checks; 0 disables the timers (tests call tick() and doubt()). */
   intervalMs: number;
   telemetry: Telemetry;
   /** Called once when a renewal finds the fence superseded. */
   onOwnershipLost: (error: OwnershipLostError) => void;
+  /** Called once when the attempt falls into lease doubt (a failed renewal, or the local deadline passed). */
+  onDoubt?: (error: LeaseInDoubtError) => void;
 }
+
+type TickResult = 'renewed' | 'skipped' | 'lost' | 'busy' | 'doubt';
 
 /**
  * Renews the lease only when the job reported progress since the last renewal, so a stuck handler lets
- * its lease expire (liveness) instead of a heartbeat lying for it. A superseded fence aborts the job.
+ * its lease expire (liveness) instead of a heartbeat lying for it. A superseded fence aborts the job. Lease
+ * doubt is final for the attempt: from a failed renewal, or from the moment the local lease deadline passes
+ * without a confirmed renewal, another worker may hold the job, so no new effect may start (see doubt()).
  */
 class LeaseKeeper {
   private claim: Claim;
   private progressed = false;
   private renewing: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
+  private deadlineTimer: NodeJS.Timeout | undefined;
   private lost = false;
+  private inDoubt: LeaseInDoubtError | undefined;
 
   constructor(private readonly options: LeaseKeeperOptions) {
     this.claim = options.claim;
   }
 
-  /** Starts the renewal timer (unref'd: it never keeps a process alive). */
+  /** Starts the renewal timer and the local-deadline timer (unref'd: they never keep a process alive). */
   start(): void {
     if (this.options.intervalMs <= 0 || this.timer) return;
     this.timer = setInterval(() => void this.tick(), this.options.intervalMs);
     this.timer.unref();
+    this.armDeadline();
   }
 
   /** Marks progress: the next check renews the lease. */
@@ -48,9 +57,21 @@ class LeaseKeeper {
     return this.claim;
   }
 
+  /**
+   * The attempt's lease doubt, or undefined while the lease is confirmed: set by a failed renewal, or found
+   * now because the local deadline (the last confirmed leaseExpiresAt, on the store's clock) has passed.
+   */
+  doubt(): LeaseInDoubtError | undefined {
+    if (!this.inDoubt && this.options.store.clock.now() >= this.claim.leaseExpiresAt) {
+      this.enterDoubt('the local lease deadline passed without a confirmed renewal');
+    }
+    return this.inDoubt;
+  }
+
   /** One renewal check: renews if progress was reported, else records a skipped heartbeat. */
-  async tick(): Promise<'renewed' | 'skipped' | 'lost' | 'busy' | 'failed'> {
+  async tick(): Promise<TickResult> {
     if (this.lost) return 'lost';
+    if (this.doubt()) return 'doubt';
     if (this.renewing) return 'busy';
     if (!this.progressed) {
       this.options.telemetry.count(MetricName.HeartbeatSkippedNoProgress);
@@ -58,34 +79,62 @@ class LeaseKeeper {
       return 'skipped';
     }
     this.progressed = false;
-    let result: 'renewed' | 'lost' | 'failed' = 'renewed';
+    let result: TickResult = 'renewed';
     this.renewing = this.options.store
       .heartbeat(this.claim, this.options.leaseMs)
       .then((renewed) => {
+        if (this.inDoubt) return; // doubt is final for the attempt, whatever answer arrives later
         this.claim = renewed;
+        this.armDeadline();
       })
       .catch((error: unknown) => {
         if (error instanceof OwnershipLostError) {
           result = 'lost';
           this.lost = true;
           this.options.onOwnershipLost(error);
-        } else {
-          // A transient failure: keep the progress flag so the next check tries again.
-          result = 'failed';
-          this.progressed = true;
-          this.options.telemetry.warn('heartbeat failed; will retry', { ...this.fields(), error });
+          return;
         }
+        result = 'doubt';
+        this.options.telemetry.count(MetricName.LeaseRenewalFailed);
+        this.options.telemetry.warn('lease renewal failed; the attempt starts no new effect', {
+          ...this.fields(),
+          error,
+        });
+        this.enterDoubt('a lease renewal failed', error);
       });
     await this.renewing;
     this.renewing = undefined;
     return result;
   }
 
-  /** Stops the timer and waits for an in-flight renewal. */
+  /** Stops the timers and waits for an in-flight renewal. */
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
+    if (this.deadlineTimer) clearTimeout(this.deadlineTimer);
     this.timer = undefined;
+    this.deadlineTimer = undefined;
     await this.renewing;
+  }
+
+  /** (Re)arms the timer that finds the local deadline passing, so doubt starts on time, not at the next tick. */
+  private armDeadline(): void {
+    if (this.options.intervalMs <= 0) return;
+    if (this.deadlineTimer) clearTimeout(this.deadlineTimer);
+    const remaining = Math.max(0, this.claim.leaseExpiresAt - this.options.store.clock.now());
+    // A clock that moved less than the timer waited (an injected clock, a slow tick): look again later.
+    this.deadlineTimer = setTimeout(() => {
+      if (!this.doubt() && this.timer) this.armDeadline();
+    }, remaining + 1);
+    this.deadlineTimer.unref();
+  }
+
+  private enterDoubt(why: string, cause?: unknown): void {
+    if (this.inDoubt) return;
+    this.inDoubt = new LeaseInDoubtError(`lease in doubt: ${why}; fence ${this.claim.fence} starts no new effect`, {
+      ...(cause !== undefined ? { cause } : {}),
+      context: { fence: this.claim.fence, leaseExpiresAt: this.claim.leaseExpiresAt },
+    });
+    this.options.onDoubt?.(this.inDoubt);
   }
 
   private fields() {

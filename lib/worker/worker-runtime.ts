@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { ZodType } from 'zod';
+import { describeIssues } from '../issue-paths.js';
 import type { JobDefinition, JobRegistry } from '../job-definition.js';
-import { type JobEnvelope, parseEnvelope } from '../message.js';
+import { JOB_VERSION_UNSUPPORTED, type JobEnvelope, parseEnvelope } from '../message.js';
 import { MetricName } from '../metric-names.js';
 import type { PayloadStore } from '../payloads.js';
 import { recordQuarantine } from '../quarantine.js';
@@ -76,10 +77,15 @@ class WorkerRuntime {
     const identity = { tenantId: envelope.tenantId, operationId: envelope.operationId };
     const definition = this.options.registry.get(envelope.jobType);
     if (!definition) {
+      // The job type came from the body: the detail does not repeat it.
+      return this.quarantineMessage(message, 'unknown_job_type', 'job type is not registered', identity);
+    }
+    if (envelope.jobVersion !== undefined && envelope.jobVersion !== definition.version) {
+      // Never guess at a payload built for another version of the job (the numbers are not repeated: they came from the body).
       return this.quarantineMessage(
         message,
-        'unknown_job_type',
-        `job type ${envelope.jobType} is not registered`,
+        JOB_VERSION_UNSUPPORTED,
+        'the message names a job version this worker does not run',
         identity,
       );
     }
@@ -140,7 +146,7 @@ class WorkerRuntime {
     return { status: 'deferred', reason: 'job_type_disabled', identity };
   }
 
-  /** Loads and hash-checks the payload, then parses it with the job's schema (issue paths only, never values). */
+  /** Loads and hash-checks the payload, then parses it with the job's schema (schema paths and codes only, never values or keys from the body). */
   private async verifiedPayload(
     claim: Claim,
     schema: ZodType<unknown>,
@@ -155,11 +161,10 @@ class WorkerRuntime {
     if (!loaded.ok) return loaded;
     const parsed = schema.safeParse(loaded.body);
     if (parsed.success) return { ok: true, body: parsed.data };
-    const where = parsed.error.issues.map((issue) => `${issue.path.map(String).join('.') || '(root)'}: ${issue.code}`);
     return {
       ok: false,
       errorCode: 'payload_schema',
-      message: `payload failed its schema at ${where.join('; ')}`.slice(0, 500),
+      message: `payload failed its schema at ${describeIssues(schema, parsed.error.issues)}`.slice(0, 500),
     };
   }
 
@@ -189,6 +194,7 @@ class WorkerRuntime {
       [WorkState.unknown]: MetricName.Unknown,
       [WorkState.queued]: MetricName.RetryScheduled,
       ownership_lost: undefined,
+      lease_in_doubt: undefined,
     }[result.state];
     if (metric) this.telemetry.count(metric);
   }

@@ -4,7 +4,7 @@
 import { createSqsWorkerHandler, defineJob, TerminalJobError } from 'leasefence';
 import * as z from 'zod';
 
-// A class B job: it writes one record owned by this operation, fenced by writer_epoch.
+// A class B job: it writes one record owned by this operation (keyed by its identity), fenced by writer_epoch.
 const publishStatement = defineJob({
   type: 'publish-statement',
   version: 1,
@@ -14,10 +14,11 @@ const publishStatement = defineJob({
     if (ctx.payload.date > '2100-01-01') throw new TerminalJobError('bad_date', 'statement date out of range');
     const objectKey = `statements/${ctx.payload.accountId}/${ctx.payload.date}/generation-${ctx.fence}.pdf`;
     ctx.progress(); // renew the lease only while real work advances
+    // Keyed by the operation: a record shared by operations would be refused by their fences (use class A).
     // Rejected with FenceRejectedError (and the job aborted) if a newer claim already wrote the pointer.
     await ctx.records.write(
-      { tableName: 'statements', key: { pk: `${ctx.identity.tenantId}#${ctx.payload.accountId}#${ctx.payload.date}` } },
-      { set: { current: objectKey } },
+      { tableName: 'statements', key: { pk: `${ctx.identity.tenantId}#${ctx.identity.operationId}` } },
+      { set: { current: objectKey, accountId: ctx.payload.accountId, date: ctx.payload.date } },
     );
     return { outcomeCode: 'published', result: { objectKey } };
   },

@@ -93,8 +93,19 @@ describe('job registry and retry delay', () => {
     expect(registry.get('refund')).toBe(definition);
   });
 
-  it('backs off exponentially from the base delay, capped at the maximum', () => {
+  it('backs off with full jitter: uniform below an exponential ceiling capped at the maximum', () => {
     const definition = defineJob(input({ retry: { baseDelayMs: 100, maxDelayMs: 250 } }));
-    expect([1, 2, 3, 4].map((attempt) => retryDelayMs(definition, attempt))).toEqual([100, 200, 250, 250]);
+    const top = () => 0.999_999;
+    expect([1, 2, 3, 4].map((attempt) => retryDelayMs(definition, attempt, top))).toEqual([99, 199, 249, 249]);
+    expect([1, 2, 3, 4].map((attempt) => retryDelayMs(definition, attempt, () => 0))).toEqual([0, 0, 0, 0]);
+    expect(retryDelayMs(definition, 2, () => 0.5)).toBe(100);
+  });
+
+  it('spreads the delays of jobs that failed together over the whole window', () => {
+    const definition = defineJob(input({ retry: { baseDelayMs: 1_000, maxDelayMs: 60_000 } }));
+    const delays = Array.from({ length: 200 }, () => retryDelayMs(definition, 3));
+    expect(Math.min(...delays)).toBeGreaterThanOrEqual(0);
+    expect(Math.max(...delays)).toBeLessThan(4_000);
+    expect(new Set(delays).size).toBeGreaterThan(100);
   });
 });

@@ -71,7 +71,7 @@ describe('parseEnvelope', () => {
   );
 
   it.each<[string, Record<string, unknown>, string]>([
-    ['an extra top-level field', { body: { amount: 10 } }, 'body'],
+    ['an extra top-level field', { body: { amount: 10 } }, '(root): unrecognized_keys'],
     ['an extra field in payload', { payload: { ref: 'r', inline: true } }, 'payload'],
     ['both payload forms', { payload: { ref: 'r', body: 'x' } }, 'payload'],
     ['inline false', { payload: { inline: false } }, 'payload'],

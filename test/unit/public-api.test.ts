@@ -39,6 +39,8 @@ describe('the root entry point', () => {
         'TransactionCancelledError',
         'TransactionTokenReusedError',
         'UnexpectedItemError',
+        'OperatorStatementRequiredError',
+        'LeaseInDoubtError',
         // job definitions
         'defineJob',
         'TargetClass',

@@ -22,7 +22,11 @@ const spec: CommandSpec = {
     operation: { type: 'string', placeholder: '<operation>', description: 'operation id from business intent' },
     payload: { type: 'string', placeholder: '<json>', description: 'the payload as JSON' },
     'payload-file': { type: 'string', placeholder: '<path>', description: 'read the payload JSON from a file' },
-    delay: { type: 'string', placeholder: '<seconds>', description: 'deliver after 0-900 seconds' },
+    delay: {
+      type: 'string',
+      placeholder: '<seconds>',
+      description: 'run after 0-900 seconds; the queued row is written first (show, ls and cancel see it at once)',
+    },
     jobs: {
       type: 'string',
       placeholder: '<module>',
@@ -79,9 +83,14 @@ async function targetJobs(input: z.infer<typeof schema>, target: CliTarget) {
 }
 
 /** Checks the payload against the job type's schema before anything is sent; an unknown type is a warning. */
-async function checkKnownSchema(input: z.infer<typeof schema>, payload: unknown, io: Io, target: CliTarget) {
-  const jobType = input.type;
-  const known = (await targetJobs(input, target)).find((job) => job.type === jobType);
+function checkKnownSchema(
+  jobs: Awaited<ReturnType<typeof targetJobs>>,
+  jobType: string,
+  payload: unknown,
+  io: Io,
+  target: CliTarget,
+) {
+  const known = jobs.find((job) => job.type === jobType);
   if (!known) {
     if (target.kind === 'local')
       io.err(`note: the local worker does not run ${jobType}; it will be quarantined as unknown_job_type`);
@@ -97,9 +106,15 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
   const input = parseCommandLine(spec, schema, argv);
   const payload = await readPayload(input);
   return withTarget(input, io, async (target) => {
-    await checkKnownSchema(input, payload, io, target);
+    const jobs = await targetJobs(input, target);
+    checkKnownSchema(jobs, input.type, payload, io, target);
     const sent = await sendJob(
-      { sqs: target.sqs, queueUrl: target.queueUrl, payloads: target.payloads },
+      {
+        sqs: target.sqs,
+        queueUrl: target.queueUrl,
+        payloads: target.payloads,
+        delayed: { client: target.client, jobsTable: target.tables.jobs, jobs },
+      },
       {
         tenantId: input.tenant,
         operationId: input.operation,
@@ -114,6 +129,15 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
       return 0;
     }
     const body = sent.payloadStored === 'replay' ? 'same body already stored (a replay)' : 'body stored';
+    if (sent.row) {
+      io.out(
+        sent.row.outcome === 'replay'
+          ? `already scheduled ${input.type} ${formatIdentity(identity)}: the row is ${sent.row.state}; nothing sent`
+          : `scheduled ${input.type} ${formatIdentity(identity)}: row queued, due in ${input.delay}s; wake-up ${sent.row.wake === 'sent' ? `message ${sent.messageId}` : 'deferred to the sweeper'} (${body})`,
+      );
+      io.out(`follow it: leasefence show ${formatIdentity(identity)}`);
+      return 0;
+    }
     io.out(
       `sent ${input.type} ${formatIdentity(identity)}: message ${sent.messageId}, payload sha-256 ${sent.payloadHash.slice(0, 16)}… (${body})`,
     );

@@ -21,6 +21,10 @@ const spec: CommandSpec = {
       description: 'succeeded | failed_terminal | queued (queued retries it)',
     },
     reason: { type: 'string', placeholder: '<text>', description: 'why (kept in the audit trail)' },
+    'effect-did-not-happen': {
+      type: 'boolean',
+      description: 'state that the effect did not happen (required for class D; audited)',
+    },
     'outcome-code': { type: 'string', placeholder: '<code>', description: 'outcome or error code to record' },
     ...TARGET_OPTIONS,
   },
@@ -36,6 +40,7 @@ const schema = z.strictObject({
   ...identityShape,
   to: z.enum([ResolveTarget.succeeded, ResolveTarget.failed_terminal, ResolveTarget.queued]),
   reason: reasonFlag,
+  'effect-did-not-happen': z.boolean().optional(),
   'outcome-code': outcomeCodeSchema.optional(),
 });
 
@@ -50,6 +55,7 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
         reason: input.reason,
         actor: target.actor,
         ...(input['outcome-code'] ? { outcomeCode: input['outcome-code'] } : {}),
+        ...(input['effect-did-not-happen'] ? { effectDidNotHappen: true } : {}),
       },
     );
     printAction(io, 'resolved', { ...result, item: result.item as unknown as Record<string, unknown> }, input.json);

@@ -15,12 +15,25 @@ const spec: CommandSpec = {
   identityArgument: true,
   options: {
     reason: { type: 'string', placeholder: '<text>', description: 'why (kept in the audit trail)' },
+    'effect-did-not-happen': {
+      type: 'boolean',
+      description: 'state that the effect did not happen (required for class D; audited)',
+    },
     ...TARGET_OPTIONS,
   },
-  examples: ['leasefence retry acme stmt-42 --reason "template fixed in v2.3"'],
+  examples: [
+    'leasefence retry acme stmt-42 --reason "template fixed in v2.3"',
+    'leasefence retry acme mail-7 --reason "mail server log shows no delivery" --effect-did-not-happen',
+  ],
 };
 
-const schema = z.strictObject({ ...commonShape, ...targetShape, ...identityShape, reason: reasonFlag });
+const schema = z.strictObject({
+  ...commonShape,
+  ...targetShape,
+  ...identityShape,
+  reason: reasonFlag,
+  'effect-did-not-happen': z.boolean().optional(),
+});
 
 async function run(argv: readonly string[], io: Io): Promise<number> {
   const input = parseCommandLine(spec, schema, argv);
@@ -28,7 +41,11 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
     const result = await retryItem(
       target.admin,
       { tenantId: input.tenant, operationId: input.operation },
-      { reason: input.reason, actor: target.actor },
+      {
+        reason: input.reason,
+        actor: target.actor,
+        ...(input['effect-did-not-happen'] ? { effectDidNotHappen: true } : {}),
+      },
     );
     printAction(io, 'requeued', { ...result, item: result.item as unknown as Record<string, unknown> }, input.json);
     return 0;

@@ -1,4 +1,5 @@
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { statementRecordKey } from '../../../functions/jobs/statement-publication.js';
 import type { JobIdentity } from '../../../lib/identity.js';
 import { idempotencyKeyFor } from '../../../lib/worker/job-context.js';
 import type { DemoEnvironment } from './types.js';
@@ -55,7 +56,7 @@ function refundCase(operationId: string): DemoCase {
   };
 }
 
-/** Statement publication (class B): counts the current-statement pointers of the account and date (0 or 1). */
+/** Statement publication (class B): counts the current-statement pointers of the operation (0 or 1). */
 function statementCase(operationId: string, accountId: string): DemoCase {
   const identity = { tenantId: 'bank-eu', operationId };
   const date = '2026-09-13';
@@ -66,10 +67,10 @@ function statementCase(operationId: string, accountId: string): DemoCase {
     payload: { accountId, date, lines: 12 },
     sideEffectKind: 'current statement pointer',
     inspect: async (env) => {
-      const pointer = await read(env, { pk: `statement#${identity.tenantId}#${accountId}#${date}`, sk: 'pointer' });
+      const pointer = await read(env, { pk: statementRecordKey(identity), sk: 'pointer' });
       return {
         sideEffects: pointer ? 1 : 0,
-        detail: pointer ? `pointer → generation ${String(pointer.generation)}` : 'no pointer',
+        detail: pointer ? `pointer written under fence ${String(pointer.writer_epoch)}` : 'no pointer',
       };
     },
   };

@@ -49,9 +49,9 @@ function stallSpecs(tag: string, jobs: Map<string, AnyJobDefinition>): Array<{ d
         definition: definition(statement.jobType),
         identity: statement.identity,
         payload: statement.payload,
-        pauseAfter: (input) => putKey(input).includes('#generation-'),
-        pausedAfterText: 'wrote its statement object (generation 1)',
-        resumedWriteText: 'pointer update (to make generation 1 current)',
+        pauseAfter: (input) => putKey(input).endsWith('#object'),
+        pausedAfterText: 'wrote its statement object under fence 1',
+        resumedWriteText: 'pointer update (to publish its statement)',
       },
     },
   ];

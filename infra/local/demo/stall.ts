@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../../../lib/aws-clients.js';
-import { ManualClock } from '../../../lib/clock.js';
+import { type Clock, ManualClock } from '../../../lib/clock.js';
 import { payloadHash } from '../../../lib/hashing.js';
 import { formatIdentity, type JobIdentity } from '../../../lib/identity.js';
 import { type AnyJobDefinition, JobRegistry } from '../../../lib/job-definition.js';
@@ -37,13 +37,7 @@ interface StallOutcome {
 }
 
 /** A demo worker: the real runtime on its own client, no heartbeat timer (the demo moves the clock by hand). */
-function demoWorker(
-  name: string,
-  client: DynamoDBDocumentClient,
-  env: DemoEnvironment,
-  spec: StallSpec,
-  clock: ManualClock,
-) {
+function demoWorker(name: string, client: DynamoDBDocumentClient, env: DemoEnvironment, spec: StallSpec, clock: Clock) {
   const telemetry = recordingTelemetry();
   const store = new WorkItemStore({ client, tableName: env.tables.jobs, clock });
   const runtime = new WorkerRuntime({
@@ -81,7 +75,7 @@ function resultText(worker: string, result: MessageResult, spec: StallSpec): str
         : 'found its fence superseded';
     return `${worker} resumed; its ${spec.resumedWriteText} carrying fence ${result.fence} ${why}, so it stopped without changing anything`;
   }
-  return `${worker} ended with ${ended.state} (${ended.errorCode})`;
+  return `${worker} ended with ${ended.state} (${'errorCode' in ended ? ended.errorCode : ended.reason})`;
 }
 
 /**
@@ -109,13 +103,21 @@ async function runStalledWorker(env: DemoEnvironment, spec: StallSpec): Promise<
   const events: TimelineEvent[] = [];
   const at = (actor: string, text: string) => events.push({ atMs: clock.now() - began, actor, text });
   try {
-    const a = demoWorker('worker-A', pausable.client, env, spec, clock);
+    // worker-A's clock freezes with it (a paused VM): when it wakes it cannot tell its lease expired, so its
+    // lease-doubt guard lets the write go out, and only the fence can stop it.
+    let frozenFor = 0;
+    const clockOfA: Clock = { now: () => clock.now() - frozenFor };
+    const a = demoWorker('worker-A', pausable.client, env, spec, clockOfA);
     const firstRun = a.runtime.handleMessage({ messageId, body, receiveCount: 1 });
     const reachedPause = await Promise.race([pausable.paused.then(() => true), firstRun.then(() => false)]);
     at('worker-A', claimText('worker-A', a.telemetry.events, spec.identity, spec.definition.maxAttempts));
     if (!reachedPause) throw new Error(`demo scenario "${spec.title}": worker-A finished without reaching its pause`);
-    at('worker-A', `worker-A ${spec.pausedAfterText}, then froze (think: a long GC pause) and reported no progress`);
-    clock.advance(spec.definition.leaseMs + 1_000);
+    at(
+      'worker-A',
+      `worker-A ${spec.pausedAfterText}, then froze with its clock (think: a paused VM) and reported no progress`,
+    );
+    frozenFor = spec.definition.leaseMs + 1_000;
+    clock.advance(frozenFor);
     at('queue', `the ${spec.definition.leaseMs / 1000} s lease expired unrenewed; the message was delivered again`);
     const b = demoWorker('worker-B', freshClient, env, spec, clock);
     const second = await b.runtime.handleMessage({ messageId, body, receiveCount: 2 });

@@ -32,6 +32,7 @@ function requestSection(results: BenchResults): string {
     '',
     `- Inline payload: the leasefence producer also spends ${rows.find((row) => row.producerWrites > 0)?.producerWrites ?? 0} PutItem on the payloads table before sending; the worker reads the body back (1 GetItem). The peer carries the payload inside the event, so both happy-path rows are the same for it.`,
     '- Takeover: the stalled first worker is not counted, only the worker that takes over. The peer has no sweeper, so it has no wake-up row.',
+    '- Delayed job (`sendJob` with `delaySeconds` > 0): the producer writes the queued row first, so the job is visible and cancellable at once. That is one PutItem more than an immediate job (the worker then claims with one UpdateItem instead of creating the row claimed, and completes): 3 writes per job instead of 2, counted in test/integration/worker/delayed-jobs.test.ts. Immediate jobs keep the two-write path.',
   ].join('\n');
 }
 

@@ -1,9 +1,13 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PayloadConflictError } from '../../../lib/errors.js';
 import { payloadHash } from '../../../lib/hashing.js';
 import type { JobIdentity } from '../../../lib/identity.js';
 import { serializeEnvelope } from '../../../lib/message.js';
 import { PayloadStore } from '../../../lib/payloads.js';
+import { sendJob } from '../../../lib/producer.js';
+import { payloadKey } from '../../../lib/table.js';
 import { type AdminFixture, createAdminFixture } from '../../support/admin.js';
 import { newIdentity, newWorkItem } from '../../support/factories.js';
 import { TEST_CALLER_ARN } from '../../support/function-url-event.js';
@@ -122,6 +126,36 @@ describe('admin API on the real engines: DLQ redrive, payload erasure, audit rec
       }),
       expect.objectContaining({ action: 'erase_payloads', counts: { deleted: 2, complete: 0 } }),
     ]);
+  });
+
+  it('erasure keeps a tombstone with the hash: a different payload afterwards is a conflict, nothing stored or sent', async () => {
+    // Prepare: a tenant's job whose body is erased.
+    const identity = newIdentity('tenant-tomb');
+    const body = { order: 'o-1', email: 'ada@example.com' };
+    await payloads.put(identity, body, payloadHash(body));
+    await admin.call('POST', '/tenants/tenant-tomb/erase-payloads', { body: { reason: 'GDPR request 43' } });
+    const key = payloadKey(identity);
+    const tombstone = await admin.client.send(new GetCommand({ TableName: admin.tables.payloadsTable, Key: key }));
+    const other = { order: 'o-1', email: 'mallory@example.com' };
+
+    // Act
+    const conflict = await sendJob(
+      { sqs: admin.sqs, queueUrl: admin.queueUrl, payloads },
+      { ...identity, jobType: 'demo', payload: other },
+    ).catch((error: unknown) => error);
+    const same = await sendJob(
+      { sqs: admin.sqs, queueUrl: admin.queueUrl, payloads },
+      { ...identity, jobType: 'demo', payload: body },
+    );
+
+    // Assert
+    expect(conflict).toBeInstanceOf(PayloadConflictError);
+    expect(tombstone.Item).toEqual({ ...key, payloadHash: payloadHash(body), erasedAt: expect.any(Number) });
+    expect(same.payloadStored).toBe('erased');
+    const after = await admin.client.send(new GetCommand({ TableName: admin.tables.payloadsTable, Key: key }));
+    expect(after.Item).toEqual(tombstone.Item);
+    const sent = await drainQueue(admin.sqs, admin.queueUrl);
+    expect(sent.map((message) => JSON.parse(message.body).payloadHash)).toEqual([payloadHash(body)]);
   });
 
   it('answers 400 for a bad redrive or erase request and 400 for a bad tenant in the path', async () => {

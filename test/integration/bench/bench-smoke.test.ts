@@ -132,7 +132,7 @@ describe('benchmark scenarios at tiny size', () => {
     ).toEqual([
       ['happy path, payloadRef', true, true],
       ['happy path, inline payload (producer + worker)', true, true],
-      ['delayed job (SQS DelaySeconds)', true, true],
+      ['delayed job (queued row first, then a wake-up)', true, true],
       ['replay of a finished job', true, true],
       ['each heartbeat', true, false],
       ['takeover after expiry (message redelivered)', true, true],

@@ -35,6 +35,10 @@ describe('capacity units per job (accountant, DynamoDB rules)', () => {
     expect(row('happy path, payloadRef').peer).toEqual({ wru: 2, rru: 0, indexWru: 0 });
   });
 
+  it('a delayed job: the queued row (index put), the claim that moves the index key, the completion', () => {
+    expect(row('delayed job').leasefence).toEqual({ wru: 7, rru: 0, indexWru: 4 });
+  });
+
   it('each heartbeat: 1 WRU on the row, no index write', () => {
     expect(row('each heartbeat').leasefence).toEqual({ wru: 1, rru: 0, indexWru: 0 });
   });

@@ -148,30 +148,3 @@ describe('leasefence CLI against a running local stack: operations', () => {
     expect(noStack.stderr).toContain('no local stack is running');
   });
 });
-
-describe('leasefence check (no stack needed)', () => {
-  afterAll(() => killAll());
-
-  it('is GO for the example jobs and NO-GO for hand-built definitions missing a control', async () => {
-    // act
-    const [examples, unsafe] = await Promise.all([
-      runCli(['check', '--json']),
-      runCli(['check', '--jobs', 'test/unit/cli/fixtures/unsafe-jobs.ts']),
-    ]);
-
-    // assert
-    expect(examples.code).toBe(0);
-    const report = JSON.parse(examples.stdout);
-    expect(report.go).toBe(true);
-    expect(report.jobTypes.map((job: { type: string; verdict: string }) => [job.type, job.verdict])).toEqual([
-      ['refund-settlement', 'GO'],
-      ['statement-publication', 'GO'],
-      ['inventory-reservation', 'GO'],
-    ]);
-    expect(unsafe.code).toBe(1);
-    expect(unsafe.stdout).toContain('refund-without-reconcile  class C  ▶ NO-GO (failed: 6)');
-    expect(unsafe.stdout).toContain('defines no reconcile()');
-    expect(unsafe.stdout).toContain('notify-without-key  class D  ▶ NO-GO (failed: 6)');
-    expect(unsafe.stdout).toContain('NO-GO for refund-without-reconcile, notify-without-key');
-  });
-});

@@ -3,6 +3,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createExampleJobs, examplesTableDefinition } from '../../../functions/jobs/index.js';
+import { statementRecordKey } from '../../../functions/jobs/statement-publication.js';
 import { runDemo, stallSpecs } from '../../../infra/local/demo/run-demo.js';
 import { runStalledWorker } from '../../../infra/local/demo/stall.js';
 import type { DemoEnvironment, DemoReport } from '../../../infra/local/demo/types.js';
@@ -92,11 +93,11 @@ describe('the example jobs under a stalled worker, on the test engines (the demo
     });
   });
 
-  it('statement publication: the older generation never replaces the newer pointer', async () => {
+  it('statement publication: the stalled older claim never replaces what the newer one published', async () => {
     // prepare
     const [, statement] = stallSpecs('stmt1', jobs());
     if (!statement) throw new Error('no statement scenario');
-    const base = `statement#bank-eu#a43-stmt1#2026-09-13`;
+    const base = statementRecordKey({ tenantId: 'bank-eu', operationId: 'statement-a43-2026-09-13-stmt1' });
 
     // act
     const outcome = await runStalledWorker(env, statement.spec);
@@ -104,13 +105,9 @@ describe('the example jobs under a stalled worker, on the test engines (the demo
     // assert
     expect(outcome.second).toMatchObject({ fence: 2, result: { state: 'succeeded' } });
     expect(outcome.first).toMatchObject({ fence: 1, result: { state: 'ownership_lost', reason: 'fence.rejected' } });
-    expect(await read(base, 'pointer')).toMatchObject({
-      current: `${base}#generation-2`,
-      generation: 2,
-      writer_epoch: 2,
-    });
-    // generation 1 was written before the stall and stays, unreferenced: objects are immutable, only the pointer is fenced
-    expect(await read(`${base}#generation-1`, 'object')).toMatchObject({ generation: 1 });
+    expect(await read(base, 'pointer')).toMatchObject({ current: `${base}#object`, writer_epoch: 2 });
+    // worker-A wrote the object under fence 1 before it stalled; worker-B's write under fence 2 replaced it
+    expect(await read(`${base}#object`, 'object')).toMatchObject({ lines: 12, writer_epoch: 2 });
     expect(outcome.timeline.events.at(-1)?.text).toMatch(/^worker-A resumed; its pointer update .* REJECTED/);
   });
 

@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../lib/clock.js';
 import { WorkState } from '../../../lib/states.js';
 import { claimFromItem } from '../../../lib/store/work-item.js';
+import { WorkItemStore } from '../../../lib/store/work-item-store.js';
 import { sweep } from '../../../lib/sweeper.js';
 import { createTestQueue, createTestTables, type TestTables, testSqsClient } from '../../support/engine.js';
 import { expectClaimed, expectState } from '../../support/expectations.js';
@@ -63,9 +64,16 @@ describe('sweeper never overrides a fresher claim', () => {
   });
 
   it('a renewed lease between the index read and the sweep to unknown wins: the item stays claimed, its deadline moves to the lease', async () => {
-    // Prepare: an exhausted claim whose lease expired; its holder is slow but still alive.
+    // Prepare: an exhausted claim whose lease expired by the sweeper's clock; the holder's clock runs 2 s
+    // behind, so on its clock the lease is still valid and its renewal is accepted (a renewal of a lease
+    // already expired on the renewing worker's clock is refused: test/integration/worker/lease-doubt.test.ts).
     const identity = newIdentity('tenant-race');
     const now = clock.now();
+    const holder = new WorkItemStore({
+      client: other.client,
+      tableName: tables.jobsTable,
+      clock: { now: () => clock.now() - 2_000 },
+    });
     const stored = await putWorkItem(sweeper.client, tables.jobsTable, {
       identity,
       state: WorkState.claimed,
@@ -73,7 +81,7 @@ describe('sweeper never overrides a fresher claim', () => {
       overrides: { fence: 3, attempts: 3, maxAttempts: 3, leaseExpiresAt: now - 1_000, deadlineAt: now - 1_000 },
     });
     afterNextQuery(sweeper.client, async () => {
-      await other.store.heartbeat(claimFromItem(stored, false), 30_000);
+      await holder.heartbeat(claimFromItem(stored, false), 30_000);
     });
 
     // Act
@@ -83,7 +91,8 @@ describe('sweeper never overrides a fresher claim', () => {
     expect(summary).toMatchObject({ scanned: 1, sweptToUnknown: 0, lostRaces: 0, deadlinesAdvanced: 1 });
     const item = await expectState(sweeper.store, identity, WorkState.claimed);
     // Heartbeats never write the index; the sweeper moved the index deadline up to the real lease instead.
-    expect(item).toMatchObject({ fence: 3, leaseExpiresAt: now + 30_000, deadlineAt: now + 30_000 });
+    const renewed = now - 2_000 + 30_000;
+    expect(item).toMatchObject({ fence: 3, leaseExpiresAt: renewed, deadlineAt: renewed });
     expect(await sweep({ store: sweeper.store, sqs, queueUrl })).toMatchObject({ scanned: 0 });
   });
 

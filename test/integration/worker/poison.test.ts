@@ -147,4 +147,55 @@ describe('poison messages', () => {
       .sort();
     expect(workRows).toEqual(['existing', 'good-1', 'hash-bad', 'no-body', 'schema-bad']);
   });
+
+  it('quarantine records and items quote nothing from the body: codes and schema paths only', async () => {
+    const secret = 'alice.smith';
+    const tagged = defineJob({
+      type: 'tagged',
+      version: 1,
+      target: 'B',
+      payload: z.strictObject({ tags: z.record(z.string(), z.number()) }),
+      run: async () => ({ outcomeCode: 'done' }),
+    });
+    const local = await createWorkerHarness('poison-privacy', [tagged]);
+    try {
+      const badPayload = { tags: { [`${secret}@example.com`]: 'not a number' } };
+      await local.payloads.put({ tenantId: 'bank', operationId: 'p-1' }, badPayload, payloadHash(badPayload));
+      const bodies = [
+        `${secret}@example.com`,
+        envelope({ [`${secret}@example.com`]: true }),
+        envelope({ v: secret }),
+        envelope({ jobType: secret }),
+        envelope({ kind: secret }),
+        JSON.stringify({
+          v: 1,
+          kind: 'job',
+          tenantId: 'bank',
+          operationId: 'p-1',
+          jobType: 'tagged',
+          payloadHash: payloadHash(badPayload),
+          payload: { inline: true },
+        }),
+      ];
+      const worker = local.worker();
+      const event = toSqsEvent(
+        bodies.map((Body, index) => ({ MessageId: `privacy-${index}`, ReceiptHandle: `r${index}`, Body })),
+        'arn:aws:sqs:us-east-1:000000000000:q',
+      );
+
+      const response = await worker(event);
+
+      expect(response.batchItemFailures).toEqual([]);
+      const rows = (await local.client.send(new ScanCommand({ TableName: local.tables.jobsTable }))).Items ?? [];
+      expect(rows.filter((row) => row.kind === 'quarantine')).toHaveLength(bodies.length - 1);
+      expect(rows.find((row) => row.operationId === 'p-1')).toMatchObject({
+        state: 'quarantined',
+        errorCode: 'payload_schema',
+        errorMessage: 'payload failed its schema at tags.*: invalid_type',
+      });
+      expect(JSON.stringify(rows)).not.toContain(secret);
+    } finally {
+      await local.close();
+    }
+  });
 });

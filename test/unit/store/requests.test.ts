@@ -26,8 +26,9 @@ const hash = 'a'.repeat(64);
 const newItem: NewWorkItem = { identity, jobType: 'refund', payloadHash: hash, payloadRef: 's3://b/k', maxAttempts: 3 };
 
 describe('buildCreateRequest', () => {
-  it('creates the item already claimed with fence 1 when given a lease, only if the key is free', () => {
-    const request = buildCreateRequest(table, newItem, now, { owner: 'w1', claimId: 'c1', leaseMs: 30_000 });
+  it('creates the item already claimed with fence 1 and the effect mark when given a lease, only if the key is free', () => {
+    const lease = { owner: 'w1', claimId: 'c1', leaseMs: 30_000, targetClass: 'C' as const };
+    const request = buildCreateRequest(table, newItem, now, lease);
 
     expect(request).toEqual({
       TableName: 'jobs',
@@ -52,6 +53,8 @@ describe('buildCreateRequest', () => {
         claimId: 'c1',
         leaseExpiresAt: now + 30_000,
         deadlineAt: now + 30_000,
+        effectMayHaveHappened: true,
+        targetClass: 'C',
         ah: [{ o: 'w1', s: now }],
       },
       ConditionExpression: 'attribute_not_exists(#pk)',
@@ -97,7 +100,7 @@ describe('buildCreateRequest', () => {
 });
 
 describe('buildClaimRequest', () => {
-  it('raises fence and attempts and opens an attempt-history entry, only if attempts remain and the item is due or its lease expired', () => {
+  it('raises fence and attempts, sets the effect mark and opens an attempt-history entry, only if attempts remain and the item is due or its lease expired', () => {
     const request = buildClaimRequest(table, identity, { owner: 'w2', claimId: 'c2', leaseMs: 30_000 }, now);
 
     expect(request).toEqual({
@@ -105,11 +108,11 @@ describe('buildClaimRequest', () => {
       Key: key,
       UpdateExpression:
         'SET #state = :v4, #leaseOwner = :v5, #claimId = :v6, #leaseExpiresAt = :v7, #deadlineShard = :v8, ' +
-        '#deadlineAt = :v9, #updatedAt = :v10, #fence = #fence + :v1, #attempts = #attempts + :v1, ' +
-        '#ah = list_append(if_not_exists(#ah, :v2), :v3) REMOVE #availableAt',
+        '#deadlineAt = :v9, #updatedAt = :v10, #effectMayHaveHappened = :v11, #fence = #fence + :v1, ' +
+        '#attempts = #attempts + :v1, #ah = list_append(if_not_exists(#ah, :v2), :v3) REMOVE #availableAt',
       ConditionExpression:
         'attribute_exists(#pk) AND #attempts < #maxAttempts AND ' +
-        '((#state = :v12 AND #availableAt <= :v11) OR (#state = :v13 AND #leaseExpiresAt < :v11))',
+        '((#state = :v13 AND #availableAt <= :v12) OR (#state = :v14 AND #leaseExpiresAt < :v12))',
       ExpressionAttributeNames: {
         '#fence': 'fence',
         '#attempts': 'attempts',
@@ -121,6 +124,7 @@ describe('buildClaimRequest', () => {
         '#deadlineShard': 'deadlineShard',
         '#deadlineAt': 'deadlineAt',
         '#updatedAt': 'updatedAt',
+        '#effectMayHaveHappened': 'effectMayHaveHappened',
         '#availableAt': 'availableAt',
         '#pk': 'pk',
         '#maxAttempts': 'maxAttempts',
@@ -136,9 +140,10 @@ describe('buildClaimRequest', () => {
         ':v8': shard,
         ':v9': now + 30_000,
         ':v10': now,
-        ':v11': now,
-        ':v12': 'queued',
-        ':v13': 'claimed',
+        ':v11': true,
+        ':v12': now,
+        ':v13': 'queued',
+        ':v14': 'claimed',
       },
       ReturnValues: 'ALL_OLD',
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
@@ -194,16 +199,17 @@ describe('buildFencedUpdate', () => {
     expect(request.ExpressionAttributeNames).not.toHaveProperty('#result');
   });
 
-  it('heartbeat moves only the lease, never an indexed attribute, under the fence condition', () => {
+  it('heartbeat moves only the lease, never an indexed attribute, under the fence, only while the lease has not expired', () => {
     const request = buildFencedUpdate(table, claim, heartbeatTransition(now + 60_000, now));
 
     expect(request.UpdateExpression).toBe('SET #leaseExpiresAt = :v1, #updatedAt = :v2');
-    expect(request.ConditionExpression).toBe('#fence = :v3 AND #state = :v4');
+    expect(request.ConditionExpression).toBe('#fence = :v3 AND #state = :v4 AND #leaseExpiresAt > :v5');
     expect(request.ExpressionAttributeValues).toEqual({
       ':v1': now + 60_000,
       ':v2': now,
       ':v3': 7,
       ':v4': 'claimed',
+      ':v5': now,
     });
     const indexed = jobsTableDefinition('jobs').GlobalSecondaryIndexes?.flatMap((index) => [
       ...(index.KeySchema ?? []).map((key) => key.AttributeName),

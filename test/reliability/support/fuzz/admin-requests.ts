@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import type { AdminRequest } from '../../../../lib/admin/router.js';
+import { hasControlCharacter } from '../../../../lib/free-text.js';
 import { anyDefect, type Route, segment } from './admin-defects.js';
 import { POISON } from './hostile-values.js';
 
@@ -91,7 +92,10 @@ function hostileValidRequest(tenantId: string): fc.Arbitrary<AdminCase> {
       const request = validRequest(route, tenantId, operationId);
       if (request.body) request.body = JSON.stringify({ ...JSON.parse(request.body), reason });
       const readOnly = route === 'list' || route === 'audit';
-      return { category: `valid:${route}`, request, allowed: readOnly ? [200] : [404], malformed: false };
+      // A reason that could spoof an operator's screen (once trimmed, as the API trims) is refused with 400 before any lookup.
+      const spoofing = request.body !== undefined && hasControlCharacter(reason.trim());
+      const allowed = readOnly ? [200] : spoofing ? [400] : [404];
+      return { category: `valid:${route}`, request, allowed, malformed: false };
     });
 }
 

@@ -9,7 +9,7 @@ const Universe = {
   /** maxAttempts of each operation: one-shot, two and three attempts. */
   maxAttempts: [1, 2, 3],
   leaseMs: 1_000,
-  /** Clock skew of a worker is one of these (ms); skew may only cause early takeovers. */
+  /** Clock skew of a worker is one of these (ms); skew makes takeovers early or late, the fence keeps both safe. */
   skews: [-300, -100, 0, 100, 300],
 } as const;
 
@@ -35,6 +35,11 @@ function maxAttemptsOf(id: number): number {
   return Universe.maxAttempts[id % Universe.operations.length] as number;
 }
 
+/** Target class of an identity: the one-shot operation is class D (no key, no lookup), then C and B. */
+function targetClassOf(id: number): 'B' | 'C' | 'D' {
+  return (['D', 'C', 'B'] as const)[id % Universe.operations.length] as 'B' | 'C' | 'D';
+}
+
 /**
  * One step of a randomized interleaving. Holder steps (heartbeat, write, complete, fail) act on the claim
  * the worker last obtained for the identity, stale or not; without one they claim instead.
@@ -46,18 +51,21 @@ type Command =
   | { kind: 'advance'; ms: number }
   | { kind: 'pause'; worker: number }
   | { kind: 'write'; id: number; worker: number; mode: 'advance' | 'next' | 'repeat' }
+  /** A sequenced write through the runtime's lease guard: refused, unsent, once the worker is in lease doubt. */
+  | { kind: 'guardedWrite'; id: number; worker: number }
   | { kind: 'complete'; id: number; worker: number }
   | { kind: 'fail'; id: number; worker: number; terminal: boolean; delayMs: number }
   | { kind: 'cancel'; id: number }
   | { kind: 'sweep' }
-  | { kind: 'resolve'; id: number; to: 'succeeded' | 'failed_terminal' | 'queued' };
+  | { kind: 'resolve'; id: number; to: 'succeeded' | 'failed_terminal' | 'queued'; statement: boolean }
+  | { kind: 'retry'; id: number; statement: boolean };
 
 const id = fc.integer({ min: 0, max: IDENTITY_COUNT - 1 });
 const worker = fc.integer({ min: 0, max: Universe.workers - 1 });
 const lease = Universe.leaseMs;
 
 /** Commands that act on a claim the worker holds. */
-type HolderCommand = Extract<Command, { kind: 'heartbeat' | 'write' | 'complete' | 'fail' }>;
+type HolderCommand = Extract<Command, { kind: 'heartbeat' | 'write' | 'guardedWrite' | 'complete' | 'fail' }>;
 
 /** Weighted generator of commands. */
 const commandArbitrary: fc.Arbitrary<Command> = fc.oneof(
@@ -89,6 +97,7 @@ const commandArbitrary: fc.Arbitrary<Command> = fc.oneof(
       mode: fc.constantFrom('advance' as const, 'next' as const, 'repeat' as const),
     }),
   },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant('guardedWrite' as const), id, worker }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('complete' as const), id, worker }) },
   {
     weight: 2,
@@ -108,8 +117,10 @@ const commandArbitrary: fc.Arbitrary<Command> = fc.oneof(
       kind: fc.constant('resolve' as const),
       id,
       to: fc.constantFrom('succeeded' as const, 'failed_terminal' as const, 'queued' as const),
+      statement: fc.boolean(),
     }),
   },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('retry' as const), id, statement: fc.boolean() }) },
 );
 
 /** One randomized run: the workers' clock skews and the command sequence. */
@@ -145,6 +156,7 @@ export {
   maxAttemptsOf,
   type RunPlan,
   runArbitrary,
+  targetClassOf,
   touched,
   twinOf,
   Universe,

@@ -36,7 +36,9 @@ class InvariantOracle {
     outcome: Outcome,
     holderFence: number,
     observed: Map<number, Observation>,
+    holderClock?: { now: number; deadline: number },
   ): void {
+    this.checkLeaseDoubt(step, command, outcome, holderClock, observed);
     for (const [id, now] of observed) {
       const before = this.last[id];
       const touchedByStep = !('id' in command) || command.id === id;
@@ -70,15 +72,62 @@ class InvariantOracle {
       if ((this.completions[id] ?? 0) > 1)
         fail(step, 'at most one successful completion per identity', { id, command });
     }
-    const final = ['succeeded', 'failed_terminal', 'cancelled'];
+    const final = ['succeeded', 'cancelled'];
     if (before?.item && final.includes(before.item.state) && item.state !== before.item.state) {
-      fail(step, 'a final state is never left (no admin retry in this command set)', { id, before: before.item, item });
+      fail(step, 'succeeded and cancelled are never left', { id, before: before.item, item });
+    }
+    const retried = command.kind === 'retry' && command.id === id;
+    if (before?.item?.state === 'failed_terminal' && item.state !== 'failed_terminal' && !retried) {
+      fail(step, 'only an operator retry takes an item out of failed_terminal', { id, command });
     }
     const leftUnknown = before?.item?.state === 'unknown' && item.state !== 'unknown';
-    const byAdmin = (command.kind === 'resolve' || command.kind === 'cancel') && command.id === id;
+    const byAdmin = ['resolve', 'cancel', 'retry'].includes(command.kind) && 'id' in command && command.id === id;
     if (leftUnknown && !byAdmin)
       fail(step, 'nothing but an admin action takes an item out of unknown', { id, command });
+    this.checkEffectMark(step, id, command, before?.item, item);
     checkOneState(step, id, item);
+  }
+
+  /**
+   * Lease doubt: a guarded write lands only before its worker's local lease deadline, and a renewal never
+   * revives a lease that had expired on the renewing worker's clock.
+   */
+  private checkLeaseDoubt(
+    step: number,
+    command: Command,
+    outcome: Outcome,
+    clock: { now: number; deadline: number } | undefined,
+    observed: Map<number, Observation>,
+  ) {
+    if (command.kind === 'guardedWrite' && outcome.kind === 'write' && outcome.ok) {
+      if (!clock || clock.now >= clock.deadline) fail(step, 'no guarded write lands in lease doubt', { clock });
+    }
+    if (command.kind === 'heartbeat' && outcome.kind === 'holder' && outcome.ok) {
+      const before = this.last[command.id]?.item?.leaseExpiresAt ?? 0;
+      const renewed = observed.get(command.id)?.item?.leaseExpiresAt ?? 0;
+      if (clock && renewed > before && before <= clock.now) {
+        fail(step, 'a renewal never revives an expired lease', { before, now: clock.now });
+      }
+    }
+  }
+
+  /**
+   * The effect mark: every claim sets it (whatever the attempts counter says); only an operator's statement
+   * clears it; a class D item with the mark never goes back to queued without that statement.
+   */
+  private checkEffectMark(step: number, id: number, command: Command, before: WorkItem | undefined, item: WorkItem) {
+    const stated = (command.kind === 'retry' || command.kind === 'resolve') && command.id === id && command.statement;
+    const claimedNow = item.state === 'claimed' && (before?.state !== 'claimed' || before.fence !== item.fence);
+    if (claimedNow && item.effectMayHaveHappened !== true) {
+      fail(step, 'every claim marks that an effect may have happened', { id, item });
+    }
+    if (before?.effectMayHaveHappened === true && item.effectMayHaveHappened !== true && !stated) {
+      fail(step, 'only an operator statement clears the effect mark', { id, command });
+    }
+    const requeued = before && before.state !== 'queued' && item.state === 'queued' && item.attempts === 0;
+    if (requeued && before.effectMayHaveHappened === true && before.targetClass === 'D' && !stated) {
+      fail(step, 'a class D item whose effect may have happened is requeued only with the statement', { id, command });
+    }
   }
 
   private checkRecord(
@@ -93,7 +142,8 @@ class InvariantOracle {
     const epoch = Number(now.record?.writer_epoch ?? 0);
     const previous = Number(before?.record?.writer_epoch ?? 0);
     if (epoch < previous) fail(step, 'a record epoch never goes back', { id, previous, epoch });
-    const wrote = command.kind === 'write' && command.id === id && outcome.kind === 'write' && outcome.ok;
+    const writes = command.kind === 'write' || command.kind === 'guardedWrite';
+    const wrote = writes && command.id === id && outcome.kind === 'write' && outcome.ok;
     if (wrote && writeFence < previous) {
       fail(step, 'a record never accepts a fence lower than one it accepted', { id, previous, writeFence });
     }
@@ -144,6 +194,8 @@ function checkAgainstModel(
     maxAttempts: item.maxAttempts,
     ...(item.state === 'claimed' ? { leaseExpiresAt: item.leaseExpiresAt } : {}),
     ...(item.state === 'queued' ? { availableAt: item.availableAt } : {}),
+    effect: item.effectMayHaveHappened === true,
+    targetClass: item.targetClass,
   };
   const wanted = expected && {
     state: expected.state,
@@ -152,6 +204,8 @@ function checkAgainstModel(
     maxAttempts: expected.maxAttempts,
     ...(expected.state === 'claimed' ? { leaseExpiresAt: expected.leaseExpiresAt } : {}),
     ...(expected.state === 'queued' ? { availableAt: expected.availableAt } : {}),
+    effect: expected.effect,
+    targetClass: expected.targetClass,
   };
   if (JSON.stringify(actual) !== JSON.stringify(wanted)) fail(step, 'engine matches the model', { id, actual, wanted });
   const stored = { epoch: now.record?.writer_epoch, seq: now.record?.writer_seq, value: now.record?.value };

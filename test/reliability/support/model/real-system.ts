@@ -3,11 +3,14 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { cancelItem } from '../../../../lib/admin/cancel.js';
 import type { AdminDeps } from '../../../../lib/admin/deps.js';
 import { resolveItem } from '../../../../lib/admin/resolve.js';
+import { retryItem } from '../../../../lib/admin/retry.js';
 import { ManualClock } from '../../../../lib/clock.js';
 import {
   FenceRejectedError,
   IllegalTransitionError,
   ItemNotFoundError,
+  LeaseInDoubtError,
+  OperatorStatementRequiredError,
   OwnershipLostError,
   PayloadConflictError,
 } from '../../../../lib/errors.js';
@@ -16,7 +19,10 @@ import { payloadHash } from '../../../../lib/hashing.js';
 import type { Claim } from '../../../../lib/store/work-item.js';
 import { WorkItemStore } from '../../../../lib/store/work-item-store.js';
 import { sweep } from '../../../../lib/sweeper.js';
-import { type Command, type HolderCommand, identityOf, maxAttemptsOf, Universe } from './commands.js';
+import { silentTelemetry } from '../../../../lib/telemetry.js';
+import { createLeaseGuard } from '../../../../lib/worker/lease-guard.js';
+import { LeaseKeeper } from '../../../../lib/worker/lease-keeper.js';
+import { type Command, type HolderCommand, identityOf, maxAttemptsOf, targetClassOf, Universe } from './commands.js';
 import type { Outcome } from './reference-model.js';
 
 /** Deadline shards of every store of a run (sweeps query each). */
@@ -36,6 +42,9 @@ interface Held {
   claim: Claim;
   records: FencedRecords;
   seq: number;
+  /** The runtime's lease guard for this claim (its keeper sees the claim as last renewed). */
+  guard: () => void;
+  inDoubt: boolean;
 }
 
 /** Key of the protected record of an identity in the run's records table. */
@@ -53,6 +62,8 @@ class RealSystem {
   readonly operator: WorkItemStore;
   /** Fence of the claim the last holder command (write, heartbeat, complete, fail) used. */
   lastHolderFence = 0;
+  /** The worker's clock and its claim's lease deadline at the last guarded write or heartbeat. */
+  lastHolderClock: { now: number; deadline: number } | undefined;
   private readonly stores: WorkItemStore[];
   private readonly held = new Map<string, Held>();
   private readonly admin: AdminDeps;
@@ -97,7 +108,20 @@ class RealSystem {
         return this.operate(() => cancelItem(this.admin, identityOf(command.id), { actor: 'model', reason: 'model' }));
       case 'resolve':
         return this.operate(() =>
-          resolveItem(this.admin, identityOf(command.id), { to: command.to, actor: 'model', reason: 'model' }),
+          resolveItem(this.admin, identityOf(command.id), {
+            to: command.to,
+            actor: 'model',
+            reason: 'model',
+            ...(command.to === 'queued' && command.statement ? { effectDidNotHappen: true } : {}),
+          }),
+        );
+      case 'retry':
+        return this.operate(() =>
+          retryItem(this.admin, identityOf(command.id), {
+            actor: 'model',
+            reason: 'model',
+            ...(command.statement ? { effectDidNotHappen: true } : {}),
+          }),
         );
       default:
         return this.holder(command);
@@ -112,8 +136,28 @@ class RealSystem {
     return Math.max(1, Math.max(...leases) + SKEW_MAX + 1 - this.clock.now());
   }
 
+  /** The lease a worker asks for: the identity's target class goes with it (the claim records it with the mark). */
+  private lease(worker: number, id: number) {
+    return { owner: `w${worker}`, leaseMs: Universe.leaseMs, targetClass: targetClassOf(id) };
+  }
+
   private hold(worker: number, id: number, claim: Claim): void {
-    this.held.set(`${worker}:${id}`, { claim, records: new FencedRecords({ client: this.run.client, claim }), seq: 0 });
+    const records = new FencedRecords({ client: this.run.client, claim });
+    this.held.set(`${worker}:${id}`, { claim, records, seq: 0, guard: this.leaseGuard(worker, claim), inDoubt: false });
+  }
+
+  /** The runtime's one lease guard over a keeper of this claim on the worker's own (skewed) clock; no timers. */
+  private leaseGuard(worker: number, claim: Claim): () => void {
+    const abort = new AbortController();
+    const keeper = new LeaseKeeper({
+      store: this.stores[worker] as WorkItemStore,
+      claim,
+      leaseMs: Universe.leaseMs,
+      intervalMs: 0,
+      telemetry: silentTelemetry,
+      onOwnershipLost: () => {},
+    });
+    return createLeaseGuard({ keeper, signal: abort.signal, abort: (reason) => abort.abort(reason) });
   }
 
   private async enqueue(id: number, worker: number | null, conflict: boolean): Promise<Outcome> {
@@ -130,7 +174,7 @@ class RealSystem {
         const result = await this.operator.enqueue(input);
         return { kind: 'enqueue', result: result.outcome };
       }
-      const result = await this.stores[worker]?.enqueue(input, { owner: `w${worker}`, leaseMs: Universe.leaseMs });
+      const result = await this.stores[worker]?.enqueue(input, this.lease(worker, id));
       if (result?.outcome === 'created' && result.claim) {
         this.hold(worker, id, result.claim);
         return { kind: 'enqueue', result: 'created', fence: result.claim.fence };
@@ -144,7 +188,7 @@ class RealSystem {
 
   private async claim(id: number, worker: number): Promise<Outcome> {
     const store = this.stores[worker] as WorkItemStore;
-    const result = await store.claim(identityOf(id), { owner: `w${worker}`, leaseMs: Universe.leaseMs });
+    const result = await store.claim(identityOf(id), this.lease(worker, id));
     if (!result.claimed) return { kind: 'claim', claimed: false, reason: result.reason };
     this.hold(worker, id, result.claim);
     return { kind: 'claim', claimed: true, fence: result.claim.fence, takeover: result.claim.takeover };
@@ -156,9 +200,24 @@ class RealSystem {
     this.lastHolderFence = held.claim.fence;
     const store = this.stores[command.worker] as WorkItemStore;
     if (command.kind === 'write') return this.write(command.id, command.worker, held, command.mode);
+    if (command.kind === 'guardedWrite') {
+      this.lastHolderClock = { now: store.clock.now(), deadline: held.claim.leaseExpiresAt };
+      try {
+        held.guard();
+      } catch (error) {
+        if (!(error instanceof LeaseInDoubtError)) throw error;
+        held.inDoubt = true;
+        return { kind: 'write', ok: false, reason: 'lease_in_doubt' };
+      }
+      return this.write(command.id, command.worker, held, 'next');
+    }
+    if (command.kind === 'heartbeat')
+      this.lastHolderClock = { now: store.clock.now(), deadline: held.claim.leaseExpiresAt };
     try {
       if (command.kind === 'heartbeat') {
         held.claim = await store.heartbeat(held.claim, Universe.leaseMs);
+        // A confirmed renewal moves the local deadline; doubt, once entered, is final for the attempt.
+        if (!held.inDoubt) held.guard = this.leaseGuard(command.worker, held.claim);
         return { kind: 'holder', ok: true, state: 'claimed' };
       }
       if (command.kind === 'complete') {
@@ -200,6 +259,7 @@ class RealSystem {
     } catch (error) {
       if (error instanceof ItemNotFoundError) return { kind: 'operator', result: 'not_found' };
       if (error instanceof IllegalTransitionError) return { kind: 'operator', result: 'illegal' };
+      if (error instanceof OperatorStatementRequiredError) return { kind: 'operator', result: 'statement_required' };
       throw error;
     }
   }

@@ -1,5 +1,12 @@
 import type { WorkState } from '../../../../lib/states.js';
-import { type Command, type HolderCommand, IDENTITY_COUNT, maxAttemptsOf, Universe } from './commands.js';
+import {
+  type Command,
+  type HolderCommand,
+  IDENTITY_COUNT,
+  maxAttemptsOf,
+  targetClassOf,
+  Universe,
+} from './commands.js';
 
 /** What a command did, in terms both the model and the real system can state. */
 type Outcome =
@@ -11,7 +18,7 @@ type Outcome =
   | { kind: 'holder'; ok: false }
   | { kind: 'write'; ok: true }
   | { kind: 'write'; ok: false; reason: string }
-  | { kind: 'operator'; result: 'ok' | 'not_found' | 'illegal' }
+  | { kind: 'operator'; result: 'ok' | 'not_found' | 'illegal' | 'statement_required' }
   | { kind: 'sweep'; unknown: number };
 
 /** The work item as the model expects it. */
@@ -23,6 +30,10 @@ interface ModelItem {
   hash: 'main' | 'other';
   leaseExpiresAt?: number;
   availableAt?: number;
+  /** Set by every claim (an effect may have happened); cleared only by an operator's statement. */
+  effect: boolean;
+  /** Recorded by the claim with the mark. */
+  targetClass?: 'B' | 'C' | 'D';
 }
 
 /** The protected record of an identity as the model expects it. */
@@ -39,6 +50,8 @@ interface ModelClaim {
   leaseExpiresAt: number;
   seq: number;
   superseded: boolean;
+  /** Lease doubt of this claim: set once the worker's clock reaches its lease deadline; never cleared. */
+  doubt: boolean;
 }
 
 const FINISHED: readonly string[] = ['succeeded', 'failed_terminal', 'unknown', 'quarantined', 'cancelled'];
@@ -76,11 +89,10 @@ class ReferenceModel {
       case 'cancel':
         return this.operate(command.id, ['queued', 'claimed', 'unknown'], (item) => ({ ...item, state: 'cancelled' }));
       case 'resolve':
-        return this.operate(command.id, ['unknown'], (item) =>
-          command.to === 'queued'
-            ? { ...item, state: 'queued', attempts: 0, availableAt: this.now }
-            : { ...item, state: command.to },
-        );
+        if (command.to === 'queued') return this.requeue(command.id, ['unknown'], command.statement);
+        return this.operate(command.id, ['unknown'], (item) => ({ ...item, state: command.to }));
+      case 'retry':
+        return this.requeue(command.id, ['failed_terminal', 'unknown', 'quarantined'], command.statement);
       default:
         return this.holder(command);
     }
@@ -105,12 +117,21 @@ class ReferenceModel {
     if (existing) return { kind: 'enqueue', result: existing.hash === hash ? 'replay' : 'conflict' };
     const maxAttempts = maxAttemptsOf(id);
     if (worker === null) {
-      this.items[id] = { state: 'queued', fence: 0, attempts: 0, maxAttempts, hash, availableAt: this.now };
+      this.items[id] = {
+        state: 'queued',
+        fence: 0,
+        attempts: 0,
+        maxAttempts,
+        hash,
+        availableAt: this.now,
+        effect: false,
+      };
       return { kind: 'enqueue', result: 'created' };
     }
     const leaseExpiresAt = this.workerNow(worker) + Universe.leaseMs;
-    this.items[id] = { state: 'claimed', fence: 1, attempts: 1, maxAttempts, hash, leaseExpiresAt };
-    this.held.set(`${worker}:${id}`, { fence: 1, attempt: 1, leaseExpiresAt, seq: 0, superseded: false });
+    const mark = { effect: true, targetClass: targetClassOf(id) };
+    this.items[id] = { state: 'claimed', fence: 1, attempts: 1, maxAttempts, hash, leaseExpiresAt, ...mark };
+    this.held.set(`${worker}:${id}`, { fence: 1, attempt: 1, leaseExpiresAt, seq: 0, superseded: false, doubt: false });
     return { kind: 'enqueue', result: 'created', fence: 1 };
   }
 
@@ -123,7 +144,8 @@ class ReferenceModel {
     if (item.attempts < item.maxAttempts && (due || expired)) {
       const leaseExpiresAt = now + Universe.leaseMs;
       const fence = item.fence + 1;
-      this.items[id] = { ...item, state: 'claimed', fence, attempts: item.attempts + 1, leaseExpiresAt };
+      const mark = { effect: true, targetClass: targetClassOf(id) };
+      this.items[id] = { ...item, state: 'claimed', fence, attempts: item.attempts + 1, leaseExpiresAt, ...mark };
       delete this.items[id]?.availableAt;
       this.held.set(`${worker}:${id}`, {
         fence,
@@ -131,6 +153,7 @@ class ReferenceModel {
         leaseExpiresAt,
         seq: 0,
         superseded: false,
+        doubt: false,
       });
       return { kind: 'claim', claimed: true, fence, takeover: item.state === 'claimed' };
     }
@@ -149,6 +172,12 @@ class ReferenceModel {
     const claim = this.held.get(`${command.worker}:${command.id}`);
     if (!claim) return this.claim(command.id, command.worker);
     if (command.kind === 'write') return this.write(command.id, command.worker, claim, command.mode);
+    if (command.kind === 'guardedWrite') {
+      // The guard runs first: at or past the local lease deadline the write is refused and never sent.
+      if (this.workerNow(command.worker) >= claim.leaseExpiresAt) claim.doubt = true;
+      if (claim.doubt) return { kind: 'write', ok: false, reason: 'lease_in_doubt' };
+      return this.write(command.id, command.worker, claim, 'next');
+    }
     const item = this.items[command.id];
     const target = this.targetState(command, claim, item);
     // A holder write that finds its own transition already there (same state, my fence) is reported as applied.
@@ -158,6 +187,8 @@ class ReferenceModel {
     if (item?.state !== 'claimed' || item.fence !== claim.fence) return { kind: 'holder', ok: false };
     const now = this.workerNow(command.worker);
     if (command.kind === 'heartbeat') {
+      // Refused by condition once the lease has expired, even when nobody took over.
+      if ((item.leaseExpiresAt ?? 0) <= now) return { kind: 'holder', ok: false };
       claim.leaseExpiresAt = now + Universe.leaseMs;
       item.leaseExpiresAt = claim.leaseExpiresAt;
       return { kind: 'holder', ok: true, state: 'claimed' };
@@ -206,6 +237,24 @@ class ReferenceModel {
       unknown += 1;
     }
     return { kind: 'sweep', unknown };
+  }
+
+  /**
+   * retry / resolve ▶ queued: a fresh attempt budget, the effect mark kept unless the operator states the
+   * effect did not happen; a class D item with the mark is refused without that statement, nothing changes.
+   */
+  private requeue(id: number, from: readonly string[], statement: boolean): Outcome {
+    const item = this.items[id];
+    if (item && from.includes(item.state) && item.effect && item.targetClass === 'D' && !statement) {
+      return { kind: 'operator', result: 'statement_required' };
+    }
+    return this.operate(id, from, (current) => ({
+      ...current,
+      state: 'queued',
+      attempts: 0,
+      availableAt: this.now,
+      effect: current.effect && !statement,
+    }));
   }
 
   private operate(id: number, from: readonly string[], to: (item: ModelItem) => ModelItem): Outcome {

@@ -37,8 +37,8 @@ async function runInterleaving(plan: RunPlan, env: InterleavingEnvironment): Pro
   await env.client.send(new CreateTableCommand(jobsTableDefinition(jobsTable)));
   // A plain pk/sk table, the same shape as the example jobs' records table.
   await env.client.send(new CreateTableCommand(examplesTableDefinition(recordsTable)));
-  await untilActive(env.client, jobsTable);
-  await untilActive(env.client, recordsTable);
+  // dynalite answers item requests with ResourceNotFound until its 0 ms CREATING timer has run.
+  await untilActive(env.client, [jobsTable, recordsTable]);
   try {
     const model = new ReferenceModel(RUN_START, plan.skews);
     const real = new RealSystem({ ...env, jobsTable, recordsTable }, RUN_START, plan.skews);
@@ -49,7 +49,7 @@ async function runInterleaving(plan: RunPlan, env: InterleavingEnvironment): Pro
       const actual = await real.apply(command);
       if (!isDeepStrictEqual(actual, expected)) fail(step, 'outcome matches the model', { command, expected, actual });
       const observed = await observe(observedIds(touched(command)));
-      oracle.check(step, command, actual, real.lastHolderFence, observed);
+      oracle.check(step, command, actual, real.lastHolderFence, observed, real.lastHolderClock);
       for (const [id, now] of observed) checkAgainstModel(step, id, model.items[id], model.records[id] ?? {}, now);
     }
     const end = plan.commands.length;
@@ -63,17 +63,16 @@ async function runInterleaving(plan: RunPlan, env: InterleavingEnvironment): Pro
   }
 }
 
-/**
- * Waits (bounded) until a new table is ACTIVE: dynalite marks it ACTIVE on a timer after CreateTable
- * returns, and a request that lands first gets ResourceNotFoundException.
- */
-async function untilActive(client: DynamoDBDocumentClient, tableName: string): Promise<void> {
-  for (let attempt = 0; attempt < 200; attempt += 1) {
-    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
-    if (Table?.TableStatus === 'ACTIVE') return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
+/** Waits (bounded) until every table reports ACTIVE. */
+async function untilActive(client: DynamoDBDocumentClient, tableNames: readonly string[]): Promise<void> {
+  for (const TableName of tableNames) {
+    for (let attempt = 0; ; attempt += 1) {
+      const described = await client.send(new DescribeTableCommand({ TableName }));
+      if (described.Table?.TableStatus === 'ACTIVE') break;
+      if (attempt === 100) throw new Error(`table ${TableName} never became ACTIVE`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
   }
-  throw new Error(`table ${tableName} did not become ACTIVE`);
 }
 
 /** Items and records of `ids` in one consistent BatchGetItem (re-sent for unprocessed keys, bounded). */

@@ -1,0 +1,116 @@
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod';
+import type { JobIdentity } from '../identity.js';
+import { raiseFenceTransition } from '../store/transitions.js';
+import { TableKeys } from '../table.js';
+import { parseInput } from '../validation.js';
+import { writeAuditRecord } from './audit.js';
+import { decodeCursor, encodeCursor } from './cursor.js';
+import type { AdminDeps } from './deps.js';
+import { actorSchema, reasonSchema } from './schemas.js';
+
+/** Raise every work item's fence above `above`; `cursor` resumes an earlier call, `max` bounds this one. */
+interface RaiseFencesInput {
+  above: number;
+  reason: string;
+  actor: string;
+  cursor?: string;
+  max?: number;
+}
+
+/** What one call did; `complete` false means more of the table remains: call again with `cursor`. */
+interface RaiseFencesReport {
+  /** Work items read in this call. */
+  scanned: number;
+  /** Items whose fence was set to `above + 1`. */
+  raised: number;
+  /** Items already above `above` (left alone). */
+  alreadyAbove: number;
+  /** Items that kept changing under the operation (three tries); run the command again to reach them. */
+  lostRaces: number;
+  complete: boolean;
+  cursor?: string;
+  auditId: string;
+}
+
+const raiseFencesSchema = z.strictObject({
+  above: z
+    .number()
+    .int()
+    .min(0)
+    .max(Number.MAX_SAFE_INTEGER - 1),
+  reason: reasonSchema,
+  actor: actorSchema,
+  cursor: z.string().optional(),
+  max: z.number().int().min(1).max(100_000).default(10_000),
+});
+
+const CURSOR_SCOPE = 'raise-fences';
+const PAGE_SIZE = 100;
+const TRIES = 3;
+
+/**
+ * For when the jobs table was restored to an earlier point in time than the record tables: sets every work
+ * item's fence that is at or below `above` to `above + 1` (one conditional UpdateItem each, on the state and
+ * fence it read, audited on the item), so no claim can ever again carry a fence a record already saw. Walks
+ * the whole table with a paginated Scan (a recovery tool, not a hot path), resumable with `cursor`, bounded
+ * by `max` per call, and writes one audit record per call with the counts. Bad input ▶ InvalidInputError.
+ * @example
+ * let report = await raiseFences(deps, { above: 5_000, reason: 'PITR restore of jobs table', actor });
+ * while (!report.complete) report = await raiseFences(deps, { above: 5_000, reason, actor, cursor: report.cursor });
+ */
+async function raiseFences(deps: AdminDeps, input: RaiseFencesInput): Promise<RaiseFencesReport> {
+  const valid = parseInput(raiseFencesSchema, input, 'raise fences');
+  const action = { actor: valid.actor, reason: valid.reason };
+  let startKey: Record<string, unknown> | undefined = decodeCursor(CURSOR_SCOPE, valid.cursor, [
+    TableKeys.partition,
+    TableKeys.sort,
+  ]);
+  const report = { scanned: 0, raised: 0, alreadyAbove: 0, lostRaces: 0 };
+  do {
+    const page = await deps.store.client.send(
+      new ScanCommand({
+        TableName: deps.store.table.tableName,
+        FilterExpression: '#kind = :work',
+        ProjectionExpression: '#pk, #sk, tenantId, operationId',
+        ExpressionAttributeNames: { '#kind': 'kind', '#pk': TableKeys.partition, '#sk': TableKeys.sort },
+        ExpressionAttributeValues: { ':work': 'work' },
+        Limit: Math.min(PAGE_SIZE, valid.max - report.scanned),
+        ConsistentRead: true,
+        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+      }),
+    );
+    for (const row of page.Items ?? []) {
+      report.scanned += 1;
+      const outcome = await raiseOne(deps, row as JobIdentity, valid.above, action);
+      report[outcome] += 1;
+    }
+    startKey = page.LastEvaluatedKey;
+  } while (startKey && report.scanned < valid.max);
+  const cursor = encodeCursor(CURSOR_SCOPE, startKey);
+  const audit = await writeAuditRecord(deps, {
+    actor: valid.actor,
+    action: 'raise_fences',
+    reason: valid.reason,
+    counts: { above: valid.above, ...report, complete: cursor ? 0 : 1 },
+  });
+  return { ...report, complete: cursor === undefined, ...(cursor ? { cursor } : {}), auditId: audit.auditId };
+}
+
+/** Raises one item, reading it fresh each try so a claim in between is seen and raised too. */
+async function raiseOne(
+  deps: AdminDeps,
+  identity: JobIdentity,
+  above: number,
+  action: { actor: string; reason: string },
+): Promise<'raised' | 'alreadyAbove' | 'lostRaces'> {
+  for (let attempt = 0; attempt < TRIES; attempt += 1) {
+    const item = await deps.store.get({ tenantId: identity.tenantId, operationId: identity.operationId });
+    if (!item || item.fence > above) return 'alreadyAbove';
+    const applied = await deps.store.applyOperator(item, raiseFenceTransition(item, above + 1, action));
+    if (applied.ok) return 'raised';
+  }
+  return 'lostRaces';
+}
+
+export { type RaiseFencesInput, type RaiseFencesReport, raiseFences };

@@ -1,0 +1,151 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { main } from '../../../infra/cli/main.js';
+import { cancelItem } from '../../../lib/admin/cancel.js';
+import { PayloadConflictError } from '../../../lib/errors.js';
+import { defineJob } from '../../../lib/job-definition.js';
+import { type SendJobInput, sendJob } from '../../../lib/producer.js';
+import { sweep } from '../../../lib/sweeper.js';
+import { engineEndpoints } from '../../support/engine.js';
+import { drainQueue } from '../../support/queue-reader.js';
+import { countRequests } from '../../support/request-counter.js';
+import { createWorkerHarness, type WorkerHarness } from '../../support/worker-harness.js';
+import { captureIo } from '../../unit/cli/io.js';
+
+let runs = 0;
+const reminder = defineJob({
+  type: 'reminder',
+  version: 1,
+  target: 'B',
+  maxAttempts: 4,
+  payload: z.strictObject({ text: z.string() }),
+  run: async () => {
+    runs += 1;
+    return { outcomeCode: 'reminded' };
+  },
+});
+
+describe('delayed jobs are rows first', () => {
+  let harness: WorkerHarness;
+  let send: (input: SendJobInput) => ReturnType<typeof sendJob>;
+  beforeAll(async () => {
+    harness = await createWorkerHarness('delayed', [reminder]);
+    const deps = {
+      sqs: harness.sqs,
+      queueUrl: harness.queueUrl,
+      payloads: harness.payloads,
+      delayed: { client: harness.client, jobsTable: harness.tables.jobsTable, jobs: [reminder], clock: harness.clock },
+    };
+    send = (input) => sendJob(deps, input);
+  });
+  afterAll(async () => {
+    await harness.close();
+  });
+
+  const job = (operationId: string, delaySeconds: number, text = 'pay rent') => ({
+    tenantId: 'acme',
+    operationId,
+    jobType: 'reminder',
+    payload: { text },
+    delaySeconds,
+  });
+
+  it('the queued row exists before the message: show and ls see it, cancel works at once', async () => {
+    const now = harness.clock.now();
+
+    const sent = await send(job('later-1', 60));
+    const cancelMe = await send(job('later-2', 60));
+
+    expect(sent.row).toMatchObject({ outcome: 'created', state: 'queued', availableAt: now + 60_000, wake: 'sent' });
+    expect(cancelMe.row?.outcome).toBe('created');
+    expect(await harness.store.get({ tenantId: 'acme', operationId: 'later-1' })).toMatchObject({
+      state: 'queued',
+      attempts: 0,
+      fence: 0,
+      maxAttempts: 4,
+      availableAt: now + 60_000,
+    });
+    const { dynamo, sqs } = engineEndpoints();
+    const io = captureIo();
+    const target = ['--jobs-table', harness.tables.jobsTable, '--payloads-table', harness.tables.payloadsTable];
+    const endpoints = ['--queue-url', harness.queueUrl, '--dynamodb-endpoint', dynamo, '--sqs-endpoint', sqs];
+    expect(await main(['ls', '--state', 'queued', '--tenant', 'acme', '--json', ...target, ...endpoints], io)).toBe(0);
+    expect(io.stdout()).toContain('later-1');
+    const cancelled = await cancelItem(
+      adminDeps(),
+      { tenantId: 'acme', operationId: 'later-2' },
+      {
+        actor: 'ops',
+        reason: 'customer paid already',
+      },
+    );
+    expect(cancelled).toMatchObject({ state: 'cancelled', fence: 1 });
+    await drainQueue(harness.sqs, harness.queueUrl);
+  });
+
+  it('a replay returns the stored state and sends nothing; a different payload is a conflict, nothing sent', async () => {
+    await send(job('later-3', 30));
+    await drainQueue(harness.sqs, harness.queueUrl);
+
+    const replay = await send(job('later-3', 30));
+    const conflict = await send(job('later-3', 30, 'other text')).catch((error: unknown) => error);
+
+    expect(replay.row).toEqual({ outcome: 'replay', state: 'queued', availableAt: expect.any(Number) });
+    expect(replay.messageId).toBe('');
+    expect(conflict).toBeInstanceOf(PayloadConflictError);
+    expect(await drainQueue(harness.sqs, harness.queueUrl)).toHaveLength(0);
+  });
+
+  it('a lost wake-up is found by the sweeper once due; the job runs with one write more than an immediate job', async () => {
+    runs = 0;
+    const identity = { tenantId: 'acme', operationId: 'later-lost' };
+    const producer = countRequests(harness.client);
+    await send(job('later-lost', 1));
+    const producerWrites = { ...producer.byCommand };
+    producer.detach();
+    await new Promise((resolve) => setTimeout(resolve, 1_200)); // until SQS delivers the delayed message…
+    expect(await drainQueue(harness.sqs, harness.queueUrl)).toHaveLength(1); // …which is then lost
+    harness.clock.advance(1_001);
+
+    const swept = await sweep({
+      store: harness.store,
+      sqs: harness.sqs,
+      queueUrl: harness.queueUrl,
+      clock: harness.clock,
+      dueGraceMs: 0,
+    });
+    const worker = harness.worker();
+    const workerRequests = countRequests(worker.client);
+    await harness.poll(worker, { waitTimeSeconds: 2 });
+
+    expect(swept.resignalled).toBeGreaterThanOrEqual(1);
+    expect(runs).toBe(1);
+    expect(await harness.store.get(identity)).toMatchObject({ state: 'succeeded', attempts: 1, fence: 1 });
+    // The producer writes the payload body and the queued row (the extra write); the worker claims and completes.
+    expect(producerWrites).toEqual({ PutItemCommand: 2 });
+    expect(workerRequests.writes()).toBe(2);
+    expect(workerRequests.byCommand.UpdateItemCommand).toBe(2);
+  });
+
+  it('an immediate job keeps the two-write path: no row before the worker creates it claimed', async () => {
+    const producer = countRequests(harness.client);
+    await send({ tenantId: 'acme', operationId: 'now-1', jobType: 'reminder', payload: { text: 'now' } });
+    const producerWrites = { ...producer.byCommand };
+    producer.detach();
+    const before = await harness.store.get({ tenantId: 'acme', operationId: 'now-1' });
+    const worker = harness.worker();
+    const workerRequests = countRequests(worker.client);
+
+    await harness.poll(worker);
+
+    expect(before).toBeUndefined();
+    expect(await harness.store.get({ tenantId: 'acme', operationId: 'now-1' })).toMatchObject({ state: 'succeeded' });
+    expect(producerWrites).toEqual({ PutItemCommand: 1 }); // the payload body only
+    // create-claimed, complete; the one read is the payload body
+    expect(workerRequests.byCommand).toEqual({ PutItemCommand: 1, UpdateItemCommand: 1, GetItemCommand: 1 });
+  });
+
+  function adminDeps() {
+    return { store: harness.store, sqs: harness.sqs, queueUrl: harness.queueUrl, payloadsTable: 'unused' };
+  }
+});

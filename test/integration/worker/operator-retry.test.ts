@@ -1,0 +1,223 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { main } from '../../../infra/cli/main.js';
+import type { AdminDeps } from '../../../lib/admin/deps.js';
+import { resolveItem } from '../../../lib/admin/resolve.js';
+import { retryItem } from '../../../lib/admin/retry.js';
+import { handleAdminRequest } from '../../../lib/admin/router.js';
+import { AmbiguousOutcomeError, OperatorStatementRequiredError } from '../../../lib/errors.js';
+import { defineJob } from '../../../lib/job-definition.js';
+import { WorkState } from '../../../lib/states.js';
+import { requeueTransition } from '../../../lib/store/transitions.js';
+import { deadlineShardFor } from '../../../lib/table.js';
+import { sendWakeSignals } from '../../../lib/wake.js';
+import { engineEndpoints } from '../../support/engine.js';
+import { FakeGateway, FakeMailer } from '../../support/fake-external.js';
+import { createWorkerHarness, type WorkerHarness } from '../../support/worker-harness.js';
+import { captureIo } from '../../unit/cli/io.js';
+
+const gateway = new FakeGateway();
+const mailer = new FakeMailer();
+
+/** Class C, one attempt: the charge lands, then the answer is lost ▶ unknown. */
+const charge = defineJob({
+  type: 'charge',
+  version: 1,
+  target: 'C',
+  maxAttempts: 1,
+  leaseMs: 5_000,
+  payload: z.strictObject({ amount: z.number().positive(), loseAnswer: z.boolean() }),
+  run: async (ctx) => {
+    const created = await gateway.charge(ctx.idempotencyKey, ctx.payload.amount);
+    if (ctx.payload.loseAnswer) throw new AmbiguousOutcomeError('gateway timed out after the charge');
+    return { outcomeCode: 'charged', result: { chargeId: created.id } };
+  },
+  reconcile: async (ctx) => {
+    const found = await gateway.lookup(ctx.idempotencyKey);
+    return found
+      ? { status: 'done', outcome: { outcomeCode: 'charged', result: { chargeId: found.id } } }
+      : { status: 'not_done' };
+  },
+});
+
+/** Class D: every call is an effect; a lost answer ▶ unknown. */
+const notify = defineJob({
+  type: 'notify',
+  version: 1,
+  target: 'D',
+  leaseMs: 5_000,
+  payload: z.strictObject({ to: z.string() }),
+  run: async (ctx) => {
+    await mailer.send(ctx.payload.to);
+    if (mailer.sent.length === 1) throw new AmbiguousOutcomeError('mail server timed out after sending');
+    return { outcomeCode: 'sent' };
+  },
+});
+
+describe('operator retries never skip reconciliation (effect mark on the work row)', () => {
+  let harness: WorkerHarness;
+  let admin: AdminDeps;
+  beforeAll(async () => {
+    harness = await createWorkerHarness('opretry', [charge, notify]);
+    admin = { store: harness.store, sqs: harness.sqs, queueUrl: harness.queueUrl, payloadsTable: 'unused' };
+  });
+  afterAll(async () => {
+    await harness.close();
+  });
+
+  /** Sends a job and runs one worker round: the first attempt's answer is lost, so the item parks unknown. */
+  async function parkedUnknown(operationId: string, jobType: string, payload: unknown) {
+    await harness.send({ tenantId: 'shop', operationId, jobType, payload });
+    await harness.poll(harness.worker());
+    const item = await harness.store.get({ tenantId: 'shop', operationId });
+    expect(item).toMatchObject({ state: 'unknown', errorCode: 'ambiguous_outcome', effectMayHaveHappened: true });
+    return item;
+  }
+
+  it.each([
+    ['retry', (id: { tenantId: string; operationId: string }) => retryItem(admin, id, { actor: 'ops', reason: 'x' })],
+    [
+      'resolve ▶ queued',
+      (id: { tenantId: string; operationId: string }) =>
+        resolveItem(admin, id, { to: 'queued', actor: 'ops', reason: 'x' }),
+    ],
+  ])(
+    'class C: %s resets attempts, yet the next claim looks the charge up instead of charging again',
+    async (how, act) => {
+      const operationId = `charge-${how.startsWith('retry') ? 'retry' : 'resolve'}`;
+      const before = { charges: gateway.chargeCalls, lookups: gateway.lookupCalls };
+      await parkedUnknown(operationId, 'charge', { amount: 5, loseAnswer: true });
+      expect(gateway.chargeCalls).toBe(before.charges + 1);
+
+      const requeued = await act({ tenantId: 'shop', operationId });
+      expect(requeued.item).toMatchObject({
+        state: 'queued',
+        attempts: 0,
+        effectMayHaveHappened: true,
+        targetClass: 'C',
+      });
+      await harness.poll(harness.worker());
+
+      expect(gateway.chargeCalls).toBe(before.charges + 1);
+      expect(gateway.lookupCalls).toBe(before.lookups + 1);
+      expect(await harness.store.get({ tenantId: 'shop', operationId })).toMatchObject({
+        state: 'succeeded',
+        attempts: 1,
+        outcomeCode: 'charged',
+      });
+    },
+  );
+
+  it('class D: a retry without the statement is refused and changes nothing (library and admin API)', async () => {
+    const identity = { tenantId: 'shop', operationId: 'mail-refused' };
+    mailer.sent.length = 0;
+    const parked = await parkedUnknown(identity.operationId, 'notify', { to: 'ada@example.com' });
+    expect(parked).toMatchObject({ targetClass: 'D' });
+
+    await expect(retryItem(admin, identity, { actor: 'ops', reason: 'try again' })).rejects.toBeInstanceOf(
+      OperatorStatementRequiredError,
+    );
+    await expect(
+      resolveItem(admin, identity, { to: 'queued', actor: 'ops', reason: 'try again' }),
+    ).rejects.toBeInstanceOf(OperatorStatementRequiredError);
+    const viaApi = await handleAdminRequest(
+      {
+        method: 'POST',
+        path: '/items/shop/mail-refused/retry',
+        body: JSON.stringify({ reason: 'try again' }),
+        actor: 'arn:aws:iam::1:user/ops',
+      },
+      admin,
+    );
+    expect(viaApi.statusCode).toBe(409);
+    expect(viaApi.body).toMatchObject({ error: 'statement_required', statement: 'effect_did_not_happen' });
+    expect(await harness.store.get(identity)).toEqual(parked);
+    expect(mailer.sent).toEqual(['ada@example.com']);
+  });
+
+  it('class D: with the statement the retry is audited, clears the mark, and the job runs once more', async () => {
+    const identity = { tenantId: 'shop', operationId: 'mail-stated' };
+    mailer.sent.length = 0;
+    await parkedUnknown(identity.operationId, 'notify', { to: 'bob@example.com' });
+
+    const viaApi = await handleAdminRequest(
+      {
+        method: 'POST',
+        path: '/items/shop/mail-stated/retry',
+        body: JSON.stringify({ reason: 'mail log shows no delivery', effectDidNotHappen: true }),
+        actor: 'arn:aws:iam::1:user/ops',
+      },
+      admin,
+    );
+    expect(viaApi.statusCode).toBe(200);
+    const requeued = await harness.store.get(identity);
+    expect(requeued?.effectMayHaveHappened).toBeUndefined();
+    expect(requeued?.audit?.at(-1)).toMatchObject({
+      action: 'retry',
+      statement: 'effect_did_not_happen',
+      reason: 'mail log shows no delivery',
+    });
+    await harness.poll(harness.worker());
+
+    expect(mailer.sent).toEqual(['bob@example.com', 'bob@example.com']);
+    expect(await harness.store.get(identity)).toMatchObject({ state: 'succeeded', effectMayHaveHappened: true });
+  });
+
+  it('class D: the CLI refuses `retry` and `resolve --to queued` without --effect-did-not-happen, accepts it with', async () => {
+    const identity = { tenantId: 'shop', operationId: 'mail-cli' };
+    mailer.sent.length = 0;
+    await parkedUnknown(identity.operationId, 'notify', { to: 'cli@example.com' });
+    const { dynamo, sqs } = engineEndpoints();
+    const target = [
+      '--jobs-table',
+      harness.tables.jobsTable,
+      '--payloads-table',
+      harness.tables.payloadsTable,
+      '--queue-url',
+      harness.queueUrl,
+      '--dynamodb-endpoint',
+      dynamo,
+      '--sqs-endpoint',
+      sqs,
+      '--actor',
+      'alice',
+    ];
+    const refused = captureIo();
+    const resolveRefused = captureIo();
+    const accepted = captureIo();
+
+    expect(await main(['retry', 'shop/mail-cli', '--reason', 'again', ...target], refused)).toBe(1);
+    expect(
+      await main(['resolve', 'shop/mail-cli', '--to', 'queued', '--reason', 'again', ...target], resolveRefused),
+    ).toBe(1);
+    expect(refused.stderr()).toContain('--effect-did-not-happen');
+    expect(resolveRefused.stderr()).toContain('--effect-did-not-happen');
+    expect(await harness.store.get(identity)).toMatchObject({ state: 'unknown' });
+    const resolved = ['resolve', 'shop/mail-cli', '--to', 'queued', '--reason', 'no delivery in the log'];
+    expect(await main([...resolved, '--effect-did-not-happen', ...target], accepted)).toBe(0);
+    expect((await harness.store.get(identity))?.audit?.at(-1)).toMatchObject({
+      action: 'resolve_queued',
+      actor: 'alice',
+      statement: 'effect_did_not_happen',
+    });
+  });
+
+  it('class D: a requeue that bypassed the admin check is parked by the worker without running', async () => {
+    const identity = { tenantId: 'shop', operationId: 'mail-bypass' };
+    mailer.sent.length = 0;
+    await parkedUnknown(identity.operationId, 'notify', { to: 'eve@example.com' });
+    const shard = deadlineShardFor(identity, harness.store.table.deadlineShards);
+    const requeued = await harness.store.operate(identity, [WorkState.unknown], (item) =>
+      requeueTransition(item, { actor: 'script', reason: 'raw store call' }, shard, harness.clock.now()),
+    );
+    await sendWakeSignals(harness.sqs, harness.queueUrl, [requeued]);
+
+    await harness.poll(harness.worker());
+
+    expect(mailer.sent).toEqual(['eve@example.com']);
+    expect(await harness.store.get(identity)).toMatchObject({
+      state: 'unknown',
+      errorCode: 'effect_may_have_happened',
+    });
+  });
+});
