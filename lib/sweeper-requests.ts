@@ -69,6 +69,8 @@ function buildResignalUpdate(
     UpdateExpression: update,
     ConditionExpression: conditions.join(' AND '),
     ...x.attributes(),
+    // The wake-up is built from the row (payload binding), which the index does not carry: no extra read.
+    ReturnValues: 'ALL_NEW',
     ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
   };
 }
@@ -89,4 +91,52 @@ function resignalLanded(
   );
 }
 
-export { buildDeadlineQuery, buildOldestUnknownQuery, buildResignalUpdate, resignalLanded };
+/**
+ * The real lease expiry when `current` is the claim the sweeper observed (same fence, same index deadline)
+ * and heartbeats kept its lease alive; undefined otherwise.
+ */
+function liveLeaseExpiry(
+  current: Record<string, unknown> | undefined,
+  observed: Pick<WorkItem, 'fence' | 'deadlineAt'>,
+  now: number,
+): number | undefined {
+  if (current === undefined || current.state !== WorkState.claimed || current.fence !== observed.fence) return;
+  if (current.deadlineAt !== observed.deadlineAt) return;
+  const lease = current.leaseExpiresAt;
+  return typeof lease === 'number' && lease >= now ? lease : undefined;
+}
+
+/**
+ * Moves a live claim's index deadline up to its lease expiry, conditional on the state, fence and deadline the
+ * sweeper observed: the one index write that replaces moving the index on every heartbeat.
+ */
+function buildDeadlineAdvance(
+  tableName: string,
+  item: Pick<WorkItem, 'tenantId' | 'operationId' | 'fence' | 'deadlineAt'>,
+  leaseExpiresAt: number,
+): UpdateCommandInput {
+  const x = new ExpressionBuilder();
+  const update = x.update({ deadlineAt: leaseExpiresAt });
+  const conditions = [
+    `${x.name('state')} = ${x.value(WorkState.claimed)}`,
+    `${x.name('fence')} = ${x.value(item.fence)}`,
+    `${x.name('deadlineAt')} = ${x.value(item.deadlineAt)}`,
+  ];
+  return {
+    TableName: tableName,
+    Key: workItemKey({ tenantId: item.tenantId, operationId: item.operationId }),
+    UpdateExpression: update,
+    ConditionExpression: conditions.join(' AND '),
+    ...x.attributes(),
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+  };
+}
+
+export {
+  buildDeadlineAdvance,
+  buildDeadlineQuery,
+  buildOldestUnknownQuery,
+  buildResignalUpdate,
+  liveLeaseExpiry,
+  resignalLanded,
+};

@@ -9,9 +9,11 @@ import { sweepToUnknownTransition } from './store/transitions.js';
 import { isWorkItem, type WorkItem } from './store/work-item.js';
 import type { WorkItemStore } from './store/work-item-store.js';
 import {
+  buildDeadlineAdvance,
   buildDeadlineQuery,
   buildOldestUnknownQuery,
   buildResignalUpdate,
+  liveLeaseExpiry,
   resignalLanded,
 } from './sweeper-requests.js';
 import { deadlineShardName } from './table.js';
@@ -58,8 +60,13 @@ interface SweepSummary {
   resignalFailures: number;
   /** Why the last wake-up failed (error name and message), for the handler's log. */
   resignalError?: { name: string; message: string };
-  /** Conditional writes that found the item changed since the index read (a fresher claim, a heartbeat). */
+  /** Conditional writes that found the item changed since the index read (a fresher claim, a finished job). */
   lostRaces: number;
+  /**
+   * Claims whose index deadline passed while heartbeats kept the lease alive: their deadline moved up to the
+   * real lease expiry (heartbeats never write the index; this write replaces one index move per heartbeat).
+   */
+  deadlinesAdvanced: number;
   /** Entries read but left alone (queued and still inside the grace period, or not a work item). */
   skipped: number;
   readRequests: number;
@@ -82,13 +89,14 @@ const optionsSchema = z.strictObject({
 
 type Decision = 'unknown' | 'resignal' | 'skip';
 
-/** Classifies an index entry; the write that follows re-checks everything inside its condition. */
+/**
+ * Classifies an index entry. A claimed entry past its index deadline may still hold a lease that heartbeats
+ * extended (the index does not carry `leaseExpiresAt`): the write that follows checks the real lease inside
+ * its condition, and a live lease moves the deadline instead.
+ */
 function decide(item: Record<string, unknown>, now: number, dueGraceMs: number): Decision {
   if (!isWorkItem(item)) return 'skip';
-  if (item.state === WorkState.claimed) {
-    if ((item.leaseExpiresAt ?? Number.POSITIVE_INFINITY) >= now) return 'skip';
-    return item.attempts >= item.maxAttempts ? 'unknown' : 'resignal';
-  }
+  if (item.state === WorkState.claimed) return item.attempts >= item.maxAttempts ? 'unknown' : 'resignal';
   if (item.state === WorkState.queued) {
     const dueAt = item.availableAt ?? item.deadlineAt ?? now;
     return dueAt + dueGraceMs < now ? 'resignal' : 'skip';
@@ -134,6 +142,7 @@ async function sweep(options: SweepOptions): Promise<SweepSummary> {
     resignalled: 0,
     resignalFailures: 0,
     lostRaces: 0,
+    deadlinesAdvanced: 0,
     skipped: 0,
     readRequests: 0,
     itemsRead: 0,
@@ -232,18 +241,24 @@ async function handlePage(
     const observed = item as unknown as WorkItem;
     if (decision === 'unknown') {
       const result = await store.applyOperator(observed, sweepToUnknownTransition(observed, now));
-      return { decision, won: result.ok, item: observed };
+      if (result.ok) return { decision, won: true, item: observed };
+      const current = result.current as Record<string, unknown> | undefined;
+      return { decision, won: false, advanced: await advanceLiveLease(store, observed, current, now) };
     }
     const next = now + settings.resignalIntervalMs;
     const update = buildResignalUpdate(store.table.tableName, observed, now, next);
     const result = await sendConditional(store.client, { kind: 'update', ...update });
     // A failed condition is a lost race unless it is our own write seen again after an SDK retry.
-    const won = result.ok || resignalLanded(result.current, observed, now, next);
-    return { decision, won, item: observed };
+    if (result.ok) return { decision, won: true, item: (result.attributes ?? observed) as WorkItem };
+    if (resignalLanded(result.current, observed, now, next)) {
+      return { decision, won: true, item: result.current as unknown as WorkItem };
+    }
+    return { decision, won: false, advanced: await advanceLiveLease(store, observed, result.current, now) };
   });
   const toWake: WorkItem[] = [];
   for (const outcome of outcomes) {
     if (outcome.decision === 'skip') summary.skipped += 1;
+    else if (outcome.advanced) summary.deadlinesAdvanced += 1;
     else if (!outcome.won) summary.lostRaces += 1;
     else if (outcome.decision === 'unknown') summary.sweptToUnknown += 1;
     else if (outcome.item) toWake.push(outcome.item);
@@ -253,6 +268,24 @@ async function handlePage(
   summary.resignalled += report.sent;
   summary.resignalFailures += report.failed;
   if (report.lastError) summary.resignalError = report.lastError;
+}
+
+/**
+ * After a sweeper write found the lease alive (heartbeats extended it past the index deadline), moves the
+ * deadline up to the real expiry, conditional on the observed state, fence and deadline. False when the item
+ * is not that case or changed again (a lost race, counted by the caller).
+ */
+async function advanceLiveLease(
+  store: WorkItemStore,
+  observed: WorkItem,
+  current: Record<string, unknown> | undefined,
+  now: number,
+): Promise<boolean> {
+  const leaseExpiresAt = liveLeaseExpiry(current, observed, now);
+  if (leaseExpiresAt === undefined) return false;
+  const update = buildDeadlineAdvance(store.table.tableName, observed, leaseExpiresAt);
+  const result = await sendConditional(store.client, { kind: 'update', ...update });
+  return result.ok || result.current?.deadlineAt === leaseExpiresAt;
 }
 
 export { type SweepCursor, SweepDefaults, type SweepOptions, type SweepSummary, sweep };

@@ -17,6 +17,48 @@ const QUARANTINE_PARTITION_PREFIX = '#quarantine#';
 /** Partition of audit records for admin actions that concern no single work item (e.g. DLQ redrive). */
 const AUDIT_PARTITION = '#audit';
 
+/**
+ * Attributes the deadline index carries besides keys: what the sweeper decides on and what `leasefence ls`
+ * shows for claimed and queued items. None of them changes while a claim is held (a heartbeat only moves
+ * `leaseExpiresAt`, a step only `steps` and `updatedAt`), so holding a lease never writes the index.
+ */
+const DEADLINE_PROJECTION = [
+  'kind',
+  'tenantId',
+  'operationId',
+  'jobType',
+  'state',
+  'fence',
+  'attempts',
+  'maxAttempts',
+  'availableAt',
+  'leaseOwner',
+  'createdAt',
+  'errorCode',
+] as const;
+
+/** Attributes the parked indexes carry besides keys: what the parked listings (admin API, CLI) show. */
+const PARKED_PROJECTION = [
+  'kind',
+  'tenantId',
+  'operationId',
+  'jobType',
+  'state',
+  'fence',
+  'attempts',
+  'maxAttempts',
+  'errorCode',
+  'errorMessage',
+  'finishedAt',
+  // Quarantine records only (work rows have none of these): what an operator checks before a redrive.
+  'messageId',
+  'reason',
+  'detail',
+  'bodySha256',
+  'bodyBytes',
+  'receiveCount',
+] as const;
+
 /** Partition of the sweeper's own state (where the next run starts); in no index, invisible to tenants. */
 const SWEEPER_PARTITION = '#sweeper';
 
@@ -27,36 +69,71 @@ function sweeperCursorKey(): { pk: string; sk: string } {
 
 /** Sparse GSIs of the jobs table. Attributes exist only while the item is in the matching states. */
 const JobsIndex = {
-  /** Items with a deadline: lease expiry while claimed, `availableAt` while queued. Write-sharded. */
-  byDeadline: { name: 'byDeadline', partition: 'deadlineShard', sort: 'deadlineAt' },
+  /**
+   * Items with a deadline, write-sharded: while claimed, the lease expiry as of the claim (heartbeats do not
+   * move it; the sweeper checks the real `leaseExpiresAt` inside its conditional write and moves the deadline
+   * up to it); while queued, `availableAt`.
+   */
+  byDeadline: { name: 'byDeadline', partition: 'deadlineShard', sort: 'deadlineAt', projection: DEADLINE_PROJECTION },
   /** Parked items (unknown, quarantined, failed_terminal) across tenants, oldest first. */
-  parkedByState: { name: 'parkedByState', partition: 'parkedState', sort: 'parkedAt' },
+  parkedByState: { name: 'parkedByState', partition: 'parkedState', sort: 'parkedAt', projection: PARKED_PROJECTION },
   /** Parked items of one tenant in one state, oldest first. */
-  parkedByTenant: { name: 'parkedByTenant', partition: 'parkedTenantState', sort: 'parkedAt' },
+  parkedByTenant: {
+    name: 'parkedByTenant',
+    partition: 'parkedTenantState',
+    sort: 'parkedAt',
+    projection: PARKED_PROJECTION,
+  },
 } as const;
 
-/** Default number of write shards of the deadline index (each shard is one GSI partition key). */
-const DEFAULT_DEADLINE_SHARDS = 8;
+/**
+ * Default number of write shards of the deadline index (each shard is one GSI partition key). A job writes
+ * the index twice (claim, completion), so each shard key takes 2 × jobs/s ÷ shards WCU: 32 shards keep it
+ * at 625 WCU at 10,000 jobs/s, under the 1,000 WCU of one partition (docs/SCALE.md).
+ */
+const DEFAULT_DEADLINE_SHARDS = 32;
+
+/**
+ * Hash buckets per tenant: a tenant's work items and payloads spread over this many partition keys
+ * (`tenant#bucket`), so one tenant at 1,000 jobs/s puts about 125 WCU on each (docs/SCALE.md). A constant
+ * of the table format: changing it moves every key, so it is not a setting.
+ */
+const TENANT_BUCKETS = 16;
 
 /** TTL attribute (epoch seconds) of the payloads table and of quarantine records. */
 const TTL_ATTRIBUTE = 'expiresAtEpochSeconds';
 
-/** Primary key of a work item. */
-function workItemKey(identity: JobIdentity): { pk: string; sk: string } {
-  return { pk: identity.tenantId, sk: `${KeyPrefix.workItem}${identity.operationId}` };
+/** Partition key of an identity: its tenant and a hash bucket of the whole identity (`acme#7`). */
+function identityPartitionKey(identity: JobIdentity): string {
+  // Unkeyed and stored in the key, like the deadline shard; its own prefix keeps the two spreads independent.
+  const bucket = stableBucket(`partition\u0000${identity.tenantId}\u0000${identity.operationId}`);
+  return tenantBucketKey(identity.tenantId, bucket % TENANT_BUCKETS);
 }
 
 /**
- * Every partition key that can hold a tenant's work items and payloads: a Query over these (never a Scan)
- * lists a tenant. Callers must not assume one key per tenant: the key design may spread a tenant.
+ * Partition key of bucket `bucket` of a tenant (`'*'`: the IAM pattern of all its buckets). Tenant ids cannot
+ * contain `#`, so `tenant#` prefixes only that tenant's keys.
  */
-function tenantPartitionKeys(tenantId: string): string[] {
-  return [tenantId];
+function tenantBucketKey(tenantId: string, bucket: number | '*'): string {
+  return `${tenantId}#${bucket}`;
 }
 
-/** Primary key of an inline payload body in the payloads table. */
+/** Primary key of a work item. */
+function workItemKey(identity: JobIdentity): { pk: string; sk: string } {
+  return { pk: identityPartitionKey(identity), sk: `${KeyPrefix.workItem}${identity.operationId}` };
+}
+
+/**
+ * Every partition key that can hold a tenant's work items and payloads (its TENANT_BUCKETS buckets): a Query
+ * over each (never a Scan) lists a tenant. Callers must not assume one key per tenant.
+ */
+function tenantPartitionKeys(tenantId: string): string[] {
+  return Array.from({ length: TENANT_BUCKETS }, (_, bucket) => tenantBucketKey(tenantId, bucket));
+}
+
+/** Primary key of an inline payload body in the payloads table (same partition key as its work item). */
 function payloadKey(identity: JobIdentity): { pk: string; sk: string } {
-  return { pk: identity.tenantId, sk: `${KeyPrefix.payload}${identity.operationId}` };
+  return { pk: identityPartitionKey(identity), sk: `${KeyPrefix.payload}${identity.operationId}` };
 }
 
 /** Primary key of a quarantine record, keyed by the SQS message id. */
@@ -81,7 +158,12 @@ function parkedTenantStateKey(tenantId: string, state: string): string {
   return `${tenantId}#${state}`;
 }
 
-type IndexSpec = { readonly name: string; readonly partition: string; readonly sort: string };
+type IndexSpec = {
+  readonly name: string;
+  readonly partition: string;
+  readonly sort: string;
+  readonly projection: readonly string[];
+};
 
 function gsi(spec: IndexSpec) {
   return {
@@ -90,7 +172,7 @@ function gsi(spec: IndexSpec) {
       { AttributeName: spec.partition, KeyType: 'HASH' as const },
       { AttributeName: spec.sort, KeyType: 'RANGE' as const },
     ],
-    Projection: { ProjectionType: 'ALL' as const },
+    Projection: { ProjectionType: 'INCLUDE' as const, NonKeyAttributes: [...spec.projection] },
   };
 }
 
@@ -148,7 +230,9 @@ export {
   SWEEPER_PARTITION,
   sweeperCursorKey,
   TableKeys,
+  TENANT_BUCKETS,
   TTL_ATTRIBUTE,
+  tenantBucketKey,
   tenantPartitionKeys,
   workItemKey,
 };

@@ -28,18 +28,21 @@ function parkedTable(rows: readonly Row[], now: number): string {
   );
 }
 
-/** Claimed items with their lease holder and expiry. */
+/**
+ * Claimed items with their lease holder and deadline, as the deadline index holds them: the deadline is the
+ * lease expiry as of the claim (heartbeats extend the lease on the row only; `leasefence show` has it).
+ */
 function claimedTable(rows: readonly Row[], now: number): string {
   return formatTable(
-    ['ITEM', 'TYPE', 'FENCE', 'ATTEMPTS', 'OWNER', 'LEASE EXPIRES', 'CLAIMED'],
+    ['ITEM', 'TYPE', 'FENCE', 'ATTEMPTS', 'OWNER', 'DEADLINE', 'CREATED'],
     rows.map((row) => [
       subject(row),
       cell(row.jobType),
       cell(row.fence),
       `${cell(row.attempts)}/${cell(row.maxAttempts)}`,
       cell(row.leaseOwner),
-      relativeTime(row.leaseExpiresAt, now),
-      relativeTime(row.updatedAt, now),
+      relativeTime(row.deadlineAt, now),
+      relativeTime(row.createdAt, now),
     ]),
   );
 }

@@ -2,6 +2,7 @@ import { Token } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { tenantIdSchema } from '../../lib/identity.js';
+import { tenantBucketKey } from '../../lib/table.js';
 
 /** Which tenant a principal is confined to: a fixed tenant id, or the value of one of its principal tags. */
 type TenantScope = { tenantId: string } | { principalTag: string };
@@ -30,14 +31,18 @@ interface TenantAccessOptions {
 const DEFAULT_JOBS_ACTIONS: TenantScopedAction[] = ['dynamodb:GetItem', 'dynamodb:Query'];
 const DEFAULT_PAYLOADS_ACTIONS: TenantScopedAction[] = ['dynamodb:GetItem', 'dynamodb:PutItem'];
 
-/** The partition-key value a scope allows: the literal tenant id (validated) or a principal-tag variable. */
-function leadingKey(scope: TenantScope): string {
+/**
+ * The partition-key pattern a scope allows: `tenant#*`, every hash bucket of the tenant (lib/table.ts
+ * tenantPartitionKeys), for a literal tenant id (validated) or a principal-tag variable. Tenant ids cannot
+ * contain `#`, so the pattern matches no other tenant's keys (`acme#*` never matches `acme2#3`).
+ */
+function leadingKeyPattern(scope: TenantScope): string {
   if ('tenantId' in scope) {
     if (!Token.isUnresolved(scope.tenantId)) tenantIdSchema.parse(scope.tenantId);
-    return scope.tenantId;
+    return tenantBucketKey(scope.tenantId, '*');
   }
   if (!/^[\w.:/=+\-@]{1,128}$/.test(scope.principalTag)) throw new Error(`invalid tag key ${scope.principalTag}`);
-  return `\${aws:PrincipalTag/${scope.principalTag}}`;
+  return tenantBucketKey(`\${aws:PrincipalTag/${scope.principalTag}}`, '*');
 }
 
 function checkActions(actions: TenantScopedAction[]): void {
@@ -50,9 +55,9 @@ function checkActions(actions: TenantScopedAction[]): void {
 
 /**
  * Grants a tenant-scoped principal access to its own tenant's items only: every statement carries
- * `ForAllValues:StringEquals { dynamodb:LeadingKeys: [tenant] }`, and the partition key of work items and
- * payloads is the tenant id (lib/table.ts workItemKey/payloadKey). Base tables only: index partition keys
- * are not tenant ids, so index queries are never granted here.
+ * `ForAllValues:StringLike { dynamodb:LeadingKeys: ['tenant#*'] }`, and the partition key of work items and
+ * payloads is `tenant#bucket` (lib/table.ts workItemKey/payloadKey). Base tables only: index partition keys
+ * are not tenant keys, so index queries are never granted here.
  * @example
  * grantTenantScopedAccess(acmeRole, { jobsTable, payloadsTable }, { tenantId: 'acme' });
  * grantTenantScopedAccess(producerRole, { jobsTable, payloadsTable }, { principalTag: 'tenant' });
@@ -63,8 +68,7 @@ function grantTenantScopedAccess(
   scope: TenantScope,
   options: TenantAccessOptions = {},
 ): iam.Grant[] {
-  const key = leadingKey(scope);
-  const conditions = { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [key] } };
+  const conditions = { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [leadingKeyPattern(scope)] } };
   const plan: Array<[dynamodb.ITable, TenantScopedAction[]]> = [
     [tables.jobsTable, options.jobsTableActions ?? DEFAULT_JOBS_ACTIONS],
     [tables.payloadsTable, options.payloadsTableActions ?? DEFAULT_PAYLOADS_ACTIONS],

@@ -4,7 +4,7 @@ import { mapBounded } from '../bounded-parallel.js';
 import { tenantIdSchema } from '../identity.js';
 import { eraseBodyRequest } from '../payloads.js';
 import { sendConditional } from '../store/conditional-write.js';
-import { KeyPrefix, TableKeys } from '../table.js';
+import { KeyPrefix, TableKeys, tenantPartitionKeys } from '../table.js';
 import { parseInput } from '../validation.js';
 import { writeAuditRecord } from './audit.js';
 import { type AdminDeps, adminClock } from './deps.js';
@@ -36,50 +36,68 @@ const PAGE_SIZE = 100;
 const DELETES_IN_FLIGHT = 10;
 
 /**
- * Removes the tenant's inline payload bodies (Query on the tenant's partition, one conditional UpdateItem per
- * body, paginated, bounded by `max`). Each body's row stays as a tombstone with the payload hash and no TTL,
- * so the identity stays bound: a different payload afterwards is a PayloadConflictError, nothing stored or
- * sent. Work rows are not touched (identity, hash and fence stay). Writes an audit record with the count.
+ * Erases the bodies of one partition key (Query pages of bodies not yet erased, one conditional UpdateItem
+ * each) until `progress.deleted` reaches `max`; true when the partition has none left. `progress` counts every
+ * body erased, even when a later request fails (the caller audits what was erased).
+ */
+async function erasePartition(
+  deps: AdminDeps,
+  partitionKey: string,
+  max: number,
+  progress: { deleted: number },
+): Promise<boolean> {
+  const client = deps.store.client;
+  let startKey: Record<string, unknown> | undefined;
+  while (progress.deleted < max) {
+    const page = await client.send(
+      new QueryCommand({
+        TableName: deps.payloadsTable,
+        KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+        // Tombstones (already erased) are skipped, so a repeated erase rewrites nothing.
+        FilterExpression: 'attribute_exists(#body)',
+        ExpressionAttributeNames: { '#pk': TableKeys.partition, '#sk': TableKeys.sort, '#body': 'body' },
+        ExpressionAttributeValues: { ':pk': partitionKey, ':prefix': KeyPrefix.payload },
+        ProjectionExpression: '#pk, #sk',
+        Limit: Math.min(PAGE_SIZE, max - progress.deleted),
+        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+      }),
+    );
+    const keys = (page.Items ?? []).map((item) => ({ pk: item.pk, sk: item.sk }));
+    const now = adminClock(deps).now();
+    await mapBounded(keys, DELETES_IN_FLIGHT, async (key) => {
+      const outcome = await sendConditional(client, eraseBodyRequest(deps.payloadsTable, key, now));
+      if (outcome.ok) progress.deleted += 1;
+    });
+    startKey = page.LastEvaluatedKey;
+    if (!startKey) return true;
+  }
+  return false;
+}
+
+/**
+ * Removes the tenant's inline payload bodies (Query on each of the tenant's partition keys, one conditional
+ * UpdateItem per body, paginated, bounded by `max`). Each body's row stays as a tombstone with the payload
+ * hash and no TTL, so the identity stays bound: a different payload afterwards is a PayloadConflictError,
+ * nothing stored or sent. Work rows are not touched (identity, hash and fence stay). Writes an audit record
+ * with the count.
  * @example
  * const { deleted, complete } = await erasePayloads(deps, { tenantId: 'acme', reason: 'GDPR request 42', actor });
  */
 async function erasePayloads(deps: AdminDeps, input: EraseInput): Promise<EraseReport> {
   const valid = parseInput(eraseSchema, input, 'erase');
-  const client = deps.store.client;
-  let deleted = 0;
+  const progress = { deleted: 0 };
   let complete = false;
   let failure: unknown;
-  let startKey: Record<string, unknown> | undefined;
   try {
-    while (deleted < valid.max) {
-      const page = await client.send(
-        new QueryCommand({
-          TableName: deps.payloadsTable,
-          KeyConditionExpression: '#pk = :tenant AND begins_with(#sk, :prefix)',
-          // Tombstones (already erased) are skipped, so a repeated erase rewrites nothing.
-          FilterExpression: 'attribute_exists(#body)',
-          ExpressionAttributeNames: { '#pk': TableKeys.partition, '#sk': TableKeys.sort, '#body': 'body' },
-          ExpressionAttributeValues: { ':tenant': valid.tenantId, ':prefix': KeyPrefix.payload },
-          ProjectionExpression: '#pk, #sk',
-          Limit: Math.min(PAGE_SIZE, valid.max - deleted),
-          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-        }),
-      );
-      const keys = (page.Items ?? []).map((item) => ({ pk: item.pk, sk: item.sk }));
-      const now = adminClock(deps).now();
-      await mapBounded(keys, DELETES_IN_FLIGHT, async (key) => {
-        const outcome = await sendConditional(client, eraseBodyRequest(deps.payloadsTable, key, now));
-        if (outcome.ok) deleted += 1;
-      });
-      startKey = page.LastEvaluatedKey;
-      if (!startKey) {
-        complete = true;
-        break;
-      }
+    for (const partitionKey of tenantPartitionKeys(valid.tenantId)) {
+      complete = await erasePartition(deps, partitionKey, valid.max, progress);
+      if (!complete) break;
     }
   } catch (error) {
+    complete = false;
     failure = error;
   }
+  const { deleted } = progress;
   // Audited even when interrupted: bodies already deleted must be on the record.
   const audit = await writeAuditRecord(deps, {
     actor: valid.actor,

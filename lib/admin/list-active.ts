@@ -11,7 +11,7 @@ interface ActiveListInput {
   tenantId?: string;
   limit: number;
   cursor?: string;
-  /** Only items claimed (claimed) or created (queued) at least this long ago. */
+  /** Only items created at least this long ago (the index carries `createdAt`, not the lease's updates). */
   olderThanMs?: number;
   now: number;
 }
@@ -67,7 +67,6 @@ async function listActive(store: WorkItemStore, input: ActiveListInput): Promise
   const start = input.cursor ? decode(scope, input.cursor) : { shard: 0 };
   let shard = start.shard;
   let key: Record<string, unknown> | undefined = start.key;
-  const ageAttribute = input.state === 'claimed' ? 'updatedAt' : 'createdAt';
   const filters = ['#state = :state'];
   const names: Record<string, string> = { '#partition': JobsIndex.byDeadline.partition, '#state': 'state' };
   const values: Record<string, unknown> = { ':state': input.state };
@@ -78,7 +77,7 @@ async function listActive(store: WorkItemStore, input: ActiveListInput): Promise
   }
   if (input.olderThanMs !== undefined) {
     filters.push('#age <= :cutoff');
-    names['#age'] = ageAttribute;
+    names['#age'] = 'createdAt';
     values[':cutoff'] = input.now - input.olderThanMs;
   }
   const items: RecordView[] = [];

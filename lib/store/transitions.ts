@@ -21,13 +21,14 @@ function landedUnderMyFence(state: WorkState) {
 
 /**
  * Renew the lease, only while it has not expired (`leaseExpiresAt > now` in the condition): a renewal that
- * arrives late never revives a lapsed lease, even when nobody has taken over yet. A retried heartbeat whose
- * first try committed is recognised as applied.
+ * arrives late never revives a lapsed lease, even when nobody has taken over yet. Only unindexed attributes
+ * change, so a heartbeat writes the row and no index (the deadline index keeps the claim's deadline; the
+ * sweeper checks the real lease). A retried heartbeat whose first try committed is recognised as applied.
  */
 function heartbeatTransition(leaseExpiresAt: number, now: number): HolderTransition {
   return {
     name: 'heartbeat',
-    set: { leaseExpiresAt, deadlineAt: leaseExpiresAt, updatedAt: now },
+    set: { leaseExpiresAt, updatedAt: now },
     condition: (x) => `${x.name('leaseExpiresAt')} > ${x.value(now)}`,
     appliedIn: (item, claim) =>
       item.state === WorkState.claimed && item.fence === claim.fence && (item.leaseExpiresAt ?? 0) >= leaseExpiresAt,

@@ -1,8 +1,13 @@
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { CreateQueueCommand } from '@aws-sdk/client-sqs';
+import { startSqsEngine } from '../../infra/local/engines.js';
+import { createSqsClient } from '../../lib/aws-clients.js';
 import { renderMarkdown } from './report/markdown.js';
 import { type BenchResults, runMeta } from './report/results.js';
 import { measureBundles } from './scenarios/bundles.js';
+import { measureCapacity } from './scenarios/capacity.js';
+import { measureHotPartitions } from './scenarios/hot-partitions.js';
 import { measureMemory } from './scenarios/memory.js';
 import { measureRequestCounts } from './scenarios/request-counts.js';
 import { measureStaleWorker } from './scenarios/stale-worker.js';
@@ -25,6 +30,7 @@ const Sizes = {
     sweeperLarge: 100_000,
     initRuns: 15,
     writeBlocks: 7,
+    loadJobsPerWorker: 1_500,
   },
   quick: {
     jobsPerRun: 100,
@@ -34,12 +40,25 @@ const Sizes = {
     sweeperLarge: 10_000,
     initRuns: 5,
     writeBlocks: 3,
+    loadJobsPerWorker: 300,
   },
 } as const;
 
 const OUTPUT = fileURLToPath(new URL('../../BENCHMARKS.md', import.meta.url));
 
-function parseArgs(argv: readonly string[]): { mode: 'full' | 'quick'; figures: Set<number> } {
+/** `--price-wru=0.625` style options: on-demand USD per million request units. */
+function priceOption(argv: readonly string[], name: string, fallback: number): number {
+  const raw = argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
+  const value = raw === undefined ? fallback : Number(raw);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`--${name} must be a price in USD per million units`);
+  return value;
+}
+
+function parseArgs(argv: readonly string[]): {
+  mode: 'full' | 'quick';
+  figures: Set<number>;
+  prices: { perMillionWru: number; perMillionRru: number };
+} {
   const only = argv.find((arg) => arg.startsWith('--only='));
   const figures = only
     ? new Set(
@@ -48,21 +67,26 @@ function parseArgs(argv: readonly string[]): { mode: 'full' | 'quick'; figures: 
           .split(',')
           .map((value) => Number(value)),
       )
-    : new Set([1, 2, 3, 4, 5, 6]);
+    : new Set([1, 2, 3, 4, 5, 6, 7, 8]);
+  const known = ['--only=', '--price-wru=', '--price-rru='];
   for (const arg of argv) {
-    if (arg !== '--quick' && !arg.startsWith('--only='))
-      throw new Error(`unknown option ${arg} (use --quick, --only=1,2,…)`);
+    if (arg !== '--quick' && !known.some((prefix) => arg.startsWith(prefix)))
+      throw new Error(`unknown option ${arg} (use --quick, --only=1,2,…, --price-wru=, --price-rru=)`);
   }
-  return { mode: argv.includes('--quick') ? 'quick' : 'full', figures };
+  const prices = {
+    perMillionWru: priceOption(argv, 'price-wru', 0.625),
+    perMillionRru: priceOption(argv, 'price-rru', 0.125),
+  };
+  return { mode: argv.includes('--quick') ? 'quick' : 'full', figures, prices };
 }
 
 function progress(message: string): void {
   process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
 }
 
-/** Runs `body` on a fresh dynalite and always stops it. */
+/** Runs `body` on a fresh dynalite in its own process and always stops it. */
 async function withEngine<T>(body: (engine: BenchEngine) => Promise<T>): Promise<T> {
-  const engine = await startBenchEngine();
+  const engine = await startBenchEngine({ process: true });
   try {
     return await body(engine);
   } finally {
@@ -71,10 +95,10 @@ async function withEngine<T>(body: (engine: BenchEngine) => Promise<T>): Promise
 }
 
 async function main(): Promise<void> {
-  const { mode, figures } = parseArgs(process.argv.slice(2));
+  const { mode, figures, prices } = parseArgs(process.argv.slice(2));
   const sizes = Sizes[mode];
   const started = nowMs();
-  const results: BenchResults = { meta: runMeta(mode) };
+  const results: BenchResults = { meta: runMeta(mode, prices) };
   if (figures.has(1) || figures.has(2) || figures.has(3)) {
     await withEngine(async (engine) => {
       if (figures.has(1)) {
@@ -113,6 +137,24 @@ async function main(): Promise<void> {
     progress('figure 6: memory over 10,000 jobs per system (child processes)');
     results.memory = await withEngine((engine) =>
       measureMemory(engine, { jobs: 10_000, checkpoint: 1_000, concurrency: 8, systems: ['leasefence', 'powertools'] }),
+    );
+  }
+  if (figures.has(7)) {
+    progress('figure 7: capacity units per job (accountant), example row sizes');
+    const sqsEngine = await startSqsEngine();
+    const sqs = createSqsClient({ endpoint: sqsEngine.endpoint });
+    try {
+      const queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'bench-capacity' }))).QueueUrl ?? '';
+      results.capacity = await withEngine((engine) => measureCapacity(engine, { sqs, queueUrl }));
+    } finally {
+      sqs.destroy();
+      await sqsEngine.stop();
+    }
+  }
+  if (figures.has(8)) {
+    progress('figure 8: load generator, 3 worker processes, one tenant and many');
+    results.hotPartitions = await withEngine((engine) =>
+      measureHotPartitions(engine, { workers: 3, jobsPerWorker: sizes.loadJobsPerWorker, concurrency: 8 }),
     );
   }
   results.meta.runtimeSeconds = (nowMs() - started) / 1000;

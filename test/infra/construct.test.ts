@@ -11,6 +11,7 @@ import { FencedJobQueue, type FencedJobQueueProps, type TenantScopedAction } fro
 import { EXAMPLE_WORKER_ENTRY } from '../../infra/stacks/leasefence-stack.js';
 import { cdkJsonContext } from '../../infra/synth.js';
 import { EnvironmentVariable } from '../../lib/config.js';
+import { AUDIT_PARTITION, tenantPartitionKeys, workItemKey } from '../../lib/table.js';
 import {
   permissionLines,
   permissionsOfFunction,
@@ -18,6 +19,16 @@ import {
   resourcesOfType,
   type Template as TemplateJson,
 } from './support/template-queries.js';
+
+/** IAM StringLike on one pattern: `*` matches any run of characters, `?` one, everything else literally. */
+function iamLikeMatcher(pattern: string): (value: string) => boolean {
+  const source = pattern
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
+  const regex = new RegExp(`^${source}$`);
+  return (value) => regex.test(value);
+}
 
 /** A stack without bundling (props and grants only; bundling is covered by synth.test.ts). */
 function unbundledStack(): Stack {
@@ -284,8 +295,14 @@ describe('grants', () => {
       `dynamodb:Query on ${logical(jobs.jobsTable)}.Arn`,
     ]);
     for (const entry of acme) {
-      expect(entry.condition).toEqual({ 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['acme'] } });
+      expect(entry.condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['acme#*'] } });
     }
+    // The pattern admits every partition key of acme's items and none of another tenant's, even a prefix-sharer.
+    const admits = iamLikeMatcher('acme#*');
+    expect(tenantPartitionKeys('acme').every(admits)).toBe(true);
+    expect(workItemKey({ tenantId: 'acme', operationId: 'op-1' }).pk).toSatisfy(admits);
+    for (const other of ['acme2', 'acm', 'globex']) expect(tenantPartitionKeys(other).some(admits)).toBe(false);
+    expect(admits(AUDIT_PARTITION)).toBe(false);
     const tagged = permissionsOfRole(json, roleId('TaggedTenant'));
     expect(tagged.map((entry) => entry.resource)).toEqual([
       `${logical(jobs.payloadsTable)}.Arn`,
@@ -294,7 +311,7 @@ describe('grants', () => {
     for (const entry of tagged) {
       expect(entry.condition).toEqual({
         // biome-ignore lint/suspicious/noTemplateCurlyInString: an IAM policy variable, resolved by IAM
-        'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['${aws:PrincipalTag/tenant}'] },
+        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['${aws:PrincipalTag/tenant}#*'] },
       });
     }
   });

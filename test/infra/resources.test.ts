@@ -137,7 +137,7 @@ describe('functions', () => {
     expect(env).toMatchObject({
       POWERTOOLS_SERVICE_NAME: 'leasefence',
       POWERTOOLS_METRICS_NAMESPACE: METRIC_NAMESPACE,
-      [EnvironmentVariable.deadlineShards]: '8',
+      [EnvironmentVariable.deadlineShards]: '32',
       [EnvironmentVariable.payloadRetentionDays]: '30',
       NODE_OPTIONS: '--enable-source-maps',
     });

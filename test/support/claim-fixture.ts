@@ -1,10 +1,10 @@
 import { type Claim, claimFromItem, type WorkItem } from '../../lib/store/work-item.js';
+import { workItemKey } from '../../lib/table.js';
 
 /** A claimed work item in memory (unit tests of request builders need a Claim without a table). */
 function claimedItem(overrides: Partial<WorkItem> = {}): WorkItem {
   return {
-    pk: 't1',
-    sk: 'op#settle-m_4471',
+    ...workItemKey({ tenantId: 't1', operationId: 'settle-m_4471' }),
     kind: 'work',
     tenantId: 't1',
     operationId: 'settle-m_4471',

@@ -22,6 +22,7 @@ import { FencedTransactions } from '../../lib/fenced-transaction.js';
 import { buildFencedUpdate } from '../../lib/store/requests.js';
 import { completeTransition } from '../../lib/store/transitions.js';
 import type { WorkItem } from '../../lib/store/work-item.js';
+import { workItemKey } from '../../lib/table.js';
 import { claimedItem, claimFixture } from '../support/claim-fixture.js';
 
 const table = { tableName: 'jobs', deadlineShards: 8 };
@@ -46,7 +47,7 @@ describe('fenced transaction requests (exact DynamoDB requests)', () => {
         {
           Update: {
             TableName: 'jobs',
-            Key: { pk: 't1', sk: 'op#settle-m_4471' },
+            Key: workItemKey({ tenantId: 't1', operationId: 'settle-m_4471' }),
             UpdateExpression: 'SET #updatedAt = :v2, #steps.#reserve = :v1',
             ConditionExpression: '#fence = :v3 AND #state = :v4 AND attribute_not_exists(#steps.#reserve)',
             ExpressionAttributeNames: {
@@ -144,7 +145,14 @@ describe('fenced transaction requests (exact DynamoDB requests)', () => {
     ],
     [
       'the work item itself',
-      [{ kind: 'update', tableName: 'jobs', key: { sk: 'op#settle-m_4471', pk: 't1' }, set: { note: 'x' } }],
+      [
+        {
+          kind: 'update',
+          tableName: 'jobs',
+          key: workItemKey({ tenantId: 't1', operationId: 'settle-m_4471' }),
+          set: { note: 'x' },
+        },
+      ],
     ],
     ['an update that changes nothing', [{ kind: 'update', tableName: 'inventory', key: { sku: 'a' } }]],
     ['a check without a condition', [{ kind: 'check', tableName: 'inventory', key: { sku: 'a' }, where: {} }]],

@@ -7,6 +7,8 @@ import {
   parkedTenantStateKey,
   payloadKey,
   quarantineKey,
+  TENANT_BUCKETS,
+  tenantPartitionKeys,
   workItemKey,
 } from '../../lib/table.js';
 
@@ -14,8 +16,25 @@ describe('table keys', () => {
   it('keeps tenant and operation in separate key attributes with a prefixed sort key', () => {
     const identity = { tenantId: 'acme', operationId: 'refund-1' };
 
-    expect(workItemKey(identity)).toEqual({ pk: 'acme', sk: 'op#refund-1' });
-    expect(payloadKey(identity)).toEqual({ pk: 'acme', sk: 'payload#refund-1' });
+    expect(workItemKey(identity)).toEqual({ pk: 'acme#6', sk: 'op#refund-1' });
+    expect(payloadKey(identity)).toEqual({ pk: 'acme#6', sk: 'payload#refund-1' });
+  });
+
+  it('spreads one tenant over its TENANT_BUCKETS partition keys, stably, and lists them all', () => {
+    const keys = tenantPartitionKeys('acme');
+    const counts = new Map<string, number>();
+    for (let index = 0; index < 1_600; index += 1) {
+      const identity = { tenantId: 'acme', operationId: `op-${index}` };
+      const { pk } = workItemKey(identity);
+      expect(payloadKey(identity).pk).toBe(pk);
+      counts.set(pk, (counts.get(pk) ?? 0) + 1);
+    }
+
+    expect(keys).toHaveLength(TENANT_BUCKETS);
+    expect([...counts.keys()].sort()).toEqual([...keys].sort());
+    // 100 per bucket on average; a hash keeps every bucket within a factor of 1.5 of it.
+    expect(Math.max(...counts.values())).toBeLessThan(150);
+    expect(tenantPartitionKeys('globex').some((key) => keys.includes(key))).toBe(false);
   });
 
   it('puts quarantine records in a partition no tenant id can spell', () => {

@@ -27,7 +27,7 @@ const spec: CommandSpec = {
     'older-than': {
       type: 'string',
       placeholder: '<age>',
-      description: 'only items at least this old: 30s, 10m, 2h, 3d',
+      description: 'only items created (parked ones: parked) at least this long ago: 30s, 10m, 2h, 3d',
     },
     limit: { type: 'string', placeholder: '<n>', description: 'page size, 1-100 (default 25)' },
     cursor: { type: 'string', placeholder: '<cursor>', description: 'continue where the previous page ended' },

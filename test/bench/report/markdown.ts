@@ -1,3 +1,4 @@
+import { capacitySection, hotPartitionSection } from './capacity-sections.js';
 import { num, table } from './format.js';
 import type { BenchResults } from './results.js';
 import {
@@ -11,12 +12,13 @@ import {
 import { evaluateTargets } from './targets.js';
 
 const ENGINE_LIMITS = [
-  '> **Read this first.** Every figure comes from one run on one engine: dynalite, started in this process on',
-  '> 127.0.0.1, sharing the CPU with the code under test. dynalite is far slower than DynamoDB (about 1,000–1,400',
-  '> single-item writes/s here) and its cost per request grows with item size and index count, which DynamoDB',
-  "> keeps off the caller's CPU. Absolute numbers mean nothing outside this run; only the ratios to the peer",
-  '> (Powertools idempotency, measured in the same run on the same engine) do. These machines are noisy (2 cores,',
-  '> other work running): runs are interleaved and medians reported, but expect ±20 % between runs of figure 2.',
+  '> **Read this first.** Every figure comes from one run on one engine: dynalite, in its own process on',
+  "> 127.0.0.1 (so the CPU of the benchmark process is the worker's own), but on the same 2 shared cores as the",
+  '> code under test. dynalite is far slower than DynamoDB and its cost per request grows with item size and',
+  "> expression length, which DynamoDB keeps off the caller's CPU. Absolute numbers mean nothing outside this",
+  '> run; only the ratios to the peer (Powertools idempotency, same run, same engine) do. The machine is shared',
+  '> with other work: runs are interleaved and medians reported, but expect ±20 % between runs of figure 2.',
+  '> Capacity units (figure 7) and request counts do not depend on the machine.',
 ].join('\n');
 
 /** BENCHMARKS.md: run context, engine limits, targets, then one section per figure that ran. */
@@ -34,6 +36,8 @@ function renderMarkdown(results: BenchResults): string {
     results.sweeper && sweeperSection(results),
     results.bundles && bundleSection(results),
     results.memory && memorySection(results),
+    results.capacity && capacitySection(results),
+    results.hotPartitions && hotPartitionSection(results),
   ].filter((section): section is string => typeof section === 'string');
   return [
     '# leasefence benchmarks',
@@ -44,7 +48,7 @@ function renderMarkdown(results: BenchResults): string {
     '',
     ENGINE_LIMITS,
     '',
-    '## Targets (issue #8)',
+    '## Targets (issues #8 and #14)',
     '',
     table(
       ['figure', 'target', 'measured', 'status'],

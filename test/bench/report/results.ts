@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { arch, cpus, loadavg, platform } from 'node:os';
 import type { BundleReport } from '../scenarios/bundles.js';
+import type { CapacityReport } from '../scenarios/capacity.js';
+import type { HotPartitionRow } from '../scenarios/hot-partitions.js';
 import type { MemoryRow } from '../scenarios/memory.js';
 import type { RequestCountRow } from '../scenarios/request-counts.js';
 import type { StaleWorkerRow } from '../scenarios/stale-worker.js';
@@ -18,6 +20,8 @@ interface RunMeta {
   loadAverageAtStart: number;
   versions: Record<string, string>;
   runtimeSeconds: number;
+  /** On-demand prices in USD per million request units, for the cost per million jobs. */
+  prices: { perMillionWru: number; perMillionRru: number };
 }
 
 /** Everything one run measured; a figure left out with `--only` is undefined. */
@@ -30,6 +34,8 @@ interface BenchResults {
   sweeper?: SweeperScaling;
   bundles?: BundleReport;
   memory?: MemoryRow[];
+  capacity?: CapacityReport;
+  hotPartitions?: HotPartitionRow[];
 }
 
 function packageVersion(name: string): string {
@@ -42,8 +48,12 @@ function packageVersion(name: string): string {
 }
 
 /** The run's context, read once at the start (runtimeSeconds is filled in at the end). */
-function runMeta(mode: RunMeta['mode']): RunMeta {
+function runMeta(
+  mode: RunMeta['mode'],
+  prices: RunMeta['prices'] = { perMillionWru: 0.625, perMillionRru: 0.125 },
+): RunMeta {
   return {
+    prices,
     startedAt: new Date().toISOString(),
     mode,
     node: process.version,

@@ -55,7 +55,8 @@ function throughputSection(results: BenchResults): string {
         'leasefence p50 / p99 ms',
         'peer p50 / p99 ms',
         'requests/job lf / peer',
-        'CPU ms/job lf / peer',
+        'worker CPU ms/job lf / peer',
+        'engine CPU ms/job lf / peer',
       ],
       rows.map((row) => [
         mode(row.mode),
@@ -67,10 +68,11 @@ function throughputSection(results: BenchResults): string {
         `${num(row.peer.p50Ms, 1)} / ${num(row.peer.p99Ms, 1)}`,
         `${num(row.leasefence.requestsPerJob, 1)} / ${num(row.peer.requestsPerJob, 1)}`,
         `${num(row.leasefence.cpuMsPerJob, 2)} / ${num(row.peer.cpuMsPerJob, 2)}`,
+        `${num(row.leasefence.engineCpuMsPerJob, 2)} / ${num(row.peer.engineCpuMsPerJob, 2)}`,
       ]),
     ),
     '',
-    `Runs per cell: ${rows[0]?.leasefence.samples.length ?? 0} per system. CPU ms/job is the whole process (worker and in-process engine).`,
+    `Runs per cell: ${rows[0]?.leasefence.samples.length ?? 0} per system. Worker CPU ms/job: process.cpuUsage of the benchmark process, which holds only the worker (the engine runs in its own process, whose CPU from /proc is the engine column). Both systems run in the same process, one at a time.`,
     ...writeShapeTable(results),
   ].join('\n');
 }

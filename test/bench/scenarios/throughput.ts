@@ -22,8 +22,13 @@ interface RunSample {
   p50Ms: number;
   p99Ms: number;
   requestsPerJob: number;
-  /** Process CPU (user + system) per job: the worker AND the in-process engine, which share the cores. */
+  /**
+   * CPU (user + system) per job of this process: the worker's own when the engine runs in its own process
+   * (`npm run bench` does), worker and engine together when it runs in-process.
+   */
   cpuMsPerJob: number;
+  /** CPU per job of the engine's process (NaN when it runs in this process). */
+  engineCpuMsPerJob: number;
 }
 
 /** Medians over the repetitions of one system at one concurrency. */
@@ -89,10 +94,16 @@ async function peerRunner(engine: BenchEngine, mode: ThroughputMode): Promise<Jo
 }
 
 /** Handles `count` fresh jobs with `concurrency` in flight; the clock runs only around the handling. */
-async function timedRun(runner: JobRunner, concurrency: number, count: number): Promise<RunSample> {
+async function timedRun(
+  runner: JobRunner,
+  concurrency: number,
+  count: number,
+  engine: BenchEngine,
+): Promise<RunSample> {
   const jobs = runner.prepare(count);
   const latencies: number[] = new Array(count);
   runner.resetRequests();
+  const engineBefore = engine.engineCpuMs();
   const cpuBefore = process.cpuUsage();
   const started = nowMs();
   await mapBounded(
@@ -106,7 +117,10 @@ async function timedRun(runner: JobRunner, concurrency: number, count: number): 
   );
   const elapsedMs = nowMs() - started;
   const cpu = process.cpuUsage(cpuBefore);
+  const engineAfter = engine.engineCpuMs();
   return {
+    engineCpuMsPerJob:
+      engineBefore !== undefined && engineAfter !== undefined ? (engineAfter - engineBefore) / count : Number.NaN,
     jobsPerSecond: count / (elapsedMs / 1000),
     p50Ms: percentile(latencies, 50),
     p99Ms: percentile(latencies, 99),
@@ -122,6 +136,7 @@ function summarise(samples: RunSample[]): SystemSummary {
     p99Ms: median(samples.map((sample) => sample.p99Ms)),
     requestsPerJob: median(samples.map((sample) => sample.requestsPerJob)),
     cpuMsPerJob: median(samples.map((sample) => sample.cpuMsPerJob)),
+    engineCpuMsPerJob: median(samples.map((sample) => sample.engineCpuMsPerJob)),
     samples,
   };
 }
@@ -138,15 +153,15 @@ async function measureThroughput(engine: BenchEngine, options: ThroughputOptions
     const peer = await peerRunner(engine, mode);
     for (const concurrency of options.concurrencies) {
       const jobsPerRun = Math.max(options.jobsPerRun, concurrency * 8);
-      await timedRun(leasefence, concurrency, options.warmupJobs);
-      await timedRun(peer, concurrency, options.warmupJobs);
+      await timedRun(leasefence, concurrency, options.warmupJobs, engine);
+      await timedRun(peer, concurrency, options.warmupJobs, engine);
       const lfSamples: RunSample[] = [];
       const peerSamples: RunSample[] = [];
       for (let repetition = 0; repetition < options.repetitions; repetition += 1) {
         const leasefenceFirst = repetition % 2 === 0;
-        if (leasefenceFirst) lfSamples.push(await timedRun(leasefence, concurrency, jobsPerRun));
-        peerSamples.push(await timedRun(peer, concurrency, jobsPerRun));
-        if (!leasefenceFirst) lfSamples.push(await timedRun(leasefence, concurrency, jobsPerRun));
+        if (leasefenceFirst) lfSamples.push(await timedRun(leasefence, concurrency, jobsPerRun, engine));
+        peerSamples.push(await timedRun(peer, concurrency, jobsPerRun, engine));
+        if (!leasefenceFirst) lfSamples.push(await timedRun(leasefence, concurrency, jobsPerRun, engine));
       }
       const ratios = lfSamples.map(
         (sample, index) => sample.jobsPerSecond / (peerSamples[index] as RunSample).jobsPerSecond,

@@ -1,4 +1,7 @@
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type RunningEngine, startDynalite } from '../../../infra/local/engines.js';
@@ -20,6 +23,8 @@ interface LeasefenceTables {
  */
 interface BenchEngine {
   readonly endpoint: string;
+  /** CPU ms used so far by the engine's own process; undefined when it runs in this process. */
+  engineCpuMs(): number | undefined;
   /** Jobs + payloads tables from the library's own definitions. */
   createLeasefenceTables(prefix: string): Promise<LeasefenceTables>;
   /** A table keyed by one string attribute (`id` for the Powertools peer, `pk` for side-effect records). */
@@ -41,10 +46,59 @@ async function waitUntilActive(client: DynamoDBDocumentClient, tableName: string
   throw new Error(`table ${tableName} did not become ACTIVE`);
 }
 
-/** Starts dynalite in-process on a free loopback port, or wraps an endpoint someone else started. */
-async function startBenchEngine(options: { endpoint?: string } = {}): Promise<BenchEngine> {
+const ENGINE_CHILD = fileURLToPath(new URL('../engine/child.ts', import.meta.url));
+const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+/** dynalite in a child process (its own CPU account); resolves once it listens. */
+function startEngineProcess(): Promise<RunningEngine & { pid: number }> {
+  return new Promise((resolve, reject) => {
+    const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', ENGINE_CHILD], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    let buffered = '';
+    child.once('exit', (code) => reject(new Error(`engine process exited with ${code} before listening`)));
+    child.stdout?.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString('utf8');
+      const line = buffered.split('\n').find((candidate) => candidate.startsWith('{'));
+      if (!line) return;
+      const { endpoint, pid } = JSON.parse(line) as { endpoint: string; pid: number };
+      resolve({
+        endpoint,
+        pid,
+        stop: () =>
+          new Promise<void>((done) => {
+            child.once('exit', () => done());
+            child.stdin?.end();
+          }),
+      });
+    });
+  });
+}
+
+/** CPU ms (user + system) a process has used so far, from /proc (Linux); undefined elsewhere. */
+function processCpuMs(pid: number): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat)
+    return Number.isFinite(ticks) ? ticks * 10 : undefined; // USER_HZ is 100 on Linux
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Starts dynalite on a free loopback port (in this process, or with `process: true` in a child process, so
+ * this process's CPU is the worker's alone), or wraps an endpoint someone else started.
+ */
+async function startBenchEngine(options: { endpoint?: string; process?: boolean } = {}): Promise<BenchEngine> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
-  const engine: RunningEngine | undefined = options.endpoint ? undefined : await startDynalite();
+  const engine: (RunningEngine & { pid?: number }) | undefined = options.endpoint
+    ? undefined
+    : options.process
+      ? await startEngineProcess()
+      : await startDynalite();
   const endpoint = options.endpoint ?? (engine as RunningEngine).endpoint;
   const clients: Array<{ destroy(): void }> = [];
   const admin = createDocumentClient({ endpoint });
@@ -52,6 +106,7 @@ async function startBenchEngine(options: { endpoint?: string } = {}): Promise<Be
   const unique = (prefix: string) => `${prefix}-${randomUUID().slice(0, 8)}`;
   return {
     endpoint,
+    engineCpuMs: () => (engine?.pid !== undefined ? processCpuMs(engine.pid) : undefined),
     createLeasefenceTables: async (prefix) => {
       const jobsTable = unique(`${prefix}-jobs`);
       const payloadsTable = unique(`${prefix}-payloads`);

@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderMarkdown } from '../../bench/report/markdown.js';
 import { type BenchResults, runMeta } from '../../bench/report/results.js';
 import { measureBundles } from '../../bench/scenarios/bundles.js';
+import { measureCapacity } from '../../bench/scenarios/capacity.js';
+import { measureHotPartitions } from '../../bench/scenarios/hot-partitions.js';
 import { measureMemory } from '../../bench/scenarios/memory.js';
 import { measureRequestCounts } from '../../bench/scenarios/request-counts.js';
 import { measureStaleWorker } from '../../bench/scenarios/stale-worker.js';
@@ -9,6 +11,7 @@ import { measureSweeperScaling } from '../../bench/scenarios/sweeper-scaling.js'
 import { measureThroughput } from '../../bench/scenarios/throughput.js';
 import { measureWriteShapes } from '../../bench/scenarios/write-shapes.js';
 import { type BenchEngine, startBenchEngine } from '../../bench/support/bench-engine.js';
+import { createTestQueue, testSqsClient } from '../../support/engine.js';
 
 /**
  * Every benchmark scenario (test/bench, `npm run bench`) at a tiny size on its own in-process dynalite, so the
@@ -94,8 +97,8 @@ describe('benchmark scenarios at tiny size', () => {
     results.sweeper = scaling;
 
     expect(scaling.rows.map((row) => [row.readRequests, row.itemsRead, row.sweptToUnknown, row.resignalled])).toEqual([
-      [9, 21, 10, 10],
-      [9, 21, 10, 10],
+      [33, 21, 10, 10],
+      [33, 21, 10, 10],
     ]);
     expect(scaling.readRequestRatio).toBe(1);
   });
@@ -115,6 +118,42 @@ describe('benchmark scenarios at tiny size', () => {
     ]);
   });
 
+  it('figure 7: capacity units for every situation of both systems', async () => {
+    const sqs = testSqsClient();
+    try {
+      const { queueUrl } = await createTestQueue(sqs, 'bench-smoke');
+      results.capacity = await measureCapacity(engine, { sqs, queueUrl });
+    } finally {
+      sqs.destroy();
+    }
+
+    expect(
+      results.capacity.rows.map((row) => [row.situation, row.leasefence !== undefined, row.peer !== undefined]),
+    ).toEqual([
+      ['happy path, payloadRef', true, true],
+      ['happy path, inline payload (producer + worker)', true, true],
+      ['delayed job (queued row first, then a wake-up)', true, true],
+      ['replay of a finished job', true, true],
+      ['each heartbeat', true, false],
+      ['takeover after expiry (message redelivered)', true, true],
+      ['sweep run, fixed (per run, any table size)', true, false],
+      ['sweep, per expired claim (re-signal)', true, false],
+      ['sweep, per heartbeating claim past its index deadline', true, false],
+      ['operator action (cancel a claimed job)', true, false],
+    ]);
+  });
+
+  it('figure 8: two worker processes spread one tenant over its 16 partition keys', { timeout: 120_000 }, async () => {
+    const rows = await measureHotPartitions(engine, { workers: 2, jobsPerWorker: 40, concurrency: 4 });
+    results.hotPartitions = rows;
+
+    expect(rows.map((row) => [row.mix, row.jobs, row.tableWrites])).toEqual([
+      ['one tenant', 80, 160],
+      ['many tenants (uniform)', 80, 160],
+    ]);
+    expect(rows[0]?.distinctKeys).toBe(16);
+  });
+
   it('figure 5: four bundles with sizes and one init sample each', { timeout: 300_000 }, async () => {
     const report = await measureBundles({ initRuns: 1 });
     results.bundles = report;
@@ -128,7 +167,7 @@ describe('benchmark scenarios at tiny size', () => {
   it('renders every figure and the targets table', () => {
     const markdown = renderMarkdown(results);
 
-    for (const heading of ['## Targets', '## 1.', '## 2.', '## 3.', '## 4.', '## 5.', '## 6.']) {
+    for (const heading of ['## Targets', '## 1.', '## 2.', '## 3.', '## 4.', '## 5.', '## 6.', '## 7.', '## 8.']) {
       expect(markdown).toContain(heading);
     }
     expect(markdown).not.toContain('not run');

@@ -76,7 +76,7 @@ describe('sparse index attributes follow the state', () => {
     expect(await inDeadlineIndex(identity, true)).toBe(true);
   });
 
-  it('a claim puts the lease expiry in the deadline index; a heartbeat moves it; complete removes it', async () => {
+  it('a claim puts the lease expiry in the deadline index; a heartbeat leaves the index alone; complete removes it', async () => {
     const { identity, claim } = await claimedItem();
     const claimedRow = await expectState(fixture.store, identity, WorkState.claimed);
     expect(claimedRow.deadlineShard).toBe(deadlineShardFor(identity, fixture.store.table.deadlineShards));
@@ -85,7 +85,9 @@ describe('sparse index attributes follow the state', () => {
 
     fixture.clock.advance(1_000);
     const renewed = await fixture.store.heartbeat(claim, LEASE_MS);
-    expect((await fixture.store.get(identity))?.deadlineAt).toBe(renewed.leaseExpiresAt);
+    const renewedRow = await fixture.store.get(identity);
+    expect(renewedRow?.leaseExpiresAt).toBe(renewed.leaseExpiresAt);
+    expect(renewedRow?.deadlineAt).toBe(claim.leaseExpiresAt);
 
     await fixture.store.complete(renewed, { outcomeCode: 'ok' });
 

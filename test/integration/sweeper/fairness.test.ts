@@ -75,19 +75,23 @@ describe('sweeper: no shard starves, across cold starts (cursor stored in the jo
   }
 
   it('with a budget of at least one per shard, every shard is served in every run, even beside a hot shard', async () => {
-    // Prepare: more than one run's limit (16) in every shard.
-    await backlog(20);
+    // Prepare: more than five runs' share (2 per shard per run) in every shard.
+    await backlog(11);
 
     // Act: 5 cold runs; after each, shard 0 gets another run's worth of new due items (it never drains).
     const served: Array<Set<number>> = [];
+    const budget = SHARDS * 2; // at least one per shard, whatever the default shard count
     for (let run = 0; run < 5; run += 1) {
-      served.push(await coldRun(16));
-      await backlog(16, [0]);
+      served.push(await coldRun(budget));
+      await backlog(budget, [0]);
     }
 
     // Assert: no shard waited a single run.
     for (const [run, shards] of served.entries())
-      expect([...shards].sort(), `run ${run}`).toEqual([...Array(SHARDS).keys()]);
+      expect(
+        [...shards].sort((a, b) => a - b),
+        `run ${run}`,
+      ).toEqual([...Array(SHARDS).keys()]);
   });
 
   it('with a budget below the shard count, every shard is served within ceil(shards / budget) runs', async () => {

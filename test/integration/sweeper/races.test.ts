@@ -63,7 +63,7 @@ describe('sweeper never overrides a fresher claim', () => {
     expect(await drainQueue(sqs, queueUrl)).toHaveLength(0);
   });
 
-  it('a renewed lease between the index read and the sweep to unknown wins: the item stays claimed', async () => {
+  it('a renewed lease between the index read and the sweep to unknown wins: the item stays claimed, its deadline moves to the lease', async () => {
     // Prepare: an exhausted claim whose lease expired by the sweeper's clock; the holder's clock runs 2 s
     // behind, so on its clock the lease is still valid and its renewal is accepted (a renewal of a lease
     // already expired on the renewing worker's clock is refused: test/integration/worker/lease-doubt.test.ts).
@@ -88,9 +88,12 @@ describe('sweeper never overrides a fresher claim', () => {
     const summary = await sweep({ store: sweeper.store, sqs, queueUrl });
 
     // Assert
-    expect(summary).toMatchObject({ scanned: 1, sweptToUnknown: 0, lostRaces: 1 });
+    expect(summary).toMatchObject({ scanned: 1, sweptToUnknown: 0, lostRaces: 0, deadlinesAdvanced: 1 });
     const item = await expectState(sweeper.store, identity, WorkState.claimed);
-    expect(item).toMatchObject({ fence: 3, leaseExpiresAt: now - 2_000 + 30_000 });
+    // Heartbeats never write the index; the sweeper moved the index deadline up to the real lease instead.
+    const renewed = now - 2_000 + 30_000;
+    expect(item).toMatchObject({ fence: 3, leaseExpiresAt: renewed, deadlineAt: renewed });
+    expect(await sweep({ store: sweeper.store, sqs, queueUrl })).toMatchObject({ scanned: 0 });
   });
 
   it('two sweepers racing on one exhausted item park it once: fence + 1, not + 2', async () => {

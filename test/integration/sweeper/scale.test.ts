@@ -5,7 +5,7 @@ import { parseEnvelope } from '../../../lib/message.js';
 import { WorkState } from '../../../lib/states.js';
 import type { WorkItem } from '../../../lib/store/work-item.js';
 import { sweep } from '../../../lib/sweeper.js';
-import { workItemKey } from '../../../lib/table.js';
+import { tenantPartitionKeys, workItemKey } from '../../../lib/table.js';
 import { batchPutItems, readPartitions } from '../../support/bulk-write.js';
 import { createTestQueue, createTestTables, type TestTables, testSqsClient } from '../../support/engine.js';
 import { FACTORY_NOW, newIdentity, workItemInState } from '../../support/factories.js';
@@ -14,7 +14,7 @@ import { type StoreFixture, storeFixture } from '../../support/store.js';
 
 const TENANTS = Array.from({ length: 10 }, (_, index) => `tenant-${index}`);
 const HOUR = 3_600_000;
-const SWEEP = { maxItemsPerRun: 1_000, shards: 8, dueGraceMs: 30_000, resignalIntervalMs: 120_000 } as const;
+const SWEEP = { maxItemsPerRun: 1_000, dueGraceMs: 30_000, resignalIntervalMs: 120_000 } as const;
 
 /** `count` rows spread over the tenants, built by `make` from a fresh identity. */
 function rows(count: number, prefix: string, make: (identity: JobIdentity, index: number) => WorkItem): WorkItem[] {
@@ -88,7 +88,7 @@ describe('sweeper at scale: cost follows expired items, not table size', () => {
     );
     const healthy = healthyRows(945, 'healthy', now);
     await batchPutItems(client, tables.jobsTable, [...exhausted, ...retryable, ...parkedLongAgo, ...healthy]);
-    const before = await readPartitions(client, tables.jobsTable, TENANTS);
+    const before = await readPartitions(client, tables.jobsTable, TENANTS.flatMap(tenantPartitionKeys));
     expect(before.size).toBe(1_000);
 
     // Act
@@ -111,7 +111,7 @@ describe('sweeper at scale: cost follows expired items, not table size', () => {
     });
     expect(new Set(woken)).toEqual(new Set(retryable.map(keyOf)));
 
-    const after = await readPartitions(client, tables.jobsTable, TENANTS);
+    const after = await readPartitions(client, tables.jobsTable, TENANTS.flatMap(tenantPartitionKeys));
     for (const item of exhausted) {
       const swept = after.get(keyOf(item));
       expect(swept).toMatchObject({ state: WorkState.unknown, fence: 4, parkedState: WorkState.unknown });

@@ -14,12 +14,12 @@ import {
   sweepToUnknownTransition,
 } from '../../../lib/store/transitions.js';
 import { claimFromItem, type WorkItem } from '../../../lib/store/work-item.js';
-import { deadlineShardFor } from '../../../lib/table.js';
+import { deadlineShardFor, jobsTableDefinition } from '../../../lib/table.js';
 import { workItemInState } from '../../support/factories.js';
 
 const table = { tableName: 'jobs', deadlineShards: 8 };
 const identity = { tenantId: 'acme', operationId: 'refund-42' };
-const key = { pk: 'acme', sk: 'op#refund-42' };
+const key = { pk: 'acme#10', sk: 'op#refund-42' }; // bucket 10 of 16: a hash of the identity
 const shard = deadlineShardFor(identity, 8);
 const now = 1_767_225_600_000;
 const hash = 'a'.repeat(64);
@@ -33,7 +33,7 @@ describe('buildCreateRequest', () => {
     expect(request).toEqual({
       TableName: 'jobs',
       Item: {
-        pk: 'acme',
+        pk: 'acme#10',
         sk: 'op#refund-42',
         kind: 'work',
         tenantId: 'acme',
@@ -69,7 +69,7 @@ describe('buildCreateRequest', () => {
     const request = buildCreateRequest(table, input, now);
 
     expect(request.Item).toEqual({
-      pk: 'acme',
+      pk: 'acme#10',
       sk: 'op#refund-42',
       kind: 'work',
       tenantId: 'acme',
@@ -199,19 +199,27 @@ describe('buildFencedUpdate', () => {
     expect(request.ExpressionAttributeNames).not.toHaveProperty('#result');
   });
 
-  it('heartbeat moves lease and deadline together under the fence, only while the lease has not expired', () => {
+  it('heartbeat moves only the lease, never an indexed attribute, under the fence, only while the lease has not expired', () => {
     const request = buildFencedUpdate(table, claim, heartbeatTransition(now + 60_000, now));
 
-    expect(request.UpdateExpression).toBe('SET #leaseExpiresAt = :v1, #deadlineAt = :v2, #updatedAt = :v3');
-    expect(request.ConditionExpression).toBe('#fence = :v4 AND #state = :v5 AND #leaseExpiresAt > :v6');
+    expect(request.UpdateExpression).toBe('SET #leaseExpiresAt = :v1, #updatedAt = :v2');
+    expect(request.ConditionExpression).toBe('#fence = :v3 AND #state = :v4 AND #leaseExpiresAt > :v5');
     expect(request.ExpressionAttributeValues).toEqual({
       ':v1': now + 60_000,
-      ':v2': now + 60_000,
-      ':v3': now,
-      ':v4': 7,
-      ':v5': 'claimed',
-      ':v6': now,
+      ':v2': now,
+      ':v3': 7,
+      ':v4': 'claimed',
+      ':v5': now,
     });
+    const indexed = jobsTableDefinition('jobs').GlobalSecondaryIndexes?.flatMap((index) => [
+      ...(index.KeySchema ?? []).map((key) => key.AttributeName),
+      ...(index.Projection?.NonKeyAttributes ?? []),
+    ]);
+    const written = (request.UpdateExpression?.match(/#\w+(?= =)/g) ?? []).map(
+      (placeholder) => request.ExpressionAttributeNames?.[placeholder],
+    );
+    expect(written).toEqual(['leaseExpiresAt', 'updatedAt']);
+    for (const attribute of written) expect(indexed).not.toContain(attribute);
   });
 
   it('records a step as one map key, even when its name contains a dot', () => {

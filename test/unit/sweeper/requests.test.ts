@@ -4,9 +4,11 @@ import { InvalidInputError } from '../../../lib/errors.js';
 import { WorkItemStore } from '../../../lib/store/work-item-store.js';
 import { sweep } from '../../../lib/sweeper.js';
 import {
+  buildDeadlineAdvance,
   buildDeadlineQuery,
   buildOldestUnknownQuery,
   buildResignalUpdate,
+  liveLeaseExpiry,
   resignalLanded,
 } from '../../../lib/sweeper-requests.js';
 import { expectRejection } from '../../support/expectations.js';
@@ -42,7 +44,7 @@ describe('sweeper requests (exact DynamoDB input)', () => {
     const item = { tenantId: 'acme', operationId: 'r-1', state: 'claimed' as const, fence: 4, deadlineAt: NOW - 5 };
     expect(buildResignalUpdate('jobs', item, NOW, NOW + 120_000)).toEqual({
       TableName: 'jobs',
-      Key: { pk: 'acme', sk: 'op#r-1' },
+      Key: { pk: 'acme#10', sk: 'op#r-1' },
       UpdateExpression: 'SET #deadlineAt = :v1, #resignalledAt = :v2',
       ConditionExpression: '#state = :v3 AND #fence = :v4 AND #deadlineAt = :v5 AND #leaseExpiresAt < :v6',
       ExpressionAttributeNames: {
@@ -60,8 +62,28 @@ describe('sweeper requests (exact DynamoDB input)', () => {
         ':v5': NOW - 5,
         ':v6': NOW,
       },
+      ReturnValues: 'ALL_NEW',
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     });
+  });
+
+  it('a live lease moves the index deadline up to it, conditional on the observed claim and deadline', () => {
+    const item = { tenantId: 'acme', operationId: 'r-1', fence: 4, deadlineAt: NOW - 5 };
+    const request = buildDeadlineAdvance('jobs', item, NOW + 30_000);
+
+    expect(request.UpdateExpression).toBe('SET #deadlineAt = :v1');
+    expect(request.ConditionExpression).toBe('#state = :v2 AND #fence = :v3 AND #deadlineAt = :v4');
+    expect(request.ExpressionAttributeValues).toEqual({
+      ':v1': NOW + 30_000,
+      ':v2': 'claimed',
+      ':v3': 4,
+      ':v4': NOW - 5,
+    });
+    const current = { state: 'claimed', fence: 4, deadlineAt: NOW - 5, leaseExpiresAt: NOW + 30_000 };
+    expect(liveLeaseExpiry(current, item, NOW)).toBe(NOW + 30_000);
+    expect(liveLeaseExpiry({ ...current, leaseExpiresAt: NOW - 1 }, item, NOW)).toBeUndefined();
+    expect(liveLeaseExpiry({ ...current, fence: 5 }, item, NOW)).toBeUndefined();
+    expect(liveLeaseExpiry({ ...current, deadlineAt: NOW }, item, NOW)).toBeUndefined();
   });
 
   it('a queued item is re-signalled only while still due', () => {

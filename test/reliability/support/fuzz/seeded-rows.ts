@@ -2,6 +2,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { JobIdentity } from '../../../../lib/identity.js';
 import { WORK_STATES } from '../../../../lib/states.js';
+import { tenantPartitionKeys } from '../../../../lib/table.js';
 import { readRawItem } from '../../../support/expectations.js';
 import { putWorkItem } from '../../../support/factories.js';
 
@@ -45,20 +46,22 @@ async function seedRowsInEveryState(
     snapshot: () => Promise.all(identities.map((identity) => readRawItem(client, tableName, identity))),
     workRows: async () => {
       const rows: string[] = [];
-      let startKey: Record<string, unknown> | undefined;
-      for (let page = 0; page < 1_000; page += 1) {
-        const output = await client.send(
-          new QueryCommand({
-            TableName: tableName,
-            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :work)',
-            ExpressionAttributeValues: { ':pk': tenantId, ':work': 'op#' },
-            ConsistentRead: true,
-            ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-          }),
-        );
-        rows.push(...(output.Items ?? []).map((item) => String(item.sk)));
-        startKey = output.LastEvaluatedKey;
-        if (!startKey) break;
+      for (const partitionKey of tenantPartitionKeys(tenantId)) {
+        let startKey: Record<string, unknown> | undefined;
+        for (let page = 0; page < 1_000; page += 1) {
+          const output = await client.send(
+            new QueryCommand({
+              TableName: tableName,
+              KeyConditionExpression: 'pk = :pk AND begins_with(sk, :work)',
+              ExpressionAttributeValues: { ':pk': partitionKey, ':work': 'op#' },
+              ConsistentRead: true,
+              ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+            }),
+          );
+          rows.push(...(output.Items ?? []).map((item) => String(item.sk)));
+          startKey = output.LastEvaluatedKey;
+          if (!startKey) break;
+        }
       }
       return rows.sort();
     },
