@@ -76,6 +76,35 @@ describe.skipIf(missing !== undefined)('operator console in a real browser (Debi
     expect(banner).toContain('Local stack');
   });
 
+  it('retries a class D item only after the operator states the effect did not happen', async () => {
+    // prepare: a class D item whose effect may have happened (the claim marked it)
+    await putWorkItem(stack.client, stack.state.tables.jobs, {
+      identity: { tenantId: 'dtenant', operationId: 'notify-1' },
+      state: 'unknown',
+      now: Date.now() - 60_000,
+      overrides: { jobType: 'notify-customer', fence: 1, attempts: 1, targetClass: 'D', effectMayHaveHappened: true },
+    });
+
+    // act: retry without the statement, then with it
+    await page.goto(`${consoleUrl}#/items?state=unknown&tenant=dtenant`);
+    await page.getByRole('link', { name: 'dtenant/notify-1' }).click();
+    await page.getByRole('tab', { name: 'Retry' }).click();
+    await page.getByLabel('Reason (required').fill('mail provider shows no message sent');
+    await page.getByRole('button', { name: 'Retry item' }).click();
+    const statement = page.getByLabel(/the effect did NOT happen/);
+    await statement.waitFor();
+    const refusedRow = await stack.store.get({ tenantId: 'dtenant', operationId: 'notify-1' });
+    await statement.check();
+    await page.getByRole('button', { name: 'Retry item' }).click();
+
+    // assert: refused first (nothing changed), then requeued with the statement audited
+    expect(refusedRow).toMatchObject({ state: 'unknown', fence: 1 });
+    expect(refusedRow?.audit).toBeUndefined();
+    await expect.poll(() => page.getByRole('status').textContent()).toContain('retry: unknown → queued (fence 2)');
+    const stored = await stack.store.get({ tenantId: 'dtenant', operationId: 'notify-1' });
+    expect(stored?.audit).toEqual([expect.objectContaining({ action: 'retry', statement: 'effect_did_not_happen' })]);
+  });
+
   it('bulk retries a filtered set after a preview and a confirmation, each retry audited', async () => {
     // prepare
     const rows = await Promise.all(

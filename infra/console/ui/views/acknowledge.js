@@ -5,8 +5,8 @@ const html = htm.bind(h);
 
 /**
  * Acknowledgements the admin API may require for a retry (class D jobs: the operator confirms the effect did not
- * happen). The API names the boolean field in its 400; the console then shows a box for it and, once ticked,
- * sends the field as `true`. Labels for the fields we know; any other field is shown with the API's own message.
+ * happen). The API refuses without it (409 statement_required, or a 400 naming the field); the console then shows
+ * a box for it and, once ticked, sends the field as `true`. Labels for the fields we know; any other field is shown with the API's own message.
  */
 const KNOWN_ACKS = {
   effectDidNotHappen:
@@ -25,8 +25,14 @@ function ackFields(acks) {
   );
 }
 
-/** Acknowledgements a 400 asks for: its issues on fields the console does not send itself, with their labels. */
+/**
+ * Acknowledgements an answer asks for: a 409 `statement_required` (a class D item whose effect may have happened)
+ * asks for `effectDidNotHappen`; a 400 names its fields in its issues (those the console does not send itself).
+ */
 function acksAsked(error) {
+  if (error?.status === 409 && error.body?.error === 'statement_required') {
+    return { effectDidNotHappen: { checked: false, label: KNOWN_ACKS.effectDidNotHappen } };
+  }
   if (error?.status !== 400) return {};
   const issues = (error.body?.issues ?? []).filter((issue) => issue.path && !OWN_FIELDS.has(issue.path));
   return Object.fromEntries(

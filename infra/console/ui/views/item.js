@@ -78,6 +78,8 @@ function Actions({ item, onDone }) {
     return html`<p class="muted">No operator action applies to a ${item.state.replace('_', ' ')} item.</p>`;
   }
   const chosen = available.includes(action) ? action : available[0];
+  // Requeuing (retry, or resolve ▶ queued) is where the API may ask for the class D statement.
+  const requeues = chosen === 'retry' || (chosen === 'resolve' && to === 'queued');
   const submit = async (event) => {
     event.preventDefault();
     setBusy(true);
@@ -85,12 +87,13 @@ function Actions({ item, onDone }) {
     const body =
       chosen === 'resolve'
         ? { to, reason, ...(outcomeCode.trim() && to !== 'queued' ? { outcomeCode: outcomeCode.trim() } : {}) }
-        : { reason, ...(chosen === 'retry' ? ackFields(acks) : {}) };
+        : { reason };
+    if (requeues) Object.assign(body, ackFields(acks));
     try {
       const result = await api('POST', `${itemPath(item.tenantId, item.operationId)}/${chosen}`, { body });
       onDone(`${chosen}: ${item.state} → ${result.item.state} (fence ${result.item.fence})`);
     } catch (failure) {
-      if (chosen === 'retry') setAcks({ ...acksAsked(failure), ...acks });
+      if (requeues) setAcks({ ...acksAsked(failure), ...acks });
       setError(failure);
     } finally {
       setBusy(false);
@@ -141,7 +144,7 @@ function Actions({ item, onDone }) {
       >Reason (required, recorded in the audit trail)
       <textarea name="reason" rows="2" value=${reason} onInput=${(event) => setReason(event.target.value)}></textarea
     ></label>
-    ${chosen === 'retry' ? html`<${AckBoxes} acks=${acks} onChange=${setAcks} />` : null}
+    ${requeues ? html`<${AckBoxes} acks=${acks} onChange=${setAcks} />` : null}
     <${ErrorBox} error=${error} />
     <button type="submit" class=${chosen === 'cancel' ? 'danger' : ''} disabled=${busy || reason.trim() === ''}>
       ${busy ? 'Working…' : `${chosen[0].toUpperCase() + chosen.slice(1)} item`}
