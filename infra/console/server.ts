@@ -4,13 +4,13 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { extname } from 'node:path';
 import { handleAdminRequest } from '../../lib/admin/router.js';
+import { readBody } from '../local/admin-server.js';
 import { type Asset, IMPORT_MAP, loadAssets, UI_DIR } from './assets.js';
 import type { ConsoleContext } from './context.js';
 import { checkRequest } from './guard.js';
 import { renderPage } from './page.js';
 
 /** Largest request body accepted (a reason and a few fields). */
-const MAX_BODY_BYTES = 64 * 1024;
 
 /** A running console: where to open it, and how to stop it. */
 interface ConsoleServer {
@@ -34,17 +34,6 @@ function securityHeaders(importMapHash: string): Record<string, string> {
     'referrer-policy': 'no-referrer',
     'cache-control': 'no-store',
   };
-}
-
-async function readBody(request: IncomingMessage): Promise<string | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) return undefined;
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** The API: `/api/target` describes the target; every other `/api/…` path is the admin router itself. */

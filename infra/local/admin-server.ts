@@ -102,4 +102,4 @@ async function startAdminServer(deps: AdminDeps, port: number): Promise<LocalAdm
   };
 }
 
-export { type LocalAdminServer, pathProblem, startAdminServer };
+export { type LocalAdminServer, MAX_BODY_BYTES, pathProblem, readBody, startAdminServer };
