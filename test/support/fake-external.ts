@@ -1,3 +1,5 @@
+import type { ReconcileResult } from '../../lib/job-definition.js';
+
 /** An external payment API with idempotency keys and lookup by key (class C): it dedupes as the provider defines. */
 class FakeGateway {
   readonly charges = new Map<string, { amount: number; id: string }>();
@@ -48,4 +50,14 @@ async function waitUntil(condition: () => boolean | Promise<boolean>, maxWaitMs 
   return condition();
 }
 
-export { FakeGateway, FakeMailer, freezeForever, waitUntil };
+/** A class C job's reconcile against the fake gateway: a charge found under the key is the done outcome. */
+function reconcileWithGateway(gateway: FakeGateway) {
+  return async (ctx: { idempotencyKey: string }): Promise<ReconcileResult> => {
+    const found = await gateway.lookup(ctx.idempotencyKey);
+    return found
+      ? { status: 'done', outcome: { outcomeCode: 'charged', result: { chargeId: found.id } } }
+      : { status: 'not_done' };
+  };
+}
+
+export { FakeGateway, FakeMailer, freezeForever, reconcileWithGateway, waitUntil };

@@ -5,7 +5,13 @@ import { toSqsEvent } from '../../../infra/local/sqs-event-source.js';
 import { AmbiguousOutcomeError } from '../../../lib/errors.js';
 import { defineJob } from '../../../lib/job-definition.js';
 import { sweepToUnknownTransition } from '../../../lib/store/transitions.js';
-import { FakeGateway, FakeMailer, freezeForever, waitUntil } from '../../support/fake-external.js';
+import {
+  FakeGateway,
+  FakeMailer,
+  freezeForever,
+  reconcileWithGateway,
+  waitUntil,
+} from '../../support/fake-external.js';
 import { createWorkerHarness, type WorkerHarness } from '../../support/worker-harness.js';
 
 const gateway = new FakeGateway();
@@ -25,12 +31,7 @@ const charge = defineJob({
     if (crash) await freezeForever();
     return { outcomeCode: 'charged', result: { chargeId: created.id } };
   },
-  reconcile: async (ctx) => {
-    const found = await gateway.lookup(ctx.idempotencyKey);
-    return found
-      ? { status: 'done', outcome: { outcomeCode: 'charged', result: { chargeId: found.id } } }
-      : { status: 'not_done' };
-  },
+  reconcile: reconcileWithGateway(gateway),
 });
 
 const notify = defineJob({

@@ -12,7 +12,7 @@ import { requeueTransition } from '../../../lib/store/transitions.js';
 import { deadlineShardFor } from '../../../lib/table.js';
 import { sendWakeSignals } from '../../../lib/wake.js';
 import { engineEndpoints } from '../../support/engine.js';
-import { FakeGateway, FakeMailer } from '../../support/fake-external.js';
+import { FakeGateway, FakeMailer, reconcileWithGateway } from '../../support/fake-external.js';
 import { createWorkerHarness, type WorkerHarness } from '../../support/worker-harness.js';
 import { captureIo } from '../../unit/cli/io.js';
 
@@ -32,12 +32,7 @@ const charge = defineJob({
     if (ctx.payload.loseAnswer) throw new AmbiguousOutcomeError('gateway timed out after the charge');
     return { outcomeCode: 'charged', result: { chargeId: created.id } };
   },
-  reconcile: async (ctx) => {
-    const found = await gateway.lookup(ctx.idempotencyKey);
-    return found
-      ? { status: 'done', outcome: { outcomeCode: 'charged', result: { chargeId: found.id } } }
-      : { status: 'not_done' };
-  },
+  reconcile: reconcileWithGateway(gateway),
 });
 
 /** Class D: every call is an effect; a lost answer ▶ unknown. */
