@@ -151,7 +151,10 @@ describe('benchmark scenarios at tiny size', () => {
       ['one tenant', 80, 160],
       ['many tenants (uniform)', 80, 160],
     ]);
-    expect(rows[0]?.distinctKeys).toBe(16);
+    // 80 random operation ids over 16 buckets: all 16 are hit only about 9 times in 10, while 8 or fewer would
+    // take a broken spread (chance below 1e-19); one tenant never writes outside its 16 keys.
+    expect(rows[0]?.distinctKeys).toBeGreaterThan(8);
+    expect(rows[0]?.distinctKeys).toBeLessThanOrEqual(16);
   });
 
   it('figure 5: four bundles with sizes and one init sample each', { timeout: 300_000 }, async () => {

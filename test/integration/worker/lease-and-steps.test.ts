@@ -106,6 +106,8 @@ describe('progress-driven heartbeats and durable steps', () => {
     harness.clock.advance(LEASE_MS + 1);
     const takeover = await harness.store.claim(identity, { owner: 'second', leaseMs: LEASE_MS });
     expect(takeover.claimed).toBe(true);
+    // The lease keeper's next tick sees the local deadline passed; only then does the job go on (no race with it).
+    expect(await waitUntil(() => observedSignal?.aborted === true)).toBe(true);
     release();
     const response = await done;
 
