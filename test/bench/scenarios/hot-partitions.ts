@@ -1,7 +1,7 @@
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { TENANT_BUCKETS } from '../../../lib/table.js';
 import type { BenchEngine } from '../support/bench-engine.js';
+import { runJsonChild } from '../support/child-json.js';
 
 /** One tenant mix of figure 8: how evenly the writes of several worker processes spread over keys. */
 interface HotPartitionRow {
@@ -27,7 +27,6 @@ interface HotPartitionOptions {
 }
 
 const CHILD = fileURLToPath(new URL('../load/child.ts', import.meta.url));
-const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 interface ChildReport {
   jobs: number;
@@ -36,27 +35,9 @@ interface ChildReport {
   indexWritesByShard: Record<string, number>;
 }
 
-function runChild(config: Record<string, unknown>): Promise<ChildReport> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, JSON.stringify(config)], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString('utf8');
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString('utf8');
-    });
-    child.on('close', (code) => {
-      const line = stdout.split('\n').find((candidate) => candidate.startsWith('{'));
-      if (code !== 0 || !line) return reject(new Error(`load child exited with ${code}: ${stderr.slice(-1000)}`));
-      resolve(JSON.parse(line) as ChildReport);
-    });
-  });
+async function runChild(config: Record<string, unknown>): Promise<ChildReport> {
+  const [report] = await runJsonChild<ChildReport>(CHILD, config, { name: 'load', timeoutMs: 15 * 60_000 });
+  return report as ChildReport;
 }
 
 function merge(target: Record<string, number>, source: Record<string, number>): void {

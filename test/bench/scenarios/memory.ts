@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { BenchEngine } from '../support/bench-engine.js';
+import { runJsonChild } from '../support/child-json.js';
 import { slope } from '../support/stats.js';
 
 /** Memory of the worker process after `jobs` jobs (full GC first). */
@@ -32,32 +32,14 @@ interface MemoryOptions {
 }
 
 const CHILD = fileURLToPath(new URL('../memory/child.ts', import.meta.url));
-const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const CHILD_TIMEOUT_MS = 15 * 60_000;
 
 /** Runs the child (node --expose-gc, TypeScript through tsx) and collects its JSON lines. */
 function runChild(config: Record<string, unknown>): Promise<MemoryCheckpoint[]> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', CHILD, JSON.stringify(config)], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString('utf8');
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString('utf8');
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), CHILD_TIMEOUT_MS);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      if (code !== 0) return reject(new Error(`memory child exited with ${code}: ${stderr.slice(-1000)}`));
-      const lines = stdout.split('\n').filter((line) => line.startsWith('{'));
-      resolve(lines.map((line) => JSON.parse(line) as MemoryCheckpoint));
-    });
+  return runJsonChild<MemoryCheckpoint>(CHILD, config, {
+    name: 'memory',
+    nodeFlags: ['--expose-gc'],
+    timeoutMs: CHILD_TIMEOUT_MS,
   });
 }
 
