@@ -11,7 +11,9 @@ import {
   SUPERSEDED_REASONS,
 } from './fenced/record-outcome.js';
 import {
+  ADVANCE_RULE,
   buildFencedRecordWrite,
+  CONFIRM_RULE,
   parseRecordWrite,
   type RecordChange,
   type RecordRef,
@@ -52,8 +54,8 @@ interface FencedBatchOptions {
   readonly throwOnIncomplete?: boolean;
 }
 
-const ADVANCE: FenceRule = { kind: 'advance' };
-const CONFIRM: FenceRule = { kind: 'confirm' };
+const ADVANCE = ADVANCE_RULE;
+const CONFIRM = CONFIRM_RULE;
 const batchOptionsSchema = z.strictObject({
   concurrency: z.number().int().min(1).max(64).optional(),
   rule: z.enum(['advance', 'confirm']).optional(),

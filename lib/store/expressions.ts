@@ -1,3 +1,8 @@
+import { memoizeBounded } from '../memoize.js';
+
+/** `#name` with every character a placeholder cannot hold replaced; memoised, as the same names recur on every job. */
+const placeholderFor = memoizeBounded((segment) => `#${segment.replace(/[^A-Za-z0-9_]/g, '_')}`, 512);
+
 /**
  * Collects attribute names and values for one DynamoDB expression set, so request builders never
  * hand-write placeholders and never collide with reserved words.
@@ -9,6 +14,7 @@ class ExpressionBuilder {
 
   /** Placeholder for an attribute path such as `steps.publish` (each segment is named). */
   name(path: string): string {
+    if (!path.includes('.')) return this.segment(path);
     return path
       .split('.')
       .map((segment) => this.segment(segment))
@@ -17,7 +23,7 @@ class ExpressionBuilder {
 
   /** Placeholder for one attribute name or map key taken literally: a `.` in it is part of the name. */
   segment(segment: string): string {
-    const placeholder = `#${segment.replace(/[^A-Za-z0-9_]/g, '_')}`;
+    const placeholder = placeholderFor(segment);
     const existing = this.names[placeholder];
     if (existing !== undefined && existing !== segment) {
       const unique = `${placeholder}_${Object.keys(this.names).length}`;

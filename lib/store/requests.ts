@@ -49,37 +49,41 @@ function buildCreateRequest(
   now: number,
   claim?: InitialClaim,
 ): PutCommandInput & { Item: WorkItem } {
-  const shard = deadlineShardFor(input.identity, table.deadlineShards);
-  const availableAt = input.availableAt ?? now;
-  const base = {
-    ...workItemKey(input.identity),
-    kind: 'work' as const,
+  const key = workItemKey(input.identity);
+  // Built field by field rather than by spreading partial objects: this runs once per job on the hot path.
+  const item: WorkItem = {
+    pk: key.pk,
+    sk: key.sk,
+    kind: 'work',
     tenantId: input.identity.tenantId,
     operationId: input.identity.operationId,
     jobType: input.jobType,
     payloadHash: input.payloadHash,
-    ...(input.payloadRef !== undefined ? { payloadRef: input.payloadRef } : {}),
-    ...(input.payloadInline === true ? { payloadInline: true } : {}),
     maxAttempts: input.maxAttempts,
     steps: {},
     createdAt: now,
     updatedAt: now,
-    deadlineShard: shard,
+    deadlineShard: deadlineShardFor(input.identity, table.deadlineShards),
+    state: WorkState.queued,
+    fence: 0,
+    attempts: 0,
   };
-  const item: WorkItem = claim
-    ? {
-        ...base,
-        state: WorkState.claimed,
-        fence: 1,
-        attempts: 1,
-        leaseOwner: claim.owner,
-        claimId: claim.claimId,
-        leaseExpiresAt: now + claim.leaseMs,
-        deadlineAt: now + claim.leaseMs,
-        ...effectMark(claim),
-        [ATTEMPT_HISTORY_ATTRIBUTE]: [openAttempt(claim.owner, now)],
-      }
-    : { ...base, state: WorkState.queued, fence: 0, attempts: 0, availableAt, deadlineAt: availableAt };
+  if (input.payloadRef !== undefined) item.payloadRef = input.payloadRef;
+  if (input.payloadInline === true) item.payloadInline = true;
+  if (claim) {
+    item.state = WorkState.claimed;
+    item.fence = 1;
+    item.attempts = 1;
+    item.leaseOwner = claim.owner;
+    item.claimId = claim.claimId;
+    item.leaseExpiresAt = now + claim.leaseMs;
+    item.deadlineAt = now + claim.leaseMs;
+    Object.assign(item, effectMark(claim));
+    item[ATTEMPT_HISTORY_ATTRIBUTE] = [openAttempt(claim.owner, now)];
+  } else {
+    item.availableAt = input.availableAt ?? now;
+    item.deadlineAt = item.availableAt;
+  }
   const names = new ExpressionBuilder();
   return {
     TableName: table.tableName,

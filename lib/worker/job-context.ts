@@ -50,7 +50,10 @@ function buildJobContext<Payload>(deps: ContextDependencies<Payload>): JobContex
     attempt: claim.attempt,
     payload: deps.payload,
     signal: deps.signal,
-    idempotencyKey: idempotencyKeyFor(claim.identity),
+    // Computed on first use: most jobs are not class C and never read it.
+    get idempotencyKey() {
+      return idempotencyKeyFor(claim.identity);
+    },
     client: deps.client,
     records: new FencedRecords({
       client: deps.client,

@@ -99,7 +99,7 @@ describe('FencedRecords', () => {
     await expect(second).rejects.toBeInstanceOf(FenceRejectedError);
     expect(rejections).toHaveLength(1);
     expect(rejections[0]?.context).toMatchObject({ reason: 'newer_claim', superseded: true, fence: 3, recordEpoch: 4 });
-    expect(sent).toEqual(['UpdateCommand']);
+    expect(sent).toEqual(['UpdateItemCommand']);
   });
 
   it('a business refusal is BusinessConditionError and does not count as a fence rejection', async () => {

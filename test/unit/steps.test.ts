@@ -63,7 +63,7 @@ describe('one step API: ctx.step and ctx.transactions.runStep share one ledger',
     clock.advance(1_234);
 
     await expect(ctx.step('reserve', async () => ({ reserved: 1 }))).resolves.toEqual({ reserved: 1 });
-    expect(sent).toEqual(['UpdateCommand']);
+    expect(sent).toEqual(['UpdateItemCommand']);
 
     const outcome = await ctx.transactions.runStep('reserve', [decrement]);
     expect(outcome).toEqual({
@@ -72,7 +72,7 @@ describe('one step API: ctx.step and ctx.transactions.runStep share one ledger',
       record: { fence: 3, at: Date.UTC(2026, 4, 1) + 1_234, result: { reserved: 1 } },
     });
     expect(ctx.transactions.isDone('reserve')).toBe(true);
-    expect(sent).toEqual(['UpdateCommand']);
+    expect(sent).toEqual(['UpdateItemCommand']);
   });
 
   it('a step done by runStep is not run again by ctx.step, which returns the recorded result', async () => {

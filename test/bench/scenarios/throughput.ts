@@ -82,10 +82,11 @@ async function peerRunner(engine: BenchEngine, mode: ThroughputMode): Promise<Jo
   return {
     prepare: (count) => {
       const run = runName('peer');
-      return Array.from({ length: count }, (_, index) => peerJob(benchIdentity(run, index)));
+      // The SQS body as a string, like leasefence's message: both parse it and validate the payload per job.
+      return Array.from({ length: count }, (_, index) => JSON.stringify(peerJob(benchIdentity(run, index))));
     },
-    handle: async (job) => {
-      const result = await peer.invoke(job as ReturnType<typeof peerJob>);
+    handle: async (body) => {
+      const result = await peer.handleBody(body as string);
       if (result.outcomeCode !== 'done') throw new Error(`peer job did not succeed: ${JSON.stringify(result)}`);
     },
     requests: () => peer.counter.total(),

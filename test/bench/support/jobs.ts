@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import * as z from 'zod';
 import { payloadHash } from '../../../lib/hashing.js';
 import type { JobIdentity } from '../../../lib/identity.js';
 import { type JobEnvelope, serializeEnvelope } from '../../../lib/message.js';
@@ -17,6 +18,14 @@ interface BenchPayload {
   currency: string;
   lines: Array<{ sku: string; quantity: number }>;
 }
+
+/** The payload schema both systems' job validates its payload with (leasefence through the job definition). */
+const benchPayloadSchema = z.strictObject({
+  orderId: z.string(),
+  amountCents: z.number().int(),
+  currency: z.string().length(3),
+  lines: z.array(z.strictObject({ sku: z.string(), quantity: z.number().int().min(1) })),
+});
 
 /** How a leasefence job carries its payload: a caller-owned reference, or a body in the payloads table. */
 type PayloadMode = 'ref' | 'inline';
@@ -92,6 +101,7 @@ export {
   type BenchPayload,
   benchIdentity,
   benchPayload,
+  benchPayloadSchema,
   leasefenceMessage,
   type PayloadMode,
   type PeerJob,

@@ -1,5 +1,4 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
 import { type Clock, systemClock } from '../../../lib/clock.js';
 import { payloadHash } from '../../../lib/hashing.js';
 import type { JobIdentity } from '../../../lib/identity.js';
@@ -11,7 +10,14 @@ import { WorkerRuntime } from '../../../lib/worker/worker-runtime.js';
 import { countRequests, type RequestCounter } from '../../support/request-counter.js';
 import type { BenchEngine, LeasefenceTables } from './bench-engine.js';
 import { type ConditionFailureCounter, countConditionFailures } from './condition-failures.js';
-import { BENCH_JOB_TYPE, type BenchPayload, benchPayload, resolveBenchRef, sideEffectKey } from './jobs.js';
+import {
+  BENCH_JOB_TYPE,
+  type BenchPayload,
+  benchPayload,
+  benchPayloadSchema,
+  resolveBenchRef,
+  sideEffectKey,
+} from './jobs.js';
 
 /** Hooks a scenario uses to pause a job between its claim and its side effect, and to count side effects. */
 interface JobHooks {
@@ -43,13 +49,6 @@ interface LeasefenceWorker {
   storeInlinePayload(identity: JobIdentity): Promise<void>;
 }
 
-const payloadSchema = z.strictObject({
-  orderId: z.string(),
-  amountCents: z.number().int(),
-  currency: z.string().length(3),
-  lines: z.array(z.strictObject({ sku: z.string(), quantity: z.number().int().min(1) })),
-});
-
 /**
  * The benchmark job as a class B job: after the claim it optionally writes one record it owns through
  * `ctx.records.write`, so the write carries the fence (`writer_epoch < fence`) inside its own condition.
@@ -59,15 +58,15 @@ function benchJob(workerId: string, sideEffectTable: string | undefined, hooks: 
     type: BENCH_JOB_TYPE,
     version: 1,
     target: 'B',
-    payload: payloadSchema,
+    payload: benchPayloadSchema,
     leaseMs: 30_000,
     run: async (ctx) => {
       await hooks.beforeEffect?.(ctx.identity);
       if (sideEffectTable !== undefined) {
-        await ctx.records.write(
-          { tableName: sideEffectTable, key: sideEffectKey(ctx.identity) },
-          { set: { writtenBy: workerId, amountCents: ctx.payload.amountCents } },
-        );
+        const ref = { tableName: sideEffectTable, key: sideEffectKey(ctx.identity) };
+        const record = { writtenBy: workerId, amountCents: ctx.payload.amountCents };
+        if (process.env.LF_SHAPE === 'put') await ctx.records.put(ref, record);
+        else await ctx.records.write(ref, { set: record });
         hooks.onEffect?.(ctx.identity);
       }
       return { outcomeCode: 'done' };

@@ -6,7 +6,7 @@ import type { Context } from 'aws-lambda';
 import { countRequests, type RequestCounter } from '../../support/request-counter.js';
 import type { BenchEngine } from './bench-engine.js';
 import { type ConditionFailureCounter, countConditionFailures } from './condition-failures.js';
-import { type PeerJob, sideEffectKey } from './jobs.js';
+import { benchPayloadSchema, type PeerJob, sideEffectKey } from './jobs.js';
 import type { JobHooks } from './leasefence-worker.js';
 
 /** What one Powertools-idempotency worker ("Lambda container") is built from. */
@@ -31,6 +31,11 @@ interface PeerWorker {
   readonly conditionFailures: ConditionFailureCounter;
   readonly client: DynamoDBClient;
   invoke(job: PeerJob): Promise<{ outcomeCode: string }>;
+  /**
+   * What an SQS handler with Powertools does per record: parse the body, validate the payload against the job's
+   * schema (as the Powertools parser would), then the idempotent job. The throughput figure uses this.
+   */
+  handleBody(body: string): Promise<{ outcomeCode: string }>;
 }
 
 /** A Lambda context whose remaining time is fixed (the peer reads it once per invocation). */
@@ -88,7 +93,11 @@ function createPeerWorker(options: PeerWorkerOptions): PeerWorker {
   const invoke = makeIdempotent(run, { persistenceStore, config, keyPrefix: 'bench' });
   // countRequests only touches the middleware stack, which both client kinds share in shape.
   const counter = countRequests(client as unknown as DynamoDBDocumentClient);
-  return { counter, conditionFailures: countConditionFailures(client), client, invoke };
+  const handleBody = (body: string) => {
+    const job = JSON.parse(body) as PeerJob;
+    return invoke({ ...job, payload: benchPayloadSchema.parse(job.payload) });
+  };
+  return { counter, conditionFailures: countConditionFailures(client), client, invoke, handleBody };
 }
 
 export { createPeerWorker, type PeerWorker, type PeerWorkerOptions, syntheticContext };
