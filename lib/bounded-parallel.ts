@@ -1,6 +1,6 @@
 /**
- * Runs `task` over `items` (with each item's index) with at most `limit` in flight and returns the results in input order.
- * Rejects with the first task error (tasks already started still run to completion, none new start).
+ * Runs `task` over `items` (with each item's index) with at most `limit` in flight and returns the results in
+ * input order. Rejects with the first task error (tasks already started still run to completion, none new start).
  */
 async function mapBounded<T, R>(
   items: readonly T[],
