@@ -1,8 +1,12 @@
 /**
- * Runs `task` over `items` with at most `limit` in flight and returns the results in input order.
- * Rejects with the first task error (tasks already started still run to completion, none new start).
+ * Runs `task` over `items` (with each item's index) with at most `limit` in flight and returns the results in
+ * input order. Rejects with the first task error (tasks already started still run to completion, none new start).
  */
-async function mapBounded<T, R>(items: readonly T[], limit: number, task: (item: T) => Promise<R>): Promise<R[]> {
+async function mapBounded<T, R>(
+  items: readonly T[],
+  limit: number,
+  task: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const results: R[] = new Array(items.length);
   let next = 0;
   let failed = false;
@@ -11,7 +15,7 @@ async function mapBounded<T, R>(items: readonly T[], limit: number, task: (item:
       const index = next;
       next += 1;
       try {
-        results[index] = await task(items[index] as T);
+        results[index] = await task(items[index] as T, index);
       } catch (error) {
         failed = true;
         throw error;

@@ -1,8 +1,9 @@
 import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Clock } from './clock.js';
 import { sha256Hex } from './hashing.js';
+import { parkedKeyAttributes, quarantineBucketOf } from './parked-keys.js';
 import { WorkState } from './states.js';
-import { JobsIndex, parkedTenantStateKey, quarantineKey, TTL_ATTRIBUTE } from './table.js';
+import { JobsIndex, quarantineKey, TTL_ATTRIBUTE } from './table.js';
 
 /** Default retention of quarantine records: 30 days. */
 const DEFAULT_QUARANTINE_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
@@ -25,7 +26,10 @@ interface QuarantineRecord {
   tenantId?: string;
   /** Operation, when the envelope named a valid identity (shown to the operator with the tenant). */
   operationId?: string;
-  parkedState: typeof WorkState.quarantined;
+  /** `quarantined#bucket`: the record's shard of the cross-tenant parked index. */
+  parkedState: string;
+  /** `tenant#bucket#quarantined`, when the envelope named a valid tenant. */
+  parkedTenantState?: string;
   parkedAt: number;
   [TTL_ATTRIBUTE]: number;
 }
@@ -54,10 +58,11 @@ async function recordQuarantine(
   retentionMs = DEFAULT_QUARANTINE_RETENTION_MS,
 ): Promise<QuarantineRecord> {
   const now = clock.now();
+  const messageId = sanitizeMessageId(input.messageId);
   const record: QuarantineRecord = {
-    ...quarantineKey(sanitizeMessageId(input.messageId)),
+    ...quarantineKey(messageId),
     kind: 'quarantine',
-    messageId: sanitizeMessageId(input.messageId),
+    messageId,
     reason: input.reason,
     detail: input.detail.slice(0, 500),
     bodySha256: sha256Hex(input.body),
@@ -67,10 +72,10 @@ async function recordQuarantine(
       ? {
           tenantId: input.tenantId,
           ...(input.operationId !== undefined ? { operationId: input.operationId } : {}),
-          [JobsIndex.parkedByTenant.partition]: parkedTenantStateKey(input.tenantId, WorkState.quarantined),
         }
       : {}),
-    [JobsIndex.parkedByState.partition]: WorkState.quarantined,
+    // No identity to bucket by: the message id spreads a flood of bad messages over the shards.
+    ...parkedKeyAttributes(WorkState.quarantined, quarantineBucketOf(messageId), input.tenantId),
     [JobsIndex.parkedByState.sort]: now,
     [TTL_ATTRIBUTE]: Math.floor((now + retentionMs) / 1000),
   } as QuarantineRecord;

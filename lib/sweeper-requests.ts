@@ -26,15 +26,15 @@ function buildDeadlineQuery(
   };
 }
 
-/** The oldest item parked as unknown (one item, one request): the age alarm's input. */
-function buildOldestUnknownQuery(tableName: string): QueryCommandInput {
+/** The oldest item parked as unknown in one shard of the parked index (one item): the age alarm's input. */
+function buildOldestUnknownQuery(tableName: string, shardKey: string): QueryCommandInput {
   const index = JobsIndex.parkedByState;
   return {
     TableName: tableName,
     IndexName: index.name,
     KeyConditionExpression: '#state = :state',
     ExpressionAttributeNames: { '#state': index.partition },
-    ExpressionAttributeValues: { ':state': WorkState.unknown },
+    ExpressionAttributeValues: { ':state': shardKey },
     ScanIndexForward: true,
     Limit: 1,
     ReturnConsumedCapacity: 'TOTAL',

@@ -3,6 +3,7 @@ import { QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { mapBounded } from './bounded-parallel.js';
 import type { Clock } from './clock.js';
+import { PARKED_SHARD_READS_IN_FLIGHT, parkedStateKeys } from './parked-keys.js';
 import { WorkState } from './states.js';
 import { sendConditional } from './store/conditional-write.js';
 import { sweepToUnknownTransition } from './store/transitions.js';
@@ -183,10 +184,13 @@ async function sweep(options: SweepOptions): Promise<SweepSummary> {
     summary.cursor = { shard: (startShard + (served < settings.shards ? served : 1)) % settings.shards };
   }
 
-  const oldest = await store.client.send(new QueryCommand(buildOldestUnknownQuery(tableName)));
-  countRead(summary, oldest);
-  const parkedAt = oldest.Items?.[0]?.parkedAt;
-  summary.oldestUnknownAgeSeconds = typeof parkedAt === 'number' ? Math.max(0, Math.floor((now - parkedAt) / 1000)) : 0;
+  // Unknown items spread over the parked index's shards: the oldest is the oldest of each shard's first item.
+  const firsts = await mapBounded(parkedStateKeys(WorkState.unknown), PARKED_SHARD_READS_IN_FLIGHT, (shardKey) =>
+    store.client.send(new QueryCommand(buildOldestUnknownQuery(tableName, shardKey))),
+  );
+  for (const first of firsts) countRead(summary, first);
+  const times = firsts.map((first) => first.Items?.[0]?.parkedAt).filter((at) => typeof at === 'number');
+  summary.oldestUnknownAgeSeconds = times.length > 0 ? Math.max(0, Math.floor((now - Math.min(...times)) / 1000)) : 0;
   return summary;
 }
 

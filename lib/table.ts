@@ -75,9 +75,12 @@ const JobsIndex = {
    * up to it); while queued, `availableAt`.
    */
   byDeadline: { name: 'byDeadline', partition: 'deadlineShard', sort: 'deadlineAt', projection: DEADLINE_PROJECTION },
-  /** Parked items (unknown, quarantined, failed_terminal) across tenants, oldest first. */
+  /**
+   * Parked items (unknown, quarantined, failed_terminal) across tenants, oldest first within each of a state's
+   * TENANT_BUCKETS write shards (`unknown#7`), so mass parking spreads over 16 keys; readers merge the shards.
+   */
   parkedByState: { name: 'parkedByState', partition: 'parkedState', sort: 'parkedAt', projection: PARKED_PROJECTION },
-  /** Parked items of one tenant in one state, oldest first. */
+  /** Parked items of one tenant in one state, oldest first per shard (`acme#7#unknown`, 16 per tenant and state). */
   parkedByTenant: {
     name: 'parkedByTenant',
     partition: 'parkedTenantState',
@@ -103,11 +106,15 @@ const TENANT_BUCKETS = 16;
 /** TTL attribute (epoch seconds) of the payloads table and of quarantine records. */
 const TTL_ATTRIBUTE = 'expiresAtEpochSeconds';
 
+/** Tenant bucket (0..TENANT_BUCKETS-1) of an identity: stable forever, the same for its row and its parked keys. */
+function tenantBucketOf(identity: JobIdentity): number {
+  // Unkeyed and stored in the key, like the deadline shard; its own prefix keeps the two spreads independent.
+  return stableBucket(`partition\u0000${identity.tenantId}\u0000${identity.operationId}`) % TENANT_BUCKETS;
+}
+
 /** Partition key of an identity: its tenant and a hash bucket of the whole identity (`acme#7`). */
 function identityPartitionKey(identity: JobIdentity): string {
-  // Unkeyed and stored in the key, like the deadline shard; its own prefix keeps the two spreads independent.
-  const bucket = stableBucket(`partition\u0000${identity.tenantId}\u0000${identity.operationId}`);
-  return tenantBucketKey(identity.tenantId, bucket % TENANT_BUCKETS);
+  return tenantBucketKey(identity.tenantId, tenantBucketOf(identity));
 }
 
 /**
@@ -151,11 +158,6 @@ function deadlineShardFor(identity: JobIdentity, shards: number): string {
 /** Name of deadline shard number `index`. */
 function deadlineShardName(index: number): string {
   return `deadline#${index}`;
-}
-
-/** Composite partition key of the per-tenant parked index. */
-function parkedTenantStateKey(tenantId: string, state: string): string {
-  return `${tenantId}#${state}`;
 }
 
 type IndexSpec = {
@@ -222,7 +224,6 @@ export {
   JobsIndex,
   jobsTableDefinition,
   KeyPrefix,
-  parkedTenantStateKey,
   payloadKey,
   payloadsTableDefinition,
   QUARANTINE_PARTITION_PREFIX,
@@ -233,6 +234,7 @@ export {
   TENANT_BUCKETS,
   TTL_ATTRIBUTE,
   tenantBucketKey,
+  tenantBucketOf,
   tenantPartitionKeys,
   workItemKey,
 };

@@ -1,16 +1,11 @@
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
+import { mapBounded } from '../bounded-parallel.js';
 import { tenantIdSchema } from '../identity.js';
+import { PARKED_SHARD_READS_IN_FLIGHT, parkedShards } from '../parked-keys.js';
 import { PARKED_STATES, WorkState as State, WORK_STATES, type WorkState } from '../states.js';
-import {
-  deadlineShardName,
-  JobsIndex,
-  KeyPrefix,
-  parkedTenantStateKey,
-  TableKeys,
-  tenantPartitionKeys,
-} from '../table.js';
+import { deadlineShardName, JobsIndex, KeyPrefix, TableKeys, tenantPartitionKeys } from '../table.js';
 import { parseInput } from '../validation.js';
 import { type AdminDeps, adminClock } from './deps.js';
 
@@ -59,18 +54,28 @@ function indexQuery(deps: AdminDeps, index: { name: string; partition: string },
   };
 }
 
-/** A parked state: count and oldest parkedAt from the parked index (per tenant when one is given). */
+/**
+ * A parked state: COUNT summed over every shard of the parked index (per tenant when one is given), complete only
+ * if every shard's count is; the oldest parkedAt is the minimum of each shard's first item.
+ */
 async function parkedCount(deps: AdminDeps, state: WorkState, tenantId?: string): Promise<StateCount> {
-  const query =
-    tenantId === undefined
-      ? indexQuery(deps, JobsIndex.parkedByState, state)
-      : indexQuery(deps, JobsIndex.parkedByTenant, parkedTenantStateKey(tenantId, state));
-  const [counted, oldest] = await Promise.all([
-    countQuery(deps, query),
-    deps.store.client.send(new QueryCommand({ ...query, Limit: 1, ScanIndexForward: true })),
-  ]);
-  const oldestAt = oldest.Items?.[0]?.[JobsIndex.parkedByState.sort];
-  return { state, available: true, ...counted, ...(typeof oldestAt === 'number' ? { oldestAt } : {}) };
+  const { index, keys } = parkedShards(state, tenantId);
+  const shards = await mapBounded(keys, PARKED_SHARD_READS_IN_FLIGHT, async (key) => {
+    const query = indexQuery(deps, index, key);
+    const [counted, oldest] = await Promise.all([
+      countQuery(deps, query),
+      deps.store.client.send(new QueryCommand({ ...query, Limit: 1, ScanIndexForward: true })),
+    ]);
+    return { ...counted, oldestAt: oldest.Items?.[0]?.[index.sort] as unknown };
+  });
+  const times = shards.map((shard) => shard.oldestAt).filter((at) => typeof at === 'number');
+  return {
+    state,
+    available: true,
+    count: shards.reduce((sum, shard) => sum + shard.count, 0),
+    complete: shards.every((shard) => shard.complete),
+    ...(times.length > 0 ? { oldestAt: Math.min(...times) } : {}),
+  };
 }
 
 /** claimed or queued across tenants: a filtered COUNT Query on every deadline shard (never a Scan). */

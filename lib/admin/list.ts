@@ -1,14 +1,17 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
+import { mapBounded } from '../bounded-parallel.js';
 import { tenantIdSchema } from '../identity.js';
+import { PARKED_SHARD_READS_IN_FLIGHT, parkedShards } from '../parked-keys.js';
 import { isParkedState, PARKED_STATES, WORK_STATES, WorkState } from '../states.js';
-import { JobsIndex, parkedTenantStateKey, TableKeys } from '../table.js';
+import { JobsIndex, TableKeys } from '../table.js';
 import { parseInput } from '../validation.js';
-import { decodeCursor, encodeCursor } from './cursor.js';
+import { decodeShardCursor, encodeShardCursor, type Key } from './cursor.js';
 import { type AdminDeps, adminClock } from './deps.js';
 import { listActive } from './list-active.js';
 import { listTenantItems } from './list-tenant.js';
 import { pageLimitSchema, parkedStateSchema } from './schemas.js';
+import { mergeShardPages, type ShardPosition } from './shard-merge.js';
 
 const PARKED_LISTING: readonly WorkState[] = PARKED_STATES;
 
@@ -36,33 +39,54 @@ const listSchema = z.strictObject({
 });
 
 /**
- * Lists items parked in `state`, oldest first, through the sparse parked indexes (per tenant when
- * `tenantId` is given, else across tenants). One Query per page; the cursor is opaque, bound to this
- * listing and validated before use. Bad input ▶ InvalidInputError naming the field.
+ * Merge order of parked records: parkedAt, then the table key (code-unit order), so the choice between shards is
+ * total and repeatable. Within a shard the index's own order stands (a GSI documents none for equal times).
+ */
+function parkedOrder(a: Record<string, unknown>, b: Record<string, unknown>): number {
+  const byTime = Number(a[JobsIndex.parkedByState.sort]) - Number(b[JobsIndex.parkedByState.sort]);
+  if (byTime !== 0) return byTime;
+  const keyOf = (item: Record<string, unknown>) => `${item[TableKeys.partition]}\u0000${item[TableKeys.sort]}`;
+  const [left, right] = [keyOf(a), keyOf(b)];
+  return left < right ? -1 : left > right ? 1 : 0;
+}
+
+/**
+ * Lists items parked in `state`, oldest first across the parked index's shards (per tenant when `tenantId` is
+ * given, else across tenants): one Query per unfinished shard (Limit = page size, bounded in flight), merged by
+ * parkedAt. The cursor is opaque, holds each shard's position, is bound to this listing and validated before use.
+ * Bad input or a foreign cursor ▶ InvalidInputError naming the field.
  * @example
  * const page = await listParked(deps, { state: 'unknown', tenantId: 'acme', limit: 50 });
  */
 async function listParked(deps: AdminDeps, input: ListParkedInput): Promise<ParkedPage> {
   const valid = parseInput(listSchema, input, 'listing');
-  const index = valid.tenantId === undefined ? JobsIndex.parkedByState : JobsIndex.parkedByTenant;
-  const partitionValue = valid.tenantId === undefined ? valid.state : parkedTenantStateKey(valid.tenantId, valid.state);
-  const scope = `${index.name}:${partitionValue}`;
+  const { index, keys } = parkedShards(valid.state, valid.tenantId);
+  const scope = `${index.name}:${valid.tenantId ?? '*'}:${valid.state}`;
   const keyAttributes = [TableKeys.partition, TableKeys.sort, index.partition, index.sort];
-  const startKey = decodeCursor(scope, valid.cursor, keyAttributes, { [index.partition]: partitionValue });
-  const output = await deps.store.client.send(
-    new QueryCommand({
-      TableName: deps.store.table.tableName,
-      IndexName: index.name,
-      KeyConditionExpression: '#partition = :partition',
-      ExpressionAttributeNames: { '#partition': index.partition },
-      ExpressionAttributeValues: { ':partition': partitionValue },
-      ScanIndexForward: true,
-      Limit: valid.limit,
-      ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-    }),
-  );
-  const cursor = encodeCursor(scope, output.LastEvaluatedKey);
-  return { items: (output.Items ?? []).map(recordView), ...(cursor ? { cursor } : {}) };
+  const positions = decodeShardCursor(scope, valid.cursor, keys, keyAttributes, index.partition);
+  const pages = await mapBounded(keys, PARKED_SHARD_READS_IN_FLIGHT, async (key, shard) => {
+    const position = positions[shard] as ShardPosition<Key>;
+    if (position.at === 'done') return undefined;
+    const output = await deps.store.client.send(
+      new QueryCommand({
+        TableName: deps.store.table.tableName,
+        IndexName: index.name,
+        KeyConditionExpression: '#partition = :partition',
+        ExpressionAttributeNames: { '#partition': index.partition },
+        ExpressionAttributeValues: { ':partition': key },
+        ScanIndexForward: true,
+        Limit: valid.limit,
+        ...(position.at === 'after' ? { ExclusiveStartKey: position.key } : {}),
+      }),
+    );
+    const next = output.LastEvaluatedKey as Key | undefined;
+    return { items: output.Items ?? [], ...(next ? { next } : {}) };
+  });
+  const keyOf = (item: Record<string, unknown>): Key =>
+    Object.fromEntries(keyAttributes.map((attribute) => [attribute, item[attribute] as string | number]));
+  const merged = mergeShardPages(positions, pages, valid.limit, parkedOrder, keyOf);
+  const cursor = encodeShardCursor(scope, merged.positions, index.partition);
+  return { items: merged.items.map(recordView), ...(cursor ? { cursor } : {}) };
 }
 
 /** Which items to list: a state (any of the seven), a tenant, both; at least this old; a page and where to continue. */

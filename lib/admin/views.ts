@@ -1,3 +1,4 @@
+import { stateOfParkedKey } from '../parked-keys.js';
 import { JobsIndex, TableKeys, TTL_ATTRIBUTE } from '../table.js';
 
 /** Storage-only attributes (keys, index keys, TTL) that mean nothing to an operator. */
@@ -12,11 +13,16 @@ const HIDDEN_ATTRIBUTES = new Set<string>([
 /** An operator's view of a stored record: every attribute except storage keys. Work rows hold no payload. */
 type RecordView = Record<string, unknown> & { kind: string };
 
-/** Projects a stored record (work item, quarantine or audit record) for the admin API. */
+/**
+ * Projects a stored record (work item, quarantine or audit record) for the admin API. The cross-tenant parked
+ * key is shown as the state it names (`unknown`, not its shard `unknown#7`): the shard is storage, not meaning.
+ */
 function recordView(record: Record<string, unknown>): RecordView {
   const view: Record<string, unknown> = {};
   for (const [attribute, value] of Object.entries(record)) {
-    if (!HIDDEN_ATTRIBUTES.has(attribute)) view[attribute] = value;
+    if (HIDDEN_ATTRIBUTES.has(attribute)) continue;
+    view[attribute] =
+      attribute === JobsIndex.parkedByState.partition && typeof value === 'string' ? stateOfParkedKey(value) : value;
   }
   return { ...view, kind: typeof record.kind === 'string' ? record.kind : 'unknown' };
 }

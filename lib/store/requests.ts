@@ -1,7 +1,8 @@
 import type { PutCommandInput, UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { JobIdentity } from '../identity.js';
+import { parkedKeysOf } from '../parked-keys.js';
 import { WorkState } from '../states.js';
-import { deadlineShardFor, parkedTenantStateKey, TableKeys, workItemKey } from '../table.js';
+import { deadlineShardFor, TableKeys, workItemKey } from '../table.js';
 import { ATTEMPT_HISTORY_ATTRIBUTE, closeAttempts, openAttempt } from './attempt-history.js';
 import { ExpressionBuilder } from './expressions.js';
 import type { AuditEntry, Claim, OperatorStatement, StoredTargetClass, WorkItem } from './work-item.js';
@@ -181,9 +182,9 @@ function buildFencedUpdate(table: TableContext, claim: Claim, transition: Holder
   };
 }
 
-/** Attributes that park an item in a state an operator must look at. */
+/** Attributes that park an item in a state an operator must look at (keys sharded by the identity's bucket). */
 function parkedAttributes(identity: JobIdentity, state: WorkState, now: number): Record<string, unknown> {
-  return { parkedState: state, parkedTenantState: parkedTenantStateKey(identity.tenantId, state), parkedAt: now };
+  return { ...parkedKeysOf(identity, state), parkedAt: now };
 }
 
 /**

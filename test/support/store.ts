@@ -1,7 +1,8 @@
 import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { type Clock, ManualClock } from '../../lib/clock.js';
+import { parkedStateKeys, parkedTenantStateKeys } from '../../lib/parked-keys.js';
 import { WorkItemStore } from '../../lib/store/work-item-store.js';
-import { JobsIndex, parkedTenantStateKey } from '../../lib/table.js';
+import { JobsIndex } from '../../lib/table.js';
 import { testDocumentClient } from './engine.js';
 import { countRequests, type RequestCounter } from './request-counter.js';
 
@@ -21,41 +22,44 @@ function storeFixture(tableName: string, options: { clock?: ManualClock; maxAtte
   return { client, store, counter: countRequests(client), clock };
 }
 
-/** Items of the cross-tenant parked index in `state` (sparse GSI `parkedByState`). */
-async function queryParkedByState(
+/** Items of one partition key of an index. */
+async function queryIndexKey(
   client: DynamoDBDocumentClient,
   tableName: string,
-  state: string,
+  index: { name: string; partition: string },
+  key: string,
 ): Promise<Record<string, unknown>[]> {
   const output = await client.send(
     new QueryCommand({
       TableName: tableName,
-      IndexName: JobsIndex.parkedByState.name,
+      IndexName: index.name,
       KeyConditionExpression: '#p = :p',
-      ExpressionAttributeNames: { '#p': JobsIndex.parkedByState.partition },
-      ExpressionAttributeValues: { ':p': state },
+      ExpressionAttributeNames: { '#p': index.partition },
+      ExpressionAttributeValues: { ':p': key },
     }),
   );
   return output.Items ?? [];
 }
 
-/** Items of one tenant's parked index in `state` (sparse GSI `parkedByTenant`). */
+/** Items of the cross-tenant parked index in `state`, every shard (sparse GSI `parkedByState`). */
+async function queryParkedByState(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  state: string,
+): Promise<Record<string, unknown>[]> {
+  const shards = parkedStateKeys(state).map((key) => queryIndexKey(client, tableName, JobsIndex.parkedByState, key));
+  return (await Promise.all(shards)).flat();
+}
+
+/** Items of one tenant's parked index in `state`, every shard (sparse GSI `parkedByTenant`). */
 async function queryParkedByTenant(
   client: DynamoDBDocumentClient,
   tableName: string,
   tenantId: string,
   state: string,
 ): Promise<Record<string, unknown>[]> {
-  const output = await client.send(
-    new QueryCommand({
-      TableName: tableName,
-      IndexName: JobsIndex.parkedByTenant.name,
-      KeyConditionExpression: '#p = :p',
-      ExpressionAttributeNames: { '#p': JobsIndex.parkedByTenant.partition },
-      ExpressionAttributeValues: { ':p': parkedTenantStateKey(tenantId, state) },
-    }),
-  );
-  return output.Items ?? [];
+  const keys = parkedTenantStateKeys(tenantId, state);
+  return (await Promise.all(keys.map((key) => queryIndexKey(client, tableName, JobsIndex.parkedByTenant, key)))).flat();
 }
 
 /** Items of one deadline shard (sparse GSI `byDeadline`). */
@@ -64,16 +68,7 @@ async function queryDeadlineShard(
   tableName: string,
   shard: string,
 ): Promise<Record<string, unknown>[]> {
-  const output = await client.send(
-    new QueryCommand({
-      TableName: tableName,
-      IndexName: JobsIndex.byDeadline.name,
-      KeyConditionExpression: '#p = :p',
-      ExpressionAttributeNames: { '#p': JobsIndex.byDeadline.partition },
-      ExpressionAttributeValues: { ':p': shard },
-    }),
-  );
-  return output.Items ?? [];
+  return queryIndexKey(client, tableName, JobsIndex.byDeadline, shard);
 }
 
 export { queryDeadlineShard, queryParkedByState, queryParkedByTenant, type StoreFixture, storeFixture };

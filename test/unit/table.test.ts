@@ -4,10 +4,10 @@ import {
   deadlineShardName,
   JobsIndex,
   jobsTableDefinition,
-  parkedTenantStateKey,
   payloadKey,
   quarantineKey,
   TENANT_BUCKETS,
+  tenantBucketOf,
   tenantPartitionKeys,
   workItemKey,
 } from '../../lib/table.js';
@@ -53,8 +53,14 @@ describe('table keys', () => {
     expect([...shards].sort()).toEqual([0, 1, 2, 3, 4, 5, 6, 7].map(deadlineShardName).sort());
   });
 
-  it('keys the per-tenant parked index by tenant and state', () => {
-    expect(parkedTenantStateKey('acme', 'unknown')).toBe('acme#unknown');
+  it('derives the partition key from the one tenant-bucket function', () => {
+    for (let index = 0; index < 50; index += 1) {
+      const identity = { tenantId: 'acme', operationId: `op-${index}` };
+      const bucket = tenantBucketOf(identity);
+      expect(bucket).toBeGreaterThanOrEqual(0);
+      expect(bucket).toBeLessThan(TENANT_BUCKETS);
+      expect(workItemKey(identity).pk).toBe(`acme#${bucket}`);
+    }
   });
 
   it('declares every sparse index the store writes', () => {

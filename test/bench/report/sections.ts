@@ -147,7 +147,7 @@ function sweeperSection(results: BenchResults): string {
     ),
     '',
     scaling
-      ? `Largest ÷ smallest: read requests ×${num(scaling.readRequestRatio, 2)}, items read ×${num(scaling.itemsReadRatio, 2)}. Read requests = one Query per deadline shard (8) + one for the oldest unknown item; items read include that one item. Sweep ms of the first table also pays first use (JIT, connections).`
+      ? `Largest ÷ smallest: read requests ×${num(scaling.readRequestRatio, 2)}, items read ×${num(scaling.itemsReadRatio, 2)}. Read requests = one Query per deadline shard (32) + one oldest-unknown probe per shard of the parked index (16); items read include the first unknown item of each parked shard that holds one (at most 16). Sweep ms of the first table also pays first use (JIT, connections).`
       : '',
   ].join('\n');
 }

@@ -139,7 +139,8 @@ async function leasefenceUnits(engine: BenchEngine, sqs: SQSClient, queueUrl: st
   stallGate.open();
   await stalled;
 
-  // Sweeper: a fixed read cost per run (one Query per deadline shard + the oldest-unknown probe), then per item.
+  // Sweeper: a fixed read cost per run (one Query per deadline shard + the oldest-unknown probe of each parked
+  // shard), then per item.
   const sweepStore = new WorkItemStore({ client: a.client, tableName: tables.jobsTable, clock });
   const sweepOnce = () => sweep({ store: sweepStore, sqs, queueUrl, clock, dueGraceMs: 0 });
   await sweepOnce(); // settles what the situations above left, so the next runs see only their own items

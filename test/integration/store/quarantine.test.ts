@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parkedStateKey, parkedTenantStateKey, quarantineBucketOf } from '../../../lib/parked-keys.js';
 import { recordQuarantine } from '../../../lib/quarantine.js';
 import { WorkState } from '../../../lib/states.js';
 import { quarantineKey, TTL_ATTRIBUTE } from '../../../lib/table.js';
@@ -48,9 +49,10 @@ describe('recordQuarantine', () => {
       bodySha256: createHash('sha256').update(body, 'utf8').digest('hex'),
       bodyBytes: Buffer.byteLength(body, 'utf8'),
       receiveCount: 2,
-      parkedState: WorkState.quarantined,
+      parkedState: parkedStateKey(WorkState.quarantined, quarantineBucketOf('msg-0001')),
       parkedAt: clock.now(),
     });
+    expect(stored).not.toHaveProperty('parkedTenantState');
     expect(JSON.stringify(stored)).not.toContain(SECRET);
     expect(JSON.stringify(stored)).not.toContain('"note"');
     expect(stored?.[TTL_ATTRIBUTE]).toBeGreaterThan(Math.floor(clock.now() / 1000));
@@ -89,6 +91,10 @@ describe('recordQuarantine', () => {
       (items) => items.some((item) => item.messageId === 'msg-tenant'),
     );
     expect(listed.map((item) => item.messageId)).toContain('msg-tenant');
+    const bucket = quarantineBucketOf('msg-tenant');
+    expect(listed.find((item) => item.messageId === 'msg-tenant')).toMatchObject({
+      parkedTenantState: parkedTenantStateKey('acme', bucket, WorkState.quarantined),
+    });
   });
 
   it('is idempotent per message id and bounds what it stores', async () => {

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobIdentity } from '../../../lib/identity.js';
+import { parkedStateKey, parkedTenantStateKey } from '../../../lib/parked-keys.js';
 import { WorkState } from '../../../lib/states.js';
 import type { Claim, WorkItem } from '../../../lib/store/work-item.js';
 import type { WorkItemStore } from '../../../lib/store/work-item-store.js';
-import { deadlineShardFor, parkedTenantStateKey } from '../../../lib/table.js';
+import { deadlineShardFor, tenantBucketOf, workItemKey } from '../../../lib/table.js';
 import { createTestTables, type TestTables } from '../../support/engine.js';
 import { eventually, expectCreatedClaim, expectState } from '../../support/expectations.js';
 import { newIdentity, newWorkItem } from '../../support/factories.js';
@@ -120,9 +121,12 @@ describe('sparse index attributes follow the state', () => {
     await act(fixture.store, claim);
 
     const item = await expectState(fixture.store, identity, state);
+    // Parked keys are sharded by the identity's tenant bucket, the same bucket as the row's partition key.
+    const bucket = tenantBucketOf(identity);
+    expect(workItemKey(identity).pk).toBe(`${identity.tenantId}#${bucket}`);
     expect(item).toMatchObject({
-      parkedState: state,
-      parkedTenantState: parkedTenantStateKey(identity.tenantId, state),
+      parkedState: parkedStateKey(state, bucket),
+      parkedTenantState: parkedTenantStateKey(identity.tenantId, bucket, state),
       parkedAt: fixture.clock.now(),
     });
     for (const attribute of DEADLINE) expect(item).not.toHaveProperty(attribute);

@@ -2,10 +2,11 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobIdentity } from '../../../lib/identity.js';
 import { parseEnvelope } from '../../../lib/message.js';
+import { parkedStateKey } from '../../../lib/parked-keys.js';
 import { WorkState } from '../../../lib/states.js';
 import type { WorkItem } from '../../../lib/store/work-item.js';
 import { sweep } from '../../../lib/sweeper.js';
-import { tenantPartitionKeys, workItemKey } from '../../../lib/table.js';
+import { TENANT_BUCKETS, tenantBucketOf, tenantPartitionKeys, workItemKey } from '../../../lib/table.js';
 import { batchPutItems, readPartitions } from '../../support/bulk-write.js';
 import { createTestQueue, createTestTables, type TestTables, testSqsClient } from '../../support/engine.js';
 import { FACTORY_NOW, newIdentity, workItemInState } from '../../support/factories.js';
@@ -57,6 +58,20 @@ function healthyRows(count: number, prefix: string, now: number): WorkItem[] {
   });
 }
 
+/**
+ * Unknown rows parked at `parkedAt`, one in each shard of the parked index: the sweeper's oldest-unknown probe then
+ * reads one item per shard on every run, however many more items park (so runs compare item for item).
+ */
+function unknownInEveryShard(parkedAt: number): WorkItem[] {
+  const byShard = new Map<number, WorkItem>();
+  for (let index = 0; byShard.size < TENANT_BUCKETS; index += 1) {
+    const identity = newIdentity(TENANTS[index % TENANTS.length], 'old-unknown');
+    const shard = tenantBucketOf(identity);
+    if (!byShard.has(shard)) byShard.set(shard, workItemInState({ identity, state: WorkState.unknown, now: parkedAt }));
+  }
+  return [...byShard.values()];
+}
+
 const keyOf = (item: { pk: unknown; sk: unknown }) => `${item.pk}|${item.sk}`;
 
 describe('sweeper at scale: cost follows expired items, not table size', () => {
@@ -77,16 +92,14 @@ describe('sweeper at scale: cost follows expired items, not table size', () => {
   });
 
   it('parks 20 exhausted, re-signals 30, touches nothing else, and reads the same with 10,000 more healthy items', async () => {
-    // Prepare: 1,000 rows, 50 of them with an expired lease (20 exhausted), 5 long-parked unknown items.
+    // Prepare: 1,000 rows, 50 of them with an expired lease (20 exhausted), 16 long-parked unknown items.
     const { store, clock, client, counter } = fixture;
     clock.set(FACTORY_NOW);
     const now = clock.now();
     const exhausted = expiredClaims(20, 'exhausted', now, true);
     const retryable = expiredClaims(30, 'retryable', now, false);
-    const parkedLongAgo = rows(5, 'old-unknown', (identity) =>
-      workItemInState({ identity, state: WorkState.unknown, now: now - HOUR }),
-    );
-    const healthy = healthyRows(945, 'healthy', now);
+    const parkedLongAgo = unknownInEveryShard(now - HOUR);
+    const healthy = healthyRows(1_000 - 50 - parkedLongAgo.length, 'healthy', now);
     await batchPutItems(client, tables.jobsTable, [...exhausted, ...retryable, ...parkedLongAgo, ...healthy]);
     const before = await readPartitions(client, tables.jobsTable, TENANTS.flatMap(tenantPartitionKeys));
     expect(before.size).toBe(1_000);
@@ -114,7 +127,8 @@ describe('sweeper at scale: cost follows expired items, not table size', () => {
     const after = await readPartitions(client, tables.jobsTable, TENANTS.flatMap(tenantPartitionKeys));
     for (const item of exhausted) {
       const swept = after.get(keyOf(item));
-      expect(swept).toMatchObject({ state: WorkState.unknown, fence: 4, parkedState: WorkState.unknown });
+      const parkedState = parkedStateKey(WorkState.unknown, tenantBucketOf(item));
+      expect(swept).toMatchObject({ state: WorkState.unknown, fence: 4, parkedState });
       expect(swept?.deadlineAt).toBeUndefined();
       expect(swept?.leaseExpiresAt).toBeUndefined();
     }

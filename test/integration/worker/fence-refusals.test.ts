@@ -5,6 +5,8 @@ import * as z from 'zod';
 import { examplesTableDefinition } from '../../../functions/jobs/examples-table.js';
 import { statementPublicationJob, statementRecordKey } from '../../../functions/jobs/statement-publication.js';
 import { defineJob } from '../../../lib/job-definition.js';
+import { parkedStateKey } from '../../../lib/parked-keys.js';
+import { tenantBucketOf } from '../../../lib/table.js';
 import { testDocumentClient, uniqueName } from '../../support/engine.js';
 import { createWorkerHarness, type WorkerHarness } from '../../support/worker-harness.js';
 
@@ -69,7 +71,7 @@ describe('fence refusals are classified: only a newer claim is lost ownership', 
         state: 'failed_terminal',
         errorCode,
         attempts: 1,
-        parkedState: 'failed_terminal',
+        parkedState: parkedStateKey('failed_terminal', tenantBucketOf(identity)),
       });
       expect(worker.telemetry.counts).toMatchObject({ FenceRefusedByJob: 1, FailedTerminal: 1 });
       expect(worker.telemetry.counts.OwnershipLost ?? 0).toBe(0);

@@ -1,10 +1,10 @@
-import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { toSqsEvent } from '../../../infra/local/sqs-event-source.js';
 import { payloadHash } from '../../../lib/hashing.js';
 import { defineJob } from '../../../lib/job-definition.js';
-import { JobsIndex } from '../../../lib/table.js';
+import { queryParkedByState } from '../../support/store.js';
 import { createWorkerHarness, type WorkerHarness } from '../../support/worker-harness.js';
 
 let runs = 0;
@@ -112,16 +112,7 @@ describe('poison messages', () => {
     expect(runs).toBe(1);
     expect(await harness.store.get({ tenantId: 'bank', operationId: 'good-1' })).toMatchObject({ state: 'succeeded' });
     expect(await harness.store.get({ tenantId: 'bank', operationId: 'existing' })).toEqual(existingBefore);
-    const records = await harness.client.send(
-      new QueryCommand({
-        TableName: harness.tables.jobsTable,
-        IndexName: JobsIndex.parkedByState.name,
-        KeyConditionExpression: '#s = :q',
-        ExpressionAttributeNames: { '#s': JobsIndex.parkedByState.partition },
-        ExpressionAttributeValues: { ':q': 'quarantined' },
-      }),
-    );
-    const parked = records.Items ?? [];
+    const parked = await queryParkedByState(harness.client, harness.tables.jobsTable, 'quarantined');
     const quarantineRecords = parked.filter((item) => item.kind === 'quarantine');
     const quarantinedItems = parked.filter((item) => item.kind === 'work');
     expect(quarantineRecords).toHaveLength(messageLevel.length + 1);

@@ -30,11 +30,11 @@ describe('sweeper requests (exact DynamoDB input)', () => {
     });
   });
 
-  it('reads the single oldest unknown item', () => {
-    expect(buildOldestUnknownQuery('jobs')).toMatchObject({
+  it('reads the single oldest unknown item of one parked shard', () => {
+    expect(buildOldestUnknownQuery('jobs', 'unknown#7')).toMatchObject({
       IndexName: 'parkedByState',
       KeyConditionExpression: '#state = :state',
-      ExpressionAttributeValues: { ':state': 'unknown' },
+      ExpressionAttributeValues: { ':state': 'unknown#7' },
       ScanIndexForward: true,
       Limit: 1,
     });

@@ -1,6 +1,7 @@
 import { writerOperation } from '../../../../lib/fenced/fence-rules.js';
 import { WORK_STATES } from '../../../../lib/states.js';
 import type { WorkItem } from '../../../../lib/store/work-item.js';
+import { tenantBucketOf } from '../../../../lib/table.js';
 import { type Command, IDENTITY_COUNT, identityOf, twinOf } from './commands.js';
 import type { ModelItem, ModelRecord, Outcome } from './reference-model.js';
 
@@ -171,8 +172,11 @@ function checkOneState(step: number, id: number, item: WorkItem): void {
   if (inDeadlineIndex !== ['queued', 'claimed'].includes(item.state))
     fail(step, 'deadline index ⇔ queued|claimed', item);
   const parked = PARKED.includes(item.state);
+  // Parked keys are sharded by the identity's tenant bucket (the bucket of its row's partition key).
+  const bucket = tenantBucketOf(identity);
   const parkedRight =
-    item.parkedState === item.state && item.parkedTenantState === `${identity.tenantId}#${item.state}`;
+    item.parkedState === `${item.state}#${bucket}` &&
+    item.parkedTenantState === `${identity.tenantId}#${bucket}#${item.state}`;
   if (parked ? !parkedRight : item.parkedState !== undefined || item.parkedTenantState !== undefined) {
     fail(step, 'parked index ⇔ parked state', item);
   }
