@@ -112,7 +112,7 @@ async function main(): Promise<void> {
           jobsPerRun: sizes.jobsPerRun,
           repetitions: sizes.repetitions,
           warmupJobs: sizes.warmupJobs,
-          modes: ['protocol', 'side-effect'],
+          modes: ['protocol', 'side-effect', 'side-effect-update'],
         });
         progress('figure 2b: cost of the side-effect write by shape');
         results.writeShapes = await measureWriteShapes(engine, { blocks: sizes.writeBlocks, perBlock: 100 });

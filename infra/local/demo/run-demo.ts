@@ -16,8 +16,11 @@ interface DemoOptions {
 
 /** The `pk` of a put request's item, or '' (the stalled worker freezes after a chosen put). */
 function putKey(input: Record<string, unknown>): string {
-  const item = input.Item as { pk?: unknown } | undefined;
-  return typeof item?.pk === 'string' ? item.pk : '';
+  // Fenced puts reach the client marshalled (`{ S: … }`); a DocumentClient put carries the plain string.
+  const pk = (input.Item as { pk?: unknown } | undefined)?.pk;
+  if (typeof pk === 'string') return pk;
+  const marshalled = (pk as { S?: unknown } | undefined)?.S;
+  return typeof marshalled === 'string' ? marshalled : '';
 }
 
 /** The two stalled-worker scenarios (refund C+B, statement B) on the example job definitions. */

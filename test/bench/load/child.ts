@@ -30,9 +30,12 @@ const indexWritesByShard: Record<string, number> = {};
 const WRITES = new Set(['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'PutCommand', 'UpdateCommand']);
 worker.client.middlewareStack.add(
   (next, context) => async (args) => {
-    const input = args.input as { TableName?: string; Key?: { pk?: string }; Item?: { pk?: string } };
+    // The store's conditional writes arrive marshalled (`{ S: … }`), other requests as DocumentClient values.
+    type Pk = string | { S?: string } | undefined;
+    const input = args.input as { TableName?: string; Key?: { pk?: Pk }; Item?: { pk?: Pk } };
     if (WRITES.has(String(context.commandName)) && input.TableName === config.jobsTable) {
-      const pk = String(input.Key?.pk ?? input.Item?.pk);
+      const value = input.Key?.pk ?? input.Item?.pk;
+      const pk = String(typeof value === 'object' ? value.S : value);
       writesByKey[pk] = (writesByKey[pk] ?? 0) + 1;
     }
     return next(args);

@@ -39,11 +39,16 @@ function requestSection(results: BenchResults): string {
 /** Figure section: throughput. */
 function throughputSection(results: BenchResults): string {
   const rows = results.throughput ?? [];
-  const mode = (value: string) => (value === 'side-effect' ? 'with side-effect write (fencing on)' : 'protocol only');
+  const mode = (value: string) =>
+    value === 'side-effect'
+      ? 'fencing on: fenced put'
+      : value === 'side-effect-update'
+        ? 'fencing on: fenced update'
+        : 'protocol only';
   return [
     '## 2. Jobs per second through the worker runtime',
     '',
-    'leasefence: `WorkerRuntime.handleMessage` with synthetic messages (payloadRef, resolver in memory). Peer: the same job under `makeIdempotent`. No SQS in the loop. "fencing on": the leasefence job writes its record with `ctx.records.write` (`writer_epoch < fence` in the condition); the peer job writes the same record with a plain PutItem. Each concurrency: a warm-up, then paired runs in alternating order; medians of the runs, and the median of the per-pair ratios.',
+    'leasefence: `WorkerRuntime.handleMessage` with synthetic messages (payloadRef, resolver in memory). Peer: the same job under `makeIdempotent`. No SQS in the loop: both receive the message body as a string, parse it and validate the payload against the same schema (the peer as a Powertools parser would). "fencing on": the peer job writes its record with a plain PutItem; the leasefence job writes the same record with a fenced put (`ctx.records.put`, the same operation with `writer_epoch < fence` in its condition; the judged rows) or a fenced update (`ctx.records.write`, an UpdateItem returning the new item). Each concurrency: a warm-up, then paired runs in alternating order; medians of the runs, and the median of the per-pair ratios.',
     '',
     table(
       [

@@ -5,8 +5,12 @@ import { createLeasefenceWorker } from '../support/leasefence-worker.js';
 import { createPeerWorker } from '../support/peer-worker.js';
 import { median, nowMs, percentile } from '../support/stats.js';
 
-/** Protocol only (the job writes nothing), or with one side-effect write per job (fenced for leasefence). */
-type ThroughputMode = 'protocol' | 'side-effect';
+/**
+ * Protocol only (the job writes nothing), or with one side-effect write per job, which the peer makes with a
+ * PutItem: `side-effect` is leasefence's like-for-like fenced put (`ctx.records.put`, the judged row),
+ * `side-effect-update` its fenced update (`ctx.records.write`).
+ */
+type ThroughputMode = 'protocol' | 'side-effect' | 'side-effect-update';
 
 /** One system under test: builds `count` fresh jobs (untimed), then handles one (timed). */
 interface JobRunner {
@@ -57,8 +61,12 @@ interface ThroughputOptions {
 
 async function leasefenceRunner(engine: BenchEngine, mode: ThroughputMode): Promise<JobRunner> {
   const tables = await engine.createLeasefenceTables('tput');
-  const sideEffectTable = mode === 'side-effect' ? await engine.createKeyedTable('tput-records', 'pk') : undefined;
-  const worker = createLeasefenceWorker({ engine, tables, ...(sideEffectTable ? { sideEffectTable } : {}) });
+  const sideEffectTable = mode !== 'protocol' ? await engine.createKeyedTable('tput-records', 'pk') : undefined;
+  const worker = createLeasefenceWorker({
+    engine,
+    tables,
+    ...(sideEffectTable ? { sideEffectTable, sideEffectWrite: mode === 'side-effect' ? 'put' : 'update' } : {}),
+  });
   return {
     prepare: (count) => {
       const run = runName('lf');
@@ -77,7 +85,7 @@ async function leasefenceRunner(engine: BenchEngine, mode: ThroughputMode): Prom
 
 async function peerRunner(engine: BenchEngine, mode: ThroughputMode): Promise<JobRunner> {
   const tableName = await engine.createKeyedTable('tput-idempotency', 'id');
-  const sideEffectTable = mode === 'side-effect' ? await engine.createKeyedTable('tput-peer-records', 'pk') : undefined;
+  const sideEffectTable = mode !== 'protocol' ? await engine.createKeyedTable('tput-peer-records', 'pk') : undefined;
   const peer = createPeerWorker({ engine, tableName, ...(sideEffectTable ? { sideEffectTable } : {}) });
   return {
     prepare: (count) => {

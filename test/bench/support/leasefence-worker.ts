@@ -33,6 +33,8 @@ interface LeasefenceWorkerOptions {
   tables: LeasefenceTables;
   /** Table of side-effect records; absent = protocol only (the job writes nothing of its own). */
   sideEffectTable?: string;
+  /** How the job writes its record: a fenced update (`ctx.records.write`, default) or a fenced whole-record put. */
+  sideEffectWrite?: 'update' | 'put';
   clock?: Clock;
   workerId?: string;
   hooks?: JobHooks;
@@ -53,7 +55,11 @@ interface LeasefenceWorker {
  * The benchmark job as a class B job: after the claim it optionally writes one record it owns through
  * `ctx.records.write`, so the write carries the fence (`writer_epoch < fence`) inside its own condition.
  */
-function benchJob(workerId: string, sideEffectTable: string | undefined, hooks: JobHooks): JobDefinition<BenchPayload> {
+function benchJob(
+  workerId: string,
+  sideEffect: { table: string; write: 'update' | 'put' } | undefined,
+  hooks: JobHooks,
+): JobDefinition<BenchPayload> {
   return defineJob<BenchPayload>({
     type: BENCH_JOB_TYPE,
     version: 1,
@@ -62,10 +68,10 @@ function benchJob(workerId: string, sideEffectTable: string | undefined, hooks: 
     leaseMs: 30_000,
     run: async (ctx) => {
       await hooks.beforeEffect?.(ctx.identity);
-      if (sideEffectTable !== undefined) {
-        const ref = { tableName: sideEffectTable, key: sideEffectKey(ctx.identity) };
+      if (sideEffect !== undefined) {
+        const ref = { tableName: sideEffect.table, key: sideEffectKey(ctx.identity) };
         const record = { writtenBy: workerId, amountCents: ctx.payload.amountCents };
-        if (process.env.LF_SHAPE === 'put') await ctx.records.put(ref, record);
+        if (sideEffect.write === 'put') await ctx.records.put(ref, record);
         else await ctx.records.write(ref, { set: record });
         hooks.onEffect?.(ctx.identity);
       }
@@ -81,7 +87,11 @@ function createLeasefenceWorker(options: LeasefenceWorkerOptions): LeasefenceWor
   const workerId = options.workerId ?? 'bench-worker';
   const store = new WorkItemStore({ client, tableName: options.tables.jobsTable, clock });
   const payloads = new PayloadStore(client, options.tables.payloadsTable, clock);
-  const job = benchJob(workerId, options.sideEffectTable, options.hooks ?? {});
+  const sideEffect =
+    options.sideEffectTable !== undefined
+      ? { table: options.sideEffectTable, write: options.sideEffectWrite ?? 'update' }
+      : undefined;
+  const job = benchJob(workerId, sideEffect, options.hooks ?? {});
   const runtime = new WorkerRuntime({
     store,
     registry: new JobRegistry([job]),

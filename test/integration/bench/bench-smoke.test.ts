@@ -56,7 +56,7 @@ describe('benchmark scenarios at tiny size', () => {
       jobsPerRun: 8,
       repetitions: 1,
       warmupJobs: 4,
-      modes: ['protocol', 'side-effect'],
+      modes: ['protocol', 'side-effect', 'side-effect-update'],
     });
     results.throughput = rows;
 
@@ -67,6 +67,8 @@ describe('benchmark scenarios at tiny size', () => {
       ['protocol', 4, 2, 2],
       ['side-effect', 1, 3, 3],
       ['side-effect', 4, 3, 3],
+      ['side-effect-update', 1, 3, 3],
+      ['side-effect-update', 4, 3, 3],
     ]);
   });
 
