@@ -32,6 +32,16 @@ async function sendConditional(
   try {
     // Marshalled here and sent as plain commands through the same client (same middleware, retries and
     // observers): the DocumentClient's per-command wrapping was a measurable share of the worker's CPU per job.
+    // The client's own translation settings apply, as they would to a DocumentClient command. Copied, with
+    // whole items marshalled as attribute maps: lib-dynamodb sets convertTopLevelContainer on the shared
+    // options object the first time one of its own commands runs.
+    const translate = client.config?.translateConfig ?? {};
+    const options = { ...translate.marshallOptions, convertTopLevelContainer: false as const };
+    const toAttributes = (item: Record<string, unknown> | undefined) => marshall(item ?? {}, options);
+    const values = (map: Record<string, unknown> | undefined) =>
+      map === undefined ? {} : { ExpressionAttributeValues: toAttributes(map) };
+    const fromAttributes = (attributes: Record<string, AttributeValue> | undefined) =>
+      attributes === undefined ? undefined : unmarshall(attributes, translate.unmarshallOptions);
     if (request.kind === 'put') {
       const { kind: _kind, readKey: _readKey, Item, ExpressionAttributeValues, ...rest } = request;
       const output = await client.send(
@@ -48,27 +58,12 @@ async function sendConditional(
     if (!(error instanceof ConditionalCheckFailedException)) throw error;
     const returned = error.Item;
     if (returned !== undefined && Object.keys(returned).length > 0) {
-      return { ok: false, current: unmarshall(returned) };
+      return { ok: false, current: unmarshall(returned, client.config?.translateConfig?.unmarshallOptions) };
     }
     const key = request.kind === 'put' ? (request.readKey ?? keyOf(request.Item)) : request.Key;
     const read = await client.send(new GetCommand({ TableName: request.TableName, Key: key, ConsistentRead: true }));
     return { ok: false, current: read.Item };
   }
-}
-
-/** The DocumentClient's marshalling rules (lib/aws-clients.ts): undefined attributes are dropped, never NULLs. */
-function toAttributes(item: Record<string, unknown> | undefined): Record<string, AttributeValue> {
-  return marshall(item ?? {}, { removeUndefinedValues: true, convertClassInstanceToMap: false });
-}
-
-function values(map: Record<string, unknown> | undefined): {
-  ExpressionAttributeValues?: Record<string, AttributeValue>;
-} {
-  return map === undefined ? {} : { ExpressionAttributeValues: toAttributes(map) };
-}
-
-function fromAttributes(attributes: Record<string, AttributeValue> | undefined): Record<string, unknown> | undefined {
-  return attributes === undefined ? undefined : unmarshall(attributes);
 }
 
 function keyOf(item: Record<string, unknown> | undefined): Record<string, unknown> {

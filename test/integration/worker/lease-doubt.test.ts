@@ -75,6 +75,21 @@ describe('lease doubt stops new effects', () => {
     await harness.close();
   });
 
+  /** A `careful` item created queued, then claimed by `owner` through the store (no worker runs it). */
+  async function queuedThenClaimed(operationId: string, n: number, owner: string) {
+    const identity = { tenantId: 'ops', operationId };
+    await harness.store.enqueue({
+      identity,
+      jobType: 'careful',
+      payloadHash: payloadHash({ n }),
+      payloadRef: 'ref',
+      maxAttempts: 3,
+    });
+    const claimed = await harness.store.claim(identity, { owner, leaseMs: LEASE_MS });
+    if (!claimed.claimed) throw new Error('expected a claim');
+    return { identity, claim: claimed.claim };
+  }
+
   /** Delivers one job to a fresh worker (heartbeat checks every `intervalMs`, 0 = none) and waits until it runs. */
   async function start(operationId: string, intervalMs: number) {
     attempts = { stepBodyRan: false };
@@ -153,21 +168,12 @@ describe('lease doubt stops new effects', () => {
   });
 
   it('with its timers running, the keeper enters doubt when the local deadline passes, with no call from the job', async () => {
-    const identity = { tenantId: 'ops', operationId: 'deadline-timer' };
-    await harness.store.enqueue({
-      identity,
-      jobType: 'careful',
-      payloadHash: payloadHash({ n: 3 }),
-      payloadRef: 'ref',
-      maxAttempts: 3,
-    });
-    const claimed = await harness.store.claim(identity, { owner: 'w', leaseMs: LEASE_MS });
-    if (!claimed.claimed) throw new Error('expected a claim');
+    const { claim } = await queuedThenClaimed('deadline-timer', 3, 'w');
     const doubts: LeaseInDoubtError[] = [];
     const keeper = new LeaseKeeper({
       store: harness.store,
       // The lease ends 30 ms from now on the store's clock.
-      claim: { ...claimed.claim, leaseExpiresAt: harness.clock.now() + 30 },
+      claim: { ...claim, leaseExpiresAt: harness.clock.now() + 30 },
       leaseMs: LEASE_MS,
       intervalMs: 60_000,
       telemetry: silentTelemetry,
@@ -185,20 +191,11 @@ describe('lease doubt stops new effects', () => {
   });
 
   it('a renewal that arrives after the lease expired is refused, even when nobody has taken over', async () => {
-    const identity = { tenantId: 'ops', operationId: 'late-renewal' };
-    await harness.store.enqueue({
-      identity,
-      jobType: 'careful',
-      payloadHash: payloadHash({ n: 2 }),
-      payloadRef: 'ref',
-      maxAttempts: 3,
-    });
-    const claimed = await harness.store.claim(identity, { owner: 'slow-worker', leaseMs: LEASE_MS });
-    if (!claimed.claimed) throw new Error('expected a claim');
+    const { identity, claim } = await queuedThenClaimed('late-renewal', 2, 'slow-worker');
     harness.clock.advance(LEASE_MS + 1);
     const expired = await harness.store.get(identity);
 
-    const late = await harness.store.heartbeat(claimed.claim, LEASE_MS).catch((error: unknown) => error);
+    const late = await harness.store.heartbeat(claim, LEASE_MS).catch((error: unknown) => error);
 
     expect(late).toBeInstanceOf(OwnershipLostError);
     expect(await harness.store.get(identity)).toEqual(expired);
