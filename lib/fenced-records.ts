@@ -32,7 +32,7 @@ interface FencedRecordsOptions {
   /** Called once, before the error is thrown, when a rejection shows this claim superseded (abort the job here). */
   onFenceRejected?: (error: FenceRejectedError) => void;
   /** Once aborted, no write is sent (its reason is thrown instead). */
-  signal?: AbortSignal;
+  signal?: Pick<AbortSignal, 'throwIfAborted'>;
   /** Run before any write or batch starts (the runtime's lease-doubt guard); throws to refuse it. */
   guard?: () => void;
 }
@@ -77,7 +77,7 @@ class FencedRecords {
   readonly claim: Claim;
   private readonly client: DynamoDBDocumentClient;
   private readonly onFenceRejected: ((error: FenceRejectedError) => void) | undefined;
-  private readonly signal: AbortSignal | undefined;
+  private readonly signal: Pick<AbortSignal, 'throwIfAborted'> | undefined;
   private readonly guard: (() => void) | undefined;
   private superseded: FenceRejectedError | undefined;
 

@@ -20,13 +20,11 @@ import {
   type TransactionPlan,
 } from './fenced/transaction-requests.js';
 import { formatIdentity } from './identity.js';
-import { jobOutcomeSchema } from './rules.js';
 import { WorkState } from './states.js';
 import { parseStep, StepLedger } from './steps.js';
-import type { JobOutcome } from './store/transitions.js';
+import { type JobOutcome, parseJobOutcome } from './store/transitions.js';
 import { type Claim, isWorkItem, type StepRecord, type WorkItem } from './store/work-item.js';
 import type { WorkItemStore } from './store/work-item-store.js';
-import { parseInput } from './validation.js';
 
 /** How a FencedTransactions helper is bound: the store (jobs table, client, clock) and the running claim. */
 interface FencedTransactionsOptions {
@@ -35,7 +33,7 @@ interface FencedTransactionsOptions {
   /** Called once, before the error is thrown, when the work item shows this claim superseded. */
   onOwnershipLost?: (error: OwnershipLostError) => void;
   /** Once aborted, no transaction is sent. */
-  signal?: AbortSignal;
+  signal?: Pick<AbortSignal, 'throwIfAborted'>;
   /** Run before any step or completion starts (the runtime's lease-doubt guard); throws to refuse it. */
   guard?: () => void;
   /** Sends of one transaction when it is cancelled by a conflict or throttling (default 5). */
@@ -117,7 +115,7 @@ class FencedTransactions {
     outcome: JobOutcome,
     writes: readonly SharedWrite[],
   ): Promise<{ status: 'applied' | 'already_applied' }> {
-    const valid = parseInput(jobOutcomeSchema, outcome, 'job outcome') as JobOutcome;
+    const valid = parseJobOutcome(outcome);
     const list = parseSharedWrites(this.store.table, this.claim, writes);
     const plan = buildCompletionTransaction(this.store.table, this.claim, valid, list, this.clock.now());
     const committed = await this.commit(plan, 'completion', undefined);

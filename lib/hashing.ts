@@ -1,5 +1,4 @@
 import { createHash, createHmac } from 'node:crypto';
-import canonicalize from 'canonicalize';
 import { ConfigurationError, InvalidInputError } from './errors.js';
 import type { JobIdentity } from './identity.js';
 
@@ -42,16 +41,71 @@ function notJson(path: string, message: string): InvalidInputError {
 
 /** RFC 8785 canonical JSON of a payload. Throws InvalidInputError for non-JSON values or oversize payloads. */
 function canonicalJson(payload: unknown): string {
-  if (payload === undefined) throw notJson('payload', 'payload is required');
-  assertJsonValue(payload, 'payload', new Set());
-  const text = canonicalize(payload);
-  if (text === undefined) throw notJson('payload', 'payload has no canonical form');
-  if (Buffer.byteLength(text, 'utf8') > MAX_PAYLOAD_BYTES) {
+  const text = canonicalText(payload, []);
+  if (text === undefined) {
+    // The one-pass writer only says "not JSON"; the slower check finds where and why, for the error.
+    if (payload === undefined) throw notJson('payload', 'payload is required');
+    assertJsonValue(payload, 'payload', new Set());
+    throw notJson('payload', 'payload has no canonical form');
+  }
+  if (text.length > MAX_PAYLOAD_BYTES / 3 && Buffer.byteLength(text, 'utf8') > MAX_PAYLOAD_BYTES) {
     throw new InvalidInputError(`payload exceeds ${MAX_PAYLOAD_BYTES} bytes in canonical form`, [
       { path: 'payload', message: 'too large' },
     ]);
   }
   return text;
+}
+
+/**
+ * RFC 8785 serialisation in one pass, or undefined for anything assertJsonValue rejects. Strings and numbers
+ * are written as ECMAScript's JSON.stringify writes them (which is what RFC 8785 specifies), object keys in
+ * UTF-16 code-unit order (Array.prototype.sort's default). Hand-written rather than the `canonicalize`
+ * package plus a separate validation walk: one walk halves the payload check on the worker's hot path.
+ */
+function canonicalText(value: unknown, ancestors: object[]): string | undefined {
+  switch (typeof value) {
+    case 'string':
+      return value.isWellFormed() ? JSON.stringify(value) : undefined;
+    case 'number':
+      return Number.isFinite(value) ? JSON.stringify(value) : undefined;
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'object':
+      if (value === null) return 'null';
+      if (ancestors.includes(value)) return undefined;
+      return Array.isArray(value) ? canonicalArray(value, ancestors) : canonicalObject(value, ancestors);
+    default:
+      return undefined;
+  }
+}
+
+function canonicalArray(list: readonly unknown[], ancestors: object[]): string | undefined {
+  ancestors.push(list);
+  let text = '[';
+  for (let index = 0; index < list.length; index += 1) {
+    const element = canonicalText(list[index], ancestors);
+    if (element === undefined) return undefined;
+    text += index === 0 ? element : `,${element}`;
+  }
+  ancestors.pop();
+  return `${text}]`;
+}
+
+function canonicalObject(record: object, ancestors: object[]): string | undefined {
+  const prototype = Object.getPrototypeOf(record);
+  if (prototype !== Object.prototype && prototype !== null) return undefined;
+  ancestors.push(record);
+  const keys = Object.keys(record).sort();
+  let text = '{';
+  for (let index = 0; index < keys.length; index += 1) {
+    const key = keys[index] as string;
+    if (!key.isWellFormed()) return undefined;
+    const element = canonicalText((record as Record<string, unknown>)[key], ancestors);
+    if (element === undefined) return undefined;
+    text += `${index === 0 ? '' : ','}${JSON.stringify(key)}:${element}`;
+  }
+  ancestors.pop();
+  return `${text}}`;
 }
 
 /** SHA-256 (hex) of the canonical JSON: key order and number spelling never change it. */

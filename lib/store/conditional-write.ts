@@ -1,8 +1,9 @@
 import {
-  type AttributeValue,
   ConditionalCheckFailedException,
   PutItemCommand,
+  type PutItemCommandInput,
   UpdateItemCommand,
+  type UpdateItemCommandInput,
 } from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
@@ -10,55 +11,46 @@ import {
   type PutCommandInput,
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { type marshallOptions, unmarshall } from '@aws-sdk/util-dynamodb';
+import { toAttributeMap } from './attribute-values.js';
 
 /** Result of a conditional write: the attributes it returned, or the item as it stood when the condition failed. */
 type ConditionalOutcome =
   | { ok: true; attributes: Record<string, unknown> | undefined }
   | { ok: false; current: Record<string, unknown> | undefined };
 
+/** A conditional Put or Update in DocumentClient form (plain values); `readKey` finds a put's item in a table not keyed `pk`/`sk`. */
+type ConditionalRequest =
+  | ({ kind: 'put'; readKey?: Record<string, unknown> } & PutCommandInput)
+  | ({ kind: 'update' } & UpdateCommandInput);
+
 /**
  * Sends one conditional Put or Update. A failed condition is not thrown: the current item comes back,
  * from ReturnValuesOnConditionCheckFailure when the engine returns it, else from one consistent GetItem
- * (dynalite ignores that parameter). Every other error propagates unchanged. A put into a table whose key is
- * not `pk`/`sk` passes `readKey` so the read-back finds the item.
+ * (dynalite ignores that parameter). Every other error propagates unchanged.
  */
 async function sendConditional(
   client: DynamoDBDocumentClient,
-  request:
-    | ({ kind: 'put'; readKey?: Record<string, unknown> } & PutCommandInput)
-    | ({ kind: 'update' } & UpdateCommandInput),
+  request: ConditionalRequest,
 ): Promise<ConditionalOutcome> {
+  const translate = client.config?.translateConfig;
   try {
     // Marshalled here and sent as plain commands through the same client (same middleware, retries and
     // observers): the DocumentClient's per-command wrapping was a measurable share of the worker's CPU per job.
-    // The client's own translation settings apply, as they would to a DocumentClient command. Copied, with
-    // whole items marshalled as attribute maps: lib-dynamodb sets convertTopLevelContainer on the shared
-    // options object the first time one of its own commands runs.
-    const translate = client.config?.translateConfig ?? {};
-    const options = { ...translate.marshallOptions, convertTopLevelContainer: false as const };
-    const toAttributes = (item: Record<string, unknown> | undefined) => marshall(item ?? {}, options);
-    const values = (map: Record<string, unknown> | undefined) =>
-      map === undefined ? {} : { ExpressionAttributeValues: toAttributes(map) };
-    const fromAttributes = (attributes: Record<string, AttributeValue> | undefined) =>
-      attributes === undefined ? undefined : unmarshall(attributes, translate.unmarshallOptions);
-    if (request.kind === 'put') {
-      const { kind: _kind, readKey: _readKey, Item, ExpressionAttributeValues, ...rest } = request;
-      const output = await client.send(
-        new PutItemCommand({ ...rest, Item: toAttributes(Item), ...values(ExpressionAttributeValues) }),
-      );
-      return { ok: true, attributes: fromAttributes(output.Attributes) };
-    }
-    const { kind: _kind, Key, ExpressionAttributeValues, ...rest } = request;
-    const output = await client.send(
-      new UpdateItemCommand({ ...rest, Key: toAttributes(Key), ...values(ExpressionAttributeValues) }),
-    );
-    return { ok: true, attributes: fromAttributes(output.Attributes) };
+    const output =
+      request.kind === 'put'
+        ? await client.send(new PutItemCommand(toPutInput(request, marshallingOf(translate))))
+        : await client.send(new UpdateItemCommand(toUpdateInput(request, marshallingOf(translate))));
+    return {
+      ok: true,
+      attributes:
+        output.Attributes === undefined ? undefined : unmarshall(output.Attributes, translate?.unmarshallOptions),
+    };
   } catch (error) {
     if (!(error instanceof ConditionalCheckFailedException)) throw error;
     const returned = error.Item;
     if (returned !== undefined && Object.keys(returned).length > 0) {
-      return { ok: false, current: unmarshall(returned, client.config?.translateConfig?.unmarshallOptions) };
+      return { ok: false, current: unmarshall(returned, translate?.unmarshallOptions) };
     }
     const key = request.kind === 'put' ? (request.readKey ?? keyOf(request.Item)) : request.Key;
     const read = await client.send(new GetCommand({ TableName: request.TableName, Key: key, ConsistentRead: true }));
@@ -66,8 +58,59 @@ async function sendConditional(
   }
 }
 
+/**
+ * The client's own translation settings, as a DocumentClient command would apply them. Copied, with whole
+ * items marshalled as attribute maps: lib-dynamodb sets convertTopLevelContainer on the shared options object
+ * the first time one of its own commands runs.
+ */
+function marshallingOf(translate: { marshallOptions?: marshallOptions } | undefined): marshallOptions {
+  return { ...translate?.marshallOptions, convertTopLevelContainer: false };
+}
+
+/** The request without `kind`/`readKey`, items and values as attribute maps (fields copied one by one: hot path). */
+function toPutInput(request: ConditionalRequest & { kind: 'put' }, options: marshallOptions): PutItemCommandInput {
+  const input: PutItemCommandInput = {
+    TableName: request.TableName,
+    Item: toAttributeMap(request.Item ?? {}, options),
+  };
+  copyExpressions(request, input, options);
+  if (request.ReturnValues !== undefined) input.ReturnValues = request.ReturnValues;
+  return input;
+}
+
+function toUpdateInput(
+  request: ConditionalRequest & { kind: 'update' },
+  options: marshallOptions,
+): UpdateItemCommandInput {
+  const input: UpdateItemCommandInput = {
+    TableName: request.TableName,
+    Key: toAttributeMap(request.Key ?? {}, options),
+    UpdateExpression: request.UpdateExpression,
+  };
+  copyExpressions(request, input, options);
+  if (request.ReturnValues !== undefined) input.ReturnValues = request.ReturnValues;
+  return input;
+}
+
+/** Condition, names, values and the return/metrics settings both commands share. */
+function copyExpressions(
+  request: ConditionalRequest,
+  input: PutItemCommandInput | UpdateItemCommandInput,
+  options: marshallOptions,
+): void {
+  if (request.ConditionExpression !== undefined) input.ConditionExpression = request.ConditionExpression;
+  if (request.ExpressionAttributeNames !== undefined) input.ExpressionAttributeNames = request.ExpressionAttributeNames;
+  if (request.ExpressionAttributeValues !== undefined)
+    input.ExpressionAttributeValues = toAttributeMap(request.ExpressionAttributeValues, options);
+  if (request.ReturnValuesOnConditionCheckFailure !== undefined)
+    input.ReturnValuesOnConditionCheckFailure = request.ReturnValuesOnConditionCheckFailure;
+  if (request.ReturnConsumedCapacity !== undefined) input.ReturnConsumedCapacity = request.ReturnConsumedCapacity;
+  if (request.ReturnItemCollectionMetrics !== undefined)
+    input.ReturnItemCollectionMetrics = request.ReturnItemCollectionMetrics;
+}
+
 function keyOf(item: Record<string, unknown> | undefined): Record<string, unknown> {
   return { pk: item?.pk, sk: item?.sk };
 }
 
-export { type ConditionalOutcome, sendConditional };
+export { type ConditionalOutcome, type ConditionalRequest, sendConditional };

@@ -1,4 +1,6 @@
+import { jobOutcomeSchema } from '../rules.js';
 import { WorkState } from '../states.js';
+import { parseInput } from '../validation.js';
 import { ATTEMPT_HISTORY_ATTRIBUTE, closeAttempts } from './attempt-history.js';
 import {
   type HolderTransition,
@@ -39,6 +41,19 @@ function heartbeatTransition(leaseExpiresAt: number, now: number): HolderTransit
 interface JobOutcome {
   outcomeCode: string;
   result?: unknown;
+}
+
+/** Outcomes parseJobOutcome returned: the runtime validates a job's outcome once, the store does not parse it again. */
+const validatedOutcomes = new WeakSet<JobOutcome>();
+
+/** A job's outcome, validated (InvalidInputError naming every bad field; nothing written). */
+function parseJobOutcome(value: unknown, what = 'job outcome'): JobOutcome {
+  if (typeof value === 'object' && value !== null && validatedOutcomes.has(value as JobOutcome)) {
+    return value as JobOutcome;
+  }
+  const outcome: JobOutcome = parseInput(jobOutcomeSchema, value, what);
+  validatedOutcomes.add(outcome);
+  return outcome;
 }
 
 /** claimed ▶ succeeded. */
@@ -250,6 +265,7 @@ export {
   type JobOutcome,
   type OperatorAction,
   parkTransition,
+  parseJobOutcome,
   raiseFenceTransition,
   requeueTransition,
   resolveTransition,

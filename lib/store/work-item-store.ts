@@ -9,7 +9,7 @@ import {
   UnexpectedItemError,
 } from '../errors.js';
 import { formatIdentity, type JobIdentity, parseIdentity } from '../identity.js';
-import { jobOutcomeSchema, stepNameSchema } from '../rules.js';
+import { stepNameSchema } from '../rules.js';
 import { WorkState } from '../states.js';
 import { DEFAULT_DEADLINE_SHARDS, workItemKey } from '../table.js';
 import { parseInput } from '../validation.js';
@@ -36,6 +36,7 @@ import {
   type JobOutcome,
   type OperatorAction,
   parkTransition,
+  parseJobOutcome,
   retryLaterTransition,
   stepTransition,
 } from './transitions.js';
@@ -168,8 +169,7 @@ class WorkItemStore {
 
   /** claimed ▶ succeeded under my fence. */
   async complete(claim: Claim, outcome: JobOutcome): Promise<void> {
-    const valid = parseInput(jobOutcomeSchema, outcome, 'job outcome') as JobOutcome;
-    await this.applyFenced(claim, completeTransition(valid, this.clock.now()));
+    await this.applyFenced(claim, completeTransition(parseJobOutcome(outcome), this.clock.now()));
   }
 
   /** claimed ▶ failed_terminal under my fence. */

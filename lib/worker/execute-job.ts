@@ -9,13 +9,12 @@ import {
 } from '../errors.js';
 import { type AnyJobDefinition, type JobContext, type JobDefinition, retryDelayMs } from '../job-definition.js';
 import { MetricName } from '../metric-names.js';
-import { jobOutcomeSchema } from '../rules.js';
 import { WorkState } from '../states.js';
-import type { JobOutcome } from '../store/transitions.js';
+import { type JobOutcome, parseJobOutcome } from '../store/transitions.js';
 import type { Claim } from '../store/work-item.js';
 import type { WorkItemStore } from '../store/work-item-store.js';
 import type { Telemetry } from '../telemetry.js';
-import { parseInput } from '../validation.js';
+import { AttemptAbort } from './attempt-abort.js';
 import { buildJobContext } from './job-context.js';
 import { LeaseKeeper } from './lease-keeper.js';
 
@@ -35,25 +34,6 @@ interface ExecutionDependencies {
   heartbeatIntervalMs?: number;
 }
 
-/** Races the job against the abort signal: a lost lease stops waiting at once (the job's writes are fenced anyway). */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
-}
-
 /**
  * Runs one claimed job to a recorded outcome: reconcile first when class C retries, run with a progress-driven
  * lease, then complete / fail / park under the claim's fence. An ambiguous outcome never becomes success or a
@@ -65,7 +45,7 @@ async function executeClaimedJob<Payload>(
   claim: Claim,
   payload: Payload,
 ): Promise<ExecutionResult> {
-  const abort = new AbortController();
+  const abort = new AttemptAbort();
   const keeper = new LeaseKeeper({
     store: deps.store,
     claim,
@@ -80,8 +60,7 @@ async function executeClaimedJob<Payload>(
     client: deps.client,
     claim,
     payload,
-    signal: abort.signal,
-    abort: (reason) => abort.abort(reason),
+    abort,
     keeper,
     provider: definition.provider,
   });
@@ -89,7 +68,7 @@ async function executeClaimedJob<Payload>(
   try {
     let phase: Phase;
     try {
-      phase = await runPhase(definition, context, claim, abort.signal);
+      phase = await runPhase(definition, context, claim, abort);
     } catch (error) {
       return await recordFailure(deps, definition, claim, error);
     }
@@ -121,7 +100,7 @@ async function runPhase<Payload>(
   definition: JobDefinition<Payload>,
   context: JobContext<Payload>,
   claim: Claim,
-  signal: AbortSignal,
+  abort: AttemptAbort,
 ): Promise<Phase> {
   // The effect mark, not the attempt counter: an operator retry resets attempts but never the mark.
   if (definition.target === 'D' && claim.effectMayHaveHappened) {
@@ -132,20 +111,21 @@ async function runPhase<Payload>(
     };
   }
   if (definition.target === 'C' && claim.effectMayHaveHappened && definition.reconcile) {
-    const found = await untilAborted(definition.reconcile(context), signal);
+    const found = await abort.race(definition.reconcile(context));
     if (found.status === 'done') {
       return {
         ended: 'run',
-        outcome: parseInput(jobOutcomeSchema, found.outcome, 'reconciled outcome'),
+        outcome: parseJobOutcome(found.outcome, 'reconciled outcome'),
         reconciled: true,
       };
     }
     if (found.status === 'cannot_tell')
       return { ended: 'cannot_tell', errorCode: 'reconcile_cannot_tell', reason: found.reason };
   }
-  const outcome = await untilAborted(definition.run(context), signal);
-  signal.throwIfAborted();
-  return { ended: 'run', outcome: parseInput(jobOutcomeSchema, outcome, 'job outcome'), reconciled: false };
+  // A lost lease stops waiting at once (the job's writes are fenced anyway).
+  const outcome = await abort.race(definition.run(context));
+  abort.throwIfAborted();
+  return { ended: 'run', outcome: parseJobOutcome(outcome), reconciled: false };
 }
 
 async function succeed(

@@ -7,6 +7,7 @@ import type { JobContext, ProviderDeclaration } from '../job-definition.js';
 import { parseStep, parseStepName, StepLedger } from '../steps.js';
 import type { Claim } from '../store/work-item.js';
 import type { WorkItemStore } from '../store/work-item-store.js';
+import type { AttemptAbort } from './attempt-abort.js';
 import { createLeaseGuard } from './lease-guard.js';
 import type { LeaseKeeper } from './lease-keeper.js';
 
@@ -24,9 +25,8 @@ interface ContextDependencies<Payload> {
   client: DynamoDBDocumentClient;
   claim: Claim;
   payload: Payload;
-  signal: AbortSignal;
-  /** Aborts the job (a fenced write found a newer fence). */
-  abort: (reason: unknown) => void;
+  /** The attempt's abort switch: a fenced write that finds a newer fence aborts it, the job's signal follows it. */
+  abort: AttemptAbort;
   keeper: LeaseKeeper;
   /** The definition's provider declaration (class C/D): its client is built once per attempt. */
   provider?: ProviderDeclaration<unknown> | undefined;
@@ -42,34 +42,46 @@ function buildJobContext<Payload>(deps: ContextDependencies<Payload>): JobContex
   const { claim, store, keeper } = deps;
   const provider = deps.provider?.create({ client: deps.client });
   const steps = new StepLedger(claim);
-  const guard = createLeaseGuard({ keeper, signal: deps.signal, abort: deps.abort });
+  const abort = deps.abort;
+  const guard = createLeaseGuard({ keeper, abort });
+  // The fenced helpers are built on first use: a job uses one kind of write, often none.
+  let records: FencedRecords | undefined;
+  let transactions: FencedTransactions | undefined;
   return {
     identity: claim.identity,
     claim,
     fence: claim.fence,
     attempt: claim.attempt,
     payload: deps.payload,
-    signal: deps.signal,
+    get signal() {
+      return abort.signal;
+    },
     // Computed on first use: most jobs are not class C and never read it.
     get idempotencyKey() {
       return idempotencyKeyFor(claim.identity);
     },
     client: deps.client,
-    records: new FencedRecords({
-      client: deps.client,
-      claim,
-      signal: deps.signal,
-      guard,
-      onFenceRejected: (error) => deps.abort(error),
-    }),
-    transactions: new FencedTransactions({
-      store,
-      claim,
-      signal: deps.signal,
-      guard,
-      onOwnershipLost: (error) => deps.abort(error),
-      steps,
-    }),
+    get records() {
+      records ??= new FencedRecords({
+        client: deps.client,
+        claim,
+        signal: abort,
+        guard,
+        onFenceRejected: (error) => abort.abort(error),
+      });
+      return records;
+    },
+    get transactions() {
+      transactions ??= new FencedTransactions({
+        store,
+        claim,
+        signal: abort,
+        guard,
+        onOwnershipLost: (error) => abort.abort(error),
+        steps,
+      });
+      return transactions;
+    },
     provider,
     progress: () => keeper.progress(),
     step: async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
@@ -78,7 +90,7 @@ function buildJobContext<Payload>(deps: ContextDependencies<Payload>): JobContex
       const done = steps.get(stepName);
       if (done) return done.result as T;
       const result = await fn();
-      deps.signal.throwIfAborted();
+      abort.throwIfAborted();
       parseStep(stepName, result);
       steps.record(stepName, await store.recordStep(claim, stepName, result ?? null));
       keeper.progress();

@@ -7,8 +7,9 @@ class KeyedSerializer {
 
   /** Runs `task` after every earlier task with the same key has settled. */
   run<T>(key: string, task: () => Promise<T>): Promise<T> {
-    const previous = this.tails.get(key) ?? Promise.resolve();
-    const next = previous.then(task, task);
+    const previous = this.tails.get(key);
+    // The usual case, nothing queued for this key: start now rather than one promise hop later.
+    const next = previous === undefined ? startNow(task) : previous.then(task, task);
     const tail = next.catch(() => undefined);
     this.tails.set(key, tail);
     void tail.then(() => {
@@ -20,6 +21,15 @@ class KeyedSerializer {
   /** Keys with work queued or running (bounded by the batch; empty when idle). */
   get size(): number {
     return this.tails.size;
+  }
+}
+
+/** Runs `task` at once; a synchronous throw becomes a rejection, as it would inside `then`. */
+function startNow<T>(task: () => Promise<T>): Promise<T> {
+  try {
+    return task();
+  } catch (error) {
+    return Promise.reject(error);
   }
 }
 

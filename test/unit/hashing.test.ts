@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import canonicalize from 'canonicalize';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError, InvalidInputError } from '../../lib/errors.js';
@@ -116,6 +117,23 @@ describe('payloadHash', () => {
         expect(payloadHash(permuted)).toBe(payloadHash(payload));
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it('writes exactly what the canonicalize package (RFC 8785 reference) writes, for any JSON value (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.jsonValue(),
+        fc.dictionary(
+          fc.string({ unit: 'binary' }).filter((key) => key.isWellFormed()),
+          fc.double({ noNaN: true, noDefaultInfinity: true }),
+        ),
+        (value, numbers) => {
+          expect(canonicalJson(value)).toBe(canonicalize(value));
+          expect(canonicalJson(numbers)).toBe(canonicalize(numbers));
+        },
+      ),
+      { numRuns: 1000 },
     );
   });
 

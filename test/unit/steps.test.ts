@@ -8,6 +8,7 @@ import { StepLedger } from '../../lib/steps.js';
 import type { Claim } from '../../lib/store/work-item.js';
 import { WorkItemStore } from '../../lib/store/work-item-store.js';
 import { silentTelemetry } from '../../lib/telemetry.js';
+import { AttemptAbort } from '../../lib/worker/attempt-abort.js';
 import { buildJobContext } from '../../lib/worker/job-context.js';
 import { LeaseKeeper } from '../../lib/worker/lease-keeper.js';
 import { claimFixture } from '../support/claim-fixture.js';
@@ -32,10 +33,14 @@ function acceptingClient(): { client: DynamoDBDocumentClient; sent: string[] } {
   return { client, sent };
 }
 
+/** When the manual clock starts; the fixtures' leases run a minute past it (a lease in doubt would refuse every step). */
+const CLOCK_START = Date.UTC(2026, 4, 1);
+const LEASE_VALID = { leaseExpiresAt: CLOCK_START + 60_000 };
+
 /** A job context on a store with a manual clock, as the worker builds it. */
-function contextFor(claim: Claim = claimFixture({ fence: 3 })) {
+function contextFor(claim: Claim = claimFixture({ fence: 3, ...LEASE_VALID })) {
   const { client, sent } = acceptingClient();
-  const clock = new ManualClock(Date.UTC(2026, 4, 1));
+  const clock = new ManualClock(CLOCK_START);
   const store = new WorkItemStore({ client, tableName: 'jobs', clock });
   const keeper = new LeaseKeeper({
     store,
@@ -50,8 +55,7 @@ function contextFor(claim: Claim = claimFixture({ fence: 3 })) {
     client,
     claim,
     payload: {},
-    signal: new AbortController().signal,
-    abort: () => {},
+    abort: new AttemptAbort(),
     keeper,
   });
   return { ctx, sent, clock };
@@ -92,7 +96,7 @@ describe('one step API: ctx.step and ctx.transactions.runStep share one ledger',
   });
 
   it('the step record written by runStep carries the injected clock time, read once', async () => {
-    const claim = claimFixture({ fence: 3 });
+    const claim = claimFixture({ fence: 3, ...LEASE_VALID });
     const ledger = new StepLedger(claim);
     const { client } = acceptingClient();
     const clock = new ManualClock(5_000);
@@ -103,7 +107,11 @@ describe('one step API: ctx.step and ctx.transactions.runStep share one ledger',
   });
 
   it('a step recorded by an earlier holder is skipped by both APIs', async () => {
-    const claim = claimFixture({ fence: 4, steps: { reserve: { fence: 3, at: 1, result: { reserved: 1 } } } });
+    const claim = claimFixture({
+      fence: 4,
+      ...LEASE_VALID,
+      steps: { reserve: { fence: 3, at: 1, result: { reserved: 1 } } },
+    });
     const { ctx, sent } = contextFor(claim);
     await expect(ctx.step('reserve', async () => ({ reserved: 5 }))).resolves.toEqual({ reserved: 1 });
     await expect(ctx.transactions.runStep('reserve', [decrement])).resolves.toMatchObject({ status: 'skipped' });

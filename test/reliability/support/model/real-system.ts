@@ -20,6 +20,7 @@ import type { Claim } from '../../../../lib/store/work-item.js';
 import { WorkItemStore } from '../../../../lib/store/work-item-store.js';
 import { sweep } from '../../../../lib/sweeper.js';
 import { silentTelemetry } from '../../../../lib/telemetry.js';
+import { AttemptAbort } from '../../../../lib/worker/attempt-abort.js';
 import { createLeaseGuard } from '../../../../lib/worker/lease-guard.js';
 import { LeaseKeeper } from '../../../../lib/worker/lease-keeper.js';
 import { type Command, type HolderCommand, identityOf, maxAttemptsOf, targetClassOf, Universe } from './commands.js';
@@ -148,7 +149,7 @@ class RealSystem {
 
   /** The runtime's one lease guard over a keeper of this claim on the worker's own (skewed) clock; no timers. */
   private leaseGuard(worker: number, claim: Claim): () => void {
-    const abort = new AbortController();
+    const abort = new AttemptAbort();
     const keeper = new LeaseKeeper({
       store: this.stores[worker] as WorkItemStore,
       claim,
@@ -157,7 +158,7 @@ class RealSystem {
       telemetry: silentTelemetry,
       onOwnershipLost: () => {},
     });
-    return createLeaseGuard({ keeper, signal: abort.signal, abort: (reason) => abort.abort(reason) });
+    return createLeaseGuard({ keeper, abort });
   }
 
   private async enqueue(id: number, worker: number | null, conflict: boolean): Promise<Outcome> {
