@@ -38,19 +38,26 @@ function closeAttempts(
   end: number,
   code: string,
 ): AttemptRecord[] {
-  const entries = [...(history ?? [])];
-  let nextFence = fence;
-  let newest = true;
-  for (let index = entries.length - 1; index >= 0; index -= 1) {
+  const entries = history ?? [];
+  let firstOpen = entries.length;
+  while (firstOpen > 0 && (entries[firstOpen - 1] as AttemptRecord).r === undefined) firstOpen -= 1;
+  const start = Math.max(0, entries.length - ATTEMPT_HISTORY_LIMIT);
+  const closed: AttemptRecord[] = [];
+  for (let index = start; index < entries.length; index += 1) {
     const entry = entries[index] as AttemptRecord;
-    if (entry.r !== undefined) break;
-    entries[index] = newest
-      ? { ...entry, f: nextFence, e: end, r: code }
-      : { ...entry, f: nextFence, r: LEASE_LOST_CODE };
-    newest = false;
-    nextFence -= 1;
+    if (index < firstOpen) {
+      closed.push(entry);
+      continue;
+    }
+    // Open entries, oldest first: the newest is this attempt (fence), each older one the fence before it.
+    const entryFence = fence - (entries.length - 1 - index);
+    closed.push(
+      index === entries.length - 1
+        ? { ...entry, f: entryFence, e: end, r: code }
+        : { ...entry, f: entryFence, r: LEASE_LOST_CODE },
+    );
   }
-  return entries.slice(-ATTEMPT_HISTORY_LIMIT);
+  return closed;
 }
 
 export {

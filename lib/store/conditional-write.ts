@@ -59,13 +59,15 @@ async function sendConditional(
 }
 
 /**
- * The client's own translation settings, as a DocumentClient command would apply them. Copied, with whole
- * items marshalled as attribute maps: lib-dynamodb sets convertTopLevelContainer on the shared options object
- * the first time one of its own commands runs.
+ * The client's own marshalling settings, as a DocumentClient command would apply them. Used as they are, not
+ * copied: toAttributeMap converts an item's attributes one by one and never reads convertTopLevelContainer,
+ * the flag lib-dynamodb sets on this shared object the first time one of its own commands runs.
  */
 function marshallingOf(translate: { marshallOptions?: marshallOptions } | undefined): marshallOptions {
-  return { ...translate?.marshallOptions, convertTopLevelContainer: false };
+  return translate?.marshallOptions ?? NO_OPTIONS;
 }
+
+const NO_OPTIONS: marshallOptions = Object.freeze({});
 
 /** The request without `kind`/`readKey`, items and values as attribute maps (fields copied one by one: hot path). */
 function toPutInput(request: ConditionalRequest & { kind: 'put' }, options: marshallOptions): PutItemCommandInput {

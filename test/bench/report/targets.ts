@@ -136,7 +136,7 @@ function cpuRatios(rows: readonly ThroughputRow[], mode: ThroughputRow['mode']):
 function cpuNote(rows: readonly ThroughputRow[], met: boolean): string {
   const others = `Protocol only: ${cpuRatios(rows, 'protocol')}. With the fenced update (\`ctx.records.write\`, returning the new item) instead of the put: ${cpuRatios(rows, 'side-effect-update')}.`;
   const where =
-    "The profile of the remaining difference (test/bench/README.md, \"Worker CPU\"): leasefence's own work per job (zod at its boundaries, the payload hash check, the claim's bookkeeping) and the SDK and Node code running about 15 % slower beside it; its requests alone cost the SDK the same as the peer's. No single hot spot is left.";
+    "What remains (test/bench/README.md, \"Worker CPU\"): sent on their own, leasefence's three requests cost the worker the same CPU as the peer's three; the difference is leasefence's own work around them (validation at its boundaries, the payload hash check, the claim's bookkeeping, marshalling), about 30–45 µs per job without I/O, spread thin. Run to run, these ratios move by about ±5 %.";
   return met ? `${others} Judged on the fenced put, the same operation as the peer's PutItem.` : `${others} ${where}`;
 }
 

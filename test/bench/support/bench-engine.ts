@@ -1,50 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type RunningEngine, startDynalite } from '../../../infra/local/engines.js';
-import { createDocumentClient } from '../../../lib/aws-clients.js';
-import { jobsTableDefinition, payloadsTableDefinition } from '../../../lib/table.js';
-
-/** Credentials dynalite accepts (any); the same for every client of the benchmark. */
-const LOCAL_CREDENTIALS = { accessKeyId: 'bench', secretAccessKey: 'bench' };
-
-/** The leasefence tables of one scenario. */
-interface LeasefenceTables {
-  jobsTable: string;
-  payloadsTable: string;
-}
-
-/**
- * One embedded dynalite on loopback for a scenario group, plus factories for its tables and clients.
- * Every client made here is destroyed by `stop()`, so the process can exit.
- */
-interface BenchEngine {
-  readonly endpoint: string;
-  /** CPU ms used so far by the engine's own process; undefined when it runs in this process. */
-  engineCpuMs(): number | undefined;
-  /** Jobs + payloads tables from the library's own definitions. */
-  createLeasefenceTables(prefix: string): Promise<LeasefenceTables>;
-  /** A table keyed by one string attribute (`id` for the Powertools peer, `pk` for side-effect records). */
-  createKeyedTable(prefix: string, keyAttribute: string): Promise<string>;
-  /** A leasefence-style DocumentClient on this engine (SDK retries as configured by the library). */
-  documentClient(): DynamoDBDocumentClient;
-  /** A plain DynamoDBClient on this engine (what the Powertools persistence layer takes). */
-  rawClient(): DynamoDBClient;
-  stop(): Promise<void>;
-}
-
-/** Waits (bounded) until a new table is ACTIVE; immediate on dynalite started with createTableMs 0. */
-async function waitUntilActive(client: DynamoDBDocumentClient, tableName: string): Promise<void> {
-  for (let attempt = 0; attempt < 50; attempt += 1) {
-    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
-    if (Table?.TableStatus === 'ACTIVE') return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`table ${tableName} did not become ACTIVE`);
-}
+import { attachBenchEngine, type BenchEngine, type LeasefenceTables } from './attached-engine.js';
 
 const ENGINE_CHILD = fileURLToPath(new URL('../engine/child.ts', import.meta.url));
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -77,73 +34,15 @@ function startEngineProcess(): Promise<RunningEngine & { pid: number }> {
   });
 }
 
-/** CPU ms (user + system) a process has used so far, from /proc (Linux); undefined elsewhere. */
-function processCpuMs(pid: number): number | undefined {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat)
-    return Number.isFinite(ticks) ? ticks * 10 : undefined; // USER_HZ is 100 on Linux
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * Starts dynalite on a free loopback port (in this process, or with `process: true` in a child process, so
  * this process's CPU is the worker's alone), or wraps an endpoint someone else started.
  */
 async function startBenchEngine(options: { endpoint?: string; process?: boolean } = {}): Promise<BenchEngine> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
-  const engine: (RunningEngine & { pid?: number }) | undefined = options.endpoint
-    ? undefined
-    : options.process
-      ? await startEngineProcess()
-      : await startDynalite();
-  const endpoint = options.endpoint ?? (engine as RunningEngine).endpoint;
-  const clients: Array<{ destroy(): void }> = [];
-  const admin = createDocumentClient({ endpoint });
-  clients.push(admin);
-  const unique = (prefix: string) => `${prefix}-${randomUUID().slice(0, 8)}`;
-  return {
-    endpoint,
-    engineCpuMs: () => (engine?.pid !== undefined ? processCpuMs(engine.pid) : undefined),
-    createLeasefenceTables: async (prefix) => {
-      const jobsTable = unique(`${prefix}-jobs`);
-      const payloadsTable = unique(`${prefix}-payloads`);
-      await admin.send(new CreateTableCommand(jobsTableDefinition(jobsTable)));
-      await admin.send(new CreateTableCommand(payloadsTableDefinition(payloadsTable)));
-      await waitUntilActive(admin, jobsTable);
-      await waitUntilActive(admin, payloadsTable);
-      return { jobsTable, payloadsTable };
-    },
-    createKeyedTable: async (prefix, keyAttribute) => {
-      const tableName = unique(prefix);
-      await admin.send(
-        new CreateTableCommand({
-          TableName: tableName,
-          BillingMode: 'PAY_PER_REQUEST',
-          KeySchema: [{ AttributeName: keyAttribute, KeyType: 'HASH' }],
-          AttributeDefinitions: [{ AttributeName: keyAttribute, AttributeType: 'S' }],
-        }),
-      );
-      await waitUntilActive(admin, tableName);
-      return tableName;
-    },
-    documentClient: () => {
-      const client = createDocumentClient({ endpoint });
-      clients.push(client);
-      return client;
-    },
-    rawClient: () => {
-      const client = new DynamoDBClient({ region: 'us-east-1', endpoint, credentials: LOCAL_CREDENTIALS });
-      clients.push(client);
-      return client;
-    },
-    stop: async () => {
-      for (const client of clients) client.destroy();
-      await engine?.stop();
-    },
-  };
+  if (options.endpoint) return attachBenchEngine({ endpoint: options.endpoint });
+  const engine: RunningEngine & { pid?: number } = options.process ? await startEngineProcess() : await startDynalite();
+  return attachBenchEngine(engine);
 }
 
 export { type BenchEngine, type LeasefenceTables, startBenchEngine };

@@ -4,17 +4,18 @@ import { fileURLToPath } from 'node:url';
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 /**
- * Runs a TypeScript bench child (through tsx) with its config as one JSON argument and returns the JSON lines it
- * printed, parsed. A non-zero exit, or no JSON line, rejects with the end of its stderr; a child still running
+ * Runs a bench child (TypeScript through tsx, or a built JavaScript file with `loader: 'none'`) with its config
+ * as one JSON argument and returns the JSON lines it printed, parsed. A non-zero exit, or no JSON line, rejects with the end of its stderr; a child still running
  * after `timeoutMs` is killed (a hang detector: no figure is decided by it).
  */
 function runJsonChild<Line>(
   script: string,
   config: Record<string, unknown>,
-  options: { name: string; nodeFlags?: readonly string[]; timeoutMs: number },
+  options: { name: string; nodeFlags?: readonly string[]; timeoutMs: number; loader?: 'tsx' | 'none' },
 ): Promise<Line[]> {
   return new Promise((resolve, reject) => {
-    const args = [...(options.nodeFlags ?? []), '--import', 'tsx', script, JSON.stringify(config)];
+    const loader = options.loader === 'none' ? [] : ['--import', 'tsx'];
+    const args = [...(options.nodeFlags ?? []), ...loader, script, JSON.stringify(config)];
     const child = spawn(process.execPath, args, {
       cwd: REPO_ROOT,
       env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },

@@ -1,5 +1,12 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { closeAttempts, openAttempt } from '../../../lib/store/attempt-history.js';
+import {
+  ATTEMPT_HISTORY_LIMIT,
+  type AttemptRecord,
+  closeAttempts,
+  LEASE_LOST_CODE,
+  openAttempt,
+} from '../../../lib/store/attempt-history.js';
 import { sweepToUnknownTransition } from '../../../lib/store/transitions.js';
 import { workItemInState } from '../../support/factories.js';
 
@@ -47,5 +54,36 @@ describe('attempt history', () => {
     expect(transition.set.ah).toEqual([
       { o: 'factory-worker', s: 1_000, f: 3, e: 40_000, r: 'lease_expired_attempts_exhausted' },
     ]);
+  });
+
+  it('closes exactly as the plain rule says, for any history (property)', () => {
+    // The rule, written the obvious way: walk back over the open entries, then keep the last few.
+    function reference(history: AttemptRecord[], fence: number, end: number, code: string): AttemptRecord[] {
+      const entries = [...history];
+      let nextFence = fence;
+      for (let index = entries.length - 1; index >= 0 && entries[index]?.r === undefined; index -= 1) {
+        const entry = entries[index] as AttemptRecord;
+        entries[index] =
+          nextFence === fence
+            ? { ...entry, f: nextFence, e: end, r: code }
+            : { ...entry, f: nextFence, r: LEASE_LOST_CODE };
+        nextFence -= 1;
+      }
+      return entries.slice(-ATTEMPT_HISTORY_LIMIT);
+    }
+    const closedEntry = fc.record({ f: fc.nat(50), o: fc.string(), s: fc.nat(), e: fc.nat(), r: fc.string() });
+    const openEntry = fc.record({ o: fc.string(), s: fc.nat() });
+    fc.assert(
+      fc.property(
+        fc.array(closedEntry, { maxLength: 7 }),
+        fc.array(openEntry, { maxLength: 7 }),
+        fc.integer({ min: 1, max: 100 }),
+        (closed, open, fence) => {
+          const history = [...closed, ...open];
+          expect(closeAttempts(history, fence, 99, 'done')).toEqual(reference(history, fence, 99, 'done'));
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 });

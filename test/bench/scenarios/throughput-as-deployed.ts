@@ -1,0 +1,49 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import type { BenchEngine } from '../support/bench-engine.js';
+import { runJsonChild } from '../support/child-json.js';
+import type { ThroughputOptions, ThroughputRow } from './throughput.js';
+
+const CHILD_ENTRY = fileURLToPath(new URL('../throughput/child.ts', import.meta.url));
+/** Inside the repository, so the bundle's few runtime lookups (package.json of the SDK) resolve as they do in Lambda. */
+const BUILD_DIR = fileURLToPath(new URL('../../../node_modules/.cache/leasefence-bench/', import.meta.url));
+const ESM_REQUIRE_BANNER =
+  "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
+
+/**
+ * Figure 2 on the code Lambda runs: both workers (leasefence's runtime and the Powertools peer) built into one
+ * esbuild bundle with the construct's settings (infra/construct/functions.ts: ESM, minified, names kept, source
+ * maps, AWS SDK and Powertools bundled), run in a child process with `--enable-source-maps` as the functions
+ * are. Under tsx only leasefence's TypeScript would be transformed at load (wrapped for names), the peer's
+ * published JavaScript not: a bundle builds both the same way. The engine stays in its own process.
+ */
+async function measureThroughputAsDeployed(engine: BenchEngine, options: ThroughputOptions): Promise<ThroughputRow[]> {
+  mkdirSync(BUILD_DIR, { recursive: true });
+  const bundle = join(BUILD_DIR, 'throughput-child.mjs');
+  await build({
+    entryPoints: [CHILD_ENTRY],
+    outfile: bundle,
+    bundle: true,
+    platform: 'node',
+    target: 'node22',
+    format: 'esm',
+    mainFields: ['module', 'main'],
+    banner: { js: ESM_REQUIRE_BANNER },
+    minify: true,
+    keepNames: true,
+    sourcemap: true,
+    sourcesContent: false,
+    logLevel: 'warning',
+  });
+  const [result] = await runJsonChild<{ rows: ThroughputRow[] }>(
+    bundle,
+    { endpoint: engine.endpoint, enginePid: engine.enginePid, options },
+    { name: 'figure 2', loader: 'none', nodeFlags: ['--enable-source-maps'], timeoutMs: 30 * 60_000 },
+  );
+  if (!result) throw new Error('figure 2 child printed no rows');
+  return result.rows;
+}
+
+export { measureThroughputAsDeployed };
