@@ -7,6 +7,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { build } from 'esbuild';
 import { type BundleSizes, bundleSizesOf } from '../../../infra/bundle-size.js';
 import { synthLeasefenceApp } from '../../../infra/synth.js';
+import { constructBundling } from '../support/construct-bundling.js';
 import { type InitTarget, type InitTime, measureInitTimes } from '../support/init-time.js';
 import { nowMs } from '../support/stats.js';
 
@@ -30,9 +31,6 @@ interface BundleReport {
 const PEER_ENTRY = fileURLToPath(new URL('../bundle/peer-handler.ts', import.meta.url));
 /** SDK-external bundles are timed from here, so `@aws-sdk/*` resolves to this repository's node_modules. */
 const RESOLVABLE_DIR = fileURLToPath(new URL('../../../node_modules/.cache/leasefence-bench/', import.meta.url));
-/** The settings the FencedJobQueue construct gives esbuild (infra/construct/functions.ts), for the peer. */
-const ESM_REQUIRE_BANNER =
-  "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
 
 /** What the handlers read from the environment at import (never used to reach anything). */
 const HANDLER_ENV = {
@@ -71,22 +69,7 @@ function synthBundles(bundleAwsSdk: boolean): {
 /** Bundles the peer handler like the construct bundles ours; returns the file and its code bytes. */
 async function bundlePeer(dir: string, bundleAwsSdk: boolean): Promise<{ file: string; bytes: number }> {
   const file = join(dir, bundleAwsSdk ? 'peer-sdk-bundled.mjs' : 'peer-sdk-external.mjs');
-  await build({
-    entryPoints: [PEER_ENTRY],
-    outfile: file,
-    bundle: true,
-    platform: 'node',
-    target: 'node22',
-    format: 'esm',
-    mainFields: ['module', 'main'],
-    banner: { js: ESM_REQUIRE_BANNER },
-    minify: true,
-    keepNames: true,
-    sourcemap: true,
-    sourcesContent: false,
-    external: bundleAwsSdk ? [] : ['@aws-sdk/*', '@smithy/*'],
-    logLevel: 'warning',
-  });
+  await build({ ...constructBundling(bundleAwsSdk), entryPoints: [PEER_ENTRY], outfile: file });
   return { file, bytes: statSync(file).size };
 }
 

@@ -4,13 +4,12 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import type { BenchEngine } from '../support/bench-engine.js';
 import { runJsonChild } from '../support/child-json.js';
+import { constructBundling } from '../support/construct-bundling.js';
 import type { ThroughputOptions, ThroughputRow } from './throughput.js';
 
 const CHILD_ENTRY = fileURLToPath(new URL('../throughput/child.ts', import.meta.url));
 /** Inside the repository, so the bundle's few runtime lookups (package.json of the SDK) resolve as they do in Lambda. */
 const BUILD_DIR = fileURLToPath(new URL('../../../node_modules/.cache/leasefence-bench/', import.meta.url));
-const ESM_REQUIRE_BANNER =
-  "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
 
 /**
  * Figure 2 on the code Lambda runs: both workers (leasefence's runtime and the Powertools peer) built into one
@@ -22,21 +21,8 @@ const ESM_REQUIRE_BANNER =
 async function measureThroughputAsDeployed(engine: BenchEngine, options: ThroughputOptions): Promise<ThroughputRow[]> {
   mkdirSync(BUILD_DIR, { recursive: true });
   const bundle = join(BUILD_DIR, 'throughput-child.mjs');
-  await build({
-    entryPoints: [CHILD_ENTRY],
-    outfile: bundle,
-    bundle: true,
-    platform: 'node',
-    target: 'node22',
-    format: 'esm',
-    mainFields: ['module', 'main'],
-    banner: { js: ESM_REQUIRE_BANNER },
-    minify: true,
-    keepNames: true,
-    sourcemap: true,
-    sourcesContent: false,
-    logLevel: 'warning',
-  });
+  // Everything bundled, Powertools and the SDK included: one self-contained file, as with bundleAwsSdk: true.
+  await build({ ...constructBundling(true), entryPoints: [CHILD_ENTRY], outfile: bundle });
   const [result] = await runJsonChild<{ rows: ThroughputRow[] }>(
     bundle,
     { endpoint: engine.endpoint, enginePid: engine.enginePid, options },

@@ -1,0 +1,25 @@
+import type { BuildOptions } from 'esbuild';
+
+/**
+ * The esbuild settings the FencedJobQueue construct gives its functions (infra/construct/functions.ts), for
+ * bundles the benchmark builds itself (the peer's handler, figure 2's workers): built the same way, compared
+ * the same way. `external` is the AWS SDK when the runtime provides it.
+ */
+function constructBundling(bundleAwsSdk: boolean): BuildOptions {
+  return {
+    bundle: true,
+    platform: 'node',
+    target: 'node22',
+    format: 'esm',
+    mainFields: ['module', 'main'],
+    banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
+    minify: true,
+    keepNames: true,
+    sourcemap: true,
+    sourcesContent: false,
+    external: bundleAwsSdk ? [] : ['@aws-sdk/*', '@smithy/*'],
+    logLevel: 'warning',
+  };
+}
+
+export { constructBundling };
