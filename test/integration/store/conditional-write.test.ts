@@ -55,28 +55,21 @@ describe('sendConditional marshals with the client it is given', () => {
     // That read was a DocumentClient command on the same client: lib-dynamodb then changes the client's shared
     // marshal options (convertTopLevelContainer), which must not turn the next write's key into a map.
 
-    const update = await sendConditional(library, {
-      kind: 'update',
-      TableName: tables.jobsTable,
-      Key: key,
-      UpdateExpression: 'SET #count = :next',
-      ConditionExpression: '#count = :now',
-      ExpressionAttributeNames: { '#count': 'count' },
-      ExpressionAttributeValues: { ':next': 2, ':now': 1 },
-      ReturnValues: 'ALL_NEW',
-    });
-    expect(update).toEqual({ ok: true, attributes: { ...key, count: 2, tags: ['a'] } });
+    /** Sets count to `next` only if it is `now`. */
+    const setCount = (next: number, now: number) =>
+      sendConditional(library, {
+        kind: 'update',
+        TableName: tables.jobsTable,
+        Key: key,
+        UpdateExpression: 'SET #count = :next',
+        ConditionExpression: '#count = :now',
+        ExpressionAttributeNames: { '#count': 'count' },
+        ExpressionAttributeValues: { ':next': next, ':now': now },
+        ReturnValues: 'ALL_NEW',
+      });
+    expect(await setCount(2, 1)).toEqual({ ok: true, attributes: { ...key, count: 2, tags: ['a'] } });
 
-    const refused = await sendConditional(library, {
-      kind: 'update',
-      TableName: tables.jobsTable,
-      Key: key,
-      UpdateExpression: 'SET #count = :next',
-      ConditionExpression: '#count = :now',
-      ExpressionAttributeNames: { '#count': 'count' },
-      ExpressionAttributeValues: { ':next': 3, ':now': 1 },
-    });
-    expect(refused).toEqual({ ok: false, current: { ...key, count: 2, tags: ['a'] } });
+    expect(await setCount(3, 1)).toEqual({ ok: false, current: { ...key, count: 2, tags: ['a'] } });
   });
 
   it("applies the client's own settings: a class instance is refused by the library's client, stored as a map by a converting one", async () => {
