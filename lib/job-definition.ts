@@ -5,6 +5,7 @@ import type { FencedRecords } from './fenced-records.js';
 import type { FencedTransactions } from './fenced-transaction.js';
 import type { JobIdentity } from './identity.js';
 import { jobTypeSchema } from './rules.js';
+import { maxAttemptsSchema } from './store/schemas.js';
 import type { JobOutcome } from './store/transitions.js';
 import type { Claim } from './store/work-item.js';
 import { parseInput } from './validation.js';
@@ -123,7 +124,7 @@ const definitionShape = z.object({
   type: jobTypeSchema,
   version: z.number().int().min(1),
   target: z.enum(['A', 'B', 'C', 'D']),
-  maxAttempts: z.number().int().min(1).max(100),
+  maxAttempts: maxAttemptsSchema,
   leaseMs: z
     .number()
     .int()

@@ -75,4 +75,4 @@ function listOf(list: readonly unknown[], options: marshallOptions): AttributeVa
   return { L: converted };
 }
 
-export { toAttributeMap, toAttributeValue };
+export { isPlainRecord, toAttributeMap, toAttributeValue };

@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { identitySchema } from '../identity.js';
+import type { JobEnvelope } from '../message.js';
 import { jobTypeSchema } from '../rules.js';
-import { parseInput } from '../validation.js';
+import { parseInputOnce, vouchFor } from '../validation.js';
 import type { NewWorkItem } from './requests.js';
 
 /** SHA-256 in lowercase hex. */
@@ -10,6 +11,9 @@ const payloadHashSchema = z.string().regex(/^[0-9a-f]{64}$/, 'payloadHash must b
 /** A caller-owned pointer to the payload (an S3 key, a row id); never the payload itself. */
 const payloadRefSchema = z.string().min(1).max(1024);
 
+/** Attempts a job gets (1 to 100); the same rule as a job definition's `maxAttempts`. */
+const maxAttemptsSchema = z.number().int().min(1).max(100);
+
 const newWorkItemSchema = z
   .strictObject({
     identity: identitySchema,
@@ -17,7 +21,7 @@ const newWorkItemSchema = z
     payloadHash: payloadHashSchema,
     payloadRef: payloadRefSchema.optional(),
     payloadInline: z.boolean().optional(),
-    maxAttempts: z.number().int().min(1).max(100),
+    maxAttempts: maxAttemptsSchema,
     availableAt: z.number().int().nonnegative().optional(),
   })
   .refine((value) => (value.payloadRef !== undefined) !== (value.payloadInline === true), {
@@ -36,9 +40,34 @@ const leaseRequestSchema = z.object({
     .max(12 * 60 * 60 * 1000),
 });
 
-/** Validates a new work item; throws InvalidInputError naming each bad field. */
+/** Validates a new work item (once: a vouched item passes as is); throws InvalidInputError naming each bad field. */
 function parseNewWorkItem(input: unknown): NewWorkItem {
-  return parseInput(newWorkItemSchema, input, 'work item');
+  return parseInputOnce(newWorkItemSchema, input, 'work item');
 }
 
-export { leaseRequestSchema, parseNewWorkItem, payloadHashSchema, payloadRefSchema };
+/**
+ * The work item a job message asks for, vouched for without a second walk: every field comes from the parsed
+ * envelope, whose schemas are the item's own (a property test holds the two together). A `maxAttempts`
+ * outside the rule (a hand-built job definition) gets the full check and its InvalidInputError.
+ */
+function newWorkItemFromEnvelope(envelope: JobEnvelope, maxAttempts: number): NewWorkItem {
+  const item: NewWorkItem = {
+    identity: Object.freeze({ tenantId: envelope.tenantId, operationId: envelope.operationId }),
+    jobType: envelope.jobType,
+    payloadHash: envelope.payloadHash,
+    maxAttempts,
+  };
+  if ('ref' in envelope.payload) item.payloadRef = envelope.payload.ref;
+  else item.payloadInline = true;
+  if (!maxAttemptsSchema.safeParse(maxAttempts).success) return parseNewWorkItem(item);
+  return vouchFor(newWorkItemSchema, item);
+}
+
+export {
+  leaseRequestSchema,
+  maxAttemptsSchema,
+  newWorkItemFromEnvelope,
+  parseNewWorkItem,
+  payloadHashSchema,
+  payloadRefSchema,
+};

@@ -1,6 +1,6 @@
 import { jobOutcomeSchema } from '../rules.js';
 import { WorkState } from '../states.js';
-import { parseInput } from '../validation.js';
+import { parseInputOnce, vouchFor } from '../validation.js';
 import { ATTEMPT_HISTORY_ATTRIBUTE, closeAttempts } from './attempt-history.js';
 import {
   type HolderTransition,
@@ -43,17 +43,13 @@ interface JobOutcome {
   result?: unknown;
 }
 
-/** Outcomes parseJobOutcome returned: the runtime validates a job's outcome once, the store does not parse it again. */
-const validatedOutcomes = new WeakSet<JobOutcome>();
-
-/** A job's outcome, validated (InvalidInputError naming every bad field; nothing written). */
+/**
+ * A job's outcome, validated once (InvalidInputError naming every bad field; nothing written). The returned
+ * copy is frozen and vouched for, so the runtime's validated outcome passes the store's check without a second walk.
+ */
 function parseJobOutcome(value: unknown, what = 'job outcome'): JobOutcome {
-  if (typeof value === 'object' && value !== null && validatedOutcomes.has(value as JobOutcome)) {
-    return value as JobOutcome;
-  }
-  const outcome: JobOutcome = parseInput(jobOutcomeSchema, value, what);
-  validatedOutcomes.add(outcome);
-  return outcome;
+  const outcome = parseInputOnce(jobOutcomeSchema, value, what);
+  return outcome === value ? outcome : vouchFor(jobOutcomeSchema, outcome);
 }
 
 /** claimed ▶ succeeded. */

@@ -12,7 +12,7 @@ import { formatIdentity, type JobIdentity, parseIdentity } from '../identity.js'
 import { stepNameSchema } from '../rules.js';
 import { WorkState } from '../states.js';
 import { DEFAULT_DEADLINE_SHARDS, workItemKey } from '../table.js';
-import { parseInput } from '../validation.js';
+import { parseInput, parseInputOnce } from '../validation.js';
 import { openAttempt } from './attempt-history.js';
 import { sendConditional } from './conditional-write.js';
 import { CANCELLABLE_STATES, type NotClaimableReason, notClaimableReason, operatorApplied } from './read-back.js';
@@ -97,7 +97,7 @@ class WorkItemStore {
    */
   async enqueue(input: NewWorkItem, lease?: LeaseRequest): Promise<EnqueueResult> {
     const valid = parseNewWorkItem(input);
-    const validLease = lease ? parseInput(leaseRequestSchema, lease, 'lease') : undefined;
+    const validLease = lease ? parseInputOnce(leaseRequestSchema, lease, 'lease') : undefined;
     const initialClaim = validLease ? { ...validLease, claimId: randomUUID() } : undefined;
     const request = buildCreateRequest(this.table, valid, this.clock.now(), initialClaim);
     const outcome = await sendConditional(this.client, { kind: 'put', ...request });
@@ -127,7 +127,7 @@ class WorkItemStore {
   /** Claims by identity: raises fence and attempts, sets the lease. Returns why not when not claimable. */
   async claim(identityInput: JobIdentity, leaseInput: LeaseRequest): Promise<ClaimResult> {
     const identity = parseIdentity(identityInput);
-    const lease = parseInput(leaseRequestSchema, leaseInput, 'lease');
+    const lease = parseInputOnce(leaseRequestSchema, leaseInput, 'lease');
     const claimId = randomUUID();
     const now = this.clock.now();
     const request = buildClaimRequest(this.table, identity, { ...lease, claimId }, now);

@@ -2,6 +2,7 @@ import { PayloadConflictError } from '../errors.js';
 import type { AnyJobDefinition } from '../job-definition.js';
 import type { JobEnvelope } from '../message.js';
 import { WorkState } from '../states.js';
+import { newWorkItemFromEnvelope } from '../store/schemas.js';
 import type { Claim, WorkItem } from '../store/work-item.js';
 import type { LeaseRequest, NotClaimableReason, WorkItemStore } from '../store/work-item-store.js';
 
@@ -16,6 +17,7 @@ type Acquisition =
 /**
  * Turns a message into a claim with as few writes as possible: a first delivery creates the item already
  * claimed (one conditional PutItem); a replay claims only if the stored row says the job is claimable.
+ * `lease` carries the definition's target class (recorded with the effect mark).
  */
 async function acquireClaim(
   store: WorkItemStore,
@@ -24,20 +26,10 @@ async function acquireClaim(
   lease: LeaseRequest,
 ): Promise<Acquisition> {
   const identity = { tenantId: envelope.tenantId, operationId: envelope.operationId };
-  lease = { ...lease, targetClass: definition.target };
   if (envelope.kind === 'wake') return fromClaimResult(await store.claim(identity, lease));
   let existing: WorkItem;
   try {
-    const enqueued = await store.enqueue(
-      {
-        identity,
-        jobType: envelope.jobType,
-        payloadHash: envelope.payloadHash,
-        ...('ref' in envelope.payload ? { payloadRef: envelope.payload.ref } : { payloadInline: true }),
-        maxAttempts: definition.maxAttempts,
-      },
-      lease,
-    );
+    const enqueued = await store.enqueue(newWorkItemFromEnvelope(envelope, definition.maxAttempts), lease);
     if (enqueued.outcome === 'created' && enqueued.claim)
       return { acquired: true, claim: enqueued.claim, created: true };
     existing = enqueued.item;

@@ -1,15 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import type { ZodType } from 'zod';
 import { describeIssues } from '../issue-paths.js';
-import type { JobDefinition, JobRegistry } from '../job-definition.js';
+import type { AnyJobDefinition, JobDefinition, JobRegistry } from '../job-definition.js';
 import { JOB_VERSION_UNSUPPORTED, type JobEnvelope, parseEnvelope } from '../message.js';
 import { MetricName } from '../metric-names.js';
 import type { PayloadStore } from '../payloads.js';
 import { recordQuarantine } from '../quarantine.js';
 import { WorkState } from '../states.js';
+import { leaseRequestSchema } from '../store/schemas.js';
 import type { Claim } from '../store/work-item.js';
-import type { WorkItemStore } from '../store/work-item-store.js';
+import type { LeaseRequest, WorkItemStore } from '../store/work-item-store.js';
 import { silentTelemetry, type Telemetry } from '../telemetry.js';
+import { parseAndVouch } from '../validation.js';
 import { acquireClaim } from './acquire-claim.js';
 import { deferDisabled } from './defer-disabled.js';
 import { type ExecutionResult, executeClaimedJob } from './execute-job.js';
@@ -58,6 +60,7 @@ class WorkerRuntime {
   readonly workerId: string;
   private readonly telemetry: Telemetry;
   private readonly serializer = new KeyedSerializer();
+  private readonly leases = new Map<string, LeaseRequest>();
 
   constructor(private readonly options: WorkerRuntimeOptions) {
     this.workerId = options.workerId ?? `worker-${randomUUID()}`;
@@ -90,8 +93,7 @@ class WorkerRuntime {
       );
     }
     if (this.options.disabledJobTypes?.includes(definition.type)) return this.defer(message, definition, envelope);
-    const lease = { owner: this.workerId, leaseMs: definition.leaseMs };
-    const acquisition = await acquireClaim(this.options.store, definition, envelope, lease);
+    const acquisition = await acquireClaim(this.options.store, definition, envelope, this.leaseFor(definition));
     if (!acquisition.acquired) {
       if (acquisition.reason === 'payload_conflict') {
         return this.quarantineMessage(message, 'payload_conflict', acquisition.detail, identity);
@@ -127,6 +129,20 @@ class WorkerRuntime {
     this.countOutcome(result);
     this.telemetry.info('attempt ended', { ...fields, state: result.state });
     return { status: 'executed', identity, fence: claim.fence, result };
+  }
+
+  /** The lease this worker claims a job type with: validated once per type, then reused for every message. */
+  private leaseFor(definition: AnyJobDefinition): LeaseRequest {
+    let lease = this.leases.get(definition.type);
+    if (lease === undefined) {
+      lease = parseAndVouch(
+        leaseRequestSchema,
+        { owner: this.workerId, leaseMs: definition.leaseMs, targetClass: definition.target },
+        'lease',
+      );
+      this.leases.set(definition.type, lease);
+    }
+    return lease;
   }
 
   /** A switched-off job type: the row waits queued (the sweeper re-signals it), the message is acknowledged. */

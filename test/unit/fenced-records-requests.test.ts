@@ -178,6 +178,24 @@ describe('fenced record input validation', () => {
       { kind: 'advance' },
     ],
     ['a fence attribute in a put item', { kind: 'put', ref: refund, item: { writer_op: 'x' } }, { kind: 'advance' }],
+    ['an empty attribute name in a put item', { kind: 'put', ref: refund, item: { '': 1 } }, { kind: 'advance' }],
+    ['a put item that is not a plain object', { kind: 'put', ref: refund, item: new Date(0) }, { kind: 'advance' }],
+    ['a put item that is a list', { kind: 'put', ref: refund, item: [1] }, { kind: 'advance' }],
+    [
+      'a key of three attributes',
+      { kind: 'update', ref: { tableName: 'refunds', key: { a: 1, b: 2, c: 3 } }, change: {} },
+      { kind: 'advance' },
+    ],
+    [
+      'a key of no attributes',
+      { kind: 'update', ref: { tableName: 'refunds', key: {} }, change: {} },
+      { kind: 'advance' },
+    ],
+    [
+      'an empty key attribute name',
+      { kind: 'put', ref: { tableName: 'refunds', key: { '': 'r_1' } }, item: {} },
+      { kind: 'advance' },
+    ],
     ['a sequence number below 1', { kind: 'update', ref: refund, change: {} }, { kind: 'sequence', seq: 0 }],
     [
       'an unknown condition operator',
@@ -186,5 +204,11 @@ describe('fenced record input validation', () => {
     ],
   ])('refuses %s with InvalidInputError', (_label, write, rule) => {
     expect(() => parseRecordWrite(write, rule)).toThrow(InvalidInputError);
+  });
+
+  it('accepts a key of two attributes and a put item with a null prototype', () => {
+    const item = Object.assign(Object.create(null), { amount: 5 });
+    const write = { kind: 'put', ref: { tableName: 'refunds', key: { pk: 'a', sk: 'b' } }, item };
+    expect(parseRecordWrite(write, { kind: 'advance' }).write).toMatchObject({ ref: { key: { pk: 'a', sk: 'b' } } });
   });
 });

@@ -242,12 +242,22 @@ describe('hashIdentifier (keyed)', () => {
   });
 });
 
+describe('sha256Hex', () => {
+  it('is SHA-256 of the UTF-8 text, the same as a Hash object on any string', () => {
+    expect(sha256Hex('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 300 }), (text) => {
+        expect(sha256Hex(text)).toBe(sha256(text));
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
 describe('stableBucket (deadline shards)', () => {
   it('keeps the shard assignment of rows written before identifier hashes were keyed', () => {
     // The pre-HMAC pseudonym, whose first 8 hex chars chose the shard: unchanged, so stored rows stay valid.
-    expect(stableBucket('acme\u0000op-1')).toBe(
-      Number.parseInt(sha256Hex('leasefence:acme\u0000op-1').slice(0, 8), 16),
-    );
+    expect(stableBucket('acme\u0000op-1')).toBe(Number.parseInt(sha256('leasefence:acme\u0000op-1').slice(0, 8), 16));
   });
 });
 

@@ -1,4 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { stableBucket } from '../../lib/hashing.js';
 import {
   deadlineShardFor,
   deadlineShardName,
@@ -61,6 +63,21 @@ describe('table keys', () => {
       expect(bucket).toBeLessThan(TENANT_BUCKETS);
       expect(workItemKey(identity).pk).toBe(`acme#${bucket}`);
     }
+  });
+
+  it('keeps each identity in the bucket of its hash, however often it is asked', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ minLength: 1, maxLength: 20 }),
+        fc.string({ minLength: 1, maxLength: 40 }),
+        (tenantId, operationId) => {
+          const expected = stableBucket(`partition\u0000${tenantId}\u0000${operationId}`) % TENANT_BUCKETS;
+          expect(tenantBucketOf({ tenantId, operationId })).toBe(expected);
+          expect(tenantBucketOf({ tenantId, operationId })).toBe(expected);
+        },
+      ),
+      { numRuns: 3000 },
+    );
   });
 
   it('declares every sparse index the store writes', () => {

@@ -1,6 +1,9 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../../lib/errors.js';
-import { parseNewWorkItem } from '../../../lib/store/schemas.js';
+import { jobEnvelopeSchema } from '../../../lib/message.js';
+import type { NewWorkItem } from '../../../lib/store/requests.js';
+import { newWorkItemFromEnvelope, parseNewWorkItem } from '../../../lib/store/schemas.js';
 import { expectThrown } from '../../support/expectations.js';
 
 const valid = {
@@ -49,5 +52,75 @@ describe('parseNewWorkItem', () => {
     const error = expectThrown(() => parseNewWorkItem({ ...valid, payload: { amount: 10 } }), InvalidInputError);
 
     expect(error.message).toContain('payload');
+  });
+});
+
+describe('newWorkItemFromEnvelope (the worker path, validated once)', () => {
+  // Each field drawn from its valid shape, or from a shape just outside it, so both sides of every rule are hit.
+  const nearly = (pattern: RegExp) =>
+    fc.oneof(
+      { arbitrary: fc.stringMatching(pattern), weight: 9 },
+      { arbitrary: fc.string({ maxLength: 80 }), weight: 1 },
+    );
+  const envelope = fc.record({
+    v: fc.constant(1),
+    kind: fc.constantFrom('job', 'wake'),
+    tenantId: nearly(/^[A-Za-z0-9][A-Za-z0-9._-]{0,70}$/),
+    operationId: nearly(/^[A-Za-z0-9][A-Za-z0-9._:/=+@-]{0,260}$/),
+    jobType: nearly(/^[A-Za-z0-9][A-Za-z0-9._-]{0,70}$/),
+    payloadHash: nearly(/^[0-9a-f]{64}$/),
+    payload: fc.oneof(
+      fc.record({ ref: fc.oneof(fc.string({ maxLength: 40 }), fc.string({ minLength: 1020, maxLength: 1030 })) }),
+      fc.constant({ inline: true }),
+      fc.constant({ inline: false }),
+    ),
+  });
+  const maxAttempts = fc.oneof(fc.integer({ min: -2, max: 120 }), fc.double());
+
+  it('builds only items the full schema accepts, and refuses a bad maxAttempts with InvalidInputError', () => {
+    let accepted = 0;
+    fc.assert(
+      fc.property(envelope, maxAttempts, (candidate, attempts) => {
+        const parsed = jobEnvelopeSchema.safeParse(candidate);
+        fc.pre(parsed.success);
+        if (!parsed.success) return;
+        accepted += 1;
+        let item: NewWorkItem;
+        try {
+          item = newWorkItemFromEnvelope(parsed.data, attempts);
+        } catch (error) {
+          expect(error).toBeInstanceOf(InvalidInputError);
+          expect(Number.isInteger(attempts) && attempts >= 1 && attempts <= 100).toBe(false);
+          return;
+        }
+        // A plain copy is not vouched for, so it gets the full check.
+        const copy = { ...item, identity: { ...item.identity } };
+        expect(parseNewWorkItem(copy)).toEqual(copy);
+        expect(Object.isFrozen(item) && Object.isFrozen(item.identity)).toBe(true);
+      }),
+      { numRuns: 1000 },
+    );
+    expect(accepted).toBeGreaterThan(100);
+  });
+
+  it('passes a vouched item without a second check, and checks any copy of it in full', () => {
+    const item = newWorkItemFromEnvelope(
+      {
+        v: 1,
+        kind: 'job',
+        tenantId: 'acme',
+        operationId: 'refund-1',
+        jobType: 'refund',
+        payloadHash: 'f'.repeat(64),
+        payload: { ref: 's3://bucket/refund-1.json' },
+      },
+      3,
+    );
+    expect(parseNewWorkItem(item)).toBe(item);
+    expect(() => {
+      (item as { jobType: string }).jobType = 'bad type';
+    }).toThrow(TypeError);
+    const copy = { ...item, jobType: 'bad type' };
+    expect(() => parseNewWorkItem(copy)).toThrow(InvalidInputError);
   });
 });
