@@ -109,13 +109,15 @@ async function main(): Promise<void> {
         progress(
           'figure 2: throughput, both workers from one esbuild bundle (the longest part after the sweeper load)',
         );
-        results.throughput = await measureThroughputAsDeployed(engine, {
+        const throughput = await measureThroughputAsDeployed(engine, {
           concurrencies: [1, 8, 32],
           jobsPerRun: sizes.jobsPerRun,
           repetitions: sizes.repetitions,
           warmupJobs: sizes.warmupJobs,
           modes: ['protocol', 'side-effect', 'side-effect-update'],
         });
+        results.throughput = throughput.rows;
+        results.throughputCpuPinning = throughput.cpuPinning;
         progress('figure 2b: cost of the side-effect write by shape');
         results.writeShapes = await measureWriteShapes(engine, { blocks: sizes.writeBlocks, perBlock: 100 });
       }

@@ -29,6 +29,8 @@ interface BenchResults {
   meta: RunMeta;
   requestCounts?: RequestCountRow[];
   throughput?: ThroughputRow[];
+  /** Where figure 2's engine and worker ran (CPU pinning, or why there was none). */
+  throughputCpuPinning?: string;
   writeShapes?: WriteShapeRow[];
   stale?: StaleWorkerRow[];
   sweeper?: SweeperScaling;

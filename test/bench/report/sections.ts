@@ -77,7 +77,7 @@ function throughputSection(results: BenchResults): string {
       ]),
     ),
     '',
-    `Runs per cell: ${rows[0]?.leasefence.samples.length ?? 0} per system. Worker CPU ms/job: process.cpuUsage of the benchmark process, which holds only the worker (the engine runs in its own process, whose CPU from /proc is the engine column). Both systems run in one child process, one at a time, from one esbuild bundle built with the construct's settings (minified, names kept, source maps on, AWS SDK and Powertools bundled): the code Lambda runs, both systems built the same way.`,
+    `Runs per cell: ${rows[0]?.leasefence.samples.length ?? 0} per system. Worker CPU ms/job: process.cpuUsage of the benchmark process, which holds only the worker (the engine runs in its own process, whose CPU from /proc is the engine column; ${results.throughputCpuPinning ?? 'pinning not recorded'}). Both systems run in one child process, one at a time, from one esbuild bundle built with the construct's settings (minified, names kept, source maps on, AWS SDK and Powertools bundled): the code Lambda runs, both systems built the same way.`,
     ...writeShapeTable(results),
   ].join('\n');
 }

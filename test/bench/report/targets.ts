@@ -136,7 +136,7 @@ function cpuRatios(rows: readonly ThroughputRow[], mode: ThroughputRow['mode']):
 function cpuNote(rows: readonly ThroughputRow[], met: boolean): string {
   const others = `Protocol only: ${cpuRatios(rows, 'protocol')}. With the fenced update (\`ctx.records.write\`, returning the new item) instead of the put: ${cpuRatios(rows, 'side-effect-update')}.`;
   const where =
-    "What remains (test/bench/README.md, \"Worker CPU\"): sent on their own, leasefence's three requests cost the worker the same CPU as the peer's three; the difference is leasefence's own work around them (validation at its boundaries, the payload hash check, the claim's bookkeeping, marshalling), about 30–45 µs per job without I/O, spread thin. Run to run, these ratios move by about ±5 %.";
+    "What remains (test/bench/README.md, \"Worker CPU\"): sent on their own, leasefence's three requests cost the worker the same CPU as the peer's three; the difference is leasefence's own work around them (validation at its boundaries, the payload hash check, the claim's bookkeeping, marshalling), about 0–20 µs per job without I/O at concurrency 8, spread thin. At concurrency 1 the engine also takes longer over leasefence's requests, and the worker's caches go cold while it waits. Run to run, these ratios move by about ±5 %.";
   return met ? `${others} Judged on the fenced put, the same operation as the peer's PutItem.` : `${others} ${where}`;
 }
 

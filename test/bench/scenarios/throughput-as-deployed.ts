@@ -5,6 +5,7 @@ import { build } from 'esbuild';
 import type { BenchEngine } from '../support/bench-engine.js';
 import { runJsonChild } from '../support/child-json.js';
 import { constructBundling } from '../support/construct-bundling.js';
+import { describeSplit, splitCpus, unpinEngine } from '../support/cpu-pinning.js';
 import type { ThroughputOptions, ThroughputRow } from './throughput.js';
 
 const CHILD_ENTRY = fileURLToPath(new URL('../throughput/child.ts', import.meta.url));
@@ -18,18 +19,32 @@ const BUILD_DIR = fileURLToPath(new URL('../../../node_modules/.cache/leasefence
  * are. Under tsx only leasefence's TypeScript would be transformed at load (wrapped for names), the peer's
  * published JavaScript not: a bundle builds both the same way. The engine stays in its own process.
  */
-async function measureThroughputAsDeployed(engine: BenchEngine, options: ThroughputOptions): Promise<ThroughputRow[]> {
+async function measureThroughputAsDeployed(
+  engine: BenchEngine,
+  options: ThroughputOptions,
+): Promise<{ rows: ThroughputRow[]; cpuPinning: string }> {
   mkdirSync(BUILD_DIR, { recursive: true });
   const bundle = join(BUILD_DIR, 'throughput-child.mjs');
   // Everything bundled, Powertools and the SDK included: one self-contained file, as with bundleAwsSdk: true.
   await build({ ...constructBundling(true), entryPoints: [CHILD_ENTRY], outfile: bundle });
-  const [result] = await runJsonChild<{ rows: ThroughputRow[] }>(
-    bundle,
-    { endpoint: engine.endpoint, enginePid: engine.enginePid, options },
-    { name: 'figure 2', loader: 'none', nodeFlags: ['--enable-source-maps'], timeoutMs: 30 * 60_000 },
-  );
-  if (!result) throw new Error('figure 2 child printed no rows');
-  return result.rows;
+  // The engine on a core of its own where the machine has two: the worker's CPU per job is then its own work.
+  const split = splitCpus(engine.enginePid);
+  try {
+    const [result] = await runJsonChild<{ rows: ThroughputRow[] }>(
+      bundle,
+      {
+        endpoint: engine.endpoint,
+        enginePid: engine.enginePid,
+        options,
+        ...(split.pinned ? { workerCpus: split.worker } : {}),
+      },
+      { name: 'figure 2', loader: 'none', nodeFlags: ['--enable-source-maps'], timeoutMs: 30 * 60_000 },
+    );
+    if (!result) throw new Error('figure 2 child printed no rows');
+    return { rows: result.rows, cpuPinning: describeSplit(split) };
+  } finally {
+    if (split.pinned && engine.enginePid !== undefined) unpinEngine(engine.enginePid);
+  }
 }
 
 export { measureThroughputAsDeployed };

@@ -53,7 +53,7 @@ describe('benchmark scenarios at tiny size', () => {
   it('figure 2: both systems, built into one bundle as deployed, spend the same requests per job, with and without the side-effect write', {
     timeout: 120_000,
   }, async () => {
-    const rows = await measureThroughputAsDeployed(engine, {
+    const { rows, cpuPinning } = await measureThroughputAsDeployed(engine, {
       concurrencies: [1, 4],
       jobsPerRun: 8,
       repetitions: 1,
@@ -61,6 +61,8 @@ describe('benchmark scenarios at tiny size', () => {
       modes: ['protocol', 'side-effect', 'side-effect-update'],
     });
     results.throughput = rows;
+    results.throughputCpuPinning = cpuPinning;
+    expect(cpuPinning).toMatch(/^(engine pinned to CPU|not pinned: )/);
 
     expect(
       rows.map((row) => [row.mode, row.concurrency, row.leasefence.requestsPerJob, row.peer.requestsPerJob]),
