@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { CreateTableCommand, DeleteTableCommand, DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
 import { createDocumentClient, createSqsClient } from '../../lib/aws-clients.js';
 import type { LeasefenceConfig } from '../../lib/config.js';
-import { jobsTableDefinition, payloadsTableDefinition } from '../../lib/table.js';
+import { createLeasefenceTablePair } from './tables.js';
 
 /** Endpoints of the engines the global setup started (or DYNAMODB_ENDPOINT / SQS_ENDPOINT). */
 function engineEndpoints(): { dynamo: string; sqs: string; engineName: string; transactions: boolean } {
@@ -44,10 +44,7 @@ async function createTestTables(prefix = 'lf'): Promise<TestTables> {
   const client = testDocumentClient();
   const jobsTable = uniqueName(`${prefix}-jobs`);
   const payloadsTable = uniqueName(`${prefix}-payloads`);
-  await client.send(new CreateTableCommand(jobsTableDefinition(jobsTable)));
-  await client.send(new CreateTableCommand(payloadsTableDefinition(payloadsTable)));
-  await waitUntilActive(client, jobsTable);
-  await waitUntilActive(client, payloadsTable);
+  await createLeasefenceTablePair(client, { jobsTable, payloadsTable });
   return {
     jobsTable,
     payloadsTable,
@@ -57,17 +54,6 @@ async function createTestTables(prefix = 'lf'): Promise<TestTables> {
       client.destroy();
     },
   };
-}
-
-/** Waits until the table and its indexes are ACTIVE (immediate on local engines; seconds on AWS). */
-async function waitUntilActive(client: DynamoDBDocumentClient, tableName: string, attempts = 120): Promise<void> {
-  for (let attempt = 0; attempt < attempts; attempt += 1) {
-    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
-    const indexesActive = (Table?.GlobalSecondaryIndexes ?? []).every((index) => index.IndexStatus === 'ACTIVE');
-    if (Table?.TableStatus === 'ACTIVE' && indexesActive) return;
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-  }
-  throw new Error(`table ${tableName} did not become ACTIVE`);
 }
 
 /** Creates a fresh queue with a DLQ on the SQS engine. */

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../../../lib/aws-clients.js';
-import { jobsTableDefinition, payloadsTableDefinition } from '../../../lib/table.js';
+import { createLeasefenceTablePair, waitUntilActive } from '../../support/tables.js';
 
 /** Credentials dynalite accepts (any); the same for every client of the benchmark. */
 const LOCAL_CREDENTIALS = { accessKeyId: 'bench', secretAccessKey: 'bench' };
@@ -35,15 +35,8 @@ interface BenchEngine {
   stop(): Promise<void>;
 }
 
-/** Waits (bounded) until a new table is ACTIVE; immediate on dynalite started with createTableMs 0. */
-async function waitUntilActive(client: DynamoDBDocumentClient, tableName: string): Promise<void> {
-  for (let attempt = 0; attempt < 50; attempt += 1) {
-    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
-    if (Table?.TableStatus === 'ACTIVE') return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`table ${tableName} did not become ACTIVE`);
-}
+/** dynalite (createTableMs 0) makes a table ACTIVE at once: poll briefly. */
+const LOCAL_WAIT = { attempts: 50, intervalMs: 20 };
 
 /** CPU ms (user + system) a process has used so far, from /proc (Linux); undefined elsewhere. */
 function processCpuMs(pid: number): number | undefined {
@@ -78,10 +71,7 @@ function attachBenchEngine(engine: {
     createLeasefenceTables: async (prefix) => {
       const jobsTable = unique(`${prefix}-jobs`);
       const payloadsTable = unique(`${prefix}-payloads`);
-      await admin.send(new CreateTableCommand(jobsTableDefinition(jobsTable)));
-      await admin.send(new CreateTableCommand(payloadsTableDefinition(payloadsTable)));
-      await waitUntilActive(admin, jobsTable);
-      await waitUntilActive(admin, payloadsTable);
+      await createLeasefenceTablePair(admin, { jobsTable, payloadsTable }, LOCAL_WAIT);
       return { jobsTable, payloadsTable };
     },
     createKeyedTable: async (prefix, keyAttribute) => {
@@ -94,7 +84,7 @@ function attachBenchEngine(engine: {
           AttributeDefinitions: [{ AttributeName: keyAttribute, AttributeType: 'S' }],
         }),
       );
-      await waitUntilActive(admin, tableName);
+      await waitUntilActive(admin, tableName, LOCAL_WAIT);
       return tableName;
     },
     documentClient: () => {
