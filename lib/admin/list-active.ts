@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { InvalidInputError } from '../errors.js';
 import type { WorkItemStore } from '../store/work-item-store.js';
 import { deadlineShardName, JobsIndex, TableKeys } from '../table.js';
+import { cutPage, rowsToEvaluate } from './filtered-page.js';
 import { type RecordView, recordView } from './views.js';
 
 /** Which active items to list: claimed or queued, optionally one tenant, at least this old. */
@@ -22,7 +23,7 @@ interface ActivePage {
   cursor?: string;
 }
 
-/** Queries per call at most (a filtered page can be empty); the cursor continues from there. */
+/** Queries per call at most (a filtered page can be short or empty); the cursor continues from there. */
 const MAX_QUERIES = 50;
 
 const KEY_ATTRIBUTES = [TableKeys.partition, TableKeys.sort, JobsIndex.byDeadline.partition, JobsIndex.byDeadline.sort];
@@ -83,6 +84,7 @@ async function listActive(store: WorkItemStore, input: ActiveListInput): Promise
   const items: RecordView[] = [];
   for (let queries = 0; queries < MAX_QUERIES && shard < store.table.deadlineShards && items.length < input.limit; ) {
     queries += 1;
+    const wanted = input.limit - items.length;
     const output = await store.client.send(
       new QueryCommand({
         TableName: store.table.tableName,
@@ -91,12 +93,13 @@ async function listActive(store: WorkItemStore, input: ActiveListInput): Promise
         FilterExpression: filters.join(' AND '),
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: { ...values, ':partition': deadlineShardName(shard) },
-        Limit: input.limit - items.length,
+        Limit: rowsToEvaluate(wanted, true),
         ...(key ? { ExclusiveStartKey: key } : {}),
       }),
     );
-    items.push(...(output.Items ?? []).map(recordView));
-    key = output.LastEvaluatedKey;
+    const page = cutPage(output.Items ?? [], wanted, output.LastEvaluatedKey, KEY_ATTRIBUTES);
+    items.push(...page.rows.map(recordView));
+    key = page.next;
     if (!key) shard += 1;
   }
   const more = shard < store.table.deadlineShards;

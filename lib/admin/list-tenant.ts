@@ -3,6 +3,7 @@ import type { WorkState } from '../states.js';
 import { KeyPrefix, TableKeys, tenantPartitionKeys } from '../table.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import type { AdminDeps } from './deps.js';
+import { cutPage, type Key, rowsToEvaluate } from './filtered-page.js';
 import { type RecordView, recordView } from './views.js';
 
 /** One tenant's work items, in any state or one state, a page size and where to continue. */
@@ -13,13 +14,35 @@ interface TenantListInput {
   cursor?: string;
 }
 
-/** Queries per call at most (a state filter can leave a page empty); the cursor continues from there. */
+/** Queries per call at most (a state filter can leave a page short or empty); the cursor continues from there. */
 const MAX_QUERIES = 20;
+
+/** The Query of one partition from `key` on, evaluating at most `evaluate` rows. */
+function tenantQuery(deps: AdminDeps, input: TenantListInput, partitionKey: string, evaluate: number, key?: Key) {
+  return new QueryCommand({
+    TableName: deps.store.table.tableName,
+    KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+    ...(input.state ? { FilterExpression: '#state = :state' } : {}),
+    ExpressionAttributeNames: {
+      '#pk': TableKeys.partition,
+      '#sk': TableKeys.sort,
+      ...(input.state ? { '#state': 'state' } : {}),
+    },
+    ExpressionAttributeValues: {
+      ':pk': partitionKey,
+      ':prefix': KeyPrefix.workItem,
+      ...(input.state ? { ':state': input.state } : {}),
+    },
+    Limit: evaluate,
+    ...(key ? { ExclusiveStartKey: key } : {}),
+  });
+}
 
 /**
  * Lists one tenant's work items (every state: succeeded and cancelled too) with a Query on each of the tenant's
  * partition keys (tenantPartitionKeys), never a Scan; ordered by partition, then operation id. A state is a
- * filter: the read costs what the tenant's items cost, not the page. A bad cursor ▶ InvalidInputError.
+ * filter: the read costs what the tenant's items cost, not the page. A page can be shorter than `limit` (even
+ * empty) while a cursor is returned: keep reading until there is none. A bad cursor ▶ InvalidInputError.
  */
 async function listTenantItems(
   deps: AdminDeps,
@@ -31,31 +54,18 @@ async function listTenantItems(
   let partition = start === undefined ? 0 : partitions.indexOf(String(start[TableKeys.partition]));
   if (partition < 0) partition = partitions.length; // a cursor of another key layout: nothing left to read
   // A cursor at the bare prefix means "from the start of that partition" (see below).
-  let key: Record<string, unknown> | undefined = start?.[TableKeys.sort] === KeyPrefix.workItem ? undefined : start;
+  let key: Key | undefined = start?.[TableKeys.sort] === KeyPrefix.workItem ? undefined : start;
   const items: RecordView[] = [];
   for (let queries = 0; queries < MAX_QUERIES && partition < partitions.length && items.length < input.limit; ) {
     queries += 1;
+    const wanted = input.limit - items.length;
+    const evaluate = rowsToEvaluate(wanted, input.state !== undefined);
     const output = await deps.store.client.send(
-      new QueryCommand({
-        TableName: deps.store.table.tableName,
-        KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
-        ...(input.state ? { FilterExpression: '#state = :state' } : {}),
-        ExpressionAttributeNames: {
-          '#pk': TableKeys.partition,
-          '#sk': TableKeys.sort,
-          ...(input.state ? { '#state': 'state' } : {}),
-        },
-        ExpressionAttributeValues: {
-          ':pk': partitions[partition],
-          ':prefix': KeyPrefix.workItem,
-          ...(input.state ? { ':state': input.state } : {}),
-        },
-        Limit: input.limit - items.length,
-        ...(key ? { ExclusiveStartKey: key } : {}),
-      }),
+      tenantQuery(deps, input, partitions[partition] as string, evaluate, key),
     );
-    items.push(...(output.Items ?? []).map(recordView));
-    key = output.LastEvaluatedKey;
+    const page = cutPage(output.Items ?? [], wanted, output.LastEvaluatedKey, [TableKeys.partition, TableKeys.sort]);
+    items.push(...page.rows.map(recordView));
+    key = page.next;
     if (!key) partition += 1;
   }
   const next = key ?? { [TableKeys.partition]: partitions[partition], [TableKeys.sort]: KeyPrefix.workItem };

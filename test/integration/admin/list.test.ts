@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { JobIdentity } from '../../../lib/identity.js';
 import { recordQuarantine } from '../../../lib/quarantine.js';
 import { WorkState } from '../../../lib/states.js';
+import { DEFAULT_DEADLINE_SHARDS, deadlineShardFor, deadlineShardName, tenantBucketOf } from '../../../lib/table.js';
 import { type AdminFixture, createAdminFixture } from '../../support/admin.js';
+import { newIdentity, putWorkItem } from '../../support/factories.js';
 
 describe('admin API on the real engines: listing parked items', () => {
   let admin: AdminFixture;
@@ -84,5 +87,94 @@ describe('admin API on the real engines: listing parked items', () => {
       expect(reply.statusCode).toBe(400);
       expect(reply.body.issues).toEqual([expect.objectContaining({ path: 'cursor' })]);
     }
+  });
+  it("pages a tenant's items of one state: every page full until the last, each item once, one Query per partition at most", async () => {
+    // Prepare: seven succeeded items in one of the tenant's 16 partitions (so pages end inside it), and six of
+    // other states anywhere.
+    const succeeded: JobIdentity[] = [];
+    while (succeeded.length < 7) {
+      const identity = newIdentity('tenant-pages');
+      if (tenantBucketOf(identity) === 5) succeeded.push(identity);
+    }
+    for (const identity of succeeded) {
+      await putWorkItem(admin.client, admin.tables.jobsTable, { identity, state: WorkState.succeeded });
+    }
+    for (let index = 0; index < 3; index += 1) await seed(WorkState.cancelled, 'tenant-pages');
+    for (let index = 0; index < 3; index += 1) await seed(WorkState.failed_terminal, 'tenant-pages');
+
+    // Act: three items a page until no cursor is returned, counting the Queries of each page.
+    const pages: { ids: string[]; queries: number }[] = [];
+    let cursor: string | undefined;
+    do {
+      admin.counter.reset();
+      const page = await admin.call('GET', '/items', {
+        query: { state: 'succeeded', tenant: 'tenant-pages', limit: '3', ...(cursor ? { cursor } : {}) },
+      });
+      expect(page.statusCode).toBe(200);
+      pages.push({
+        ids: (page.body.items as { operationId: string }[]).map((item) => item.operationId),
+        queries: admin.counter.byCommand.QueryCommand ?? 0,
+      });
+      cursor = typeof page.body.cursor === 'string' ? page.body.cursor : undefined;
+    } while (cursor && pages.length < 10);
+
+    // Assert
+    expect(pages.map((page) => page.ids.length)).toEqual([3, 3, 1]);
+    expect(pages.flatMap((page) => page.ids).sort()).toEqual(succeeded.map((identity) => identity.operationId).sort());
+    for (const page of pages) expect(page.queries).toBeLessThanOrEqual(16);
+  });
+  it('fills a page of one whose only match sits in the last partition, behind rows of other states', async () => {
+    // Prepare: twelve cancelled items in the tenant's first fifteen partitions, one succeeded item in the last.
+    const inBucket = (accept: (bucket: number) => boolean): JobIdentity => {
+      for (;;) {
+        const identity = newIdentity('tenant-sparse');
+        if (accept(tenantBucketOf(identity))) return identity;
+      }
+    };
+    for (let index = 0; index < 12; index += 1) {
+      const identity = inBucket((bucket) => bucket < 15);
+      await putWorkItem(admin.client, admin.tables.jobsTable, { identity, state: WorkState.cancelled });
+    }
+    const last = inBucket((bucket) => bucket === 15);
+    await putWorkItem(admin.client, admin.tables.jobsTable, { identity: last, state: WorkState.succeeded });
+
+    // Act
+    admin.counter.reset();
+    const page = await admin.call('GET', '/items', {
+      query: { state: 'succeeded', tenant: 'tenant-sparse', limit: '1' },
+    });
+
+    // Assert: one read per partition is enough (a page filled one evaluated row at a time needed more than 20).
+    expect((page.body.items as { operationId: string }[]).map((item) => item.operationId)).toEqual([last.operationId]);
+    expect(admin.counter.byCommand.QueryCommand).toBeLessThanOrEqual(16);
+  });
+  it("pages a tenant's queued items through one deadline shard shared with another tenant: each item once", async () => {
+    // Prepare: five queued items of one tenant and four of another, all in deadline shard 7.
+    const inShard = (tenantId: string): JobIdentity => {
+      for (;;) {
+        const identity = newIdentity(tenantId);
+        if (deadlineShardFor(identity, DEFAULT_DEADLINE_SHARDS) === deadlineShardName(7)) return identity;
+      }
+    };
+    const mine = Array.from({ length: 5 }, () => inShard('tenant-active'));
+    const theirs = Array.from({ length: 4 }, () => inShard('tenant-elsewhere'));
+    for (const identity of [...theirs, ...mine]) {
+      await putWorkItem(admin.client, admin.tables.jobsTable, { identity, state: WorkState.queued });
+    }
+
+    // Act
+    const pages: string[][] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await admin.call('GET', '/items', {
+        query: { state: 'queued', tenant: 'tenant-active', limit: '2', ...(cursor ? { cursor } : {}) },
+      });
+      pages.push((page.body.items as { operationId: string }[]).map((item) => item.operationId));
+      cursor = typeof page.body.cursor === 'string' ? page.body.cursor : undefined;
+    } while (cursor && pages.length < 10);
+
+    // Assert
+    expect(pages.map((page) => page.length)).toEqual([2, 2, 1]);
+    expect(pages.flat().sort()).toEqual(mine.map((identity) => identity.operationId).sort());
   });
 });
