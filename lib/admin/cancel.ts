@@ -1,5 +1,5 @@
 import { type JobIdentity, parseIdentity } from '../identity.js';
-import type { OperatorAction } from '../store/transitions.js';
+import type { OperatorAction } from '../store/operator-transitions.js';
 import type { WorkItem } from '../store/work-item.js';
 import { parseInput } from '../validation.js';
 import type { AdminDeps } from './deps.js';

@@ -1,7 +1,7 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import type { JobIdentity } from '../identity.js';
-import { raiseFenceTransition } from '../store/transitions.js';
+import { raiseFenceTransition } from '../store/operator-transitions.js';
 import { TableKeys } from '../table.js';
 import { parseInput } from '../validation.js';
 import { writeAuditRecord } from './audit.js';

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { type JobIdentity, parseIdentity } from '../identity.js';
 import { outcomeCodeSchema } from '../rules.js';
 import { WorkState } from '../states.js';
-import { resolveTransition } from '../store/transitions.js';
+import { resolveTransition } from '../store/operator-transitions.js';
 import type { WorkItem } from '../store/work-item.js';
 import { parseInput } from '../validation.js';
 import { type AdminDeps, adminClock } from './deps.js';

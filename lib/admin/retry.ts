@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { OperatorStatementRequiredError } from '../errors.js';
 import { formatIdentity, type JobIdentity, parseIdentity } from '../identity.js';
 import { WorkState } from '../states.js';
-import { type OperatorAction, requeueTransition } from '../store/transitions.js';
+import { type OperatorAction, requeueTransition } from '../store/operator-transitions.js';
 import type { OperatorStatement, WorkItem } from '../store/work-item.js';
 import { deadlineShardFor } from '../table.js';
 import { parseInput } from '../validation.js';

@@ -1,5 +1,5 @@
 import { FINISHED_STATES, WorkState } from '../states.js';
-import { type OperatorTransition, operatorFence } from './requests.js';
+import { type OperatorTransition, operatorFence } from './operator-requests.js';
 import type { WorkItem } from './work-item.js';
 
 /**

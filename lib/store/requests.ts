@@ -5,7 +5,7 @@ import { WorkState } from '../states.js';
 import { deadlineShardFor, TableKeys, workItemKey } from '../table.js';
 import { ATTEMPT_HISTORY_ATTRIBUTE, closeAttempts, openAttempt } from './attempt-history.js';
 import { ExpressionBuilder } from './expressions.js';
-import type { AuditEntry, Claim, OperatorStatement, StoredTargetClass, WorkItem } from './work-item.js';
+import type { Claim, StoredTargetClass, WorkItem } from './work-item.js';
 
 /** Where a request goes: the jobs table and its deadline-index shard count. */
 interface TableContext {
@@ -187,94 +187,14 @@ function parkedAttributes(identity: JobIdentity, state: WorkState, now: number):
   return { ...parkedKeysOf(identity, state), parkedAt: now };
 }
 
-/**
- * A change made by someone other than the holder (operator, sweeper). It is conditional on the state and
- * fence the caller observed, raises the fence so any running holder is cut off, and may append an audit entry
- * in the same write.
- */
-interface OperatorTransition {
-  readonly expected: { readonly state: WorkState; readonly fence: number };
-  readonly to: WorkState;
-  readonly set: Record<string, unknown>;
-  readonly remove?: readonly string[];
-  /** Extra condition (with builder placeholders), e.g. the sweeper's "lease expired and attempts exhausted". */
-  readonly condition?: (x: ExpressionBuilder) => string;
-  readonly audit?: {
-    readonly actor: string;
-    readonly action: string;
-    readonly reason: string;
-    readonly statement?: OperatorStatement;
-  };
-  /** Whether the attempt counter starts over (a retry gives the job a fresh attempt budget). */
-  readonly resetAttempts?: boolean;
-  /** Sets the fence to this value instead of fence + 1 (raising fences after a restore); must exceed expected.fence. */
-  readonly fenceTo?: number;
-}
-
-/** The fence an operator transition leaves on the item. */
-function operatorFence(transition: OperatorTransition): number {
-  return transition.fenceTo ?? transition.expected.fence + 1;
-}
-
-/** Conditional UpdateItem for operator transitions: state and fence as observed, then fence + 1. */
-function buildOperatorUpdate(
-  table: TableContext,
-  identity: JobIdentity,
-  transition: OperatorTransition,
-  now: number,
-): UpdateCommandInput {
-  const x = new ExpressionBuilder();
-  const raw = [
-    transition.fenceTo !== undefined
-      ? `${x.name('fence')} = ${x.value(transition.fenceTo)}`
-      : `${x.name('fence')} = ${x.name('fence')} + ${x.value(1)}`,
-  ];
-  if (transition.audit) {
-    const entry: AuditEntry = {
-      ...transition.audit,
-      at: now,
-      from: transition.expected.state,
-      to: transition.to,
-      fence: operatorFence(transition),
-    };
-    raw.push(
-      `${x.name('audit')} = list_append(if_not_exists(${x.name('audit')}, ${x.value([])}), ${x.value([entry])})`,
-    );
-  }
-  const set = {
-    ...transition.set,
-    state: transition.to,
-    updatedAt: now,
-    ...(transition.resetAttempts ? { attempts: 0 } : {}),
-  };
-  const update = x.update(set, transition.remove ?? [], raw);
-  const conditions = [
-    `${x.name('state')} = ${x.value(transition.expected.state)}`,
-    `${x.name('fence')} = ${x.value(transition.expected.fence)}`,
-  ];
-  if (transition.condition) conditions.push(transition.condition(x));
-  return {
-    TableName: table.tableName,
-    Key: workItemKey(identity),
-    UpdateExpression: update,
-    ConditionExpression: conditions.join(' AND '),
-    ...x.attributes(),
-    ReturnValues: 'ALL_NEW',
-    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-  };
-}
-
 export {
   buildClaimRequest,
   buildCreateRequest,
   buildFencedUpdate,
-  buildOperatorUpdate,
   type HolderTransition,
   type InitialClaim,
   LEASE_ATTRIBUTES,
   type NewWorkItem,
-  type OperatorTransition,
-  operatorFence,
   PARKED_ATTRIBUTES,
   parkedAttributes,
   type TableContext,

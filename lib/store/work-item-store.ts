@@ -15,26 +15,24 @@ import { DEFAULT_DEADLINE_SHARDS, workItemKey } from '../table.js';
 import { parseInput, parseInputOnce } from '../validation.js';
 import { openAttempt } from './attempt-history.js';
 import { sendConditional } from './conditional-write.js';
+import { buildOperatorUpdate, type OperatorTransition } from './operator-requests.js';
+import { cancelTransition, type OperatorAction } from './operator-transitions.js';
 import { CANCELLABLE_STATES, type NotClaimableReason, notClaimableReason, operatorApplied } from './read-back.js';
 import {
   buildClaimRequest,
   buildCreateRequest,
   buildFencedUpdate,
-  buildOperatorUpdate,
   type HolderTransition,
   type NewWorkItem,
-  type OperatorTransition,
   type TableContext,
 } from './requests.js';
 import { leaseRequestSchema, parseNewWorkItem } from './schemas.js';
 import {
-  cancelTransition,
   completeTransition,
   type FailureReport,
   failTerminalTransition,
   heartbeatTransition,
   type JobOutcome,
-  type OperatorAction,
   parkTransition,
   parseJobOutcome,
   retryLaterTransition,

@@ -4,7 +4,7 @@ import * as z from 'zod';
 import { toSqsEvent } from '../../../infra/local/sqs-event-source.js';
 import { AmbiguousOutcomeError } from '../../../lib/errors.js';
 import { defineJob } from '../../../lib/job-definition.js';
-import { sweepToUnknownTransition } from '../../../lib/store/transitions.js';
+import { sweepToUnknownTransition } from '../../../lib/store/operator-transitions.js';
 import {
   FakeGateway,
   FakeMailer,

@@ -8,7 +8,7 @@ import { handleAdminRequest } from '../../../lib/admin/router.js';
 import { AmbiguousOutcomeError, OperatorStatementRequiredError } from '../../../lib/errors.js';
 import { defineJob } from '../../../lib/job-definition.js';
 import { WorkState } from '../../../lib/states.js';
-import { requeueTransition } from '../../../lib/store/transitions.js';
+import { requeueTransition } from '../../../lib/store/operator-transitions.js';
 import { deadlineShardFor } from '../../../lib/table.js';
 import { sendWakeSignals } from '../../../lib/wake.js';
 import { engineEndpoints } from '../../support/engine.js';

@@ -7,7 +7,7 @@ import {
   LEASE_LOST_CODE,
   openAttempt,
 } from '../../../lib/store/attempt-history.js';
-import { sweepToUnknownTransition } from '../../../lib/store/transitions.js';
+import { sweepToUnknownTransition } from '../../../lib/store/operator-transitions.js';
 import { workItemInState } from '../../support/factories.js';
 
 describe('attempt history', () => {

@@ -1,18 +1,13 @@
 import { describe, expect, it } from 'vitest';
+import { buildOperatorUpdate } from '../../../lib/store/operator-requests.js';
+import { cancelTransition, sweepToUnknownTransition } from '../../../lib/store/operator-transitions.js';
 import {
   buildClaimRequest,
   buildCreateRequest,
   buildFencedUpdate,
-  buildOperatorUpdate,
   type NewWorkItem,
 } from '../../../lib/store/requests.js';
-import {
-  cancelTransition,
-  completeTransition,
-  heartbeatTransition,
-  stepTransition,
-  sweepToUnknownTransition,
-} from '../../../lib/store/transitions.js';
+import { completeTransition, heartbeatTransition, stepTransition } from '../../../lib/store/transitions.js';
 import { claimFromItem, type WorkItem } from '../../../lib/store/work-item.js';
 import { deadlineShardFor, jobsTableDefinition } from '../../../lib/table.js';
 import { workItemInState } from '../../support/factories.js';
