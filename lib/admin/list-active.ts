@@ -61,7 +61,8 @@ function decode(scope: string, cursor: string): { shard: number; key?: Record<st
 /**
  * Lists claimed or queued items through the sparse, write-sharded deadline index (a Query per shard, never a
  * Scan), shard by shard, deadline order within a shard, filtered by state, tenant and age. Paginated with an
- * opaque cursor; a bad cursor ▶ InvalidInputError.
+ * opaque cursor; a page can be shorter than `limit` (even empty) while a cursor is returned. A bad cursor ▶
+ * InvalidInputError.
  */
 async function listActive(store: WorkItemStore, input: ActiveListInput): Promise<ActivePage> {
   const scope = `active:${input.state}:${input.tenantId ?? ''}`;
