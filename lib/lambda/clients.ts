@@ -12,9 +12,16 @@ interface HandlerClients {
   store: WorkItemStore;
 }
 
-/** Builds the DynamoDB and SQS clients and the store (local endpoints when configured, AWS otherwise). */
+/**
+ * Builds the DynamoDB and SQS clients and the store (local endpoints when configured, AWS otherwise). The
+ * DynamoDB client resolves its middleware once per command type for the store's writes (`cacheMiddleware`):
+ * add any middleware (tracing, say) before the handler's first write.
+ */
 function createHandlerClients(config: LeasefenceConfig, clock?: Clock): HandlerClients {
-  const client = createDocumentClient(config.dynamodbEndpoint ? { endpoint: config.dynamodbEndpoint } : {});
+  const client = createDocumentClient({
+    cacheMiddleware: true,
+    ...(config.dynamodbEndpoint ? { endpoint: config.dynamodbEndpoint } : {}),
+  });
   const sqs = createSqsClient(config.sqsEndpoint ? { endpoint: config.sqsEndpoint } : {});
   const store = new WorkItemStore({
     client,

@@ -1,5 +1,6 @@
 import {
   ConditionalCheckFailedException,
+  type DynamoDBClient,
   PutItemCommand,
   type PutItemCommandInput,
   UpdateItemCommand,
@@ -12,12 +13,16 @@ import {
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { type marshallOptions, unmarshall } from '@aws-sdk/util-dynamodb';
+import { cachingTwin } from '../aws-clients.js';
 import { toAttributeMap } from './attribute-values.js';
 
 /** Result of a conditional write: the attributes it returned, or the item as it stood when the condition failed. */
 type ConditionalOutcome =
   | { ok: true; attributes: Record<string, unknown> | undefined }
   | { ok: false; current: Record<string, unknown> | undefined };
+
+// Both client kinds send plain commands, but the overloads of their send methods do not unify.
+type PlainSender = Pick<DynamoDBClient, 'send'>;
 
 /** A conditional Put or Update in DocumentClient form (plain values); `readKey` finds a put's item in a table not keyed `pk`/`sk`. */
 type ConditionalRequest =
@@ -35,12 +40,14 @@ async function sendConditional(
 ): Promise<ConditionalOutcome> {
   const translate = client.config?.translateConfig;
   try {
-    // Marshalled here and sent as plain commands through the same client (same middleware, retries and
+    // Marshalled here and sent as plain commands through the same middleware stack (same retries and
     // observers): the DocumentClient's per-command wrapping was a measurable share of the worker's CPU per job.
+    // A client made with cacheMiddleware sends them through its twin, which resolves that stack only once.
+    const sender = cachingTwin(client) ?? (client as PlainSender);
     const output =
       request.kind === 'put'
-        ? await client.send(new PutItemCommand(toPutInput(request, marshallingOf(translate))))
-        : await client.send(new UpdateItemCommand(toUpdateInput(request, marshallingOf(translate))));
+        ? await sender.send(new PutItemCommand(toPutInput(request, marshallingOf(translate))))
+        : await sender.send(new UpdateItemCommand(toUpdateInput(request, marshallingOf(translate))));
     return {
       ok: true,
       attributes:

@@ -114,7 +114,7 @@ async function main(): Promise<void> {
           jobsPerRun: sizes.jobsPerRun,
           repetitions: sizes.repetitions,
           warmupJobs: sizes.warmupJobs,
-          modes: ['protocol', 'side-effect', 'side-effect-update'],
+          modes: ['protocol', 'side-effect', 'side-effect-update', 'side-effect-peer-cached'],
         });
         results.throughput = throughput.rows;
         results.throughputCpuPinning = throughput.cpuPinning;

@@ -44,7 +44,9 @@ function throughputSection(results: BenchResults): string {
       ? 'fencing on: fenced put'
       : value === 'side-effect-update'
         ? 'fencing on: fenced update'
-        : 'protocol only';
+        : value === 'side-effect-peer-cached'
+          ? 'fenced put, peer also with cacheMiddleware'
+          : 'protocol only';
   return [
     '## 2. Jobs per second through the worker runtime',
     '',

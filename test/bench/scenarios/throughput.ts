@@ -8,9 +8,10 @@ import { median, nowMs, percentile } from '../support/stats.js';
 /**
  * Protocol only (the job writes nothing), or with one side-effect write per job, which the peer makes with a
  * PutItem: `side-effect` is leasefence's like-for-like fenced put (`ctx.records.put`, the judged row),
- * `side-effect-update` its fenced update (`ctx.records.write`).
+ * `side-effect-update` its fenced update (`ctx.records.write`), `side-effect-peer-cached` the fenced put against
+ * a peer whose client also has the SDK's cacheMiddleware (leasefence's worker has it as deployed).
  */
-type ThroughputMode = 'protocol' | 'side-effect' | 'side-effect-update';
+type ThroughputMode = 'protocol' | 'side-effect' | 'side-effect-update' | 'side-effect-peer-cached';
 
 /** One system under test: builds `count` fresh jobs (untimed), then handles one (timed). */
 interface JobRunner {
@@ -65,7 +66,7 @@ async function leasefenceRunner(engine: BenchEngine, mode: ThroughputMode): Prom
   const worker = createLeasefenceWorker({
     engine,
     tables,
-    ...(sideEffectTable ? { sideEffectTable, sideEffectWrite: mode === 'side-effect' ? 'put' : 'update' } : {}),
+    ...(sideEffectTable ? { sideEffectTable, sideEffectWrite: mode === 'side-effect-update' ? 'update' : 'put' } : {}),
   });
   return {
     prepare: (count) => {
@@ -86,7 +87,12 @@ async function leasefenceRunner(engine: BenchEngine, mode: ThroughputMode): Prom
 async function peerRunner(engine: BenchEngine, mode: ThroughputMode): Promise<JobRunner> {
   const tableName = await engine.createKeyedTable('tput-idempotency', 'id');
   const sideEffectTable = mode !== 'protocol' ? await engine.createKeyedTable('tput-peer-records', 'pk') : undefined;
-  const peer = createPeerWorker({ engine, tableName, ...(sideEffectTable ? { sideEffectTable } : {}) });
+  const peer = createPeerWorker({
+    engine,
+    tableName,
+    cacheMiddleware: mode === 'side-effect-peer-cached',
+    ...(sideEffectTable ? { sideEffectTable } : {}),
+  });
   return {
     prepare: (count) => {
       const run = runName('peer');

@@ -29,9 +29,9 @@ interface BenchEngine {
   /** A table keyed by one string attribute (`id` for the Powertools peer, `pk` for side-effect records). */
   createKeyedTable(prefix: string, keyAttribute: string): Promise<string>;
   /** A leasefence-style DocumentClient on this engine (SDK retries as configured by the library). */
-  documentClient(): DynamoDBDocumentClient;
-  /** A plain DynamoDBClient on this engine (what the Powertools persistence layer takes). */
-  rawClient(): DynamoDBClient;
+  documentClient(options?: { cacheMiddleware?: boolean }): DynamoDBDocumentClient;
+  /** A plain DynamoDBClient on this engine (what the Powertools persistence layer takes), SDK defaults unless told. */
+  rawClient(options?: { cacheMiddleware?: boolean }): DynamoDBClient;
   stop(): Promise<void>;
 }
 
@@ -87,13 +87,13 @@ function attachBenchEngine(engine: {
       await waitUntilActive(admin, tableName, LOCAL_WAIT);
       return tableName;
     },
-    documentClient: () => {
-      const client = createDocumentClient({ endpoint });
+    documentClient: (options = {}) => {
+      const client = createDocumentClient({ endpoint, ...options });
       clients.push(client);
       return client;
     },
-    rawClient: () => {
-      const client = new DynamoDBClient({ region: 'us-east-1', endpoint, credentials: LOCAL_CREDENTIALS });
+    rawClient: (options = {}) => {
+      const client = new DynamoDBClient({ region: 'us-east-1', endpoint, credentials: LOCAL_CREDENTIALS, ...options });
       clients.push(client);
       return client;
     },

@@ -80,9 +80,10 @@ function benchJob(
   });
 }
 
-/** Builds one leasefence worker with its own DocumentClient and request counter. */
+/** Builds one leasefence worker with its own DocumentClient (made as the deployed handlers make theirs) and request counter. */
 function createLeasefenceWorker(options: LeasefenceWorkerOptions): LeasefenceWorker {
-  const client = options.engine.documentClient();
+  // Same client settings as lib/lambda/clients.ts; the counters below are added before its first write.
+  const client = options.engine.documentClient({ cacheMiddleware: true });
   const clock = options.clock ?? systemClock;
   const workerId = options.workerId ?? 'bench-worker';
   const store = new WorkItemStore({ client, tableName: options.tables.jobsTable, clock });

@@ -23,6 +23,8 @@ interface PeerWorkerOptions {
   remainingTimeMs?: number;
   workerId?: string;
   hooks?: JobHooks;
+  /** The SDK's cacheMiddleware on the peer's client (off, as Powertools makes its client by default). */
+  cacheMiddleware?: boolean;
 }
 
 /** The peer: the same job wrapped by makeIdempotent, on its own counted DynamoDBClient. */
@@ -62,7 +64,7 @@ function syntheticContext(remainingTimeMs: number): Context {
  * payload binding. The side effect is a plain PutItem: Powertools has no fence to put in its condition.
  */
 function createPeerWorker(options: PeerWorkerOptions): PeerWorker {
-  const client = options.engine.rawClient();
+  const client = options.engine.rawClient({ cacheMiddleware: options.cacheMiddleware === true });
   const workerId = options.workerId ?? 'bench-peer';
   const hooks = options.hooks ?? {};
   const persistenceStore = new DynamoDBPersistenceLayer({ tableName: options.tableName, awsSdkV3Client: client });

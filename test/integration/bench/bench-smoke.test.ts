@@ -58,7 +58,7 @@ describe('benchmark scenarios at tiny size', () => {
       jobsPerRun: 8,
       repetitions: 1,
       warmupJobs: 4,
-      modes: ['protocol', 'side-effect', 'side-effect-update'],
+      modes: ['protocol', 'side-effect', 'side-effect-update', 'side-effect-peer-cached'],
     });
     results.throughput = rows;
     results.throughputCpuPinning = cpuPinning;
@@ -73,6 +73,8 @@ describe('benchmark scenarios at tiny size', () => {
       ['side-effect', 4, 3, 3],
       ['side-effect-update', 1, 3, 3],
       ['side-effect-update', 4, 3, 3],
+      ['side-effect-peer-cached', 1, 3, 3],
+      ['side-effect-peer-cached', 4, 3, 3],
     ]);
   });
 
