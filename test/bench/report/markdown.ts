@@ -28,7 +28,7 @@ function renderMarkdown(results: BenchResults): string {
     .map(([name, version]) => `${name} ${version}`)
     .join(', ');
   const targets = evaluateTargets(results);
-  const notes = targets.filter((row) => row.note).map((row) => `- **Figure ${row.figure} missed:** ${row.note}`);
+  const notes = targets.filter((row) => row.note).map((row) => `- **Figure ${row.figure} ${row.status}:** ${row.note}`);
   const sections = [
     results.requestCounts && requestSection(results),
     results.throughput && throughputSection(results),
