@@ -61,7 +61,7 @@ function createDocumentClient(options: DocumentClientOptions = {}): DynamoDBDocu
 
 /**
  * A plain client that runs `plain`'s own middleware stack (the same object: its retries, signing and any middleware
- * added to it before first use) over the same connections, resolving that stack once per command type.
+ * added to it) over the same connections, resolving that stack once per command type.
  */
 function cachingTwinOf(plain: DynamoDBClient, options: EndpointOptions): DynamoDBClient {
   const twin = new DynamoDBClient({
