@@ -1,7 +1,7 @@
 import * as z from 'zod';
+import { parseInput } from './internal/validation.js';
 import { jobTypeSchema, queueUrlSchema, tableNameSchema } from './rules.js';
-import { DEFAULT_DEADLINE_SHARDS } from './table.js';
-import { parseInput } from './validation.js';
+import { DEFAULT_DEADLINE_SHARDS } from './store/table.js';
 
 /** Environment variable names shared by the Lambda handlers, the CDK construct and the local stack. */
 const EnvironmentVariable = {

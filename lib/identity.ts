@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { parseInput } from './validation.js';
+import { parseInput } from './internal/validation.js';
 
 /**
  * Identity of one operation: `(tenantId, operationId)`, both from business intent. Neither may contain

@@ -6,11 +6,9 @@
 
 export { type Clock, ManualClock, systemClock } from './clock.js';
 export { EnvironmentVariable, type LeasefenceConfig, readConfig } from './config.js';
-export type { DelayedJobsConfig, ScheduledRow } from './delayed-job.js';
 export * from './errors.js';
 export type { BusinessCondition, Expectation, Scalar } from './fenced/conditions.js';
 export { FenceRejectReason } from './fenced/fence-rules.js';
-export type { SharedWrite } from './fenced/transaction-requests.js';
 export type {
   FencedBatchEntry,
   FencedBatchOptions,
@@ -19,8 +17,9 @@ export type {
   FencedWriteResult,
   RecordChange,
   RecordRef,
-} from './fenced-records.js';
-export type { FencedTransactions, StepOutcome, WritesInput } from './fenced-transaction.js';
+} from './fenced/records.js';
+export type { FencedTransactions, StepOutcome, WritesInput } from './fenced/transaction.js';
+export type { SharedWrite } from './fenced/transaction-requests.js';
 export { payloadHash } from './hashing.js';
 export { formatIdentity, type JobIdentity, parseIdentity } from './identity.js';
 export {
@@ -47,14 +46,15 @@ export {
   type SweeperHandlerOptions,
   type SweepResult,
 } from './lambda/sweeper-handler.js';
-// The producer stores inline payload bodies through it (ProducerDependencies.payloads).
-export { PayloadStore } from './payloads.js';
-export type { ProducerDependencies, SendJobInput, SentJob } from './producer.js';
-export { sendJob } from './producer.js';
+export type { DelayedJobsConfig, ScheduledRow } from './messaging/delayed-job.js';
+export type { ProducerDependencies, SendJobInput, SentJob } from './messaging/producer.js';
+export { sendJob } from './messaging/producer.js';
 export { WorkState } from './states.js';
+// The producer stores inline payload bodies through it (ProducerDependencies.payloads).
+export { PayloadStore } from './store/payloads.js';
 export type { FailureReport, JobOutcome } from './store/transitions.js';
 export type { Claim, StepRecord, WorkItem } from './store/work-item.js';
-export type { SweepSummary } from './sweeper.js';
+export type { SweepSummary } from './sweeper/sweeper.js';
 export type { Telemetry } from './telemetry.js';
 export type { PayloadResolver } from './worker/load-payload.js';
 export type { MessageResult } from './worker/worker-runtime.js';

@@ -1,14 +1,14 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { JobDefinitionError } from './errors.js';
-import type { FencedRecords } from './fenced-records.js';
-import type { FencedTransactions } from './fenced-transaction.js';
+import type { FencedRecords } from './fenced/records.js';
+import type { FencedTransactions } from './fenced/transaction.js';
 import type { JobIdentity } from './identity.js';
+import { parseInput } from './internal/validation.js';
 import { jobTypeSchema } from './rules.js';
 import { maxAttemptsSchema } from './store/schemas.js';
 import type { JobOutcome } from './store/transitions.js';
 import type { Claim } from './store/work-item.js';
-import { parseInput } from './validation.js';
 
 /**
  * Where a job's side effect lands, and so what leasefence can honestly promise:

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { queueUrlSchema, tableNameSchema } from '../../lib/rules.js';
 import { TargetError } from './errors.js';
 
-/** The outputs of the project stack (infra/stacks/leasefence-stack.ts) the CLI needs. */
+/** The outputs of the project stack (infra/app/stacks/leasefence-stack.ts) the CLI needs. */
 interface StackOutputs {
   jobsTable: string;
   payloadsTable: string;

@@ -1,5 +1,5 @@
 import { formatIdentity } from '../../lib/identity.js';
-import type { DemoReport } from '../local/demo/types.js';
+import type { DemoReport } from '../local/demo-types.js';
 import { formatTable } from './output.js';
 
 /** `t+31s`: time on the scenario's own clock (the stalled-worker scenarios move it by hand). */

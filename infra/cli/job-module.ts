@@ -1,4 +1,4 @@
-import { JobsModuleError, loadJobsModule } from '../local/jobs-module.js';
+import { examplePath, JobsModuleError, loadJobsModule } from '../local/jobs-module.js';
 import type { JobConformanceModule } from '../testing/module.js';
 import { UsageError } from './errors.js';
 
@@ -20,12 +20,12 @@ function conformanceOf(path: string, exported: unknown): JobConformanceModule['c
  * Anything wrong with it ▶ UsageError naming the file.
  */
 async function loadJobModule(path: string | undefined): Promise<JobConformanceModule> {
-  if (path === undefined) return (await import('../../functions/jobs/conformance.js')) as JobConformanceModule;
+  const modulePath = path ?? examplePath('jobs/module');
   try {
-    const loaded = await loadJobsModule(path);
+    const loaded = await loadJobsModule(modulePath);
     // The tables keep their declared names: conformance runs on fresh engines (or the endpoint given).
     const names = Object.fromEntries(loaded.tables.map((table) => [String(table.TableName), String(table.TableName)]));
-    const conformance = conformanceOf(path, loaded.exports.conformance);
+    const conformance = conformanceOf(modulePath, loaded.exports.conformance);
     return { jobs: loaded.build({ tables: names }), tables: loaded.tables, ...(conformance ? { conformance } : {}) };
   } catch (error) {
     if (error instanceof JobsModuleError) throw new UsageError(`--jobs: ${error.message}`);

@@ -1,4 +1,4 @@
-import { CONTROL_CHARACTER } from '../../lib/free-text.js';
+import { CONTROL_CHARACTER } from '../../lib/internal/free-text.js';
 
 const CONTROL_CHARACTERS = new RegExp(CONTROL_CHARACTER.source, 'gu');
 

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { reasonSchema } from '../../lib/admin/schemas.js';
-import { freeTextSchema } from '../../lib/free-text.js';
 import { operationIdSchema, tenantIdSchema } from '../../lib/identity.js';
+import { freeTextSchema } from '../../lib/internal/free-text.js';
 import { queueUrlSchema, tableNameSchema } from '../../lib/rules.js';
 import type { OptionSpec } from './args.js';
 

@@ -4,7 +4,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AdminDeps } from '../../lib/admin/deps.js';
 import type { MetricCounts } from '../../lib/admin/signals.js';
 import { createDocumentClient, createSqsClient } from '../../lib/aws-clients.js';
-import { PayloadStore } from '../../lib/payloads.js';
+import { PayloadStore } from '../../lib/store/payloads.js';
 import { WorkItemStore } from '../../lib/store/work-item-store.js';
 import { DEFAULT_LOCAL_ACTOR } from '../local/local-actor.js';
 import { DEFAULT_LOCAL_DIR, readLiveStackState, type StackState } from '../local/state-file.js';

@@ -4,7 +4,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
-import { AUDIT_PARTITION, JobsIndex } from '../../lib/table.js';
+import { AUDIT_PARTITION, JobsIndex } from '../../lib/store/table.js';
 import { indexArn } from './tables.js';
 
 /** The resources a leasefence function may be granted access to. */

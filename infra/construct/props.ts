@@ -5,7 +5,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import { jobTypeSchema } from '../../lib/rules.js';
-import { DEFAULT_DEADLINE_SHARDS } from '../../lib/table.js';
+import { DEFAULT_DEADLINE_SHARDS } from '../../lib/store/table.js';
 import type { AlarmThresholds } from './alarms.js';
 
 /** Properties of a FencedJobQueue. Only workerEntry is required; the defaults suit a small production system. */
@@ -59,7 +59,7 @@ interface FencedJobQueueProps {
    * Default: the rate of a `rate(...)` schedule; required for a cron schedule.
    */
   readonly sweeperInterval?: Duration;
-  /** Write shards of the deadline index. Default DEFAULT_DEADLINE_SHARDS (lib/table.ts). */
+  /** Write shards of the deadline index. Default DEFAULT_DEADLINE_SHARDS (lib/store/table.ts). */
   readonly deadlineShards?: number;
   /** How long inline payload bodies are kept (TTL). Default 30 days. */
   readonly payloadRetention?: Duration;

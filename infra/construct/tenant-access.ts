@@ -2,7 +2,7 @@ import { Token } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { tenantIdSchema } from '../../lib/identity.js';
-import { tenantBucketKey } from '../../lib/table.js';
+import { tenantBucketKey } from '../../lib/store/table.js';
 
 /** Which tenant a principal is confined to: a fixed tenant id, or the value of one of its principal tags. */
 type TenantScope = { tenantId: string } | { principalTag: string };
@@ -32,7 +32,7 @@ const DEFAULT_JOBS_ACTIONS: TenantScopedAction[] = ['dynamodb:GetItem', 'dynamod
 const DEFAULT_PAYLOADS_ACTIONS: TenantScopedAction[] = ['dynamodb:GetItem', 'dynamodb:PutItem'];
 
 /**
- * The partition-key pattern a scope allows: `tenant#*`, every hash bucket of the tenant (lib/table.ts
+ * The partition-key pattern a scope allows: `tenant#*`, every hash bucket of the tenant (lib/store/table.ts
  * tenantPartitionKeys), for a literal tenant id (validated) or a principal-tag variable. Tenant ids cannot
  * contain `#`, so the pattern matches no other tenant's keys (`acme#*` never matches `acme2#3`).
  */
@@ -56,7 +56,7 @@ function checkActions(actions: TenantScopedAction[]): void {
 /**
  * Grants a tenant-scoped principal access to its own tenant's items only: every statement carries
  * `ForAllValues:StringLike { dynamodb:LeadingKeys: ['tenant#*'] }`, and the partition key of work items and
- * payloads is `tenant#bucket` (lib/table.ts workItemKey/payloadKey). Base tables only: index partition keys
+ * payloads is `tenant#bucket` (lib/store/table.ts workItemKey/payloadKey). Base tables only: index partition keys
  * are not tenant keys, so index queries are never granted here.
  * @example
  * grantTenantScopedAccess(acmeRole, { jobsTable, payloadsTable }, { tenantId: 'acme' });

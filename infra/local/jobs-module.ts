@@ -1,8 +1,9 @@
+import { existsSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
-import { createExampleJobs } from '../../functions/jobs/index.js';
 import type { AnyJobDefinition } from '../../lib/job-definition.js';
+import type { RunDemo } from './demo-types.js';
 
 /** What a jobs module's factory is given: the names of the tables the local stack created. */
 interface LocalJobsEnvironment {
@@ -45,15 +46,40 @@ class JobsModuleError extends Error {
 /** Source name of the project's example jobs (the default when no module is given). */
 const EXAMPLE_JOBS_SOURCE = 'examples';
 
-/** The project's example jobs, writing to the examples table the local stack creates. */
-function exampleJobs(examplesTable: string): LoadedJobs {
-  return { source: EXAMPLE_JOBS_SOURCE, tables: [], build: () => createExampleJobs(examplesTable), exports: {} };
+/**
+ * A file of the project's examples (`examples/` beside this package's `infra/`): the TypeScript source in a
+ * checkout, the compiled JavaScript in an installed package. Shipped code loads examples by path, never by import.
+ */
+function examplePath(name: string): string {
+  const source = fileURLToPath(new URL(`../../examples/${name}.ts`, import.meta.url));
+  return existsSync(source) ? source : fileURLToPath(new URL(`../../examples/${name}.js`, import.meta.url));
 }
 
-/** Imports a module; TypeScript goes through tsx when it is installed, else the error says how to proceed. */
+/** The project's example jobs (`examples/jobs/module.ts`), loaded by path like any jobs module. */
+async function exampleJobs(): Promise<LoadedJobs> {
+  return { ...(await loadJobsModule(examplePath('jobs/module'))), source: EXAMPLE_JOBS_SOURCE };
+}
+
+/** The stalled-worker demo (`examples/demo/run-demo.ts`), loaded by path: `leasefence demo` and `start --demo` run it. */
+async function loadDemo(): Promise<RunDemo> {
+  const loaded = await importModule(examplePath('demo/run-demo'));
+  if (typeof loaded.runDemo !== 'function') throw new JobsModuleError('the example demo does not export runDemo');
+  return loaded.runDemo as RunDemo;
+}
+
+/** True when this file itself runs from TypeScript source: a TypeScript loader is active for plain imports. */
+const RUNNING_FROM_SOURCE = import.meta.url.endsWith('.ts');
+
+/**
+ * Imports a module; TypeScript goes through tsx when it is installed, else the error says how to proceed. When a
+ * TypeScript loader is already active (a checkout run through tsx, or vitest) a plain import keeps one copy of
+ * every module the jobs share with the stack.
+ */
 async function importModule(path: string): Promise<Record<string, unknown>> {
   const url = pathToFileURL(path).href;
-  if (!['.ts', '.mts', '.cts'].includes(extname(path))) return (await import(url)) as Record<string, unknown>;
+  if (RUNNING_FROM_SOURCE || !['.ts', '.mts', '.cts'].includes(extname(path))) {
+    return (await import(url)) as Record<string, unknown>;
+  }
   let tsImport: (specifier: string, parentURL: string) => Promise<unknown>;
   try {
     ({ tsImport } = (await import('tsx/esm/api')) as { tsImport: typeof tsImport });
@@ -117,9 +143,12 @@ async function loadJobsModule(path: string): Promise<LoadedJobs> {
 export {
   EXAMPLE_JOBS_SOURCE,
   exampleJobs,
+  examplePath,
+  importModule,
   JobsModuleError,
   type LoadedJobs,
   type LocalJobsEnvironment,
   type LocalJobsModule,
+  loadDemo,
   loadJobsModule,
 };

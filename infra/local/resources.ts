@@ -1,14 +1,12 @@
 import { CreateTableCommand, type CreateTableCommandInput, DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { examplesTableDefinition } from '../../functions/jobs/examples-table.js';
-import { jobsTableDefinition, payloadsTableDefinition } from '../../lib/table.js';
+import { jobsTableDefinition, payloadsTableDefinition } from '../../lib/store/table.js';
 
 /** Names of the local tables and queues. Fixed, so data kept in `.local/` is found again after a restart. */
 const LocalNames = {
   jobsTable: 'leasefence-jobs',
   payloadsTable: 'leasefence-payloads',
-  examplesTable: 'leasefence-examples',
   queue: 'leasefence-jobs',
   deadLetterQueue: 'leasefence-jobs-dlq',
 } as const;
@@ -24,7 +22,6 @@ const LocalQueueSettings = { visibilityTimeoutSeconds: 30, maxReceiveCount: 5 } 
 interface LocalResources {
   jobsTable: string;
   payloadsTable: string;
-  examplesTable: string;
   queueUrl: string;
   deadLetterQueueUrl: string;
   /** Every table the stack created or found, by TableName (the jobs module's tables included). */
@@ -65,8 +62,8 @@ async function ensureQueues(sqs: SQSClient): Promise<{ queueUrl: string; deadLet
 }
 
 /**
- * Creates what the CDK app deploys, from the same definitions (lib/table.ts, functions/jobs/examples-table.ts):
- * the jobs, payloads and example-records tables, the jobs module's own tables, and the jobs queue with its DLQ.
+ * Creates what the construct deploys, from the same definitions (lib/store/table.ts):
+ * the jobs and payloads tables, the jobs module's own tables, and the jobs queue with its DLQ.
  * Existing tables are kept.
  * TTL is not set: dynalite has no UpdateTimeToLive, so payload retention is not enforced locally.
  */
@@ -78,7 +75,6 @@ async function ensureLocalResources(
   const definitions = [
     jobsTableDefinition(LocalNames.jobsTable),
     payloadsTableDefinition(LocalNames.payloadsTable),
-    examplesTableDefinition(LocalNames.examplesTable),
     ...jobTables,
   ];
   const createdTables: string[] = [];
@@ -89,7 +85,6 @@ async function ensureLocalResources(
   return {
     jobsTable: LocalNames.jobsTable,
     payloadsTable: LocalNames.payloadsTable,
-    examplesTable: LocalNames.examplesTable,
     ...queues,
     tableNames: Object.fromEntries(definitions.map((definition) => [definition.TableName, definition.TableName ?? ''])),
     createdTables,

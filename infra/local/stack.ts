@@ -6,14 +6,14 @@ import type { AdminDeps } from '../../lib/admin/deps.js';
 import { createDocumentClient, createSqsClient } from '../../lib/aws-clients.js';
 import type { LeasefenceConfig } from '../../lib/config.js';
 import { createSqsWorkerHandler } from '../../lib/lambda/sqs-worker-handler.js';
+import { DEFAULT_DEADLINE_SHARDS } from '../../lib/store/table.js';
 import { WorkItemStore } from '../../lib/store/work-item-store.js';
-import { DEFAULT_DEADLINE_SHARDS } from '../../lib/table.js';
 import { ConsoleUnavailableError } from '../console/assets.js';
 import { startConsoleServer } from '../console/server.js';
 import { startAdminServer } from './admin-server.js';
 import { startDynalite, startSqsEngine } from './engines.js';
 import { StackAlreadyRunningError } from './errors.js';
-import { exampleJobs, type LoadedJobs } from './jobs-module.js';
+import { EXAMPLE_JOBS_SOURCE, exampleJobs, type LoadedJobs } from './jobs-module.js';
 import { DEFAULT_LOCAL_ACTOR } from './local-actor.js';
 import { QueuePollers } from './pollers.js';
 import { listenOn, type PortSetting } from './ports.js';
@@ -92,8 +92,8 @@ async function startLocalStack(options: LocalStackOptions): Promise<RunningLocal
       client.destroy();
       sqs.destroy();
     });
-    const resources = await ensureLocalResources(client, sqs, options.jobs?.tables ?? []);
-    const jobsSource = options.jobs ?? exampleJobs(resources.examplesTable);
+    const jobsSource = options.jobs ?? (await exampleJobs());
+    const resources = await ensureLocalResources(client, sqs, jobsSource.tables);
     const config: LeasefenceConfig = {
       jobsTable: resources.jobsTable,
       payloadsTable: resources.payloadsTable,
@@ -178,7 +178,11 @@ async function startLocalStack(options: LocalStackOptions): Promise<RunningLocal
         admin: admin.url,
         ...(operatorConsole ? { console: operatorConsole.url } : {}),
       },
-      tables: { jobs: resources.jobsTable, payloads: resources.payloadsTable, examples: resources.examplesTable },
+      tables: {
+        jobs: resources.jobsTable,
+        payloads: resources.payloadsTable,
+        ...(jobsSource.source === EXAMPLE_JOBS_SOURCE ? { examples: String(jobsSource.exports.EXAMPLES_TABLE) } : {}),
+      },
       queues: { jobs: resources.queueUrl, deadLetter: resources.deadLetterQueueUrl },
       jobs: { source: jobsSource.source, types: jobs.map((job) => job.type) },
     };

@@ -21,7 +21,7 @@ const stackStateSchema = z.strictObject({
     admin: z.string(),
     console: z.string().optional(),
   }),
-  tables: z.strictObject({ jobs: z.string(), payloads: z.string(), examples: z.string() }),
+  tables: z.strictObject({ jobs: z.string(), payloads: z.string(), examples: z.string().optional() }),
   queues: z.strictObject({ jobs: z.string(), deadLetter: z.string() }),
   /** Which jobs module the worker runs (`examples` or a path) and its job types. */
   jobs: z.strictObject({ source: z.string(), types: z.array(z.string()) }),

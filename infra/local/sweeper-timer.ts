@@ -1,7 +1,7 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { WorkItemStore } from '../../lib/store/work-item-store.js';
-import type { SweepSummary } from '../../lib/sweeper.js';
-import { sweepFromStoredCursor } from '../../lib/sweeper-cursor.js';
+import { sweepFromStoredCursor } from '../../lib/sweeper/cursor.js';
+import type { SweepSummary } from '../../lib/sweeper/sweeper.js';
 import { pause } from './pollers.js';
 
 /** What the local sweeper schedule needs. */

@@ -3,7 +3,7 @@ import { CreateTableCommand, type CreateTableCommandInput, DeleteTableCommand } 
 import { CreateQueueCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient, createSqsClient } from '../../lib/aws-clients.js';
-import { jobsTableDefinition, payloadsTableDefinition } from '../../lib/table.js';
+import { jobsTableDefinition, payloadsTableDefinition } from '../../lib/store/table.js';
 import { supportsTransactions } from '../local/capabilities.js';
 import { type RunningEngine, startDynalite, startSqsEngine } from '../local/engines.js';
 

@@ -4,7 +4,7 @@
  * The embedded engines (dynalite, fauxqs) are optional peer dependencies: install them as devDependencies.
  */
 export { ManualClock } from '../../lib/clock.js';
-export { jobsTableDefinition, payloadsTableDefinition } from '../../lib/table.js';
+export { jobsTableDefinition, payloadsTableDefinition } from '../../lib/store/table.js';
 export { EngineNotInstalledError, type RunningEngine, startDynalite, startSqsEngine } from '../local/engines.js';
 export type { BenchWorker, Delivery, PrepareTenant } from './bench.js';
 export { type ConformanceEngine, startConformanceEngine } from './conformance-engine.js';

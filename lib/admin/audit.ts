@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import { AUDIT_PARTITION, TableKeys } from '../table.js';
-import { parseInput } from '../validation.js';
+import { parseInput } from '../internal/validation.js';
+import { AUDIT_PARTITION, TableKeys } from '../store/table.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { type AdminDeps, adminClock } from './deps.js';
 import { pageLimitSchema } from './schemas.js';

@@ -1,7 +1,7 @@
 import { type JobIdentity, parseIdentity } from '../identity.js';
+import { parseInput } from '../internal/validation.js';
 import type { OperatorAction } from '../store/operator-transitions.js';
 import type { WorkItem } from '../store/work-item.js';
-import { parseInput } from '../validation.js';
 import type { AdminDeps } from './deps.js';
 import { actionSchema } from './schemas.js';
 

@@ -1,12 +1,12 @@
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import { mapBounded } from '../bounded-parallel.js';
 import { tenantIdSchema } from '../identity.js';
-import { PARKED_SHARD_READS_IN_FLIGHT, parkedShards } from '../parked-keys.js';
+import { mapBounded } from '../internal/bounded-parallel.js';
+import { parseInput } from '../internal/validation.js';
 import { PARKED_STATES, WorkState as State, WORK_STATES, type WorkState } from '../states.js';
-import { deadlineShardName, JobsIndex, KeyPrefix, TableKeys, tenantPartitionKeys } from '../table.js';
-import { parseInput } from '../validation.js';
+import { PARKED_SHARD_READS_IN_FLIGHT, parkedShards } from '../store/parked-keys.js';
+import { deadlineShardName, JobsIndex, KeyPrefix, TableKeys, tenantPartitionKeys } from '../store/table.js';
 import { type AdminDeps, adminClock } from './deps.js';
 
 /** Pages read per count at most (1 MB each): past that a count is a lower bound, marked incomplete. */

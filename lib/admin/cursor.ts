@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { InvalidInputError } from '../errors.js';
-import { JobsIndex } from '../table.js';
+import { JobsIndex } from '../store/table.js';
 import type { ShardPosition } from './shard-merge.js';
 
 /** Key attributes of our tables that hold numbers (index sort keys); every other key attribute is a string. */

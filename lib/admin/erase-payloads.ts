@@ -1,11 +1,11 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import { mapBounded } from '../bounded-parallel.js';
 import { tenantIdSchema } from '../identity.js';
-import { eraseBodyRequest } from '../payloads.js';
+import { mapBounded } from '../internal/bounded-parallel.js';
+import { parseInput } from '../internal/validation.js';
 import { sendConditional } from '../store/conditional-write.js';
-import { KeyPrefix, TableKeys, tenantPartitionKeys } from '../table.js';
-import { parseInput } from '../validation.js';
+import { eraseBodyRequest } from '../store/payloads.js';
+import { KeyPrefix, TableKeys, tenantPartitionKeys } from '../store/table.js';
 import { writeAuditRecord } from './audit.js';
 import { type AdminDeps, adminClock } from './deps.js';
 import { actorSchema, reasonSchema } from './schemas.js';

@@ -1,5 +1,5 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { JobsIndex } from '../table.js';
+import { JobsIndex } from '../store/table.js';
 import { deadLetterDepth } from './counts.js';
 import { type AdminDeps, adminClock } from './deps.js';
 import type { MetricCounts } from './signals.js';

@@ -1,8 +1,8 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { InvalidInputError } from '../errors.js';
+import { deadlineShardName, JobsIndex, TableKeys } from '../store/table.js';
 import type { WorkItemStore } from '../store/work-item-store.js';
-import { deadlineShardName, JobsIndex, TableKeys } from '../table.js';
 import { cutPage, rowsToEvaluate } from './filtered-page.js';
 import { type RecordView, recordView } from './views.js';
 

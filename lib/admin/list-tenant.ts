@@ -1,6 +1,6 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { WorkState } from '../states.js';
-import { KeyPrefix, TableKeys, tenantPartitionKeys } from '../table.js';
+import { KeyPrefix, TableKeys, tenantPartitionKeys } from '../store/table.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import type { AdminDeps } from './deps.js';
 import { cutPage, type Key, rowsToEvaluate } from './filtered-page.js';

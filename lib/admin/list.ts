@@ -1,11 +1,11 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import { mapBounded } from '../bounded-parallel.js';
 import { tenantIdSchema } from '../identity.js';
-import { PARKED_SHARD_READS_IN_FLIGHT, parkedShards } from '../parked-keys.js';
+import { mapBounded } from '../internal/bounded-parallel.js';
+import { parseInput } from '../internal/validation.js';
 import { isParkedState, PARKED_STATES, WORK_STATES, WorkState } from '../states.js';
-import { JobsIndex, TableKeys } from '../table.js';
-import { parseInput } from '../validation.js';
+import { PARKED_SHARD_READS_IN_FLIGHT, parkedShards } from '../store/parked-keys.js';
+import { JobsIndex, TableKeys } from '../store/table.js';
 import { decodeShardCursor, encodeShardCursor, type Key } from './cursor.js';
 import { type AdminDeps, adminClock } from './deps.js';
 import { listActive } from './list-active.js';

@@ -1,9 +1,9 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import type { JobIdentity } from '../identity.js';
+import { parseInput } from '../internal/validation.js';
 import { raiseFenceTransition } from '../store/operator-transitions.js';
-import { TableKeys } from '../table.js';
-import { parseInput } from '../validation.js';
+import { TableKeys } from '../store/table.js';
 import { writeAuditRecord } from './audit.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import type { AdminDeps } from './deps.js';

@@ -7,8 +7,8 @@ import {
 } from '@aws-sdk/client-sqs';
 import * as z from 'zod';
 import { ConfigurationError } from '../errors.js';
-import { parseEnvelope } from '../message.js';
-import { parseInput } from '../validation.js';
+import { parseInput } from '../internal/validation.js';
+import { parseEnvelope } from '../messaging/envelope.js';
 import { writeAuditRecord } from './audit.js';
 import type { AdminDeps } from './deps.js';
 import { actorSchema } from './schemas.js';

@@ -1,10 +1,10 @@
 import * as z from 'zod';
 import { type JobIdentity, parseIdentity } from '../identity.js';
+import { parseInput } from '../internal/validation.js';
 import { outcomeCodeSchema } from '../rules.js';
 import { WorkState } from '../states.js';
 import { resolveTransition } from '../store/operator-transitions.js';
 import type { WorkItem } from '../store/work-item.js';
-import { parseInput } from '../validation.js';
 import { type AdminDeps, adminClock } from './deps.js';
 import { type RequeueResult, requeueAction, requeueAndWake } from './retry.js';
 import { actorSchema, reasonSchema } from './schemas.js';

@@ -1,12 +1,12 @@
 import * as z from 'zod';
 import { OperatorStatementRequiredError } from '../errors.js';
 import { formatIdentity, type JobIdentity, parseIdentity } from '../identity.js';
+import { parseInput } from '../internal/validation.js';
+import { sendWakeSignals } from '../messaging/wake.js';
 import { WorkState } from '../states.js';
 import { type OperatorAction, requeueTransition } from '../store/operator-transitions.js';
+import { deadlineShardFor } from '../store/table.js';
 import type { OperatorStatement, WorkItem } from '../store/work-item.js';
-import { deadlineShardFor } from '../table.js';
-import { parseInput } from '../validation.js';
-import { sendWakeSignals } from '../wake.js';
 import { type AdminDeps, adminClock } from './deps.js';
 import { actionSchema } from './schemas.js';
 

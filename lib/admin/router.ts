@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { InvalidInputError } from '../errors.js';
+import { parseInput } from '../internal/validation.js';
 import type { WorkItem } from '../store/work-item.js';
-import { parseInput } from '../validation.js';
 import { listAuditRecords } from './audit.js';
 import { cancelItem } from './cancel.js';
 import { countItems } from './counts.js';

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { freeTextSchema } from '../free-text.js';
+import { freeTextSchema } from '../internal/free-text.js';
 import { PARKED_STATES } from '../states.js';
 
 /** Who acted: the IAM caller ARN from the Function URL (never from the request body); no control characters. */

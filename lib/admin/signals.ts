@@ -1,7 +1,7 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { MetricName } from '../metric-names.js';
 import { WorkState } from '../states.js';
-import { deadlineShardName, JobsIndex } from '../table.js';
+import { deadlineShardName, JobsIndex } from '../store/table.js';
 import type { CountsReport } from './counts.js';
 import { type AdminDeps, adminClock } from './deps.js';
 

@@ -1,5 +1,5 @@
-import { stateOfParkedKey } from '../parked-keys.js';
-import { JobsIndex, TableKeys, TTL_ATTRIBUTE } from '../table.js';
+import { stateOfParkedKey } from '../store/parked-keys.js';
+import { JobsIndex, TableKeys, TTL_ATTRIBUTE } from '../store/table.js';
 
 /** Storage-only attributes (keys, index keys, TTL) that mean nothing to an operator. */
 const HIDDEN_ATTRIBUTES = new Set<string>([

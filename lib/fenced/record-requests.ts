@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { PutCommandInput, UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { sha256Hex } from '../hashing.js';
+import { parseInput } from '../internal/validation.js';
 import { isWriterAttribute, tableNameSchema } from '../rules.js';
 import { isPlainRecord } from '../store/attribute-values.js';
 import { ExpressionBuilder } from '../store/expressions.js';
 import type { Claim } from '../store/work-item.js';
-import { parseInput } from '../validation.js';
 import {
   attributeMapSchema,
   attributePathSchema,

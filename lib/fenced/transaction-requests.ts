@@ -2,13 +2,13 @@ import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { InvalidInputError } from '../errors.js';
 import { sha256Hex } from '../hashing.js';
+import { parseInput } from '../internal/validation.js';
 import { tableNameSchema } from '../rules.js';
 import { ExpressionBuilder } from '../store/expressions.js';
 import { buildFencedUpdate, type HolderTransition, type TableContext } from '../store/requests.js';
+import { workItemKey } from '../store/table.js';
 import { completeTransition, type JobOutcome, stepTransition } from '../store/transitions.js';
 import type { Claim } from '../store/work-item.js';
-import { workItemKey } from '../table.js';
-import { parseInput } from '../validation.js';
 import {
   attributeMapSchema,
   attributePathSchema,

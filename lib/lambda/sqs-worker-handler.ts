@@ -8,7 +8,7 @@ import { type LeasefenceConfig, readConfig } from '../config.js';
 import type { IdentifierKey } from '../hashing.js';
 import { type AnyJobDefinition, JobRegistry } from '../job-definition.js';
 import { METRIC_NAMESPACE, serviceName } from '../metric-names.js';
-import { PayloadStore } from '../payloads.js';
+import { PayloadStore } from '../store/payloads.js';
 import { powertoolsTelemetry, type Telemetry } from '../telemetry.js';
 import type { PayloadResolver } from '../worker/load-payload.js';
 import { type MessageResult, WorkerRuntime } from '../worker/worker-runtime.js';

@@ -6,8 +6,8 @@ import { type LeasefenceConfig, readConfig } from '../config.js';
 import { ConfigurationError } from '../errors.js';
 import { METRIC_NAMESPACE, MetricName, serviceName } from '../metric-names.js';
 import type { WorkItemStore } from '../store/work-item-store.js';
-import type { SweepSummary } from '../sweeper.js';
-import { sweepFromStoredCursor } from '../sweeper-cursor.js';
+import { sweepFromStoredCursor } from '../sweeper/cursor.js';
+import type { SweepSummary } from '../sweeper/sweeper.js';
 import { createHandlerClients } from './clients.js';
 
 /** Options of the sweeper handler; everything defaults to the Lambda environment. */

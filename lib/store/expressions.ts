@@ -1,4 +1,4 @@
-import { memoizeBounded } from '../memoize.js';
+import { memoizeBounded } from '../internal/memoize.js';
 
 /** `#name` with every character a placeholder cannot hold replaced; memoised, as the same names recur on every job. */
 const placeholderFor = memoizeBounded((segment) => `#${segment.replace(/[^A-Za-z0-9_]/g, '_')}`, 512);

@@ -1,9 +1,9 @@
 import type { UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { JobIdentity } from '../identity.js';
 import type { WorkState } from '../states.js';
-import { workItemKey } from '../table.js';
 import { ExpressionBuilder } from './expressions.js';
 import type { TableContext } from './requests.js';
+import { workItemKey } from './table.js';
 import type { AuditEntry, OperatorStatement } from './work-item.js';
 
 /**

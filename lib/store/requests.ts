@@ -1,10 +1,10 @@
 import type { PutCommandInput, UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { JobIdentity } from '../identity.js';
-import { parkedKeysOf } from '../parked-keys.js';
 import { WorkState } from '../states.js';
-import { deadlineShardFor, TableKeys, workItemKey } from '../table.js';
 import { ATTEMPT_HISTORY_ATTRIBUTE, closeAttempts, openAttempt } from './attempt-history.js';
 import { ExpressionBuilder } from './expressions.js';
+import { parkedKeysOf } from './parked-keys.js';
+import { deadlineShardFor, TableKeys, workItemKey } from './table.js';
 import type { Claim, StoredTargetClass, WorkItem } from './work-item.js';
 
 /** Where a request goes: the jobs table and its deadline-index shard count. */

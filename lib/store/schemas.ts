@@ -1,8 +1,8 @@
 import * as z from 'zod';
 import { identitySchema } from '../identity.js';
-import type { JobEnvelope } from '../message.js';
+import { parseInputOnce, vouchFor } from '../internal/validation.js';
+import type { JobEnvelope } from '../messaging/envelope.js';
 import { jobTypeSchema } from '../rules.js';
-import { parseInputOnce, vouchFor } from '../validation.js';
 import type { NewWorkItem } from './requests.js';
 
 /** SHA-256 in lowercase hex. */

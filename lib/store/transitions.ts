@@ -1,6 +1,6 @@
+import { parseInputOnce, vouchFor } from '../internal/validation.js';
 import { jobOutcomeSchema } from '../rules.js';
 import { WorkState } from '../states.js';
-import { parseInputOnce, vouchFor } from '../validation.js';
 import { type HolderTransition, LEASE_ATTRIBUTES, parkedAttributes } from './requests.js';
 import type { Claim, WorkItem } from './work-item.js';
 

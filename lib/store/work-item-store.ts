@@ -9,10 +9,9 @@ import {
   UnexpectedItemError,
 } from '../errors.js';
 import { formatIdentity, type JobIdentity, parseIdentity } from '../identity.js';
+import { parseInput, parseInputOnce } from '../internal/validation.js';
 import { stepNameSchema } from '../rules.js';
 import { WorkState } from '../states.js';
-import { DEFAULT_DEADLINE_SHARDS, workItemKey } from '../table.js';
-import { parseInput, parseInputOnce } from '../validation.js';
 import { openAttempt } from './attempt-history.js';
 import { sendConditional } from './conditional-write.js';
 import { buildOperatorUpdate, type OperatorTransition } from './operator-requests.js';
@@ -27,6 +26,7 @@ import {
   type TableContext,
 } from './requests.js';
 import { leaseRequestSchema, parseNewWorkItem } from './schemas.js';
+import { DEFAULT_DEADLINE_SHARDS, workItemKey } from './table.js';
 import {
   completeTransition,
   type FailureReport,

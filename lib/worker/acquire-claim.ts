@@ -1,6 +1,6 @@
 import { PayloadConflictError } from '../errors.js';
 import type { AnyJobDefinition } from '../job-definition.js';
-import type { JobEnvelope } from '../message.js';
+import type { JobEnvelope } from '../messaging/envelope.js';
 import { WorkState } from '../states.js';
 import { newWorkItemFromEnvelope } from '../store/schemas.js';
 import type { Claim, WorkItem } from '../store/work-item.js';

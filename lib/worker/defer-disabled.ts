@@ -1,6 +1,6 @@
 import { PayloadConflictError } from '../errors.js';
 import type { JobDefinition } from '../job-definition.js';
-import type { JobEnvelope } from '../message.js';
+import type { JobEnvelope } from '../messaging/envelope.js';
 import type { WorkItemStore } from '../store/work-item-store.js';
 
 /** What deferring a message of a switched-off job type came to. */

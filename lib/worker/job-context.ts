@@ -1,10 +1,10 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { FencedRecords } from '../fenced-records.js';
-import { FencedTransactions } from '../fenced-transaction.js';
+import { FencedRecords } from '../fenced/records.js';
+import { parseStep, parseStepName, StepLedger } from '../fenced/steps.js';
+import { FencedTransactions } from '../fenced/transaction.js';
 import { sha256Hex } from '../hashing.js';
 import type { JobIdentity } from '../identity.js';
 import type { JobContext, ProviderDeclaration } from '../job-definition.js';
-import { parseStep, parseStepName, StepLedger } from '../steps.js';
 import type { Claim } from '../store/work-item.js';
 import type { WorkItemStore } from '../store/work-item-store.js';
 import type { AttemptAbort } from './attempt-abort.js';

@@ -7,11 +7,11 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { EXAMPLE_WORKER_ENTRY } from '../../infra/app/stacks/leasefence-stack.js';
+import { cdkJsonContext } from '../../infra/app/synth.js';
 import { FencedJobQueue, type FencedJobQueueProps, type TenantScopedAction } from '../../infra/construct/index.js';
-import { EXAMPLE_WORKER_ENTRY } from '../../infra/stacks/leasefence-stack.js';
-import { cdkJsonContext } from '../../infra/synth.js';
 import { EnvironmentVariable } from '../../lib/config.js';
-import { AUDIT_PARTITION, tenantPartitionKeys, workItemKey } from '../../lib/table.js';
+import { AUDIT_PARTITION, tenantPartitionKeys, workItemKey } from '../../lib/store/table.js';
 import {
   permissionLines,
   permissionsOfFunction,

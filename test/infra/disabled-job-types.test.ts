@@ -1,9 +1,9 @@
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
+import { EXAMPLE_WORKER_ENTRY } from '../../infra/app/stacks/leasefence-stack.js';
+import { cdkJsonContext } from '../../infra/app/synth.js';
 import { FencedJobQueue } from '../../infra/construct/index.js';
-import { EXAMPLE_WORKER_ENTRY } from '../../infra/stacks/leasefence-stack.js';
-import { cdkJsonContext } from '../../infra/synth.js';
 import { EnvironmentVariable } from '../../lib/config.js';
 
 /** A stack without bundling (props only; bundling is covered by synth.test.ts). */

@@ -1,8 +1,8 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LeasefenceStack } from '../../infra/stacks/leasefence-stack.js';
-import { type SynthResult, synthLeasefenceApp } from '../../infra/synth.js';
-import { AUDIT_PARTITION } from '../../lib/table.js';
+import type { LeasefenceStack } from '../../infra/app/stacks/leasefence-stack.js';
+import { type SynthResult, synthLeasefenceApp } from '../../infra/app/synth.js';
+import { AUDIT_PARTITION } from '../../lib/store/table.js';
 import {
   logicalIdOf,
   type Permission,

@@ -5,10 +5,10 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LeasefenceStack } from '../../infra/app/stacks/leasefence-stack.js';
+import { EXAMPLE_WORKER_ENTRY } from '../../infra/app/stacks/leasefence-stack.js';
+import { cdkJsonContext, synthLeasefenceApp } from '../../infra/app/synth.js';
 import { FencedJobQueue } from '../../infra/construct/index.js';
-import type { LeasefenceStack } from '../../infra/stacks/leasefence-stack.js';
-import { EXAMPLE_WORKER_ENTRY } from '../../infra/stacks/leasefence-stack.js';
-import { cdkJsonContext, synthLeasefenceApp } from '../../infra/synth.js';
 
 let app: App;
 let stack: LeasefenceStack;

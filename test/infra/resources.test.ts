@@ -1,12 +1,12 @@
 import { rmSync } from 'node:fs';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXAMPLES_TABLE_VARIABLE, examplesTableDefinition } from '../../functions/jobs/examples-table.js';
-import type { LeasefenceStack } from '../../infra/stacks/leasefence-stack.js';
-import { type SynthResult, synthLeasefenceApp } from '../../infra/synth.js';
+import { EXAMPLES_TABLE_VARIABLE, examplesTableDefinition } from '../../examples/jobs/examples-table.js';
+import type { LeasefenceStack } from '../../infra/app/stacks/leasefence-stack.js';
+import { type SynthResult, synthLeasefenceApp } from '../../infra/app/synth.js';
 import { EnvironmentVariable } from '../../lib/config.js';
 import { METRIC_NAMESPACE, MetricName } from '../../lib/metric-names.js';
-import { jobsTableDefinition, payloadsTableDefinition, TTL_ATTRIBUTE } from '../../lib/table.js';
+import { jobsTableDefinition, payloadsTableDefinition, TTL_ATTRIBUTE } from '../../lib/store/table.js';
 import { logicalIdOf, resourcesOfType, type Template as TemplateJson } from './support/template-queries.js';
 
 let stack: LeasefenceStack;

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BundleSizes, bundleSizesOf, formatBundleSizes, writeBundleSizes } from '../../infra/bundle-size.js';
-import { type SynthResult, synthLeasefenceApp } from '../../infra/synth.js';
+import { type BundleSizes, bundleSizesOf, formatBundleSizes, writeBundleSizes } from '../../infra/app/bundle-size.js';
+import { type SynthResult, synthLeasefenceApp } from '../../infra/app/synth.js';
 import { EnvironmentVariable } from '../../lib/config.js';
 import { logicalIdOf, type Template } from './support/template-queries.js';
 
@@ -18,7 +18,7 @@ let programmatic: SynthResult;
 let cli: { outdir: string; template: Template; validationReport: { pluginReports: Array<{ violations: unknown[] }> } };
 let sizes: BundleSizes;
 
-/** Runs `cdk synth` as `npm run synth` does (cdk.json → infra/app.ts, cdk-nag on), offline, minus metadata. */
+/** Runs `cdk synth` as `npm run synth` does (cdk.json → infra/app/app.ts, cdk-nag on), offline, minus metadata. */
 function cdkSynth(): typeof cli {
   const outdir = mkdtempSync(join(tmpdir(), 'leasefence-synth-'));
   const run = spawnSync(

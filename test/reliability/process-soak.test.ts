@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobIdentity } from '../../lib/identity.js';
-import { sendJob } from '../../lib/producer.js';
+import { sendJob } from '../../lib/messaging/producer.js';
 import type { WorkItem } from '../../lib/store/work-item.js';
 import { budget, runSeed } from './support/chaos-mode.js';
 import { createProcessFixture, type ProcessFixture } from './support/process-fixture.js';

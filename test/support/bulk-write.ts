@@ -1,5 +1,5 @@
 import { BatchWriteCommand, type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { mapBounded } from '../../lib/bounded-parallel.js';
+import { mapBounded } from '../../lib/internal/bounded-parallel.js';
 
 /** BatchWriteItem takes at most 25 requests. */
 const BATCH_SIZE = 25;

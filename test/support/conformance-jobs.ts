@@ -1,6 +1,6 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import { examplesTableDefinition } from '../../functions/jobs/examples-table.js';
+import { examplesTableDefinition } from '../../examples/jobs/examples-table.js';
 import type { JobConformanceModule } from '../../infra/testing/module.js';
 import { defineJob, type JobContext, type JobDefinition } from '../../lib/job-definition.js';
 import { FakeGateway, FakeMailer } from './fake-external.js';

@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { recordQuarantine } from '../../lib/quarantine.js';
 import type { WorkState } from '../../lib/states.js';
 import type { AttemptRecord } from '../../lib/store/attempt-history.js';
+import { recordQuarantine } from '../../lib/store/quarantine.js';
 import type { WorkItem } from '../../lib/store/work-item.js';
 import { putWorkItem } from './factories.js';
 

@@ -3,9 +3,9 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { expect } from 'vitest';
 import type { JobIdentity } from '../../lib/identity.js';
 import type { WorkState } from '../../lib/states.js';
+import { workItemKey } from '../../lib/store/table.js';
 import type { Claim, WorkItem } from '../../lib/store/work-item.js';
 import type { ClaimResult, EnqueueResult, WorkItemStore } from '../../lib/store/work-item-store.js';
-import { workItemKey } from '../../lib/table.js';
 
 /** Reads the item (strongly consistent) and asserts it exists in `state`. Returns it for further checks. */
 async function expectState(store: WorkItemStore, identity: JobIdentity, state: WorkState): Promise<WorkItem> {

@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { payloadHash } from '../../lib/hashing.js';
 import type { JobIdentity } from '../../lib/identity.js';
-import { parkedKeysOf } from '../../lib/parked-keys.js';
 import type { WorkState } from '../../lib/states.js';
+import { parkedKeysOf } from '../../lib/store/parked-keys.js';
 import type { NewWorkItem } from '../../lib/store/requests.js';
+import { DEFAULT_DEADLINE_SHARDS, deadlineShardFor, workItemKey } from '../../lib/store/table.js';
 import type { WorkItem } from '../../lib/store/work-item.js';
-import { DEFAULT_DEADLINE_SHARDS, deadlineShardFor, workItemKey } from '../../lib/table.js';
 
 /** A fixed instant the factories use when the test gives none (the ManualClock default). */
 const FACTORY_NOW = Date.UTC(2026, 0, 1);

@@ -1,6 +1,6 @@
 import { CreateTableCommand, DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { jobsTableDefinition, payloadsTableDefinition } from '../../lib/table.js';
+import { jobsTableDefinition, payloadsTableDefinition } from '../../lib/store/table.js';
 
 // Table set-up shared by the test engines and the benchmark (no vitest import: the benchmark bundles it).
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../lib/errors.js';
 import { formatIdentity, parseIdentity } from '../../lib/identity.js';
-import { workItemKey } from '../../lib/table.js';
+import { workItemKey } from '../../lib/store/table.js';
 import { expectThrown } from '../support/expectations.js';
 
 describe('parseIdentity', () => {

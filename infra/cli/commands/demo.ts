@@ -2,14 +2,14 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { createDocumentClient, createSqsClient } from '../../../lib/aws-clients.js';
-import { runDemo } from '../../local/demo/run-demo.js';
-import type { DemoEnvironment, DemoReport } from '../../local/demo/types.js';
-import { EXAMPLE_JOBS_SOURCE } from '../../local/jobs-module.js';
+import type { DemoEnvironment, DemoReport } from '../../local/demo-types.js';
+import { EXAMPLE_JOBS_SOURCE, loadDemo } from '../../local/jobs-module.js';
 import { startLocalStack } from '../../local/stack.js';
 import { readLiveStackState, type StackState } from '../../local/state-file.js';
 import { type CommandSpec, parseCommandLine } from '../args.js';
 import type { CliCommand } from '../command.js';
 import { formatDemoReport } from '../demo-report.js';
+import { UsageError } from '../errors.js';
 import { ANY_PORTS } from '../local-options.js';
 import { type Io, printJson } from '../output.js';
 import { commonShape } from '../schemas.js';
@@ -38,12 +38,15 @@ const schema = z.strictObject({
 
 /** The demo's view of a local stack. */
 function demoEnvironment(state: StackState, client: DynamoDBDocumentClient, sqs: SQSClient): DemoEnvironment {
+  const examples = state.tables.examples;
+  if (examples === undefined)
+    throw new UsageError('the demo needs the example jobs: this stack runs another jobs module');
   return {
     dynamodbEndpoint: state.endpoints.dynamodb,
     client,
     sqs,
     queueUrl: state.queues.jobs,
-    tables: state.tables,
+    tables: { ...state.tables, examples },
     engineName: 'dynalite',
   };
 }
@@ -73,7 +76,7 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
     const client = createDocumentClient({ endpoint: state.endpoints.dynamodb });
     const sqs = createSqsClient({ endpoint: state.endpoints.sqs });
     try {
-      return printDemo(io, await runDemo(demoEnvironment(state, client, sqs), options), input.json);
+      return printDemo(io, await (await loadDemo())(demoEnvironment(state, client, sqs), options), input.json);
     } finally {
       client.destroy();
       sqs.destroy();
@@ -91,7 +94,11 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
     log: () => {},
   });
   try {
-    return printDemo(io, await runDemo(demoEnvironment(stack.state, stack.client, stack.sqs), options), input.json);
+    return printDemo(
+      io,
+      await (await loadDemo())(demoEnvironment(stack.state, stack.client, stack.sqs), options),
+      input.json,
+    );
   } finally {
     await stack.stop();
   }

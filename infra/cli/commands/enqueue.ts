@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import * as z from 'zod';
 import { formatIdentity } from '../../../lib/identity.js';
-import { sendJob } from '../../../lib/producer.js';
+import { sendJob } from '../../../lib/messaging/producer.js';
 import { jobTypeSchema } from '../../../lib/rules.js';
 import { EXAMPLE_JOBS_SOURCE, exampleJobs, loadJobsModule } from '../../local/jobs-module.js';
 import { type CommandSpec, parseCommandLine } from '../args.js';
@@ -78,7 +78,7 @@ async function readPayload(input: z.infer<typeof schema>): Promise<unknown> {
 /** The job definitions the target runs: --jobs, else the local stack's jobs module, else the example jobs. */
 async function targetJobs(input: z.infer<typeof schema>, target: CliTarget) {
   const source = input.jobs ?? target.local?.jobs.source ?? EXAMPLE_JOBS_SOURCE;
-  const loaded = source === EXAMPLE_JOBS_SOURCE ? exampleJobs('examples') : await loadJobsModule(source);
+  const loaded = source === EXAMPLE_JOBS_SOURCE ? await exampleJobs() : await loadJobsModule(source);
   return loaded.build({ tables: {} });
 }
 

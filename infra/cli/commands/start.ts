@@ -1,8 +1,7 @@
 import { relative } from 'node:path';
 import * as z from 'zod';
 import { jobTypeSchema } from '../../../lib/rules.js';
-import { runDemo } from '../../local/demo/run-demo.js';
-import { loadJobsModule } from '../../local/jobs-module.js';
+import { loadDemo, loadJobsModule } from '../../local/jobs-module.js';
 import { LocalQueueSettings } from '../../local/resources.js';
 import { type RunningLocalStack, startLocalStack } from '../../local/stack.js';
 import { DEFAULT_LOCAL_DIR } from '../../local/state-file.js';
@@ -206,7 +205,7 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
   else io.out(banner(stack, input, dir));
   if (input.demo) {
     try {
-      const report = await runDemo(demoEnvironment(stack.state, stack.client, stack.sqs));
+      const report = await (await loadDemo())(demoEnvironment(stack.state, stack.client, stack.sqs));
       log('');
       printDemo({ ...io, out: log }, report, false);
       log('\nthe stack keeps running: try the commands above, Ctrl-C to stop');

@@ -1,5 +1,5 @@
-import { mapBounded } from '../../../lib/bounded-parallel.js';
-import { DEFAULT_DEADLINE_SHARDS, deadlineShardFor } from '../../../lib/table.js';
+import { mapBounded } from '../../../lib/internal/bounded-parallel.js';
+import { DEFAULT_DEADLINE_SHARDS, deadlineShardFor } from '../../../lib/store/table.js';
 import { startBenchEngine } from '../support/bench-engine.js';
 import { leasefenceMessage } from '../support/jobs.js';
 import { createLeasefenceWorker } from '../support/leasefence-worker.js';

@@ -124,7 +124,7 @@ function sweeperSection(results: BenchResults): string {
   return [
     '## 4. Sweeper: cost per sweep vs table size',
     '',
-    'One `sweep()` (lib/sweeper.ts) over a table with 100 expired leases (half with attempts left ▶ wake-up, half exhausted ▶ unknown) among healthy rows (live leases and future retries in the deadline index, finished and parked rows outside it). Rows loaded with BatchWriteItem, 25 per request, 4 writers.',
+    'One `sweep()` (lib/sweeper/sweeper.ts) over a table with 100 expired leases (half with attempts left ▶ wake-up, half exhausted ▶ unknown) among healthy rows (live leases and future retries in the deadline index, finished and parked rows outside it). Rows loaded with BatchWriteItem, 25 per request, 4 writers.',
     '',
     table(
       [
@@ -168,7 +168,7 @@ function bundleSection(results: BenchResults): string {
   return [
     '## 5. Lambda bundles: minified size and module initialisation',
     '',
-    "leasefence functions: the project's CDK synth (infra/synth.ts, sizes by infra/bundle-size.ts), esbuild minified ESM, once with the AWS SDK external (`bundleAwsSdk: false`, the construct's default: the Lambda runtime provides SDK v3) and once bundled. Peer: an SQS handler with Powertools batch + `makeIdempotent` (test/bench/bundle/peer-handler.ts) bundled with the same esbuild settings. Init = time of `import()` of the bundle in a fresh `node` process (median of N, round-robin across bundles): module evaluation of a cold start, not the Lambda runtime's own start. SDK-external bundles import the SDK from node_modules, as they would from the runtime.",
+    "leasefence functions: the project's CDK synth (infra/app/synth.ts, sizes by infra/app/bundle-size.ts), esbuild minified ESM, once with the AWS SDK external (`bundleAwsSdk: false`, the construct's default: the Lambda runtime provides SDK v3) and once bundled. Peer: an SQS handler with Powertools batch + `makeIdempotent` (test/bench/bundle/peer-handler.ts) bundled with the same esbuild settings. Init = time of `import()` of the bundle in a fresh `node` process (median of N, round-robin across bundles): module evaluation of a cold start, not the Lambda runtime's own start. SDK-external bundles import the SDK from node_modules, as they would from the runtime.",
     '',
     table(
       [

@@ -5,8 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { AssetStaging } from 'aws-cdk-lib';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { build } from 'esbuild';
-import { type BundleSizes, bundleSizesOf } from '../../../infra/bundle-size.js';
-import { synthLeasefenceApp } from '../../../infra/synth.js';
+import { type BundleSizes, bundleSizesOf } from '../../../infra/app/bundle-size.js';
+import { synthLeasefenceApp } from '../../../infra/app/synth.js';
 import { constructBundling } from '../support/construct-bundling.js';
 import { type InitTarget, type InitTime, measureInitTimes } from '../support/init-time.js';
 import { nowMs } from '../support/stats.js';
@@ -82,7 +82,7 @@ function resolvable(file: string, name: string): string {
 }
 
 /**
- * Figure 5: the three leasefence bundles (through the project's own CDK synth and infra/bundle-size.ts) and a
+ * Figure 5: the three leasefence bundles (through the project's own CDK synth and infra/app/bundle-size.ts) and a
  * Powertools-idempotency SQS handler bundled the same way, with the AWS SDK external (the construct's default)
  * and bundled; then the import time of each bundle in fresh node processes.
  */

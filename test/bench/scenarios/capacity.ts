@@ -2,9 +2,9 @@ import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { ManualClock } from '../../../lib/clock.js';
 import { payloadHash } from '../../../lib/hashing.js';
+import { jobsTableDefinition, payloadsTableDefinition, workItemKey } from '../../../lib/store/table.js';
 import { WorkItemStore } from '../../../lib/store/work-item-store.js';
-import { sweep } from '../../../lib/sweeper.js';
-import { jobsTableDefinition, payloadsTableDefinition, workItemKey } from '../../../lib/table.js';
+import { sweep } from '../../../lib/sweeper/sweeper.js';
 import type { BenchEngine } from '../support/bench-engine.js';
 import { itemSize, tableShape } from '../support/capacity.js';
 import { type CapacityRecorder, recordCapacity } from '../support/capacity-recorder.js';
@@ -102,7 +102,7 @@ async function leasefenceUnits(engine: BenchEngine, sqs: SQSClient, queueUrl: st
     expectExecuted(a.runtime.handleMessage(leasefenceMessage(id(1), 'inline')), 'inline'),
   );
   out.inline = sum(producer, inline);
-  // A delayed job (lib/delayed-job.ts): the producer writes the queued row, due later, and sends a wake-up
+  // A delayed job (lib/messaging/delayed-job.ts): the producer writes the queued row, due later, and sends a wake-up
   // with DelaySeconds; when it arrives the worker claims the row and completes.
   const delayed = id(2);
   const scheduled = await measure(ra, () =>
@@ -199,7 +199,7 @@ async function peerUnits(engine: BenchEngine) {
   return { out, check: [...recorder.records, ...rivalRecorder.records] };
 }
 
-/** Identities, job types and refs shaped like the example jobs' (functions/jobs, infra/local/demo/cases.ts). */
+/** Identities, job types and refs shaped like the example jobs' (examples/jobs, examples/demo/cases.ts). */
 const EXAMPLE_JOBS = [
   { tenantId: 'm_4471', operationId: 'refund-r_815', jobType: 'refund-settlement', steps: ['charge', 'notify'] },
   {

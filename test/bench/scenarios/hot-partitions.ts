@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { TENANT_BUCKETS } from '../../../lib/table.js';
+import { TENANT_BUCKETS } from '../../../lib/store/table.js';
 import type { BenchEngine } from '../support/bench-engine.js';
 import { runJsonChild } from '../support/child-json.js';
 

@@ -5,7 +5,7 @@ import { ManualClock } from '../../../lib/clock.js';
 import { WorkState } from '../../../lib/states.js';
 import type { WorkItem } from '../../../lib/store/work-item.js';
 import { WorkItemStore } from '../../../lib/store/work-item-store.js';
-import { sweep } from '../../../lib/sweeper.js';
+import { sweep } from '../../../lib/sweeper/sweeper.js';
 import { batchPutItems } from '../../support/bulk-write.js';
 import { workItemInState } from '../../support/factories.js';
 import { countRequests } from '../../support/request-counter.js';

@@ -1,4 +1,4 @@
-import { mapBounded } from '../../../lib/bounded-parallel.js';
+import { mapBounded } from '../../../lib/internal/bounded-parallel.js';
 import type { BenchEngine } from '../support/bench-engine.js';
 import { benchIdentity, leasefenceMessage, peerJob, runName } from '../support/jobs.js';
 import { createLeasefenceWorker } from '../support/leasefence-worker.js';

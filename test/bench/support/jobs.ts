@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import { payloadHash } from '../../../lib/hashing.js';
 import type { JobIdentity } from '../../../lib/identity.js';
-import { type JobEnvelope, serializeEnvelope } from '../../../lib/message.js';
+import { type JobEnvelope, serializeEnvelope } from '../../../lib/messaging/envelope.js';
 import type { QueueMessage } from '../../../lib/worker/worker-runtime.js';
 
 /** The job type both systems run. */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseEnvelope } from '../../../lib/message.js';
+import { parseEnvelope } from '../../../lib/messaging/envelope.js';
 import { WorkState } from '../../../lib/states.js';
 import { type AdminFixture, createAdminFixture } from '../../support/admin.js';
 import { expectState } from '../../support/expectations.js';

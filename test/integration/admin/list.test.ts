@@ -1,8 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobIdentity } from '../../../lib/identity.js';
-import { recordQuarantine } from '../../../lib/quarantine.js';
 import { WorkState } from '../../../lib/states.js';
-import { DEFAULT_DEADLINE_SHARDS, deadlineShardFor, deadlineShardName, tenantBucketOf } from '../../../lib/table.js';
+import { recordQuarantine } from '../../../lib/store/quarantine.js';
+import {
+  DEFAULT_DEADLINE_SHARDS,
+  deadlineShardFor,
+  deadlineShardName,
+  tenantBucketOf,
+} from '../../../lib/store/table.js';
 import { type AdminFixture, createAdminFixture } from '../../support/admin.js';
 import { newIdentity, putWorkItem } from '../../support/factories.js';
 

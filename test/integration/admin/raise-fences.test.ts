@@ -2,7 +2,7 @@ import { CreateTableCommand, DeleteTableCommand } from '@aws-sdk/client-dynamodb
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { examplesTableDefinition } from '../../../functions/jobs/examples-table.js';
+import { examplesTableDefinition } from '../../../examples/jobs/examples-table.js';
 import { main } from '../../../infra/cli/main.js';
 import type { AdminDeps } from '../../../lib/admin/deps.js';
 import { raiseFences } from '../../../lib/admin/raise-fences.js';
@@ -10,7 +10,7 @@ import { handleAdminRequest } from '../../../lib/admin/router.js';
 import { writerOperation } from '../../../lib/fenced/fence-rules.js';
 import { payloadHash } from '../../../lib/hashing.js';
 import { defineJob } from '../../../lib/job-definition.js';
-import { sweep } from '../../../lib/sweeper.js';
+import { sweep } from '../../../lib/sweeper/sweeper.js';
 import { engineEndpoints, testDocumentClient, uniqueName } from '../../support/engine.js';
 import { createWorkerHarness, type WorkerHarness } from '../../support/worker-harness.js';
 import { captureIo } from '../../unit/cli/io.js';

@@ -2,7 +2,7 @@ import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/li
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../lib/clock.js';
 import { CapabilityMissingError, OwnershipLostError } from '../../../lib/errors.js';
-import { FencedTransactions, type SharedWrite } from '../../../lib/fenced-transaction.js';
+import { FencedTransactions, type SharedWrite } from '../../../lib/fenced/transaction.js';
 import { payloadHash } from '../../../lib/hashing.js';
 import type { JobIdentity } from '../../../lib/identity.js';
 import type { Claim } from '../../../lib/store/work-item.js';

@@ -2,7 +2,7 @@ import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../lib/clock.js';
 import { FenceRejectedError } from '../../../lib/errors.js';
-import { FencedRecords } from '../../../lib/fenced-records.js';
+import { FencedRecords } from '../../../lib/fenced/records.js';
 import { payloadHash } from '../../../lib/hashing.js';
 import type { Claim } from '../../../lib/store/work-item.js';
 import { WorkItemStore } from '../../../lib/store/work-item-store.js';

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentClient, createSqsClient } from '../../../lib/aws-clients.js';
 import { systemClock } from '../../../lib/clock.js';
 import { payloadHash } from '../../../lib/hashing.js';
-import { PayloadStore } from '../../../lib/payloads.js';
+import { PayloadStore } from '../../../lib/store/payloads.js';
 import { killAll, runCli, startMemoryStack, tempLocalDir } from '../../support/cli-runner.js';
 import { putWorkItem } from '../../support/factories.js';
 

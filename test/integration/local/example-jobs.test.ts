@@ -2,11 +2,11 @@ import { CreateTableCommand, DeleteTableCommand } from '@aws-sdk/client-dynamodb
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createExampleJobs, examplesTableDefinition } from '../../../functions/jobs/index.js';
-import { statementRecordKey } from '../../../functions/jobs/statement-publication.js';
-import { runDemo, stallSpecs } from '../../../infra/local/demo/run-demo.js';
-import { runStalledWorker } from '../../../infra/local/demo/stall.js';
-import type { DemoEnvironment, DemoReport } from '../../../infra/local/demo/types.js';
+import { runDemo, stallSpecs } from '../../../examples/demo/run-demo.js';
+import { runStalledWorker } from '../../../examples/demo/stall.js';
+import { createExampleJobs, examplesTableDefinition } from '../../../examples/jobs/index.js';
+import { statementRecordKey } from '../../../examples/jobs/statement-publication.js';
+import type { DemoEnvironment, DemoReport } from '../../../infra/local/demo-types.js';
 import { QueuePollers } from '../../../infra/local/pollers.js';
 import { createSqsWorkerHandler } from '../../../lib/lambda/sqs-worker-handler.js';
 import { countingTelemetry } from '../../../lib/telemetry.js';

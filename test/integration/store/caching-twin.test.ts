@@ -1,11 +1,11 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cachingTwin, createDocumentClient } from '../../../lib/aws-clients.js';
-import { mapBounded } from '../../../lib/bounded-parallel.js';
 import { ManualClock } from '../../../lib/clock.js';
 import { FenceRejectedError, OwnershipLostError } from '../../../lib/errors.js';
-import { FencedRecords } from '../../../lib/fenced-records.js';
+import { FencedRecords } from '../../../lib/fenced/records.js';
 import { payloadHash } from '../../../lib/hashing.js';
+import { mapBounded } from '../../../lib/internal/bounded-parallel.js';
 import { WorkItemStore } from '../../../lib/store/work-item-store.js';
 import { createTestTables, engineEndpoints, type TestTables, testDocumentClient } from '../../support/engine.js';
 import { expectClaimed, expectCreatedClaim, expectRejection } from '../../support/expectations.js';

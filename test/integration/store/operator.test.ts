@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IllegalTransitionError, ItemNotFoundError, OwnershipLostError } from '../../../lib/errors.js';
 import { WorkState } from '../../../lib/states.js';
 import { requeueTransition, resolveTransition } from '../../../lib/store/operator-transitions.js';
+import { deadlineShardFor } from '../../../lib/store/table.js';
 import type { WorkItem } from '../../../lib/store/work-item.js';
-import { deadlineShardFor } from '../../../lib/table.js';
 import { createTestTables, type TestTables } from '../../support/engine.js';
 import {
   expectClaimed,

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parkedStateKey, parkedTenantStateKey, quarantineBucketOf } from '../../../lib/parked-keys.js';
-import { recordQuarantine } from '../../../lib/quarantine.js';
 import { WorkState } from '../../../lib/states.js';
-import { quarantineKey, TTL_ATTRIBUTE } from '../../../lib/table.js';
+import { parkedStateKey, parkedTenantStateKey, quarantineBucketOf } from '../../../lib/store/parked-keys.js';
+import { recordQuarantine } from '../../../lib/store/quarantine.js';
+import { quarantineKey, TTL_ATTRIBUTE } from '../../../lib/store/table.js';
 import { createTestTables, type TestTables } from '../../support/engine.js';
 import { eventually } from '../../support/expectations.js';
 import { queryParkedByState, queryParkedByTenant, type StoreFixture, storeFixture } from '../../support/store.js';

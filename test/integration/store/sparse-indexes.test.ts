@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobIdentity } from '../../../lib/identity.js';
-import { parkedStateKey, parkedTenantStateKey } from '../../../lib/parked-keys.js';
 import { WorkState } from '../../../lib/states.js';
+import { parkedStateKey, parkedTenantStateKey } from '../../../lib/store/parked-keys.js';
+import { deadlineShardFor, tenantBucketOf, workItemKey } from '../../../lib/store/table.js';
 import type { Claim, WorkItem } from '../../../lib/store/work-item.js';
 import type { WorkItemStore } from '../../../lib/store/work-item-store.js';
-import { deadlineShardFor, tenantBucketOf, workItemKey } from '../../../lib/table.js';
 import { createTestTables, type TestTables } from '../../support/engine.js';
 import { eventually, expectCreatedClaim, expectState } from '../../support/expectations.js';
 import { newIdentity, newWorkItem } from '../../support/factories.js';

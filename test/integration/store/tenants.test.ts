@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../../lib/errors.js';
 import { payloadHash } from '../../../lib/hashing.js';
 import { WorkState } from '../../../lib/states.js';
-import { workItemKey } from '../../../lib/table.js';
+import { workItemKey } from '../../../lib/store/table.js';
 import { createTestTables, type TestTables } from '../../support/engine.js';
 import {
   expectAbsent,

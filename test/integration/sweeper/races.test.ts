@@ -4,7 +4,7 @@ import { ManualClock } from '../../../lib/clock.js';
 import { WorkState } from '../../../lib/states.js';
 import { claimFromItem } from '../../../lib/store/work-item.js';
 import { WorkItemStore } from '../../../lib/store/work-item-store.js';
-import { sweep } from '../../../lib/sweeper.js';
+import { sweep } from '../../../lib/sweeper/sweeper.js';
 import { createTestQueue, createTestTables, type TestTables, testSqsClient } from '../../support/engine.js';
 import { expectClaimed, expectState } from '../../support/expectations.js';
 import { newIdentity, putWorkItem } from '../../support/factories.js';

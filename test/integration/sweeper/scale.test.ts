@@ -1,12 +1,12 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobIdentity } from '../../../lib/identity.js';
-import { parseEnvelope } from '../../../lib/message.js';
-import { parkedStateKey } from '../../../lib/parked-keys.js';
+import { parseEnvelope } from '../../../lib/messaging/envelope.js';
 import { WorkState } from '../../../lib/states.js';
+import { parkedStateKey } from '../../../lib/store/parked-keys.js';
+import { TENANT_BUCKETS, tenantBucketOf, tenantPartitionKeys, workItemKey } from '../../../lib/store/table.js';
 import type { WorkItem } from '../../../lib/store/work-item.js';
-import { sweep } from '../../../lib/sweeper.js';
-import { TENANT_BUCKETS, tenantBucketOf, tenantPartitionKeys, workItemKey } from '../../../lib/table.js';
+import { sweep } from '../../../lib/sweeper/sweeper.js';
 import { batchPutItems, readPartitions } from '../../support/bulk-write.js';
 import { createTestQueue, createTestTables, type TestTables, testSqsClient } from '../../support/engine.js';
 import { FACTORY_NOW, newIdentity, workItemInState } from '../../support/factories.js';

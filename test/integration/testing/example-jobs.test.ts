@@ -1,8 +1,8 @@
-import { exampleConformance } from '../../../functions/jobs/conformance.js';
-import { examplesTableDefinition } from '../../../functions/jobs/examples-table.js';
-import { inventoryReservationJob } from '../../../functions/jobs/inventory-reservation.js';
-import { refundSettlementJob } from '../../../functions/jobs/refund-settlement.js';
-import { statementPublicationJob } from '../../../functions/jobs/statement-publication.js';
+import { examplesTableDefinition } from '../../../examples/jobs/examples-table.js';
+import { inventoryReservationJob } from '../../../examples/jobs/inventory-reservation.js';
+import { exampleConformance } from '../../../examples/jobs/module.js';
+import { refundSettlementJob } from '../../../examples/jobs/refund-settlement.js';
+import { statementPublicationJob } from '../../../examples/jobs/statement-publication.js';
 import { describeJobConformance } from '../../../infra/testing/index.js';
 import { engineEndpoints, uniqueName } from '../../support/engine.js';
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { readConfig } from '../../../lib/config.js';
 import { defineJob } from '../../../lib/job-definition.js';
-import { SweepDefaults, sweep } from '../../../lib/sweeper.js';
+import { SweepDefaults, sweep } from '../../../lib/sweeper/sweeper.js';
 import { createWorkerHarness, type WorkerHarness } from '../../support/worker-harness.js';
 
 const runs: string[] = [];

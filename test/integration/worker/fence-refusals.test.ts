@@ -2,11 +2,11 @@ import { CreateTableCommand, DeleteTableCommand } from '@aws-sdk/client-dynamodb
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { examplesTableDefinition } from '../../../functions/jobs/examples-table.js';
-import { statementPublicationJob, statementRecordKey } from '../../../functions/jobs/statement-publication.js';
+import { examplesTableDefinition } from '../../../examples/jobs/examples-table.js';
+import { statementPublicationJob, statementRecordKey } from '../../../examples/jobs/statement-publication.js';
 import { defineJob } from '../../../lib/job-definition.js';
-import { parkedStateKey } from '../../../lib/parked-keys.js';
-import { tenantBucketOf } from '../../../lib/table.js';
+import { parkedStateKey } from '../../../lib/store/parked-keys.js';
+import { tenantBucketOf } from '../../../lib/store/table.js';
 import { testDocumentClient, uniqueName } from '../../support/engine.js';
 import { createWorkerHarness, type WorkerHarness } from '../../support/worker-harness.js';
 

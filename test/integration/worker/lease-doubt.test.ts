@@ -1,7 +1,7 @@
 import { CreateTableCommand, DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { examplesTableDefinition } from '../../../functions/jobs/examples-table.js';
+import { examplesTableDefinition } from '../../../examples/jobs/examples-table.js';
 import { toSqsEvent } from '../../../infra/local/sqs-event-source.js';
 import { LeaseInDoubtError, OwnershipLostError } from '../../../lib/errors.js';
 import { payloadHash } from '../../../lib/hashing.js';

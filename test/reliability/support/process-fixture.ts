@@ -3,10 +3,10 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { payloadHash } from '../../../lib/hashing.js';
 import type { JobIdentity } from '../../../lib/identity.js';
-import { serializeEnvelope } from '../../../lib/message.js';
-import { PayloadStore } from '../../../lib/payloads.js';
+import { serializeEnvelope } from '../../../lib/messaging/envelope.js';
+import { PayloadStore } from '../../../lib/store/payloads.js';
 import { WorkItemStore } from '../../../lib/store/work-item-store.js';
-import { type SweepSummary, sweep } from '../../../lib/sweeper.js';
+import { type SweepSummary, sweep } from '../../../lib/sweeper/sweeper.js';
 import type { QueueMessage } from '../../../lib/worker/worker-runtime.js';
 import {
   createTestQueue,

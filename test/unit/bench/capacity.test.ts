@@ -1,6 +1,6 @@
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { jobsTableDefinition } from '../../../lib/table.js';
+import { jobsTableDefinition } from '../../../lib/store/table.js';
 import {
   costPerMillionJobs,
   type Item,

@@ -7,9 +7,9 @@ import {
   buildFencedUpdate,
   type NewWorkItem,
 } from '../../../lib/store/requests.js';
+import { deadlineShardFor, jobsTableDefinition } from '../../../lib/store/table.js';
 import { completeTransition, heartbeatTransition, stepTransition } from '../../../lib/store/transitions.js';
 import { claimFromItem, type WorkItem } from '../../../lib/store/work-item.js';
-import { deadlineShardFor, jobsTableDefinition } from '../../../lib/table.js';
 import { workItemInState } from '../../support/factories.js';
 
 const table = { tableName: 'jobs', deadlineShards: 8 };

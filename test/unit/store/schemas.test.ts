@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../../lib/errors.js';
-import { jobEnvelopeSchema } from '../../../lib/message.js';
+import { jobEnvelopeSchema } from '../../../lib/messaging/envelope.js';
 import type { NewWorkItem } from '../../../lib/store/requests.js';
 import { newWorkItemFromEnvelope, parseNewWorkItem } from '../../../lib/store/schemas.js';
 import { expectThrown } from '../../support/expectations.js';

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { createDocumentClient, createSqsClient } from '../../../lib/aws-clients.js';
 import { InvalidInputError } from '../../../lib/errors.js';
 import { WorkItemStore } from '../../../lib/store/work-item-store.js';
-import { sweep } from '../../../lib/sweeper.js';
 import {
   buildDeadlineAdvance,
   buildDeadlineQuery,
@@ -10,7 +9,8 @@ import {
   buildResignalUpdate,
   liveLeaseExpiry,
   resignalLanded,
-} from '../../../lib/sweeper-requests.js';
+} from '../../../lib/sweeper/requests.js';
+import { sweep } from '../../../lib/sweeper/sweeper.js';
 import { expectRejection } from '../../support/expectations.js';
 
 const NOW = 1_767_225_600_000;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { AdminRequest } from '../../../../lib/admin/router.js';
-import { hasControlCharacter } from '../../../../lib/free-text.js';
+import { hasControlCharacter } from '../../../../lib/internal/free-text.js';
 import { anyDefect, type Route, segment } from './admin-defects.js';
 import { POISON } from './hostile-values.js';
 

@@ -2,7 +2,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { JobIdentity } from '../../../../lib/identity.js';
 import { WORK_STATES } from '../../../../lib/states.js';
-import { tenantPartitionKeys } from '../../../../lib/table.js';
+import { tenantPartitionKeys } from '../../../../lib/store/table.js';
 import { readRawItem } from '../../../support/expectations.js';
 import { putWorkItem } from '../../../support/factories.js';
 

@@ -14,11 +14,11 @@ import {
   OwnershipLostError,
   PayloadConflictError,
 } from '../../../../lib/errors.js';
-import { FencedRecords } from '../../../../lib/fenced-records.js';
+import { FencedRecords } from '../../../../lib/fenced/records.js';
 import { payloadHash } from '../../../../lib/hashing.js';
 import type { Claim } from '../../../../lib/store/work-item.js';
 import { WorkItemStore } from '../../../../lib/store/work-item-store.js';
-import { sweep } from '../../../../lib/sweeper.js';
+import { sweep } from '../../../../lib/sweeper/sweeper.js';
 import { silentTelemetry } from '../../../../lib/telemetry.js';
 import { AttemptAbort } from '../../../../lib/worker/attempt-abort.js';
 import { createLeaseGuard } from '../../../../lib/worker/lease-guard.js';

@@ -8,10 +8,10 @@ import {
   type DynamoDBDocumentClient,
   QueryCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { examplesTableDefinition } from '../../../../functions/jobs/examples-table.js';
-import { parkedStateKeys } from '../../../../lib/parked-keys.js';
+import { examplesTableDefinition } from '../../../../examples/jobs/examples-table.js';
+import { parkedStateKeys } from '../../../../lib/store/parked-keys.js';
+import { deadlineShardName, JobsIndex, jobsTableDefinition, workItemKey } from '../../../../lib/store/table.js';
 import type { WorkItem } from '../../../../lib/store/work-item.js';
-import { deadlineShardName, JobsIndex, jobsTableDefinition, workItemKey } from '../../../../lib/table.js';
 import { uniqueName } from '../../../support/engine.js';
 import { IDENTITY_COUNT, identityOf, type RunPlan, touched } from './commands.js';
 import { checkAgainstModel, fail, InvariantOracle, type Observation, observedIds } from './invariants.js';

@@ -1,0 +1,24 @@
+import { countingTelemetry, type LogFields, type Telemetry } from '../../lib/telemetry.js';
+
+/** What one demo worker reported, raw (the demo narrates its own operations; nothing leaves the process). */
+interface RecordedEvent {
+  message: string;
+  fields: LogFields;
+}
+
+/** Telemetry that keeps a demo worker's events unscrubbed, plus its metric counts, for the timeline. */
+function recordingTelemetry(): Telemetry & { events: RecordedEvent[]; counts: Record<string, number> } {
+  const counting = countingTelemetry();
+  const events: RecordedEvent[] = [];
+  const keep = (message: string, fields?: LogFields) => {
+    events.push({ message, fields: { ...(fields ?? {}) } });
+  };
+  return { ...counting, events, info: keep, warn: keep, error: keep };
+}
+
+/** The first event with this message, if any. */
+function findEvent(events: readonly RecordedEvent[], message: string): RecordedEvent | undefined {
+  return events.find((event) => event.message === message);
+}
+
+export { findEvent, type RecordedEvent, recordingTelemetry };

@@ -1,0 +1,44 @@
+import { parseInput } from '../internal/validation.js';
+import { recordedResultSchema, stepNameSchema } from '../rules.js';
+import type { Claim, StepRecord } from '../store/work-item.js';
+
+/**
+ * The steps one claim knows are done: seeded from the claim (steps of earlier holders) and updated by
+ * `ctx.step` and `ctx.transactions.runStep` alike, so a step done through one is skipped by the other.
+ * Holds only records a write confirmed; it never decides ownership (the fenced write does).
+ */
+class StepLedger {
+  private readonly done: Map<string, StepRecord>;
+
+  constructor(claim: Pick<Claim, 'steps'>) {
+    this.done = new Map(Object.entries(claim.steps ?? {}));
+  }
+
+  /** The record of step `name`, or undefined when no holder is known to have done it. */
+  get(name: string): StepRecord | undefined {
+    return this.done.get(name);
+  }
+
+  /** True when step `name` was recorded by this or an earlier holder. */
+  has(name: string): boolean {
+    return this.done.has(name);
+  }
+
+  /** Notes a step whose record a fenced write just committed (or found committed). */
+  record(name: string, record: StepRecord): void {
+    this.done.set(name, record);
+  }
+}
+
+/** Validates a step name against the one step rule; InvalidInputError otherwise, nothing written. */
+function parseStepName(name: unknown): string {
+  return parseInput(stepNameSchema, name, 'step name');
+}
+
+/** Validates a step name and result (at most 16 KB of JSON); InvalidInputError otherwise, nothing written. */
+function parseStep(name: unknown, result: unknown): { name: string; result: unknown } {
+  const valid = parseStepName(name);
+  return { name: valid, result: parseInput(recordedResultSchema, result, `step ${valid} result`) };
+}
+
+export { parseStep, parseStepName, StepLedger };

@@ -1,0 +1,106 @@
+import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Clock } from '../clock.js';
+import { InvalidInputError } from '../errors.js';
+import type { JobIdentity } from '../identity.js';
+import type { AnyJobDefinition } from '../job-definition.js';
+import type { WorkState } from '../states.js';
+import { WorkItemStore } from '../store/work-item-store.js';
+import { type JobEnvelope, serializeEnvelope } from './envelope.js';
+import { wakeEnvelope } from './wake.js';
+
+/**
+ * Where a delayed job's row goes: the jobs table (and its deadline shard count, as deployed) and the job
+ * definitions, whose attempt budget the row records.
+ */
+interface DelayedJobsConfig {
+  client: DynamoDBDocumentClient;
+  jobsTable: string;
+  jobs: readonly AnyJobDefinition[];
+  deadlineShards?: number;
+  clock?: Clock;
+}
+
+/** What writing a delayed job's row first needs. */
+interface DelayedJobDependencies {
+  sqs: SQSClient;
+  queueUrl: string;
+  delayed?: DelayedJobsConfig;
+}
+
+/** The job a delayed send schedules: identity, type, payload binding and when it is due. */
+interface DelayedJob {
+  identity: JobIdentity;
+  jobType: string;
+  jobVersion?: number;
+  payloadHash: string;
+  payload: JobEnvelope['payload'];
+  delaySeconds: number;
+}
+
+/** The row as stored after the send: created now, or a replay of the same identity and payload (nothing sent). */
+interface ScheduledRow {
+  outcome: 'created' | 'replay';
+  state: WorkState;
+  availableAt?: number;
+  /** `deferred`: the row committed but the message could not be sent; the sweeper wakes the job when due. */
+  wake?: 'sent' | 'deferred';
+  messageId?: string;
+}
+
+/**
+ * Rows first: writes the queued row (due at now + delay) with one conditional PutItem, then sends a `wake`
+ * message delayed by the same amount. The job is visible, listable and cancellable at once; a lost message
+ * is found by the sweeper (deadline index) once due. A replay (same identity and hash) returns the stored
+ * state and sends nothing; a different hash is a PayloadConflictError with nothing written or sent.
+ * Missing `delayed` configuration, or a job type it does not define ▶ InvalidInputError before anything is written.
+ */
+async function scheduleDelayedJob(deps: DelayedJobDependencies, job: DelayedJob): Promise<ScheduledRow> {
+  const config = deps.delayed;
+  if (!config) {
+    throw new InvalidInputError('a delayed job writes its row first: pass `delayed` (jobs table and job definitions)', [
+      { path: 'delayed', message: 'required when delaySeconds > 0' },
+    ]);
+  }
+  const definition = config.jobs.find((candidate) => candidate.type === job.jobType);
+  if (!definition) {
+    throw new InvalidInputError(`job type ${job.jobType} is not in the registry; its attempt budget is unknown`, [
+      { path: 'jobType', message: 'not registered' },
+    ]);
+  }
+  const store = new WorkItemStore({
+    client: config.client,
+    tableName: config.jobsTable,
+    ...(config.clock ? { clock: config.clock } : {}),
+    ...(config.deadlineShards ? { deadlineShards: config.deadlineShards } : {}),
+  });
+  const availableAt = store.clock.now() + job.delaySeconds * 1000;
+  const binding = 'ref' in job.payload ? { payloadRef: job.payload.ref } : { payloadInline: true };
+  const enqueued = await store.enqueue({
+    identity: job.identity,
+    jobType: job.jobType,
+    payloadHash: job.payloadHash,
+    ...binding,
+    maxAttempts: definition.maxAttempts,
+    availableAt,
+  });
+  const item = enqueued.item;
+  const row = { state: item.state, ...(item.availableAt !== undefined ? { availableAt: item.availableAt } : {}) };
+  if (enqueued.outcome === 'replay') return { outcome: 'replay', ...row };
+  const envelope = { ...wakeEnvelope(item), ...(job.jobVersion !== undefined ? { jobVersion: job.jobVersion } : {}) };
+  try {
+    const sent = await deps.sqs.send(
+      new SendMessageCommand({
+        QueueUrl: deps.queueUrl,
+        MessageBody: serializeEnvelope(envelope),
+        DelaySeconds: job.delaySeconds,
+      }),
+    );
+    return { outcome: 'created', ...row, wake: 'sent', ...(sent.MessageId ? { messageId: sent.MessageId } : {}) };
+  } catch {
+    // The row committed: the sweeper re-signals a queued item whose availableAt has passed.
+    return { outcome: 'created', ...row, wake: 'deferred' };
+  }
+}
+
+export { type DelayedJobDependencies, type DelayedJobsConfig, type ScheduledRow, scheduleDelayedJob };

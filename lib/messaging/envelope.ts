@@ -1,0 +1,81 @@
+import * as z from 'zod';
+import { operationIdSchema, tenantIdSchema } from '../identity.js';
+import { describeIssues } from '../internal/issue-paths.js';
+import { parseInput } from '../internal/validation.js';
+import { jobTypeSchema } from '../rules.js';
+import { payloadHashSchema, payloadRefSchema } from '../store/schemas.js';
+
+/** Envelope versions this build understands; anything else is quarantined, never guessed at. */
+const ENVELOPE_VERSION = 1;
+
+/**
+ * The SQS message body: a wake-up signal that names a job, never its payload body.
+ * `kind: 'job'` is a producer's first send (the worker may create the item); `kind: 'wake'` re-signals an
+ * existing item (sweeper, admin retry, redrive) and goes straight to claim.
+ */
+const jobEnvelopeSchema = z.strictObject({
+  v: z.literal(ENVELOPE_VERSION),
+  kind: z.enum(['job', 'wake']),
+  tenantId: tenantIdSchema,
+  operationId: operationIdSchema,
+  jobType: jobTypeSchema,
+  /** The job definition version the producer built the payload for; a worker running another one quarantines it. */
+  jobVersion: z.number().int().min(1).max(1_000_000).optional(),
+  payloadHash: payloadHashSchema,
+  payload: z.union([z.strictObject({ ref: payloadRefSchema }), z.strictObject({ inline: z.literal(true) })]),
+});
+
+/** A validated job message. */
+type JobEnvelope = z.infer<typeof jobEnvelopeSchema>;
+
+/** Why a message could not be interpreted: the quarantine reason codes. */
+type EnvelopeProblem = 'unparseable' | 'unsupported_version' | 'invalid_envelope';
+
+/** Quarantine reason of a message naming a job version this worker does not run. */
+const JOB_VERSION_UNSUPPORTED = 'job_version_unsupported';
+
+/**
+ * Parses an SQS body. Never throws: bad input is a typed problem for the quarantine, not a crash. The detail
+ * holds codes and schema paths only, never text or keys taken from the body.
+ */
+function parseEnvelope(
+  body: string,
+): { ok: true; envelope: JobEnvelope } | { ok: false; problem: EnvelopeProblem; detail: string } {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(body);
+  } catch {
+    // The parser's message quotes the body; the detail never does.
+    return { ok: false, problem: 'unparseable', detail: 'body is not JSON' };
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    return { ok: false, problem: 'invalid_envelope', detail: 'body is not a JSON object' };
+  }
+  const version = (raw as { v?: unknown }).v;
+  if (version !== ENVELOPE_VERSION) {
+    const seen = version === undefined ? 'missing' : typeof version === 'number' ? 'another number' : typeof version;
+    return {
+      ok: false,
+      problem: 'unsupported_version',
+      detail: `envelope version (${seen}) is not ${ENVELOPE_VERSION}`,
+    };
+  }
+  const parsed = jobEnvelopeSchema.safeParse(raw);
+  if (parsed.success) return { ok: true, envelope: parsed.data };
+  return { ok: false, problem: 'invalid_envelope', detail: describeIssues(jobEnvelopeSchema, parsed.error.issues) };
+}
+
+/** Serialises an envelope for SQS (validated first; throws InvalidInputError on a bad one). */
+function serializeEnvelope(envelope: JobEnvelope): string {
+  return JSON.stringify(parseInput(jobEnvelopeSchema, envelope, 'job message'));
+}
+
+export {
+  ENVELOPE_VERSION,
+  type EnvelopeProblem,
+  JOB_VERSION_UNSUPPORTED,
+  type JobEnvelope,
+  jobEnvelopeSchema,
+  parseEnvelope,
+  serializeEnvelope,
+};

@@ -1,0 +1,96 @@
+import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { Clock } from '../clock.js';
+import { PayloadConflictError } from '../errors.js';
+import { canonicalJson, sha256Hex } from '../hashing.js';
+import { formatIdentity, type JobIdentity, parseIdentity } from '../identity.js';
+import { sendConditional } from './conditional-write.js';
+import { payloadKey, TTL_ATTRIBUTE } from './table.js';
+
+/** A stored inline payload body and the hash it was stored under. */
+interface StoredPayload {
+  body: unknown;
+  payloadHash: string;
+}
+
+/**
+ * Inline payload bodies, kept out of the work row in their own table with a TTL (retention) and erasable
+ * per tenant. A body is immutable: storing a different body for an existing identity is a conflict.
+ */
+class PayloadStore {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tableName: string,
+    private readonly clock: Clock,
+    private readonly retentionMs = 30 * 24 * 60 * 60 * 1000,
+  ) {}
+
+  /**
+   * Stores the canonical body once; the same hash again is a no-op replay (`erased` when the body was erased:
+   * it is not stored again), a different hash a PayloadConflictError, also after an erasure (the tombstone
+   * keeps the hash).
+   */
+  async put(
+    identityInput: JobIdentity,
+    payload: unknown,
+    payloadHash: string,
+  ): Promise<'stored' | 'replay' | 'erased'> {
+    const identity = parseIdentity(identityInput);
+    const body = canonicalJson(payload);
+    const outcome = await sendConditional(this.client, {
+      kind: 'put',
+      TableName: this.tableName,
+      Item: {
+        ...payloadKey(identity),
+        body,
+        payloadHash,
+        [TTL_ATTRIBUTE]: Math.floor((this.clock.now() + this.retentionMs) / 1000),
+      },
+      ConditionExpression: 'attribute_not_exists(#pk) OR (#hash = :hash AND attribute_not_exists(#erasedAt))',
+      ExpressionAttributeNames: { '#pk': 'pk', '#hash': 'payloadHash', '#erasedAt': ERASED_ATTRIBUTE },
+      ExpressionAttributeValues: { ':hash': payloadHash },
+      ReturnValues: 'ALL_OLD',
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    });
+    if (outcome.ok) return outcome.attributes ? 'replay' : 'stored';
+    if (outcome.current?.payloadHash === payloadHash && outcome.current?.[ERASED_ATTRIBUTE] !== undefined)
+      return 'erased';
+    throw new PayloadConflictError(
+      `${formatIdentity(identity)} already has a different payload stored; nothing was changed`,
+      { payloadHash: outcome.current?.payloadHash },
+    );
+  }
+
+  /** Reads the body and re-checks its hash; undefined when erased or never stored. */
+  async get(identityInput: JobIdentity): Promise<(StoredPayload & { intact: boolean }) | undefined> {
+    const identity = parseIdentity(identityInput);
+    const output = await this.client.send(
+      new GetCommand({ TableName: this.tableName, Key: payloadKey(identity), ConsistentRead: true }),
+    );
+    const item = output.Item;
+    if (!item || typeof item.body !== 'string') return undefined;
+    const body = JSON.parse(item.body) as unknown;
+    return { body, payloadHash: String(item.payloadHash), intact: sha256Hex(item.body) === item.payloadHash };
+  }
+}
+
+/** Set on a payload row whose body was erased: the row is a tombstone keeping the identity's payload hash. */
+const ERASED_ATTRIBUTE = 'erasedAt';
+
+/**
+ * Erases one body: removes it and the TTL (the tombstone must outlive the retention to keep the binding) and
+ * records when. Conditional on a body being there, so a repeated erase changes nothing.
+ */
+function eraseBodyRequest(tableName: string, key: Record<string, unknown>, now: number) {
+  return {
+    kind: 'update' as const,
+    TableName: tableName,
+    Key: key,
+    UpdateExpression: 'SET #erasedAt = :now REMOVE #body, #ttl',
+    ConditionExpression: 'attribute_exists(#body)',
+    ExpressionAttributeNames: { '#erasedAt': ERASED_ATTRIBUTE, '#body': 'body', '#ttl': TTL_ATTRIBUTE },
+    ExpressionAttributeValues: { ':now': now },
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+  };
+}
+
+export { ERASED_ATTRIBUTE, eraseBodyRequest, PayloadStore, type StoredPayload };

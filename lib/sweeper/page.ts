@@ -1,0 +1,97 @@
+import { mapBounded } from '../internal/bounded-parallel.js';
+import { sendWakeSignals } from '../messaging/wake.js';
+import { WorkState } from '../states.js';
+import { sendConditional } from '../store/conditional-write.js';
+import { sweepToUnknownTransition } from '../store/operator-transitions.js';
+import { isWorkItem, type WorkItem } from '../store/work-item.js';
+import type { WorkItemStore } from '../store/work-item-store.js';
+import { buildDeadlineAdvance, buildResignalUpdate, liveLeaseExpiry, resignalLanded } from './requests.js';
+import type { SweepOptions, SweepSummary } from './sweeper.js';
+
+/** The settings of a sweep run that decide what happens to one page of due index entries. */
+interface PageSettings {
+  dueGraceMs: number;
+  resignalIntervalMs: number;
+  concurrency: number;
+}
+
+type Decision = 'unknown' | 'resignal' | 'skip';
+
+/**
+ * Classifies an index entry. A claimed entry past its index deadline may still hold a lease that heartbeats
+ * extended (the index does not carry `leaseExpiresAt`): the write that follows checks the real lease inside
+ * its condition, and a live lease moves the deadline instead.
+ */
+function decide(item: Record<string, unknown>, now: number, dueGraceMs: number): Decision {
+  if (!isWorkItem(item)) return 'skip';
+  if (item.state === WorkState.claimed) return item.attempts >= item.maxAttempts ? 'unknown' : 'resignal';
+  if (item.state === WorkState.queued) {
+    const dueAt = item.availableAt ?? item.deadlineAt ?? now;
+    return dueAt + dueGraceMs < now ? 'resignal' : 'skip';
+  }
+  return 'skip';
+}
+
+/** Applies the decisions of one page: conditional writes first, then wake-ups for the writes that won. */
+async function handlePage(
+  items: Record<string, unknown>[],
+  now: number,
+  settings: PageSettings,
+  summary: SweepSummary,
+  deps: Pick<SweepOptions, 'store' | 'sqs' | 'queueUrl'>,
+): Promise<void> {
+  const { store } = deps;
+  const outcomes = await mapBounded(items, settings.concurrency, async (item) => {
+    const decision = decide(item, now, settings.dueGraceMs);
+    if (decision === 'skip') return { decision, won: false };
+    const observed = item as unknown as WorkItem;
+    if (decision === 'unknown') {
+      const result = await store.applyOperator(observed, sweepToUnknownTransition(observed, now));
+      if (result.ok) return { decision, won: true, item: observed };
+      const current = result.current as Record<string, unknown> | undefined;
+      return { decision, won: false, advanced: await advanceLiveLease(store, observed, current, now) };
+    }
+    const next = now + settings.resignalIntervalMs;
+    const update = buildResignalUpdate(store.table.tableName, observed, now, next);
+    const result = await sendConditional(store.client, { kind: 'update', ...update });
+    // A failed condition is a lost race unless it is our own write seen again after an SDK retry.
+    if (result.ok) return { decision, won: true, item: (result.attributes ?? observed) as WorkItem };
+    if (resignalLanded(result.current, observed, now, next)) {
+      return { decision, won: true, item: result.current as unknown as WorkItem };
+    }
+    return { decision, won: false, advanced: await advanceLiveLease(store, observed, result.current, now) };
+  });
+  const toWake: WorkItem[] = [];
+  for (const outcome of outcomes) {
+    if (outcome.decision === 'skip') summary.skipped += 1;
+    else if (outcome.advanced) summary.deadlinesAdvanced += 1;
+    else if (!outcome.won) summary.lostRaces += 1;
+    else if (outcome.decision === 'unknown') summary.sweptToUnknown += 1;
+    else if (outcome.item) toWake.push(outcome.item);
+  }
+  if (toWake.length === 0) return;
+  const report = await sendWakeSignals(deps.sqs, deps.queueUrl, toWake);
+  summary.resignalled += report.sent;
+  summary.resignalFailures += report.failed;
+  if (report.lastError) summary.resignalError = report.lastError;
+}
+
+/**
+ * After a sweeper write found the lease alive (heartbeats extended it past the index deadline), moves the
+ * deadline up to the real expiry, conditional on the observed state, fence and deadline. False when the item
+ * is not that case or changed again (a lost race, counted by the caller).
+ */
+async function advanceLiveLease(
+  store: WorkItemStore,
+  observed: WorkItem,
+  current: Record<string, unknown> | undefined,
+  now: number,
+): Promise<boolean> {
+  const leaseExpiresAt = liveLeaseExpiry(current, observed, now);
+  if (leaseExpiresAt === undefined) return false;
+  const update = buildDeadlineAdvance(store.table.tableName, observed, leaseExpiresAt);
+  const result = await sendConditional(store.client, { kind: 'update', ...update });
+  return result.ok || result.current?.deadlineAt === leaseExpiresAt;
+}
+
+export { handlePage, type PageSettings };

@@ -1,0 +1,206 @@
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import { QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod';
+import type { Clock } from '../clock.js';
+import { mapBounded } from '../internal/bounded-parallel.js';
+import { parseInput } from '../internal/validation.js';
+import { WorkState } from '../states.js';
+import { PARKED_SHARD_READS_IN_FLIGHT, parkedStateKeys } from '../store/parked-keys.js';
+import { deadlineShardName } from '../store/table.js';
+import type { WorkItemStore } from '../store/work-item-store.js';
+import { handlePage } from './page.js';
+import { buildDeadlineQuery, buildOldestUnknownQuery } from './requests.js';
+
+/** Defaults of one sweep run. */
+const SweepDefaults = {
+  maxItemsPerRun: 500,
+  dueGraceMs: 30_000,
+  resignalIntervalMs: 120_000,
+  concurrency: 16,
+} as const;
+
+/** Where the next run starts: the deadline shard served first. Safe to drop (the index is the truth). */
+interface SweepCursor {
+  shard: number;
+}
+
+/** What a sweep needs. `shards` defaults to the store's deadline shard count, `clock` to the store's clock. */
+interface SweepOptions {
+  store: WorkItemStore;
+  sqs: SQSClient;
+  queueUrl: string;
+  clock?: Clock;
+  /** Index entries read per run at most (the work bound); the rest waits for the next run. */
+  maxItemsPerRun?: number;
+  shards?: number;
+  cursor?: SweepCursor;
+  /** A queued item is re-signalled only once `availableAt + dueGraceMs` has passed (its own wake-up had time). */
+  dueGraceMs?: number;
+  /** After a re-signal the item's deadline moves this far ahead: at most one wake-up per item per interval. */
+  resignalIntervalMs?: number;
+  /** Conditional writes in flight at once. */
+  concurrency?: number;
+}
+
+/** What one run did. `readRequests`/`itemsRead` count every Query it issued and every index entry returned. */
+interface SweepSummary {
+  scanned: number;
+  sweptToUnknown: number;
+  resignalled: number;
+  /** Wake-ups that could not be sent; the moved deadline brings the item back after one interval. */
+  resignalFailures: number;
+  /** Why the last wake-up failed (error name and message), for the handler's log. */
+  resignalError?: { name: string; message: string };
+  /** Conditional writes that found the item changed since the index read (a fresher claim, a finished job). */
+  lostRaces: number;
+  /**
+   * Claims whose index deadline passed while heartbeats kept the lease alive: their deadline moved up to the
+   * real lease expiry (heartbeats never write the index; this write replaces one index move per heartbeat).
+   */
+  deadlinesAdvanced: number;
+  /** Entries read but left alone (queued and still inside the grace period, or not a work item). */
+  skipped: number;
+  readRequests: number;
+  itemsRead: number;
+  readCapacityUnits: number;
+  /** Where the next run starts; undefined when this run read every due entry of every shard. */
+  cursor: SweepCursor | undefined;
+  /** Age of the oldest item parked as unknown; 0 when there is none. */
+  oldestUnknownAgeSeconds: number;
+}
+
+const optionsSchema = z.strictObject({
+  maxItemsPerRun: z.number().int().min(1).max(10_000),
+  shards: z.number().int().min(1).max(1000),
+  dueGraceMs: z.number().int().min(0),
+  resignalIntervalMs: z.number().int().min(1),
+  concurrency: z.number().int().min(1).max(100),
+  cursor: z.object({ shard: z.number().int().min(0) }).optional(),
+});
+
+/**
+ * One bounded, idempotent pass over the sparse deadline index (Query per shard, oldest first; never a Scan).
+ * Fair under any backlog: starting at the cursor's shard, every shard first gets an equal share of the
+ * run's budget (what a shard leaves unused passes on to the next), then the rest goes to the shards that
+ * have more. The next run starts at the first shard this one could not serve, or one shard later: with
+ * `maxItemsPerRun ≥ shards` every shard is served in every run, otherwise within ⌈shards / maxItemsPerRun⌉
+ * runs. Each shard is read from its oldest entry: handled entries leave the range (moved deadline, parked).
+ * Expired + exhausted claims ▶ unknown (conditional on the observed fence, so a fresher claim always wins);
+ * expired claims with attempts left, and queued items overdue by `dueGraceMs` ▶ one wake-up message, after
+ * the item's deadline was moved ahead conditionally (re-signals are bounded to one per interval per item).
+ * Reads at most `maxItemsPerRun` entries and returns a cursor to continue; lost races are counted, not thrown.
+ * @example
+ * const summary = await sweep({ store, sqs, queueUrl, cursor: await loadSweepCursor(store) });
+ * await saveSweepCursor(store, summary.cursor);
+ */
+async function sweep(options: SweepOptions): Promise<SweepSummary> {
+  const { store, sqs, queueUrl } = options;
+  const settings = parseInput(
+    optionsSchema,
+    {
+      maxItemsPerRun: options.maxItemsPerRun ?? SweepDefaults.maxItemsPerRun,
+      shards: options.shards ?? store.table.deadlineShards,
+      dueGraceMs: options.dueGraceMs ?? SweepDefaults.dueGraceMs,
+      resignalIntervalMs: options.resignalIntervalMs ?? SweepDefaults.resignalIntervalMs,
+      concurrency: options.concurrency ?? SweepDefaults.concurrency,
+      cursor: options.cursor,
+    },
+    'sweep options',
+  );
+  const clock = options.clock ?? store.clock;
+  const now = clock.now();
+  const tableName = store.table.tableName;
+  const summary: SweepSummary = {
+    scanned: 0,
+    sweptToUnknown: 0,
+    resignalled: 0,
+    resignalFailures: 0,
+    lostRaces: 0,
+    deadlinesAdvanced: 0,
+    skipped: 0,
+    readRequests: 0,
+    itemsRead: 0,
+    readCapacityUnits: 0,
+    cursor: undefined,
+    oldestUnknownAgeSeconds: 0,
+  };
+  // A cursor from a different shard layout is dropped: the index is the truth, nothing is lost.
+  const startShard = settings.cursor && settings.cursor.shard < settings.shards ? settings.cursor.shard : 0;
+  const read = (shard: number, budget: number, startKey?: Record<string, unknown>) =>
+    readShard({
+      shard,
+      budget,
+      now,
+      settings,
+      summary,
+      deps: { store, sqs, queueUrl },
+      ...(startKey ? { startKey } : {}),
+    });
+  const unfinished: Array<{ shard: number; startKey: Record<string, unknown> }> = [];
+  let served = 0;
+  // Pass 1: an equal share of what is left for each shard still to come.
+  for (; served < settings.shards; served += 1) {
+    const left = settings.maxItemsPerRun - summary.scanned;
+    if (left <= 0) break;
+    const shard = (startShard + served) % settings.shards;
+    const rest = await read(shard, Math.ceil(left / (settings.shards - served)));
+    if (rest) unfinished.push({ shard, startKey: rest });
+  }
+  // Pass 2: the budget the others left, in the same order, from where each shard stopped.
+  let backlog = false;
+  for (const entry of unfinished) {
+    const left = settings.maxItemsPerRun - summary.scanned;
+    const rest = left > 0 ? await read(entry.shard, left, entry.startKey) : entry.startKey;
+    backlog ||= rest !== undefined;
+  }
+  if (served < settings.shards || backlog) {
+    summary.cursor = { shard: (startShard + (served < settings.shards ? served : 1)) % settings.shards };
+  }
+
+  // Unknown items spread over the parked index's shards: the oldest is the oldest of each shard's first item.
+  const firsts = await mapBounded(parkedStateKeys(WorkState.unknown), PARKED_SHARD_READS_IN_FLIGHT, (shardKey) =>
+    store.client.send(new QueryCommand(buildOldestUnknownQuery(tableName, shardKey))),
+  );
+  for (const first of firsts) countRead(summary, first);
+  const times = firsts.map((first) => first.Items?.[0]?.parkedAt).filter((at) => typeof at === 'number');
+  summary.oldestUnknownAgeSeconds = times.length > 0 ? Math.max(0, Math.floor((now - Math.min(...times)) / 1000)) : 0;
+  return summary;
+}
+
+/** One shard's read within a run. */
+interface ShardRead {
+  shard: number;
+  budget: number;
+  startKey?: Record<string, unknown>;
+  now: number;
+  settings: z.infer<typeof optionsSchema>;
+  summary: SweepSummary;
+  deps: Pick<SweepOptions, 'store' | 'sqs' | 'queueUrl'>;
+}
+
+/** Reads and handles up to `budget` due entries of one shard; returns the key to go on from, if any is left. */
+async function readShard(read: ShardRead): Promise<Record<string, unknown> | undefined> {
+  const { store } = read.deps;
+  let startKey = read.startKey;
+  let taken = 0;
+  do {
+    const limit = read.budget - taken;
+    const request = buildDeadlineQuery(store.table.tableName, deadlineShardName(read.shard), read.now, limit, startKey);
+    const page = await store.client.send(new QueryCommand(request));
+    countRead(read.summary, page);
+    const items = page.Items ?? [];
+    taken += items.length;
+    read.summary.scanned += items.length;
+    await handlePage(items, read.now, read.settings, read.summary, read.deps);
+    startKey = page.LastEvaluatedKey;
+  } while (startKey && taken < read.budget);
+  return startKey;
+}
+
+function countRead(summary: SweepSummary, output: QueryCommandOutput): void {
+  summary.readRequests += 1;
+  summary.itemsRead += output.Count ?? output.Items?.length ?? 0;
+  summary.readCapacityUnits += output.ConsumedCapacity?.CapacityUnits ?? 0;
+}
+
+export { type SweepCursor, SweepDefaults, type SweepOptions, type SweepSummary, sweep };
