@@ -5,8 +5,7 @@ import type { FencedRecords } from './fenced/records.js';
 import type { FencedTransactions } from './fenced/transaction.js';
 import type { JobIdentity } from './identity.js';
 import { parseInput } from './internal/validation.js';
-import { jobTypeSchema } from './rules.js';
-import { maxAttemptsSchema } from './store/schemas.js';
+import { jobTypeSchema, maxAttemptsSchema } from './rules.js';
 import type { JobOutcome } from './store/transitions.js';
 import type { Claim } from './store/work-item.js';
 

@@ -7,6 +7,15 @@ import { canonicalJson } from './hashing.js';
  * copies can never drift apart; test/unit/rules.test.ts pins each at its boundary.
  */
 
+/** SHA-256 in lowercase hex. */
+const payloadHashSchema = z.string().regex(/^[0-9a-f]{64}$/, 'payloadHash must be 64 lowercase hex chars (SHA-256)');
+
+/** A caller-owned pointer to the payload (an S3 key, a row id); never the payload itself. */
+const payloadRefSchema = z.string().min(1).max(1024);
+
+/** Attempts a job gets (1 to 100); the same rule as a job definition's `maxAttempts`. */
+const maxAttemptsSchema = z.number().int().min(1).max(100);
+
 /** Job type names: 1–64 chars of `[A-Za-z0-9._-]`, starting with a letter or digit. */
 const jobTypeSchema = z
   .string()
@@ -78,7 +87,10 @@ export {
   jobOutcomeSchema,
   jobTypeSchema,
   MAX_RESULT_BYTES,
+  maxAttemptsSchema,
   outcomeCodeSchema,
+  payloadHashSchema,
+  payloadRefSchema,
   queueUrlSchema,
   recordedResultSchema,
   stepNameSchema,

@@ -1,8 +1,7 @@
 import { userInfo } from 'node:os';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { AdminDeps } from '../../lib/admin/deps.js';
-import type { MetricCounts } from '../../lib/admin/signals.js';
+import type { AdminDeps, MetricCounts } from '../../lib/admin/deps.js';
 import { createDocumentClient, createSqsClient } from '../../lib/aws-clients.js';
 import { PayloadStore } from '../../lib/store/payloads.js';
 import { WorkItemStore } from '../../lib/store/work-item-store.js';

@@ -1,7 +1,12 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { Clock } from '../clock.js';
 import type { WorkItemStore } from '../store/work-item-store.js';
-import type { MetricCounts } from './signals.js';
+
+/** Worker counters since `since` (epoch ms), where the host keeps them (the local stack); keyed by MetricName. */
+interface MetricCounts {
+  since: number;
+  counts: Record<string, number>;
+}
 
 /**
  * What the admin operations reach: the store (jobs table, client, clock), the queues and the payloads
@@ -27,4 +32,4 @@ function adminClock(deps: AdminDeps): Clock {
   return deps.clock ?? deps.store.clock;
 }
 
-export { type AdminDeps, adminClock };
+export { type AdminDeps, adminClock, type MetricCounts };

@@ -1,8 +1,8 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { JobsIndex } from '../store/table.js';
 import { deadLetterDepth } from './counts.js';
+import type { MetricCounts } from './deps.js';
 import { type AdminDeps, adminClock } from './deps.js';
-import type { MetricCounts } from './signals.js';
 
 /** Whether the admin API reaches its table and DLQ, and the host's worker counters when it keeps them. */
 interface HealthReport {

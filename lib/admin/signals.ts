@@ -3,13 +3,7 @@ import { MetricName } from '../metric-names.js';
 import { WorkState } from '../states.js';
 import { deadlineShardName, JobsIndex } from '../store/table.js';
 import type { CountsReport } from './counts.js';
-import { type AdminDeps, adminClock } from './deps.js';
-
-/** Worker counters since `since` (epoch ms), where the host keeps them (the local stack); keyed by MetricName. */
-interface MetricCounts {
-  since: number;
-  counts: Record<string, number>;
-}
+import { type AdminDeps, adminClock, type MetricCounts } from './deps.js';
 
 /** One health signal: a value with its unit, or why this target cannot provide it. */
 type Signal = { name: string; label: string } & (
@@ -97,4 +91,4 @@ async function readSignals(deps: AdminDeps, counts: CountsReport): Promise<Signa
   ];
 }
 
-export { type MetricCounts, readSignals, type Signal };
+export { readSignals, type Signal };

@@ -2,8 +2,7 @@ import * as z from 'zod';
 import { operationIdSchema, tenantIdSchema } from '../identity.js';
 import { describeIssues } from '../internal/issue-paths.js';
 import { parseInput } from '../internal/validation.js';
-import { jobTypeSchema } from '../rules.js';
-import { payloadHashSchema, payloadRefSchema } from '../store/schemas.js';
+import { jobTypeSchema, payloadHashSchema, payloadRefSchema } from '../rules.js';
 
 /** Envelope versions this build understands; anything else is quarantined, never guessed at. */
 const ENVELOPE_VERSION = 1;

@@ -4,9 +4,8 @@ import { InvalidInputError } from '../errors.js';
 import { payloadHash } from '../hashing.js';
 import { parseIdentity } from '../identity.js';
 import { parseInput } from '../internal/validation.js';
-import { jobTypeSchema } from '../rules.js';
+import { jobTypeSchema, payloadHashSchema, payloadRefSchema } from '../rules.js';
 import type { PayloadStore } from '../store/payloads.js';
-import { payloadHashSchema, payloadRefSchema } from '../store/schemas.js';
 import { type DelayedJobsConfig, type ScheduledRow, scheduleDelayedJob } from './delayed-job.js';
 import { type JobEnvelope, serializeEnvelope } from './envelope.js';
 

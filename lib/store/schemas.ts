@@ -2,17 +2,8 @@ import * as z from 'zod';
 import { identitySchema } from '../identity.js';
 import { parseInputOnce, vouchFor } from '../internal/validation.js';
 import type { JobEnvelope } from '../messaging/envelope.js';
-import { jobTypeSchema } from '../rules.js';
+import { jobTypeSchema, maxAttemptsSchema, payloadHashSchema, payloadRefSchema } from '../rules.js';
 import type { NewWorkItem } from './requests.js';
-
-/** SHA-256 in lowercase hex. */
-const payloadHashSchema = z.string().regex(/^[0-9a-f]{64}$/, 'payloadHash must be 64 lowercase hex chars (SHA-256)');
-
-/** A caller-owned pointer to the payload (an S3 key, a row id); never the payload itself. */
-const payloadRefSchema = z.string().min(1).max(1024);
-
-/** Attempts a job gets (1 to 100); the same rule as a job definition's `maxAttempts`. */
-const maxAttemptsSchema = z.number().int().min(1).max(100);
 
 const newWorkItemSchema = z
   .strictObject({
@@ -63,11 +54,4 @@ function newWorkItemFromEnvelope(envelope: JobEnvelope, maxAttempts: number): Ne
   return vouchFor(newWorkItemSchema, item);
 }
 
-export {
-  leaseRequestSchema,
-  maxAttemptsSchema,
-  newWorkItemFromEnvelope,
-  parseNewWorkItem,
-  payloadHashSchema,
-  payloadRefSchema,
-};
+export { leaseRequestSchema, newWorkItemFromEnvelope, parseNewWorkItem };

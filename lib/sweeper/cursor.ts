@@ -3,7 +3,8 @@ import * as z from 'zod';
 import { sendConditional } from '../store/conditional-write.js';
 import { sweeperCursorKey, TableKeys } from '../store/table.js';
 import type { WorkItemStore } from '../store/work-item-store.js';
-import { type SweepCursor, type SweepOptions, type SweepSummary, sweep } from './sweeper.js';
+import { sweep } from './sweeper.js';
+import type { SweepCursor, SweepOptions, SweepSummary } from './types.js';
 
 /** The cursor as stored in the sweeper's row, and the version it was read at (0 when there is no row). */
 interface StoredSweepCursor {

@@ -6,7 +6,7 @@ import { sweepToUnknownTransition } from '../store/operator-transitions.js';
 import { isWorkItem, type WorkItem } from '../store/work-item.js';
 import type { WorkItemStore } from '../store/work-item-store.js';
 import { buildDeadlineAdvance, buildResignalUpdate, liveLeaseExpiry, resignalLanded } from './requests.js';
-import type { SweepOptions, SweepSummary } from './sweeper.js';
+import type { SweepOptions, SweepSummary } from './types.js';
 
 /** The settings of a sweep run that decide what happens to one page of due index entries. */
 interface PageSettings {

@@ -1,15 +1,13 @@
-import type { SQSClient } from '@aws-sdk/client-sqs';
 import { QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import type { Clock } from '../clock.js';
 import { mapBounded } from '../internal/bounded-parallel.js';
 import { parseInput } from '../internal/validation.js';
 import { WorkState } from '../states.js';
 import { PARKED_SHARD_READS_IN_FLIGHT, parkedStateKeys } from '../store/parked-keys.js';
 import { deadlineShardName } from '../store/table.js';
-import type { WorkItemStore } from '../store/work-item-store.js';
 import { handlePage } from './page.js';
 import { buildDeadlineQuery, buildOldestUnknownQuery } from './requests.js';
+import type { SweepCursor, SweepOptions, SweepSummary } from './types.js';
 
 /** Defaults of one sweep run. */
 const SweepDefaults = {
@@ -18,56 +16,6 @@ const SweepDefaults = {
   resignalIntervalMs: 120_000,
   concurrency: 16,
 } as const;
-
-/** Where the next run starts: the deadline shard served first. Safe to drop (the index is the truth). */
-interface SweepCursor {
-  shard: number;
-}
-
-/** What a sweep needs. `shards` defaults to the store's deadline shard count, `clock` to the store's clock. */
-interface SweepOptions {
-  store: WorkItemStore;
-  sqs: SQSClient;
-  queueUrl: string;
-  clock?: Clock;
-  /** Index entries read per run at most (the work bound); the rest waits for the next run. */
-  maxItemsPerRun?: number;
-  shards?: number;
-  cursor?: SweepCursor;
-  /** A queued item is re-signalled only once `availableAt + dueGraceMs` has passed (its own wake-up had time). */
-  dueGraceMs?: number;
-  /** After a re-signal the item's deadline moves this far ahead: at most one wake-up per item per interval. */
-  resignalIntervalMs?: number;
-  /** Conditional writes in flight at once. */
-  concurrency?: number;
-}
-
-/** What one run did. `readRequests`/`itemsRead` count every Query it issued and every index entry returned. */
-interface SweepSummary {
-  scanned: number;
-  sweptToUnknown: number;
-  resignalled: number;
-  /** Wake-ups that could not be sent; the moved deadline brings the item back after one interval. */
-  resignalFailures: number;
-  /** Why the last wake-up failed (error name and message), for the handler's log. */
-  resignalError?: { name: string; message: string };
-  /** Conditional writes that found the item changed since the index read (a fresher claim, a finished job). */
-  lostRaces: number;
-  /**
-   * Claims whose index deadline passed while heartbeats kept the lease alive: their deadline moved up to the
-   * real lease expiry (heartbeats never write the index; this write replaces one index move per heartbeat).
-   */
-  deadlinesAdvanced: number;
-  /** Entries read but left alone (queued and still inside the grace period, or not a work item). */
-  skipped: number;
-  readRequests: number;
-  itemsRead: number;
-  readCapacityUnits: number;
-  /** Where the next run starts; undefined when this run read every due entry of every shard. */
-  cursor: SweepCursor | undefined;
-  /** Age of the oldest item parked as unknown; 0 when there is none. */
-  oldestUnknownAgeSeconds: number;
-}
 
 const optionsSchema = z.strictObject({
   maxItemsPerRun: z.number().int().min(1).max(10_000),

@@ -1,0 +1,82 @@
+/**
+ * Layering rules, checked by `npm test` (`npm run deps`). The architecture in one page:
+ * - lib/ is the library: it imports nothing outside lib/;
+ * - only lib/store/ talks to the jobs and payloads tables (the store is their driver);
+ * - shipped code (lib/, functions/, infra/ but the project's own app) never imports examples/;
+ * - no import cycles anywhere.
+ */
+/** Folders whose code is shipped in the package. */
+const SHIPPED = '^(lib|functions|infra/(construct|cli|console|local|testing))/';
+/**
+ * Code that may import the AWS SDK's DynamoDB item commands: the store (jobs and payloads tables), fenced
+ * writes (the user's record tables), and the tools that work on the user's tables or create tables.
+ */
+const DYNAMODB_ITEM_ACCESS_ALLOWED = [
+  '^lib/store/',
+  '^lib/fenced/',
+  '^lib/aws-clients\\.ts$',
+  '^lib/job-definition\\.ts$',
+  '^lib/worker/job-context\\.ts$',
+  '^infra/testing/',
+  '^infra/local/(capabilities|resources|demo-types|jobs-module|stack)\\.ts$',
+  '^infra/construct/tables\\.ts$',
+  '^infra/cli/(target|commands/demo|commands/raise-fences)\\.ts$',
+  '^examples/',
+  '^test/',
+];
+/** Modules still reaching the tables outside the store, to be moved behind store methods (issue 31). */
+const NOT_YET_BEHIND_THE_STORE = [
+  '^lib/admin/(audit|counts|erase-payloads|health|list-active|list-tenant|list|raise-fences|signals)\\.ts$',
+  '^lib/sweeper/(cursor|requests|sweeper)\\.ts$',
+  '^lib/messaging/delayed-job\\.ts$',
+  '^lib/lambda/(clients|sqs-worker-handler)\\.ts$',
+  '^lib/worker/execute-job\\.ts$',
+];
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'An import cycle means a type or a rule sits in the wrong file.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'lib-is-a-leaf',
+      severity: 'error',
+      comment: 'lib/ is what users install: it imports nothing from infra/, functions/, examples/ or test/.',
+      from: { path: '^lib/' },
+      to: { path: '^(infra|functions|examples|test)/' },
+    },
+    {
+      name: 'shipped-code-never-imports-examples',
+      severity: 'error',
+      comment: 'The CLI and the local stack load the example jobs and the demo by path, as they load a user module.',
+      from: { path: SHIPPED },
+      to: { path: '^examples/' },
+    },
+    {
+      name: 'functions-are-thin',
+      severity: 'error',
+      comment: 'functions/ wires lib/ to Lambda events: it imports only lib/.',
+      from: { path: '^functions/' },
+      to: { path: '^(infra|examples|test)/' },
+    },
+    {
+      name: 'only-the-store-talks-to-the-tables',
+      severity: 'error',
+      comment:
+        'Item access (Get/Put/Update/Query/Scan) to the jobs and payloads tables goes through lib/store/ methods.',
+      from: { pathNot: [...DYNAMODB_ITEM_ACCESS_ALLOWED, ...NOT_YET_BEHIND_THE_STORE] },
+      to: { path: 'node_modules/@aws-sdk/(client-dynamodb|lib-dynamodb)/', dependencyTypesNot: ['type-only'] },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },
+    exclude: { path: '^(node_modules|dist|cdk\\.out|\\.local)/' },
+  },
+};
