@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DemoEnvironment } from '../../infra/local/demo-types.js';
+import { systemClock } from '../../lib/clock.js';
 import { sendJob } from '../../lib/messaging/producer.js';
 import { FINISHED_STATES } from '../../lib/states.js';
 import { PayloadStore } from '../../lib/store/payloads.js';
@@ -20,7 +21,7 @@ interface QueuedResult {
  */
 async function runThroughQueue(env: DemoEnvironment, cases: DemoCase[], timeoutMs: number): Promise<QueuedResult[]> {
   const store = new WorkItemStore({ client: env.client, tableName: env.tables.jobs });
-  const payloads = new PayloadStore(env.client, env.tables.payloads, store.clock);
+  const payloads = new PayloadStore(env.client, env.tables.payloads, systemClock);
   for (const demoCase of cases) await demoCase.prepare?.(env);
   for (const [index, demoCase] of cases.entries()) {
     const input = { ...demoCase.identity, jobType: demoCase.jobType, payload: demoCase.payload };

@@ -42,6 +42,7 @@ function demoWorker(name: string, client: DynamoDBDocumentClient, env: DemoEnvir
   const store = new WorkItemStore({ client, tableName: env.tables.jobs, clock });
   const runtime = new WorkerRuntime({
     store,
+    client,
     registry: new JobRegistry([spec.definition]),
     payloads: new PayloadStore(client, env.tables.payloads, clock),
     telemetry,

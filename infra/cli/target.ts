@@ -3,6 +3,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AdminDeps, MetricCounts } from '../../lib/admin/deps.js';
 import { createDocumentClient, createSqsClient } from '../../lib/aws-clients.js';
+import { systemClock } from '../../lib/clock.js';
 import { PayloadStore } from '../../lib/store/payloads.js';
 import { WorkItemStore } from '../../lib/store/work-item-store.js';
 import { DEFAULT_LOCAL_ACTOR } from '../local/local-actor.js';
@@ -101,7 +102,7 @@ function build(
     sqs,
     store,
     admin,
-    payloads: new PayloadStore(client, resources.payloadsTable, store.clock),
+    payloads: new PayloadStore(client, resources.payloadsTable, systemClock),
     tables: {
       jobs: resources.jobsTable,
       payloads: resources.payloadsTable,

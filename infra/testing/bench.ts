@@ -120,6 +120,7 @@ class ConformanceBench {
     const definition = this.observedDefinition(name, faults, providerFaults, options.pause);
     const runtime = new WorkerRuntime({
       store,
+      client,
       registry: new JobRegistry([definition]),
       payloads: new PayloadStore(client, this.tables.payloadsTable, this.clock),
       telemetry: this.telemetry,

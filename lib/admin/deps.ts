@@ -9,8 +9,8 @@ interface MetricCounts {
 }
 
 /**
- * What the admin operations reach: the store (jobs table, client, clock), the queues and the payloads
- * table. Built once per container by the handler; tests pass engine-backed instances.
+ * What the admin operations reach: the store (every read and write of the jobs table and of payload bodies),
+ * the queues, and the name of the payloads table. Built once per container by the handler; tests pass engine-backed instances.
  */
 interface AdminDeps {
   store: WorkItemStore;
@@ -29,7 +29,7 @@ interface AdminDeps {
 
 /** The clock admin operations use: the deps' own, else the store's. */
 function adminClock(deps: AdminDeps): Clock {
-  return deps.clock ?? deps.store.clock;
+  return deps.clock ?? { now: () => deps.store.now() };
 }
 
 export { type AdminDeps, adminClock, type MetricCounts };

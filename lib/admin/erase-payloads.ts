@@ -1,11 +1,6 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { tenantIdSchema } from '../identity.js';
-import { mapBounded } from '../internal/bounded-parallel.js';
 import { parseInput } from '../internal/validation.js';
-import { sendConditional } from '../store/conditional-write.js';
-import { eraseBodyRequest } from '../store/payloads.js';
-import { KeyPrefix, TableKeys, tenantPartitionKeys } from '../store/table.js';
 import { writeAuditRecord } from './audit.js';
 import { type AdminDeps, adminClock } from './deps.js';
 import { actorSchema, reasonSchema } from './schemas.js';
@@ -32,48 +27,6 @@ const eraseSchema = z.strictObject({
   max: z.number().int().min(1).max(100_000).default(10_000),
 });
 
-const PAGE_SIZE = 100;
-const DELETES_IN_FLIGHT = 10;
-
-/**
- * Erases the bodies of one partition key (Query pages of bodies not yet erased, one conditional UpdateItem
- * each) until `progress.deleted` reaches `max`; true when the partition has none left. `progress` counts every
- * body erased, even when a later request fails (the caller audits what was erased).
- */
-async function erasePartition(
-  deps: AdminDeps,
-  partitionKey: string,
-  max: number,
-  progress: { deleted: number },
-): Promise<boolean> {
-  const client = deps.store.client;
-  let startKey: Record<string, unknown> | undefined;
-  while (progress.deleted < max) {
-    const page = await client.send(
-      new QueryCommand({
-        TableName: deps.payloadsTable,
-        KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
-        // Tombstones (already erased) are skipped, so a repeated erase rewrites nothing.
-        FilterExpression: 'attribute_exists(#body)',
-        ExpressionAttributeNames: { '#pk': TableKeys.partition, '#sk': TableKeys.sort, '#body': 'body' },
-        ExpressionAttributeValues: { ':pk': partitionKey, ':prefix': KeyPrefix.payload },
-        ProjectionExpression: '#pk, #sk',
-        Limit: Math.min(PAGE_SIZE, max - progress.deleted),
-        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-      }),
-    );
-    const keys = (page.Items ?? []).map((item) => ({ pk: item.pk, sk: item.sk }));
-    const now = adminClock(deps).now();
-    await mapBounded(keys, DELETES_IN_FLIGHT, async (key) => {
-      const outcome = await sendConditional(client, eraseBodyRequest(deps.payloadsTable, key, now));
-      if (outcome.ok) progress.deleted += 1;
-    });
-    startKey = page.LastEvaluatedKey;
-    if (!startKey) return true;
-  }
-  return false;
-}
-
 /**
  * Removes the tenant's inline payload bodies (Query on each of the tenant's partition keys, one conditional
  * UpdateItem per body, paginated, bounded by `max`). Each body's row stays as a tombstone with the payload
@@ -89,10 +42,11 @@ async function erasePayloads(deps: AdminDeps, input: EraseInput): Promise<EraseR
   let complete = false;
   let failure: unknown;
   try {
-    for (const partitionKey of tenantPartitionKeys(valid.tenantId)) {
-      complete = await erasePartition(deps, partitionKey, valid.max, progress);
-      if (!complete) break;
-    }
+    complete = await deps.store.maintenance.erasePayloadBodies(deps.payloadsTable, valid.tenantId, {
+      max: valid.max,
+      progress,
+      clock: adminClock(deps),
+    });
   } catch (error) {
     complete = false;
     failure = error;

@@ -1,5 +1,3 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { JobsIndex } from '../store/table.js';
 import { deadLetterDepth } from './counts.js';
 import type { MetricCounts } from './deps.js';
 import { type AdminDeps, adminClock } from './deps.js';
@@ -17,17 +15,8 @@ interface HealthReport {
  * Never throws: an unreachable dependency is `degraded` with the failing check named.
  */
 async function checkHealth(deps: AdminDeps): Promise<HealthReport> {
-  const table = await deps.store.client
-    .send(
-      new QueryCommand({
-        TableName: deps.store.table.tableName,
-        IndexName: JobsIndex.parkedByState.name,
-        KeyConditionExpression: '#p = :p',
-        ExpressionAttributeNames: { '#p': JobsIndex.parkedByState.partition },
-        ExpressionAttributeValues: { ':p': 'health-check' },
-        Limit: 1,
-      }),
-    )
+  const table = await deps.store.maintenance
+    .probe()
     .then(() => 'ok' as const)
     .catch(() => 'unreachable' as const);
   const dlq = deps.deadLetterQueueUrl

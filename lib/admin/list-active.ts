@@ -1,4 +1,3 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { InvalidInputError } from '../errors.js';
 import { deadlineShardName, JobsIndex, TableKeys } from '../store/table.js';
@@ -69,41 +68,27 @@ async function listActive(store: WorkItemStore, input: ActiveListInput): Promise
   const start = input.cursor ? decode(scope, input.cursor) : { shard: 0 };
   let shard = start.shard;
   let key: Record<string, unknown> | undefined = start.key;
-  const filters = ['#state = :state'];
-  const names: Record<string, string> = { '#partition': JobsIndex.byDeadline.partition, '#state': 'state' };
-  const values: Record<string, unknown> = { ':state': input.state };
-  if (input.tenantId) {
-    filters.push('#tenant = :tenant');
-    names['#tenant'] = 'tenantId';
-    values[':tenant'] = input.tenantId;
-  }
-  if (input.olderThanMs !== undefined) {
-    filters.push('#age <= :cutoff');
-    names['#age'] = 'createdAt';
-    values[':cutoff'] = input.now - input.olderThanMs;
-  }
+  const filters = {
+    state: input.state,
+    ...(input.tenantId ? { tenantId: input.tenantId } : {}),
+    ...(input.olderThanMs !== undefined ? { createdAtOrBefore: input.now - input.olderThanMs } : {}),
+  };
+  const shards = store.deadlines.shardCount;
   const items: RecordView[] = [];
-  for (let queries = 0; queries < MAX_QUERIES && shard < store.table.deadlineShards && items.length < input.limit; ) {
+  for (let queries = 0; queries < MAX_QUERIES && shard < shards && items.length < input.limit; ) {
     queries += 1;
     const wanted = input.limit - items.length;
-    const output = await store.client.send(
-      new QueryCommand({
-        TableName: store.table.tableName,
-        IndexName: JobsIndex.byDeadline.name,
-        KeyConditionExpression: '#partition = :partition',
-        FilterExpression: filters.join(' AND '),
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: { ...values, ':partition': deadlineShardName(shard) },
-        Limit: rowsToEvaluate(wanted, true),
-        ...(key ? { ExclusiveStartKey: key } : {}),
-      }),
-    );
-    const page = cutPage(output.Items ?? [], wanted, output.LastEvaluatedKey, KEY_ATTRIBUTES);
+    const read = await store.deadlines.activePage(shard, {
+      ...filters,
+      limit: rowsToEvaluate(wanted, true),
+      ...(key ? { startKey: key } : {}),
+    });
+    const page = cutPage(read.items, wanted, read.next, KEY_ATTRIBUTES);
     items.push(...page.rows.map(recordView));
     key = page.next;
     if (!key) shard += 1;
   }
-  const more = shard < store.table.deadlineShards;
+  const more = shard < shards;
   return { items, ...(more ? { cursor: encode(scope, shard, key) } : {}) };
 }
 

@@ -1,4 +1,3 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { WorkState } from '../states.js';
 import { KeyPrefix, TableKeys, tenantPartitionKeys } from '../store/table.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
@@ -16,27 +15,6 @@ interface TenantListInput {
 
 /** Queries per call at most (a state filter can leave a page short or empty); the cursor continues from there. */
 const MAX_QUERIES = 20;
-
-/** The Query of one partition from `key` on, evaluating at most `evaluate` rows. */
-function tenantQuery(deps: AdminDeps, input: TenantListInput, partitionKey: string, evaluate: number, key?: Key) {
-  return new QueryCommand({
-    TableName: deps.store.table.tableName,
-    KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
-    ...(input.state ? { FilterExpression: '#state = :state' } : {}),
-    ExpressionAttributeNames: {
-      '#pk': TableKeys.partition,
-      '#sk': TableKeys.sort,
-      ...(input.state ? { '#state': 'state' } : {}),
-    },
-    ExpressionAttributeValues: {
-      ':pk': partitionKey,
-      ':prefix': KeyPrefix.workItem,
-      ...(input.state ? { ':state': input.state } : {}),
-    },
-    Limit: evaluate,
-    ...(key ? { ExclusiveStartKey: key } : {}),
-  });
-}
 
 /**
  * Lists one tenant's work items (every state: succeeded and cancelled too) with a Query on each of the tenant's
@@ -60,10 +38,12 @@ async function listTenantItems(
     queries += 1;
     const wanted = input.limit - items.length;
     const evaluate = rowsToEvaluate(wanted, input.state !== undefined);
-    const output = await deps.store.client.send(
-      tenantQuery(deps, input, partitions[partition] as string, evaluate, key),
-    );
-    const page = cutPage(output.Items ?? [], wanted, output.LastEvaluatedKey, [TableKeys.partition, TableKeys.sort]);
+    const read = await deps.store.tenants.page(partitions[partition] as string, {
+      limit: evaluate,
+      ...(input.state ? { state: input.state } : {}),
+      ...(key ? { startKey: key } : {}),
+    });
+    const page = cutPage(read.items, wanted, read.next, [TableKeys.partition, TableKeys.sort]);
     items.push(...page.rows.map(recordView));
     key = page.next;
     if (!key) partition += 1;

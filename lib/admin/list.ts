@@ -1,4 +1,3 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { tenantIdSchema } from '../identity.js';
 import { mapBounded } from '../internal/bounded-parallel.js';
@@ -67,20 +66,14 @@ async function listParked(deps: AdminDeps, input: ListParkedInput): Promise<Park
   const pages = await mapBounded(keys, PARKED_SHARD_READS_IN_FLIGHT, async (key, shard) => {
     const position = positions[shard] as ShardPosition<Key>;
     if (position.at === 'done') return undefined;
-    const output = await deps.store.client.send(
-      new QueryCommand({
-        TableName: deps.store.table.tableName,
-        IndexName: index.name,
-        KeyConditionExpression: '#partition = :partition',
-        ExpressionAttributeNames: { '#partition': index.partition },
-        ExpressionAttributeValues: { ':partition': key },
-        ScanIndexForward: true,
-        Limit: valid.limit,
-        ...(position.at === 'after' ? { ExclusiveStartKey: position.key } : {}),
-      }),
+    const page = await deps.store.parked.page(
+      index,
+      key,
+      valid.limit,
+      position.at === 'after' ? position.key : undefined,
     );
-    const next = output.LastEvaluatedKey as Key | undefined;
-    return { items: output.Items ?? [], ...(next ? { next } : {}) };
+    const next = page.next as Key | undefined;
+    return { items: page.items, ...(next ? { next } : {}) };
   });
   const keyOf = (item: Record<string, unknown>): Key =>
     Object.fromEntries(keyAttributes.map((attribute) => [attribute, item[attribute] as string | number]));

@@ -1,4 +1,3 @@
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import type { JobIdentity } from '../identity.js';
 import { parseInput } from '../internal/validation.js';
@@ -68,24 +67,13 @@ async function raiseFences(deps: AdminDeps, input: RaiseFencesInput): Promise<Ra
   ]);
   const report = { scanned: 0, raised: 0, alreadyAbove: 0, lostRaces: 0 };
   do {
-    const page = await deps.store.client.send(
-      new ScanCommand({
-        TableName: deps.store.table.tableName,
-        FilterExpression: '#kind = :work',
-        ProjectionExpression: '#pk, #sk, tenantId, operationId',
-        ExpressionAttributeNames: { '#kind': 'kind', '#pk': TableKeys.partition, '#sk': TableKeys.sort },
-        ExpressionAttributeValues: { ':work': 'work' },
-        Limit: Math.min(PAGE_SIZE, valid.max - report.scanned),
-        ConsistentRead: true,
-        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-      }),
-    );
-    for (const row of page.Items ?? []) {
+    const page = await deps.store.maintenance.scanWorkItems(Math.min(PAGE_SIZE, valid.max - report.scanned), startKey);
+    for (const identity of page.identities) {
       report.scanned += 1;
-      const outcome = await raiseOne(deps, row as JobIdentity, valid.above, action);
+      const outcome = await raiseOne(deps, identity, valid.above, action);
       report[outcome] += 1;
     }
-    startKey = page.LastEvaluatedKey;
+    startKey = page.next;
   } while (startKey && report.scanned < valid.max);
   const cursor = encodeCursor(CURSOR_SCOPE, startKey);
   const audit = await writeAuditRecord(deps, {

@@ -5,7 +5,6 @@ import { parseInput } from '../internal/validation.js';
 import { sendWakeSignals } from '../messaging/wake.js';
 import { WorkState } from '../states.js';
 import { type OperatorAction, requeueTransition } from '../store/operator-transitions.js';
-import { deadlineShardFor } from '../store/table.js';
 import type { OperatorStatement, WorkItem } from '../store/work-item.js';
 import { type AdminDeps, adminClock } from './deps.js';
 import { actionSchema } from './schemas.js';
@@ -37,7 +36,7 @@ async function requeueAndWake(
   auditAction: string,
 ): Promise<RequeueResult> {
   const now = adminClock(deps).now();
-  const shard = deadlineShardFor(identity, deps.store.table.deadlineShards);
+  const shard = deps.store.deadlines.shardOf(identity);
   const item = await deps.store.operate(identity, allowedFrom, (current) => {
     assertEffectStatement(current, action.statement);
     return requeueTransition(current, { ...action, auditAction }, shard, now);

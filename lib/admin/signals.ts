@@ -1,7 +1,5 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { MetricName } from '../metric-names.js';
 import { WorkState } from '../states.js';
-import { deadlineShardName, JobsIndex } from '../store/table.js';
 import type { CountsReport } from './counts.js';
 import { type AdminDeps, adminClock, type MetricCounts } from './deps.js';
 
@@ -13,39 +11,6 @@ type Signal = { name: string; label: string } & (
 
 /** Where the metric-based signals live on a target without in-process counters. */
 const NOT_ON_TARGET = 'not available on this target (a CloudWatch metric: see the dashboard and alarms)';
-
-/** Claimed items whose lease has expired and that no sweep has handled yet: a Query per deadline shard. */
-async function stalledClaims(deps: AdminDeps, now: number): Promise<number> {
-  const shards = Array.from({ length: deps.store.table.deadlineShards }, (_, index) => deadlineShardName(index));
-  const counts = await Promise.all(
-    shards.map(async (shard) => {
-      let count = 0;
-      let key: Record<string, unknown> | undefined;
-      do {
-        const output = await deps.store.client.send(
-          new QueryCommand({
-            TableName: deps.store.table.tableName,
-            IndexName: JobsIndex.byDeadline.name,
-            KeyConditionExpression: '#p = :p AND #d < :now',
-            FilterExpression: '#state = :claimed',
-            ExpressionAttributeNames: {
-              '#p': JobsIndex.byDeadline.partition,
-              '#d': JobsIndex.byDeadline.sort,
-              '#state': 'state',
-            },
-            ExpressionAttributeValues: { ':p': shard, ':now': now, ':claimed': WorkState.claimed },
-            Select: 'COUNT',
-            ...(key ? { ExclusiveStartKey: key } : {}),
-          }),
-        );
-        count += output.Count ?? 0;
-        key = output.LastEvaluatedKey;
-      } while (key);
-      return count;
-    }),
-  );
-  return counts.reduce((sum, count) => sum + count, 0);
-}
 
 /** A counter signal from the host's metrics, with its share of claims as detail. */
 function counterSignal(name: string, label: string, metric: string, metrics: MetricCounts | undefined): Signal {
@@ -64,7 +29,8 @@ function counterSignal(name: string, label: string, metric: string, metrics: Met
 async function readSignals(deps: AdminDeps, counts: CountsReport): Promise<Signal[]> {
   const now = adminClock(deps).now();
   const [stalled, metrics] = await Promise.all([
-    stalledClaims(deps, now),
+    // Claimed items whose lease has expired and that no sweep has handled yet: a Query per deadline shard.
+    deps.store.deadlines.countExpiredClaims(now),
     deps.metrics ? deps.metrics().catch(() => undefined) : Promise.resolve(undefined),
   ]);
   const unknown = counts.states.find((entry) => entry.state === WorkState.unknown);

@@ -1,12 +1,10 @@
-import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { InvalidInputError } from '../errors.js';
 import { sha256Hex } from '../hashing.js';
 import { parseInput } from '../internal/validation.js';
 import { tableNameSchema } from '../rules.js';
 import { ExpressionBuilder } from '../store/expressions.js';
-import { buildFencedUpdate, type HolderTransition, type TableContext } from '../store/requests.js';
-import { workItemKey } from '../store/table.js';
+import type { FencedTransactionParts, HolderTransition, TransactItem } from '../store/requests.js';
 import { completeTransition, type JobOutcome, stepTransition } from '../store/transitions.js';
 import type { Claim } from '../store/work-item.js';
 import {
@@ -50,11 +48,18 @@ type SharedWrite =
       readonly where: BusinessCondition;
     };
 
-/** A built transaction: item 0 is always the work item; business write i is item i + 1. */
-interface TransactionPlan {
-  readonly input: TransactWriteCommandInput & { ClientRequestToken: string };
-  readonly transition: HolderTransition;
+/**
+ * A built transaction, as the store commits it (buildFencedTransaction): my work item's transition first, then
+ * business write i as item i + 1; `writes` are the validated writes the items came from.
+ */
+interface TransactionPlan extends FencedTransactionParts {
   readonly writes: readonly SharedWrite[];
+}
+
+/** Where the work item is (the store's workItemLocation): a business write may not touch it too. */
+interface WorkItemLocation {
+  readonly tableName: string;
+  readonly key: Readonly<Record<string, unknown>>;
 }
 
 /** TransactWriteItems takes at most 100 items; one is the work item. */
@@ -96,9 +101,9 @@ const sharedWriteSchema = z.discriminatedUnion('kind', [
  * Validates the business writes: shape, count, and that no item appears twice — neither two writes to one
  * record nor a write to the work item itself (TransactWriteItems refuses both). InvalidInputError otherwise.
  */
-function parseSharedWrites(table: TableContext, claim: Claim, writes: unknown): SharedWrite[] {
+function parseSharedWrites(workItem: WorkItemLocation, writes: unknown): SharedWrite[] {
   const valid = parseInput(z.array(sharedWriteSchema).max(MAX_SHARED_WRITES), writes, 'fenced transaction writes');
-  const seen = new Map<string, number>([[recordIdentity(table.tableName, workItemKey(claim.identity)), -1]]);
+  const seen = new Map<string, number>([[recordIdentity(workItem.tableName, workItem.key), -1]]);
   const issues = valid.flatMap((write, index) => {
     const id = recordIdentity(write.tableName, write.key);
     const earlier = seen.get(id);
@@ -118,7 +123,7 @@ function parseSharedWrites(table: TableContext, claim: Claim, writes: unknown): 
 }
 
 /** One TransactWriteItems element for a business write. Pure. */
-function sharedWriteItem(write: SharedWrite): NonNullable<TransactWriteCommandInput['TransactItems']>[number] {
+function sharedWriteItem(write: SharedWrite): TransactItem {
   const x = new ExpressionBuilder();
   const condition = renderBusinessCondition(x, write.where);
   const common = { TableName: write.tableName, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const };
@@ -165,41 +170,27 @@ function stepOnceTransition(claim: Claim, name: string, result: unknown, now: nu
 
 /** Builds the transaction of a step: the work-item update (fence = mine AND claimed AND step not done) first. */
 function buildStepTransaction(
-  table: TableContext,
   claim: Claim,
   step: { name: string; result: unknown },
   writes: readonly SharedWrite[],
   now: number,
 ): TransactionPlan {
   const transition = stepOnceTransition(claim, step.name, step.result, now);
-  return plan(table, claim, transition, writes, transactionToken(claim, `step:${step.name}`));
+  return plan(transition, writes, transactionToken(claim, `step:${step.name}`));
 }
 
 /** Builds the transaction whose work-item update IS the completion (claimed ▶ succeeded under my fence). */
 function buildCompletionTransaction(
-  table: TableContext,
   claim: Claim,
   outcome: JobOutcome,
   writes: readonly SharedWrite[],
   now: number,
 ): TransactionPlan {
-  return plan(table, claim, completeTransition(outcome, now), writes, transactionToken(claim, 'complete'));
+  return plan(completeTransition(outcome, now), writes, transactionToken(claim, 'complete'));
 }
 
-function plan(
-  table: TableContext,
-  claim: Claim,
-  transition: HolderTransition,
-  writes: readonly SharedWrite[],
-  token: string,
-): TransactionPlan {
-  const fenced = buildFencedUpdate(table, claim, transition);
-  const update = { ...fenced, Key: workItemKey(claim.identity), UpdateExpression: fenced.UpdateExpression ?? '' };
-  return {
-    input: { ClientRequestToken: token, TransactItems: [{ Update: update }, ...writes.map(sharedWriteItem)] },
-    transition,
-    writes,
-  };
+function plan(transition: HolderTransition, writes: readonly SharedWrite[], token: string): TransactionPlan {
+  return { transition, items: writes.map(sharedWriteItem), token, writes };
 }
 
 export {
@@ -210,4 +201,5 @@ export {
   type SharedWrite,
   type TransactionPlan,
   transactionToken,
+  type WorkItemLocation,
 };

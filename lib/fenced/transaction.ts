@@ -1,7 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { Clock } from '../clock.js';
+import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import {
   CapabilityMissingError,
   OwnershipLostError,
@@ -26,9 +25,14 @@ import {
   type TransactionPlan,
 } from './transaction-requests.js';
 
-/** How a FencedTransactions helper is bound: the store (jobs table, client, clock) and the running claim. */
+/**
+ * How a FencedTransactions helper is bound: the store (commits each transaction with my work item in it, reads
+ * the item back, tells the time), the client of the caller's own record tables, and the running claim.
+ */
 interface FencedTransactionsOptions {
-  store: Pick<WorkItemStore, 'client' | 'table' | 'clock' | 'get'>;
+  store: Pick<WorkItemStore, 'commitFencedTransaction' | 'get' | 'now' | 'workItemLocation'>;
+  /** Reads a business record back when a cancellation did not return it (the caller's tables, never the store's). */
+  client: DynamoDBDocumentClient;
   claim: Claim;
   /** Called once, before the error is thrown, when the work item shows this claim superseded. */
   onOwnershipLost?: (error: OwnershipLostError) => void;
@@ -59,14 +63,13 @@ type Committed = { kind: 'applied' } | { kind: 'already_applied' } | { kind: 'sk
  * lands once across takeovers: a new holder skips steps recorded in `claim.steps`. Needs an engine with
  * transactions (CapabilityMissingError otherwise).
  * @example
- * const tx = new FencedTransactions({ store, claim, onOwnershipLost: (e) => abort.abort(e) });
+ * const tx = new FencedTransactions({ store, client, claim, onOwnershipLost: (e) => abort.abort(e) });
  * await tx.runStep('reserve', [{ kind: 'update', tableName: 'inventory', key: { sku }, add: { count: -1 }, where: { count: { ge: 1 } } }]);
  * await tx.complete({ outcomeCode: 'reserved' }, []);
  */
 class FencedTransactions {
   readonly claim: Claim;
   private readonly store: FencedTransactionsOptions['store'];
-  private readonly clock: Clock;
   private readonly steps: StepLedger;
   private readonly maxAttempts: number;
   private lost: OwnershipLostError | undefined;
@@ -74,7 +77,6 @@ class FencedTransactions {
   constructor(private readonly options: FencedTransactionsOptions) {
     this.claim = options.claim;
     this.store = options.store;
-    this.clock = options.store.clock;
     this.steps = options.steps ?? new StepLedger(options.claim);
     this.maxAttempts = options.maxAttempts ?? 5;
   }
@@ -95,12 +97,11 @@ class FencedTransactions {
     const recorded = this.steps.get(step.name);
     if (recorded) return { status: 'skipped', result: recorded.result, record: recorded };
     const list = parseSharedWrites(
-      this.store.table,
-      this.claim,
+      this.store.workItemLocation(this.claim.identity),
       typeof writes === 'function' ? await writes() : writes,
     );
-    const now = this.clock.now();
-    const plan = buildStepTransaction(this.store.table, this.claim, step, list, now);
+    const now = this.store.now();
+    const plan = buildStepTransaction(this.claim, step, list, now);
     const committed = await this.commit(plan, `step ${step.name}`, step.name);
     if (committed.kind === 'skipped') {
       this.steps.record(step.name, committed.record);
@@ -116,8 +117,8 @@ class FencedTransactions {
     writes: readonly SharedWrite[],
   ): Promise<{ status: 'applied' | 'already_applied' }> {
     const valid = parseJobOutcome(outcome);
-    const list = parseSharedWrites(this.store.table, this.claim, writes);
-    const plan = buildCompletionTransaction(this.store.table, this.claim, valid, list, this.clock.now());
+    const list = parseSharedWrites(this.store.workItemLocation(this.claim.identity), writes);
+    const plan = buildCompletionTransaction(this.claim, valid, list, this.store.now());
     const committed = await this.commit(plan, 'completion', undefined);
     return { status: committed.kind === 'applied' ? 'applied' : 'already_applied' };
   }
@@ -129,7 +130,7 @@ class FencedTransactions {
       if (this.lost) throw this.lost;
       this.options.signal?.throwIfAborted();
       try {
-        await this.store.client.send(new TransactWriteCommand(plan.input));
+        await this.store.commitFencedTransaction(this.claim, plan);
         return { kind: 'applied' };
       } catch (error) {
         const name = (error as { name?: string }).name;
@@ -218,7 +219,7 @@ class FencedTransactions {
     const current =
       returned ??
       (
-        await this.store.client.send(
+        await this.options.client.send(
           new GetCommand({ TableName: write.tableName, Key: { ...write.key }, ConsistentRead: true }),
         )
       ).Item;

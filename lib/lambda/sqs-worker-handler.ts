@@ -42,7 +42,7 @@ type SqsWorkerHandler = ((event: SQSEvent, context?: Context) => Promise<SQSBatc
  */
 function createSqsWorkerHandler(options: SqsWorkerHandlerOptions): SqsWorkerHandler {
   const config = options.config ?? readConfig();
-  const { client, store } = createHandlerClients(config, options.clock);
+  const { client, store, clock } = createHandlerClients(config, options.clock);
   const logger = new Logger({ serviceName: serviceName() });
   const metrics = new Metrics({
     namespace: METRIC_NAMESPACE,
@@ -53,8 +53,9 @@ function createSqsWorkerHandler(options: SqsWorkerHandlerOptions): SqsWorkerHand
   let identifierKey: IdentifierKey | undefined;
   const runtime = new WorkerRuntime({
     store,
+    client,
     registry: new JobRegistry(options.jobs),
-    payloads: new PayloadStore(client, config.payloadsTable, store.clock, config.payloadRetentionDays * 86_400_000),
+    payloads: new PayloadStore(client, config.payloadsTable, clock, config.payloadRetentionDays * 86_400_000),
     telemetry: options.telemetry ?? powertoolsTelemetry(logger, metrics, () => identifierKey),
     ...(options.payloadResolver ? { payloadResolver: options.payloadResolver } : {}),
     ...(options.workerId ? { workerId: options.workerId } : {}),

@@ -74,7 +74,7 @@ async function scheduleDelayedJob(deps: DelayedJobDependencies, job: DelayedJob)
     ...(config.clock ? { clock: config.clock } : {}),
     ...(config.deadlineShards ? { deadlineShards: config.deadlineShards } : {}),
   });
-  const availableAt = store.clock.now() + job.delaySeconds * 1000;
+  const availableAt = store.now() + job.delaySeconds * 1000;
   const binding = 'ref' in job.payload ? { payloadRef: job.payload.ref } : { payloadInline: true };
   const enqueued = await store.enqueue({
     identity: job.identity,

@@ -76,21 +76,4 @@ class PayloadStore {
 /** Set on a payload row whose body was erased: the row is a tombstone keeping the identity's payload hash. */
 const ERASED_ATTRIBUTE = 'erasedAt';
 
-/**
- * Erases one body: removes it and the TTL (the tombstone must outlive the retention to keep the binding) and
- * records when. Conditional on a body being there, so a repeated erase changes nothing.
- */
-function eraseBodyRequest(tableName: string, key: Record<string, unknown>, now: number) {
-  return {
-    kind: 'update' as const,
-    TableName: tableName,
-    Key: key,
-    UpdateExpression: 'SET #erasedAt = :now REMOVE #body, #ttl',
-    ConditionExpression: 'attribute_exists(#body)',
-    ExpressionAttributeNames: { '#erasedAt': ERASED_ATTRIBUTE, '#body': 'body', '#ttl': TTL_ATTRIBUTE },
-    ExpressionAttributeValues: { ':now': now },
-    ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
-  };
-}
-
-export { ERASED_ATTRIBUTE, eraseBodyRequest, PayloadStore, type StoredPayload };
+export { ERASED_ATTRIBUTE, PayloadStore, type StoredPayload };

@@ -1,14 +1,11 @@
-import { FINISHED_STATES, WorkState } from '../states.js';
+import { WorkState } from '../states.js';
 import { type OperatorTransition, operatorFence } from './operator-requests.js';
 import type { WorkItem } from './work-item.js';
 
 /**
- * How to read an item that came back from a failed condition: why a claim was refused, and whether an
- * operator write already landed (a lost response retried by the SDK).
+ * How to read an item that came back from a failed operator condition: whether that write already landed (a
+ * lost response retried by the SDK). Why a claim was refused is claimability's (beside the claim request).
  */
-
-/** Why a claim did not happen; none of these is an error, each tells the caller what to do. */
-type NotClaimableReason = 'missing' | 'finished' | 'leased' | 'exhausted' | 'not_due';
 
 /** States an operator may cancel from. */
 const CANCELLABLE_STATES: readonly WorkState[] = [WorkState.queued, WorkState.claimed, WorkState.unknown];
@@ -23,12 +20,4 @@ function operatorApplied(item: WorkItem, transition: OperatorTransition, now: nu
   return last?.at === now && last.actor === transition.audit.actor && last.action === transition.audit.action;
 }
 
-/** Explains a failed claim from the item as read back. */
-function notClaimableReason(item: WorkItem, now: number): NotClaimableReason {
-  if (FINISHED_STATES.includes(item.state)) return 'finished';
-  if (item.state === WorkState.claimed && (item.leaseExpiresAt ?? 0) >= now) return 'leased';
-  if (item.attempts >= item.maxAttempts) return 'exhausted';
-  return 'not_due';
-}
-
-export { CANCELLABLE_STATES, type NotClaimableReason, notClaimableReason, operatorApplied };
+export { CANCELLABLE_STATES, operatorApplied };

@@ -1,6 +1,6 @@
-import type { PutCommandInput, UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { PutCommandInput, TransactWriteCommandInput, UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { JobIdentity } from '../identity.js';
-import { WorkState } from '../states.js';
+import { FINISHED_STATES, WorkState } from '../states.js';
 import { ATTEMPT_HISTORY_ATTRIBUTE, closeAttempts, openAttempt } from './attempt-history.js';
 import { ExpressionBuilder } from './expressions.js';
 import { parkedKeysOf } from './parked-keys.js';
@@ -140,6 +140,30 @@ function buildClaimRequest(
   };
 }
 
+/** Why a claim did not happen; none of these is an error, each tells the caller what to do. */
+type NotClaimableReason = 'missing' | 'finished' | 'leased' | 'exhausted' | 'not_due';
+
+/** Whether the claim condition holds for an item at a time, and if not, why. */
+type Claimability = { claimable: true } | { claimable: false; reason: NotClaimableReason };
+
+/**
+ * The one home of the claim rule: buildClaimRequest's condition read as a function of the item, claimable exactly
+ * when that condition would pass (attempts left, and queued and due, or claimed with an expired lease). The
+ * conditional write stays the atomic check; this explains a refusal and lets a replay skip a claim that cannot
+ * pass. Reasons, first that applies: missing, finished (no worker acts on it again), leased, exhausted, not_due.
+ */
+function claimability(item: WorkItem | undefined, now: number): Claimability {
+  if (item === undefined) return { claimable: false, reason: 'missing' };
+  if (FINISHED_STATES.includes(item.state)) return { claimable: false, reason: 'finished' };
+  if (item.state === WorkState.claimed && (item.leaseExpiresAt ?? 0) >= now)
+    return { claimable: false, reason: 'leased' };
+  if (item.attempts >= item.maxAttempts) return { claimable: false, reason: 'exhausted' };
+  // An absent attribute fails a comparison inside a condition expression, so it fails here too.
+  const due = item.state === WorkState.queued && item.availableAt !== undefined && item.availableAt <= now;
+  const expired = item.state === WorkState.claimed && item.leaseExpiresAt !== undefined && item.leaseExpiresAt < now;
+  return due || expired ? { claimable: true } : { claimable: false, reason: 'not_due' };
+}
+
 /** A change made by the holder of a claim: attributes to set and remove, and how to see it already applied. */
 interface HolderTransition {
   readonly name: string;
@@ -182,6 +206,31 @@ function buildFencedUpdate(table: TableContext, claim: Claim, transition: Holder
   };
 }
 
+/** One element of a TransactWriteItems request. */
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** What a fenced transaction's caller supplies: the holder transition, its own items, the request token. */
+interface FencedTransactionParts {
+  readonly transition: HolderTransition;
+  /** Writes and checks on the caller's own tables, in order (business write i becomes item i + 1). */
+  readonly items: readonly TransactItem[];
+  readonly token: string;
+}
+
+/**
+ * A fenced transaction: item 0 is MY work item under buildFencedUpdate (`fence = :mine AND state = claimed` plus
+ * the transition's condition), then the caller's items. So a superseded holder commits none of them.
+ */
+function buildFencedTransaction(
+  table: TableContext,
+  claim: Claim,
+  parts: FencedTransactionParts,
+): TransactWriteCommandInput & { ClientRequestToken: string } {
+  const fenced = buildFencedUpdate(table, claim, parts.transition);
+  const update = { ...fenced, Key: workItemKey(claim.identity), UpdateExpression: fenced.UpdateExpression ?? '' };
+  return { ClientRequestToken: parts.token, TransactItems: [{ Update: update }, ...parts.items] };
+}
+
 /** Attributes that park an item in a state an operator must look at (keys sharded by the identity's bucket). */
 function parkedAttributes(identity: JobIdentity, state: WorkState, now: number): Record<string, unknown> {
   return { ...parkedKeysOf(identity, state), parkedAt: now };
@@ -190,12 +239,18 @@ function parkedAttributes(identity: JobIdentity, state: WorkState, now: number):
 export {
   buildClaimRequest,
   buildCreateRequest,
+  buildFencedTransaction,
   buildFencedUpdate,
+  type Claimability,
+  claimability,
+  type FencedTransactionParts,
   type HolderTransition,
   type InitialClaim,
   LEASE_ATTRIBUTES,
   type NewWorkItem,
+  type NotClaimableReason,
   PARKED_ATTRIBUTES,
   parkedAttributes,
   type TableContext,
+  type TransactItem,
 };

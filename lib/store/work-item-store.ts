@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { type Clock, systemClock } from '../clock.js';
 import {
   IllegalTransitionError,
@@ -13,20 +13,31 @@ import { parseInput, parseInputOnce } from '../internal/validation.js';
 import { stepNameSchema } from '../rules.js';
 import { WorkState } from '../states.js';
 import { openAttempt } from './attempt-history.js';
+import { AuditLog } from './audit.js';
 import { sendConditional } from './conditional-write.js';
+import type { StoreConnection } from './connection.js';
+import { Deadlines } from './deadlines.js';
+import { Maintenance } from './maintenance.js';
 import { buildOperatorUpdate, type OperatorTransition } from './operator-requests.js';
 import { cancelTransition, type OperatorAction } from './operator-transitions.js';
-import { CANCELLABLE_STATES, type NotClaimableReason, notClaimableReason, operatorApplied } from './read-back.js';
+import { ParkedReads } from './parked-reads.js';
+import { type QuarantineInput, type QuarantineRecord, recordQuarantine } from './quarantine.js';
+import { CANCELLABLE_STATES, operatorApplied } from './read-back.js';
 import {
   buildClaimRequest,
   buildCreateRequest,
+  buildFencedTransaction,
   buildFencedUpdate,
+  claimability,
+  type FencedTransactionParts,
   type HolderTransition,
   type NewWorkItem,
+  type NotClaimableReason,
   type TableContext,
 } from './requests.js';
 import { leaseRequestSchema, parseNewWorkItem } from './schemas.js';
 import { DEFAULT_DEADLINE_SHARDS, workItemKey } from './table.js';
+import { TenantPartitions } from './tenant-partitions.js';
 import {
   completeTransition,
   type FailureReport,
@@ -74,19 +85,43 @@ interface RetryableFailure extends FailureReport {
 }
 
 /**
- * The work-item store: every transition is exactly one conditional write. Holder transitions carry the
+ * The work-item store, the one door to the jobs table (River's driver): nobody outside lib/store/ holds its
+ * client, table name or clock. Every transition is exactly one conditional write. Holder transitions carry the
  * claim's fence in their condition; a failed condition is `OwnershipLostError` unless the item shows the
  * same transition already applied under my fence (a lost response retried by the SDK), which is success.
+ * The reads and writes of the sweeper, the admin API and the tools are grouped by what they read:
+ * `deadlines`, `parked`, `tenants`, `audit`, `maintenance`.
  */
 class WorkItemStore {
-  readonly client: DynamoDBDocumentClient;
-  readonly table: TableContext;
-  readonly clock: Clock;
+  private readonly client: DynamoDBDocumentClient;
+  private readonly table: TableContext;
+  private readonly clock: Clock;
+  /** The deadline index: due pages, active listings and counts, deadline moves (sweeper, admin). */
+  readonly deadlines: Deadlines;
+  /** The parked indexes: oldest parked time, counts, listing pages (sweeper, admin). */
+  readonly parked: ParkedReads;
+  /** One tenant's partition keys: listing pages and a tally by state (admin). */
+  readonly tenants: TenantPartitions;
+  /** Audit records of admin actions that concern no single item. */
+  readonly audit: AuditLog;
+  /** Sweeper cursor, fence scan, payload erasure, health probe. */
+  readonly maintenance: Maintenance;
 
   constructor(options: WorkItemStoreOptions) {
     this.client = options.client;
     this.clock = options.clock ?? systemClock;
     this.table = { tableName: options.tableName, deadlineShards: options.deadlineShards ?? DEFAULT_DEADLINE_SHARDS };
+    const db: StoreConnection = { client: this.client, table: this.table, clock: this.clock };
+    this.deadlines = new Deadlines(db);
+    this.parked = new ParkedReads(db);
+    this.tenants = new TenantPartitions(db);
+    this.audit = new AuditLog(db);
+    this.maintenance = new Maintenance(db);
+  }
+
+  /** The time on the store's clock, the one every write stamps and every lease is measured on. */
+  now(): number {
+    return this.clock.now();
   }
 
   /**
@@ -153,7 +188,9 @@ class WorkItemStore {
       // A lost response: what the item held before my claim is gone, so assume an effect may have happened.
       return { claimed: true, claim: claimFromItem(current, false, true) };
     }
-    return { claimed: false, reason: notClaimableReason(current, now), item: current };
+    const verdict = claimability(current, now);
+    // Read back after the refusal, the row may already pass (it changed since): not due for this claim.
+    return { claimed: false, reason: verdict.claimable ? 'not_due' : verdict.reason, item: current };
   }
 
   /** Extends the lease of my claim; returns the renewed claim. OwnershipLostError if superseded. */
@@ -267,6 +304,24 @@ class WorkItemStore {
       }),
     );
     return isWorkItem(output.Item) ? output.Item : undefined;
+  }
+
+  /**
+   * Commits one TransactWriteItems of my work item (item 0, under buildFencedUpdate's fence condition) and the
+   * caller's own items. Errors propagate unchanged: the caller reads the cancellation (index 0 is the work item).
+   */
+  async commitFencedTransaction(claim: Claim, parts: FencedTransactionParts): Promise<void> {
+    await this.client.send(new TransactWriteCommand(buildFencedTransaction(this.table, claim, parts)));
+  }
+
+  /** Where an identity's work item is: a fenced transaction's business writes may not touch it too. */
+  workItemLocation(identity: JobIdentity): { tableName: string; key: { pk: string; sk: string } } {
+    return { tableName: this.table.tableName, key: workItemKey(identity) };
+  }
+
+  /** Records a message that could not be interpreted (see recordQuarantine); touches no work item. */
+  recordQuarantine(input: QuarantineInput): Promise<QuarantineRecord> {
+    return recordQuarantine(this.client, this.table.tableName, this.clock, input);
   }
 
   /** The single path of every holder write: the fence condition is added by buildFencedUpdate. */

@@ -1,7 +1,3 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
-import { sendConditional } from '../store/conditional-write.js';
-import { sweeperCursorKey, TableKeys } from '../store/table.js';
 import type { WorkItemStore } from '../store/work-item-store.js';
 import { sweep } from './sweeper.js';
 import type { SweepCursor, SweepOptions, SweepSummary } from './types.js';
@@ -12,22 +8,12 @@ interface StoredSweepCursor {
   version: number;
 }
 
-const storedSchema = z.object({
-  nextShard: z.number().int().min(0).optional(),
-  version: z.number().int().min(0),
-});
-
 /**
  * Reads where the last run of any container ended (one consistent GetItem on the `#sweeper` row).
  * A missing or malformed row is a fresh start at shard 0; storage errors propagate.
  */
 async function loadSweepCursor(store: WorkItemStore): Promise<StoredSweepCursor> {
-  const output = await store.client.send(
-    new GetCommand({ TableName: store.table.tableName, Key: sweeperCursorKey(), ConsistentRead: true }),
-  );
-  const parsed = storedSchema.safeParse(output.Item);
-  if (!parsed.success) return { cursor: undefined, version: 0 };
-  const { nextShard, version } = parsed.data;
+  const { nextShard, version } = await store.maintenance.loadSweepCursor();
   return { cursor: nextShard === undefined ? undefined : { shard: nextShard }, version };
 }
 
@@ -36,34 +22,8 @@ async function loadSweepCursor(store: WorkItemStore): Promise<StoredSweepCursor>
  * (a conditional write; the sweeper's reserved concurrency of 1 makes a clash rare). Returns false when
  * another run won: its position stands, nothing is lost (the index is the truth).
  */
-async function saveSweepCursor(
-  store: WorkItemStore,
-  seenVersion: number,
-  cursor: SweepCursor | undefined,
-): Promise<boolean> {
-  const result = await sendConditional(store.client, {
-    kind: 'update',
-    TableName: store.table.tableName,
-    Key: sweeperCursorKey(),
-    UpdateExpression:
-      cursor === undefined
-        ? 'SET #version = :next, #updatedAt = :now REMOVE #nextShard'
-        : 'SET #version = :next, #updatedAt = :now, #nextShard = :shard',
-    ConditionExpression: 'attribute_not_exists(#pk) OR attribute_not_exists(#version) OR #version = :seen',
-    ExpressionAttributeNames: {
-      '#pk': TableKeys.partition,
-      '#version': 'version',
-      '#updatedAt': 'updatedAt',
-      '#nextShard': 'nextShard',
-    },
-    ExpressionAttributeValues: {
-      ':seen': seenVersion,
-      ':next': seenVersion + 1,
-      ':now': store.clock.now(),
-      ...(cursor === undefined ? {} : { ':shard': cursor.shard }),
-    },
-  });
-  return result.ok;
+function saveSweepCursor(store: WorkItemStore, seenVersion: number, cursor: SweepCursor | undefined): Promise<boolean> {
+  return store.maintenance.saveSweepCursor(seenVersion, cursor?.shard);
 }
 
 /** A run's summary and whether its cursor was stored. */

@@ -1,11 +1,9 @@
 import { mapBounded } from '../internal/bounded-parallel.js';
 import { sendWakeSignals } from '../messaging/wake.js';
 import { WorkState } from '../states.js';
-import { sendConditional } from '../store/conditional-write.js';
 import { sweepToUnknownTransition } from '../store/operator-transitions.js';
 import { isWorkItem, type WorkItem } from '../store/work-item.js';
 import type { WorkItemStore } from '../store/work-item-store.js';
-import { buildDeadlineAdvance, buildResignalUpdate, liveLeaseExpiry, resignalLanded } from './requests.js';
 import type { SweepOptions, SweepSummary } from './types.js';
 
 /** The settings of a sweep run that decide what happens to one page of due index entries. */
@@ -51,14 +49,8 @@ async function handlePage(
       const current = result.current as Record<string, unknown> | undefined;
       return { decision, won: false, advanced: await advanceLiveLease(store, observed, current, now) };
     }
-    const next = now + settings.resignalIntervalMs;
-    const update = buildResignalUpdate(store.table.tableName, observed, now, next);
-    const result = await sendConditional(store.client, { kind: 'update', ...update });
-    // A failed condition is a lost race unless it is our own write seen again after an SDK retry.
-    if (result.ok) return { decision, won: true, item: (result.attributes ?? observed) as WorkItem };
-    if (resignalLanded(result.current, observed, now, next)) {
-      return { decision, won: true, item: result.current as unknown as WorkItem };
-    }
+    const result = await store.deadlines.resignal(observed, now, now + settings.resignalIntervalMs);
+    if (result.ok) return { decision, won: true, item: result.item };
     return { decision, won: false, advanced: await advanceLiveLease(store, observed, result.current, now) };
   });
   const toWake: WorkItem[] = [];
@@ -77,6 +69,21 @@ async function handlePage(
 }
 
 /**
+ * The real lease expiry when `current` is the claim the sweeper observed (same fence, same index deadline)
+ * and heartbeats kept its lease alive; undefined otherwise.
+ */
+function liveLeaseExpiry(
+  current: Record<string, unknown> | undefined,
+  observed: Pick<WorkItem, 'fence' | 'deadlineAt'>,
+  now: number,
+): number | undefined {
+  if (current === undefined || current.state !== WorkState.claimed || current.fence !== observed.fence) return;
+  if (current.deadlineAt !== observed.deadlineAt) return;
+  const lease = current.leaseExpiresAt;
+  return typeof lease === 'number' && lease >= now ? lease : undefined;
+}
+
+/**
  * After a sweeper write found the lease alive (heartbeats extended it past the index deadline), moves the
  * deadline up to the real expiry, conditional on the observed state, fence and deadline. False when the item
  * is not that case or changed again (a lost race, counted by the caller).
@@ -89,9 +96,7 @@ async function advanceLiveLease(
 ): Promise<boolean> {
   const leaseExpiresAt = liveLeaseExpiry(current, observed, now);
   if (leaseExpiresAt === undefined) return false;
-  const update = buildDeadlineAdvance(store.table.tableName, observed, leaseExpiresAt);
-  const result = await sendConditional(store.client, { kind: 'update', ...update });
-  return result.ok || result.current?.deadlineAt === leaseExpiresAt;
+  return store.deadlines.advance(observed, leaseExpiresAt);
 }
 
-export { handlePage, type PageSettings };
+export { handlePage, liveLeaseExpiry, type PageSettings };

@@ -1,12 +1,8 @@
-import { QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import { mapBounded } from '../internal/bounded-parallel.js';
 import { parseInput } from '../internal/validation.js';
 import { WorkState } from '../states.js';
-import { PARKED_SHARD_READS_IN_FLIGHT, parkedStateKeys } from '../store/parked-keys.js';
-import { deadlineShardName } from '../store/table.js';
+import type { ReadCost } from '../store/connection.js';
 import { handlePage } from './page.js';
-import { buildDeadlineQuery, buildOldestUnknownQuery } from './requests.js';
 import type { SweepCursor, SweepOptions, SweepSummary } from './types.js';
 
 /** Defaults of one sweep run. */
@@ -47,7 +43,7 @@ async function sweep(options: SweepOptions): Promise<SweepSummary> {
     optionsSchema,
     {
       maxItemsPerRun: options.maxItemsPerRun ?? SweepDefaults.maxItemsPerRun,
-      shards: options.shards ?? store.table.deadlineShards,
+      shards: options.shards ?? store.deadlines.shardCount,
       dueGraceMs: options.dueGraceMs ?? SweepDefaults.dueGraceMs,
       resignalIntervalMs: options.resignalIntervalMs ?? SweepDefaults.resignalIntervalMs,
       concurrency: options.concurrency ?? SweepDefaults.concurrency,
@@ -55,9 +51,7 @@ async function sweep(options: SweepOptions): Promise<SweepSummary> {
     },
     'sweep options',
   );
-  const clock = options.clock ?? store.clock;
-  const now = clock.now();
-  const tableName = store.table.tableName;
+  const now = options.clock ? options.clock.now() : store.now();
   const summary: SweepSummary = {
     scanned: 0,
     sweptToUnknown: 0,
@@ -106,12 +100,9 @@ async function sweep(options: SweepOptions): Promise<SweepSummary> {
   }
 
   // Unknown items spread over the parked index's shards: the oldest is the oldest of each shard's first item.
-  const firsts = await mapBounded(parkedStateKeys(WorkState.unknown), PARKED_SHARD_READS_IN_FLIGHT, (shardKey) =>
-    store.client.send(new QueryCommand(buildOldestUnknownQuery(tableName, shardKey))),
-  );
-  for (const first of firsts) countRead(summary, first);
-  const times = firsts.map((first) => first.Items?.[0]?.parkedAt).filter((at) => typeof at === 'number');
-  summary.oldestUnknownAgeSeconds = times.length > 0 ? Math.max(0, Math.floor((now - Math.min(...times)) / 1000)) : 0;
+  const oldest = await store.parked.oldest(WorkState.unknown);
+  countRead(summary, oldest.cost);
+  summary.oldestUnknownAgeSeconds = oldest.at === undefined ? 0 : Math.max(0, Math.floor((now - oldest.at) / 1000));
   return summary;
 }
 
@@ -133,22 +124,20 @@ async function readShard(read: ShardRead): Promise<Record<string, unknown> | und
   let taken = 0;
   do {
     const limit = read.budget - taken;
-    const request = buildDeadlineQuery(store.table.tableName, deadlineShardName(read.shard), read.now, limit, startKey);
-    const page = await store.client.send(new QueryCommand(request));
-    countRead(read.summary, page);
-    const items = page.Items ?? [];
-    taken += items.length;
-    read.summary.scanned += items.length;
-    await handlePage(items, read.now, read.settings, read.summary, read.deps);
-    startKey = page.LastEvaluatedKey;
+    const page = await store.deadlines.duePage(read.shard, read.now, limit, startKey);
+    countRead(read.summary, page.cost);
+    taken += page.items.length;
+    read.summary.scanned += page.items.length;
+    await handlePage(page.items, read.now, read.settings, read.summary, read.deps);
+    startKey = page.next;
   } while (startKey && taken < read.budget);
   return startKey;
 }
 
-function countRead(summary: SweepSummary, output: QueryCommandOutput): void {
-  summary.readRequests += 1;
-  summary.itemsRead += output.Count ?? output.Items?.length ?? 0;
-  summary.readCapacityUnits += output.ConsumedCapacity?.CapacityUnits ?? 0;
+function countRead(summary: SweepSummary, cost: ReadCost): void {
+  summary.readRequests += cost.requests;
+  summary.itemsRead += cost.items;
+  summary.readCapacityUnits += cost.capacityUnits;
 }
 
 export { type SweepCursor, SweepDefaults, type SweepOptions, type SweepSummary, sweep };

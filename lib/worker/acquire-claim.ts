@@ -1,10 +1,10 @@
 import { PayloadConflictError } from '../errors.js';
 import type { AnyJobDefinition } from '../job-definition.js';
 import type { JobEnvelope } from '../messaging/envelope.js';
-import { WorkState } from '../states.js';
+import { claimability, type NotClaimableReason } from '../store/requests.js';
 import { newWorkItemFromEnvelope } from '../store/schemas.js';
 import type { Claim, WorkItem } from '../store/work-item.js';
-import type { LeaseRequest, NotClaimableReason, WorkItemStore } from '../store/work-item-store.js';
+import type { LeaseRequest, WorkItemStore } from '../store/work-item-store.js';
 
 type SkipReason = NotClaimableReason | 'replay_finished';
 
@@ -42,17 +42,19 @@ async function acquireClaim(
   if (existing.jobType !== envelope.jobType) {
     return { acquired: false, reason: 'payload_conflict', detail: 'same identity and hash, different job type' };
   }
-  const skip = replaySkipReason(existing, store.clock.now());
+  const skip = replaySkipReason(existing, store.now());
   if (skip) return { acquired: false, reason: skip };
   return fromClaimResult(await store.claim(identity, lease));
 }
 
-/** A replay needs no claim attempt when the stored row already says no (saves a write); the claim stays conditional. */
+/**
+ * A replay needs no claim attempt when the stored row already says no (claimability: saves a write); the claim
+ * stays conditional. A finished row is `replay_finished`: this message is a late copy of work already done.
+ */
 function replaySkipReason(item: WorkItem, now: number): SkipReason | undefined {
-  if (item.state !== WorkState.queued && item.state !== WorkState.claimed) return 'replay_finished';
-  if (item.state === WorkState.claimed && (item.leaseExpiresAt ?? 0) >= now) return 'leased';
-  if (item.state === WorkState.queued && (item.availableAt ?? 0) > now) return 'not_due';
-  return undefined;
+  const verdict = claimability(item, now);
+  if (verdict.claimable) return undefined;
+  return verdict.reason === 'finished' ? 'replay_finished' : verdict.reason;
 }
 
 function fromClaimResult(result: Awaited<ReturnType<WorkItemStore['claim']>>): Acquisition {

@@ -74,6 +74,7 @@ function buildJobContext<Payload>(deps: ContextDependencies<Payload>): JobContex
     get transactions() {
       transactions ??= new FencedTransactions({
         store,
+        client: deps.client,
         claim,
         signal: abort,
         guard,

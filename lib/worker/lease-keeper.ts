@@ -62,7 +62,7 @@ class LeaseKeeper {
    * now because the local deadline (the last confirmed leaseExpiresAt, on the store's clock) has passed.
    */
   doubt(): LeaseInDoubtError | undefined {
-    if (!this.inDoubt && this.options.store.clock.now() >= this.claim.leaseExpiresAt) {
+    if (!this.inDoubt && this.options.store.now() >= this.claim.leaseExpiresAt) {
       this.enterDoubt('the local lease deadline passed without a confirmed renewal');
     }
     return this.inDoubt;
@@ -120,7 +120,7 @@ class LeaseKeeper {
   private armDeadline(): void {
     if (this.options.intervalMs <= 0) return;
     if (this.deadlineTimer) clearTimeout(this.deadlineTimer);
-    const remaining = Math.max(0, this.claim.leaseExpiresAt - this.options.store.clock.now());
+    const remaining = Math.max(0, this.claim.leaseExpiresAt - this.options.store.now());
     // A clock that moved less than the timer waited (an injected clock, a slow tick): look again later.
     this.deadlineTimer = setTimeout(() => {
       if (!this.doubt() && this.timer) this.armDeadline();

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ZodType } from 'zod';
 import { describeIssues } from '../internal/issue-paths.js';
 import { parseAndVouch } from '../internal/validation.js';
@@ -7,7 +8,6 @@ import { JOB_VERSION_UNSUPPORTED, type JobEnvelope, parseEnvelope } from '../mes
 import { MetricName } from '../metric-names.js';
 import { WorkState } from '../states.js';
 import type { PayloadStore } from '../store/payloads.js';
-import { recordQuarantine } from '../store/quarantine.js';
 import { leaseRequestSchema } from '../store/schemas.js';
 import type { Claim } from '../store/work-item.js';
 import type { LeaseRequest, WorkItemStore } from '../store/work-item-store.js';
@@ -39,6 +39,8 @@ type MessageResult =
 /** Dependencies of the worker runtime. */
 interface WorkerRuntimeOptions {
   store: WorkItemStore;
+  /** The client of the jobs' own record tables (ctx.client, ctx.records, ctx.transactions); often the store's. */
+  client: DynamoDBDocumentClient;
   registry: JobRegistry;
   payloads?: PayloadStore;
   payloadResolver?: PayloadResolver;
@@ -116,7 +118,7 @@ class WorkerRuntime {
     const result = await executeClaimedJob(
       {
         store: this.options.store,
-        client: this.options.store.client,
+        client: this.options.client,
         telemetry: this.telemetry,
         ...(this.options.heartbeatIntervalMs !== undefined
           ? { heartbeatIntervalMs: this.options.heartbeatIntervalMs }
@@ -190,7 +192,7 @@ class WorkerRuntime {
     detail: string,
     identity?: { tenantId: string; operationId: string },
   ): Promise<MessageResult> {
-    await recordQuarantine(this.options.store.client, this.options.store.table.tableName, this.options.store.clock, {
+    await this.options.store.recordQuarantine({
       messageId: message.messageId,
       body: message.body,
       reason,

@@ -95,6 +95,7 @@ function createLeasefenceWorker(options: LeasefenceWorkerOptions): LeasefenceWor
   const job = benchJob(workerId, sideEffect, options.hooks ?? {});
   const runtime = new WorkerRuntime({
     store,
+    client,
     registry: new JobRegistry([job]),
     payloads,
     payloadResolver: async (ref) => resolveBenchRef(ref),

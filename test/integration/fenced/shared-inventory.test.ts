@@ -56,7 +56,12 @@ describe('class A: an inventory count shared by many operations', () => {
   function workerFor(claim: Claim, clock: ManualClock): Worker {
     const client = testDocumentClient();
     const store = new WorkItemStore({ client, tableName: tables.jobsTable, clock });
-    const worker = { client, claim, tx: new FencedTransactions({ store, claim }), counter: countRequests(client) };
+    const worker = {
+      client,
+      claim,
+      tx: new FencedTransactions({ store, client, claim }),
+      counter: countRequests(client),
+    };
     workers.push(worker);
     return worker;
   }

@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IllegalTransitionError, ItemNotFoundError, OwnershipLostError } from '../../../lib/errors.js';
 import { WorkState } from '../../../lib/states.js';
 import { requeueTransition, resolveTransition } from '../../../lib/store/operator-transitions.js';
-import { deadlineShardFor } from '../../../lib/store/table.js';
 import type { WorkItem } from '../../../lib/store/work-item.js';
 import { createTestTables, type TestTables } from '../../support/engine.js';
 import {
@@ -154,7 +153,7 @@ describe('operator transitions', () => {
     });
 
     await store.operate(identity, [WorkState.failed_terminal], (item) =>
-      requeueTransition(item, ALICE, deadlineShardFor(identity, store.table.deadlineShards), clock.now()),
+      requeueTransition(item, ALICE, store.deadlines.shardOf(identity), clock.now()),
     );
     const claim = expectClaimed(await store.claim(identity, LEASE));
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobIdentity } from '../../../lib/identity.js';
 import { WorkState } from '../../../lib/states.js';
 import { parkedStateKey, parkedTenantStateKey } from '../../../lib/store/parked-keys.js';
-import { deadlineShardFor, tenantBucketOf, workItemKey } from '../../../lib/store/table.js';
+import { tenantBucketOf, workItemKey } from '../../../lib/store/table.js';
 import type { Claim, WorkItem } from '../../../lib/store/work-item.js';
 import type { WorkItemStore } from '../../../lib/store/work-item-store.js';
 import { createTestTables, type TestTables } from '../../support/engine.js';
@@ -46,7 +46,7 @@ describe('sparse index attributes follow the state', () => {
 
   /** Finds the item in its deadline shard (or not), waiting out GSI propagation on engines that have it. */
   async function inDeadlineIndex(identity: JobIdentity, expected: boolean): Promise<boolean> {
-    const shard = deadlineShardFor(identity, fixture.store.table.deadlineShards);
+    const shard = fixture.store.deadlines.shardOf(identity);
     const items = await eventually(
       () => queryDeadlineShard(fixture.client, tables.jobsTable, shard),
       (found) => found.some(isFor(identity)) === expected,
@@ -80,7 +80,7 @@ describe('sparse index attributes follow the state', () => {
   it('a claim puts the lease expiry in the deadline index; a heartbeat leaves the index alone; complete removes it', async () => {
     const { identity, claim } = await claimedItem();
     const claimedRow = await expectState(fixture.store, identity, WorkState.claimed);
-    expect(claimedRow.deadlineShard).toBe(deadlineShardFor(identity, fixture.store.table.deadlineShards));
+    expect(claimedRow.deadlineShard).toBe(fixture.store.deadlines.shardOf(identity));
     expect(claimedRow.deadlineAt).toBe(claim.leaseExpiresAt);
     expect(await inDeadlineIndex(identity, true)).toBe(true);
 

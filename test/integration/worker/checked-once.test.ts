@@ -55,6 +55,7 @@ describe('inputs the worker checks once', () => {
   const runtime = (definition: AnyJobDefinition, workerId?: string) =>
     new WorkerRuntime({
       store,
+      client,
       registry: new JobRegistry([definition]),
       payloads,
       ...(workerId !== undefined ? { workerId } : {}),

@@ -10,7 +10,6 @@ import { defineJob } from '../../../lib/job-definition.js';
 import { sendWakeSignals } from '../../../lib/messaging/wake.js';
 import { WorkState } from '../../../lib/states.js';
 import { requeueTransition } from '../../../lib/store/operator-transitions.js';
-import { deadlineShardFor } from '../../../lib/store/table.js';
 import { engineEndpoints } from '../../support/engine.js';
 import { FakeGateway, FakeMailer, reconcileWithGateway } from '../../support/fake-external.js';
 import { createWorkerHarness, type WorkerHarness } from '../../support/worker-harness.js';
@@ -201,7 +200,7 @@ describe('operator retries never skip reconciliation (effect mark on the work ro
     const identity = { tenantId: 'shop', operationId: 'mail-bypass' };
     mailer.sent.length = 0;
     await parkedUnknown(identity.operationId, 'notify', { to: 'eve@example.com' });
-    const shard = deadlineShardFor(identity, harness.store.table.deadlineShards);
+    const shard = harness.store.deadlines.shardOf(identity);
     const requeued = await harness.store.operate(identity, [WorkState.unknown], (item) =>
       requeueTransition(item, { actor: 'script', reason: 'raw store call' }, shard, harness.clock.now()),
     );

@@ -90,6 +90,7 @@ async function createNetworkFixture(prefix: string, leaseMs: number): Promise<Ne
       });
       return new WorkerRuntime({
         store: new WorkItemStore({ client: viaProxy, tableName: tables.jobsTable, clock, deadlineShards: 8 }),
+        client: viaProxy,
         registry: new JobRegistry(jobs),
         payloads: new PayloadStore(viaProxy, tables.payloadsTable, clock),
         workerId,

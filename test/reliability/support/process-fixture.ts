@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { systemClock } from '../../../lib/clock.js';
 import { payloadHash } from '../../../lib/hashing.js';
 import type { JobIdentity } from '../../../lib/identity.js';
 import { serializeEnvelope } from '../../../lib/messaging/envelope.js';
@@ -49,7 +50,7 @@ async function createProcessFixture(prefix: string, leaseMs: number): Promise<Pr
   const sqs = testSqsClient();
   const { queueUrl } = await createTestQueue(sqs, prefix, { visibilityTimeoutSeconds: 2, maxReceiveCount: 100 });
   const store = new WorkItemStore({ client, tableName: tables.jobsTable, deadlineShards: 8 });
-  const payloads = new PayloadStore(client, tables.payloadsTable, store.clock);
+  const payloads = new PayloadStore(client, tables.payloadsTable, systemClock);
   const { dynamo, sqs: sqsEndpoint } = engineEndpoints();
   const pool = new WorkerProcessPool({
     dynamoEndpoint: dynamo,

@@ -101,7 +101,7 @@ describe('one step API: ctx.step and ctx.transactions.runStep share one ledger',
     const { client } = acceptingClient();
     const clock = new ManualClock(5_000);
     const store = new WorkItemStore({ client, tableName: 'jobs', clock });
-    const tx = new FencedTransactions({ store, claim, steps: ledger });
+    const tx = new FencedTransactions({ store, client, claim, steps: ledger });
     await tx.runStep('reserve', [decrement]);
     expect(ledger.get('reserve')).toEqual({ fence: 3, at: 5_000, result: null });
   });

@@ -19,13 +19,16 @@ import {
   type SharedWrite,
   transactionToken,
 } from '../../../lib/fenced/transaction-requests.js';
-import { buildFencedUpdate } from '../../../lib/store/requests.js';
+import { buildFencedTransaction, buildFencedUpdate } from '../../../lib/store/requests.js';
 import { workItemKey } from '../../../lib/store/table.js';
 import { completeTransition } from '../../../lib/store/transitions.js';
-import type { WorkItem } from '../../../lib/store/work-item.js';
+import type { Claim, WorkItem } from '../../../lib/store/work-item.js';
+import { WorkItemStore } from '../../../lib/store/work-item-store.js';
 import { claimedItem, claimFixture } from '../../support/claim-fixture.js';
 
 const table = { tableName: 'jobs', deadlineShards: 8 };
+/** Where a claim's work item is in `table` (what the store's workItemLocation answers). */
+const workItemOf = (claim: Claim) => ({ tableName: table.tableName, key: workItemKey(claim.identity) });
 const decrement: SharedWrite = {
   kind: 'update',
   tableName: 'inventory',
@@ -39,9 +42,9 @@ describe('fenced transaction requests (exact DynamoDB requests)', () => {
     // prepare
     const claim = claimFixture({ fence: 3 });
     // act
-    const plan = buildStepTransaction(table, claim, { name: 'reserve', result: { reserved: 1 } }, [decrement], 1_000);
-    // assert
-    expect(plan.input).toEqual({
+    const plan = buildStepTransaction(claim, { name: 'reserve', result: { reserved: 1 } }, [decrement], 1_000);
+    // assert: the request the store commits
+    expect(buildFencedTransaction(table, claim, plan)).toEqual({
       ClientRequestToken: transactionToken(claim, 'step:reserve'),
       TransactItems: [
         {
@@ -84,17 +87,17 @@ describe('fenced transaction requests (exact DynamoDB requests)', () => {
   it('a completion transaction reuses the completion transition as its work-item update', () => {
     const claim = claimFixture({ fence: 2 });
     const outcome = { outcomeCode: 'reserved' };
-    const plan = buildCompletionTransaction(table, claim, outcome, [decrement], 5);
-    expect(plan.input.TransactItems?.[0]).toEqual({
+    const plan = buildCompletionTransaction(claim, outcome, [decrement], 5);
+    const input = buildFencedTransaction(table, claim, plan);
+    expect(input.TransactItems?.[0]).toEqual({
       Update: buildFencedUpdate(table, claim, completeTransition(outcome, 5)),
     });
-    expect(plan.input.ClientRequestToken).toBe(transactionToken(claim, 'complete'));
+    expect(input.ClientRequestToken).toBe(transactionToken(claim, 'complete'));
   });
 
   it('renders put, delete and condition-check writes', () => {
     const claim = claimFixture();
     const plan = buildStepTransaction(
-      table,
       claim,
       { name: 'ledger', result: undefined },
       [
@@ -104,7 +107,7 @@ describe('fenced transaction requests (exact DynamoDB requests)', () => {
       ],
       1,
     );
-    expect(plan.input.TransactItems?.slice(1)).toEqual([
+    expect(buildFencedTransaction(table, claim, plan).TransactItems?.slice(1)).toEqual([
       {
         Put: {
           TableName: 'ledger',
@@ -158,11 +161,11 @@ describe('fenced transaction requests (exact DynamoDB requests)', () => {
     ['a check without a condition', [{ kind: 'check', tableName: 'inventory', key: { sku: 'a' }, where: {} }]],
     ['more than 99 writes', Array.from({ length: 100 }, (_, i) => ({ ...decrement, key: { sku: `s${i}` } }))],
   ])('refuses %s with InvalidInputError', (_label, writes) => {
-    expect(() => parseSharedWrites(table, claimFixture(), writes)).toThrow(InvalidInputError);
+    expect(() => parseSharedWrites(workItemOf(claimFixture()), writes)).toThrow(InvalidInputError);
   });
 
   it('names the clash when an item appears twice', () => {
-    expect(() => parseSharedWrites(table, claimFixture(), [decrement, decrement])).toThrow(
+    expect(() => parseSharedWrites(workItemOf(claimFixture()), [decrement, decrement])).toThrow(
       /1: touches the same item as write 0; one transaction may not touch an item twice/,
     );
   });
@@ -220,14 +223,26 @@ function cancelled(reasons: Array<{ Code: string; Item?: object }>): Transaction
   });
 }
 
+/** A store on the scripted client whose read-back of the work item finds `current` (no GetItem to script). */
+function storeOn(client: DynamoDBDocumentClient, current?: WorkItem): WorkItemStore {
+  const store = new WorkItemStore({
+    client,
+    tableName: table.tableName,
+    deadlineShards: table.deadlineShards,
+    clock: new ManualClock(),
+  });
+  store.get = async () => current;
+  return store;
+}
+
 function transactions(
   client: DynamoDBDocumentClient,
   current?: WorkItem,
   onOwnershipLost?: (e: OwnershipLostError) => void,
 ) {
-  const store = { client, table, clock: new ManualClock(), get: async () => current };
   return new FencedTransactions({
-    store,
+    store: storeOn(client, current),
+    client,
     claim: claimFixture({ fence: 3 }),
     ...(onOwnershipLost ? { onOwnershipLost } : {}),
   });
@@ -306,9 +321,8 @@ describe('FencedTransactions error mapping', () => {
 
   it('a step recorded in the claim is skipped without a request', async () => {
     const { client, sent } = scriptedClient([]);
-    const store = { client, table, clock: new ManualClock(), get: async () => undefined };
     const claim = claimFixture({ fence: 4, steps: { reserve: { fence: 3, at: 1, result: { reserved: 1 } } } });
-    const tx = new FencedTransactions({ store, claim });
+    const tx = new FencedTransactions({ store: storeOn(client), client, claim });
     await expect(tx.runStep('reserve', [decrement])).resolves.toMatchObject({
       status: 'skipped',
       result: { reserved: 1 },

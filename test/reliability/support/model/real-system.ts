@@ -202,7 +202,7 @@ class RealSystem {
     const store = this.stores[command.worker] as WorkItemStore;
     if (command.kind === 'write') return this.write(command.id, command.worker, held, command.mode);
     if (command.kind === 'guardedWrite') {
-      this.lastHolderClock = { now: store.clock.now(), deadline: held.claim.leaseExpiresAt };
+      this.lastHolderClock = { now: store.now(), deadline: held.claim.leaseExpiresAt };
       try {
         held.guard();
       } catch (error) {
@@ -212,8 +212,7 @@ class RealSystem {
       }
       return this.write(command.id, command.worker, held, 'next');
     }
-    if (command.kind === 'heartbeat')
-      this.lastHolderClock = { now: store.clock.now(), deadline: held.claim.leaseExpiresAt };
+    if (command.kind === 'heartbeat') this.lastHolderClock = { now: store.now(), deadline: held.claim.leaseExpiresAt };
     try {
       if (command.kind === 'heartbeat') {
         held.claim = await store.heartbeat(held.claim, Universe.leaseMs);

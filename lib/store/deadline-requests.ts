@@ -1,8 +1,14 @@
 import type { QueryCommandInput, UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { WorkState } from '../states.js';
-import { ExpressionBuilder } from '../store/expressions.js';
-import { JobsIndex, workItemKey } from '../store/table.js';
-import type { WorkItem } from '../store/work-item.js';
+import { ExpressionBuilder } from './expressions.js';
+import { JobsIndex, workItemKey } from './table.js';
+import type { WorkItem } from './work-item.js';
+
+/*
+ * Requests on the deadline index, pure: the due page the sweeper reads, the conditional writes that move an
+ * item's deadline (re-signal, live-lease advance), and the admin's active listings and counts. Unit tests check
+ * each on the exact DynamoDB request it produces.
+ */
 
 /** One page of a deadline shard: items whose deadline has passed, oldest first. Never a Scan. */
 function buildDeadlineQuery(
@@ -23,21 +29,6 @@ function buildDeadlineQuery(
     Limit: limit,
     ReturnConsumedCapacity: 'TOTAL',
     ...(exclusiveStartKey ? { ExclusiveStartKey: exclusiveStartKey } : {}),
-  };
-}
-
-/** The oldest item parked as unknown in one shard of the parked index (one item): the age alarm's input. */
-function buildOldestUnknownQuery(tableName: string, shardKey: string): QueryCommandInput {
-  const index = JobsIndex.parkedByState;
-  return {
-    TableName: tableName,
-    IndexName: index.name,
-    KeyConditionExpression: '#state = :state',
-    ExpressionAttributeNames: { '#state': index.partition },
-    ExpressionAttributeValues: { ':state': shardKey },
-    ScanIndexForward: true,
-    Limit: 1,
-    ReturnConsumedCapacity: 'TOTAL',
   };
 }
 
@@ -92,21 +83,6 @@ function resignalLanded(
 }
 
 /**
- * The real lease expiry when `current` is the claim the sweeper observed (same fence, same index deadline)
- * and heartbeats kept its lease alive; undefined otherwise.
- */
-function liveLeaseExpiry(
-  current: Record<string, unknown> | undefined,
-  observed: Pick<WorkItem, 'fence' | 'deadlineAt'>,
-  now: number,
-): number | undefined {
-  if (current === undefined || current.state !== WorkState.claimed || current.fence !== observed.fence) return;
-  if (current.deadlineAt !== observed.deadlineAt) return;
-  const lease = current.leaseExpiresAt;
-  return typeof lease === 'number' && lease >= now ? lease : undefined;
-}
-
-/**
  * Moves a live claim's index deadline up to its lease expiry, conditional on the state, fence and deadline the
  * sweeper observed: the one index write that replaces moving the index on every heartbeat.
  */
@@ -132,11 +108,81 @@ function buildDeadlineAdvance(
   };
 }
 
+/** Which claimed or queued items of one deadline shard an active listing reads (filters; never a Scan). */
+interface ActiveShardQuery {
+  shard: string;
+  state: typeof WorkState.claimed | typeof WorkState.queued;
+  tenantId?: string;
+  /** Only items created at or before this time (the index carries `createdAt`, not the lease's updates). */
+  createdAtOrBefore?: number;
+  /** Rows the Query evaluates (a filtered page can return fewer). */
+  limit: number;
+  startKey?: Record<string, unknown>;
+}
+
+/** One filtered page of a deadline shard for the active listings: state, and optionally tenant and age. */
+function buildActiveShardQuery(tableName: string, query: ActiveShardQuery): QueryCommandInput {
+  const filters = ['#state = :state'];
+  const names: Record<string, string> = { '#partition': JobsIndex.byDeadline.partition, '#state': 'state' };
+  const values: Record<string, unknown> = { ':state': query.state };
+  if (query.tenantId) {
+    filters.push('#tenant = :tenant');
+    names['#tenant'] = 'tenantId';
+    values[':tenant'] = query.tenantId;
+  }
+  if (query.createdAtOrBefore !== undefined) {
+    filters.push('#age <= :cutoff');
+    names['#age'] = 'createdAt';
+    values[':cutoff'] = query.createdAtOrBefore;
+  }
+  return {
+    TableName: tableName,
+    IndexName: JobsIndex.byDeadline.name,
+    KeyConditionExpression: '#partition = :partition',
+    FilterExpression: filters.join(' AND '),
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: { ...values, ':partition': query.shard },
+    Limit: query.limit,
+    ...(query.startKey ? { ExclusiveStartKey: query.startKey } : {}),
+  };
+}
+
+/** Every entry of one deadline shard in `state` (a filtered Query, counted by the caller). */
+function buildShardStateQuery(tableName: string, shard: string, state: string): QueryCommandInput {
+  return {
+    TableName: tableName,
+    IndexName: JobsIndex.byDeadline.name,
+    KeyConditionExpression: '#p = :p',
+    FilterExpression: '#state = :state',
+    ExpressionAttributeNames: { '#p': JobsIndex.byDeadline.partition, '#state': 'state' },
+    ExpressionAttributeValues: { ':p': shard, ':state': state },
+  };
+}
+
+/** Claimed entries of one deadline shard whose index deadline is before `now` (expired, not yet swept). */
+function buildExpiredClaimsQuery(tableName: string, shard: string, now: number): QueryCommandInput {
+  return {
+    TableName: tableName,
+    IndexName: JobsIndex.byDeadline.name,
+    KeyConditionExpression: '#p = :p AND #d < :now',
+    FilterExpression: '#state = :claimed',
+    ExpressionAttributeNames: {
+      '#p': JobsIndex.byDeadline.partition,
+      '#d': JobsIndex.byDeadline.sort,
+      '#state': 'state',
+    },
+    ExpressionAttributeValues: { ':p': shard, ':now': now, ':claimed': WorkState.claimed },
+    Select: 'COUNT',
+  };
+}
+
 export {
+  type ActiveShardQuery,
+  buildActiveShardQuery,
   buildDeadlineAdvance,
   buildDeadlineQuery,
-  buildOldestUnknownQuery,
+  buildExpiredClaimsQuery,
   buildResignalUpdate,
-  liveLeaseExpiry,
+  buildShardStateQuery,
   resignalLanded,
 };

@@ -1,21 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { createDocumentClient, createSqsClient } from '../../../lib/aws-clients.js';
-import { InvalidInputError } from '../../../lib/errors.js';
-import { WorkItemStore } from '../../../lib/store/work-item-store.js';
 import {
+  buildActiveShardQuery,
   buildDeadlineAdvance,
   buildDeadlineQuery,
-  buildOldestUnknownQuery,
+  buildExpiredClaimsQuery,
   buildResignalUpdate,
-  liveLeaseExpiry,
+  buildShardStateQuery,
   resignalLanded,
-} from '../../../lib/sweeper/requests.js';
-import { sweep } from '../../../lib/sweeper/sweeper.js';
-import { expectRejection } from '../../support/expectations.js';
+} from '../../../lib/store/deadline-requests.js';
 
 const NOW = 1_767_225_600_000;
 
-describe('sweeper requests (exact DynamoDB input)', () => {
+describe('deadline-index requests (exact DynamoDB input)', () => {
   it('queries one deadline shard for deadlines before now, oldest first, bounded, never a Scan', () => {
     expect(buildDeadlineQuery('jobs', 'deadline#3', NOW, 25, { pk: 'a' })).toEqual({
       TableName: 'jobs',
@@ -27,16 +23,6 @@ describe('sweeper requests (exact DynamoDB input)', () => {
       Limit: 25,
       ReturnConsumedCapacity: 'TOTAL',
       ExclusiveStartKey: { pk: 'a' },
-    });
-  });
-
-  it('reads the single oldest unknown item of one parked shard', () => {
-    expect(buildOldestUnknownQuery('jobs', 'unknown#7')).toMatchObject({
-      IndexName: 'parkedByState',
-      KeyConditionExpression: '#state = :state',
-      ExpressionAttributeValues: { ':state': 'unknown#7' },
-      ScanIndexForward: true,
-      Limit: 1,
     });
   });
 
@@ -79,11 +65,6 @@ describe('sweeper requests (exact DynamoDB input)', () => {
       ':v3': 4,
       ':v4': NOW - 5,
     });
-    const current = { state: 'claimed', fence: 4, deadlineAt: NOW - 5, leaseExpiresAt: NOW + 30_000 };
-    expect(liveLeaseExpiry(current, item, NOW)).toBe(NOW + 30_000);
-    expect(liveLeaseExpiry({ ...current, leaseExpiresAt: NOW - 1 }, item, NOW)).toBeUndefined();
-    expect(liveLeaseExpiry({ ...current, fence: 5 }, item, NOW)).toBeUndefined();
-    expect(liveLeaseExpiry({ ...current, deadlineAt: NOW }, item, NOW)).toBeUndefined();
   });
 
   it('a queued item is re-signalled only while still due', () => {
@@ -102,12 +83,59 @@ describe('sweeper requests (exact DynamoDB input)', () => {
     expect(resignalLanded(undefined, observed, NOW, NOW + 10)).toBe(false);
   });
 
-  it('refuses bad options before any request', async () => {
-    const unreachable = { endpoint: 'http://127.0.0.1:9', maxAttempts: 1 };
-    const store = new WorkItemStore({ client: createDocumentClient(unreachable), tableName: 'never' });
-    const sqs = createSqsClient(unreachable);
-    const error = await expectRejection(sweep({ store, sqs, queueUrl: 'x', maxItemsPerRun: 0 }), InvalidInputError);
-    expect(error.issues).toEqual([expect.objectContaining({ path: 'maxItemsPerRun' })]);
-    await expectRejection(sweep({ store, sqs, queueUrl: 'x', shards: 8, cursor: { shard: -1 } }), InvalidInputError);
+  it('an active listing page filters by state, tenant and age on one shard, evaluating `limit` rows', () => {
+    expect(
+      buildActiveShardQuery('jobs', {
+        shard: 'deadline#2',
+        state: 'queued',
+        tenantId: 'acme',
+        createdAtOrBefore: NOW - 60_000,
+        limit: 100,
+        startKey: { pk: 'a' },
+      }),
+    ).toEqual({
+      TableName: 'jobs',
+      IndexName: 'byDeadline',
+      KeyConditionExpression: '#partition = :partition',
+      FilterExpression: '#state = :state AND #tenant = :tenant AND #age <= :cutoff',
+      ExpressionAttributeNames: {
+        '#partition': 'deadlineShard',
+        '#state': 'state',
+        '#tenant': 'tenantId',
+        '#age': 'createdAt',
+      },
+      ExpressionAttributeValues: {
+        ':state': 'queued',
+        ':tenant': 'acme',
+        ':cutoff': NOW - 60_000,
+        ':partition': 'deadline#2',
+      },
+      Limit: 100,
+      ExclusiveStartKey: { pk: 'a' },
+    });
+    expect(buildActiveShardQuery('jobs', { shard: 'deadline#0', state: 'claimed', limit: 5 })).toMatchObject({
+      FilterExpression: '#state = :state',
+      ExpressionAttributeValues: { ':state': 'claimed', ':partition': 'deadline#0' },
+    });
+  });
+
+  it('counts one shard by state, and the expired claims of one shard, with Queries (never a Scan)', () => {
+    expect(buildShardStateQuery('jobs', 'deadline#1', 'claimed')).toEqual({
+      TableName: 'jobs',
+      IndexName: 'byDeadline',
+      KeyConditionExpression: '#p = :p',
+      FilterExpression: '#state = :state',
+      ExpressionAttributeNames: { '#p': 'deadlineShard', '#state': 'state' },
+      ExpressionAttributeValues: { ':p': 'deadline#1', ':state': 'claimed' },
+    });
+    expect(buildExpiredClaimsQuery('jobs', 'deadline#1', NOW)).toEqual({
+      TableName: 'jobs',
+      IndexName: 'byDeadline',
+      KeyConditionExpression: '#p = :p AND #d < :now',
+      FilterExpression: '#state = :claimed',
+      ExpressionAttributeNames: { '#p': 'deadlineShard', '#d': 'deadlineAt', '#state': 'state' },
+      ExpressionAttributeValues: { ':p': 'deadline#1', ':now': NOW, ':claimed': 'claimed' },
+      Select: 'COUNT',
+    });
   });
 });

@@ -1,0 +1,76 @@
+import { GetCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod';
+import type { JobIdentity } from '../identity.js';
+import { sendConditional } from './conditional-write.js';
+import type { Key, StoreConnection } from './connection.js';
+import { buildSweepCursorRead, buildSweepCursorUpdate, buildWorkItemScan } from './maintenance-requests.js';
+import { buildProbeQuery } from './parked-requests.js';
+import { type ErasureBounds, eraseTenantPayloadBodies } from './payload-erasure.js';
+
+/** The sweeper's stored position: the shard the next run starts at (none: shard 0) and the row's version. */
+interface StoredCursorRow {
+  nextShard?: number;
+  version: number;
+}
+
+const cursorRowSchema = z.object({
+  nextShard: z.number().int().min(0).optional(),
+  version: z.number().int().min(0),
+});
+
+/** One page of the fence scan: the identities it found and where the Scan goes on (absent: the table's end). */
+interface WorkItemScanPage {
+  identities: JobIdentity[];
+  next?: Key;
+}
+
+/**
+ * The rare whole-table chores of background services and recovery tools: the sweeper's cursor row, the fence
+ * scan after a restore, a tenant's payload erasure, and the health probe. Nothing here is on a job's path.
+ */
+class Maintenance {
+  constructor(private readonly db: StoreConnection) {}
+
+  /** Reads the sweeper's cursor row (consistent). A missing or malformed row is version 0, no shard. */
+  async loadSweepCursor(): Promise<StoredCursorRow> {
+    const output = await this.db.client.send(new GetCommand(buildSweepCursorRead(this.db.table.tableName)));
+    const parsed = cursorRowSchema.safeParse(output.Item);
+    if (!parsed.success) return { version: 0 };
+    const { nextShard, version } = parsed.data;
+    return { ...(nextShard === undefined ? {} : { nextShard }), version };
+  }
+
+  /**
+   * Stores where the next sweep starts, only if nobody stored another position since `seenVersion` was read.
+   * False when another run won: its position stands.
+   */
+  async saveSweepCursor(seenVersion: number, nextShard: number | undefined): Promise<boolean> {
+    const { client, table, clock } = this.db;
+    const update = buildSweepCursorUpdate(table.tableName, seenVersion, nextShard, clock.now());
+    return (await sendConditional(client, { kind: 'update', ...update })).ok;
+  }
+
+  /** One page (at most `limit` rows read) of the identities of every work item, by a consistent Scan. */
+  async scanWorkItems(limit: number, startKey?: Key): Promise<WorkItemScanPage> {
+    const output = await this.db.client.send(
+      new ScanCommand(buildWorkItemScan(this.db.table.tableName, limit, startKey)),
+    );
+    const identities = (output.Items ?? []).map((row) => ({
+      tenantId: row.tenantId as string,
+      operationId: row.operationId as string,
+    }));
+    return { identities, ...(output.LastEvaluatedKey ? { next: output.LastEvaluatedKey } : {}) };
+  }
+
+  /** Erases a tenant's payload bodies in the payloads table `payloadsTable` (see eraseTenantPayloadBodies). */
+  erasePayloadBodies(payloadsTable: string, tenantId: string, bounds: ErasureBounds): Promise<boolean> {
+    return eraseTenantPayloadBodies(this.db.client, payloadsTable, tenantId, bounds);
+  }
+
+  /** One cheap read of the jobs table and its parked index; throws when the table does not answer. */
+  async probe(): Promise<void> {
+    await this.db.client.send(new QueryCommand(buildProbeQuery(this.db.table.tableName)));
+  }
+}
+
+export { Maintenance, type StoredCursorRow, type WorkItemScanPage };
