@@ -1,8 +1,11 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WorkState } from '../../../lib/states.js';
+import { claimability, type NotClaimableReason } from '../../../lib/store/requests.js';
+import type { WorkItem } from '../../../lib/store/work-item.js';
 import { createTestTables, type TestTables } from '../../support/engine.js';
 import { expectClaimed, expectCreatedClaim, expectState, readRawItem } from '../../support/expectations.js';
-import { FACTORY_NOW, newIdentity, newWorkItem, putWorkItem } from '../../support/factories.js';
+import { FACTORY_NOW, newIdentity, newWorkItem, putWorkItem, workItemInState } from '../../support/factories.js';
 import { type StoreFixture, storeFixture } from '../../support/store.js';
 
 const LEASE_MS = 30_000;
@@ -149,5 +152,93 @@ describe('when an item is claimable', () => {
     const item = await expectState(store, identity, WorkState.failed_terminal);
     expect(item.errorCode).toBe('attempts_exhausted');
     expect(item.errorMessage).toContain('throttled');
+  });
+});
+
+/** When the table of cases below claims: a minute after the factory's rows were made. */
+const NOW = FACTORY_NOW + 60_000;
+
+/**
+ * Rows at the edges of the claim rule: due exactly now, a lease ending exactly now, attempts used up, attributes
+ * absent, every finished state. Each names what claimability must say (claimable, or the reason).
+ */
+const CASES: Array<[string, WorkState, Partial<WorkItem>, 'claimable' | NotClaimableReason, string[]?]> = [
+  ['queued, due a moment ago', WorkState.queued, { availableAt: NOW - 1 }, 'claimable'],
+  ['queued, due exactly now', WorkState.queued, { availableAt: NOW }, 'claimable'],
+  ['queued, due a moment from now', WorkState.queued, { availableAt: NOW + 1 }, 'not_due'],
+  ['queued without availableAt', WorkState.queued, {}, 'not_due', ['availableAt']],
+  [
+    'queued and due, attempts used up',
+    WorkState.queued,
+    { availableAt: NOW, attempts: 3, maxAttempts: 3 },
+    'exhausted',
+  ],
+  [
+    'queued, not due, attempts used up',
+    WorkState.queued,
+    { availableAt: NOW + 1, attempts: 3, maxAttempts: 3 },
+    'exhausted',
+  ],
+  ['claimed, lease ended a moment ago', WorkState.claimed, { leaseExpiresAt: NOW - 1 }, 'claimable'],
+  ['claimed, lease ends exactly now', WorkState.claimed, { leaseExpiresAt: NOW }, 'leased'],
+  ['claimed, lease alive', WorkState.claimed, { leaseExpiresAt: NOW + 1 }, 'leased'],
+  [
+    'claimed, lease ended, attempts used up',
+    WorkState.claimed,
+    { leaseExpiresAt: NOW - 1, attempts: 2, maxAttempts: 2 },
+    'exhausted',
+  ],
+  [
+    'claimed, lease alive, attempts used up',
+    WorkState.claimed,
+    { leaseExpiresAt: NOW + 1, attempts: 2, maxAttempts: 2 },
+    'leased',
+  ],
+  ['claimed without leaseExpiresAt', WorkState.claimed, {}, 'not_due', ['leaseExpiresAt']],
+  ['succeeded', WorkState.succeeded, {}, 'finished'],
+  ['failed_terminal', WorkState.failed_terminal, {}, 'finished'],
+  ['unknown', WorkState.unknown, {}, 'finished'],
+  ['quarantined', WorkState.quarantined, { availableAt: NOW - 1 }, 'finished'],
+  ['cancelled', WorkState.cancelled, {}, 'finished'],
+];
+
+describe('claimability agrees with the claim condition the engine evaluates', () => {
+  let tables: TestTables;
+  let fixture: StoreFixture;
+
+  beforeAll(async () => {
+    tables = await createTestTables('claim-rule');
+    fixture = storeFixture(tables.jobsTable);
+    fixture.clock.set(NOW);
+  });
+  afterAll(async () => {
+    fixture.client.destroy();
+    await tables.drop();
+  });
+
+  it.each(CASES)('%s', async (_label, state, overrides, expected, absent = []) => {
+    // prepare: the row as written, read back as the store reads it
+    const identity = newIdentity();
+    const row: Record<string, unknown> = {
+      ...workItemInState({ identity, state, overrides: { maxAttempts: 3, ...overrides } }),
+    };
+    for (const attribute of absent) delete row[attribute];
+    await fixture.client.send(new PutCommand({ TableName: tables.jobsTable, Item: row }));
+    const stored = await fixture.store.get(identity);
+    const verdict = claimability(stored, NOW);
+
+    // act: the conditional write decides
+    const result = await fixture.store.claim(identity, lease());
+
+    // assert: the pure rule says what the table case says, and the engine did the same
+    expect(verdict.claimable ? 'claimable' : verdict.reason).toBe(expected);
+    expect(result.claimed).toBe(verdict.claimable);
+    if (!result.claimed && !verdict.claimable) expect(result.reason).toBe(verdict.reason);
+  });
+
+  it('a missing item is missing, for the rule and for the claim', async () => {
+    const identity = newIdentity();
+    expect(claimability(undefined, NOW)).toEqual({ claimable: false, reason: 'missing' });
+    expect(await fixture.store.claim(identity, lease())).toEqual({ claimed: false, reason: 'missing' });
   });
 });
