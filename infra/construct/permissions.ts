@@ -72,8 +72,13 @@ function keyStatements(
  */
 function workerStatements(resources: LeasefenceResources): iam.PolicyStatement[] {
   return [
+    // Store methods: WorkItemStore.enqueue and recordQuarantine (PutItem); claim, heartbeat, complete, failTerminal,
+    // failRetryable, parkUnknown, quarantine, recordStep (UpdateItem); commitFencedTransaction (the work item's
+    // Update inside TransactWriteItems); get and every conditional write's read-back (GetItem).
     statement('WorkItems', WORKER_RECORD_ACTIONS, [resources.jobsTable.tableArn]),
+    // Store methods: PayloadStore.get.
     statement('ReadPayloads', ['dynamodb:GetItem'], [resources.payloadsTable.tableArn]),
+    // No store method: the SQS event source's queue.
     statement(
       'ConsumeJobsQueue',
       ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueAttributes'],
@@ -91,6 +96,7 @@ function workerStatements(resources: LeasefenceResources): iam.PolicyStatement[]
  */
 function sweeperStatements(resources: LeasefenceResources): iam.PolicyStatement[] {
   return [
+    // Store methods: store.deadlines.duePage (byDeadline), store.parked.oldest (parkedByState).
     statement(
       'QueryDeadlineAndParkedIndexes',
       ['dynamodb:Query'],
@@ -99,7 +105,11 @@ function sweeperStatements(resources: LeasefenceResources): iam.PolicyStatement[
         indexArn(resources.jobsTable, JobsIndex.parkedByState.name),
       ],
     ),
+    // Store methods: WorkItemStore.applyOperator (sweep to unknown), store.deadlines.resignal and .advance,
+    // store.maintenance.saveSweepCursor (UpdateItem); store.maintenance.loadSweepCursor and every conditional
+    // write's read-back (GetItem).
     statement('SweepWorkItems', ['dynamodb:GetItem', 'dynamodb:UpdateItem'], [resources.jobsTable.tableArn]),
+    // No store method: wake-ups (messaging/wake.ts).
     statement('ResignalJobs', ['sqs:SendMessage'], [resources.queue.queueArn]),
     ...keyStatements(resources),
   ];
@@ -116,13 +126,17 @@ function adminStatements(resources: LeasefenceResources): iam.PolicyStatement[] 
   return [
     // Tenant listings in any state and the audit log are Queries on the table (never a Scan); parked and active
     // listings and counts read the three sparse indexes. The admin already reads any work item by key.
+    // Store methods: store.tenants.page and .tally, store.audit.page.
     statement('QueryJobsTable', ['dynamodb:Query'], [resources.jobsTable.tableArn]),
+    // Store methods: store.audit.put.
     new iam.PolicyStatement({
       sid: 'WriteAuditRecords',
       actions: ['dynamodb:PutItem'],
       resources: [resources.jobsTable.tableArn],
       conditions: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [AUDIT_PARTITION] } },
     }),
+    // Store methods: store.parked.page, .count and .oldest; store.deadlines.activePage, .count and
+    // .countExpiredClaims; store.maintenance.probe.
     statement(
       'QueryJobIndexes',
       ['dynamodb:Query'],
@@ -132,10 +146,15 @@ function adminStatements(resources: LeasefenceResources): iam.PolicyStatement[] 
         indexArn(resources.jobsTable, JobsIndex.byDeadline.name),
       ],
     ),
+    // Store methods: WorkItemStore.get, operate (cancel, resolve, retry) and applyOperator (raise fences), and
+    // every conditional write's read-back (GetItem).
     statement('OperateWorkItems', ['dynamodb:GetItem', 'dynamodb:UpdateItem'], [resources.jobsTable.tableArn]),
     // raise-fences after a restore walks every work item: a recovery tool, never a hot path.
+    // Store methods: store.maintenance.scanWorkItems.
     statement('RaiseFencesAfterRestore', ['dynamodb:Scan'], [resources.jobsTable.tableArn]),
+    // Store methods: store.maintenance.erasePayloadBodies.
     statement('ErasePayloads', ['dynamodb:Query', 'dynamodb:UpdateItem'], [resources.payloadsTable.tableArn]),
+    // No store method: the DLQ and the jobs queue (admin/redrive.ts, admin/counts.ts deadLetterDepth).
     statement(
       'DrainDeadLetterQueue',
       ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'],
@@ -152,7 +171,10 @@ function grantAll(role: iam.IRole, statements: iam.PolicyStatement[]): void {
   for (const entry of statements) role.addToPrincipalPolicy(entry);
 }
 
-/** Statement letting a worker fence writes on the user's own record tables (never DeleteItem). */
+/**
+ * Statement letting a worker fence writes on the user's own record tables (never DeleteItem). No store method:
+ * lib/fenced/ (FencedRecords, and the business items of FencedTransactions) on the job context's client.
+ */
 function workerRecordStatement(tables: dynamodb.ITable[]): iam.PolicyStatement {
   return new iam.PolicyStatement({
     effect: iam.Effect.ALLOW,
@@ -164,7 +186,10 @@ function workerRecordStatement(tables: dynamodb.ITable[]): iam.PolicyStatement {
 /** Statement a producer needs: store inline payload bodies and send wake-up messages. */
 function producerStatements(resources: LeasefenceResources): iam.PolicyStatement[] {
   return [
+    // Store methods: PayloadStore.put. (A delayed send also writes its row first through WorkItemStore.enqueue,
+    // PutItem on the jobs table, which no statement here grants.)
     new iam.PolicyStatement({ actions: ['dynamodb:PutItem'], resources: [resources.payloadsTable.tableArn] }),
+    // No store method: the wake-up message (messaging/producer.ts).
     new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [resources.queue.queueArn] }),
     ...keyStatements(resources),
   ];
