@@ -6,7 +6,39 @@
 
 export { type Clock, ManualClock, systemClock } from './clock.js';
 export { EnvironmentVariable, type LeasefenceConfig, readConfig } from './config.js';
-export * from './errors.js';
+export {
+  AmbiguousOutcomeError,
+  type AnyLeasefenceError,
+  BatchIncompleteError,
+  BusinessConditionError,
+  type BusinessRefusal,
+  CapabilityMissingError,
+  ConfigurationError,
+  ErrorCode,
+  FenceRejectedError,
+  type FenceRejection,
+  IllegalTransitionError,
+  type InputIssue,
+  InvalidInputError,
+  ItemNotFoundError,
+  isLeasefenceError,
+  JobDefinitionError,
+  type LeaseDoubt,
+  LeasefenceError,
+  type LeasefenceErrorClass,
+  type LeasefenceErrorCode,
+  type LeasefenceErrorOptions,
+  LeaseInDoubtError,
+  OperatorStatementRequiredError,
+  type OwnershipLoss,
+  OwnershipLostError,
+  PayloadConflictError,
+  RetryableJobError,
+  TerminalJobError,
+  TransactionCancelledError,
+  TransactionTokenReusedError,
+  UnexpectedItemError,
+} from './errors.js';
 export type { BusinessCondition, Expectation, Scalar } from './fenced/conditions.js';
 export { FenceRejectReason } from './fenced/fence-rules.js';
 export type {

@@ -1,3 +1,4 @@
+import { isLeasefenceError } from '../../lib/errors.js';
 import { examplePath, JobsModuleError, loadJobsModule } from '../local/jobs-module.js';
 import type { JobConformanceModule } from '../testing/module.js';
 import { UsageError } from './errors.js';
@@ -28,7 +29,7 @@ async function loadJobModule(path: string | undefined): Promise<JobConformanceMo
     const conformance = conformanceOf(modulePath, loaded.exports.conformance);
     return { jobs: loaded.build({ tables: names }), tables: loaded.tables, ...(conformance ? { conformance } : {}) };
   } catch (error) {
-    if (error instanceof JobsModuleError) throw new UsageError(`--jobs: ${error.message}`);
+    if (isLeasefenceError(error, JobsModuleError)) throw new UsageError(`--jobs: ${error.message}`);
     throw error;
   }
 }

@@ -1,10 +1,7 @@
-import { InvalidInputError, LeasefenceError } from '../../lib/errors.js';
-import { EngineNotInstalledError } from '../local/engines.js';
-import { PortInUseError, StackAlreadyRunningError } from '../local/errors.js';
-import { JobsModuleError } from '../local/jobs-module.js';
+import { InvalidInputError, isLeasefenceError } from '../../lib/errors.js';
 import { helpText, wantsHelp } from './args.js';
 import type { CliCommand } from './command.js';
-import { ExitCode, TargetError, UsageError } from './errors.js';
+import { ExitCode, UsageError } from './errors.js';
 import { type Io, processIo } from './output.js';
 import { COMMAND_SUMMARIES, type CommandName } from './summaries.js';
 
@@ -49,24 +46,21 @@ function generalHelp(): string {
   ].join('\n');
 }
 
-/** Maps an error to its message and exit code: usage and input errors 2, everything else 1. */
+/**
+ * Maps an error to its message and exit code: usage and input errors 2, everything else 1. A leasefence error
+ * (the library's, the CLI's, the local stack's, recognised by its brand) prints its message alone, any other its name too.
+ */
 function reportError(io: Io, name: string, error: unknown): number {
-  if (error instanceof UsageError) {
+  if (isLeasefenceError(error, UsageError)) {
     io.err(`leasefence ${name}: ${error.message}\nrun 'leasefence ${name} --help' for usage`);
     return ExitCode.usage;
   }
-  if (error instanceof InvalidInputError) {
+  if (isLeasefenceError(error, InvalidInputError)) {
     const issues = error.issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ');
     io.err(`leasefence ${name}: ${issues || error.message}`);
     return ExitCode.usage;
   }
-  const known =
-    error instanceof TargetError ||
-    error instanceof LeasefenceError ||
-    error instanceof PortInUseError ||
-    error instanceof StackAlreadyRunningError ||
-    error instanceof JobsModuleError ||
-    error instanceof EngineNotInstalledError;
+  const known = isLeasefenceError(error);
   const message = error instanceof Error ? error.message : String(error);
   io.err(
     `leasefence ${name}: ${known ? message : `failed: ${error instanceof Error ? error.name : 'error'}: ${message}`}`,

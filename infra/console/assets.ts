@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { leasefenceError } from '../../lib/errors.js';
 
 /** Folder of the page's own modules and stylesheet (copied next to the compiled server by the build). */
 const UI_DIR = fileURLToPath(new URL('./ui/', import.meta.url));
@@ -27,8 +28,10 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
 };
 
 /** The UI libraries are not installed (they are optional peers of the package): the console cannot start. */
-class ConsoleUnavailableError extends Error {
-  override name = 'ConsoleUnavailableError';
+class ConsoleUnavailableError extends leasefenceError('console.unavailable') {
+  constructor(message: string) {
+    super(message);
+  }
 }
 
 /** A static file: its bytes and content type. */

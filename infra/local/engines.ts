@@ -1,12 +1,12 @@
 import type { AddressInfo } from 'node:net';
+import { leasefenceError } from '../../lib/errors.js';
 
 /** The embedded engines are optional peer dependencies: only the local stack and the test harness need them. */
-class EngineNotInstalledError extends Error {
+class EngineNotInstalledError extends leasefenceError('local.engine_not_installed') {
   constructor(readonly packageName: string) {
     super(
       `the embedded engines are not installed: npm install --save-dev dynalite@^4 fauxqs@^1 (missing: ${packageName}). They are needed only by \`leasefence start\`, \`demo\`, \`check\` and leasefence/testing.`,
     );
-    this.name = 'EngineNotInstalledError';
   }
 }
 

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+import { isLeasefenceError, leasefenceError } from '../../lib/errors.js';
 import type { AnyJobDefinition } from '../../lib/job-definition.js';
 import type { RunDemo } from './demo-types.js';
 
@@ -36,10 +37,9 @@ interface LoadedJobs {
 }
 
 /** A jobs module cannot be loaded or has the wrong shape; the message says what to change. */
-class JobsModuleError extends Error {
+class JobsModuleError extends leasefenceError('local.jobs_module') {
   constructor(message: string) {
     super(message);
-    this.name = 'JobsModuleError';
   }
 }
 
@@ -111,7 +111,7 @@ async function loadJobsModule(path: string): Promise<LoadedJobs> {
   try {
     loaded = await importModule(absolute);
   } catch (error) {
-    if (error instanceof JobsModuleError) throw error;
+    if (isLeasefenceError(error, JobsModuleError)) throw error;
     throw new JobsModuleError(`cannot load ${path}: ${(error as Error).message.split('\n')[0]}`);
   }
   const exported = loaded.jobs ?? loaded.default;

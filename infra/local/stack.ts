@@ -5,6 +5,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AdminDeps } from '../../lib/admin/deps.js';
 import { createDocumentClient, createSqsClient } from '../../lib/aws-clients.js';
 import type { LeasefenceConfig } from '../../lib/config.js';
+import { isLeasefenceError } from '../../lib/errors.js';
 import { createSqsWorkerHandler } from '../../lib/lambda/sqs-worker-handler.js';
 import { DEFAULT_DEADLINE_SHARDS } from '../../lib/store/table.js';
 import { WorkItemStore } from '../../lib/store/work-item-store.js';
@@ -130,7 +131,7 @@ async function startLocalStack(options: LocalStackOptions): Promise<RunningLocal
     const operatorConsole = await listenOn(options.ports.console, (port) =>
       startConsoleServer(consoleContext, { port }),
     ).catch((error: unknown) => {
-      if (!(error instanceof ConsoleUnavailableError)) throw error;
+      if (!isLeasefenceError(error, ConsoleUnavailableError)) throw error;
       options.log(`[console] not started: ${error.message}`);
       return undefined;
     });

@@ -3,6 +3,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../../lib/aws-clients.js';
 import { ManualClock } from '../../lib/clock.js';
+import { FenceRejectedError, isLeasefenceError } from '../../lib/errors.js';
 import { payloadHash } from '../../lib/hashing.js';
 import type { JobIdentity } from '../../lib/identity.js';
 import { type JobDefinition, JobRegistry } from '../../lib/job-definition.js';
@@ -28,7 +29,8 @@ interface JobError {
   readonly scenario: string;
   readonly name: string;
   readonly code: string | undefined;
-  readonly context: Record<string, unknown>;
+  /** For a fence rejection (recognised by brand and code): why, and which table refused. */
+  readonly rejection?: { readonly reason: string | undefined; readonly tableName: string | undefined };
 }
 
 /** One simulated worker process: its runtime, its armed faults and its telemetry. */
@@ -171,13 +173,15 @@ class ConformanceBench {
     const job = this.job;
     const scenario = () => this.recorder.scenario;
     const record = (error: unknown) => {
-      const typed = error as { name?: string; code?: string; context?: Record<string, unknown> };
+      const typed = error as { name?: string; code?: string };
       this.jobErrors.push({
         worker,
         scenario: scenario(),
         name: String(typed?.name ?? 'Error'),
         code: typed?.code,
-        context: typed?.context ?? {},
+        ...(isLeasefenceError(error, FenceRejectedError)
+          ? { rejection: { reason: error.reason, tableName: error.tableName } }
+          : {}),
       });
     };
     const guarded = async <T>(work: () => Promise<T>): Promise<T> => {

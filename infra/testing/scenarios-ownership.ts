@@ -136,8 +136,8 @@ const changedPayloadScenario: Scenario = {
 /** Fence rejections a job saw in a scenario because another operation fences the record. */
 function foreignRejections(bench: ConformanceBench, scenario: string): string[] {
   return bench.jobErrors
-    .filter((error) => error.scenario === scenario && error.context.reason === 'foreign_operation')
-    .map((error) => String(error.context.tableName ?? '?'));
+    .filter((error) => error.scenario === scenario && error.rejection?.reason === 'foreign_operation')
+    .map((error) => error.rejection?.tableName ?? '?');
 }
 
 /** The last refused target write of a scenario, named as `Operation on table`. */

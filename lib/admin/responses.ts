@@ -3,6 +3,7 @@ import {
   IllegalTransitionError,
   InvalidInputError,
   ItemNotFoundError,
+  isLeasefenceError,
   OperatorStatementRequiredError,
 } from '../errors.js';
 
@@ -23,13 +24,13 @@ function ok(body: Record<string, unknown>): AdminReply {
  * message (SDK and engine details never leave the process; the handler logs them).
  */
 function errorReply(error: unknown): AdminReply {
-  if (error instanceof InvalidInputError) {
+  if (isLeasefenceError(error, InvalidInputError)) {
     return { statusCode: 400, body: { error: 'invalid_input', message: error.message, issues: error.issues } };
   }
-  if (error instanceof ItemNotFoundError) {
+  if (isLeasefenceError(error, ItemNotFoundError)) {
     return { statusCode: 404, body: { error: 'item_not_found', message: error.message } };
   }
-  if (error instanceof IllegalTransitionError) {
+  if (isLeasefenceError(error, IllegalTransitionError)) {
     const current = error.current as { state?: unknown; fence?: unknown } | undefined;
     return {
       statusCode: 409,
@@ -40,7 +41,7 @@ function errorReply(error: unknown): AdminReply {
       },
     };
   }
-  if (error instanceof OperatorStatementRequiredError) {
+  if (isLeasefenceError(error, OperatorStatementRequiredError)) {
     const current = error.current as { state?: unknown; fence?: unknown } | undefined;
     return {
       statusCode: 409,
@@ -52,7 +53,7 @@ function errorReply(error: unknown): AdminReply {
       },
     };
   }
-  if (error instanceof ConfigurationError) {
+  if (isLeasefenceError(error, ConfigurationError)) {
     return { statusCode: 500, body: { error: 'configuration', message: error.message } };
   }
   return { statusCode: 500, body: { error: 'internal', message: 'internal error; see the function logs' } };

@@ -1,4 +1,4 @@
-import { BatchIncompleteError, BusinessConditionError, FenceRejectedError, type LeasefenceError } from '../errors.js';
+import { BatchIncompleteError, BusinessConditionError, FenceRejectedError, isLeasefenceError } from '../errors.js';
 import type { RecordRef } from './record-requests.js';
 
 /** The per-record outcome of a fenced batch: nothing is left unaccounted for. */
@@ -50,8 +50,9 @@ async function runFencedBatch(
         const result = await entry.write();
         (result.status === 'written' ? report.written : report.alreadyApplied).push(entry.ref);
       } catch (error) {
-        if (error instanceof FenceRejectedError) report.fenced.push({ ref: entry.ref, error });
-        else if (error instanceof BusinessConditionError) report.businessRejected.push({ ref: entry.ref, error });
+        if (isLeasefenceError(error, FenceRejectedError)) report.fenced.push({ ref: entry.ref, error });
+        else if (isLeasefenceError(error, BusinessConditionError))
+          report.businessRejected.push({ ref: entry.ref, error });
         else report.failed.push({ ref: entry.ref, error });
       }
     }
@@ -62,25 +63,37 @@ async function runFencedBatch(
 }
 
 /** The error an incomplete batch throws: fence first (stop the job), then business, then anything else. */
-function incompleteBatchError(report: FencedBatchReport): LeasefenceError {
+function incompleteBatchError(
+  report: FencedBatchReport,
+): FenceRejectedError | BusinessConditionError | BatchIncompleteError {
   const counts = `${report.written.length + report.alreadyApplied.length} written, ${report.fenced.length} fenced, ${report.businessRejected.length} refused by condition, ${report.failed.length} failed, ${report.notAttempted.length} not attempted`;
   const firstFenced = report.fenced[0];
   if (firstFenced) {
+    // The first refusal's verdict (reason, superseded, …) carries over: the worker reads it to end the attempt.
+    const { tableName, rule, reason, superseded, fence, seq, recordEpoch, recordSeq } = firstFenced.error;
     return new FenceRejectedError(`fenced batch stopped: ${counts}`, firstFenced.error.current, {
       cause: firstFenced.error,
-      context: { ...firstFenced.error.context, report },
+      tableName,
+      rule,
+      reason,
+      superseded,
+      fence,
+      seq,
+      recordEpoch,
+      recordSeq,
+      report,
     });
   }
   const firstRefused = report.businessRejected[0];
   if (firstRefused) {
     return new BusinessConditionError(`fenced batch incomplete: ${counts}`, firstRefused.error.current, {
       cause: firstRefused.error,
-      context: { report },
+      report,
     });
   }
   return new BatchIncompleteError(`fenced batch incomplete: ${counts}`, {
     cause: report.failed[0]?.error,
-    context: { report },
+    report,
   });
 }
 

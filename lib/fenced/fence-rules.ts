@@ -2,6 +2,7 @@ import { sha256Hex } from '../hashing.js';
 import type { JobIdentity } from '../identity.js';
 import { WriterAttribute } from '../rules.js';
 import type { ExpressionBuilder } from '../store/expressions.js';
+import { FenceRejectReason, type FenceRule } from './fence-terms.js';
 
 /**
  * The fence rules of class B records (a record owned by ONE operation). A fence orders the claims of one
@@ -9,32 +10,6 @@ import type { ExpressionBuilder } from '../store/expressions.js';
  * record also carries `writer_op` (a pseudonym of the owning identity) and a write by another operation is
  * refused inside the same condition. A record written by many operations needs class A (fenced transactions).
  */
-
-/**
- * How a write relates to the stored fence:
- * `advance` — one write per claim: accepted when the stored epoch is below mine (or absent);
- * `sequence` — several ordered writes per claim: epoch below mine, or equal with a lower seq;
- * `confirm` — only the claim that stamped the record: epoch equal to mine.
- */
-type FenceRule =
-  | { readonly kind: 'advance' }
-  | { readonly kind: 'sequence'; readonly seq: number }
-  | { readonly kind: 'confirm' };
-
-/** Why the fence refused a write; all of them mean "this claim must not change the record". */
-const FenceRejectReason = {
-  /** A newer claim of this operation wrote the record: I am superseded. */
-  newer_claim: 'newer_claim',
-  /** This claim already advanced the record once; several writes per claim need sequenced writes. */
-  same_claim_already_wrote: 'same_claim_already_wrote',
-  /** A sequenced write at or below the last sequence number of my claim arrived (reordered or repeated). */
-  sequence_not_newer: 'sequence_not_newer',
-  /** A confirm by a claim that did not stamp the record (never stamped, or stamped by an older claim). */
-  not_stamped_by_claim: 'not_stamped_by_claim',
-  /** The record is fenced by another operation: a shared record, which class B cannot protect. */
-  foreign_operation: 'foreign_operation',
-} as const;
-type FenceRejectReason = (typeof FenceRejectReason)[keyof typeof FenceRejectReason];
 
 /** Stable pseudonym of the owning identity (no tenant data in user records). */
 function writerOperation(identity: JobIdentity): string {

@@ -47,7 +47,7 @@ const HINTS: Record<FenceRejectReason, string> = {
   foreign_operation: 'another operation fences this record; a record shared by operations needs class A',
 };
 
-/** The error for a fence rejection, with the stored writer attributes (never the record's key) as context. */
+/** The error for a fence rejection, with the stored writer attributes (never the record's key) as its fields. */
 function fenceRejectedError(
   claim: Claim,
   tableName: string,
@@ -60,16 +60,14 @@ function fenceRejectedError(
     `${rule.kind} write to ${tableName} refused by the fence (${reason}): claim fence ${claim.fence}, record writer_epoch ${String(epoch)}; ${HINTS[reason]}`,
     current,
     {
-      context: {
-        tableName,
-        rule: rule.kind,
-        reason,
-        superseded: SUPERSEDED_REASONS.includes(reason),
-        fence: claim.fence,
-        ...(rule.kind === 'sequence' ? { seq: rule.seq } : {}),
-        recordEpoch: epoch,
-        recordSeq: current?.[WriterAttribute.seq],
-      },
+      tableName,
+      rule: rule.kind,
+      reason,
+      superseded: SUPERSEDED_REASONS.includes(reason),
+      fence: claim.fence,
+      ...(rule.kind === 'sequence' ? { seq: rule.seq } : {}),
+      recordEpoch: epoch,
+      recordSeq: current?.[WriterAttribute.seq],
     },
   );
 }
@@ -79,7 +77,7 @@ function businessConditionError(
   tableName: string,
   unmet: readonly string[],
   current: Record<string, unknown> | undefined,
-  extra: { label?: string; context?: Record<string, unknown>; cause?: unknown } = {},
+  extra: { label?: string; write?: { index: number; kind: string }; cause?: unknown } = {},
 ): BusinessConditionError {
   const detail =
     unmet.length > 0
@@ -90,7 +88,7 @@ function businessConditionError(
   return new BusinessConditionError(
     `${extra.label ?? 'write'} to ${tableName} refused by its business condition (${detail})`,
     current,
-    { cause: extra.cause, context: { ...extra.context, tableName, unmet: [...unmet], exists: current !== undefined } },
+    { cause: extra.cause, ...extra.write, tableName, unmet: [...unmet], exists: current !== undefined },
   );
 }
 

@@ -45,7 +45,7 @@ interface FencedBatchEntry {
 interface FencedBatchOptions {
   readonly concurrency?: number;
   readonly rule?: 'advance' | 'confirm';
-  /** Default true: an incomplete batch throws (the report is in `error.context.report`). */
+  /** Default true: an incomplete batch throws (the report is in `error.report`). */
   readonly throwOnIncomplete?: boolean;
 }
 

@@ -161,7 +161,8 @@ class FencedTransactions {
         }
         throw new TransactionCancelledError(`${label} cancelled (${verdict.codes.join(', ')}); nothing was written`, {
           cause: error,
-          context: { label, codes: verdict.codes },
+          label,
+          codes: verdict.codes,
         });
       }
     }
@@ -184,23 +185,13 @@ class FencedTransactions {
       // Same token, other parameters (a caller re-ran the step after an unclear error): not an ownership problem.
       throw new TransactionTokenReusedError(
         `${label}: request token reused with other parameters; nothing was written`,
-        {
-          cause: tokenMismatch,
-          context: { label, fence: this.claim.fence },
-        },
+        { cause: tokenMismatch, label, fence: this.claim.fence },
       );
     }
     const error = new OwnershipLostError(
       `${label} rejected: fence ${this.claim.fence} no longer holds ${formatIdentity(this.claim.identity)}; nothing was written`,
       current,
-      {
-        context: {
-          transition: label,
-          fence: this.claim.fence,
-          currentFence: current?.fence,
-          currentState: current?.state,
-        },
-      },
+      { transition: label, fence: this.claim.fence, currentFence: current?.fence, currentState: current?.state },
     );
     this.lost = error;
     this.options.onOwnershipLost?.(error);
@@ -225,7 +216,7 @@ class FencedTransactions {
       ).Item;
     return businessConditionError(write.tableName, unmetExpectations(current, write.where), current, {
       label: `${label}: write ${index} (${write.kind})`,
-      context: { index, kind: write.kind },
+      write: { index, kind: write.kind },
       cause,
     });
   }

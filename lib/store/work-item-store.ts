@@ -334,14 +334,7 @@ class WorkItemStore {
     throw new OwnershipLostError(
       `${transition.name} rejected: fence ${claim.fence} no longer holds ${formatIdentity(claim.identity)}`,
       current,
-      {
-        context: {
-          transition: transition.name,
-          fence: claim.fence,
-          currentFence: current?.fence,
-          currentState: current?.state,
-        },
-      },
+      { transition: transition.name, fence: claim.fence, currentFence: current?.fence, currentState: current?.state },
     );
   }
 }

@@ -1,4 +1,4 @@
-import { PayloadConflictError } from '../errors.js';
+import { isLeasefenceError, PayloadConflictError } from '../errors.js';
 import type { AnyJobDefinition } from '../job-definition.js';
 import type { JobEnvelope } from '../messaging/envelope.js';
 import { claimability, type NotClaimableReason } from '../store/requests.js';
@@ -34,7 +34,7 @@ async function acquireClaim(
       return { acquired: true, claim: enqueued.claim, created: true };
     existing = enqueued.item;
   } catch (error) {
-    if (error instanceof PayloadConflictError) {
+    if (isLeasefenceError(error, PayloadConflictError)) {
       return { acquired: false, reason: 'payload_conflict', detail: 'same identity, different payload hash' };
     }
     throw error;

@@ -1,4 +1,4 @@
-import { PayloadConflictError } from '../errors.js';
+import { isLeasefenceError, PayloadConflictError } from '../errors.js';
 import type { JobDefinition } from '../job-definition.js';
 import type { JobEnvelope } from '../messaging/envelope.js';
 import type { WorkItemStore } from '../store/work-item-store.js';
@@ -28,7 +28,7 @@ async function deferDisabled(
     });
     return { deferred: true };
   } catch (error) {
-    if (error instanceof PayloadConflictError) {
+    if (isLeasefenceError(error, PayloadConflictError)) {
       return { deferred: false, reason: 'payload_conflict', detail: 'same identity, different payload hash' };
     }
     throw error;

@@ -2,6 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import {
   CapabilityMissingError,
   FenceRejectedError,
+  isLeasefenceError,
   LeaseInDoubtError,
   OwnershipLostError,
   RetryableJobError,
@@ -79,7 +80,7 @@ async function executeClaimedJob<Payload>(
       await deps.store.parkUnknown(claim, { errorCode: phase.errorCode, message: phase.reason.slice(0, 500) });
       return { state: WorkState.unknown, errorCode: phase.errorCode };
     } catch (error) {
-      if (error instanceof OwnershipLostError) return ownershipLost(deps, error);
+      if (isLeasefenceError(error, OwnershipLostError)) return ownershipLost(deps, error);
       throw error;
     }
   } finally {
@@ -148,7 +149,7 @@ async function recordFailure(
   try {
     return await classifyAndRecord(deps, definition, claim, error);
   } catch (writeError) {
-    if (writeError instanceof OwnershipLostError) return ownershipLost(deps, writeError);
+    if (isLeasefenceError(writeError, OwnershipLostError)) return ownershipLost(deps, writeError);
     throw writeError;
   }
 }
@@ -159,19 +160,19 @@ async function classifyAndRecord(
   claim: Claim,
   error: unknown,
 ): Promise<ExecutionResult> {
-  if (error instanceof OwnershipLostError) return ownershipLost(deps, error);
+  if (isLeasefenceError(error, OwnershipLostError)) return ownershipLost(deps, error);
   // Lease doubt: another worker may hold the job. Nothing is written: the lease lapses to the next claim.
-  if (error instanceof LeaseInDoubtError) return { state: 'lease_in_doubt', reason: error.message };
-  if (error instanceof FenceRejectedError) {
-    if (error.context.superseded === true) return ownershipLost(deps, error);
+  if (isLeasefenceError(error, LeaseInDoubtError)) return { state: 'lease_in_doubt', reason: error.message };
+  if (isLeasefenceError(error, FenceRejectedError)) {
+    if (error.superseded === true) return ownershipLost(deps, error);
     return refusedByFence(deps, claim, error);
   }
-  if (error instanceof TerminalJobError) {
-    const errorCode = String(error.context.errorCode);
+  if (isLeasefenceError(error, TerminalJobError)) {
+    const errorCode = String(error.errorCode);
     await deps.store.failTerminal(claim, { errorCode, message: error.message.slice(0, 500) });
     return { state: WorkState.failed_terminal, errorCode };
   }
-  if (error instanceof CapabilityMissingError) {
+  if (isLeasefenceError(error, CapabilityMissingError)) {
     // Raised before anything was sent (e.g. TransactWriteItems on an engine without it): a confirmed failure.
     await deps.store.failTerminal(claim, {
       errorCode: 'engine_capability_missing',
@@ -179,8 +180,8 @@ async function classifyAndRecord(
     });
     return { state: WorkState.failed_terminal, errorCode: 'engine_capability_missing' };
   }
-  if (error instanceof RetryableJobError) {
-    const errorCode = String(error.context.errorCode);
+  if (isLeasefenceError(error, RetryableJobError)) {
+    const errorCode = String(error.errorCode);
     const state = await deps.store.failRetryable(claim, {
       errorCode,
       message: error.message.slice(0, 500),
@@ -211,14 +212,16 @@ async function refusedByFence(
   claim: Claim,
   error: FenceRejectedError,
 ): Promise<ExecutionResult> {
-  const errorCode = `fence_${String(error.context.reason ?? 'refused')}`;
+  const errorCode = `fence_${String(error.reason ?? 'refused')}`;
   deps.telemetry.count(MetricName.FenceRefusedByJob);
   await deps.store.failTerminal(claim, { errorCode, message: error.message.slice(0, 500) });
   return { state: WorkState.failed_terminal, errorCode };
 }
 
 function ownershipLost(deps: ExecutionDependencies, error: OwnershipLostError | FenceRejectedError): ExecutionResult {
-  deps.telemetry.count(error instanceof FenceRejectedError ? MetricName.StaleFenceRejected : MetricName.OwnershipLost);
+  deps.telemetry.count(
+    isLeasefenceError(error, FenceRejectedError) ? MetricName.StaleFenceRejected : MetricName.OwnershipLost,
+  );
   return { state: 'ownership_lost', reason: error.code };
 }
 

@@ -1,4 +1,4 @@
-import { LeaseInDoubtError, OwnershipLostError } from '../errors.js';
+import { isLeasefenceError, LeaseInDoubtError, OwnershipLostError } from '../errors.js';
 import { MetricName } from '../metric-names.js';
 import type { Claim } from '../store/work-item.js';
 import type { WorkItemStore } from '../store/work-item-store.js';
@@ -88,7 +88,7 @@ class LeaseKeeper {
         this.armDeadline();
       })
       .catch((error: unknown) => {
-        if (error instanceof OwnershipLostError) {
+        if (isLeasefenceError(error, OwnershipLostError)) {
           result = 'lost';
           this.lost = true;
           this.options.onOwnershipLost(error);
@@ -132,7 +132,8 @@ class LeaseKeeper {
     if (this.inDoubt) return;
     this.inDoubt = new LeaseInDoubtError(`lease in doubt: ${why}; fence ${this.claim.fence} starts no new effect`, {
       ...(cause !== undefined ? { cause } : {}),
-      context: { fence: this.claim.fence, leaseExpiresAt: this.claim.leaseExpiresAt },
+      fence: this.claim.fence,
+      leaseExpiresAt: this.claim.leaseExpiresAt,
     });
     this.options.onDoubt?.(this.inDoubt);
   }

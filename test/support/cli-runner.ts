@@ -8,6 +8,19 @@ import { fileURLToPath } from 'node:url';
 const ROOT = resolve(fileURLToPath(new URL('../../', import.meta.url)));
 const LAUNCHER = ['--import', 'tsx', join(ROOT, 'infra/cli/bin.ts')];
 
+/** How a child runs the CLI: this checkout's TypeScript source through tsx (the default), or a compiled bin. */
+interface CliLaunch {
+  /** A compiled `bin.js` (an installed-like package, see compiled-package.ts), run by node without a TypeScript loader. */
+  bin?: string;
+  /** The child's working folder (default: the repository root). */
+  cwd?: string;
+}
+
+/** The node arguments and working folder of a CLI child. */
+function launcher(launch: CliLaunch = {}): { args: string[]; cwd: string } {
+  return { args: launch.bin ? [launch.bin] : LAUNCHER, cwd: launch.cwd ?? ROOT };
+}
+
 /** Every child a test started; `killAll` ends the ones still alive (afterAll, or a failed test). */
 const children = new Set<ChildProcess>();
 
@@ -31,10 +44,11 @@ interface CliRun {
  */
 function runCli(
   args: readonly string[],
-  options: { env?: Record<string, string>; timeoutMs?: number; closeStdout?: boolean } = {},
+  options: { env?: Record<string, string>; timeoutMs?: number; closeStdout?: boolean; launch?: CliLaunch } = {},
 ): Promise<CliRun> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [...LAUNCHER, ...args], { cwd: ROOT, env: childEnv(options.env) });
+    const { args: node, cwd } = launcher(options.launch);
+    const child = spawn(process.execPath, [...node, ...args], { cwd, env: childEnv(options.env) });
     children.add(child);
     if (options.closeStdout) child.stdout.destroy();
     let stdout = '';
@@ -78,11 +92,13 @@ function startStack(
   args: readonly string[],
   env: Record<string, string> = {},
   via: 'node' | 'npm' = 'node',
+  launch: CliLaunch = {},
 ): StackProcess {
+  const { args: node, cwd } = launcher(launch);
   const child =
     via === 'npm'
       ? spawn('npm', ['start', '--silent', '--', ...args], { cwd: ROOT, env: childEnv(env) })
-      : spawn(process.execPath, [...LAUNCHER, 'start', ...args], { cwd: ROOT, env: childEnv(env) });
+      : spawn(process.execPath, [...node, 'start', ...args], { cwd, env: childEnv(env) });
   return watch(child);
 }
 
@@ -157,7 +173,10 @@ async function readState(dir: string): Promise<{
 type StackStateFile = Awaited<ReturnType<typeof readState>>;
 
 /** A `start --memory` child on free ports in a fresh folder, ready to serve; `close` stops it and removes the folder. */
-async function startMemoryStack(extra: readonly string[] = []): Promise<{
+async function startMemoryStack(
+  extra: readonly string[] = [],
+  launch: CliLaunch = {},
+): Promise<{
   process: StackProcess;
   dir: string;
   state: StackStateFile;
@@ -166,20 +185,25 @@ async function startMemoryStack(extra: readonly string[] = []): Promise<{
   close(): Promise<number | null>;
 }> {
   const local = await tempLocalDir();
-  const stack = startStack([
-    '--memory',
-    '--local-dir',
-    local.dir,
-    '--dynamodb-port',
-    '0',
-    '--sqs-port',
-    '0',
-    '--admin-port',
-    '0',
-    '--console-port',
-    '0',
-    ...extra,
-  ]);
+  const stack = startStack(
+    [
+      '--memory',
+      '--local-dir',
+      local.dir,
+      '--dynamodb-port',
+      '0',
+      '--sqs-port',
+      '0',
+      '--admin-port',
+      '0',
+      '--console-port',
+      '0',
+      ...extra,
+    ],
+    {},
+    'node',
+    launch,
+  );
   await stack.waitFor(/Stop with Ctrl-C/);
   return {
     process: stack,
@@ -197,6 +221,7 @@ async function startMemoryStack(extra: readonly string[] = []): Promise<{
 process.on('exit', killAll);
 
 export {
+  type CliLaunch,
   type CliRun,
   killAll,
   ROOT,

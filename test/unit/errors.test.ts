@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, expectTypeOf, it } from 'vitest';
+import { describe, expect, expectTypeOf, it, vi } from 'vitest';
 import {
   AmbiguousOutcomeError,
   type AnyLeasefenceError,
@@ -15,8 +15,11 @@ import {
   type InputIssue,
   InvalidInputError,
   ItemNotFoundError,
+  isLeasefenceError,
   JobDefinitionError,
+  LEASEFENCE_ERRORS,
   LeasefenceError,
+  type LeasefenceErrorCode,
   LeaseInDoubtError,
   OperatorStatementRequiredError,
   OwnershipLostError,
@@ -82,6 +85,51 @@ describe('errors', () => {
     // @ts-expect-error a code that is not in the union does not compile
     const unknownCode: ErrorCode = 'job.weird';
     expect(unknownCode).toBe('job.weird');
+  });
+
+  it('the table is the one list: ErrorCode and every class the module exports come from it', async () => {
+    const exported = Object.values(await import('../../lib/errors.js')).filter(
+      (value): value is typeof LeasefenceError =>
+        typeof value === 'function' && value.prototype instanceof LeasefenceError,
+    );
+    expect(new Set(exported)).toEqual(new Set(Object.values(LEASEFENCE_ERRORS)));
+    for (const [key, Class] of Object.entries(LEASEFENCE_ERRORS)) {
+      expect(ErrorCode[key as keyof typeof ErrorCode]).toBe(Class.code);
+    }
+    expectTypeOf<AnyLeasefenceError['code']>().toEqualTypeOf<LeasefenceErrorCode>();
+    expectTypeOf<ErrorCode>().toEqualTypeOf<LeasefenceErrorCode>();
+  });
+
+  it('carries typed fields, no untyped context bag', () => {
+    const terminal = new TerminalJobError('card_declined', 'declined');
+    expectTypeOf(terminal.errorCode).toEqualTypeOf<string>();
+    expect(terminal.errorCode).toBe('card_declined');
+    const fenced = new FenceRejectedError('fenced', {}, { reason: 'newer_claim', superseded: true, fence: 3 });
+    expect(fenced).toMatchObject({ reason: 'newer_claim', superseded: true, fence: 3 });
+    for (const [, error] of samples) expect(error).not.toHaveProperty('context');
+  });
+
+  it('isLeasefenceError recognises an error of a second copy of the package by brand and code, where instanceof does not', async () => {
+    vi.resetModules();
+    const copy = (await import('../../lib/errors.js')) as typeof import('../../lib/errors.js');
+    expect(copy.TerminalJobError).not.toBe(TerminalJobError);
+    const foreign = new copy.TerminalJobError('card_declined', 'declined');
+    // The premise: a second module instance has its own classes, so instanceof fails across the copies.
+    expect(foreign).not.toBeInstanceOf(TerminalJobError);
+    expect(foreign).not.toBeInstanceOf(LeasefenceError);
+    expect(isLeasefenceError(foreign)).toBe(true);
+    expect(isLeasefenceError(foreign, TerminalJobError)).toBe(true);
+    expect(isLeasefenceError(foreign, RetryableJobError)).toBe(false);
+    if (isLeasefenceError(foreign, TerminalJobError)) expectTypeOf(foreign).toEqualTypeOf<TerminalJobError>();
+    expect(copy.isLeasefenceError(new RetryableJobError('throttled', 'later'), copy.RetryableJobError)).toBe(true);
+  });
+
+  it('isLeasefenceError refuses look-alikes: a plain error with a code, a plain object, null', () => {
+    const lookalike = Object.assign(new Error('declined'), { code: 'job.terminal', errorCode: 'card_declined' });
+    for (const value of [lookalike, { code: 'job.terminal' }, null, undefined, 'job.terminal']) {
+      expect(isLeasefenceError(value)).toBe(false);
+      expect(isLeasefenceError(value, TerminalJobError)).toBe(false);
+    }
   });
 
   it('lib/ throws no plain Error: every error it creates is a named LeasefenceError subclass', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { JobDefinitionError } from '../../lib/errors.js';
+import { isLeasefenceError, JobDefinitionError } from '../../lib/errors.js';
 import {
   defineJob,
   type JobDefinitionInput,
@@ -22,7 +22,7 @@ function refusal(definition: JobDefinitionInput<{ amount: number }>): JobDefinit
   try {
     defineJob(definition);
   } catch (error) {
-    if (error instanceof JobDefinitionError) return error;
+    if (isLeasefenceError(error, JobDefinitionError)) return error;
     throw error;
   }
   throw new Error('definition was accepted');

@@ -39,6 +39,7 @@ describe('the root entry point', () => {
         'TransactionCancelledError',
         'TransactionTokenReusedError',
         'UnexpectedItemError',
+        'isLeasefenceError',
         'OperatorStatementRequiredError',
         'LeaseInDoubtError',
         // job definitions

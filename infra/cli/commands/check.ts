@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { InvalidInputError } from '../../../lib/errors.js';
+import { InvalidInputError, isLeasefenceError } from '../../../lib/errors.js';
 import type { JobDefinition } from '../../../lib/job-definition.js';
 import { startConformanceEngine } from '../../testing/conformance-engine.js';
 import type { JobConformanceModule } from '../../testing/module.js';
@@ -115,7 +115,7 @@ async function evaluate(module: JobConformanceModule, endpoint: string | undefin
           }),
         );
       } catch (error) {
-        if (error instanceof InvalidInputError) throw new UsageError(`--jobs: ${error.message}`);
+        if (isLeasefenceError(error, InvalidInputError)) throw new UsageError(`--jobs: ${error.message}`);
         throw error;
       }
     }

@@ -174,7 +174,7 @@ describe('class B: refund settlement with a stalled worker (stamp, reconcile, co
 
     // assert: the confirm is refused by the fence, A is aborted and writes nothing more
     await expect(confirm).rejects.toBeInstanceOf(FenceRejectedError);
-    await expect(confirm).rejects.toMatchObject({ context: { reason: 'newer_claim', fence: 1, recordEpoch: 2 } });
+    await expect(confirm).rejects.toMatchObject({ reason: 'newer_claim', fence: 1, recordEpoch: 2 });
     expect(a.abort.signal.aborted).toBe(true);
     const writesBefore = counterA.writes();
     await expect(a.records.stamp(ref('r_816'), { set: { status: 'sending' } })).rejects.toBeInstanceOf(Error);

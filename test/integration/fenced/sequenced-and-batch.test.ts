@@ -63,7 +63,7 @@ describe('class B: sequenced writes and fenced batches', () => {
     const reordered = fenced.writeInSequence(ref('ledger-1'), 4, { set: { phase: 'phase-4' } });
     // assert
     await expect(reordered).rejects.toBeInstanceOf(FenceRejectedError);
-    await expect(reordered).rejects.toMatchObject({ context: { reason: 'sequence_not_newer', superseded: false } });
+    await expect(reordered).rejects.toMatchObject({ reason: 'sequence_not_newer', superseded: false });
     expect(aborted).toBe(false);
     expect(await read('ledger-1')).toMatchObject({ phase: 'phase-5', writer_epoch: 1, writer_seq: 5 });
     // a newer claim starts its own sequence at 1; the older claim is then superseded
@@ -72,7 +72,8 @@ describe('class B: sequenced writes and fenced batches', () => {
       status: 'written',
     });
     await expect(fenced.writeInSequence(ref('ledger-1'), 6, { set: { phase: 'phase-6' } })).rejects.toMatchObject({
-      context: { reason: 'newer_claim', superseded: true },
+      reason: 'newer_claim',
+      superseded: true,
     });
     expect(aborted).toBe(true);
     expect(await read('ledger-1')).toMatchObject({ phase: 'next-1', writer_epoch: 2, writer_seq: 1 });
@@ -87,7 +88,7 @@ describe('class B: sequenced writes and fenced batches', () => {
     );
     const rejected = results.filter((result) => result.status === 'rejected');
     for (const result of rejected) {
-      expect((result as PromiseRejectedResult).reason).toMatchObject({ context: { reason: 'sequence_not_newer' } });
+      expect((result as PromiseRejectedResult).reason).toMatchObject({ reason: 'sequence_not_newer' });
     }
     expect(await read('ledger-race')).toMatchObject({ phase: 'phase-10', writer_seq: 10 });
   });
@@ -130,7 +131,7 @@ describe('class B: sequenced writes and fenced batches', () => {
     expect(report.complete).toBe(false);
     expect(report.written.map((r) => r.key.id).sort()).toEqual(['b-0', 'b-2']);
     expect(report.businessRejected.map((r) => r.ref.key.id)).toEqual(['b-1']);
-    expect(report.businessRejected[0]?.error.context).toMatchObject({ unmet: ['status'] });
+    expect(report.businessRejected[0]?.error).toMatchObject({ unmet: ['status'] });
     expect(counter.byCommand.UpdateItemCommand).toBe(3);
 
     // act 2: a newer claim stamps b-3; the old claim's batch over b-3 and b-4 stops at the fence
@@ -142,7 +143,7 @@ describe('class B: sequenced writes and fenced batches', () => {
     );
     // assert 2: thrown by default, with the report naming each record's fate
     await expect(stale).rejects.toBeInstanceOf(FenceRejectedError);
-    const thrown = await stale.catch((error: FenceRejectedError) => error.context.report as FencedBatchReport);
+    const thrown = await stale.catch((error: FenceRejectedError) => error.report as FencedBatchReport);
     expect(thrown.fenced.map((r) => r.ref.key.id)).toEqual(['b-3']);
     expect(thrown.notAttempted.map((r) => r.key.id)).toEqual(['b-4']);
     expect(await read('b-4')).toEqual({ id: 'b-4', status: 'paid' });

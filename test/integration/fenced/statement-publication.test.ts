@@ -94,7 +94,7 @@ describe('class B: statement publication, only the pointer is fenced', () => {
     const late = publish(alice, objects, 'acct-42');
     // assert
     await expect(late).rejects.toBeInstanceOf(FenceRejectedError);
-    await expect(late).rejects.toMatchObject({ context: { reason: 'newer_claim', fence: 1, recordEpoch: 2 } });
+    await expect(late).rejects.toMatchObject({ reason: 'newer_claim', fence: 1, recordEpoch: 2 });
     expect(await readPointer(job.pointer.key)).toMatchObject({
       objectKey: 'statements/acct-42/2026-09-13/generation-2.pdf',
       generation: 2,
@@ -138,7 +138,7 @@ describe('class B: statement publication, only the pointer is fenced', () => {
     await expect(publish(records, objects, 'acct-44')).resolves.toMatchObject({ status: 'already_applied' });
     // a different write under the same claim is an explicit refusal, not a silent overwrite
     const other = records.write(job.pointer, { set: { objectKey: 'elsewhere', generation: 1 } });
-    await expect(other).rejects.toMatchObject({ context: { reason: 'same_claim_already_wrote', superseded: false } });
+    await expect(other).rejects.toMatchObject({ reason: 'same_claim_already_wrote', superseded: false });
     expect(await readPointer(job.pointer.key)).toMatchObject({
       objectKey: 'statements/acct-44/2026-09-13/generation-1.pdf',
     });

@@ -49,7 +49,7 @@ describe('operator transitions', () => {
       { ...ALICE, action: 'cancel', at: clock.now(), from: WorkState.claimed, to: WorkState.cancelled, fence: 2 },
     ]);
     const error = await expectRejection(store.complete(holder, { outcomeCode: 'ok' }), OwnershipLostError);
-    expect(error.context).toMatchObject({ fence: 1, currentFence: 2, currentState: WorkState.cancelled });
+    expect(error).toMatchObject({ fence: 1, currentFence: 2, currentState: WorkState.cancelled });
     await expectRejection(store.heartbeat(holder, 60_000), OwnershipLostError);
     await expectState(store, identity, WorkState.cancelled);
   });
@@ -100,7 +100,7 @@ describe('operator transitions', () => {
 
     const error = await expectRejection(store.cancel(identity, ALICE), ItemNotFoundError);
 
-    expect(error.context).toMatchObject(identity);
+    expect(error.identity).toEqual(identity);
     expect(await store.get(identity)).toBeUndefined();
   });
 

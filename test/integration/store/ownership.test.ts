@@ -86,7 +86,7 @@ describe('a worker that paused past its lease', () => {
       // Assert
       expect(error.code).toBe('ownership.lost');
       expect((error.current as WorkItem).fence).toBe(2);
-      expect(error.context).toMatchObject({ fence: 1, currentFence: 2, currentState: WorkState.succeeded });
+      expect(error).toMatchObject({ fence: 1, currentFence: 2, currentState: WorkState.succeeded });
       expect(await readRawItem(worker1.client, tables.jobsTable, identity)).toEqual(before);
       const item = await expectState(worker1.store, identity, WorkState.succeeded);
       expect(item).toMatchObject({ fence: 2, outcomeCode: 'ok', result: { by: 'worker-2' } });

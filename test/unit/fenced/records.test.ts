@@ -98,7 +98,7 @@ describe('FencedRecords', () => {
     // assert
     await expect(second).rejects.toBeInstanceOf(FenceRejectedError);
     expect(rejections).toHaveLength(1);
-    expect(rejections[0]?.context).toMatchObject({ reason: 'newer_claim', superseded: true, fence: 3, recordEpoch: 4 });
+    expect(rejections[0]).toMatchObject({ reason: 'newer_claim', superseded: true, fence: 3, recordEpoch: 4 });
     expect(sent).toEqual(['UpdateItemCommand']);
   });
 
@@ -108,7 +108,7 @@ describe('FencedRecords', () => {
     const records = new FencedRecords({ client, claim, onFenceRejected: () => (called = true) });
     const write = records.write(ref('r_1'), { set: { status: 'sending' }, where: { status: 'paid' } });
     await expect(write).rejects.toBeInstanceOf(BusinessConditionError);
-    await expect(write).rejects.toMatchObject({ context: { unmet: ['status'] } });
+    await expect(write).rejects.toMatchObject({ unmet: ['status'] });
     expect(called).toBe(false);
   });
 
@@ -141,7 +141,7 @@ describe('FencedRecords', () => {
 });
 
 describe('fenced batch report', () => {
-  const fenceError = new FenceRejectedError('fenced', undefined, { context: { reason: 'newer_claim' } });
+  const fenceError = new FenceRejectedError('fenced', undefined, { reason: 'newer_claim' });
 
   it('sorts every record into one bucket and starts nothing after a fence rejection', async () => {
     // prepare: serial lane so the order is deterministic
@@ -165,7 +165,7 @@ describe('fenced batch report', () => {
     expect(report.notAttempted.map((r) => r.key.refundId)).toEqual(['r_4']);
     const error = incompleteBatchError(report);
     expect(error).toBeInstanceOf(FenceRejectedError);
-    expect(error.context.report).toBe(report);
+    expect(error.report).toBe(report);
   });
 
   it('an incomplete batch without fence rejections throws the business error, else a generic one', async () => {

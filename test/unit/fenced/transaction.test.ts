@@ -287,7 +287,7 @@ describe('FencedTransactions error mapping', () => {
     ]);
     const step = transactions(client).runStep('reserve', [decrement]);
     await expect(step).rejects.toBeInstanceOf(BusinessConditionError);
-    await expect(step).rejects.toMatchObject({ context: { index: 0, tableName: 'inventory', unmet: ['count'] } });
+    await expect(step).rejects.toMatchObject({ index: 0, tableName: 'inventory', unmet: ['count'] });
   });
 
   it('a conflict is sent again; other cancellations are rethrown with their codes', async () => {
@@ -302,7 +302,7 @@ describe('FencedTransactions error mapping', () => {
     await expect(step).rejects.toBeInstanceOf(LeasefenceError);
     await expect(step).rejects.toMatchObject({
       code: 'transaction.cancelled',
-      context: { codes: ['ValidationError'] },
+      codes: ['ValidationError'],
     });
   });
 

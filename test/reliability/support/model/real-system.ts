@@ -9,6 +9,7 @@ import {
   FenceRejectedError,
   IllegalTransitionError,
   ItemNotFoundError,
+  isLeasefenceError,
   LeaseInDoubtError,
   OperatorStatementRequiredError,
   OwnershipLostError,
@@ -182,7 +183,7 @@ class RealSystem {
       }
       return { kind: 'enqueue', result: result?.outcome ?? 'replay' };
     } catch (error) {
-      if (error instanceof PayloadConflictError) return { kind: 'enqueue', result: 'conflict' };
+      if (isLeasefenceError(error, PayloadConflictError)) return { kind: 'enqueue', result: 'conflict' };
       throw error;
     }
   }
@@ -206,7 +207,7 @@ class RealSystem {
       try {
         held.guard();
       } catch (error) {
-        if (!(error instanceof LeaseInDoubtError)) throw error;
+        if (!isLeasefenceError(error, LeaseInDoubtError)) throw error;
         held.inDoubt = true;
         return { kind: 'write', ok: false, reason: 'lease_in_doubt' };
       }
@@ -231,7 +232,7 @@ class RealSystem {
       const failure = { errorCode: 'model_retryable', retryDelayMs: command.delayMs };
       return { kind: 'holder', ok: true, state: await store.failRetryable(held.claim, failure) };
     } catch (error) {
-      if (error instanceof OwnershipLostError) return { kind: 'holder', ok: false };
+      if (isLeasefenceError(error, OwnershipLostError)) return { kind: 'holder', ok: false };
       throw error;
     }
   }
@@ -246,8 +247,8 @@ class RealSystem {
       if (mode !== 'advance') held.seq = seq;
       return { kind: 'write', ok: true };
     } catch (error) {
-      if (error instanceof FenceRejectedError)
-        return { kind: 'write', ok: false, reason: String(error.context.reason) };
+      if (isLeasefenceError(error, FenceRejectedError))
+        return { kind: 'write', ok: false, reason: String(error.reason) };
       throw error;
     }
   }
@@ -257,9 +258,10 @@ class RealSystem {
       await action();
       return { kind: 'operator', result: 'ok' };
     } catch (error) {
-      if (error instanceof ItemNotFoundError) return { kind: 'operator', result: 'not_found' };
-      if (error instanceof IllegalTransitionError) return { kind: 'operator', result: 'illegal' };
-      if (error instanceof OperatorStatementRequiredError) return { kind: 'operator', result: 'statement_required' };
+      if (isLeasefenceError(error, ItemNotFoundError)) return { kind: 'operator', result: 'not_found' };
+      if (isLeasefenceError(error, IllegalTransitionError)) return { kind: 'operator', result: 'illegal' };
+      if (isLeasefenceError(error, OperatorStatementRequiredError))
+        return { kind: 'operator', result: 'statement_required' };
       throw error;
     }
   }
