@@ -166,7 +166,7 @@ function cpuNote(rows: readonly ThroughputRow[], met: boolean): string {
   const verdict = met
     ? 'Met in this run; run to run, these ratios move by about ±5 %.'
     : "Missed in this run: with the same SDK options, leasefence's own work around its requests (validation at its boundaries, the payload hash check, the attempt history, marshalling) costs more CPU per job than Powertools' own. Those are the protections the project exists for, so they stay; run to run, these ratios move by about ±5 %.";
-  const others = `Reported, not judged: protocol only ${cpuRatios(rows, 'protocol')}; the fenced update (\`ctx.records.write\`, returning the new item) ${cpuRatios(rows, 'side-effect-update')}; against a peer given the SDK's cacheMiddleware ${cpuRatios(rows, 'side-effect-peer-cached')}. That option saves the peer CPU per job (${cacheWorth(rows)}); leasefence does not use it, because it ignores middleware added to a client after its first request (a tracer, counter or fault added later would silently miss the store's writes).`;
+  const others = `Reported, not judged: protocol only ${cpuRatios(rows, 'protocol')}; the fenced update (\`ctx.records.write\`, returning the new item) ${cpuRatios(rows, 'side-effect-update')}; against a peer given the SDK's cacheMiddleware ${cpuRatios(rows, 'side-effect-peer-cached')}. The peer's worker CPU per job without → with that option, from two modes of this run (minutes apart, so the machine's load moves it too): ${cacheWorth(rows)}. leasefence does not use it: it ignores middleware added to a client after its first request, so a tracer, counter or fault added later would silently miss the store's writes.`;
   return `${judged} ${verdict} ${others}`;
 }
 
