@@ -162,7 +162,7 @@ function cacheWorth(rows: readonly ThroughputRow[]): string {
  */
 function cpuNote(rows: readonly ThroughputRow[], met: boolean): string {
   const judged =
-    "Judged on the fenced put, the same operation as the peer's PutItem, with both clients on the SDK's default options: the same SDK options, and each client as it ships (lib/lambda/clients.ts builds leasefence's; Powertools builds its own with the defaults).";
+    "Judged on the fenced put, the same operation as the peer's PutItem, with both clients on the SDK's default options (neither has cacheMiddleware): the same SDK options, and each client as it ships (lib/lambda/clients.ts builds leasefence's; Powertools builds its own with the defaults).";
   const verdict = met
     ? 'Met in this run; run to run, these ratios move by about ±5 %.'
     : "Missed in this run: with the same SDK options, leasefence's own work around its requests (validation at its boundaries, the payload hash check, the attempt history, marshalling) costs more CPU per job than Powertools' own. Those are the protections the project exists for, so they stay; run to run, these ratios move by about ±5 %.";
