@@ -12,16 +12,6 @@ interface EndpointOptions {
   maxAttempts?: number;
 }
 
-/** DocumentClient options: where it points, and whether the store's single-item writes reuse their resolved middleware. */
-interface DocumentClientOptions extends EndpointOptions {
-  /**
-   * Resolve the middleware stack once per command type for the store's single-item conditional writes (the SDK's
-   * `cacheMiddleware`), instead of once per request: the largest share of the SDK's own CPU per write. Adding or
-   * removing middleware on the client drops the cached handlers, so the next write sees the change.
-   */
-  cacheMiddleware?: boolean;
-}
-
 const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 
 function baseConfig(options: EndpointOptions): DynamoDBClientConfig & SQSClientConfig {
@@ -34,68 +24,15 @@ function baseConfig(options: EndpointOptions): DynamoDBClientConfig & SQSClientC
   };
 }
 
-// A DocumentClient cannot cache its middleware (its commands would all resend the first input), so the plain
-// commands it sends on the hot path go through a twin that can, registered here and rebuilt after a stack change.
-interface TwinSlot {
-  twin: DynamoDBClient | undefined;
-  readonly build: () => DynamoDBClient;
-}
-const cachingTwins = new WeakMap<DynamoDBDocumentClient, TwinSlot>();
-
-/** A DocumentClient that drops undefined attributes (optional fields never become NULLs). */
-function createDocumentClient(options: DocumentClientOptions = {}): DynamoDBDocumentClient {
-  const { cacheMiddleware, ...endpoint } = options;
-  const plain = new DynamoDBClient(baseConfig(endpoint));
-  const document = DynamoDBDocumentClient.from(plain, {
+/**
+ * A DocumentClient that drops undefined attributes (optional fields never become NULLs), on the SDK's defaults
+ * otherwise. Every request it sends, the store's plain conditional writes included, runs its one middleware
+ * stack, resolved per request: an observer or fault added to it at any time reaches the next request.
+ */
+function createDocumentClient(options: EndpointOptions = {}): DynamoDBDocumentClient {
+  return DynamoDBDocumentClient.from(new DynamoDBClient(baseConfig(options)), {
     marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
   });
-  if (cacheMiddleware === true) {
-    const slot: TwinSlot = { twin: undefined, build: () => cachingTwinOf(plain, endpoint) };
-    onStackChange(plain.middlewareStack, () => {
-      slot.twin = undefined;
-    });
-    cachingTwins.set(document, slot);
-  }
-  return document;
-}
-
-/**
- * A plain client that runs `plain`'s own middleware stack (the same object: its retries, signing and any middleware
- * added to it) over the same connections, resolving that stack once per command type.
- */
-function cachingTwinOf(plain: DynamoDBClient, options: EndpointOptions): DynamoDBClient {
-  const twin = new DynamoDBClient({
-    ...baseConfig(options),
-    cacheMiddleware: true,
-    requestHandler: plain.config.requestHandler,
-  });
-  twin.middlewareStack = plain.middlewareStack;
-  return twin;
-}
-
-/** The caching twin of a DocumentClient made with `cacheMiddleware: true`; undefined for any other client. */
-function cachingTwin(client: DynamoDBDocumentClient): DynamoDBClient | undefined {
-  const slot = cachingTwins.get(client);
-  if (slot === undefined) return undefined;
-  slot.twin ??= slot.build();
-  return slot.twin;
-}
-
-const STACK_CHANGES = ['add', 'addRelativeTo', 'remove', 'removeByTag', 'use'] as const;
-
-/**
- * Calls `changed` on every change to this stack's members. The SDK's handler cache never looks at the stack
- * again, and the stack has no version to compare, so its own changing methods are wrapped (this instance only).
- */
-function onStackChange(stack: DynamoDBClient['middlewareStack'], changed: () => void): void {
-  const methods = stack as unknown as Record<(typeof STACK_CHANGES)[number], (...args: unknown[]) => unknown>;
-  for (const name of STACK_CHANGES) {
-    const original = methods[name].bind(stack);
-    methods[name] = (...args: unknown[]) => {
-      changed();
-      return original(...args);
-    };
-  }
 }
 
 /** An SQS client for AWS or a local SQS engine. */
@@ -103,4 +40,4 @@ function createSqsClient(options: EndpointOptions = {}): SQSClient {
   return new SQSClient(baseConfig(options));
 }
 
-export { cachingTwin, createDocumentClient, createSqsClient, type DocumentClientOptions, type EndpointOptions };
+export { createDocumentClient, createSqsClient, type EndpointOptions };

@@ -14,15 +14,13 @@ interface HandlerClients {
 }
 
 /**
- * Builds the DynamoDB and SQS clients and the store (local endpoints when configured, AWS otherwise). The
- * DynamoDB client resolves its middleware once per command type for the store's writes (`cacheMiddleware`),
- * not once per request: the largest share of the SDK's CPU per job.
+ * Builds the DynamoDB and SQS clients and the store (local endpoints when configured, AWS otherwise), on the
+ * SDK's default options: one DynamoDB client whose middleware stack every request of the handler runs, so a
+ * tracer or counter added to `client`, at any time, sees the store's writes too. Not `cacheMiddleware`: it would
+ * save a little CPU per request (BENCHMARKS.md, "Worker CPU") but ignores middleware added after the first one.
  */
 function createHandlerClients(config: LeasefenceConfig, clock: Clock = systemClock): HandlerClients {
-  const client = createDocumentClient({
-    cacheMiddleware: true,
-    ...(config.dynamodbEndpoint ? { endpoint: config.dynamodbEndpoint } : {}),
-  });
+  const client = createDocumentClient(config.dynamodbEndpoint ? { endpoint: config.dynamodbEndpoint } : {});
   const sqs = createSqsClient(config.sqsEndpoint ? { endpoint: config.sqsEndpoint } : {});
   const store = new WorkItemStore({
     client,

@@ -13,7 +13,6 @@ import {
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { type marshallOptions, unmarshall } from '@aws-sdk/util-dynamodb';
-import { cachingTwin } from '../aws-clients.js';
 import { toAttributeMap } from './attribute-values.js';
 
 /** Result of a conditional write: the attributes it returned, or the item as it stood when the condition failed. */
@@ -40,10 +39,9 @@ async function sendConditional(
 ): Promise<ConditionalOutcome> {
   const translate = client.config?.translateConfig;
   try {
-    // Marshalled here and sent as plain commands through the same middleware stack (same retries and
-    // observers): the DocumentClient's per-command wrapping was a measurable share of the worker's CPU per job.
-    // A client made with cacheMiddleware sends them through its twin, which resolves that stack only once.
-    const sender = cachingTwin(client) ?? (client as PlainSender);
+    // Marshalled here and sent as plain commands through the DocumentClient's own middleware stack (same
+    // retries and observers): its per-command wrapping was a measurable share of the worker's CPU per job.
+    const sender = client as PlainSender;
     const output =
       request.kind === 'put'
         ? await sender.send(new PutItemCommand(toPutInput(request, marshallingOf(translate))))

@@ -45,7 +45,7 @@ function throughputSection(results: BenchResults): string {
       : value === 'side-effect-update'
         ? 'fencing on: fenced update'
         : value === 'side-effect-peer-cached'
-          ? 'fenced put, peer also with cacheMiddleware'
+          ? 'fenced put, peer given cacheMiddleware (not judged)'
           : 'protocol only';
   return [
     '## 2. Jobs per second through the worker runtime',

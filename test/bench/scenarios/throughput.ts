@@ -8,8 +8,9 @@ import { median, nowMs, percentile } from '../support/stats.js';
 /**
  * Protocol only (the job writes nothing), or with one side-effect write per job, which the peer makes with a
  * PutItem: `side-effect` is leasefence's like-for-like fenced put (`ctx.records.put`, the judged row),
- * `side-effect-update` its fenced update (`ctx.records.write`), `side-effect-peer-cached` the fenced put against
- * a peer whose client also has the SDK's cacheMiddleware (leasefence's worker has it as deployed).
+ * `side-effect-update` its fenced update (`ctx.records.write`). Both clients have the SDK's default options in
+ * these three. `side-effect-peer-cached` is the fenced put against a peer whose client has the SDK's
+ * cacheMiddleware, which leasefence does not use (reported only: it shows what that option is worth).
  */
 type ThroughputMode = 'protocol' | 'side-effect' | 'side-effect-update' | 'side-effect-peer-cached';
 

@@ -28,8 +28,8 @@ interface BenchEngine {
   createLeasefenceTables(prefix: string): Promise<LeasefenceTables>;
   /** A table keyed by one string attribute (`id` for the Powertools peer, `pk` for side-effect records). */
   createKeyedTable(prefix: string, keyAttribute: string): Promise<string>;
-  /** A leasefence-style DocumentClient on this engine (SDK retries as configured by the library). */
-  documentClient(options?: { cacheMiddleware?: boolean }): DynamoDBDocumentClient;
+  /** A leasefence DocumentClient on this engine, made as the library makes it (lib/aws-clients.ts: SDK defaults). */
+  documentClient(): DynamoDBDocumentClient;
   /** A plain DynamoDBClient on this engine (what the Powertools persistence layer takes), SDK defaults unless told. */
   rawClient(options?: { cacheMiddleware?: boolean }): DynamoDBClient;
   stop(): Promise<void>;
@@ -87,8 +87,8 @@ function attachBenchEngine(engine: {
       await waitUntilActive(admin, tableName, LOCAL_WAIT);
       return tableName;
     },
-    documentClient: (options = {}) => {
-      const client = createDocumentClient({ endpoint, ...options });
+    documentClient: () => {
+      const client = createDocumentClient({ endpoint });
       clients.push(client);
       return client;
     },

@@ -82,8 +82,8 @@ function benchJob(
 
 /** Builds one leasefence worker with its own DocumentClient (made as the deployed handlers make theirs) and request counter. */
 function createLeasefenceWorker(options: LeasefenceWorkerOptions): LeasefenceWorker {
-  // Same client settings as lib/lambda/clients.ts; the counters below are added before its first write.
-  const client = options.engine.documentClient({ cacheMiddleware: true });
+  // Made as lib/lambda/clients.ts makes the handlers' client (the SDK's defaults, as the peer's).
+  const client = options.engine.documentClient();
   const clock = options.clock ?? systemClock;
   const workerId = options.workerId ?? 'bench-worker';
   const store = new WorkItemStore({ client, tableName: options.tables.jobsTable, clock });
