@@ -96,7 +96,7 @@ describe('tenant-scoped statements: an empty or missing tag opens nothing', () =
       .filter((statement) => !JSON.stringify(statement.Condition).includes(AUDIT_PARTITION));
     expect(confined.length).toBeGreaterThan(0);
     for (const statement of confined) {
-      for (const tags of [{ tenant: '' }, {}, { tenant: 'acme' }]) {
+      for (const tags of [{ tenant: '' }, {}, { tenant: 'acme' }] as Array<Record<string, string>>) {
         for (const key of GLOBAL_PARTITIONS) {
           expect(conditionMatches(statement.Condition, { principalTags: tags, leadingKeys: [key] })).toBe(false);
         }
