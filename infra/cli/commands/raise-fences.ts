@@ -20,7 +20,8 @@ const spec: CommandSpec = {
     above: {
       type: 'string',
       placeholder: '<n>',
-      description: 'every fence at or below n becomes n + 1 (n ≥ the highest fence any record may have seen; n ≤ 10^12)',
+      description:
+        'every fence at or below n becomes n + 1 (n ≥ the highest fence any record may have seen; n ≤ 10^12)',
     },
     reason: { type: 'string', placeholder: '<text>', description: 'why (kept in the audit trail)' },
     cursor: { type: 'string', placeholder: '<cursor>', description: 'resume where an interrupted run stopped' },
