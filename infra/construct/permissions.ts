@@ -4,7 +4,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
-import { AUDIT_PARTITION, JobsIndex } from '../../lib/store/table.js';
+import { AUDIT_PARTITION, JobsIndex, SWEEPER_PARTITION } from '../../lib/store/table.js';
 import { indexArn } from './tables.js';
 
 /** The resources a leasefence function may be granted access to. */
@@ -35,9 +35,25 @@ function statement(sid: string, actions: readonly string[], resources: string[])
 }
 
 /**
- * Use of the customer-managed key, only through DynamoDB and SQS (kms:ViaService): a role can decrypt what
- * those services hand it, never call KMS directly on the key. Nothing when the resources use AWS-managed keys.
+ * An explicit Deny of item writes in partitions of the jobs table that are not this role's to write: it wins
+ * over every Allow the role holds or is given later (IAM grants add up, a Deny does not give way). A write
+ * always names one partition key, so `ForAnyValue` on dynamodb:LeadingKeys sees it.
  */
+function denyWritesIn(
+  sid: string,
+  actions: readonly string[],
+  resources: LeasefenceResources,
+  partitions: readonly string[],
+): iam.PolicyStatement {
+  return new iam.PolicyStatement({
+    sid,
+    effect: iam.Effect.DENY,
+    actions: [...actions],
+    resources: [resources.jobsTable.tableArn],
+    conditions: { 'ForAnyValue:StringEquals': { 'dynamodb:LeadingKeys': [...partitions] } },
+  });
+}
+
 /** Reading the identifier key secret (GetSecretValue on that secret only), when there is one. */
 function identifierKeyStatements(resources: LeasefenceResources): iam.PolicyStatement[] {
   const secret = resources.identifierKeySecret;
@@ -47,6 +63,10 @@ function identifierKeyStatements(resources: LeasefenceResources): iam.PolicyStat
 /** The services a function with the identifier key uses the customer-managed key through. */
 const WITH_SECRET = ['dynamodb', 'sqs', 'secretsmanager'] as const;
 
+/**
+ * Use of the customer-managed key, only through DynamoDB and SQS (kms:ViaService): a role can decrypt what
+ * those services hand it, never call KMS directly on the key. Nothing when the resources use AWS-managed keys.
+ */
 function keyStatements(
   resources: LeasefenceResources,
   services: ReadonlyArray<'dynamodb' | 'sqs' | 'secretsmanager'> = ['dynamodb', 'sqs'],
@@ -67,8 +87,9 @@ function keyStatements(
 }
 
 /**
- * Worker: claim/heartbeat/complete and quarantine records on the jobs table (no DeleteItem, no Query),
- * read payload bodies, consume the jobs queue. It sends nothing and never touches the DLQ.
+ * Worker: claim/heartbeat/complete and quarantine records on the jobs table (no DeleteItem, no Query; denied
+ * any write in `#audit` and `#sweeper`), read payload bodies, consume the jobs queue. It sends nothing and never
+ * touches the DLQ.
  */
 function workerStatements(resources: LeasefenceResources): iam.PolicyStatement[] {
   return [
@@ -76,6 +97,11 @@ function workerStatements(resources: LeasefenceResources): iam.PolicyStatement[]
     // failRetryable, parkUnknown, quarantine, recordStep (UpdateItem); commitFencedTransaction (the work item's
     // Update inside TransactWriteItems); get and every conditional write's read-back (GetItem).
     statement('WorkItems', WORKER_RECORD_ACTIONS, [resources.jobsTable.tableArn]),
+    // The worker runs user job code: it may never touch the audit log or the sweeper's cursor.
+    denyWritesIn('NoAuditOrSweeperWrites', ['dynamodb:PutItem', 'dynamodb:UpdateItem'], resources, [
+      AUDIT_PARTITION,
+      SWEEPER_PARTITION,
+    ]),
     // Store methods: PayloadStore.get.
     statement('ReadPayloads', ['dynamodb:GetItem'], [resources.payloadsTable.tableArn]),
     // No store method: the SQS event source's queue.
@@ -91,8 +117,8 @@ function workerStatements(resources: LeasefenceResources): iam.PolicyStatement[]
 
 /**
  * Sweeper: Query the deadline index (expired leases, due retries, lost wake-ups) and the parked-by-state
- * index (age of the oldest unknown item), conditional updates of work items, re-signal on the jobs queue.
- * It has no access to the payloads table and no DeleteItem/PutItem.
+ * index (age of the oldest unknown item), conditional updates of work items and its cursor (denied in `#audit`),
+ * re-signal on the jobs queue. It has no access to the payloads table and no DeleteItem/PutItem.
  */
 function sweeperStatements(resources: LeasefenceResources): iam.PolicyStatement[] {
   return [
@@ -109,6 +135,7 @@ function sweeperStatements(resources: LeasefenceResources): iam.PolicyStatement[
     // store.maintenance.saveSweepCursor (UpdateItem); store.maintenance.loadSweepCursor and every conditional
     // write's read-back (GetItem).
     statement('SweepWorkItems', ['dynamodb:GetItem', 'dynamodb:UpdateItem'], [resources.jobsTable.tableArn]),
+    denyWritesIn('NoAuditUpdates', ['dynamodb:UpdateItem'], resources, [AUDIT_PARTITION]),
     // No store method: wake-ups (messaging/wake.ts).
     statement('ResignalJobs', ['sqs:SendMessage'], [resources.queue.queueArn]),
     ...keyStatements(resources),
@@ -117,8 +144,8 @@ function sweeperStatements(resources: LeasefenceResources): iam.PolicyStatement[
 
 /**
  * Admin: list and count items (the three indexes; a tenant's items and the audit log by base-table Query),
- * show/resolve/retry/cancel work items (Get/Update only), write audit records (PutItem confined to the
- * audit partition by dynamodb:LeadingKeys, so it can never overwrite a work row or its fence), erase payload
+ * show/resolve/retry/cancel work items (Get/Update only, denied in `#audit` and `#sweeper`), write audit records
+ * (PutItem confined to the audit partition by dynamodb:LeadingKeys, so it can never overwrite a work row), erase payload
  * bodies (UpdateItem: body ▶ tombstone), redrive the DLQ (receive + delete there, send to the jobs queue only),
  * raise every fence after a restore (base-table Scan).
  */
@@ -149,10 +176,12 @@ function adminStatements(resources: LeasefenceResources): iam.PolicyStatement[] 
     // Store methods: WorkItemStore.get, operate (cancel, resolve, retry) and applyOperator (raise fences), and
     // every conditional write's read-back (GetItem).
     statement('OperateWorkItems', ['dynamodb:GetItem', 'dynamodb:UpdateItem'], [resources.jobsTable.tableArn]),
+    // Audit records are written once (PutItem, attribute_not_exists) and never updated; the cursor is the sweeper's.
+    denyWritesIn('NoAuditOrSweeperUpdates', ['dynamodb:UpdateItem'], resources, [AUDIT_PARTITION, SWEEPER_PARTITION]),
     // raise-fences after a restore walks every work item: a recovery tool, never a hot path.
     // Store methods: store.maintenance.scanWorkItems.
     statement('RaiseFencesAfterRestore', ['dynamodb:Scan'], [resources.jobsTable.tableArn]),
-    // Store methods: store.maintenance.erasePayloadBodies.
+    // Store methods: store.maintenance.eraseTenantData (payload bodies; the work rows' text under OperateWorkItems).
     statement('ErasePayloads', ['dynamodb:Query', 'dynamodb:UpdateItem'], [resources.payloadsTable.tableArn]),
     // No store method: the DLQ and the jobs queue (admin/redrive.ts, admin/counts.ts deadLetterDepth).
     statement(

@@ -33,17 +33,33 @@ const DEFAULT_PAYLOADS_ACTIONS: TenantScopedAction[] = ['dynamodb:GetItem', 'dyn
 
 /**
  * The partition-key pattern a scope allows: `tenant#*`, every hash bucket of the tenant (lib/store/table.ts
- * tenantPartitionKeys), for a literal tenant id (validated) or a principal-tag variable. Tenant ids cannot
+ * tenantPartitionKeys), for a literal tenant id (validated; a token is refused) or a principal-tag variable. Tenant ids cannot
  * contain `#`, so the pattern matches no other tenant's keys (`acme#*` never matches `acme2#3`).
  */
 function leadingKeyPattern(scope: TenantScope): string {
   if ('tenantId' in scope) {
-    if (!Token.isUnresolved(scope.tenantId)) tenantIdSchema.parse(scope.tenantId);
+    // A deploy-time value (parameter, import) could be empty there, and `#*` matches the global partitions.
+    if (Token.isUnresolved(scope.tenantId)) throw new Error('a tenant id must be a literal known at synth time');
+    tenantIdSchema.parse(scope.tenantId);
     return tenantBucketKey(scope.tenantId, '*');
   }
   if (!/^[\w.:/=+\-@]{1,128}$/.test(scope.principalTag)) throw new Error(`invalid tag key ${scope.principalTag}`);
   return tenantBucketKey(`\${aws:PrincipalTag/${scope.principalTag}}`, '*');
 }
+
+/**
+ * The conditions of every tenant-scoped statement. For a tag scope, the tag must also be present and non-empty
+ * (`StringLike '?*'`): an empty tag would turn the pattern into `#*`, which matches the global partitions
+ * (`#audit`, `#sweeper`, `#quarantine#…`); a missing tag fails the `StringLike` (IAM: absent key ▶ no match).
+ */
+function tenantConditions(scope: TenantScope): Record<string, Record<string, unknown>> {
+  const leadingKeys = { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [leadingKeyPattern(scope)] } };
+  if ('tenantId' in scope) return leadingKeys;
+  return { ...leadingKeys, StringLike: { [`aws:PrincipalTag/${scope.principalTag}`]: NON_EMPTY } };
+}
+
+/** IAM StringLike pattern of a value with at least one character. */
+const NON_EMPTY = '?*';
 
 function checkActions(actions: TenantScopedAction[]): void {
   for (const action of actions) {
@@ -55,7 +71,8 @@ function checkActions(actions: TenantScopedAction[]): void {
 
 /**
  * Grants a tenant-scoped principal access to its own tenant's items only: every statement carries
- * `ForAllValues:StringLike { dynamodb:LeadingKeys: ['tenant#*'] }`, and the partition key of work items and
+ * `ForAllValues:StringLike { dynamodb:LeadingKeys: ['tenant#*'] }` (a tag scope also requires the tag to be
+ * non-empty, see tenantConditions), and the partition key of work items and
  * payloads is `tenant#bucket` (lib/store/table.ts workItemKey/payloadKey). Base tables only: index partition keys
  * are not tenant keys, so index queries are never granted here.
  * @example
@@ -68,7 +85,7 @@ function grantTenantScopedAccess(
   scope: TenantScope,
   options: TenantAccessOptions = {},
 ): iam.Grant[] {
-  const conditions = { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [leadingKeyPattern(scope)] } };
+  const conditions = tenantConditions(scope);
   const plan: Array<[dynamodb.ITable, TenantScopedAction[]]> = [
     [tables.jobsTable, options.jobsTableActions ?? DEFAULT_JOBS_ACTIONS],
     [tables.payloadsTable, options.payloadsTableActions ?? DEFAULT_PAYLOADS_ACTIONS],
@@ -88,8 +105,10 @@ function grantTenantScopedAccess(
 
 export {
   grantTenantScopedAccess,
+  leadingKeyPattern,
   TENANT_SCOPABLE_ACTIONS,
   type TenantAccessOptions,
   type TenantScope,
   type TenantScopedAction,
+  tenantConditions,
 };

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { tenantIdSchema } from '../identity.js';
 import { parseInput } from '../internal/validation.js';
+import type { ErasureProgress } from '../store/payload-erasure.js';
 import { writeAuditRecord } from './audit.js';
 import { type AdminDeps, adminClock } from './deps.js';
 import { actorSchema, reasonSchema } from './schemas.js';
@@ -13,13 +14,17 @@ interface EraseInput {
   max?: number;
 }
 
-/** What an erase did; `complete` false means more bodies remain: call again. */
+/** What an erase did; `complete` false means more bodies or row text remain: call again. */
 interface EraseReport {
+  /** Payload bodies erased (each row of the payloads table becomes a tombstone). */
   deleted: number;
+  /** Work rows whose result, error message and step results were removed. */
+  cleared: number;
   complete: boolean;
   auditId: string;
 }
 
+/** Writes one erase call has made so far (bodies and rows together are bounded by `max`). */
 const eraseSchema = z.strictObject({
   tenantId: tenantIdSchema,
   reason: reasonSchema,
@@ -31,18 +36,19 @@ const eraseSchema = z.strictObject({
  * Removes the tenant's inline payload bodies (Query on each of the tenant's partition keys, one conditional
  * UpdateItem per body, paginated, bounded by `max`). Each body's row stays as a tombstone with the payload
  * hash and no TTL, so the identity stays bound: a different payload afterwards is a PayloadConflictError,
- * nothing stored or sent. Work rows are not touched (identity, hash and fence stay). Writes an audit record
- * with the count.
+ * nothing stored or sent. The tenant's work rows lose their text (result, error message, step results) and keep
+ * identity, hash, state, codes and fence. `max` bounds the writes of one call (bodies and rows). Writes an audit
+ * record with the counts.
  * @example
  * const { deleted, complete } = await erasePayloads(deps, { tenantId: 'acme', reason: 'GDPR request 42', actor });
  */
 async function erasePayloads(deps: AdminDeps, input: EraseInput): Promise<EraseReport> {
   const valid = parseInput(eraseSchema, input, 'erase');
-  const progress = { deleted: 0 };
+  const progress: ErasureProgress = { deleted: 0, cleared: 0 };
   let complete = false;
   let failure: unknown;
   try {
-    complete = await deps.store.maintenance.erasePayloadBodies(deps.payloadsTable, valid.tenantId, {
+    complete = await deps.store.maintenance.eraseTenantData(deps.payloadsTable, valid.tenantId, {
       max: valid.max,
       progress,
       clock: adminClock(deps),
@@ -51,17 +57,17 @@ async function erasePayloads(deps: AdminDeps, input: EraseInput): Promise<EraseR
     complete = false;
     failure = error;
   }
-  const { deleted } = progress;
+  const { deleted, cleared } = progress;
   // Audited even when interrupted: bodies already deleted must be on the record.
   const audit = await writeAuditRecord(deps, {
     actor: valid.actor,
     action: 'erase_payloads',
     reason: valid.reason,
     tenantId: valid.tenantId,
-    counts: { deleted, complete: complete ? 1 : 0, ...(failure !== undefined ? { aborted: 1 } : {}) },
+    counts: { deleted, cleared, complete: complete ? 1 : 0, ...(failure !== undefined ? { aborted: 1 } : {}) },
   });
   if (failure !== undefined) throw failure;
-  return { deleted, complete, auditId: audit.auditId };
+  return { deleted, cleared, complete, auditId: audit.auditId };
 }
 
 export { type EraseInput, type EraseReport, erasePayloads };

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { tenantIdSchema } from '../identity.js';
 import { outcomeCodeSchema } from '../rules.js';
 import { WORK_STATES } from '../states.js';
+import { raiseAboveSchema } from './raise-fences.js';
 import { ResolveTarget } from './resolve.js';
 import { pageLimitSchema, reasonSchema } from './schemas.js';
 
@@ -61,11 +62,7 @@ const eraseBodySchema = z.strictObject({ reason: reasonSchema, max: z.number().i
 
 /** POST /fences/raise */
 const raiseFencesBodySchema = z.strictObject({
-  above: z
-    .number()
-    .int()
-    .min(0)
-    .max(Number.MAX_SAFE_INTEGER - 1),
+  above: raiseAboveSchema,
   reason: reasonSchema,
   cursor: z.string().optional(),
   max: z.number().int().min(1).max(100_000).optional(),

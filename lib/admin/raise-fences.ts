@@ -32,12 +32,19 @@ interface RaiseFencesReport {
   auditId: string;
 }
 
+/**
+ * The highest `above` raise-fences accepts: 10^12, below 2^40. A fence is a DynamoDB number read as a JS number, so
+ * it must stay under 2^53 for every later `fence + 1`; capping the raise at 10^12 leaves every item about 10^11
+ * further claims below 2^40, and 13 bits above the counter for a deployment epoch (a fence ordered by epoch, then
+ * counter). Above it, the next claim could make an item unclaimable with no way back through the API.
+ */
+const MAX_FENCE_RAISE = 1_000_000_000_000;
+
+/** What `above` may be: a whole number from 0 to MAX_FENCE_RAISE. */
+const raiseAboveSchema = z.number().int().min(0).max(MAX_FENCE_RAISE);
+
 const raiseFencesSchema = z.strictObject({
-  above: z
-    .number()
-    .int()
-    .min(0)
-    .max(Number.MAX_SAFE_INTEGER - 1),
+  above: raiseAboveSchema,
   reason: reasonSchema,
   actor: actorSchema,
   cursor: z.string().optional(),
@@ -53,7 +60,8 @@ const TRIES = 3;
  * item's fence that is at or below `above` to `above + 1` (one conditional UpdateItem each, on the state and
  * fence it read, audited on the item), so no claim can ever again carry a fence a record already saw. Walks
  * the whole table with a paginated Scan (a recovery tool, not a hot path), resumable with `cursor`, bounded
- * by `max` per call, and writes one audit record per call with the counts. Bad input ▶ InvalidInputError.
+ * by `max` per call, and writes one audit record per call with the counts. Bad input (`above` over
+ * MAX_FENCE_RAISE included) ▶ InvalidInputError, nothing written.
  * @example
  * let report = await raiseFences(deps, { above: 5_000, reason: 'PITR restore of jobs table', actor });
  * while (!report.complete) report = await raiseFences(deps, { above: 5_000, reason, actor, cursor: report.cursor });
@@ -101,4 +109,4 @@ async function raiseOne(
   return 'lostRaces';
 }
 
-export { type RaiseFencesInput, type RaiseFencesReport, raiseFences };
+export { MAX_FENCE_RAISE, type RaiseFencesInput, type RaiseFencesReport, raiseAboveSchema, raiseFences };

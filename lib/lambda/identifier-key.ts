@@ -17,11 +17,18 @@ function secretsManagerReader(): SecretReader {
   return async (secretArn) => (await client.send(new GetSecretValueCommand({ SecretId: secretArn }))).SecretString;
 }
 
+/** True inside AWS Lambda, which sets AWS_LAMBDA_FUNCTION_NAME for every function. */
+function runsInLambda(env: NodeJS.ProcessEnv): boolean {
+  return (env.AWS_LAMBDA_FUNCTION_NAME ?? '') !== '';
+}
+
 /**
  * A once-per-container loader of the key identifiers are hashed with in logs and metrics: the secret named
  * by LEASEFENCE_IDENTIFIER_KEY_SECRET_ARN (the construct creates it with a generated value and grants the
- * worker and admin roles GetSecretValue), read on the first call and kept; without that variable, the fixed
- * development key. A failed or empty read rejects with ConfigurationError and is retried on the next call.
+ * worker and admin roles GetSecretValue), read on the first call and kept. Without that variable: the fixed
+ * development key outside Lambda (local stack, tests), and in Lambda a ConfigurationError thrown at once, so the
+ * handler refuses to start rather than hash with a public key. A failed or empty read rejects with
+ * ConfigurationError and is retried on the next call.
  * @example
  * const loadKey = identifierKeyLoader(readConfig());
  * const { key } = await loadKey(); // in the handler, before anything is logged
@@ -29,7 +36,13 @@ function secretsManagerReader(): SecretReader {
 function identifierKeyLoader(
   config: Pick<LeasefenceConfig, 'identifierKeySecretArn'>,
   readSecret?: SecretReader,
+  env: NodeJS.ProcessEnv = process.env,
 ): () => Promise<LoadedIdentifierKey> {
+  if (!config.identifierKeySecretArn && runsInLambda(env)) {
+    throw new ConfigurationError(
+      "LEASEFENCE_IDENTIFIER_KEY_SECRET_ARN is not set: in Lambda identifiers are hashed only under the deployment's secret key (the development key is public)",
+    );
+  }
   let pending: Promise<LoadedIdentifierKey> | undefined;
   const load = async (): Promise<LoadedIdentifierKey> => {
     const secretArn = config.identifierKeySecretArn;

@@ -5,7 +5,7 @@ import { sendConditional } from './conditional-write.js';
 import type { Key, StoreConnection } from './connection.js';
 import { buildSweepCursorRead, buildSweepCursorUpdate, buildWorkItemScan } from './maintenance-requests.js';
 import { buildProbeQuery } from './parked-requests.js';
-import { type ErasureBounds, eraseTenantPayloadBodies } from './payload-erasure.js';
+import { type ErasureBounds, eraseTenantData } from './payload-erasure.js';
 
 /** The sweeper's stored position: the shard the next run starts at (none: shard 0) and the row's version. */
 interface StoredCursorRow {
@@ -62,9 +62,9 @@ class Maintenance {
     return { identities, ...(output.LastEvaluatedKey ? { next: output.LastEvaluatedKey } : {}) };
   }
 
-  /** Erases a tenant's payload bodies in the payloads table `payloadsTable` (see eraseTenantPayloadBodies). */
-  erasePayloadBodies(payloadsTable: string, tenantId: string, bounds: ErasureBounds): Promise<boolean> {
-    return eraseTenantPayloadBodies(this.db.client, payloadsTable, tenantId, bounds);
+  /** Erases a tenant's payload bodies in `payloadsTable` and its work rows' text (see eraseTenantData). */
+  eraseTenantData(payloadsTable: string, tenantId: string, bounds: ErasureBounds): Promise<boolean> {
+    return eraseTenantData(this.db.client, { payloadsTable, jobsTable: this.db.table.tableName }, tenantId, bounds);
   }
 
   /** One cheap read of the jobs table and its parked index; throws when the table does not answer. */

@@ -4,6 +4,7 @@ import { mapBounded } from '../internal/bounded-parallel.js';
 import { type ConditionalRequest, sendConditional } from './conditional-write.js';
 import { type Key, queryPage } from './connection.js';
 import { ERASED_ATTRIBUTE } from './payloads.js';
+import { eraseRowText, workRowsWithText } from './row-text.js';
 import { KeyPrefix, TableKeys, TTL_ATTRIBUTE, tenantPartitionKeys } from './table.js';
 
 /** Bodies read per Query page, and erase writes in flight at once. */
@@ -42,10 +43,21 @@ function eraseBodyRequest(tableName: string, key: Record<string, unknown>, now: 
   };
 }
 
-/** What one erasure may do and where it reports: at most `max` bodies, each counted in `progress` as it goes. */
+/** What one erasure has written so far: payload bodies erased and work rows whose text was removed. */
+interface ErasureProgress {
+  deleted: number;
+  cleared: number;
+}
+
+/** Writes one erasure has made (bodies and rows together are bounded by `max`). */
+function written(progress: ErasureProgress): number {
+  return progress.deleted + progress.cleared;
+}
+
+/** What one erasure may do and where it reports: at most `max` writes, each counted in `progress` as it goes. */
 interface ErasureBounds {
   max: number;
-  progress: { deleted: number };
+  progress: ErasureProgress;
   /** Stamps `erasedAt`. */
   clock: Clock;
 }
@@ -62,10 +74,10 @@ async function erasePartition(
 ): Promise<boolean> {
   const { max, progress } = bounds;
   let startKey: Key | undefined;
-  while (progress.deleted < max) {
+  while (written(progress) < max) {
     const page = await queryPage(
       client,
-      buildBodyKeysQuery(tableName, partitionKey, Math.min(PAGE_SIZE, max - progress.deleted), startKey),
+      buildBodyKeysQuery(tableName, partitionKey, Math.min(PAGE_SIZE, max - written(progress)), startKey),
     );
     const keys = page.items.map((item) => ({ pk: item.pk, sk: item.sk }));
     const now = bounds.clock.now();
@@ -80,21 +92,55 @@ async function erasePartition(
 }
 
 /**
- * Erases a tenant's inline payload bodies in the payloads table `tableName`, partition key by partition key
- * (a Query on each, never a Scan), until `max` are erased; true when none is left. Each body's row stays as a
- * tombstone with its payload hash. `progress` counts every body erased, also when a later request throws (the
- * caller audits what was erased).
+ * Removes the text of the work rows of one partition key of the jobs table (result, error message, step results:
+ * a job's result or an error can quote its payload) until `max` writes were made; true when none is left.
  */
-async function eraseTenantPayloadBodies(
+async function clearPartitionText(
   client: DynamoDBDocumentClient,
-  tableName: string,
+  jobsTable: string,
+  partitionKey: string,
+  bounds: ErasureBounds,
+): Promise<boolean> {
+  const { max, progress } = bounds;
+  let startKey: Key | undefined;
+  while (written(progress) < max) {
+    const page = await workRowsWithText(client, jobsTable, partitionKey, PAGE_SIZE, startKey);
+    const rows = page.rows.slice(0, max - written(progress));
+    const now = bounds.clock.now();
+    await mapBounded(rows, ERASES_IN_FLIGHT, async (row) => {
+      if (await eraseRowText(client, jobsTable, row, now)) progress.cleared += 1;
+    });
+    // A page cut short by `max` is read again next call (rows already cleared no longer match).
+    if (rows.length < page.rows.length) return false;
+    startKey = page.next;
+    if (!startKey) return true;
+  }
+  return false;
+}
+
+/** Where a tenant's data lives: its payload bodies, and the work rows whose text erasure removes. */
+interface ErasureTables {
+  payloadsTable: string;
+  jobsTable: string;
+}
+
+/**
+ * Erases a tenant's inline payload bodies and its work rows' text, partition key by partition key (a Query on
+ * each, never a Scan), until `max` writes were made; true when nothing is left. Each body's row stays as a
+ * tombstone with its payload hash; each work row keeps identity, hash, state, codes and fence. `progress` counts
+ * every write, also when a later request throws (the caller audits what was erased).
+ */
+async function eraseTenantData(
+  client: DynamoDBDocumentClient,
+  tables: ErasureTables,
   tenantId: string,
   bounds: ErasureBounds,
 ): Promise<boolean> {
   for (const partitionKey of tenantPartitionKeys(tenantId)) {
-    if (!(await erasePartition(client, tableName, partitionKey, bounds))) return false;
+    if (!(await erasePartition(client, tables.payloadsTable, partitionKey, bounds))) return false;
+    if (!(await clearPartitionText(client, tables.jobsTable, partitionKey, bounds))) return false;
   }
   return true;
 }
 
-export { buildBodyKeysQuery, type ErasureBounds, eraseBodyRequest, eraseTenantPayloadBodies };
+export { buildBodyKeysQuery, type ErasureBounds, type ErasureProgress, eraseBodyRequest, eraseTenantData };

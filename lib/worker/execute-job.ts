@@ -191,7 +191,7 @@ async function classifyAndRecord(
   }
   // Anything else is ambiguous: the side effect may have happened.
   const errorCode = 'ambiguous_outcome';
-  const message = error instanceof Error ? `${error.name}: ${error.message}`.slice(0, 500) : 'non-error thrown';
+  const message = unclassifiedErrorText(error);
   const mayRetry = definition.target !== 'D' && claim.attempt < claim.maxAttempts;
   if (!mayRetry) {
     await deps.store.parkUnknown(claim, { errorCode, message });
@@ -199,6 +199,17 @@ async function classifyAndRecord(
   }
   await deps.store.failRetryable(claim, { errorCode, message, retryDelayMs: retryDelayMs(definition, claim.attempt) });
   return { state: WorkState.queued, errorCode };
+}
+
+/**
+ * What the row (and the parked indexes, and every tenant reading it) keeps of an error the job did not classify:
+ * the error's class name only. Its message may quote anything the job touched (Node's JSON.parse errors quote
+ * their input), so it is never stored; the job's own logs are where it belongs.
+ */
+function unclassifiedErrorText(error: unknown): string {
+  if (!(error instanceof Error)) return 'the job threw a value that is not an Error';
+  const name = /^[A-Za-z_$][\w$]{0,63}$/.test(error.name) ? error.name : 'Error';
+  return `the job threw ${name} (its message is not stored)`;
 }
 
 /**

@@ -312,6 +312,7 @@ describe('grants', () => {
       expect(entry.condition).toEqual({
         // biome-ignore lint/suspicious/noTemplateCurlyInString: an IAM policy variable, resolved by IAM
         'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['${aws:PrincipalTag/tenant}#*'] },
+        StringLike: { 'aws:PrincipalTag/tenant': '?*' },
       });
     }
   });

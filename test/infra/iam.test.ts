@@ -2,8 +2,10 @@ import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LeasefenceStack } from '../../infra/app/stacks/leasefence-stack.js';
 import { type SynthResult, synthLeasefenceApp } from '../../infra/app/synth.js';
-import { AUDIT_PARTITION } from '../../lib/store/table.js';
+import { AUDIT_PARTITION, SWEEPER_PARTITION, workItemKey } from '../../lib/store/table.js';
+import { conditionMatches } from './support/iam-conditions.js';
 import {
+  denialsOfFunction,
   logicalIdOf,
   type Permission,
   permissionsOfFunction,
@@ -15,6 +17,7 @@ let stack: LeasefenceStack;
 let template: Template;
 let ids: { jobs: string; payloads: string; examples: string; queue: string; dlq: string };
 let perms: { worker: Permission[]; sweeper: Permission[]; admin: Permission[] };
+let denials: { worker: Permission[]; sweeper: Permission[]; admin: Permission[] };
 
 let synth: SynthResult;
 
@@ -38,6 +41,11 @@ beforeAll(() => {
     worker: permissionsOfFunction(stack, template, jobs.worker),
     sweeper: permissionsOfFunction(stack, template, jobs.sweeper),
     admin: permissionsOfFunction(stack, template, jobs.admin),
+  };
+  denials = {
+    worker: denialsOfFunction(stack, template, jobs.worker),
+    sweeper: denialsOfFunction(stack, template, jobs.sweeper),
+    admin: denialsOfFunction(stack, template, jobs.admin),
   };
 });
 
@@ -124,6 +132,49 @@ describe('IAM matrix: each function has exactly the actions it uses', () => {
         'sqs:SendMessage on JobsQueue.Arn',
       ].sort(),
     );
+  });
+});
+
+/** Whether IAM lets the role do `action` on the jobs table in partition `key`: some Allow applies and no Deny does. */
+function mayWrite(role: 'worker' | 'sweeper' | 'admin', action: string, key: string): boolean {
+  const applies = (entry: Permission) =>
+    entry.action === action &&
+    entry.resource === `${ids.jobs}.Arn` &&
+    conditionMatches(entry.condition, { leadingKeys: [key] });
+  return perms[role].some(applies) && !denials[role].some(applies);
+}
+
+describe('IAM: the audit log and the sweeper cursor are out of reach of the roles that do not own them', () => {
+  const deny = (partitions: string[]) =>
+    ` if ${JSON.stringify({ 'ForAnyValue:StringEquals': { 'dynamodb:LeadingKeys': partitions } })}`;
+
+  it('each role carries exactly these explicit denials', () => {
+    expect(named(denials.worker)).toEqual([
+      `dynamodb:PutItem on JobsTable.Arn${deny([AUDIT_PARTITION, SWEEPER_PARTITION])}`,
+      `dynamodb:UpdateItem on JobsTable.Arn${deny([AUDIT_PARTITION, SWEEPER_PARTITION])}`,
+    ]);
+    expect(named(denials.sweeper)).toEqual([`dynamodb:UpdateItem on JobsTable.Arn${deny([AUDIT_PARTITION])}`]);
+    expect(named(denials.admin)).toEqual([
+      `dynamodb:UpdateItem on JobsTable.Arn${deny([AUDIT_PARTITION, SWEEPER_PARTITION])}`,
+    ]);
+  });
+
+  it.each([
+    ['worker', 'dynamodb:PutItem', AUDIT_PARTITION, false],
+    ['worker', 'dynamodb:UpdateItem', AUDIT_PARTITION, false],
+    ['worker', 'dynamodb:UpdateItem', SWEEPER_PARTITION, false],
+    ['worker', 'dynamodb:PutItem', workItemKey({ tenantId: 'acme', operationId: 'op-1' }).pk, true],
+    ['worker', 'dynamodb:PutItem', '#quarantine#message-1', true],
+    ['sweeper', 'dynamodb:UpdateItem', AUDIT_PARTITION, false],
+    ['sweeper', 'dynamodb:UpdateItem', SWEEPER_PARTITION, true],
+    ['sweeper', 'dynamodb:UpdateItem', workItemKey({ tenantId: 'acme', operationId: 'op-1' }).pk, true],
+    ['admin', 'dynamodb:UpdateItem', AUDIT_PARTITION, false],
+    ['admin', 'dynamodb:UpdateItem', SWEEPER_PARTITION, false],
+    ['admin', 'dynamodb:PutItem', AUDIT_PARTITION, true],
+    ['admin', 'dynamodb:PutItem', workItemKey({ tenantId: 'acme', operationId: 'op-1' }).pk, false],
+    ['admin', 'dynamodb:UpdateItem', workItemKey({ tenantId: 'acme', operationId: 'op-1' }).pk, true],
+  ] as const)('%s %s in %s ▶ allowed: %s', (role, action, key, expected) => {
+    expect(mayWrite(role, action, key)).toBe(expected);
   });
 });
 

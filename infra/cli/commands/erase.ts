@@ -35,6 +35,7 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
   const input = parseCommandLine(spec, schema, argv);
   return withTarget(input, io, async (target) => {
     let deleted = 0;
+    let cleared = 0;
     const auditIds: string[] = [];
     for (;;) {
       const report = await erasePayloads(target.admin, {
@@ -43,13 +44,14 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
         actor: target.actor,
       });
       deleted += report.deleted;
+      cleared += report.cleared;
       auditIds.push(report.auditId);
       if (report.complete) break;
     }
-    if (input.json) printJson(io, { tenantId: input.tenant, deleted, complete: true, auditIds });
+    if (input.json) printJson(io, { tenantId: input.tenant, deleted, cleared, complete: true, auditIds });
     else {
       io.out(
-        `erased ${deleted} payload bod${deleted === 1 ? 'y' : 'ies'} of tenant ${input.tenant}; work rows kept as tombstones`,
+        `erased ${deleted} payload bod${deleted === 1 ? 'y' : 'ies'} of tenant ${input.tenant} and the results and error text of ${cleared} work row(s); work rows kept as tombstones`,
       );
       io.out(
         `jobs of ${input.tenant} that have not run yet will be quarantined (payload missing); audited as ${target.actor}`,

@@ -1,6 +1,6 @@
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import * as z from 'zod';
-import { raiseFences } from '../../../lib/admin/raise-fences.js';
+import { MAX_FENCE_RAISE, raiseFences } from '../../../lib/admin/raise-fences.js';
 import { reasonSchema } from '../../../lib/admin/schemas.js';
 import { type CommandSpec, parseCommandLine } from '../args.js';
 import { type CliCommand, withTarget } from '../command.js';
@@ -20,7 +20,8 @@ const spec: CommandSpec = {
     above: {
       type: 'string',
       placeholder: '<n>',
-      description: 'every fence at or below n becomes n + 1 (n ≥ the highest fence any record may have seen)',
+      description:
+        'every fence at or below n becomes n + 1 (n ≥ the highest fence any record may have seen; n ≤ 10^12)',
     },
     reason: { type: 'string', placeholder: '<text>', description: 'why (kept in the audit trail)' },
     cursor: { type: 'string', placeholder: '<cursor>', description: 'resume where an interrupted run stopped' },
@@ -35,7 +36,7 @@ const spec: CommandSpec = {
 const schema = z.strictObject({
   ...commonShape,
   ...targetShape,
-  above: integerFlag(0, Number.MAX_SAFE_INTEGER - 1),
+  above: integerFlag(0, MAX_FENCE_RAISE),
   reason: reasonSchema,
   cursor: z.string().min(1).optional(),
 });

@@ -48,6 +48,15 @@ function logicalIdOf(stack: Stack, construct: IConstruct): string {
 
 /** Every (action, resource) pair that IAM policies attached to the role give that role. */
 function permissionsOfRole(template: Template, roleLogicalId: string): Permission[] {
+  return statementsOfRole(template, roleLogicalId, 'Allow');
+}
+
+/** Every (action, resource) pair that IAM policies attached to the role explicitly deny it. */
+function denialsOfRole(template: Template, roleLogicalId: string): Permission[] {
+  return statementsOfRole(template, roleLogicalId, 'Deny');
+}
+
+function statementsOfRole(template: Template, roleLogicalId: string, effect: 'Allow' | 'Deny'): Permission[] {
   const permissions: Permission[] = [];
   for (const resource of Object.values(template.Resources)) {
     if (resource.Type !== 'AWS::IAM::Policy') continue;
@@ -55,7 +64,7 @@ function permissionsOfRole(template: Template, roleLogicalId: string): Permissio
     if (!roles.includes(roleLogicalId)) continue;
     const document = resource.Properties?.PolicyDocument as { Statement: Array<Record<string, unknown>> };
     for (const statement of document.Statement) {
-      if (statement.Effect !== 'Allow') continue;
+      if (statement.Effect !== effect) continue;
       for (const action of asArray(statement.Action as string | string[])) {
         for (const target of asArray(statement.Resource as unknown)) {
           permissions.push({
@@ -72,9 +81,17 @@ function permissionsOfRole(template: Template, roleLogicalId: string): Permissio
 
 /** The permissions of a function's execution role (found through the function's Role property). */
 function permissionsOfFunction(stack: Stack, template: Template, fn: IFunction): Permission[] {
+  return permissionsOfRole(template, roleOfFunction(stack, template, fn));
+}
+
+/** The explicit denials of a function's execution role. */
+function denialsOfFunction(stack: Stack, template: Template, fn: IFunction): Permission[] {
+  return denialsOfRole(template, roleOfFunction(stack, template, fn));
+}
+
+function roleOfFunction(stack: Stack, template: Template, fn: IFunction): string {
   const resource = template.Resources[logicalIdOf(stack, fn)];
-  const roleId = render(resource?.Properties?.Role).replace(/\.Arn$/, '');
-  return permissionsOfRole(template, roleId);
+  return render(resource?.Properties?.Role).replace(/\.Arn$/, '');
 }
 
 /** `action on resource` lines, sorted, for exact comparisons. */
@@ -88,6 +105,8 @@ function resourcesOfType(template: Template, type: string): Array<[string, Templ
 }
 
 export {
+  denialsOfFunction,
+  denialsOfRole,
   logicalIdOf,
   type Permission,
   permissionLines,

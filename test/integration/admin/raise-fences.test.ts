@@ -4,8 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { examplesTableDefinition } from '../../../examples/jobs/examples-table.js';
 import { main } from '../../../infra/cli/main.js';
+import { listAuditRecords } from '../../../lib/admin/audit.js';
 import type { AdminDeps } from '../../../lib/admin/deps.js';
-import { raiseFences } from '../../../lib/admin/raise-fences.js';
+import { MAX_FENCE_RAISE, raiseFences } from '../../../lib/admin/raise-fences.js';
 import { handleAdminRequest } from '../../../lib/admin/router.js';
 import { writerOperation } from '../../../lib/fenced/fence-rules.js';
 import { payloadHash } from '../../../lib/hashing.js';
@@ -157,5 +158,54 @@ describe('restores: raise-fences lets a class B job stalled by a rolled-back fen
     expect(totals).toMatchObject({ above: 200, alreadyAbove: 0, lostRaces: 0, complete: true });
     expect(totals.raised).toBe(totals.scanned);
     expect(totals.raised).toBeGreaterThanOrEqual(6);
+  });
+
+  it('refuses an `above` past the cap (10^12) with a 400 naming it, and writes nothing', async () => {
+    // prepare
+    const identity = { tenantId: 'cap', operationId: 'too-high' };
+    await harness.store.enqueue({
+      identity,
+      jobType: 'ledger',
+      payloadHash: payloadHash({ cap: 1 }),
+      payloadRef: 'ref-cap',
+      maxAttempts: 5,
+    });
+    const before = await harness.store.get(identity);
+    const auditsBefore = (await listAuditRecords(admin, { limit: 100 })).records.length;
+
+    // act
+    const replies = await Promise.all(
+      [Number.MAX_SAFE_INTEGER - 1, MAX_FENCE_RAISE + 1].map((above) =>
+        handleAdminRequest(
+          { method: 'POST', path: '/fences/raise', body: JSON.stringify({ above, reason: 'drill' }), actor: 'ops' },
+          admin,
+        ),
+      ),
+    );
+
+    // assert
+    for (const reply of replies) {
+      expect(reply).toMatchObject({ statusCode: 400, body: { error: 'invalid_input', issues: [{ path: 'above' }] } });
+    }
+    expect(await harness.store.get(identity)).toEqual(before);
+    expect((await listAuditRecords(admin, { limit: 100 })).records).toHaveLength(auditsBefore);
+  });
+
+  it('at the cap every item stays claimable: raised to 10^12 + 1, the next claim carries 10^12 + 2', async () => {
+    const identity = { tenantId: 'cap', operationId: 'at-cap' };
+    await harness.store.enqueue({
+      identity,
+      jobType: 'ledger',
+      payloadHash: payloadHash({ cap: 2 }),
+      payloadRef: 'ref-cap-2',
+      maxAttempts: 5,
+    });
+
+    const report = await raiseFences(admin, { above: MAX_FENCE_RAISE, reason: 'drill at the cap', actor: 'ops' });
+    const claim = await harness.store.claim(identity, { owner: 'w-cap', leaseMs: LEASE_MS });
+
+    expect(report.complete).toBe(true);
+    expect(claim).toMatchObject({ claimed: true, claim: { fence: MAX_FENCE_RAISE + 2 } });
+    expect(await harness.store.get(identity)).toMatchObject({ state: 'claimed', fence: MAX_FENCE_RAISE + 2 });
   });
 });

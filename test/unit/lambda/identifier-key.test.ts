@@ -1,7 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ConfigurationError } from '../../../lib/errors.js';
 import { DEVELOPMENT_IDENTIFIER_KEY } from '../../../lib/hashing.js';
+import { createAdminHandler } from '../../../lib/lambda/admin-handler.js';
 import { identifierKeyLoader } from '../../../lib/lambda/identifier-key.js';
+import { createSqsWorkerHandler } from '../../../lib/lambda/sqs-worker-handler.js';
+import { functionUrlEvent } from '../../support/function-url-event.js';
 
 const ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:leasefence-identifier-key-AbCdEf';
 
@@ -40,5 +43,45 @@ describe('identifierKeyLoader', () => {
     await expect(load()).rejects.toBeInstanceOf(ConfigurationError);
     expect((await load()).source).toBe('secret');
     expect(calls).toBe(3);
+  });
+});
+
+describe('a handler without the identifier key secret, in Lambda', () => {
+  const config = {
+    jobsTable: 'jobs',
+    payloadsTable: 'payloads',
+    queueUrl: 'http://127.0.0.1:9/000000000000/jobs',
+    deadlineShards: 8,
+    payloadRetentionDays: 30,
+    dynamodbEndpoint: 'http://127.0.0.1:9',
+  };
+  afterEach(() => vi.unstubAllEnvs());
+
+  it('the loader refuses at once in Lambda (AWS_LAMBDA_FUNCTION_NAME set), and serves the development key outside', async () => {
+    const reader = async () => 'never-read-0123456789';
+
+    expect(() => identifierKeyLoader({}, reader, { AWS_LAMBDA_FUNCTION_NAME: 'leasefence-worker' })).toThrow(
+      ConfigurationError,
+    );
+    expect(await identifierKeyLoader({}, reader, {})()).toMatchObject({ source: 'development' });
+    expect(
+      await identifierKeyLoader({ identifierKeySecretArn: ARN }, reader, { AWS_LAMBDA_FUNCTION_NAME: 'fn' })(),
+    ).toEqual({ key: 'never-read-0123456789', source: 'secret' });
+  });
+
+  it('the worker handler refuses to start; the admin handler refuses every request with a 500 and does nothing', async () => {
+    vi.stubEnv('AWS_LAMBDA_FUNCTION_NAME', 'leasefence-worker');
+
+    expect(() => createSqsWorkerHandler({ jobs: [], config })).toThrow(/IDENTIFIER_KEY_SECRET_ARN/);
+    const admin = createAdminHandler({ config });
+    const reply = await admin(functionUrlEvent({ method: 'GET', path: '/health' }));
+    expect(reply).toMatchObject({ statusCode: 500 });
+    expect(JSON.parse(String((reply as { body?: string }).body))).toMatchObject({ error: 'configuration' });
+  });
+
+  it('outside Lambda (the local stack, tests) the same handlers start with the development key', () => {
+    vi.stubEnv('AWS_LAMBDA_FUNCTION_NAME', '');
+
+    expect(() => createSqsWorkerHandler({ jobs: [], config })).not.toThrow();
   });
 });
