@@ -23,4 +23,14 @@ class StackAlreadyRunningError extends Error {
   }
 }
 
-export { PortInUseError, StackAlreadyRunningError };
+/** No local stack runs on this folder: no state file, or the process it names is gone. */
+class LocalStackNotRunningError extends Error {
+  constructor(readonly stateFile: string) {
+    super(
+      `no local stack is running (no live ${stateFile}); start one with \`npx leasefence start\` (or \`npm start\`)`,
+    );
+    this.name = 'LocalStackNotRunningError';
+  }
+}
+
+export { LocalStackNotRunningError, PortInUseError, StackAlreadyRunningError };
