@@ -47,9 +47,43 @@ function argumentName(spec: CommandSpec, key: string): string {
   return spec.positionals.some((positional) => positional.name === key) ? `<${key}>` : `--${key}`;
 }
 
-/** Node's parseArgs message, first sentence only (it names the option). */
-function parseArgsMessage(error: unknown): string {
+/**
+ * `--limit -5` as `--limit=-5`: parseArgs refuses a value that starts with a dash as ambiguous, but a negative
+ * number can only be a value (no flag starts with a digit), so it reaches the schema, which names the range.
+ */
+function joinNegativeNumbers(argv: readonly string[], options: Readonly<Record<string, OptionSpec>>): string[] {
+  const joined: string[] = [];
+  for (let index = 0; index < argv.length; index += 1) {
+    const argument = argv[index] as string;
+    const next = argv[index + 1];
+    if (argument === '--') return [...joined, ...argv.slice(index)];
+    const option = argument.startsWith('--') ? options[argument.slice(2)] : undefined;
+    if (option?.type === 'string' && next !== undefined && /^-\d/.test(next)) {
+      joined.push(`${argument}=${next}`);
+      index += 1;
+    } else joined.push(argument);
+  }
+  return joined;
+}
+
+/**
+ * parseArgs' refusal as our own sentence naming the flag (its messages are Node's, and vary by version): an
+ * unknown flag, a flag missing its value, or a switch given one. Anything else keeps parseArgs' first sentence.
+ */
+function parseArgsMessage(error: unknown, options: Readonly<Record<string, OptionSpec>>, argv: readonly string[]) {
   const message = error instanceof Error ? error.message : String(error);
+  const code = (error as { code?: unknown }).code;
+  const flag = /'(-{1,2}[^' <=]+)/.exec(message)?.[1];
+  if (flag && code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `${flag}: unknown flag (see --help for the flags)`;
+  if (flag && code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+    const name = flag.replace(/^-+/, '');
+    const option = options[name] ?? Object.values(options).find((candidate) => candidate.short === name);
+    if (option?.type === 'boolean') return `${flag}: is a switch and takes no value`;
+    const next = argv[argv.indexOf(flag) + 1];
+    return next?.startsWith('-')
+      ? `${flag}: needs a value (one that starts with a dash is written ${flag}=${next})`
+      : `${flag}: needs a value`;
+  }
   return message.split('. ')[0] ?? message;
 }
 
@@ -68,9 +102,10 @@ function splitIdentityArgument(positionals: string[]): string[] {
 function parseCommandLine<S extends z.ZodType>(spec: CommandSpec, schema: S, argv: readonly string[]): z.output<S> {
   const options = { ...spec.options, ...COMMON_OPTIONS };
   let parsed: ReturnType<typeof parseArgs>;
+  const args = joinNegativeNumbers(argv, options);
   try {
     parsed = parseArgs({
-      args: [...argv],
+      args,
       options: Object.fromEntries(
         Object.entries(options).map(([name, option]) => [
           name,
@@ -81,7 +116,7 @@ function parseCommandLine<S extends z.ZodType>(spec: CommandSpec, schema: S, arg
       strict: true,
     });
   } catch (error) {
-    throw new UsageError(parseArgsMessage(error));
+    throw new UsageError(parseArgsMessage(error, options, args));
   }
   const positionals = spec.identityArgument ? splitIdentityArgument(parsed.positionals) : parsed.positionals;
   if (positionals.length > spec.positionals.length) {

@@ -4,6 +4,7 @@ import type { CliCommand } from './command.js';
 import { ExitCode, UsageError } from './errors.js';
 import { type Io, processIo } from './output.js';
 import { COMMAND_SUMMARIES, type CommandName } from './summaries.js';
+import { packageVersion } from './version.js';
 
 /** Each command's module, loaded only when that command runs (the help needs none of them). */
 const COMMAND_LOADERS: Record<CommandName, () => Promise<CliCommand>> = {
@@ -42,7 +43,8 @@ function generalHelp(): string {
     '',
     'Commands talk to the local stack (npm start) unless AWS flags are given (--stack, or --jobs-table,',
     '--payloads-table and --queue-url; --region, --profile). --json prints one JSON document.',
-    'Exit codes: 0 ok, 1 failure, 2 usage error. Run leasefence <command> --help for details.',
+    'Exit codes: 0 ok, 1 failure, 2 usage error. Run leasefence <command> --help for details;',
+    'leasefence --version prints the version.',
   ].join('\n');
 }
 
@@ -82,6 +84,10 @@ async function main(argv: readonly string[], io: Io = processIo()): Promise<numb
     io.out(generalHelp());
     return ExitCode.ok;
   }
+  if (name === '--version' || name === '-v' || name === 'version') {
+    io.out(await packageVersion());
+    return ExitCode.ok;
+  }
   if (!isCommandName(name)) {
     io.err(`leasefence: unknown command '${name}'; run 'leasefence --help' for the list`);
     return ExitCode.usage;
@@ -111,11 +117,39 @@ function exitQuietlyOnClosedOutput(): void {
   }
 }
 
+/** Commands that run until Ctrl-C and then stop cleanly with their own handlers (exit 0). */
+const RUNS_UNTIL_STOPPED: ReadonlySet<string> = new Set<CommandName>(['start', 'console']);
+
+/** What an interruption means for a command's result, where it is more than "it did not finish". */
+const INTERRUPTED_RESULT: Partial<Record<CommandName, string>> = {
+  check: 'NOT EVALUATED: the scenarios did not finish, so there is no verdict',
+};
+
+/**
+ * Ctrl-C or SIGTERM during any other command ends it at once, saying so: a result cut short must not look
+ * like a quiet success or failure. Exit code 128 + the signal's number (130 for SIGINT, 143 for SIGTERM).
+ */
+function exitSayingInterrupted(name: string | undefined): void {
+  if (name === undefined || RUNS_UNTIL_STOPPED.has(name)) return;
+  const command = isCommandName(name) ? name : undefined;
+  for (const [signal, number] of [
+    ['SIGINT', 2],
+    ['SIGTERM', 15],
+  ] as const) {
+    process.once(signal, () => {
+      const meaning = (command && INTERRUPTED_RESULT[command]) ?? 'what it committed before the signal stays';
+      process.stderr.write(`leasefence ${name}: interrupted by ${signal} before it finished; ${meaning}\n`);
+      process.exit(128 + number);
+    });
+  }
+}
+
 /** The process entry: runs `main`, sets the exit code, and makes sure a stray socket cannot keep the CLI alive. */
 async function runCli(argv: readonly string[]): Promise<void> {
-  // Node 20 is supported by the pinned SDK; its notice about releases after January 2027 is noise for a CLI user.
+  // The SDK's notice about the Node.js versions its future releases support is noise for a CLI user.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   exitQuietlyOnClosedOutput();
+  exitSayingInterrupted(argv[0]);
   const code = await main(argv);
   process.exitCode = code;
   setTimeout(() => process.exit(code), 3_000).unref();

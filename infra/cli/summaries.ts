@@ -5,9 +5,10 @@ const COMMAND_SUMMARIES = {
   enqueue: 'send a job: the payload hash binds it to its identity, the body goes to the payloads table',
   ls: 'list work items by state, tenant and age (parked oldest first; succeeded, cancelled per tenant; paginated)',
   counts: 'count items per state (never a Scan), the DLQ depth and the five health signals',
-  show: 'show one work item, its attempt history and its audit trail (the row holds no payload, only its hash)',
+  show: 'show one work item, its attempt history and its audit trail (no payload, only its hash), or the quarantined messages that named it',
   resolve: 'settle an unknown item after checking the real system (audited; fence + 1)',
-  retry: 'requeue a failed_terminal, unknown or quarantined item: same identity, fence + 1, fresh attempts',
+  retry:
+    'requeue a failed_terminal, unknown or quarantined work item: same identity, fence + 1, fresh attempts (a quarantined message has no work item: send it again)',
   cancel: "cancel a queued, claimed or unknown item; the fence rises, so a running worker's next write is rejected",
   redrive: 'move dead-letter messages back to the jobs queue, bodies unchanged (identity and payload hash kept)',
   erase:

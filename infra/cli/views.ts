@@ -4,11 +4,14 @@ import { cell, formatTable, relativeTime } from './output.js';
 /** A record as the admin operations return it (work item, quarantine record). */
 type Row = Record<string, unknown>;
 
-/** `tenant/operation`, or for a quarantine record the message id (with the identity when the message carried one). */
+/**
+ * `tenant/operation` for a work item; for a quarantine record `message <id>`, with the identity the message
+ * named (`show` finds the message by it): a quarantined message is not a work item, and must not read as one.
+ */
 function subject(row: Row): string {
   if (row.kind === 'quarantine') {
     const carried = typeof row.tenantId === 'string' && typeof row.operationId === 'string';
-    return `${carried ? `${row.tenantId}/${row.operationId} ` : ''}(message ${cell(row.messageId)})`;
+    return `message ${cell(row.messageId)}${carried ? ` (named ${row.tenantId}/${row.operationId})` : ''}`;
   }
   return formatIdentity({ tenantId: String(row.tenantId), operationId: String(row.operationId) });
 }

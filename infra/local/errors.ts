@@ -22,4 +22,14 @@ class StackAlreadyRunningError extends leasefenceError('local.stack_already_runn
   }
 }
 
-export { PortInUseError, StackAlreadyRunningError };
+/** No local stack runs on this folder: no state file, or the process it names is gone. */
+class LocalStackNotRunningError extends Error {
+  constructor(readonly stateFile: string) {
+    super(
+      `no local stack is running (no live ${stateFile}); start one with \`npx leasefence start\` (or \`npm start\`)`,
+    );
+    this.name = 'LocalStackNotRunningError';
+  }
+}
+
+export { LocalStackNotRunningError, PortInUseError, StackAlreadyRunningError };

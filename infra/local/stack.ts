@@ -6,6 +6,7 @@ import type { AdminDeps } from '../../lib/admin/deps.js';
 import { createDocumentClient, createSqsClient } from '../../lib/aws-clients.js';
 import type { LeasefenceConfig } from '../../lib/config.js';
 import { isLeasefenceError } from '../../lib/errors.js';
+import type { AnyJobDefinition } from '../../lib/job-definition.js';
 import { createSqsWorkerHandler } from '../../lib/lambda/sqs-worker-handler.js';
 import { DEFAULT_DEADLINE_SHARDS } from '../../lib/store/table.js';
 import { WorkItemStore } from '../../lib/store/work-item-store.js';
@@ -54,6 +55,10 @@ interface RunningLocalStack {
   sqs: SQSClient;
   store: WorkItemStore;
   telemetry: StackTelemetry;
+  /** The jobs module the worker runs (the example jobs unless one was given) and the definitions built from it. */
+  jobs: { module: LoadedJobs; definitions: readonly AnyJobDefinition[] };
+  /** Why the console did not start, when it did not (the stack runs without it); undefined when it runs. */
+  consoleProblem: string | undefined;
   /** Stops pollers (letting batches in flight finish), sweeper, admin API, console and engines; idempotent. */
   stop(): Promise<void>;
 }
@@ -126,12 +131,15 @@ async function startLocalStack(options: LocalStackOptions): Promise<RunningLocal
       label: `local stack (pid ${process.pid})`,
       jobsTable: resources.jobsTable,
     };
-    // The console is optional: without its UI libraries (optional peers) the stack runs without it and says so.
+    // The console's UI libraries are dependencies; should one be missing anyway (a broken install), the stack
+    // runs without the console and says why.
+    let consoleProblem: string | undefined;
     const consoleContext = { target: consoleTarget, admin: adminDeps, actor: `${DEFAULT_LOCAL_ACTOR} (console)` };
     const operatorConsole = await listenOn(options.ports.console, (port) =>
       startConsoleServer(consoleContext, { port }),
     ).catch((error: unknown) => {
       if (!isLeasefenceError(error, ConsoleUnavailableError)) throw error;
+      consoleProblem = error.message;
       options.log(`[console] not started: ${error.message}`);
       return undefined;
     });
@@ -199,6 +207,8 @@ async function startLocalStack(options: LocalStackOptions): Promise<RunningLocal
       sqs,
       store,
       telemetry,
+      jobs: { module: jobsSource, definitions: jobs },
+      consoleProblem,
       stop: () => {
         stopping ??= unwind(cleanups);
         return stopping;

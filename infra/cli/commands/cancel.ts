@@ -3,6 +3,7 @@ import { cancelItem } from '../../../lib/admin/cancel.js';
 import { type CommandSpec, parseCommandLine } from '../args.js';
 import { type CliCommand, withTarget } from '../command.js';
 import type { Io } from '../output.js';
+import { explainMissingItem } from '../quarantined-messages.js';
 import { commonShape, identityShape, reasonFlag, TARGET_OPTIONS, targetShape } from '../schemas.js';
 import { COMMAND_SUMMARIES } from '../summaries.js';
 import { printAction } from './item-action.js';
@@ -24,11 +25,10 @@ const schema = z.strictObject({ ...commonShape, ...targetShape, ...identityShape
 
 async function run(argv: readonly string[], io: Io): Promise<number> {
   const input = parseCommandLine(spec, schema, argv);
+  const identity = { tenantId: input.tenant, operationId: input.operation };
   return withTarget(input, io, async (target) => {
-    const item = await cancelItem(
-      target.admin,
-      { tenantId: input.tenant, operationId: input.operation },
-      { reason: input.reason, actor: target.actor },
+    const item = await explainMissingItem(target.admin, identity, 'cancel', () =>
+      cancelItem(target.admin, identity, { reason: input.reason, actor: target.actor }),
     );
     printAction(io, 'cancelled', { item: item as unknown as Record<string, unknown> }, input.json);
     return 0;

@@ -4,6 +4,7 @@ import { outcomeCodeSchema } from '../../../lib/rules.js';
 import { type CommandSpec, parseCommandLine } from '../args.js';
 import { type CliCommand, withTarget } from '../command.js';
 import type { Io } from '../output.js';
+import { explainMissingItem } from '../quarantined-messages.js';
 import { commonShape, identityShape, reasonFlag, TARGET_OPTIONS, targetShape } from '../schemas.js';
 import { COMMAND_SUMMARIES } from '../summaries.js';
 import { printAction } from './item-action.js';
@@ -46,17 +47,16 @@ const schema = z.strictObject({
 
 async function run(argv: readonly string[], io: Io): Promise<number> {
   const input = parseCommandLine(spec, schema, argv);
+  const identity = { tenantId: input.tenant, operationId: input.operation };
   return withTarget(input, io, async (target) => {
-    const result = await resolveItem(
-      target.admin,
-      { tenantId: input.tenant, operationId: input.operation },
-      {
+    const result = await explainMissingItem(target.admin, identity, 'resolve', () =>
+      resolveItem(target.admin, identity, {
         to: input.to,
         reason: input.reason,
         actor: target.actor,
         ...(input['outcome-code'] ? { outcomeCode: input['outcome-code'] } : {}),
         ...(input['effect-did-not-happen'] ? { effectDidNotHappen: true } : {}),
-      },
+      }),
     );
     printAction(io, 'resolved', { ...result, item: result.item as unknown as Record<string, unknown> }, input.json);
     return 0;

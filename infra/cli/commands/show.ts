@@ -1,12 +1,16 @@
 import * as z from 'zod';
 import { type ItemDetail, showItem } from '../../../lib/admin/show.js';
+import { ItemNotFoundError } from '../../../lib/errors.js';
+import { formatIdentity, type JobIdentity } from '../../../lib/identity.js';
 import type { AttemptRecord } from '../../../lib/store/attempt-history.js';
 import type { AuditEntry } from '../../../lib/store/work-item.js';
 import { type CommandSpec, parseCommandLine } from '../args.js';
 import { type CliCommand, withTarget } from '../command.js';
 import { cell, formatPairs, formatTable, type Io, printJson, relativeTime, shortDuration } from '../output.js';
+import { quarantinedMessagesFor } from '../quarantined-messages.js';
 import { commonShape, identityShape, TARGET_OPTIONS, targetShape } from '../schemas.js';
 import { COMMAND_SUMMARIES } from '../summaries.js';
+import type { CliTarget } from '../target.js';
 import { subject } from '../views.js';
 
 /** Positionals shared by the commands that act on one item. */
@@ -56,10 +60,54 @@ function auditTable(audit: readonly AuditEntry[], now: number): string {
   );
 }
 
+/**
+ * No work item under this identity, but quarantined messages that named it (`ls --state quarantined` lists them
+ * with it): shows those messages and why nothing ran. No such message either ▶ the ItemNotFoundError (exit 1).
+ */
+async function showQuarantinedMessages(target: CliTarget, identity: JobIdentity, io: Io, json: boolean) {
+  const { records, complete } = await quarantinedMessagesFor(target.admin, identity);
+  if (records.length === 0) return false;
+  if (json) {
+    printJson(io, { item: null, quarantinedMessages: records, complete });
+    return true;
+  }
+  const now = io.now();
+  io.out(
+    `${formatIdentity(identity)}  no work item: the worker quarantined the message(s) that named it, so nothing ran`,
+  );
+  io.out(
+    formatTable(
+      ['MESSAGE', 'REASON', 'DETAIL', 'BODY', 'QUARANTINED'],
+      records.map((record) => [
+        cell(record.messageId),
+        cell(record.reason),
+        cell(record.detail),
+        `${cell(record.bodyBytes)} bytes, sha-256 ${cell(record.bodySha256).slice(0, 12)}…`,
+        relativeTime(record.parkedAt, now),
+      ]),
+    ).replace(/^/gm, '  '),
+  );
+  io.out(
+    `\nA quarantined message is not a work item: there is nothing to retry, cancel or resolve. Fix what the reason names (e.g. register the job type or version in the worker) and send the job again.${complete ? '' : `\n(only the first pages of ${identity.tenantId}'s quarantine were read)`}`,
+  );
+  return true;
+}
+
 async function run(argv: readonly string[], io: Io): Promise<number> {
   const input = parseCommandLine(spec, schema, argv);
+  const identity = { tenantId: input.tenant, operationId: input.operation };
   return withTarget(input, io, async (target) => {
-    const item = await showItem(target.admin, { tenantId: input.tenant, operationId: input.operation });
+    let item: ItemDetail;
+    try {
+      item = await showItem(target.admin, identity);
+    } catch (error) {
+      if (
+        error instanceof ItemNotFoundError &&
+        (await showQuarantinedMessages(target, identity, io, input.json === true))
+      )
+        return 0;
+      throw error;
+    }
     if (input.json) {
       printJson(io, { item });
       return 0;

@@ -1,13 +1,14 @@
 import { relative } from 'node:path';
 import * as z from 'zod';
 import { jobTypeSchema } from '../../../lib/rules.js';
-import { loadDemo, loadJobsModule } from '../../local/jobs-module.js';
+import { EXAMPLE_JOBS_SOURCE, loadDemo, loadJobsModule } from '../../local/jobs-module.js';
 import { LocalQueueSettings } from '../../local/resources.js';
 import { type RunningLocalStack, startLocalStack } from '../../local/stack.js';
 import { DEFAULT_LOCAL_DIR } from '../../local/state-file.js';
 import { type CommandSpec, parseCommandLine } from '../args.js';
 import type { CliCommand } from '../command.js';
 import { UsageError } from '../errors.js';
+import { CLI_INVOCATION } from '../invocation.js';
 import { portFlag, resolvePorts } from '../local-options.js';
 import { formatPairs, type Io, printJson } from '../output.js';
 import { commonShape, durationFlag, integerFlag } from '../schemas.js';
@@ -87,6 +88,40 @@ const schema = z.strictObject({
     .optional(),
 });
 
+/** A sample payload the jobs module declares for `type` (its `conformance.samplePayloads`), if any. */
+function samplePayload(exports: Readonly<Record<string, unknown>>, type: string): unknown {
+  const conformance = exports.conformance as { samplePayloads?: Record<string, unknown> } | undefined;
+  const samples = conformance?.samplePayloads?.[type];
+  return Array.isArray(samples) ? samples[0] : undefined;
+}
+
+/** Commands to try against this stack, for the job types it runs (the demo only with the example jobs). */
+function tryLines(stack: RunningLocalStack, at: string): string[] {
+  const { module, definitions } = stack.jobs;
+  const examples = module.source === EXAMPLE_JOBS_SOURCE;
+  const withSample = definitions.find((job) => samplePayload(module.exports, job.type) !== undefined);
+  const type = (withSample ?? definitions[0])?.type ?? '<type>';
+  const sample = withSample ? JSON.stringify(samplePayload(module.exports, type)) : '{…}';
+  const cli = CLI_INVOCATION;
+  return [
+    ...(examples ? [`  ${cli} demo${at}`] : []),
+    `  ${cli} enqueue --type ${type} --tenant acme --operation try-1 --payload '${sample}'${at}`,
+    `  ${cli} show acme/try-1${at}`,
+    `  ${cli} ls --state unknown${at}`,
+    `  curl -s '${stack.state.endpoints.admin}/items?state=quarantined'`,
+  ];
+}
+
+/** What dynalite cannot do, and which of the running job types that stops (class A needs transactions). */
+function differences(stack: RunningLocalStack): string {
+  const classA = stack.jobs.definitions.filter((job) => job.target === 'A').map((job) => job.type);
+  const transactions =
+    classA.length > 0
+      ? `so class A jobs (${classA.join(', ')}) fail with engine_capability_missing`
+      : 'which class A jobs need (none of these job types is class A)';
+  return `no TTL (dynalite has no UpdateTimeToLive); no TransactWriteItems, ${transactions}`;
+}
+
 /** The first thing a newcomer reads: where everything is, what differs from AWS, what to try. */
 function banner(stack: RunningLocalStack, input: z.infer<typeof schema>, dir: string): string {
   const { state, resources } = stack;
@@ -96,8 +131,12 @@ function banner(stack: RunningLocalStack, input: z.infer<typeof schema>, dir: st
   const kept =
     created === 0 ? 'kept from an earlier run' : created === total ? 'created now' : `${created} created now`;
   const data = stack.dataDir
-    ? `data in ${relative(process.cwd(), stack.dataDir) || stack.dataDir}, kept across restarts (--memory keeps nothing)`
+    ? `data in ${shownPath(stack.dataDir)}, kept across restarts (--memory keeps nothing)`
     : 'in memory: nothing is kept';
+  const source = state.jobs.source === EXAMPLE_JOBS_SOURCE ? 'the example jobs' : shownPath(state.jobs.source);
+  const operatorConsole = state.endpoints.console
+    ? `${state.endpoints.console}  operator console (loopback only; actions audited as "local-operator (console)")`
+    : `not started: ${stack.consoleProblem ?? 'unknown reason'}`;
   return [
     `leasefence local stack is running (pid ${state.pid}) on embedded engines: no AWS account, no Docker, no Java`,
     formatPairs([
@@ -110,13 +149,10 @@ function banner(stack: RunningLocalStack, input: z.infer<typeof schema>, dir: st
         'admin API',
         `${state.endpoints.admin}  no IAM locally: the actor is the x-leasefence-actor header, else "local-operator"`,
       ],
-      [
-        'console',
-        `${state.endpoints.console}  operator console (loopback only; actions audited as "local-operator (console)")`,
-      ],
+      ['console', operatorConsole],
       [
         'worker',
-        `runs ${state.jobs.source === 'examples' ? 'the example jobs' : state.jobs.source} (${state.jobs.types.join(', ')}); ${input.pollers} pollers like the Lambda event source: batches of 10, partial batch failures, ${LocalQueueSettings.visibilityTimeoutSeconds} s visibility timeout`,
+        `runs ${source} (${state.jobs.types.join(', ')}); ${input.pollers} pollers like the Lambda event source: batches of 10, partial batch failures, ${LocalQueueSettings.visibilityTimeoutSeconds} s visibility timeout`,
       ],
       ['sweeper', `every ${input['sweep-interval'] / 1000} s`],
       [
@@ -132,21 +168,20 @@ function banner(stack: RunningLocalStack, input: z.infer<typeof schema>, dir: st
           ]
         : []),
       ['tables', `${Object.values(resources.tableNames).join(', ')} (${kept})`],
-      ['state file', stack.stateFile ? relative(process.cwd(), stack.stateFile) || stack.stateFile : '-'],
-      [
-        'differences',
-        'no TTL (dynalite has no UpdateTimeToLive); no TransactWriteItems, so class A jobs (inventory-reservation) fail with engine_capability_missing',
-      ],
+      ['state file', stack.stateFile ? shownPath(stack.stateFile) : '-'],
+      ['differences', differences(stack)],
     ]),
     '',
     'Try, in another terminal:',
-    `  npx leasefence demo${at}`,
-    `  npx leasefence enqueue --type statement-publication --tenant acme --operation stmt-42 --payload '{"accountId":"42","date":"2026-09-13","lines":3}'${at}`,
-    `  npx leasefence show acme/stmt-42${at}`,
-    `  npx leasefence ls --state unknown${at}`,
-    `  curl -s '${state.endpoints.admin}/items?state=quarantined'`,
+    ...tryLines(stack, at),
     'Stop with Ctrl-C.',
   ].join('\n');
+}
+
+/** A path as the user would type it: relative to the working directory when it is inside it. */
+function shownPath(path: string): string {
+  const shown = relative(process.cwd(), path);
+  return shown && !shown.startsWith('..') ? shown : path;
 }
 
 /** Resolves on the first SIGINT/SIGTERM; a second one exits at once (130). `dispose` removes the handlers. */

@@ -57,9 +57,15 @@ describe.skipIf(missing !== undefined)('operator console in a real browser (Debi
     await page.getByRole('link', { name: 'acme/refund-r_815' }).click();
     await expect.poll(() => page.getByTestId('item-state').textContent()).toBe('unknown');
     await page.getByLabel('Reason').fill('provider dashboard shows refund rf_77 settled');
+    // no verdict is preselected: with a reason but no choice the action cannot be sent
+    const verdictBeforeChoice = await page.getByLabel('Resolve to').inputValue();
+    const enabledBeforeChoice = await page.getByRole('button', { name: 'Resolve item' }).isEnabled();
+    await page.getByLabel('Resolve to').selectOption('succeeded');
     await page.getByRole('button', { name: 'Resolve item' }).click();
 
     // assert: the page shows the new state, fence and audit entry; the row and the overview agree
+    expect(verdictBeforeChoice).toBe('');
+    expect(enabledBeforeChoice).toBe(false);
     await expect.poll(() => page.getByTestId('item-state').textContent()).toBe('succeeded');
     expect(await page.getByRole('status').textContent()).toContain('unknown → succeeded (fence 4)');
     expect(await page.getByTestId('item-fence').textContent()).toBe('4');
@@ -137,6 +143,101 @@ describe.skipIf(missing !== undefined)('operator console in a real browser (Debi
     }
   });
 
+  it('bulk retry goes on past a refused item in the middle, lists the refusal, and retries the rest', async () => {
+    // prepare: three unknown items; the middle one is class D whose effect may have happened (409 statement_required)
+    const seed = (operationId: string, overrides: Record<string, unknown> = {}) =>
+      putWorkItem(stack.client, stack.state.tables.jobs, {
+        identity: { tenantId: 'bulkd', operationId },
+        state: 'unknown',
+        now: Date.now() - 600_000,
+        overrides: { fence: 2, attempts: 1, ...overrides },
+      });
+    await seed('op-1');
+    await seed('op-2', { targetClass: 'D', effectMayHaveHappened: true });
+    await seed('op-3');
+
+    // act
+    await page.goto(`${consoleUrl}#/items?state=unknown&tenant=bulkd`);
+    await page.getByRole('button', { name: 'Bulk retry the filtered set…' }).click();
+    await page.getByRole('heading', { name: 'Bulk retry: 3 items' }).waitFor();
+    await page.getByLabel('Reason').fill('provider outage over');
+    await page.getByLabel('I checked these 3 items').check();
+    await page.getByRole('button', { name: 'Retry 3 items' }).click();
+
+    // assert: all three were tried, the refusal is listed, the other two are queued, the refused one unchanged
+    await page.getByText('3 of 3 done, 1 refused · finished').waitFor();
+    const failures = await page.locator('ul.failures li').allTextContents();
+    expect(failures).toHaveLength(1);
+    expect(failures[0]).toContain('bulkd/op-2');
+    expect(failures[0]).toContain('class D');
+    const stored = await Promise.all(
+      ['op-1', 'op-2', 'op-3'].map((operationId) => stack.store.get({ tenantId: 'bulkd', operationId })),
+    );
+    expect(stored.map((item) => [item?.state, item?.fence])).toEqual([
+      ['queued', 3],
+      ['unknown', 2],
+      ['queued', 3],
+    ]);
+
+    // act again: the operator states the effect did not happen for the refused one, and retries it
+    await page.getByLabel(/the effect did NOT happen/).check();
+    await page.getByRole('button', { name: 'Retry the 1 refused item' }).click();
+    await page.getByText('1 of 1 done · finished').waitFor();
+    const statement = await stack.store.get({ tenantId: 'bulkd', operationId: 'op-2' });
+    expect(statement).toMatchObject({ state: 'queued', fence: 3 });
+    expect(statement?.audit).toEqual([
+      expect.objectContaining({ action: 'retry', statement: 'effect_did_not_happen' }),
+    ]);
+  });
+
+  it("lists a tenant's items in every state for state=all (the CLI's --state all), and refuses an unknown state", async () => {
+    // prepare
+    await putWorkItem(stack.client, stack.state.tables.jobs, {
+      identity: { tenantId: 'alls', operationId: 'done-1' },
+      state: 'succeeded',
+      now: Date.now() - 60_000,
+    });
+    await putWorkItem(stack.client, stack.state.tables.jobs, {
+      identity: { tenantId: 'alls', operationId: 'stuck-1' },
+      state: 'unknown',
+      now: Date.now() - 60_000,
+    });
+
+    // act
+    await page.goto(`${consoleUrl}#/items?tenant=alls&state=all`);
+    await page.getByRole('link', { name: 'alls/stuck-1' }).waitFor();
+    const listed = await page.locator('table.items').textContent();
+    const allAlert = await page.getByRole('alert').count();
+    await page.goto(`${consoleUrl}#/items?tenant=alls&state=finished`);
+    const refused = await page.getByRole('alert').textContent();
+
+    // assert
+    expect(listed).toContain('alls/done-1');
+    expect(allAlert).toBe(0);
+    expect(refused).toContain('There is no state "finished". Pick one: unknown, quarantined');
+    expect(refused).not.toMatch(/Invalid option|expected one of/);
+  });
+
+  it('offers a tenant box on the states counted per tenant only, and counts them for that tenant', async () => {
+    // prepare
+    await putWorkItem(stack.client, stack.state.tables.jobs, {
+      identity: { tenantId: 'cnt', operationId: 'ok-1' },
+      state: 'succeeded',
+      now: Date.now() - 60_000,
+    });
+
+    // act
+    await page.goto(consoleUrl);
+    const acrossTenants = await page.getByTestId('count-succeeded').textContent();
+    await page.locator('input[name="tenant-succeeded"]').fill('cnt');
+    await page.locator('input[name="tenant-succeeded"]').press('Enter');
+
+    // assert
+    expect(acrossTenants).toBe('per tenant');
+    await expect.poll(() => page.getByTestId('count-succeeded').textContent()).toBe('1');
+    expect(page.url()).toContain('tenant=cnt');
+  });
+
   it('redrives the DLQ with progress', async () => {
     // prepare: three wake-ups in the DLQ
     for (let index = 0; index < 3; index += 1) {
@@ -151,6 +252,9 @@ describe.skipIf(missing !== undefined)('operator console in a real browser (Debi
     // act
     await page.goto(`${consoleUrl}#/dlq`);
     await expect.poll(() => page.getByTestId('dlq-depth').textContent()).toBe('3');
+    expect(await page.locator('main').textContent()).toContain(
+      'Each chunk of 25 messages is one audited admin action.',
+    );
     await page.getByRole('button', { name: 'Redrive' }).click();
 
     // assert

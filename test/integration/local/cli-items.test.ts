@@ -1,6 +1,8 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentClient } from '../../../lib/aws-clients.js';
+import { systemClock } from '../../../lib/clock.js';
+import { recordQuarantine } from '../../../lib/store/quarantine.js';
 import { WorkItemStore } from '../../../lib/store/work-item-store.js';
 import { killAll, runCli, startMemoryStack } from '../../support/cli-runner.js';
 import { putWorkItem } from '../../support/factories.js';
@@ -33,6 +35,50 @@ describe('leasefence CLI against a running local stack: items', () => {
     client?.destroy();
     await stack?.close();
     killAll();
+  });
+
+  it('lists a quarantined message as a message; show finds it by the identity it named; retry and cancel say why nothing can be done', async () => {
+    // prepare: the record the worker writes for a message naming a job type it does not run
+    await recordQuarantine(client, stack.state.tables.jobs, systemClock, {
+      messageId: 'msg-q-1',
+      body: '{"v":1,"kind":"job","tenantId":"qt","operationId":"x-1","jobType":"no-such-type"}',
+      reason: 'unknown_job_type',
+      detail: 'job type is not registered',
+      tenantId: 'qt',
+      operationId: 'x-1',
+    });
+
+    // act
+    // one CLI process at a time: each is a node process with its own SDK clients
+    const listed = await cli('ls', '--state', 'quarantined', '--tenant', 'qt');
+    const shown = await cli('show', 'qt/x-1');
+    const shownJson = await cli('show', 'qt/x-1', '--json');
+    const retried = await cli('retry', 'qt/x-1', '--reason', 'try again');
+    const cancelled = await cli('cancel', 'qt/x-1', '--reason', 'not wanted');
+    const missing = await cli('show', 'qt/x-2');
+
+    // assert
+    expect(listed.stdout).toMatch(/message msg-q-1 \(named qt\/x-1\) .* unknown_job_type/);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain('qt/x-1  no work item: the worker quarantined the message(s) that named it');
+    expect(shown.stdout).toMatch(/msg-q-1 +unknown_job_type +job type is not registered/);
+    expect(JSON.parse(shownJson.stdout)).toMatchObject({
+      item: null,
+      quarantinedMessages: [{ messageId: 'msg-q-1', reason: 'unknown_job_type', operationId: 'x-1' }],
+      complete: true,
+    });
+    for (const [refused, verb] of [
+      [retried, 'retry'],
+      [cancelled, 'cancel'],
+    ] as const) {
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(
+        `no work item qt/x-1 to ${verb}: the worker quarantined the message that named it`,
+      );
+      expect(refused.stderr).toContain('message msg-q-1: unknown_job_type (job type is not registered)');
+    }
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('no work item qt/x-2');
   });
 
   it('enqueue sends a job the local worker runs; show prints the row with its hash and no payload body', async () => {

@@ -48,6 +48,20 @@ describe('leasefence start --jobs: the local stack runs a user’s own jobs modu
     }
   });
 
+  it('prints a banner about the module’s jobs and tables only, with the console running', async () => {
+    // act
+    const banner = stack.process.output();
+
+    // assert
+    expect(banner).toMatch(/console +http:\/\/127\.0\.0\.1:\d+\/ +operator console/);
+    expect(banner).toMatch(/worker +runs test\/integration\/local\/fixtures\/greeting-jobs\.ts \(greet\)/);
+    expect(banner).toMatch(/tables +leasefence-jobs, leasefence-payloads, greetings \(created now\)/);
+    expect(banner).toContain('none of these job types is class A');
+    expect(banner).toMatch(/enqueue --type greet --tenant acme --operation try-1/);
+    expect(banner).not.toMatch(/undefined|not started|leasefence-examples|inventory-reservation|statement-publication/);
+    expect(banner).not.toMatch(/refund-settlement|leasefence -- demo|leasefence demo/);
+  });
+
   it('checks a payload against the module’s schema before sending (exit 2, nothing sent)', async () => {
     const sent = await enqueueGreeting('greet-2', '{"name":""}');
     expect(sent.code).toBe(2);

@@ -1,10 +1,11 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../../infra/cli/main.js';
 import { COMMAND_SUMMARIES } from '../../../infra/cli/summaries.js';
 import { writeStackState } from '../../../infra/local/state-file.js';
+import { ROOT } from '../../support/cli-runner.js';
 import { captureIo } from './io.js';
 
 describe('leasefence argument handling (in-process, nothing is contacted)', () => {
@@ -24,9 +25,23 @@ describe('leasefence argument handling (in-process, nothing is contacted)', () =
     expect(none.stderr()).toContain('a command is required');
   });
 
+  it.each([['--version'], ['-v'], ['version']])('%s prints the version of package.json and exits 0', async (flag) => {
+    const io = captureIo();
+    const manifest = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    expect(await main([flag], io)).toBe(0);
+    expect(io.stdout()).toBe(manifest.version);
+  });
+
   it.each([
     [['frobnicate'], "unknown command 'frobnicate'"],
-    [['ls', '--nope'], "Unknown option '--nope'"],
+    [['ls', '--nope'], 'leasefence ls: --nope: unknown flag (see --help for the flags)'],
+    [['ls', '--limit', '-5'], 'leasefence ls: --limit: must be an integer from 1 to 100'],
+    [['ls', '--limit'], 'leasefence ls: --limit: needs a value'],
+    [
+      ['ls', '--tenant', '-x'],
+      'leasefence ls: --tenant: needs a value (one that starts with a dash is written --tenant=-x)',
+    ],
+    [['ls', '--all=yes'], 'leasefence ls: --all: is a switch and takes no value'],
     [['ls', '--state', 'finished'], 'leasefence ls: --state: Invalid option'],
     [['ls', '--limit', '500'], '--limit: must be at most 100'],
     [['ls', '--older-than', 'ten minutes'], '--older-than: must be a duration like 30s, 10m, 2h or 3d'],
@@ -37,7 +52,7 @@ describe('leasefence argument handling (in-process, nothing is contacted)', () =
     [['resolve', 'acme/op', '--to', 'maybe', '--reason', 'x'], '--to: Invalid option'],
     [['resolve', 'acme/op', '--to', 'succeeded'], '--reason: is required'],
     [['resolve', 'acme/op', '--to', 'succeeded', '--reason', '   '], '--reason: reason must not be empty'],
-    [['retry', 'acme/op', '--reason'], "Option '--reason <value>' argument missing"],
+    [['retry', 'acme/op', '--reason'], 'leasefence retry: --reason: needs a value'],
     [
       ['resolve', 'acme/op', '--to', 'succeeded', '--reason', '\u001b[2J\u001b[31mFAKE: resolved by root'],
       '--reason: reason must not contain control characters',

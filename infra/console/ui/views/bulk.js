@@ -3,7 +3,7 @@ import { h } from 'preact';
 import { useState } from 'preact/hooks';
 import { api, itemPath } from '../api.js';
 import { ErrorBox } from '../components.js';
-import { AckBoxes, ackFields } from './acknowledge.js';
+import { AckBoxes, ackFields, acksAsked } from './acknowledge.js';
 
 const html = htm.bind(h);
 
@@ -51,21 +51,28 @@ function BulkRetry({ query }) {
     }
   };
 
+  // Every row is tried, whatever the others answer: a refusal is listed (with the acknowledgement it asks for),
+  // never the end of the run.
   const run = async (rows = preview.work) => {
     setPhase('running');
     setPreview({ ...preview, work: rows });
+    setProgress({ done: 0, failed: [] });
     const failed = [];
-    for (const [index, row] of rows.entries()) {
-      try {
-        await api('POST', `${itemPath(row.tenantId, row.operationId)}/retry`, { body: { reason, ...ackFields(acks) } });
-      } catch (failure) {
-        failed.push({ row, message: failure.message });
-        const asked = acksAsked(failure);
-        if (Object.keys(asked).length) setAcks((current) => ({ ...asked, ...current }));
+    try {
+      for (const [index, row] of rows.entries()) {
+        try {
+          const body = { reason, ...ackFields(acks) };
+          await api('POST', `${itemPath(row.tenantId, row.operationId)}/retry`, { body });
+        } catch (failure) {
+          failed.push({ row, message: failure.message });
+          const asked = acksAsked(failure);
+          if (Object.keys(asked).length) setAcks((current) => ({ ...asked, ...current }));
+        }
+        setProgress({ done: index + 1, failed: [...failed] });
       }
-      setProgress({ done: index + 1, failed: [...failed] });
+    } finally {
+      setPhase('done');
     }
-    setPhase('done');
   };
 
   if (phase === 'idle' || phase === 'loading') {
@@ -111,6 +118,16 @@ function BulkRetry({ query }) {
               ? html`<ul class="failures">
                 ${progress.failed.map((failure) => html`<li><span class="mono">${failure.row.tenantId}/${failure.row.operationId}</span>: ${failure.message}</li>`)}
               </ul>`
+              : null
+          }
+          ${
+            phase === 'done' && progress.failed.length
+              ? html`<div class="actions">
+                <${AckBoxes} acks=${acks} onChange=${setAcks} />
+                <button class="secondary" onClick=${() => run(progress.failed.map((failure) => failure.row))}>
+                  Retry the ${progress.failed.length} refused item${progress.failed.length === 1 ? '' : 's'}
+                </button>
+              </div>`
               : null
           }`
     }

@@ -54,8 +54,8 @@ function Dlq() {
       }
       <p>
         Redrive moves messages back to the jobs queue with their bodies unchanged (identity and payload hash travel
-        in the body): receive, send, delete, so a crash can duplicate a wake-up but never lose one. Each chunk of
-        ${CHUNK} is one audited admin action.
+        in the body): receive, send, delete, so a crash can duplicate a wake-up but never lose one.
+        Each chunk of ${CHUNK} messages is one audited admin action.
       </p>
       <div class="row">
         <label>At most <input type="number" min="1" max="100000" value=${max} onInput=${(event) => setMax(event.target.value)} /></label>

@@ -68,7 +68,8 @@ function AuditTrail({ audit }) {
 function Actions({ item, onDone }) {
   const available = Object.keys(ACTIONS).filter((action) => ACTIONS[action].includes(item.state));
   const [action, setAction] = useState(available[0]);
-  const [to, setTo] = useState('succeeded');
+  // No default verdict: settling an unknown item is the operator's deliberate choice, never a preselected one.
+  const [to, setTo] = useState('');
   const [reason, setReason] = useState('');
   const [outcomeCode, setOutcomeCode] = useState('');
   const [acks, setAcks] = useState({});
@@ -82,6 +83,7 @@ function Actions({ item, onDone }) {
   const requeues = chosen === 'retry' || (chosen === 'resolve' && to === 'queued');
   const submit = async (event) => {
     event.preventDefault();
+    if (chosen === 'resolve' && to === '') return; // the button is disabled until a verdict is chosen
     setBusy(true);
     setError(undefined);
     const body =
@@ -114,14 +116,15 @@ function Actions({ item, onDone }) {
         ? html`<div class="row">
           <label
             >Resolve to
-            <select name="to" value=${to} onChange=${(event) => setTo(event.target.value)}>
+            <select name="to" value=${to} required onChange=${(event) => setTo(event.target.value)}>
+              <option value="" disabled>choose what the real system shows…</option>
               <option value="succeeded">succeeded: the effect happened</option>
               <option value="failed_terminal">failed terminal: it did not, and must not be retried</option>
               <option value="queued">queued: run it again (fresh attempts)</option>
             </select></label
           >
           ${
-            to !== 'queued'
+            to === 'succeeded' || to === 'failed_terminal'
               ? html`<label
                 >Outcome code (optional)
                 <input name="outcomeCode" value=${outcomeCode} placeholder=${to === 'succeeded' ? 'resolved_by_operator' : 'resolved_failed_by_operator'} onInput=${(event) => setOutcomeCode(event.target.value)}
@@ -146,7 +149,7 @@ function Actions({ item, onDone }) {
     ></label>
     ${requeues ? html`<${AckBoxes} acks=${acks} onChange=${setAcks} />` : null}
     <${ErrorBox} error=${error} />
-    <button type="submit" class=${chosen === 'cancel' ? 'danger' : ''} disabled=${busy || reason.trim() === ''}>
+    <button type="submit" class=${chosen === 'cancel' ? 'danger' : ''} disabled=${busy || reason.trim() === '' || (chosen === 'resolve' && to === '')}>
       ${busy ? 'Working…' : `${chosen[0].toUpperCase() + chosen.slice(1)} item`}
     </button>
   </form>`;

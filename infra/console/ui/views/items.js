@@ -67,13 +67,37 @@ function Filters({ query }) {
   </form>`;
 }
 
+/**
+ * The listing a link asks for: `state=all` (the CLI's `--state all`) and no state both mean every state; a state
+ * that is not one is refused here with the list, before anything is asked of the API.
+ */
+function listingOf(query) {
+  const state = query.state === 'all' ? '' : (query.state ?? '');
+  return { query: { ...query, state }, unknownState: state !== '' && !STATES.includes(state) ? state : undefined };
+}
+
 /** Items by state, tenant and age: parked oldest first, a tenant's jobs in any state; 50 a page. */
-function Items({ query }) {
+function Items({ query: asked }) {
+  const { query, unknownState } = listingOf(asked);
+  if (unknownState !== undefined) {
+    return html`<section>
+      <div class="page-head"><h1>Items</h1></div>
+      <${Filters} query=${{ ...query, state: '' }} />
+      <div class="notice error" role="alert">
+        There is no state "${unknownState}". Pick one: ${STATES.join(', ')}, or any state (all).
+      </div>
+    </section>`;
+  }
+  return html`<${Listing} query=${query} />`;
+}
+
+/** One listing of a known state (or every state, for a tenant). */
+function Listing({ query }) {
   const [pages, setPages] = useState([]);
   const key = JSON.stringify([query, pages]);
-  const needsTenant = !CROSS_TENANT.includes(query.state ?? '') && !query.tenant;
+  const needsTenant = !CROSS_TENANT.includes(query.state) && !query.tenant;
   const listQuery = {
-    state: query.state,
+    state: query.state || undefined,
     tenant: query.tenant,
     olderThanSeconds: query.age,
     limit: PAGE_SIZE,

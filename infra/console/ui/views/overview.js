@@ -16,8 +16,32 @@ function countHref(state, tenant) {
   return `#/items?state=${state}`;
 }
 
+/**
+ * A state the target counts only per tenant (succeeded, cancelled: across tenants it would need a Scan): says so,
+ * and asks for the tenant right there.
+ */
+function PerTenantCard({ entry }) {
+  const [tenant, setTenant] = useState('');
+  return html`<div class="card count">
+    <div class="card-head"><${StateBadge} state=${entry.state} /></div>
+    <div class="big muted" data-testid=${`count-${entry.state}`}>per tenant</div>
+    <form
+      class="card-foot"
+      onSubmit=${(event) => {
+        event.preventDefault();
+        if (tenant.trim()) navigate('/', { tenant: tenant.trim() });
+      }}
+    >
+      <span>${entry.reason}</span>
+      <label>Tenant <input name=${`tenant-${entry.state}`} value=${tenant} onInput=${(event) => setTenant(event.target.value)} /></label>
+      <button class="secondary small" type="submit" disabled=${tenant.trim() === ''}>Count</button>
+    </form>
+  </div>`;
+}
+
 /** One state's count as a card (or why there is none). */
 function CountCard({ entry, tenant }) {
+  if (!entry.available && !tenant && !PARKED.includes(entry.state)) return html`<${PerTenantCard} entry=${entry} />`;
   const parked = PARKED.includes(entry.state);
   const value = entry.available ? `${entry.count}${entry.complete ? '' : '+'}` : 'n/a';
   const body = html`<div class=${`card count ${parked && entry.available && entry.count > 0 ? 'attention' : ''}`}>
