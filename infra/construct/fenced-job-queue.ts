@@ -156,6 +156,9 @@ class FencedJobQueue extends Construct {
       environment,
     });
     grantAll(sweeper.role, sweeperStatements(resources));
+    // The next tick is the retry: neither EventBridge nor Lambda's asynchronous queue may retry a run or hold
+    // an event past the interval (Lambda's defaults, 2 retries and 6 h, would replay stale ticks in a burst).
+    sweeper.fn.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: sweeperEventAge(config.sweeperInterval) });
     new events.Rule(this, 'SweeperSchedule', {
       description: 'Runs the leasefence sweeper',
       schedule: config.sweeperSchedule,
@@ -235,6 +238,11 @@ class FencedJobQueue extends Construct {
       ...(this.encryptionKey ? { encryptionKey: this.encryptionKey } : {}),
     };
   }
+}
+
+/** The longest a sweeper event may wait in Lambda's asynchronous queue: the interval, within Lambda's 60 s..6 h. */
+function sweeperEventAge(interval: Duration): Duration {
+  return Duration.seconds(Math.min(Math.max(interval.toSeconds(), 60), Duration.hours(6).toSeconds()));
 }
 
 export { FencedJobQueue };

@@ -92,6 +92,11 @@ describe('FencedJobQueue props', () => {
       RedrivePolicy: Match.objectLike({ maxReceiveCount: 3 }),
     });
     template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(5 minutes)' });
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: logical(jobs.sweeper) },
+      MaximumRetryAttempts: 0,
+      MaximumEventAgeInSeconds: 300,
+    });
   });
 
   it('passes shards, retention, service name and the user environment to the functions', () => {
@@ -135,6 +140,10 @@ describe('FencedJobQueue props', () => {
     resources.hasResourceProperties('AWS::Lambda::Function', { ReservedConcurrentExecutions: 20 });
     resources.hasResourceProperties('AWS::Lambda::Function', { ReservedConcurrentExecutions: 2 });
     resources.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'Invocations', Period: 600 });
+    resources.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      MaximumRetryAttempts: 0,
+      MaximumEventAgeInSeconds: 600,
+    });
     expect(queue.encryptionKey).toBeUndefined();
   });
 

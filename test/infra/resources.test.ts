@@ -178,6 +178,16 @@ describe('functions', () => {
         }),
       ],
     });
+    // Lambda's own asynchronous queue (defaults: 2 retries, events up to 6 h) neither retries nor holds a tick.
+    const invokeConfigs = resourcesOfType(json, 'AWS::Lambda::EventInvokeConfig');
+    expect(invokeConfigs.map(([, resource]) => resource.Properties)).toEqual([
+      {
+        FunctionName: { Ref: ref(stack.jobs.sweeper) },
+        Qualifier: '$LATEST',
+        MaximumRetryAttempts: 0,
+        MaximumEventAgeInSeconds: 60,
+      },
+    ]);
   });
 });
 
