@@ -70,10 +70,16 @@ class FencedJobQueue extends Construct {
   readonly identifierKeySecret: secretsmanager.Secret;
   /** The operations dashboard. */
   readonly dashboard: cloudwatch.Dashboard;
+  /**
+   * Write shards of the deadline index this deployment uses (every function gets it). Operator tools must read
+   * it from the deployment, never assume it: output it (the project stack's `DeadlineShards`) for the CLI.
+   */
+  readonly deadlineShards: number;
 
   constructor(scope: Construct, id: string, props: FencedJobQueueProps) {
     super(scope, id);
     const config = resolveProps(props);
+    this.deadlineShards = config.deadlineShards;
     this.encryptionKey = config.encryptionKey;
     const encryption = config.encryptionKey ? { encryptionKey: config.encryptionKey } : {};
     const { jobs, payloads } = createTables(this, {

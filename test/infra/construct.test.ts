@@ -100,6 +100,7 @@ describe('FencedJobQueue props', () => {
   });
 
   it('passes shards, retention, service name and the user environment to the functions', () => {
+    expect(jobs.deadlineShards).toBe(16);
     const env = json.Resources[logical(jobs.worker)]?.Properties?.Environment as { Variables: Record<string, string> };
     expect(env.Variables).toMatchObject({
       [EnvironmentVariable.deadlineShards]: '16',

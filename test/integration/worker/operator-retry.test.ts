@@ -170,6 +170,8 @@ describe('operator retries never skip reconciliation (effect mark on the work ro
       harness.tables.payloadsTable,
       '--queue-url',
       harness.queueUrl,
+      '--deadline-shards',
+      String(harness.store.table.deadlineShards),
       '--dynamodb-endpoint',
       dynamo,
       '--sqs-endpoint',
