@@ -82,7 +82,14 @@ function isWriterAttribute(name: string): boolean {
  */
 const queueUrlSchema = z.string().regex(/^https?:\/\/[^\s/]+\/\S+$/, 'must be an http(s) queue URL');
 
+/**
+ * Write shards of a deployment's deadline index: a setting the deployment chooses (construct, local stack) and
+ * every tool reads from it; a reader with another count misses rows or files them where the sweeper never looks.
+ */
+const deadlineShardsSchema = z.number().int().min(1).max(1000);
+
 export {
+  deadlineShardsSchema,
   isWriterAttribute,
   jobOutcomeSchema,
   jobTypeSchema,

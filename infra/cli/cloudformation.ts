@@ -1,12 +1,17 @@
 import * as z from 'zod';
-import { queueUrlSchema, tableNameSchema } from '../../lib/rules.js';
+import { deadlineShardsSchema, queueUrlSchema, tableNameSchema } from '../../lib/rules.js';
 import { TargetError } from './errors.js';
 
-/** The outputs of the project stack (infra/app/stacks/leasefence-stack.ts) the CLI needs. */
+/**
+ * What the CLI needs of a deployment: names, and the settings it chose (read from it, never assumed). The project
+ * stack (infra/app/stacks/leasefence-stack.ts) outputs all of them.
+ */
 interface StackOutputs {
   jobsTable: string;
   payloadsTable: string;
   queueUrl: string;
+  /** Write shards of the deadline index the deployment was built with (the construct's `deadlineShards`). */
+  deadlineShards: number;
   deadLetterQueueUrl?: string;
   examplesTable?: string;
 }
@@ -18,9 +23,16 @@ const outputsSchema = z.object({
   JobsTableName: tableNameSchema,
   PayloadsTableName: tableNameSchema,
   QueueUrl: queueUrlSchema,
+  DeadlineShards: z
+    .string()
+    .regex(/^[0-9]+$/)
+    .transform(Number)
+    .pipe(deadlineShardsSchema),
   DeadLetterQueueUrl: queueUrlSchema.optional(),
   ExamplesTableName: tableNameSchema.optional(),
 });
+
+const REQUIRED_OUTPUTS = 'JobsTableName, PayloadsTableName, QueueUrl and DeadlineShards';
 
 /** What the CLI uses of the CloudFormation client (loaded by name, so its types are not needed). */
 interface CloudFormationModule {
@@ -47,7 +59,7 @@ async function readStackOutputs(stackName: string, region: string | undefined): 
     throw new TargetError(
       `--stack needs ${CLOUDFORMATION_MODULE}, which is not installed. Either install it, or pass the stack's outputs ` +
         `explicitly: --jobs-table <JobsTableName> --payloads-table <PayloadsTableName> --queue-url <QueueUrl> ` +
-        `--dlq-url <DeadLetterQueueUrl> (aws cloudformation describe-stacks --stack-name ${stackName} --query 'Stacks[0].Outputs')`,
+        `--deadline-shards <DeadlineShards> --dlq-url <DeadLetterQueueUrl> (aws cloudformation describe-stacks --stack-name ${stackName} --query 'Stacks[0].Outputs')`,
     );
   }
   const client = new sdk.CloudFormationClient(region ? { region } : {});
@@ -56,12 +68,17 @@ async function readStackOutputs(stackName: string, region: string | undefined): 
     const pairs = (output.Stacks?.[0]?.Outputs ?? []).map((entry) => [entry.OutputKey, entry.OutputValue]);
     const parsed = outputsSchema.safeParse(Object.fromEntries(pairs));
     if (!parsed.success) {
-      throw new TargetError(`stack ${stackName} lacks the outputs JobsTableName, PayloadsTableName and QueueUrl`);
+      const missing = parsed.error.issues.map((issue) => issue.path.join('.')).join(', ');
+      throw new TargetError(
+        `stack ${stackName} lacks the outputs ${REQUIRED_OUTPUTS} (missing or invalid: ${missing}); ` +
+          'the shard count is never assumed: output it from the stack, or pass the names and --deadline-shards explicitly',
+      );
     }
     return {
       jobsTable: parsed.data.JobsTableName,
       payloadsTable: parsed.data.PayloadsTableName,
       queueUrl: parsed.data.QueueUrl,
+      deadlineShards: parsed.data.DeadlineShards,
       ...(parsed.data.DeadLetterQueueUrl ? { deadLetterQueueUrl: parsed.data.DeadLetterQueueUrl } : {}),
       ...(parsed.data.ExamplesTableName ? { examplesTable: parsed.data.ExamplesTableName } : {}),
     };

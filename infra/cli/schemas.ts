@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { reasonSchema } from '../../lib/admin/schemas.js';
 import { operationIdSchema, tenantIdSchema } from '../../lib/identity.js';
 import { freeTextSchema } from '../../lib/internal/free-text.js';
-import { queueUrlSchema, tableNameSchema } from '../../lib/rules.js';
+import { deadlineShardsSchema, queueUrlSchema, tableNameSchema } from '../../lib/rules.js';
 import type { OptionSpec } from './args.js';
 
 /** Flags every command has (validated so parseArgs values pass the strict schemas). */
@@ -38,6 +38,11 @@ const TARGET_OPTIONS: Record<string, OptionSpec> = {
   'payloads-table': { type: 'string', placeholder: '<name>', description: 'AWS: payloads table' },
   'queue-url': { type: 'string', placeholder: '<url>', description: 'AWS: jobs queue URL' },
   'dlq-url': { type: 'string', placeholder: '<url>', description: 'AWS: dead-letter queue URL (redrive)' },
+  'deadline-shards': {
+    type: 'string',
+    placeholder: '<n>',
+    description: "AWS: the deployment's deadline shards (its DeadlineShards output)",
+  },
   'dynamodb-endpoint': { type: 'string', placeholder: '<url>', description: 'another DynamoDB engine (moto, …)' },
   'sqs-endpoint': { type: 'string', placeholder: '<url>', description: 'another SQS engine' },
   actor: { type: 'string', placeholder: '<name>', description: 'who is acting, for the audit trail' },
@@ -61,6 +66,7 @@ const targetShape = {
   'payloads-table': tableNameSchema.optional(),
   'queue-url': queueUrlSchema.optional(),
   'dlq-url': queueUrlSchema.optional(),
+  'deadline-shards': integerFlag(1, 1000).pipe(deadlineShardsSchema).optional(),
   'dynamodb-endpoint': z.url().optional(),
   'sqs-endpoint': z.url().optional(),
   actor: freeTextSchema('actor', 256).optional(),

@@ -45,22 +45,32 @@ function wantsRemote(flags: TargetFlags): boolean {
     'payloads-table',
     'queue-url',
     'dlq-url',
+    'deadline-shards',
     'dynamodb-endpoint',
     'sqs-endpoint',
   ] as const;
   return remote.some((flag) => flags[flag] !== undefined);
 }
 
-/** Table and queue names for a remote target: from the stack's outputs, or from the explicit flags. */
+/**
+ * Names and settings of a remote target: from the stack's outputs, or from the explicit flags. The deadline
+ * shard count is never assumed (a wrong one hides rows from listings and counts, and files a retried row in a
+ * shard the deployment's sweeper never reads), so without --stack it is a required flag.
+ */
 async function remoteResources(flags: TargetFlags): Promise<StackOutputs> {
-  if (flags.stack) return readStackOutputs(flags.stack, flags.region);
-  for (const flag of ['jobs-table', 'payloads-table', 'queue-url'] as const) {
-    if (!flags[flag]) throw new UsageError(`--${flag}: is required when targeting AWS without --stack`);
+  if (flags.stack) {
+    if (flags['deadline-shards'] !== undefined)
+      throw new UsageError('--deadline-shards: comes from the stack with --stack (its DeadlineShards output)');
+    return readStackOutputs(flags.stack, flags.region);
+  }
+  for (const flag of ['jobs-table', 'payloads-table', 'queue-url', 'deadline-shards'] as const) {
+    if (flags[flag] === undefined) throw new UsageError(`--${flag}: is required when targeting AWS without --stack`);
   }
   return {
     jobsTable: flags['jobs-table'] as string,
     payloadsTable: flags['payloads-table'] as string,
     queueUrl: flags['queue-url'] as string,
+    deadlineShards: flags['deadline-shards'] as number,
     ...(flags['dlq-url'] ? { deadLetterQueueUrl: flags['dlq-url'] } : {}),
   };
 }
@@ -85,7 +95,11 @@ function build(
   const region = endpoints.region ? { region: endpoints.region } : {};
   const client = createDocumentClient({ ...region, ...(endpoints.dynamodb ? { endpoint: endpoints.dynamodb } : {}) });
   const sqs = createSqsClient({ ...region, ...(endpoints.sqs ? { endpoint: endpoints.sqs } : {}) });
-  const store = new WorkItemStore({ client, tableName: resources.jobsTable });
+  const store = new WorkItemStore({
+    client,
+    tableName: resources.jobsTable,
+    deadlineShards: resources.deadlineShards,
+  });
   const admin: AdminDeps = {
     store,
     sqs,
@@ -141,7 +155,7 @@ async function openTarget(flags: TargetFlags, env: NodeJS.ProcessEnv): Promise<C
   const state = await readLiveStackState(dir);
   if (!state) {
     throw new TargetError(
-      `no local stack is running (no live ${dir}/stack.json). Start one with \`npm start\`, or target AWS with --stack <name> or --jobs-table/--payloads-table/--queue-url`,
+      `no local stack is running (no live ${dir}/stack.json). Start one with \`npm start\`, or target AWS with --stack <name> or --jobs-table/--payloads-table/--queue-url/--deadline-shards`,
     );
   }
   const resources: StackOutputs = {
@@ -150,6 +164,7 @@ async function openTarget(flags: TargetFlags, env: NodeJS.ProcessEnv): Promise<C
     queueUrl: state.queues.jobs,
     deadLetterQueueUrl: state.queues.deadLetter,
     examplesTable: state.tables.examples,
+    deadlineShards: state.settings.deadlineShards,
   };
   const endpoints = { dynamodb: state.endpoints.dynamodb, sqs: state.endpoints.sqs, region: state.region };
   return build(

@@ -70,10 +70,16 @@ class FencedJobQueue extends Construct {
   readonly identifierKeySecret: secretsmanager.Secret;
   /** The operations dashboard. */
   readonly dashboard: cloudwatch.Dashboard;
+  /**
+   * Write shards of the deadline index this deployment uses (every function gets it). Operator tools must read
+   * it from the deployment, never assume it: output it (the project stack's `DeadlineShards`) for the CLI.
+   */
+  readonly deadlineShards: number;
 
   constructor(scope: Construct, id: string, props: FencedJobQueueProps) {
     super(scope, id);
     const config = resolveProps(props);
+    this.deadlineShards = config.deadlineShards;
     this.encryptionKey = config.encryptionKey;
     const encryption = config.encryptionKey ? { encryptionKey: config.encryptionKey } : {};
     const { jobs, payloads } = createTables(this, {
@@ -156,6 +162,9 @@ class FencedJobQueue extends Construct {
       environment,
     });
     grantAll(sweeper.role, sweeperStatements(resources));
+    // The next tick is the retry: neither EventBridge nor Lambda's asynchronous queue may retry a run or hold
+    // an event past the interval (Lambda's defaults, 2 retries and 6 h, would replay stale ticks in a burst).
+    sweeper.fn.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: sweeperEventAge(config.sweeperInterval) });
     new events.Rule(this, 'SweeperSchedule', {
       description: 'Runs the leasefence sweeper',
       schedule: config.sweeperSchedule,
@@ -235,6 +244,11 @@ class FencedJobQueue extends Construct {
       ...(this.encryptionKey ? { encryptionKey: this.encryptionKey } : {}),
     };
   }
+}
+
+/** The longest a sweeper event may wait in Lambda's asynchronous queue: the interval, within Lambda's 60 s..6 h. */
+function sweeperEventAge(interval: Duration): Duration {
+  return Duration.seconds(Math.min(Math.max(interval.toSeconds(), 60), Duration.hours(6).toSeconds()));
 }
 
 export { FencedJobQueue };

@@ -31,6 +31,12 @@ interface LocalStackOptions {
   /** Keep nothing on disk: dynalite in memory. */
   memory: boolean;
   ports: { dynamodb: PortSetting; sqs: PortSetting; admin: PortSetting; console: PortSetting };
+  /**
+   * Write shards of the deadline index (default DEFAULT_DEADLINE_SHARDS): worker, sweeper, admin API and console
+   * use it, and the state file carries it to the CLI. Keep it with the data: rows filed under another count sit
+   * in shards the sweeper does not read.
+   */
+  deadlineShards?: number;
   /** Concurrent queue pollers, each one worker "container". */
   pollers: number;
   sweepIntervalMs: number;
@@ -105,7 +111,7 @@ async function startLocalStack(options: LocalStackOptions): Promise<RunningLocal
       payloadsTable: resources.payloadsTable,
       queueUrl: resources.queueUrl,
       deadLetterQueueUrl: resources.deadLetterQueueUrl,
-      deadlineShards: DEFAULT_DEADLINE_SHARDS,
+      deadlineShards: options.deadlineShards ?? DEFAULT_DEADLINE_SHARDS,
       dynamodbEndpoint: dynamo.endpoint,
       sqsEndpoint: sqsEngine.endpoint,
       payloadRetentionDays: 30,
@@ -193,6 +199,7 @@ async function startLocalStack(options: LocalStackOptions): Promise<RunningLocal
         ...(jobsSource.source === EXAMPLE_JOBS_SOURCE ? { examples: String(jobsSource.exports.EXAMPLES_TABLE) } : {}),
       },
       queues: { jobs: resources.queueUrl, deadLetter: resources.deadLetterQueueUrl },
+      settings: { deadlineShards: config.deadlineShards },
       jobs: { source: jobsSource.source, types: jobs.map((job) => job.type) },
     };
     const stateFile = options.writeStateFile ? await writeStackState(dir, state) : undefined;

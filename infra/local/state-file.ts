@@ -1,6 +1,7 @@
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod';
+import { deadlineShardsSchema } from '../../lib/rules.js';
 
 /** Default folder of the local stack: data (unless --memory) and the state file. Gitignored. */
 const DEFAULT_LOCAL_DIR = '.local';
@@ -23,6 +24,8 @@ const stackStateSchema = z.strictObject({
   }),
   tables: z.strictObject({ jobs: z.string(), payloads: z.string(), examples: z.string().optional() }),
   queues: z.strictObject({ jobs: z.string(), deadLetter: z.string() }),
+  /** Settings the stack chose, which every tool must use rather than assume (the CLI's store, the console). */
+  settings: z.strictObject({ deadlineShards: deadlineShardsSchema }),
   /** Which jobs module the worker runs (`examples` or a path) and its job types. */
   jobs: z.strictObject({ source: z.string(), types: z.array(z.string()) }),
 });

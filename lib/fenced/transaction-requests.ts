@@ -16,7 +16,11 @@ import {
 } from './conditions.js';
 import { recordIdentity } from './record-requests.js';
 
-/** One business write of a class A transaction, to a record many operations share (no writer_epoch needed). */
+/**
+ * One business write of a class A transaction, to a record many operations share (no writer_epoch needed).
+ * No `delete`: the worker's role has no DeleteItem (grantWorkerRecordAccess), so a delete would pass every
+ * local engine and fail once deployed; mark the record instead (an `update` that sets or removes attributes).
+ */
 type SharedWrite =
   | {
       readonly kind: 'update';
@@ -33,12 +37,6 @@ type SharedWrite =
       readonly tableName: string;
       readonly key: Readonly<Record<string, unknown>>;
       readonly item: Readonly<Record<string, unknown>>;
-      readonly where?: BusinessCondition;
-    }
-  | {
-      readonly kind: 'delete';
-      readonly tableName: string;
-      readonly key: Readonly<Record<string, unknown>>;
       readonly where?: BusinessCondition;
     }
   | {
@@ -89,7 +87,6 @@ const sharedWriteSchema = z.discriminatedUnion('kind', [
     item: z.record(z.string().min(1), z.unknown()),
     where: businessConditionSchema.optional(),
   }),
-  z.strictObject({ kind: z.literal('delete'), ...base, where: businessConditionSchema.optional() }),
   z.strictObject({
     kind: z.literal('check'),
     ...base,
@@ -102,6 +99,7 @@ const sharedWriteSchema = z.discriminatedUnion('kind', [
  * record nor a write to the work item itself (TransactWriteItems refuses both). InvalidInputError otherwise.
  */
 function parseSharedWrites(workItem: WorkItemLocation, writes: unknown): SharedWrite[] {
+  refuseDeletes(writes);
   const valid = parseInput(z.array(sharedWriteSchema).max(MAX_SHARED_WRITES), writes, 'fenced transaction writes');
   const seen = new Map<string, number>([[recordIdentity(workItem.tableName, workItem.key), -1]]);
   const issues = valid.flatMap((write, index) => {
@@ -122,6 +120,23 @@ function parseSharedWrites(workItem: WorkItemLocation, writes: unknown): SharedW
   return valid as SharedWrite[];
 }
 
+const DELETE_REFUSED =
+  "a class A transaction may not delete (the worker's role has no DeleteItem); use an update that marks the record";
+
+/** A `delete` gets its own reason (not zod's "invalid discriminator"): the deployed worker may not delete. */
+function refuseDeletes(writes: unknown): void {
+  if (!Array.isArray(writes)) return;
+  const issues = writes.flatMap((write, index) =>
+    (write as { kind?: unknown } | null)?.kind === 'delete' ? [{ path: `${index}.kind`, message: DELETE_REFUSED }] : [],
+  );
+  if (issues.length === 0) return;
+  const detail = issues.map((issue) => issue.path).join(', ');
+  throw new InvalidInputError(
+    `invalid fenced transaction writes: ${detail}: ${DELETE_REFUSED}; nothing was written`,
+    issues,
+  );
+}
+
 /** One TransactWriteItems element for a business write. Pure. */
 function sharedWriteItem(write: SharedWrite): TransactItem {
   const x = new ExpressionBuilder();
@@ -136,10 +151,6 @@ function sharedWriteItem(write: SharedWrite): TransactItem {
   const key = { ...write.key };
   if (write.kind === 'check')
     return { ConditionCheck: { ...common, Key: key, ConditionExpression: condition ?? '', ...x.attributes() } };
-  if (write.kind === 'delete')
-    return {
-      Delete: { ...common, Key: key, ...(condition ? { ConditionExpression: condition } : {}), ...x.attributes() },
-    };
   const adds = Object.entries(write.add ?? {}).map(([path, delta]) => `${x.name(path)} ${x.value(delta)}`);
   const setRemove = x.update(write.set ?? {}, write.remove ?? []);
   const update = [setRemove, adds.length > 0 ? `ADD ${adds.join(', ')}` : ''].filter((part) => part !== '').join(' ');

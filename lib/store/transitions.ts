@@ -15,16 +15,24 @@ function landedUnderMyFence(state: WorkState) {
 }
 
 /**
- * Renew the lease, only while it has not expired (`leaseExpiresAt > now` in the condition): a renewal that
- * arrives late never revives a lapsed lease, even when nobody has taken over yet. Only unindexed attributes
+ * Renew the lease: a compare-and-swap of the holder's own lease token. The condition requires the
+ * `leaseExpiresAt` this holder last wrote (`renewed`) and that it has not expired at `now`, so a renewal
+ * delayed in the network can never move a newer lease back, nor extend a lease anyone else wrote. It can
+ * still land after the lease lapsed when nothing touched the row meanwhile (DynamoDB conditions have no
+ * server clock: `now` is the holder's, fixed when the request was built); it then gives that same holder
+ * the lease it would have had on time, and the holder, in lease doubt since its local deadline, starts no
+ * new effect: only a takeover waits longer; every write still carries the fence. Only unindexed attributes
  * change, so a heartbeat writes the row and no index (the deadline index keeps the claim's deadline; the
  * sweeper checks the real lease). A retried heartbeat whose first try committed is recognised as applied.
  */
-function heartbeatTransition(leaseExpiresAt: number, now: number): HolderTransition {
+function heartbeatTransition(renewed: number, leaseExpiresAt: number, now: number): HolderTransition {
   return {
     name: 'heartbeat',
     set: { leaseExpiresAt, updatedAt: now },
-    condition: (x) => `${x.name('leaseExpiresAt')} > ${x.value(now)}`,
+    condition: (x) => {
+      const lease = x.name('leaseExpiresAt');
+      return `${lease} = ${x.value(renewed)} AND ${lease} > ${x.value(now)}`;
+    },
     appliedIn: (item, claim) =>
       item.state === WorkState.claimed && item.fence === claim.fence && (item.leaseExpiresAt ?? 0) >= leaseExpiresAt,
   };

@@ -193,12 +193,15 @@ class WorkItemStore {
     return { claimed: false, reason: verdict.claimable ? 'not_due' : verdict.reason, item: current };
   }
 
-  /** Extends the lease of my claim; returns the renewed claim. OwnershipLostError if superseded. */
+  /**
+   * Extends the lease of my claim, only if the row still holds the lease this claim carries (the last one I
+   * wrote) and it has not expired; returns the renewed claim. OwnershipLostError if superseded or lapsed.
+   */
   async heartbeat(claim: Claim, leaseMs: number): Promise<Claim> {
     parseInput(leaseRequestSchema.shape.leaseMs, leaseMs, 'lease duration');
     const now = this.clock.now();
     const leaseExpiresAt = now + leaseMs;
-    await this.applyFenced(claim, heartbeatTransition(leaseExpiresAt, now));
+    await this.applyFenced(claim, heartbeatTransition(claim.leaseExpiresAt, leaseExpiresAt, now));
     return Object.freeze({ ...claim, leaseExpiresAt });
   }
 

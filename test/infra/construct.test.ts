@@ -92,9 +92,15 @@ describe('FencedJobQueue props', () => {
       RedrivePolicy: Match.objectLike({ maxReceiveCount: 3 }),
     });
     template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(5 minutes)' });
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: logical(jobs.sweeper) },
+      MaximumRetryAttempts: 0,
+      MaximumEventAgeInSeconds: 300,
+    });
   });
 
   it('passes shards, retention, service name and the user environment to the functions', () => {
+    expect(jobs.deadlineShards).toBe(16);
     const env = json.Resources[logical(jobs.worker)]?.Properties?.Environment as { Variables: Record<string, string> };
     expect(env.Variables).toMatchObject({
       [EnvironmentVariable.deadlineShards]: '16',
@@ -135,6 +141,10 @@ describe('FencedJobQueue props', () => {
     resources.hasResourceProperties('AWS::Lambda::Function', { ReservedConcurrentExecutions: 20 });
     resources.hasResourceProperties('AWS::Lambda::Function', { ReservedConcurrentExecutions: 2 });
     resources.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'Invocations', Period: 600 });
+    resources.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      MaximumRetryAttempts: 0,
+      MaximumEventAgeInSeconds: 600,
+    });
     expect(queue.encryptionKey).toBeUndefined();
   });
 

@@ -6,7 +6,12 @@ import type { LeasefenceStack } from '../../infra/app/stacks/leasefence-stack.js
 import { type SynthResult, synthLeasefenceApp } from '../../infra/app/synth.js';
 import { EnvironmentVariable } from '../../lib/config.js';
 import { METRIC_NAMESPACE, MetricName } from '../../lib/metric-names.js';
-import { jobsTableDefinition, payloadsTableDefinition, TTL_ATTRIBUTE } from '../../lib/store/table.js';
+import {
+  DEFAULT_DEADLINE_SHARDS,
+  jobsTableDefinition,
+  payloadsTableDefinition,
+  TTL_ATTRIBUTE,
+} from '../../lib/store/table.js';
 import { logicalIdOf, resourcesOfType, type Template as TemplateJson } from './support/template-queries.js';
 
 let stack: LeasefenceStack;
@@ -178,6 +183,25 @@ describe('functions', () => {
         }),
       ],
     });
+    // Lambda's own asynchronous queue (defaults: 2 retries, events up to 6 h) neither retries nor holds a tick.
+    const invokeConfigs = resourcesOfType(json, 'AWS::Lambda::EventInvokeConfig');
+    expect(invokeConfigs.map(([, resource]) => resource.Properties)).toEqual([
+      {
+        FunctionName: { Ref: ref(stack.jobs.sweeper) },
+        Qualifier: '$LATEST',
+        MaximumRetryAttempts: 0,
+        MaximumEventAgeInSeconds: 60,
+      },
+    ]);
+  });
+});
+
+describe('outputs', () => {
+  it('name every table and queue and carry the settings operator tools read (deadline shards)', () => {
+    for (const name of ['QueueUrl', 'DeadLetterQueueUrl', 'JobsTableName', 'PayloadsTableName', 'ExamplesTableName'])
+      template.hasOutput(name, {});
+    template.hasOutput('DeadlineShards', { Value: String(DEFAULT_DEADLINE_SHARDS) });
+    expect(stack.jobs.deadlineShards).toBe(DEFAULT_DEADLINE_SHARDS);
   });
 });
 

@@ -1,7 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { payloadHash } from '../../lib/hashing.js';
 import type { JobIdentity } from '../../lib/identity.js';
+import type { Claim } from '../../lib/store/work-item.js';
+import { WorkItemStore } from '../../lib/store/work-item-store.js';
 import { requestOn } from '../support/fault-proxy.js';
 import { createNetworkFixture, type NetworkFixture } from './support/network-fixture.js';
 import { type ReliabilityPayload, ReliabilityJobType as Type } from './support/reliability-jobs.js';
@@ -36,6 +40,7 @@ describe('network faults between the workers and the engine', () => {
   afterAll(async () => {
     report.add('faultsInjected', fixture.proxy.faultsInjected());
     await report.publish();
+    for (const client of holderClients) client.destroy();
     await fixture.close();
   });
 
@@ -44,6 +49,124 @@ describe('network faults between the workers and the engine', () => {
     let release: () => void = () => {};
     return { promise: new Promise<void>((resolve) => (release = resolve)), release: () => release() };
   };
+
+  /**
+   * A holder's store through the proxy on its own client; with `giveUpAfterMs` the SDK abandons a request after
+   * that long and sends it again once (the abandoned one may still be in the network).
+   */
+  const holderClients: DynamoDBDocumentClient[] = [];
+  const holderStore = (giveUpAfterMs?: number) => {
+    const plainClient = new DynamoDBClient({
+      endpoint: fixture.proxy.endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      ...(giveUpAfterMs
+        ? { maxAttempts: 2, requestHandler: { requestTimeout: giveUpAfterMs, throwOnRequestTimeout: true } }
+        : {}),
+    });
+    const client = DynamoDBDocumentClient.from(plainClient, { marshallOptions: { removeUndefinedValues: true } });
+    holderClients.push(client);
+    return new WorkItemStore({ client, tableName: jobsTable, clock: fixture.clock, deadlineShards: 8 });
+  };
+
+  /** A claimed work item (fence 1) held by `owner`, created on the direct store. */
+  async function claimedBy(identity: JobIdentity, owner: string): Promise<Claim> {
+    const hash = payloadHash(plain);
+    const created = await fixture.store.enqueue(
+      { identity, jobType: Type.record, payloadHash: hash, payloadInline: true, maxAttempts: 3 },
+      { owner, leaseMs: LEASE_MS },
+    );
+    if (created.outcome !== 'created' || !created.claim) throw new Error('expected the item created claimed');
+    return created.claim;
+  }
+
+  /** Holds the first renewal of `identity` in the network; `landed()` waits until the engine answered it. */
+  function holdFirstRenewal(identity: JobIdentity) {
+    const gate = hold();
+    const rule = fixture.proxy.inject({
+      match: requestOn('UpdateItem', jobsTable, identity.operationId, '"leaseExpiresAt"'),
+      fault: { kind: 'hold', release: gate.promise },
+    });
+    return {
+      held: () => whenHeld(rule.pending),
+      land: async () => {
+        gate.release();
+        for (let attempt = 0; attempt < 500 && rule.forwarded() === 0; attempt += 1) {
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        expect(rule.forwarded()).toBe(1);
+      },
+    };
+  }
+
+  it('a renewal delayed in the network lands after a newer renewal: refused, the lease never moves back', async () => {
+    const identity = newIdentity('delayed-renewal');
+    const first = await claimedBy(identity, 'holder');
+    const holder = holderStore(300);
+    const delayed = holdFirstRenewal(identity);
+
+    fixture.clock.advance(1_000);
+    // The first send sits in the network; the SDK gives up on it and sends the same renewal again, which lands.
+    const renewed = await holder.heartbeat(first, LEASE_MS);
+    fixture.clock.advance(1_000);
+    const newer = await holder.heartbeat(renewed, LEASE_MS);
+    await delayed.land();
+
+    const item = await fixture.store.get(identity);
+    expect(item).toMatchObject({ state: 'claimed', fence: 1, leaseExpiresAt: newer.leaseExpiresAt });
+    // The holder's guard trusts its confirmed lease until newer.leaseExpiresAt: nobody may take over before.
+    fixture.clock.set(renewed.leaseExpiresAt + 1);
+    expect(await fixture.store.claim(identity, { owner: 'taker', leaseMs: LEASE_MS })).toMatchObject({
+      claimed: false,
+      reason: 'leased',
+    });
+  });
+
+  it('a renewal delayed past a takeover is refused: the new holder keeps its lease and fence', async () => {
+    const identity = newIdentity('renewal-after-takeover');
+    const first = await claimedBy(identity, 'holder');
+    const delayed = holdFirstRenewal(identity);
+    fixture.clock.advance(1_000);
+    const renewal = holderStore()
+      .heartbeat(first, LEASE_MS)
+      .catch((error: Error) => error.name);
+    await delayed.held();
+
+    fixture.clock.advance(LEASE_MS);
+    const taken = await fixture.store.claim(identity, { owner: 'taker', leaseMs: LEASE_MS });
+    await delayed.land();
+
+    expect(taken).toMatchObject({ claimed: true, claim: { fence: 2 } });
+    expect(await renewal).toBe('OwnershipLostError');
+    const lease = taken.claimed ? taken.claim.leaseExpiresAt : undefined;
+    expect(await fixture.store.get(identity)).toMatchObject({ fence: 2, leaseOwner: 'taker', leaseExpiresAt: lease });
+  });
+
+  it('a renewal delayed past its expiry, nothing else on the row: lands with at most the lease it asked for', async () => {
+    const identity = newIdentity('renewal-after-expiry');
+    const first = await claimedBy(identity, 'holder');
+    const delayed = holdFirstRenewal(identity);
+    fixture.clock.advance(1_000);
+    const askedFor = fixture.clock.now() + LEASE_MS;
+    const renewal = holderStore().heartbeat(first, LEASE_MS);
+    await delayed.held();
+    fixture.clock.advance(LEASE_MS);
+    await delayed.land();
+
+    // No server clock: the condition's `now` is the holder's when it sent. The same holder, same fence, gets the
+    // lease it asked for and never more (its lease keeper, in doubt since its local deadline, ignores the answer).
+    expect(await renewal).toMatchObject({ fence: 1, leaseExpiresAt: askedFor });
+    expect(await fixture.store.get(identity)).toMatchObject({
+      fence: 1,
+      leaseOwner: 'holder',
+      leaseExpiresAt: askedFor,
+    });
+    fixture.clock.set(askedFor + 1);
+    expect(await fixture.store.claim(identity, { owner: 'taker', leaseMs: LEASE_MS })).toMatchObject({
+      claimed: true,
+      claim: { fence: 2 },
+    });
+  });
 
   /** Counts what must stay 0 for one operation: a non-final item and more than one effect. */
   async function tally(identity: JobIdentity): Promise<{ charges: number; calls: number }> {

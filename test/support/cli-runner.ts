@@ -165,6 +165,7 @@ async function readState(dir: string): Promise<{
   endpoints: { dynamodb: string; sqs: string; admin: string; console: string };
   tables: { jobs: string; payloads: string; examples: string };
   queues: { jobs: string; deadLetter: string };
+  settings: { deadlineShards: number };
 }> {
   return JSON.parse(await readFile(join(dir, 'stack.json'), 'utf8'));
 }

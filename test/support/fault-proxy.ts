@@ -28,10 +28,12 @@ interface FaultRule {
   readonly times?: number;
 }
 
-/** A rule once installed: how often it fired, and how many held requests are still in the network. */
+/** A rule once installed: how often it fired, how many held requests are still in the network, how many reached the engine. */
 interface InstalledRule {
   hits(): number;
   pending(): number;
+  /** Faulted requests the engine has answered (a held request counts once it was released and processed). */
+  forwarded(): number;
   remove(): void;
 }
 
@@ -39,6 +41,7 @@ interface RuleState {
   readonly rule: FaultRule;
   hits: number;
   pending: number;
+  forwarded: number;
   removed: boolean;
 }
 
@@ -82,11 +85,12 @@ class FaultProxy {
 
   /** Installs a rule; rules are tried in installation order and the first match with hits left applies. */
   inject(rule: FaultRule): InstalledRule {
-    const state: RuleState = { rule, hits: 0, pending: 0, removed: false };
+    const state: RuleState = { rule, hits: 0, pending: 0, forwarded: 0, removed: false };
     this.rules.push(state);
     return {
       hits: () => state.hits,
       pending: () => state.pending,
+      forwarded: () => state.forwarded,
       remove: () => {
         state.removed = true;
       },
@@ -159,6 +163,7 @@ class FaultProxy {
     }
     if (fault?.kind === 'delay') await new Promise((resolve) => setTimeout(resolve, fault.ms));
     const answer = await this.forward(request, payload);
+    if (state) state.forwarded += 1;
     if (fault?.kind === 'drop_response') {
       request.socket.destroy();
       return;

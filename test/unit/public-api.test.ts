@@ -77,7 +77,7 @@ describe('the root entry point', () => {
     expectTypeOf<SqsWorkerHandlerOptions['config']>().toEqualTypeOf<LeasefenceConfig | undefined>();
     expectTypeOf<JobDefinition<{ a: string }>['run']>().parameter(0).toEqualTypeOf<JobContext<{ a: string }>>();
     expectTypeOf<RecordRef>().toHaveProperty('tableName');
-    expectTypeOf<SharedWrite['kind']>().toEqualTypeOf<'update' | 'put' | 'delete' | 'check'>();
+    expectTypeOf<SharedWrite['kind']>().toEqualTypeOf<'update' | 'put' | 'check'>();
     expectTypeOf<SendJobInput>().toHaveProperty('operationId');
     expectTypeOf<MessageResult>().not.toBeAny();
     expectTypeOf<Clock['now']>().returns.toBeNumber();

@@ -20,8 +20,8 @@ const EXAMPLE_WORKER_ENTRY = fileURLToPath(new URL('../../../examples/worker.ts'
 
 /**
  * The deployable leasefence stack: one FencedJobQueue running the example jobs, the table their fenced
- * records live in (encrypted like the construct's tables), and outputs (queue URL, table names, admin URL,
- * dashboard, alarm topic).
+ * records live in (encrypted like the construct's tables), and outputs (queue URL, table names, deadline shards,
+ * admin URL, dashboard, alarm topic).
  */
 class LeasefenceStack extends Stack {
   /** The construct this stack deploys. */
@@ -51,6 +51,8 @@ class LeasefenceStack extends Stack {
       DeadLetterQueueUrl: this.jobs.deadLetterQueue.queueUrl,
       JobsTableName: this.jobs.jobsTable.tableName,
       PayloadsTableName: this.jobs.payloadsTable.tableName,
+      // The CLI and console read the deployment's settings from its outputs, never assume them.
+      DeadlineShards: String(this.jobs.deadlineShards),
       ExamplesTableName: this.examplesTable.tableName,
       AdminUrl: this.jobs.adminUrl.url,
       DashboardName: this.jobs.dashboard.dashboardName,

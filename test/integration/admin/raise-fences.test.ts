@@ -147,9 +147,10 @@ describe('restores: raise-fences lets a class B job stalled by a rolled-back fen
     const io = captureIo();
     const target = ['--jobs-table', harness.tables.jobsTable, '--payloads-table', harness.tables.payloadsTable];
     const endpoints = ['--queue-url', harness.queueUrl, '--dynamodb-endpoint', dynamo, '--sqs-endpoint', sqs];
+    const shards = ['--deadline-shards', String(harness.store.deadlines.shardCount)];
 
     const code = await main(
-      ['raise-fences', '--above', '200', '--reason', 'drill', '--json', ...target, ...endpoints],
+      ['raise-fences', '--above', '200', '--reason', 'drill', '--json', ...target, ...endpoints, ...shards],
       io,
     );
 

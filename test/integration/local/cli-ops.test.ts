@@ -116,6 +116,7 @@ describe('leasefence CLI against a running local stack: operations', () => {
     const run = await runCli([
       ...['show', 'explicit/op-1', '--json', '--jobs-table', stack.state.tables.jobs],
       ...['--payloads-table', stack.state.tables.payloads, '--queue-url', stack.state.queues.jobs],
+      ...['--deadline-shards', String(stack.state.settings.deadlineShards)],
       ...['--dynamodb-endpoint', stack.state.endpoints.dynamodb, '--sqs-endpoint', stack.state.endpoints.sqs],
     ]);
     const partial = await runCli(['ls', '--dynamodb-endpoint', stack.state.endpoints.dynamodb]);

@@ -69,7 +69,10 @@ describe('delayed jobs are rows first', () => {
     const io = captureIo();
     const target = ['--jobs-table', harness.tables.jobsTable, '--payloads-table', harness.tables.payloadsTable];
     const endpoints = ['--queue-url', harness.queueUrl, '--dynamodb-endpoint', dynamo, '--sqs-endpoint', sqs];
-    expect(await main(['ls', '--state', 'queued', '--tenant', 'acme', '--json', ...target, ...endpoints], io)).toBe(0);
+    const shards = ['--deadline-shards', String(harness.store.deadlines.shardCount)];
+    expect(
+      await main(['ls', '--state', 'queued', '--tenant', 'acme', '--json', ...target, ...endpoints, ...shards], io),
+    ).toBe(0);
     expect(io.stdout()).toContain('later-1');
     const cancelled = await cancelItem(
       adminDeps(),

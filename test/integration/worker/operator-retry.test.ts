@@ -169,6 +169,8 @@ describe('operator retries never skip reconciliation (effect mark on the work ro
       harness.tables.payloadsTable,
       '--queue-url',
       harness.queueUrl,
+      '--deadline-shards',
+      String(harness.store.deadlines.shardCount),
       '--dynamodb-endpoint',
       dynamo,
       '--sqs-endpoint',

@@ -81,6 +81,13 @@ describe('leasefence argument handling (in-process, nothing is contacted)', () =
     [['start', '--pollers', '0'], '--pollers: must be at least 1'],
     [['ls', '--region', 'mars'], '--region: must be a region such as eu-west-1'],
     [['ls', '--region', 'eu-west-1'], '--jobs-table: is required when targeting AWS without --stack'],
+    [
+      ['counts', '--jobs-table', 'jobs', '--payloads-table', 'payloads', '--queue-url', 'http://q/1/jobs'],
+      '--deadline-shards: is required when targeting AWS without --stack',
+    ],
+    [['ls', '--deadline-shards', '0'], '--deadline-shards: must be at least 1'],
+    [['ls', '--deadline-shards', '1001'], '--deadline-shards: must be at most 1000'],
+    [['ls', '--stack', 'Prod', '--deadline-shards', '8'], '--deadline-shards: comes from the stack with --stack'],
   ])('%j is a usage error (exit 2) naming the argument', async (argv, message) => {
     const io = captureIo();
     expect(await main(argv, io)).toBe(2);
@@ -107,6 +114,7 @@ describe('leasefence argument handling (in-process, nothing is contacted)', () =
         endpoints: { dynamodb: 'http://127.0.0.1:1', sqs: 'http://127.0.0.1:2', admin: 'http://127.0.0.1:3' },
         tables: { jobs: 'jobs', payloads: 'payloads', examples: 'examples' },
         queues: { jobs: 'http://q/1/jobs', deadLetter: 'http://q/1/dlq' },
+        settings: { deadlineShards: 32 },
         jobs: { source: 'examples', types: ['statement-publication'] },
       });
       const io = captureIo();

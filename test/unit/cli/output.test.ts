@@ -132,6 +132,7 @@ describe('the local stack state file', () => {
     endpoints: { dynamodb: 'http://127.0.0.1:1', sqs: 'http://127.0.0.1:2', admin: 'http://127.0.0.1:3' },
     tables: { jobs: 'j-table', payloads: 'p-table', examples: 'e-table' },
     queues: { jobs: 'http://q/1/jobs', deadLetter: 'http://q/1/dlq' },
+    settings: { deadlineShards: 32 },
     jobs: { source: 'examples', types: ['statement-publication'] },
   });
 

@@ -95,14 +95,13 @@ describe('fenced transaction requests (exact DynamoDB requests)', () => {
     expect(input.ClientRequestToken).toBe(transactionToken(claim, 'complete'));
   });
 
-  it('renders put, delete and condition-check writes', () => {
+  it('renders put and condition-check writes', () => {
     const claim = claimFixture();
     const plan = buildStepTransaction(
       claim,
       { name: 'ledger', result: undefined },
       [
         { kind: 'put', tableName: 'ledger', key: { id: 'e1' }, item: { amount: 5 }, where: { id: { exists: false } } },
-        { kind: 'delete', tableName: 'holds', key: { id: 'h1' } },
         { kind: 'check', tableName: 'accounts', key: { id: 'a1' }, where: { open: true } },
       ],
       1,
@@ -117,7 +116,6 @@ describe('fenced transaction requests (exact DynamoDB requests)', () => {
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         },
       },
-      { Delete: { TableName: 'holds', Key: { id: 'h1' }, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } },
       {
         ConditionCheck: {
           TableName: 'accounts',
@@ -162,6 +160,21 @@ describe('fenced transaction requests (exact DynamoDB requests)', () => {
     ['more than 99 writes', Array.from({ length: 100 }, (_, i) => ({ ...decrement, key: { sku: `s${i}` } }))],
   ])('refuses %s with InvalidInputError', (_label, writes) => {
     expect(() => parseSharedWrites(workItemOf(claimFixture()), writes)).toThrow(InvalidInputError);
+  });
+
+  it('refuses a delete, naming it and why: the deployed worker has no DeleteItem', () => {
+    const writes = [decrement, { kind: 'delete', tableName: 'holds', key: { id: 'h1' } }];
+    const refused = (() => {
+      try {
+        parseSharedWrites(workItemOf(claimFixture()), writes);
+      } catch (error) {
+        return error;
+      }
+    })();
+    expect(refused).toBeInstanceOf(InvalidInputError);
+    expect((refused as InvalidInputError).issues).toEqual([
+      { path: '1.kind', message: expect.stringMatching(/may not delete .*no DeleteItem/) },
+    ]);
   });
 
   it('names the clash when an item appears twice', () => {
@@ -317,6 +330,15 @@ describe('FencedTransactions error mapping', () => {
     const reused = scriptedClient([mismatch]);
     const step = transactions(reused.client, claimedItem({ fence: 3 })).runStep('reserve', [decrement]);
     await expect(step).rejects.toMatchObject({ code: 'transaction.token_reused' });
+  });
+
+  it('a step or completion with a delete sends nothing', async () => {
+    const { client, sent } = scriptedClient([]);
+    const remove = { kind: 'delete', tableName: 'holds', key: { id: 'h1' } } as unknown as SharedWrite;
+    const tx = transactions(client, claimedItem({ fence: 3 }));
+    await expect(tx.runStep('release', [remove])).rejects.toBeInstanceOf(InvalidInputError);
+    await expect(tx.complete({ outcomeCode: 'released' }, [remove])).rejects.toBeInstanceOf(InvalidInputError);
+    expect(sent).toEqual([]);
   });
 
   it('a step recorded in the claim is skipped without a request', async () => {

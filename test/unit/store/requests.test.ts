@@ -194,17 +194,21 @@ describe('buildFencedUpdate', () => {
     expect(request.ExpressionAttributeNames).not.toHaveProperty('#result');
   });
 
-  it('heartbeat moves only the lease, never an indexed attribute, under the fence, only while the lease has not expired', () => {
-    const request = buildFencedUpdate(table, claim, heartbeatTransition(now + 60_000, now));
+  it('heartbeat moves only the lease, never an indexed attribute, under the fence, only from my own unexpired lease', () => {
+    const mine = claim.leaseExpiresAt;
+    const request = buildFencedUpdate(table, claim, heartbeatTransition(mine, now + 60_000, now));
 
     expect(request.UpdateExpression).toBe('SET #leaseExpiresAt = :v1, #updatedAt = :v2');
-    expect(request.ConditionExpression).toBe('#fence = :v3 AND #state = :v4 AND #leaseExpiresAt > :v5');
+    expect(request.ConditionExpression).toBe(
+      '#fence = :v3 AND #state = :v4 AND #leaseExpiresAt = :v5 AND #leaseExpiresAt > :v6',
+    );
     expect(request.ExpressionAttributeValues).toEqual({
       ':v1': now + 60_000,
       ':v2': now,
       ':v3': 7,
       ':v4': 'claimed',
-      ':v5': now,
+      ':v5': mine,
+      ':v6': now,
     });
     const indexed = jobsTableDefinition('jobs').GlobalSecondaryIndexes?.flatMap((index) => [
       ...(index.KeySchema ?? []).map((key) => key.AttributeName),
