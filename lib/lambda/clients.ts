@@ -17,7 +17,7 @@ interface HandlerClients {
  * Builds the DynamoDB and SQS clients and the store (local endpoints when configured, AWS otherwise), on the
  * SDK's default options: one DynamoDB client whose middleware stack every request of the handler runs, so a
  * tracer or counter added to `client`, at any time, sees the store's writes too. Not `cacheMiddleware`: it would
- * save a little CPU per request (BENCHMARKS.md, "Worker CPU") but ignores middleware added after the first one.
+ * save a little CPU per request (test/bench/README.md, "Worker CPU") but ignores middleware added after the first one.
  */
 function createHandlerClients(config: LeasefenceConfig, clock: Clock = systemClock): HandlerClients {
   const client = createDocumentClient(config.dynamodbEndpoint ? { endpoint: config.dynamodbEndpoint } : {});

@@ -163,9 +163,11 @@ function cacheWorth(rows: readonly ThroughputRow[]): string {
 function cpuNote(rows: readonly ThroughputRow[], met: boolean): string {
   const judged =
     "Judged on the fenced put, the same operation as the peer's PutItem, with both clients on the SDK's default options (neither has cacheMiddleware): the same SDK options, and each client as it ships (lib/lambda/clients.ts builds leasefence's; Powertools builds its own with the defaults).";
+  const noise =
+    'On a quiet machine these ratios move by about ±5 % run to run, far more under load (the load average at the start is in the header).';
   const verdict = met
-    ? 'Met in this run; run to run, these ratios move by about ±5 %.'
-    : "Missed in this run: with the same SDK options, leasefence's own work around its requests (validation at its boundaries, the payload hash check, the attempt history, marshalling) costs more CPU per job than Powertools' own. Those are the protections the project exists for, so they stay; run to run, these ratios move by about ±5 %.";
+    ? `Met in this run. ${noise}`
+    : `Missed in this run. Both clients have the same SDK options and send the same requests per job; what leasefence does beyond the peer is its own work around them (validation at its boundaries, the payload hash check, the attempt history, marshalling), about 5 % of its worker CPU per job in a profile (test/bench/README.md, "Worker CPU"). Those are the protections the project exists for, so they stay. ${noise}`;
   const others = `Reported, not judged: protocol only ${cpuRatios(rows, 'protocol')}; the fenced update (\`ctx.records.write\`, returning the new item) ${cpuRatios(rows, 'side-effect-update')}; against a peer given the SDK's cacheMiddleware ${cpuRatios(rows, 'side-effect-peer-cached')}. The peer's worker CPU per job without → with that option, from two modes of this run (minutes apart, so the machine's load moves it too): ${cacheWorth(rows)}. leasefence does not use it: it ignores middleware added to a client after its first request, so a tracer, counter or fault added later would silently miss the store's writes.`;
   return `${judged} ${verdict} ${others}`;
 }
