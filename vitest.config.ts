@@ -24,7 +24,7 @@ export default defineConfig({
         ? [['json', { outputFile: process.env.LEASEFENCE_TEST_REPORT }] as ['json', { outputFile: string }]]
         : []),
     ],
-    // Node 20 is supported by the pinned SDK; its notice about future releases is noise in test output.
+    // The SDK's notice about the Node.js versions its future releases need is noise in test output (CI runs on 22).
     env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
   },
 });

@@ -6,14 +6,23 @@ interface RecordedEvent {
   fields: LogFields;
 }
 
-/** Telemetry that keeps a demo worker's events unscrubbed, plus its metric counts, for the timeline. */
-function recordingTelemetry(): Telemetry & { events: RecordedEvent[]; counts: Record<string, number> } {
+/**
+ * Telemetry that keeps a demo worker's events unscrubbed, plus its metric counts, for the timeline; each count
+ * also goes to `shared` (the stack's counters) when given. Events stay in this process.
+ */
+function recordingTelemetry(
+  shared?: Pick<Telemetry, 'count'>,
+): Telemetry & { events: RecordedEvent[]; counts: Record<string, number> } {
   const counting = countingTelemetry();
   const events: RecordedEvent[] = [];
   const keep = (message: string, fields?: LogFields) => {
     events.push({ message, fields: { ...(fields ?? {}) } });
   };
-  return { ...counting, events, info: keep, warn: keep, error: keep };
+  const count: Telemetry['count'] = (metric, value) => {
+    counting.count(metric, value);
+    shared?.count(metric, value);
+  };
+  return { ...counting, count, events, info: keep, warn: keep, error: keep };
 }
 
 /** The first event with this message, if any. */

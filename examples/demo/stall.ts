@@ -38,7 +38,7 @@ interface StallOutcome {
 
 /** A demo worker: the real runtime on its own client, no heartbeat timer (the demo moves the clock by hand). */
 function demoWorker(name: string, client: DynamoDBDocumentClient, env: DemoEnvironment, spec: StallSpec, clock: Clock) {
-  const telemetry = recordingTelemetry();
+  const telemetry = recordingTelemetry(env.metrics);
   const store = new WorkItemStore({ client, tableName: env.tables.jobs, clock });
   const runtime = new WorkerRuntime({
     store,

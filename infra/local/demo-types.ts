@@ -1,5 +1,6 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { MetricName } from '../../lib/metric-names.js';
 
 /** The contract between the CLI and the example demo (examples/demo/), which the CLI loads by path.
  * Where the demo runs: a local stack's (or a test's) engines, tables and queue; something polls the queue. */
@@ -12,6 +13,11 @@ interface DemoEnvironment {
   tables: { jobs: string; payloads: string; examples: string };
   /** Shown in the output, e.g. "dynalite". */
   engineName: string;
+  /**
+   * Where the demo's own (stalled) workers count their metrics: the stack's shared counters, so its admin API and
+   * consoles show the takeovers and rejected stale writes the demo caused. Absent: counted in the report only.
+   */
+  metrics?: { count(metric: MetricName, value?: number): void };
 }
 
 /** One line of a timeline: when (ms after the scenario began, on its clock), who, what. */

@@ -20,6 +20,7 @@ import { DEFAULT_LOCAL_ACTOR } from './local-actor.js';
 import { QueuePollers } from './pollers.js';
 import { listenOn, type PortSetting } from './ports.js';
 import { ensureLocalResources, type LocalResources } from './resources.js';
+import { clearSharedCounts, sharedCounts } from './shared-metrics.js';
 import { type StackTelemetry, stackTelemetry } from './stack-telemetry.js';
 import { readLiveStackState, removeStackState, type StackState, stateFilePath, writeStackState } from './state-file.js';
 import { SweeperTimer } from './sweeper-timer.js';
@@ -67,6 +68,13 @@ interface RunningLocalStack {
   consoleProblem: string | undefined;
   /** Stops pollers (letting batches in flight finish), sweeper, admin API, console and engines; idempotent. */
   stop(): Promise<void>;
+}
+
+/** The sum of two sets of counts, by metric. */
+function addCounts(own: Readonly<Record<string, number>>, other: Readonly<Record<string, number>>) {
+  const sum: Record<string, number> = { ...own };
+  for (const [metric, value] of Object.entries(other)) sum[metric] = (sum[metric] ?? 0) + value;
+  return sum;
 }
 
 /** Runs cleanups newest first; every one runs even when an earlier one fails. */
@@ -120,6 +128,14 @@ async function startLocalStack(options: LocalStackOptions): Promise<RunningLocal
     const store = new WorkItemStore({ client, tableName: config.jobsTable, deadlineShards: config.deadlineShards });
     const telemetry = stackTelemetry(options.log, options.verbose);
     const startedAt = Date.now();
+    // A stack others can find (state file) shares its counters with the worker processes beside it.
+    const run = { pid: process.pid, startedAt: new Date(startedAt).toISOString() };
+    if (options.writeStateFile) {
+      await clearSharedCounts(dir);
+      cleanups.push(() => clearSharedCounts(dir));
+    }
+    const counts = async () =>
+      options.writeStateFile ? addCounts(telemetry.counts, await sharedCounts(dir, run)) : { ...telemetry.counts };
     const adminDeps: AdminDeps = {
       store,
       sqs,
@@ -127,8 +143,8 @@ async function startLocalStack(options: LocalStackOptions): Promise<RunningLocal
       deadLetterQueueUrl: resources.deadLetterQueueUrl,
       payloadsTable: resources.payloadsTable,
       dlqWaitTimeSeconds: 0,
-      // The worker runs in this process: its counters feed the signals (and /health, for a console elsewhere).
-      metrics: async () => ({ since: startedAt, counts: { ...telemetry.counts } }),
+      // The stack's shared counters feed the signals (and /health, for a console or CLI in another process).
+      metrics: async () => ({ since: startedAt, counts: await counts() }),
     };
     const admin = await listenOn(options.ports.admin, (port) => startAdminServer(adminDeps, port));
     cleanups.push(() => admin.stop());
@@ -184,7 +200,7 @@ async function startLocalStack(options: LocalStackOptions): Promise<RunningLocal
     const state: StackState = {
       version: 1,
       pid: process.pid,
-      startedAt: new Date().toISOString(),
+      startedAt: run.startedAt,
       memory: options.memory,
       region: 'us-east-1',
       endpoints: {

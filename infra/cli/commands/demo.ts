@@ -5,6 +5,7 @@ import { createDocumentClient, createSqsClient } from '../../../lib/aws-clients.
 import type { DemoEnvironment, DemoReport } from '../../local/demo-types.js';
 import { EXAMPLE_JOBS_SOURCE, loadDemo } from '../../local/jobs-module.js';
 import { startLocalStack } from '../../local/stack.js';
+import { sharedCounter } from '../../local/shared-metrics.js';
 import { readLiveStackState, type StackState } from '../../local/state-file.js';
 import { type CommandSpec, parseCommandLine } from '../args.js';
 import type { CliCommand } from '../command.js';
@@ -36,8 +37,13 @@ const schema = z.strictObject({
     .optional(),
 });
 
-/** The demo's view of a local stack. */
-function demoEnvironment(state: StackState, client: DynamoDBDocumentClient, sqs: SQSClient): DemoEnvironment {
+/** The demo's view of a local stack; its workers count into `metrics` (the stack's shared counters). */
+function demoEnvironment(
+  state: StackState,
+  client: DynamoDBDocumentClient,
+  sqs: SQSClient,
+  metrics: DemoEnvironment['metrics'],
+): DemoEnvironment {
   const examples = state.tables.examples;
   if (examples === undefined)
     throw new UsageError('the demo needs the example jobs: this stack runs another jobs module');
@@ -48,6 +54,7 @@ function demoEnvironment(state: StackState, client: DynamoDBDocumentClient, sqs:
     queueUrl: state.queues.jobs,
     tables: { ...state.tables, examples },
     engineName: 'dynalite',
+    ...(metrics ? { metrics } : {}),
   };
 }
 
@@ -68,16 +75,21 @@ function printDemo(io: Io, report: DemoReport, json: boolean | undefined): numbe
 async function run(argv: readonly string[], io: Io): Promise<number> {
   const input = parseCommandLine(spec, schema, argv);
   const options = input.tag ? { runTag: input.tag } : {};
-  const state = await readLiveStackState(localDir(input, io.env));
+  const dir = localDir(input, io.env);
+  const state = await readLiveStackState(dir);
   if (state && state.jobs.source !== EXAMPLE_JOBS_SOURCE) {
     io.err(`the running local stack runs ${state.jobs.source}, not the example jobs the demo needs`);
   }
   if (state && state.jobs.source === EXAMPLE_JOBS_SOURCE) {
     const client = createDocumentClient({ endpoint: state.endpoints.dynamodb });
     const sqs = createSqsClient({ endpoint: state.endpoints.sqs });
+    // The demo's stalled workers run here: their counts go to the stack's shared counters when the demo ends.
+    const metrics = sharedCounter(dir, { pid: state.pid, startedAt: state.startedAt });
     try {
-      return printDemo(io, await (await loadDemo())(demoEnvironment(state, client, sqs), options), input.json);
+      const environment = demoEnvironment(state, client, sqs, metrics);
+      return printDemo(io, await (await loadDemo())(environment, options), input.json);
     } finally {
+      await metrics.flush();
       client.destroy();
       sqs.destroy();
     }
@@ -96,7 +108,7 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
   try {
     return printDemo(
       io,
-      await (await loadDemo())(demoEnvironment(stack.state, stack.client, stack.sqs), options),
+      await (await loadDemo())(demoEnvironment(stack.state, stack.client, stack.sqs, stack.telemetry), options),
       input.json,
     );
   } finally {

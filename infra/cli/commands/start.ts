@@ -240,7 +240,7 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
   else io.out(banner(stack, input, dir));
   if (input.demo) {
     try {
-      const report = await (await loadDemo())(demoEnvironment(stack.state, stack.client, stack.sqs));
+      const report = await (await loadDemo())(demoEnvironment(stack.state, stack.client, stack.sqs, stack.telemetry));
       log('');
       printDemo({ ...io, out: log }, report, false);
       log('\nthe stack keeps running: try the commands above, Ctrl-C to stop');
