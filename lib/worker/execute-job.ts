@@ -63,6 +63,7 @@ async function executeClaimedJob<Payload>(
     abort,
     keeper,
     provider: definition.provider,
+    telemetry: deps.telemetry,
   });
   keeper.start();
   try {
