@@ -23,6 +23,7 @@ interface WorkerFaults {
   droppedResponses: number;
 }
 
+/** A worker with nothing armed. */
 function noFaults(): WorkerFaults {
   return {
     crashed: false,
