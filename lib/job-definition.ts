@@ -29,7 +29,9 @@ interface ProviderDependencies {
 /**
  * The client through which a class C or D job reaches its external system, injected as `ctx.provider`.
  * Declaring it makes the external effect observable: a conformance harness counts the calls to the
- * `effects` methods and can make them time out. Methods not listed (lookups) are counted as reads.
+ * `effects` methods and can make them time out. Methods not listed (lookups) are counted as reads. The
+ * runtime guards the `effects` methods like `ctx.step`: in lease doubt a call throws LeaseInDoubtError
+ * before the provider is called.
  */
 interface ProviderDeclaration<Client = unknown> {
   create(deps: ProviderDependencies): Client;
@@ -68,7 +70,10 @@ interface JobContext<out Payload, out Provider = unknown> {
    * `transactions.runStep`; the result is at most 16 KB of JSON (InvalidInputError otherwise, nothing recorded).
    */
   step<T>(name: string, fn: () => Promise<T>): Promise<T>;
-  /** The client the definition's `provider` declares (class C/D), built for this attempt; undefined without one. */
+  /**
+   * The client the definition's `provider` declares (class C/D), built for this attempt; undefined without one.
+   * Its `effects` methods refuse to start in lease doubt (LeaseInDoubtError, the provider is not called).
+   */
   readonly provider: Provider;
 }
 

@@ -28,6 +28,8 @@ const MetricName = {
   HeartbeatSkippedNoProgress: 'HeartbeatSkippedNoProgress',
   /** A lease renewal (heartbeat write) failed with an error other than a lost fence: the attempt is in lease doubt and starts no new effect. */
   LeaseRenewalFailed: 'LeaseRenewalFailed',
+  /** An attempt in lease doubt tried to start an effect (record write, transaction, step, provider effect): refused before anything was sent. */
+  EffectRefusedInLeaseDoubt: 'EffectRefusedInLeaseDoubt',
   /** Age of the oldest item parked as unknown (emitted by the sweeper). */
   OldestUnknownAgeSeconds: 'OldestUnknownAgeSeconds',
   /** Sweeper: expired, exhausted leases parked as unknown. */

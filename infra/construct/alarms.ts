@@ -13,6 +13,8 @@ interface AlarmThresholds {
   heartbeatSkippedNoProgress: number;
   /** Sum of lease renewals that failed (the lease may lapse and the job be taken over). */
   leaseRenewalFailed: number;
+  /** Sum of effects an attempt in lease doubt tried to start and was refused (its lease lapsed under it). */
+  effectRefusedInLeaseDoubt: number;
   /** Maximum age of the oldest `unknown` item, in seconds (needs reconciliation by a human). */
   oldestUnknownAgeSeconds: number;
   /** Sum of quarantined messages/items. */
@@ -37,6 +39,7 @@ interface AlarmThresholds {
 const DEFAULT_ALARM_THRESHOLDS: AlarmThresholds = {
   heartbeatSkippedNoProgress: 3,
   leaseRenewalFailed: 3,
+  effectRefusedInLeaseDoubt: 1,
   oldestUnknownAgeSeconds: 3600,
   quarantined: 1,
   takeovers: 5,
@@ -154,6 +157,12 @@ function alarmSpecs(props: JobAlarmsProps, thresholds: AlarmThresholds): Record<
       metric: custom(MetricName.LeaseRenewalFailed, 'Sum'),
       threshold: thresholds.leaseRenewalFailed,
       description: 'lease renewals are failing (throttling, errors); leases may lapse and jobs be taken over.',
+    },
+    effectRefusedInLeaseDoubt: {
+      metric: custom(MetricName.EffectRefusedInLeaseDoubt, 'Sum'),
+      threshold: thresholds.effectRefusedInLeaseDoubt,
+      description:
+        'a job tried to start an effect after its lease was in doubt and was refused; leases are too short or renewals fail.',
     },
     oldestUnknownAgeSeconds: {
       metric: custom(MetricName.OldestUnknownAgeSeconds, 'Maximum'),

@@ -47,7 +47,12 @@ class JobDashboard extends Construct {
       graph(
         'Leases and fences',
         [MetricName.Takeovers, MetricName.OwnershipLost, MetricName.StaleFenceRejected].map(sum),
-        [MetricName.HeartbeatSkippedNoProgress, MetricName.LeaseRenewalFailed, MetricName.FenceRefusedByJob].map(sum),
+        [
+          MetricName.HeartbeatSkippedNoProgress,
+          MetricName.LeaseRenewalFailed,
+          MetricName.EffectRefusedInLeaseDoubt,
+          MetricName.FenceRefusedByJob,
+        ].map(sum),
       ),
       graph(
         'Sweeper',

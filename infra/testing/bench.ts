@@ -3,10 +3,10 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../../lib/aws-clients.js';
 import { ManualClock } from '../../lib/clock.js';
-import { FenceRejectedError, isLeasefenceError } from '../../lib/errors.js';
+import { FenceRejectedError, isLeasefenceError, RetryableJobError } from '../../lib/errors.js';
 import { payloadHash } from '../../lib/hashing.js';
 import type { JobIdentity } from '../../lib/identity.js';
-import { type JobDefinition, JobRegistry } from '../../lib/job-definition.js';
+import { type JobDefinition, JobRegistry, type ReconcileResult } from '../../lib/job-definition.js';
 import { serializeEnvelope } from '../../lib/messaging/envelope.js';
 import { PayloadStore } from '../../lib/store/payloads.js';
 import type { WorkItem } from '../../lib/store/work-item.js';
@@ -16,9 +16,18 @@ import { countingTelemetry } from '../../lib/telemetry.js';
 import { type MessageResult, type QueueMessage, WorkerRuntime } from '../../lib/worker/worker-runtime.js';
 import type { ConformanceEngine, ConformanceTables } from './conformance-engine.js';
 import { type Gate, within } from './gate.js';
-import { instrumentProvider, type ProviderEvent, type ProviderFaults } from './provider-probe.js';
+import type { WireObserver, WireRequest } from './observing-proxy.js';
+import { PROCESS_LABEL } from './process-endpoint.js';
+import {
+  countEffects,
+  instrumentProvider,
+  operationKey,
+  type ProviderEvent,
+  type ProviderFaults,
+} from './provider-probe.js';
+import { classifyRequest, type ObservedRequest, type RequestSource, tablesOf } from './request-log.js';
 import { TargetState } from './target-state.js';
-import { noFaults, observedWorkerClient, type RequestRecorder, type WorkerFaults } from './worker-client.js';
+import { faultDecision, noFaults, type WorkerFaults } from './worker-faults.js';
 
 /** What delivering one message to a worker came to: acknowledged with a result, or left for redelivery. */
 type Delivery = { acked: true; result: MessageResult } | { acked: false; error: string };
@@ -27,13 +36,31 @@ type Delivery = { acked: true; result: MessageResult } | { acked: false; error: 
 interface JobError {
   readonly worker: string;
   readonly scenario: string;
+  readonly sample: number;
   readonly name: string;
   readonly code: string | undefined;
   /** For a fence rejection (recognised by brand and code): why, and which table refused. */
   readonly rejection?: { readonly reason: string | undefined; readonly tableName: string | undefined };
 }
 
-/** One simulated worker process: its runtime, its armed faults and its telemetry. */
+/** What a job's reconcile answered, and what the provider held for the operation at that moment. */
+interface ReconcileAnswer {
+  readonly worker: string;
+  readonly scenario: string;
+  readonly sample: number;
+  readonly attempt: number;
+  readonly status: ReconcileResult['status'];
+  /** Effects the provider held for the operation when reconcile answered (class C: distinct keys). */
+  readonly held: number;
+}
+
+/** The attempt numbers at which run() was called, per operation. */
+interface RunCall {
+  readonly operation: string;
+  readonly attempt: number;
+}
+
+/** One simulated worker process: its armed faults, and how to deliver a message to it. */
 interface BenchWorker {
   readonly name: string;
   readonly faults: WorkerFaults;
@@ -41,17 +68,35 @@ interface BenchWorker {
   deliver(message: QueueMessage): Promise<Delivery>;
 }
 
+/** What the bench tracks of one worker while it runs: faults, the delivery in flight, whether it is paused. */
+interface WorkerState {
+  readonly faults: WorkerFaults;
+  readonly providerFaults: ProviderFaults;
+  identity: JobIdentity | undefined;
+  inFlight: number;
+  paused: boolean;
+}
+
 /** Prepares the job's own records for one tenant (e.g. stock to reserve), through the harness's client. */
 type PrepareTenant = (context: { client: DynamoDBDocumentClient; tenantId: string; payload: unknown }) => Promise<void>;
 
+/** The running scenario and sample, which every request, call and error is attributed to. */
+interface Run {
+  scenario: string;
+  sample: number;
+}
+
 /**
- * Everything one job type's conformance run shares: fresh tables, one manual clock, the record of every
- * request the job made and every provider call, and simulated workers that each own a DynamoDB client.
+ * Everything one job type's conformance run shares: fresh tables, one manual clock, every DynamoDB request any
+ * client of the process sent to the engine (observed at the engine boundary, attributed to a worker), every
+ * provider call and reconcile answer, and simulated workers that each own their clients.
  */
-class ConformanceBench {
+class ConformanceBench implements WireObserver {
   readonly clock = new ManualClock(Date.UTC(2026, 0, 1));
-  readonly recorder: RequestRecorder = { requests: [], scenario: 'setup' };
+  readonly requests: ObservedRequest[] = [];
   readonly providerEvents: ProviderEvent[] = [];
+  readonly reconciles: ReconcileAnswer[] = [];
+  readonly runCalls: RunCall[] = [];
   readonly jobErrors: JobError[] = [];
   readonly telemetry = countingTelemetry();
   /** Every tenant id the scenarios used (raw identifiers must not reach logs). */
@@ -60,7 +105,10 @@ class ConformanceBench {
   readonly targets: TargetState;
   private readonly payloads: PayloadStore;
   private readonly clients: DynamoDBDocumentClient[] = [];
-  private readonly providerClient: DynamoDBDocumentClient;
+  private readonly workers = new Map<string, WorkerState>();
+  private readonly touched = new Set<string>();
+  private readonly run: Run = { scenario: 'setup', sample: 0 };
+  private preparing = false;
 
   constructor(
     private readonly engine: ConformanceEngine,
@@ -69,25 +117,56 @@ class ConformanceBench {
     private readonly sqs: SQSClient,
     readonly job: JobDefinition<unknown>,
     private readonly prepare: PrepareTenant | undefined,
+    declaredTables: readonly string[],
   ) {
     this.store = new WorkItemStore({ client, tableName: tables.jobsTable, clock: this.clock });
     this.payloads = new PayloadStore(client, tables.payloadsTable, this.clock);
-    this.targets = new TargetState(client, this.recorder.requests);
-    // The provider's own storage (a simulated gateway) is the external system, not the job's writes.
-    this.providerClient = createDocumentClient({ endpoint: engine.endpoint });
-    this.clients.push(this.providerClient);
+    this.targets = new TargetState(client, () => [...declaredTables, ...this.touched], this.libraryTables());
+    engine.proxy.observe(this);
   }
 
-  /** Names the running scenario (requests, calls and errors are attributed to it). */
-  begin(scenario: string): void {
-    this.recorder.scenario = scenario;
+  /** Names the running scenario and sample (requests, calls and errors are attributed to it). */
+  begin(scenario: string, sample: number): void {
+    this.run.scenario = scenario;
+    this.run.sample = sample;
+  }
+
+  /** The requests observed in the running scenario and sample. */
+  requestsOfRun(): ObservedRequest[] {
+    return this.requests.filter((request) => this.inRun(request));
+  }
+
+  /** The provider events of the running scenario and sample. */
+  eventsOfRun(): ProviderEvent[] {
+    return this.providerEvents.filter((event) => this.inRun(event));
+  }
+
+  /** The errors the job threw in the running scenario and sample. */
+  errorsOfRun(): JobError[] {
+    return this.jobErrors.filter((error) => this.inRun(error));
+  }
+
+  /** The provider's effects in the running scenario (class C: distinct idempotency keys; D: calls). */
+  effects(): number {
+    return countEffects(this.eventsOfRun(), this.job.target);
+  }
+
+  /** The attempts at which run() was called for an identity. */
+  runAttempts(identity: JobIdentity): number[] {
+    const operation = operationKey(identity);
+    return this.runCalls.filter((call) => call.operation === operation).map((call) => call.attempt);
   }
 
   /** A tenant no other scenario uses, with the job's records prepared for `payload`. */
   async tenant(label: string, payload: unknown): Promise<string> {
     const tenantId = `lfc-${label}-${randomUUID().slice(0, 8)}`;
     this.tenants.push(tenantId);
-    await this.prepare?.({ client: this.client, tenantId, payload });
+    this.preparing = true;
+    try {
+      await this.prepare?.({ client: this.client, tenantId, payload });
+    } finally {
+      this.preparing = false;
+    }
     return tenantId;
   }
 
@@ -106,37 +185,44 @@ class ConformanceBench {
     return { messageId: randomUUID(), body };
   }
 
-  /** A worker process; `pause` holds its first run/reconcile right after the claim until released. */
-  worker(name: string, options: { pause?: Gate } = {}): BenchWorker {
-    const faults = noFaults();
-    const providerFaults: ProviderFaults = { crashAfterEffect: false, timeoutAfterEffect: false };
-    const client = observedWorkerClient({
-      endpoint: this.engine.endpoint,
-      worker: name,
-      workTable: this.tables.jobsTable,
-      recorder: this.recorder,
-      faults,
-    });
-    this.clients.push(client);
-    const store = new WorkItemStore({ client, tableName: this.tables.jobsTable, clock: this.clock });
-    const definition = this.observedDefinition(name, faults, providerFaults, options.pause);
+  /**
+   * A worker process with its own clients, each pointed at its own listener of the engine boundary (so every
+   * request is attributed to it); `pause` holds its first run/reconcile right after the claim until released.
+   */
+  async worker(name: string, options: { pause?: Gate } = {}): Promise<BenchWorker> {
+    const state: WorkerState = {
+      faults: noFaults(),
+      providerFaults: { crashAfterEffect: false, timeoutAfterEffect: false, failBeforeEffect: false },
+      identity: undefined,
+      inFlight: 0,
+      paused: false,
+    };
+    this.workers.set(name, state);
+    const client = this.track(createDocumentClient({ endpoint: await this.engine.proxy.listen(name) }));
+    const providerClient = this.track(
+      createDocumentClient({ endpoint: await this.engine.proxy.listen(`${name}:provider`) }),
+    );
     const runtime = new WorkerRuntime({
-      store,
+      store: new WorkItemStore({ client, tableName: this.tables.jobsTable, clock: this.clock }),
       client,
-      registry: new JobRegistry([definition]),
+      registry: new JobRegistry([this.observedDefinition(name, state, providerClient, options.pause)]),
       payloads: new PayloadStore(client, this.tables.payloadsTable, this.clock),
       telemetry: this.telemetry,
       workerId: `${name}-${randomUUID().slice(0, 6)}`,
       heartbeatIntervalMs: 0,
     });
     const deliver = async (message: QueueMessage): Promise<Delivery> => {
+      state.identity = identityOf(message);
+      state.inFlight += 1;
       try {
         return { acked: true, result: await within(runtime.handleMessage(message), `worker ${name}'s delivery`) };
       } catch (error) {
         return { acked: false, error: `${(error as Error).name}: ${(error as Error).message}` };
+      } finally {
+        state.inFlight -= 1;
       }
     };
-    return { name, faults, providerFaults, deliver };
+    return { name, faults: state.faults, providerFaults: state.providerFaults, deliver };
   }
 
   /** The work item as stored now. */
@@ -154,55 +240,129 @@ class ConformanceBench {
     await sweep({ store: this.store, sqs: this.sqs, queueUrl: this.tables.queueUrl, dueGraceMs: 0 });
   }
 
-  /** Provider effect calls made in a scenario (all workers). */
-  effectCalls(scenario: string): number {
-    return this.providerEvents.filter((event) => event.scenario === scenario && event.kind === 'effect').length;
+  /** Every request that reaches the engine boundary: attributed, classified, faulted, and its outcome recorded. */
+  decide(wire: WireRequest): ReturnType<WireObserver['decide']> {
+    if (wire.label === PROCESS_LABEL && this.preparing) return { decision: { kind: 'forward' }, settle: () => {} };
+    const source: RequestSource =
+      wire.label === PROCESS_LABEL ? 'process' : wire.label.endsWith(':provider') ? 'provider' : 'runtime';
+    const worker = source === 'process' ? this.runningWorker() : (wire.label.split(':')[0] ?? wire.label);
+    const state = this.workers.get(worker);
+    const decision = state
+      ? faultDecision(state.faults, worker, wire.operation, wire.body, this.tables.jobsTable)
+      : ({ kind: 'forward' } as const);
+    // A class C/D provider's own storage is the external system: its writes are the effect, counted at the provider.
+    const external = source === 'provider' && (this.job.target === 'C' || this.job.target === 'D');
+    const classified = external
+      ? { writes: [], workTable: false }
+      : classifyRequest(wire.operation, wire.body, this.tables.jobsTable, [this.tables.payloadsTable]);
+    const tables = tablesOf(wire.operation, wire.body);
+    for (const table of tables) this.touched.add(table);
+    const entry: ObservedRequest = {
+      seq: this.requests.length,
+      worker,
+      source,
+      scenario: this.run.scenario,
+      sample: this.run.sample,
+      operation: wire.operation,
+      tables,
+      writes: classified.writes,
+      workTable: classified.workTable,
+      outcome: undefined,
+    };
+    this.requests.push(entry);
+    return {
+      decision,
+      settle: (outcome) => {
+        entry.outcome =
+          outcome.status === 200 ? { landed: true } : { landed: false, error: outcome.errorName ?? 'Error' };
+      },
+    };
   }
 
   async close(): Promise<void> {
+    this.engine.proxy.observe(undefined);
     for (const client of this.clients) client.destroy();
   }
 
-  /** The job as one worker runs it: paused when asked, its errors and reconciles recorded, its provider probed. */
+  private track(client: DynamoDBDocumentClient): DynamoDBDocumentClient {
+    this.clients.push(client);
+    return client;
+  }
+
+  private inRun(entry: { scenario: string; sample: number }): boolean {
+    return entry.scenario === this.run.scenario && entry.sample === this.run.sample;
+  }
+
+  private libraryTables(): string[] {
+    return [this.tables.jobsTable, this.tables.payloadsTable];
+  }
+
+  /** The one worker whose job is running now (not paused); `unattributed` when none or several are. */
+  private runningWorker(): string {
+    const running = [...this.workers].filter(([, state]) => state.inFlight > 0 && !state.paused);
+    return running.length === 1 ? (running[0]?.[0] ?? 'unattributed') : 'unattributed';
+  }
+
+  /** The job as one worker runs it: paused when asked, its errors, runs and reconciles recorded, its provider probed. */
   private observedDefinition(
     worker: string,
-    faults: WorkerFaults,
-    providerFaults: ProviderFaults,
+    state: WorkerState,
+    providerClient: DynamoDBDocumentClient,
     pause: Gate | undefined,
   ): JobDefinition<unknown> {
     const job = this.job;
-    const scenario = () => this.recorder.scenario;
-    const record = (error: unknown) => {
-      const typed = error as { name?: string; code?: string };
-      this.jobErrors.push({
-        worker,
-        scenario: scenario(),
-        name: String(typed?.name ?? 'Error'),
-        code: typed?.code,
-        ...(isLeasefenceError(error, FenceRejectedError)
-          ? { rejection: { reason: error.reason, tableName: error.tableName } }
-          : {}),
-      });
-    };
+    const at = () => ({ worker, scenario: this.run.scenario, sample: this.run.sample });
     const guarded = async <T>(work: () => Promise<T>): Promise<T> => {
-      await pause?.hold();
+      state.paused = true;
+      try {
+        await pause?.hold();
+      } finally {
+        state.paused = false;
+      }
       try {
         return await work();
       } catch (error) {
-        record(error);
+        this.recordError(worker, error);
         throw error;
       }
     };
     const provider = job.provider;
+    const reconcile = job.reconcile;
     return {
       ...job,
-      run: (context) => guarded(() => job.run(context)),
-      ...(job.reconcile
+      run: (context) =>
+        guarded(async () => {
+          this.runCalls.push({ operation: operationKey(context.identity), attempt: context.attempt });
+          const outcome = await job.run(context);
+          if (state.faults.failAfterRun) {
+            state.faults.failAfterRun = false;
+            throw new RetryableJobError('conformance_retry', 'a retryable failure injected after run() returned');
+          }
+          return outcome;
+        }),
+      ...(reconcile
         ? {
             reconcile: (context) =>
-              guarded(() => {
-                this.providerEvents.push({ worker, scenario: scenario(), kind: 'reconcile', method: 'reconcile' });
-                return (job.reconcile as NonNullable<typeof job.reconcile>)(context);
+              guarded(async () => {
+                const operation = operationKey(context.identity);
+                this.providerEvents.push({
+                  seq: this.providerEvents.length,
+                  ...at(),
+                  kind: 'reconcile',
+                  method: 'reconcile',
+                  operation,
+                  key: undefined,
+                  reached: true,
+                  took: false,
+                });
+                const answer = await reconcile(context);
+                this.reconciles.push({
+                  ...at(),
+                  attempt: context.attempt,
+                  status: answer.status,
+                  held: this.held(operation),
+                });
+                return answer;
               }),
           }
         : {}),
@@ -211,18 +371,50 @@ class ConformanceBench {
             provider: {
               effects: provider.effects,
               create: () =>
-                instrumentProvider(provider.create({ client: this.providerClient }), provider.effects, {
+                instrumentProvider(provider.create({ client: providerClient }), provider.effects, {
                   worker,
                   events: this.providerEvents,
-                  scenario,
-                  faults: providerFaults,
-                  workerFaults: faults,
+                  running: () => ({ scenario: this.run.scenario, sample: this.run.sample, identity: state.identity }),
+                  faults: state.providerFaults,
+                  workerFaults: state.faults,
                 }),
             },
           }
         : {}),
     };
   }
+
+  /** Effects the provider holds for an operation now (calls that returned; class C by distinct key). */
+  private held(operation: string): number {
+    const took = this.providerEvents.filter((event) => event.operation === operation && event.took);
+    return countEffects(took, this.job.target);
+  }
+
+  private recordError(worker: string, error: unknown): void {
+    const typed = error as { name?: string; code?: string };
+    this.jobErrors.push({
+      worker,
+      scenario: this.run.scenario,
+      sample: this.run.sample,
+      name: String(typed?.name ?? 'Error'),
+      code: typed?.code,
+      ...(isLeasefenceError(error, FenceRejectedError)
+        ? { rejection: { reason: error.reason, tableName: error.tableName } }
+        : {}),
+    });
+  }
 }
 
-export { type BenchWorker, ConformanceBench, type Delivery, type JobError, type PrepareTenant };
+/** The identity a message names (the harness built it, so it parses). */
+function identityOf(message: QueueMessage): JobIdentity | undefined {
+  try {
+    const body = JSON.parse(message.body) as { tenantId?: unknown; operationId?: unknown };
+    return typeof body.tenantId === 'string' && typeof body.operationId === 'string'
+      ? { tenantId: body.tenantId, operationId: body.operationId }
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export { type BenchWorker, ConformanceBench, type Delivery, type JobError, type PrepareTenant, type ReconcileAnswer };

@@ -3,13 +3,20 @@ import { CreateTableCommand, type CreateTableCommandInput, DeleteTableCommand } 
 import { CreateQueueCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient, createSqsClient } from '../../lib/aws-clients.js';
+import { InvalidInputError } from '../../lib/errors.js';
 import { jobsTableDefinition, payloadsTableDefinition } from '../../lib/store/table.js';
 import { supportsTransactions } from '../local/capabilities.js';
 import { type RunningEngine, startDynalite, startSqsEngine } from '../local/engines.js';
+import { ObservingProxy } from './observing-proxy.js';
 
-/** The engines a conformance run talks to: embedded dynalite + fauxqs, or the DynamoDB endpoint given. */
+/**
+ * The engines a conformance run talks to: embedded dynalite + fauxqs, or the DynamoDB endpoint given, and the
+ * observing proxy in front of the DynamoDB engine through which every client of the job's process reaches it.
+ */
 interface ConformanceEngine {
+  /** The engine itself (the harness's own setup and read-back clients, never observed). */
   readonly endpoint: string;
+  readonly proxy: ObservingProxy;
   readonly sqsEndpoint: string;
   /** Where the endpoint came from, for reports: "embedded dynalite" or the URL given. */
   readonly name: string;
@@ -31,14 +38,19 @@ interface ConformanceTables {
  */
 async function startConformanceEngine(options: { endpoint?: string | undefined } = {}): Promise<ConformanceEngine> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  if (options.endpoint) refuseSigningEngines(options.endpoint);
   const started: RunningEngine[] = [];
   try {
     const dynamo = options.endpoint ? undefined : await startDynalite();
     if (dynamo) started.push(dynamo);
     const sqs = await startSqsEngine();
     started.push(sqs);
+    const endpoint = options.endpoint ?? (dynamo as RunningEngine).endpoint;
+    const proxy = new ObservingProxy(endpoint);
+    started.push({ endpoint, stop: () => proxy.stop() });
     return {
-      endpoint: options.endpoint ?? (dynamo as RunningEngine).endpoint,
+      endpoint,
+      proxy,
       sqsEndpoint: sqs.endpoint,
       name: options.endpoint ? options.endpoint : 'embedded dynalite',
       stop: async () => {
@@ -48,6 +60,27 @@ async function startConformanceEngine(options: { endpoint?: string | undefined }
   } catch (error) {
     await Promise.all(started.map((engine) => engine.stop().catch(() => {})));
     throw error;
+  }
+}
+
+/**
+ * The harness observes requests through a loopback proxy that rewrites the Host header, which breaks SigV4: AWS
+ * itself refuses them. Local engines (dynalite, moto, DynamoDB Local) do not check signatures.
+ */
+function refuseSigningEngines(endpoint: string): void {
+  let host: string;
+  try {
+    host = new URL(endpoint).hostname;
+  } catch {
+    throw new InvalidInputError(`DynamoDB endpoint ${endpoint} is not a URL`, [
+      { path: 'endpoint', message: 'not a URL' },
+    ]);
+  }
+  if (host === 'amazonaws.com' || host.endsWith('.amazonaws.com')) {
+    throw new InvalidInputError(
+      `conformance runs on a local engine (moto, DynamoDB Local), not on AWS (${host}): every request is observed through a loopback proxy, whose rewritten Host header AWS's signature check refuses`,
+      [{ path: 'endpoint', message: 'must be a local DynamoDB engine' }],
+    );
   }
 }
 

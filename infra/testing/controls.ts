@@ -1,4 +1,6 @@
 import type { JobDefinition, TargetClass } from '../../lib/job-definition.js';
+import { Remedy, unfencedRemedy } from './remedies.js';
+import type { RequestSource } from './request-log.js';
 import { ScenarioId, type ScenarioResult } from './scenario-support.js';
 
 /** One go/no-go control for one job type, derived from what the scenarios did (never a constant). */
@@ -6,17 +8,34 @@ interface ControlResult {
   readonly id: number;
   readonly control: string;
   readonly status: 'PASS' | 'FAIL' | 'NOT EVALUATED';
+  /** What was seen: for a FAIL, the scenario (and sample), the request or call, and what went wrong. */
   readonly evidence: string;
+  /** What to change (FAIL) or what would let it run (NOT EVALUATED), in one line; absent on PASS. */
+  readonly remedy?: string;
   /** The scenarios it was judged on. */
   readonly scenarios: readonly ScenarioId[];
 }
 
-/** A write to a table other than the work table with no fence in its condition and no fenced transaction. */
+/** A write to a table other than the library's with no fence in its condition and no fenced transaction. */
 interface UnfencedWrite {
   readonly table: string;
   readonly call: string;
   readonly scenario: string;
+  readonly sample: number;
+  /** Which client sent it: the runtime's (ctx.client), the provider's, or one the job built itself. */
+  readonly source: RequestSource;
   readonly count: number;
+}
+
+/** A reconcile answer the provider's state contradicts (control 6): done with no effect held, or not_done with one. */
+interface ReconcileFinding {
+  readonly kind: 'done_without_effect' | 'not_done_with_effect';
+  readonly scenario: string;
+  readonly sample: number;
+  readonly worker: string;
+  readonly attempt: number;
+  /** Effects the provider held for the operation when reconcile answered. */
+  readonly held: number;
 }
 
 /** What the controls are derived from. */
@@ -24,8 +43,10 @@ interface ControlEvidence {
   readonly job: JobDefinition<unknown>;
   readonly scenarios: readonly ScenarioResult[];
   readonly unfencedWrites: readonly UnfencedWrite[];
-  /** Provider effect calls over all scenarios (class C/D). */
+  readonly reconcileFindings: readonly ReconcileFinding[];
+  /** Provider effect calls over all scenarios (class C/D), and the effects they made (C: distinct keys). */
   readonly effectCalls: number;
+  readonly effects: number;
   /** Where payload bodies or raw identifiers were found (work rows, logs); empty when clean. */
   readonly privacyLeaks: readonly string[];
   readonly rowsScanned: number;
@@ -40,63 +61,180 @@ const CLASS_CLAIMS: Record<TargetClass, string> = {
   D: 'external system without key or lookup: at most one attempt; ambiguous results park as unknown',
 };
 
-type Judgement = Pick<ControlResult, 'status' | 'evidence' | 'scenarios'>;
+/** How class C and D effects are counted, as the report says it. */
+const EFFECT_COUNTING: Record<'C' | 'D', string> = {
+  C: 'effects counted by distinct idempotency key per operation (the dedupe the provider promises; a call without ctx.idempotencyKey counts alone)',
+  D: 'effects counted per call (no key, no dedupe)',
+};
+
+type Judgement = Pick<ControlResult, 'status' | 'evidence' | 'scenarios'> & { remedy?: string };
+
+/** ` (sample 2)` / ` (samples 1, 3)`, or nothing when the job had one sample. */
+function samplesLabel(samples: readonly number[], single: boolean): string {
+  if (single) return '';
+  return samples.length === 1 ? ` (sample ${samples[0]})` : ` (samples ${samples.join(', ')})`;
+}
+
+/** `id (samples): detail` per distinct outcome, joined. */
+function quote(list: readonly ScenarioResult[], all: readonly ScenarioResult[]): string {
+  const single = all.every((result) => result.sample === 1);
+  const groups = new Map<string, { id: string; detail: string; samples: number[] }>();
+  for (const result of list) {
+    const id = `${result.id}\u0000${result.detail}`;
+    const group = groups.get(id) ?? { id: result.id, detail: result.detail, samples: [] };
+    group.samples.push(result.sample);
+    groups.set(id, group);
+  }
+  return [...groups.values()]
+    .map((group) => `${group.id}${samplesLabel(group.samples, single)}: ${group.detail}`)
+    .join('; ');
+}
+
+/** The distinct remedies of some results (or problems), in one line. */
+function remedyOf(lists: ReadonlyArray<readonly string[]>): string | undefined {
+  const remedies = [...new Set(lists.flat())];
+  return remedies.length > 0 ? remedies.join('; ') : undefined;
+}
 
 /** FAIL when a scenario failed, NOT EVALUATED when one was skipped, else PASS; the evidence quotes them. */
 function fromScenarios(evidence: ControlEvidence, ids: readonly ScenarioId[]): Judgement {
   const results = evidence.scenarios.filter((scenario) => ids.includes(scenario.id));
-  const quote = (list: readonly ScenarioResult[]) => list.map((result) => `${result.id}: ${result.detail}`).join('; ');
   const failed = results.filter((result) => result.status === 'failed');
-  if (failed.length > 0) return { status: 'FAIL', evidence: quote(failed), scenarios: ids };
+  const withRemedy = (judgement: Judgement, from: readonly ScenarioResult[]): Judgement => {
+    const remedy = remedyOf(from.map((result) => result.remedies));
+    return remedy ? { ...judgement, remedy } : judgement;
+  };
+  if (failed.length > 0) {
+    return withRemedy({ status: 'FAIL', evidence: quote(failed, evidence.scenarios), scenarios: ids }, failed);
+  }
   const skipped = results.filter((result) => result.status === 'skipped');
   if (skipped.length > 0 || results.length === 0) {
-    return { status: 'NOT EVALUATED', evidence: quote(skipped) || 'no scenario ran', scenarios: ids };
+    const quoted = quote(skipped, evidence.scenarios) || 'no scenario ran';
+    return withRemedy({ status: 'NOT EVALUATED', evidence: quoted, scenarios: ids }, skipped);
   }
-  return { status: 'PASS', evidence: quote(results), scenarios: ids };
+  return { status: 'PASS', evidence: quote(results, evidence.scenarios), scenarios: ids };
 }
 
-function fail(evidence: string, scenarios: readonly ScenarioId[] = []): Judgement {
-  return { status: 'FAIL', evidence, scenarios };
+function fail(evidence: string, remedy: string, scenarios: readonly ScenarioId[] = []): Judgement {
+  return { status: 'FAIL', evidence, remedy, scenarios };
 }
 
-/** Control 4: the stale attempt was refused, and no request took an unfenced path. */
+/** `in stale-resume, every-attempt (samples 1, 2)`: where a finding was seen, samples named when there were several. */
+function seenIn(runs: ReadonlyArray<{ scenario: string; sample: number }>, single: boolean): string {
+  const scenarios = [...new Set(runs.map((run) => run.scenario))];
+  const samples = [...new Set(runs.map((run) => run.sample))].sort((a, b) => a - b);
+  return `in ${scenarios.join(', ')}${samplesLabel(samples, single)}`;
+}
+
+const SOURCE_NAMES: Record<RequestSource, string> = {
+  runtime: "the runtime's client (ctx.client)",
+  provider: "the provider's client",
+  process: 'a DynamoDB client the job built itself',
+};
+
+/**
+ * The unfenced paths, one per call, table and client: `PutItem on orders from the provider's client, 3× in
+ * stale-resume, every-attempt (samples 1, 2)`.
+ */
+function unfencedPaths(writes: readonly UnfencedWrite[], single: boolean): string[] {
+  const paths = new Map<string, UnfencedWrite[]>();
+  for (const write of writes) {
+    const path = `${write.call} on ${write.table} from ${SOURCE_NAMES[write.source]}`;
+    paths.set(path, [...(paths.get(path) ?? []), write]);
+  }
+  return [...paths].map(([path, seen]) => {
+    const count = seen.reduce((sum, write) => sum + write.count, 0);
+    return `${path}, ${count}× ${seenIn(seen, single)}`;
+  });
+}
+
+/** What each kind of reconcile finding means, in one sentence. */
+const FINDING_TEXT: Record<ReconcileFinding['kind'], (methods: string) => string> = {
+  done_without_effect: (methods) =>
+    `reconcile answered done while the provider held no effect for the operation (no ${methods}() call had taken effect): the job reports success for an effect that never happened`,
+  not_done_with_effect: (methods) =>
+    `reconcile answered not_done while the provider held the operation's effect (a ${methods}() call had taken effect): the retry calls the provider again`,
+};
+
+/** Control 4: no request took an unfenced path on any attempt, and the stale attempt was refused. */
 function fencedEverywhere(evidence: ControlEvidence): Judgement {
+  const ids = [ScenarioId.staleResume, ScenarioId.everyAttempt];
   if (evidence.unfencedWrites.length > 0) {
-    const paths = evidence.unfencedWrites.map(
-      (write) => `${write.call} on ${write.table} (${write.count}× in ${write.scenario})`,
+    const single = evidence.scenarios.every((result) => result.sample === 1);
+    const remedies = evidence.unfencedWrites.map((write) =>
+      unfencedRemedy(evidence.job.target, write.table, write.source, write.call),
     );
-    return fail(`unfenced path: ${paths.join(', ')}: no writer_epoch condition and no fenced transaction`, [
-      ScenarioId.staleResume,
-    ]);
+    return fail(
+      `unfenced path: ${unfencedPaths(evidence.unfencedWrites, single).join('; ')}: no writer_epoch condition and no fenced transaction`,
+      remedyOf([remedies]) ?? Remedy.fenceEveryWrite,
+      ids,
+    );
   }
-  return fromScenarios(evidence, [ScenarioId.staleResume]);
+  return fromScenarios(evidence, ids);
 }
 
 /** Control 5: what the target class promises, checked against what happened. */
 function targetEnforces(evidence: ControlEvidence): Judgement {
   const { job } = evidence;
   const target = job.target as TargetClass | undefined;
-  if (!target || !(target in CLASS_CLAIMS)) return fail('no target class (A, B, C or D) is declared');
+  if (!target || !(target in CLASS_CLAIMS)) {
+    return fail('no target class (A, B, C or D) is declared', "declare target: 'A' | 'B' | 'C' | 'D' in defineJob");
+  }
   if (target === 'A' || target === 'B') {
     const judged = fromScenarios(evidence, [ScenarioId.sharedRecord, ScenarioId.staleResume]);
     return { ...judged, evidence: `class ${target} (${CLASS_CLAIMS[target]}): ${judged.evidence}` };
   }
   if (!job.provider) {
-    return fail(`class ${target} declares no provider client: its external effects cannot be observed or counted`);
+    return fail(
+      `class ${target} declares no provider client: its external effects cannot be observed or counted`,
+      Remedy.declareProvider,
+    );
   }
   if (target === 'C' && typeof job.reconcile !== 'function') {
-    return fail('class C defines no reconcile(): a retry cannot look the first call up before calling again');
+    return fail(
+      'class C defines no reconcile(): a retry cannot look the first call up before calling again',
+      Remedy.reconcileFirst,
+    );
   }
   if (target === 'D' && job.maxAttempts !== 1) {
     return fail(
       `class D allows exactly one attempt, this definition allows ${String(job.maxAttempts)}: with no key and no lookup, a second attempt can repeat the effect`,
+      Remedy.classDOneAttempt,
     );
   }
   if (evidence.effectCalls === 0 && evidence.scenarios.some((scenario) => scenario.status !== 'skipped')) {
-    return fail(`no call to the declared provider's effect methods (${job.provider.effects.join(', ')}) was observed`);
+    return fail(
+      `no call to the declared provider's effect methods (${job.provider.effects.join(', ')}) was observed`,
+      Remedy.declareEffects,
+    );
   }
   const judged = fromScenarios(evidence, [ScenarioId.staleResume, ScenarioId.crashAfterEffect]);
-  return { ...judged, evidence: `class ${target} (${CLASS_CLAIMS[target]}): ${judged.evidence}` };
+  const counted = `${EFFECT_COUNTING[target]}: ${evidence.effectCalls} effect call(s) made ${evidence.effects} effect(s) over all scenarios`;
+  return { ...judged, evidence: `class ${target} (${CLASS_CLAIMS[target]}); ${counted}; ${judged.evidence}` };
+}
+
+/** Control 6: ambiguous outcomes reconciled or parked, and every reconcile answer matched what the provider held. */
+function reconciledTruthfully(evidence: ControlEvidence): Judgement {
+  const ids = [ScenarioId.lostCompletion, ScenarioId.crashAfterEffect, ScenarioId.providerTimeout];
+  const judged = fromScenarios(evidence, ids);
+  if (evidence.reconcileFindings.length === 0) return judged;
+  const single = evidence.scenarios.every((result) => result.sample === 1);
+  const methods = evidence.job.provider?.effects.join('/') ?? 'effect';
+  const kinds = [...new Set(evidence.reconcileFindings.map((finding) => finding.kind))];
+  const findings = kinds.map((kind) => {
+    const seen = evidence.reconcileFindings.filter((finding) => finding.kind === kind);
+    const attempts = [...new Set(seen.map((finding) => `${finding.scenario} attempt ${finding.attempt}`))];
+    return `${FINDING_TEXT[kind](methods)} (${attempts.join(', ')}${samplesLabel(
+      [...new Set(seen.map((f) => f.sample))].sort((a, b) => a - b),
+      single,
+    )})`;
+  });
+  const also = judged.status === 'FAIL' ? [judged.evidence] : [];
+  const remedy = remedyOf([
+    [Remedy.reconcileLooksUp],
+    judged.status === 'FAIL' && judged.remedy ? [judged.remedy] : [],
+  ]);
+  return fail([...findings, ...also].join('; '), remedy ?? Remedy.reconcileLooksUp, ids);
 }
 
 /** Control 7: bounded attempts, quarantine seen working, and a named owner and alert route. */
@@ -109,16 +247,21 @@ function ownedAndBounded(evidence: ControlEvidence): Judgement {
       ? []
       : [`bounded maxAttempts (got ${String(job.maxAttempts)})`]),
   ];
-  if (missing.length > 0) return fail(`missing: ${missing.join(', ')}`);
-  const conflict = evidence.scenarios.find((scenario) => scenario.id === ScenarioId.changedPayload);
+  if (missing.length > 0) return fail(`missing: ${missing.join(', ')}`, Remedy.ownerAndBounds);
+  const conflicts = evidence.scenarios.filter((scenario) => scenario.id === ScenarioId.changedPayload);
   const named = `owner ${job.owner}, alerts to ${job.alertRoute}, maxAttempts ${job.maxAttempts}`;
-  if (!conflict || conflict.status === 'skipped') {
+  if (conflicts.length === 0 || conflicts.some((conflict) => conflict.status === 'skipped')) {
     return { status: 'NOT EVALUATED', evidence: `${named}; quarantine not exercised`, scenarios: [] };
   }
-  const quarantined = conflict.evidence.conflict === 'quarantined:payload_conflict';
+  const notQuarantined = conflicts.find((conflict) => conflict.evidence.conflict !== 'quarantined:payload_conflict');
+  if (notQuarantined) {
+    return fail(`${named}; a conflicting message ended ${String(notQuarantined.evidence.conflict)}`, Remedy.runtime, [
+      ScenarioId.changedPayload,
+    ]);
+  }
   return {
-    status: quarantined ? 'PASS' : 'FAIL',
-    evidence: `${named}; a conflicting message ${quarantined ? 'was quarantined' : `ended ${String(conflict.evidence.conflict)}`}`,
+    status: 'PASS',
+    evidence: `${named}; a conflicting message was quarantined`,
     scenarios: [ScenarioId.changedPayload],
   };
 }
@@ -126,11 +269,17 @@ function ownedAndBounded(evidence: ControlEvidence): Judgement {
 /** Control 8: a crash before the work item commits, or before completion, leaves the message unacknowledged. */
 function acknowledgedAfterCommit(evidence: ControlEvidence): Judgement {
   const judged = fromScenarios(evidence, [ScenarioId.receiptCrash]);
-  const crash = evidence.scenarios.find((scenario) => scenario.id === ScenarioId.crashAfterEffect);
-  const crashedAttempt = crash?.evidence.crashedAttempt;
-  if (crashedAttempt === undefined || judged.status === 'FAIL') return judged;
-  if (crashedAttempt !== 'not acked') {
-    return fail(`crash-after-effect: the crashed attempt was ${String(crashedAttempt)}`, [ScenarioId.crashAfterEffect]);
+  const crashes = evidence.scenarios.filter(
+    (scenario) => scenario.id === ScenarioId.crashAfterEffect && scenario.evidence.crashedAttempt !== undefined,
+  );
+  if (crashes.length === 0 || judged.status === 'FAIL') return judged;
+  const acked = crashes.find((crash) => crash.evidence.crashedAttempt !== 'not acked');
+  if (acked) {
+    return fail(
+      `crash-after-effect: the crashed attempt was ${String(acked.evidence.crashedAttempt)}`,
+      Remedy.runtime,
+      [ScenarioId.crashAfterEffect],
+    );
   }
   return {
     ...judged,
@@ -144,7 +293,7 @@ function minimised(evidence: ControlEvidence): Judgement {
   if (evidence.scenarios.every((scenario) => scenario.status === 'skipped')) {
     return { status: 'NOT EVALUATED', evidence: 'no scenario ran', scenarios: [] };
   }
-  if (evidence.privacyLeaks.length > 0) return fail(evidence.privacyLeaks.join('; '));
+  if (evidence.privacyLeaks.length > 0) return fail(evidence.privacyLeaks.join('; '), Remedy.privacy);
   return {
     status: 'PASS',
     evidence: `${evidence.rowsScanned} work rows and ${evidence.logEventsScanned} log events hold no payload body and no raw tenant id`,
@@ -173,7 +322,7 @@ function deriveControls(evidence: ControlEvidence): ControlResult[] {
     fromScenarios(evidence, [ScenarioId.duplicateDelivery]),
     fencedEverywhere(evidence),
     targetEnforces(evidence),
-    fromScenarios(evidence, [ScenarioId.lostCompletion, ScenarioId.crashAfterEffect, ScenarioId.providerTimeout]),
+    reconciledTruthfully(evidence),
     ownedAndBounded(evidence),
     acknowledgedAfterCommit(evidence),
     minimised(evidence),
@@ -194,6 +343,9 @@ export {
   type ControlEvidence,
   type ControlResult,
   deriveControls,
+  EFFECT_COUNTING,
+  type ReconcileFinding,
   type UnfencedWrite,
+  unfencedPaths,
   verdictOf,
 };

@@ -12,15 +12,29 @@ interface TargetWrite {
   readonly fenced: boolean;
 }
 
-/** One DynamoDB request as a worker's client sent it (one per logical call; SDK retries are not repeated). */
+/**
+ * Which client sent a request: the worker runtime's own (the store and `ctx.client`), the client its provider
+ * was built on, or any other client in the process (one the job built itself, a shared client module).
+ */
+type RequestSource = 'runtime' | 'provider' | 'process';
+
+/**
+ * One DynamoDB request as it reached the engine boundary (one per HTTP request: an SDK retry is a second entry,
+ * so a write whose response was lost and that the SDK sent again is seen twice, as the engine saw it).
+ */
 interface ObservedRequest {
   readonly seq: number;
-  /** The worker (client) that sent it. */
+  /** The worker it is attributed to (its runtime's clients are labelled; any other client: the one worker running). */
   readonly worker: string;
-  /** The scenario running when it was sent. */
+  readonly source: RequestSource;
+  /** The scenario and sample running when it was sent. */
   readonly scenario: string;
+  readonly sample: number;
   /** Low-level operation name: PutItem, UpdateItem, TransactWriteItems, … */
   readonly operation: string;
+  /** Every table the request names (reads included). */
+  readonly tables: readonly string[];
+  /** Writes to tables other than the library's own; empty for the external system's storage (class C/D provider). */
   readonly writes: readonly TargetWrite[];
   /** True when it changed the work table (the library's own state transitions). */
   readonly workTable: boolean;
@@ -73,8 +87,21 @@ function transactionFenced(items: readonly Record<string, Record<string, unknown
   });
 }
 
-/** The writes a request makes, classified; an empty list for reads. Pure. */
+/**
+ * The writes a request makes, classified; an empty list for reads. Writes to `libraryTables` (the payloads
+ * table) are the library's, not the job's, and are left out. Pure.
+ */
 function classifyRequest(
+  operation: string,
+  body: Record<string, unknown>,
+  workTable: string,
+  libraryTables: readonly string[] = [],
+): { writes: TargetWrite[]; workTable: boolean } {
+  const classified = classifyWrites(operation, body, workTable);
+  return { ...classified, writes: classified.writes.filter((write) => !libraryTables.includes(write.table)) };
+}
+
+function classifyWrites(
   operation: string,
   body: Record<string, unknown>,
   workTable: string,
@@ -108,25 +135,37 @@ function classifyRequest(
   return { writes: [], workTable: false };
 }
 
-/** PartiQL INSERT/UPDATE/DELETE statements carry no fence condition the harness can check: all unfenced. */
-function partiqlWrites(body: Record<string, unknown>): TargetWrite[] {
-  const statements = [
+/** The PartiQL statements of an ExecuteStatement, BatchExecuteStatement or ExecuteTransaction body. */
+function statementsOf(body: Record<string, unknown>): string[] {
+  return [
     body.Statement,
     ...((body.Statements ?? body.TransactStatements ?? []) as Array<{ Statement?: unknown }>).map((s) => s.Statement),
   ].filter((statement): statement is string => typeof statement === 'string');
-  return statements
+}
+
+/** The table a PartiQL statement names. */
+function statementTable(statement: string): string {
+  return /(?:into|update|from)\s+"?([A-Za-z0-9_.-]+)"?/i.exec(statement)?.[1] ?? '(PartiQL)';
+}
+
+/** PartiQL INSERT/UPDATE/DELETE statements carry no fence condition the harness can check: all unfenced. */
+function partiqlWrites(body: Record<string, unknown>): TargetWrite[] {
+  return statementsOf(body)
     .filter((statement) => /^\s*(insert|update|delete)\b/i.test(statement))
-    .map((statement) => ({
-      table: /(?:into|update|from)\s+"?([A-Za-z0-9_.-]+)"?/i.exec(statement)?.[1] ?? '(PartiQL)',
-      key: undefined,
-      item: undefined,
-      fenced: false,
-    }));
+    .map((statement) => ({ table: statementTable(statement), key: undefined, item: undefined, fenced: false }));
 }
 
-/** The operation name of a client command: `PutItemCommand` ▶ `PutItem`. */
-function operationName(commandName: unknown): string {
-  return String(commandName ?? 'unknown').replace(/Command$/, '');
+/** Every table a request names, reads included (TableName, batch and transaction items, PartiQL). Pure. */
+function tablesOf(operation: string, body: Record<string, unknown>): string[] {
+  const named = new Set<string>();
+  if (typeof body.TableName === 'string') named.add(body.TableName);
+  for (const table of Object.keys((body.RequestItems ?? {}) as Record<string, unknown>)) named.add(table);
+  for (const entry of (body.TransactItems ?? []) as Record<string, { TableName?: unknown }>[]) {
+    for (const part of Object.values(entry)) if (typeof part?.TableName === 'string') named.add(part.TableName);
+  }
+  if (PARTIQL_OPERATIONS.has(operation))
+    for (const statement of statementsOf(body)) named.add(statementTable(statement));
+  return [...named];
 }
 
-export { classifyRequest, type ObservedRequest, operationName, type TargetWrite };
+export { classifyRequest, type ObservedRequest, type RequestSource, type TargetWrite, tablesOf };

@@ -9,9 +9,20 @@ import {
   harnessClients,
   startConformanceEngine,
 } from './conformance-engine.js';
-import { type ControlResult, deriveControls, type UnfencedWrite, verdictOf } from './controls.js';
+import {
+  type ControlResult,
+  deriveControls,
+  EFFECT_COUNTING,
+  type ReconcileFinding,
+  type UnfencedWrite,
+  verdictOf,
+} from './controls.js';
 import { scanForLeaks } from './privacy-scan.js';
+import { withProcessClientsObserved } from './process-endpoint.js';
+import { countEffects } from './provider-probe.js';
+import { Remedy } from './remedies.js';
 import { NO_TRANSACTIONS, type Scenario, type ScenarioResult } from './scenario-support.js';
+import { everyAttempt } from './scenarios-attempts.js';
 import { crashAfterEffect, lostCompletion, providerTimeout, receiptCrash } from './scenarios-faults.js';
 import {
   changedPayloadScenario,
@@ -21,7 +32,10 @@ import {
   staleResume,
 } from './scenarios-ownership.js';
 
-/** The scenarios, in the order they run (seed scenarios 1–5, then the contract tests behind controls 1, 5 and 8). */
+/**
+ * The scenarios, in the order they run for each sample payload (seed scenarios 1–5, the contract tests behind
+ * controls 1, 5 and 8, then every attempt of one operation).
+ */
 const SCENARIOS: readonly Scenario[] = [
   staleResume,
   duplicateDelivery,
@@ -32,6 +46,7 @@ const SCENARIOS: readonly Scenario[] = [
   sharedRecord,
   receiptCrash,
   providerTimeout,
+  everyAttempt,
 ];
 
 /** The scenarios that apply to a job's target class (provider timeouts only for class C and D). */
@@ -41,7 +56,10 @@ function applicableScenarios(job: Pick<JobDefinition<unknown>, 'target'>): Scena
 
 /** How to run the conformance scenarios for one job type. */
 interface ConformanceOptions {
-  /** One or more payloads the job's schema accepts; the first drives every scenario, the second (if any) is the changed payload. */
+  /**
+   * One or more payloads the job's schema accepts: each drives every scenario (a path only one payload takes is
+   * observed like any other); another sample (or the sample with one extra field) is its changed payload.
+   */
   readonly samplePayloads: readonly unknown[];
   /** A DynamoDB endpoint (moto, DynamoDB Local, AWS). Default: an embedded dynalite started for this run. */
   readonly endpoint?: string | undefined;
@@ -62,8 +80,14 @@ interface ConformanceReport {
   readonly alertRoute: string | undefined;
   readonly engine: string;
   readonly transactions: boolean;
+  /** How many sample payloads drove the scenarios (each scenario ran once per sample). */
+  readonly samples: number;
+  /** Class C/D: how effects were counted (C by distinct idempotency key, the provider's dedupe). */
+  readonly effectCounting: string | undefined;
   readonly scenarios: readonly ScenarioResult[];
   readonly unfencedWrites: readonly UnfencedWrite[];
+  /** Reconcile answers the provider's state contradicted (done without the effect, not_done with it). */
+  readonly reconcileFindings: readonly ReconcileFinding[];
   readonly controls: readonly ControlResult[];
   readonly verdict: 'GO' | 'NO-GO' | 'NOT EVALUATED';
   /** Set when the definition itself could not be run (a hand-built object missing a required field). */
@@ -106,19 +130,28 @@ function definitionProblem(job: JobDefinition<unknown>): string | undefined {
  * The report of a job type whose scenarios could not run (`reason`): every scenario skipped, controls derived
  * from that, and NO-GO when the definition itself is broken (`broken`).
  */
-function unevaluatedReport(job: JobDefinition<unknown>, reason: string, broken: boolean): ConformanceReport {
+function unevaluatedReport(
+  job: JobDefinition<unknown>,
+  reason: string,
+  broken: boolean,
+  remedy?: string,
+): ConformanceReport {
   const scenarios = applicableScenarios(job).map((scenario) => ({
     id: scenario.id,
     title: scenario.title,
+    sample: 1,
     status: 'skipped' as const,
     detail: reason,
+    remedies: remedy ? [remedy] : [],
     evidence: {},
   }));
   const controls = deriveControls({
     job,
     scenarios,
     unfencedWrites: [],
+    reconcileFindings: [],
     effectCalls: 0,
+    effects: 0,
     privacyLeaks: [],
     rowsScanned: 0,
     logEventsScanned: 0,
@@ -131,25 +164,35 @@ function unevaluatedReport(job: JobDefinition<unknown>, reason: string, broken: 
     alertRoute: job.alertRoute,
     engine: 'none',
     transactions: false,
+    samples: 0,
+    effectCounting: effectCounting(job),
     scenarios,
     unfencedWrites: [],
+    reconcileFindings: [],
     controls,
     verdict: broken ? 'NO-GO' : verdictOf(controls),
     ...(broken ? { problem: reason } : {}),
   };
 }
 
-/** Groups the unfenced target writes the job's requests made, by table, call and scenario. */
+/** How the report counts class C/D effects. */
+function effectCounting(job: JobDefinition<unknown>): string | undefined {
+  return job.target === 'C' || job.target === 'D' ? EFFECT_COUNTING[job.target] : undefined;
+}
+
+/** Groups the unfenced target writes any client of the process made, by table, call, client, scenario and sample. */
 function unfencedWrites(bench: ConformanceBench): UnfencedWrite[] {
   const counts = new Map<string, UnfencedWrite>();
-  for (const request of bench.recorder.requests) {
+  for (const request of bench.requests) {
     for (const write of request.writes.filter((candidate) => !candidate.fenced)) {
-      const id = `${write.table}\u0000${request.operation}\u0000${request.scenario}`;
+      const id = [write.table, request.operation, request.source, request.scenario, request.sample].join('\u0000');
       const seen = counts.get(id);
       counts.set(id, {
         table: write.table,
         call: request.operation,
         scenario: request.scenario,
+        sample: request.sample,
+        source: request.source,
         count: (seen?.count ?? 0) + 1,
       });
     }
@@ -157,21 +200,71 @@ function unfencedWrites(bench: ConformanceBench): UnfencedWrite[] {
   return [...counts.values()];
 }
 
-async function runScenario(bench: ConformanceBench, scenario: Scenario, payloads: readonly unknown[]) {
-  bench.begin(scenario.id);
+/** Every reconcile answer the provider's state contradicts: done with no effect held, not_done with one. */
+function reconcileFindings(bench: ConformanceBench): ReconcileFinding[] {
+  return bench.reconciles.flatMap((answer): ReconcileFinding[] => {
+    const { scenario, sample, worker, attempt, held } = answer;
+    if (answer.status === 'done' && held === 0) {
+      return [{ kind: 'done_without_effect', scenario, sample, worker, attempt, held }];
+    }
+    if (answer.status === 'not_done' && held > 0) {
+      return [{ kind: 'not_done_with_effect', scenario, sample, worker, attempt, held }];
+    }
+    return [];
+  });
+}
+
+/** The order in which one sample runs: the sample first, the other samples after it (for the changed payload). */
+function withSampleFirst(samples: readonly unknown[], index: number): unknown[] {
+  return [samples[index], ...samples.filter((_, other) => other !== index)];
+}
+
+async function runScenario(bench: ConformanceBench, scenario: Scenario, payloads: readonly unknown[], sample: number) {
+  bench.begin(scenario.id, sample);
+  const named = { id: scenario.id, title: scenario.title, sample };
   try {
-    return { id: scenario.id, title: scenario.title, ...(await scenario.run(bench, payloads)) };
+    return { ...named, ...(await scenario.run(bench, payloads)) };
   } catch (error) {
     const detail = `the scenario stopped: ${(error as Error).name}: ${(error as Error).message}`;
-    return { id: scenario.id, title: scenario.title, status: 'failed' as const, detail, evidence: {} };
+    return { ...named, status: 'failed' as const, detail, remedies: [Remedy.scenarioStopped], evidence: {} };
   }
 }
 
+/** Every applicable scenario once per sample payload (class A on an engine without transactions: skipped). */
+async function runScenarios(
+  bench: ConformanceBench,
+  job: JobDefinition<unknown>,
+  samples: readonly unknown[],
+  transactions: boolean,
+): Promise<ScenarioResult[]> {
+  const results: ScenarioResult[] = [];
+  for (const [index] of samples.entries()) {
+    for (const scenario of applicableScenarios(job)) {
+      const sample = index + 1;
+      results.push(
+        job.target === 'A' && !transactions
+          ? {
+              id: scenario.id,
+              title: scenario.title,
+              sample,
+              status: 'skipped',
+              detail: NO_TRANSACTIONS,
+              remedies: [],
+              evidence: {},
+            }
+          : await runScenario(bench, scenario, withSampleFirst(samples, index), sample),
+      );
+    }
+  }
+  return results;
+}
+
 /**
- * Runs the fault-injection scenarios against one job definition on real engines, observing every DynamoDB
- * request its workers make and every call to its declared provider, and derives the nine go/no-go controls
- * from the counts. Class A on an engine without TransactWriteItems is NOT EVALUATED, never GO.
- * Bad options ▶ InvalidInputError before anything starts.
+ * Runs the fault-injection scenarios against one job definition on real engines, once per sample payload,
+ * observing every DynamoDB request any client of the process makes (at the engine boundary: the runtime's, the
+ * provider's, and clients the job builds itself, pointed there through AWS_ENDPOINT_URL_DYNAMODB) and every call
+ * to its declared provider, and derives the nine go/no-go controls from the counts. Class A on an engine without
+ * TransactWriteItems is NOT EVALUATED, never GO. Bad options ▶ InvalidInputError before anything starts.
  */
 async function runConformance(job: JobDefinition<unknown>, options: ConformanceOptions): Promise<ConformanceReport> {
   const problem = definitionProblem(job);
@@ -180,50 +273,61 @@ async function runConformance(job: JobDefinition<unknown>, options: ConformanceO
   const engine = options.engine ?? (await startConformanceEngine({ endpoint: options.endpoint }));
   const { client, sqs } = harnessClients(engine);
   try {
-    const tables = await createConformanceTables(engine, client, sqs, options.tables ?? []);
-    const bench = new ConformanceBench(engine, tables, client, sqs, job, options.prepare);
-    try {
-      const applicable = applicableScenarios(job);
-      const scenarios: ScenarioResult[] = [];
-      for (const scenario of applicable) {
-        scenarios.push(
-          job.target === 'A' && !tables.transactions
-            ? { id: scenario.id, title: scenario.title, status: 'skipped', detail: NO_TRANSACTIONS, evidence: {} }
-            : await runScenario(bench, scenario, options.samplePayloads),
-        );
-      }
-      const privacy = await scanForLeaks(bench, options.samplePayloads);
-      const unfenced = unfencedWrites(bench);
-      const controls = deriveControls({
-        job,
-        scenarios,
-        unfencedWrites: unfenced,
-        effectCalls: bench.providerEvents.filter((event) => event.kind === 'effect').length,
-        privacyLeaks: privacy.leaks,
-        rowsScanned: privacy.rows,
-        logEventsScanned: privacy.events,
-      });
-      return {
-        jobType: job.type,
-        target: job.target,
-        reversibility: job.reversibility,
-        owner: job.owner,
-        alertRoute: job.alertRoute,
-        engine: engine.name,
-        transactions: tables.transactions,
-        scenarios,
-        unfencedWrites: unfenced,
-        controls,
-        verdict: verdictOf(controls),
-      };
-    } finally {
-      await bench.close();
-      await tables.drop();
-    }
+    return await withProcessClientsObserved(engine.proxy, () => evaluate(job, options, engine, client, sqs));
   } finally {
     client.destroy();
     sqs.destroy();
     if (!options.engine) await engine.stop();
+  }
+}
+
+async function evaluate(
+  job: JobDefinition<unknown>,
+  options: ConformanceOptions,
+  engine: ConformanceEngine,
+  client: ReturnType<typeof harnessClients>['client'],
+  sqs: ReturnType<typeof harnessClients>['sqs'],
+): Promise<ConformanceReport> {
+  const userTables = options.tables ?? [];
+  const tables = await createConformanceTables(engine, client, sqs, userTables);
+  const declared = userTables.map((table) => String(table.TableName));
+  const bench = new ConformanceBench(engine, tables, client, sqs, job, options.prepare, declared);
+  try {
+    const scenarios = await runScenarios(bench, job, options.samplePayloads, tables.transactions);
+    const privacy = await scanForLeaks(bench, options.samplePayloads);
+    const unfenced = unfencedWrites(bench);
+    const findings = reconcileFindings(bench);
+    const effectEvents = bench.providerEvents.filter((event) => event.kind === 'effect' && event.reached);
+    const controls = deriveControls({
+      job,
+      scenarios,
+      unfencedWrites: unfenced,
+      reconcileFindings: findings,
+      effectCalls: effectEvents.length,
+      effects: countEffects(effectEvents, job.target),
+      privacyLeaks: privacy.leaks,
+      rowsScanned: privacy.rows,
+      logEventsScanned: privacy.events,
+    });
+    return {
+      jobType: job.type,
+      target: job.target,
+      reversibility: job.reversibility,
+      owner: job.owner,
+      alertRoute: job.alertRoute,
+      engine: engine.name,
+      transactions: tables.transactions,
+      samples: options.samplePayloads.length,
+      effectCounting: effectCounting(job),
+      scenarios,
+      unfencedWrites: unfenced,
+      reconcileFindings: findings,
+      controls,
+      verdict: verdictOf(controls),
+    };
+  } finally {
+    await bench.close();
+    await tables.drop();
   }
 }
 

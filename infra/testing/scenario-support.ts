@@ -1,5 +1,7 @@
 import type { ExecutionResult } from '../../lib/worker/execute-job.js';
 import type { ConformanceBench, Delivery } from './bench.js';
+import type { Problem } from './remedies.js';
+import type { ObservedRequest } from './request-log.js';
 import { type Fingerprint, TargetState } from './target-state.js';
 
 /** The fault-injection scenarios, each judged by counts. */
@@ -13,18 +15,26 @@ const ScenarioId = {
   sharedRecord: 'shared-record',
   receiptCrash: 'receipt-crash',
   providerTimeout: 'provider-timeout',
+  everyAttempt: 'every-attempt',
 } as const;
 type ScenarioId = (typeof ScenarioId)[keyof typeof ScenarioId];
 
-/** How one scenario went for one job type, and the counts it was judged on. */
+/** How one scenario went for one job type and one sample payload, and the counts it was judged on. */
 interface ScenarioResult {
   readonly id: ScenarioId;
   readonly title: string;
+  /** Which sample payload drove it (1-based, in the order given). */
+  readonly sample: number;
   readonly status: 'passed' | 'failed' | 'skipped';
   /** One sentence: what was seen (passed), what went wrong (failed) or why it could not run (skipped). */
   readonly detail: string;
+  /** One line each: what to change (failed), or what would let it run (skipped). */
+  readonly remedies: readonly string[];
   readonly evidence: Readonly<Record<string, number | string | boolean>>;
 }
+
+/** What a scenario's run returns; the runner adds id, title and sample. */
+type ScenarioOutcome = Omit<ScenarioResult, 'id' | 'title' | 'sample'>;
 
 /** A scenario: its id, its title and how to run it on a bench. */
 interface Scenario {
@@ -32,15 +42,16 @@ interface Scenario {
   readonly title: string;
   /** Only for these target classes (all when absent). */
   readonly classes?: readonly string[];
-  run(bench: ConformanceBench, payloads: readonly unknown[]): Promise<Omit<ScenarioResult, 'id' | 'title'>>;
+  /** `payloads[0]` is the sample under test; the others are there for the changed payload. */
+  run(bench: ConformanceBench, payloads: readonly unknown[]): Promise<ScenarioOutcome>;
 }
 
 /** The reason class A scenarios cannot run on dynalite. */
 const NO_TRANSACTIONS = 'not evaluated: engine lacks TransactWriteItems';
 
 /**
- * Counts a scenario's effects. Class C/D: calls to the provider's effect methods. Class A/B: checkpoints
- * (one per sequential phase) after which the business state of the job's target records changed.
+ * Counts a scenario's effects. Class C/D: the provider's effects (C by distinct idempotency key). Class A/B:
+ * checkpoints (one per sequential phase) after which the business state of the job's target tables changed.
  */
 class EffectMeter {
   private changes = 0;
@@ -48,12 +59,11 @@ class EffectMeter {
 
   private constructor(
     private readonly bench: ConformanceBench,
-    private readonly scenario: string,
     private last: Fingerprint,
   ) {}
 
-  static async start(bench: ConformanceBench, scenario: string): Promise<EffectMeter> {
-    return new EffectMeter(bench, scenario, await bench.targets.fingerprint());
+  static async start(bench: ConformanceBench): Promise<EffectMeter> {
+    return new EffectMeter(bench, await bench.targets.fingerprint());
   }
 
   /** Marks the end of a phase; returns true when that phase changed target state. */
@@ -69,10 +79,10 @@ class EffectMeter {
 
   /** The effect count by the job's class. */
   count(): number {
-    return viaProvider(this.bench) ? this.bench.effectCalls(this.scenario) : this.changes;
+    return viaProvider(this.bench) ? this.bench.effects() : this.changes;
   }
 
-  /** Records whose state changed (A/B), for the evidence. */
+  /** Records whose state changed, for the evidence. */
   records(): string[] {
     return [...new Set(this.changed)];
   }
@@ -104,31 +114,42 @@ function lacksTransactions(deliveries: readonly Delivery[]): boolean {
   return deliveries.some((delivery) => describe(delivery) === 'failed_terminal:engine_capability_missing');
 }
 
-/** Target writes a worker sent in a scenario from request `fromSeq` on: how many landed, how many were refused. */
-function targetWrites(bench: ConformanceBench, worker: string, scenario: string, fromSeq = 0) {
-  const sent = bench.recorder.requests.filter(
-    (request) =>
-      request.worker === worker && request.scenario === scenario && request.seq >= fromSeq && request.writes.length > 0,
-  );
+/** `PutItem on orders`: a request named for evidence. */
+function requestName(request: ObservedRequest): string {
+  const tables = request.writes.length > 0 ? request.writes.map((write) => write.table) : request.tables;
+  return `${request.operation} on ${[...new Set(tables)].join(', ') || '(no table)'}`;
+}
+
+/** Target writes a worker sent in the running scenario from request `fromSeq` on: those that landed and were refused. */
+function targetWrites(bench: ConformanceBench, worker: string, fromSeq = 0) {
+  const sent = bench
+    .requestsOfRun()
+    .filter((request) => request.worker === worker && request.seq >= fromSeq && request.writes.length > 0);
   return {
-    landed: sent.filter((request) => request.outcome?.landed === true).length,
-    refused: sent.filter((request) => request.outcome?.landed === false).length,
+    landed: sent.filter((request) => request.outcome?.landed === true),
+    refused: sent.filter((request) => request.outcome?.landed === false),
   };
 }
 
 /** A failed or passed outcome from a list of problems. */
 function judged(
-  problems: readonly string[],
+  problems: readonly Problem[],
   passed: string,
   evidence: Record<string, number | string | boolean>,
-): Omit<ScenarioResult, 'id' | 'title'> {
+): ScenarioOutcome {
   return problems.length === 0
-    ? { status: 'passed', detail: passed, evidence }
-    : { status: 'failed', detail: problems.join('; '), evidence };
+    ? { status: 'passed', detail: passed, remedies: [], evidence }
+    : {
+        status: 'failed',
+        detail: problems.map((problem) => problem.text).join('; '),
+        remedies: [...new Set(problems.map((problem) => problem.remedy))],
+        evidence,
+      };
 }
 
-function skipped(detail: string): Omit<ScenarioResult, 'id' | 'title'> {
-  return { status: 'skipped', detail, evidence: {} };
+/** Not evaluated: `detail` says what could not be reached or run, `remedy` what would let it run. */
+function skipped(detail: string, remedy?: string, evidence: ScenarioResult['evidence'] = {}): ScenarioOutcome {
+  return { status: 'skipped', detail, remedies: remedy ? [remedy] : [], evidence };
 }
 
 export {
@@ -138,8 +159,10 @@ export {
   judged,
   lacksTransactions,
   NO_TRANSACTIONS,
+  requestName,
   type Scenario,
   ScenarioId,
+  type ScenarioOutcome,
   type ScenarioResult,
   skipped,
   targetWrites,

@@ -1,4 +1,5 @@
 import type { ConformanceBench } from './bench.js';
+import { type Problem, Remedy } from './remedies.js';
 import {
   describe,
   EffectMeter,
@@ -13,36 +14,52 @@ import {
 
 const OPERATION = 'conformance-op';
 
-/** A fresh tenant's identity and first-send message for the first sample payload. */
+/** A fresh tenant's identity and first-send message for the sample payload. */
 async function freshOperation(bench: ConformanceBench, label: string, payload: unknown) {
   const identity = { tenantId: await bench.tenant(label, payload), operationId: OPERATION };
   return { identity, message: await bench.message(identity, payload) };
 }
 
-/** True when worker B's first provider event of the scenario was a reconcile (or B made no effect call). */
-function reconciledFirst(bench: ConformanceBench, scenario: string, worker: string): boolean {
-  const events = bench.providerEvents.filter((event) => event.scenario === scenario && event.worker === worker);
+/** True when worker B's first provider event of the running scenario was a reconcile (or B made no effect call). */
+function reconciledFirst(bench: ConformanceBench, worker: string): boolean {
+  const events = bench.eventsOfRun().filter((event) => event.worker === worker);
   const firstEffect = events.findIndex((event) => event.kind === 'effect');
   const firstReconcile = events.findIndex((event) => event.kind === 'reconcile');
   return firstEffect === -1 || (firstReconcile !== -1 && firstReconcile < firstEffect);
 }
 
 /** The class-specific verdict after an ambiguous first attempt (crash or timeout) and its recovery. */
-function recoveryProblems(bench: ConformanceBench, scenario: string, effects: number, state: string): string[] {
+function recoveryProblems(bench: ConformanceBench, effects: number, state: string): Problem[] {
   const target = bench.job.target;
   if (target === 'D') {
     return [
-      ...(state !== 'unknown' ? [`class D ended ${state}, not unknown`] : []),
-      ...(effects > 1 ? [`class D called its provider ${effects} times`] : []),
+      ...(state !== 'unknown'
+        ? [{ text: `class D ended ${state}, not unknown`, remedy: Remedy.classDOneAttempt }]
+        : []),
+      ...(effects > 1
+        ? [{ text: `class D called its provider ${effects} times`, remedy: Remedy.classDOneAttempt }]
+        : []),
     ];
   }
   if (target === 'C') {
+    const calls = bench.eventsOfRun().filter((event) => event.kind === 'effect' && event.reached).length;
     return [
-      ...(!reconciledFirst(bench, scenario, 'B') ? ['the retry called the provider before reconcile'] : []),
-      ...(effects > 1 ? [`the provider was called ${effects} times: reconcile did not find the first effect`] : []),
+      ...(!reconciledFirst(bench, 'B')
+        ? [{ text: 'the retry called the provider before reconcile', remedy: Remedy.reconcileFirst }]
+        : []),
+      ...(effects > 1
+        ? [
+            {
+              text: `the provider made ${effects} effects (${calls} effect calls, counted by distinct idempotency key): the retry repeated the effect`,
+              remedy: Remedy.idempotencyKey,
+            },
+          ]
+        : []),
     ];
   }
-  return effects > 1 ? [`the retry repeated the effect (${effects} state changes)`] : [];
+  return effects > 1
+    ? [{ text: `the retry repeated the effect (${effects} state changes)`, remedy: Remedy.sameEffectOnRetry }]
+    : [];
 }
 
 /** Seed scenario 3: the response to the completion write is lost. */
@@ -51,12 +68,12 @@ const lostCompletion: Scenario = {
   title: 'the response to the completion write lost',
   run: async (bench, [payload]) => {
     const { identity, message } = await freshOperation(bench, 'lost', payload);
-    const meter = await EffectMeter.start(bench, ScenarioId.lostCompletion);
-    const worker = bench.worker('A');
+    const meter = await EffectMeter.start(bench);
+    const worker = await bench.worker('A');
     worker.faults.dropCompletionResponse = true;
     const attempt = await worker.deliver(message);
     await meter.checkpoint();
-    const replay = await bench.worker('B').deliver(message);
+    const replay = await (await bench.worker('B')).deliver(message);
     await meter.checkpoint();
     if (lacksTransactions([attempt])) return skipped(NO_TRANSACTIONS);
     const row = await bench.row(identity);
@@ -67,15 +84,22 @@ const lostCompletion: Scenario = {
       state: String(row?.state),
       effects: meter.count(),
     };
-    const problems =
+    const problems: Problem[] =
       evidence.droppedResponses === 0
-        ? [`the job never reached its completion write (${evidence.attempt})`]
+        ? [
+            {
+              text: `the job never reached its completion write (${evidence.attempt})`,
+              remedy: Remedy.completingSample,
+            },
+          ]
         : [
             ...(evidence.attempt !== 'succeeded'
-              ? [`the attempt ended ${evidence.attempt}, not recognised as applied`]
+              ? [{ text: `the attempt ended ${evidence.attempt}, not recognised as applied`, remedy: Remedy.runtime }]
               : []),
-            ...(evidence.redelivery !== 'skipped:replay_finished' ? [`a redelivery ended ${evidence.redelivery}`] : []),
-            ...(evidence.effects > 1 ? [`${evidence.effects} effects`] : []),
+            ...(evidence.redelivery !== 'skipped:replay_finished'
+              ? [{ text: `a redelivery ended ${evidence.redelivery}`, remedy: Remedy.runtime }]
+              : []),
+            ...(evidence.effects > 1 ? [{ text: `${evidence.effects} effects`, remedy: Remedy.runtime }] : []),
           ];
     return judged(problems, 'the completion was recognised as applied; a redelivery did nothing', evidence);
   },
@@ -87,8 +111,8 @@ const crashAfterEffect: Scenario = {
   title: 'crash after the effect, before completion',
   run: async (bench, [payload]) => {
     const { identity, message } = await freshOperation(bench, 'crash', payload);
-    const meter = await EffectMeter.start(bench, ScenarioId.crashAfterEffect);
-    const worker = bench.worker('A');
+    const meter = await EffectMeter.start(bench);
+    const worker = await bench.worker('A');
     if (viaProvider(bench)) worker.providerFaults.crashAfterEffect = true;
     else worker.faults.crashBeforeCompletion = true;
     const crashed = await worker.deliver(message);
@@ -96,18 +120,21 @@ const crashAfterEffect: Scenario = {
     if (lacksTransactions([crashed])) return skipped(NO_TRANSACTIONS);
     if (!worker.faults.crashed) {
       const where = viaProvider(bench) ? "a call to its declared provider's effect methods" : 'its completion write';
-      return judged([`the job never reached ${where} (${describe(crashed)})`], '', { attempt: describe(crashed) });
+      const remedy = viaProvider(bench) ? Remedy.declareEffects : Remedy.completingSample;
+      return judged([{ text: `the job never reached ${where} (${describe(crashed)})`, remedy }], '', {
+        attempt: describe(crashed),
+      });
     }
     bench.expireLease();
-    const recovery = await bench.worker('B').deliver(message);
+    const recovery = await (await bench.worker('B')).deliver(message);
     await meter.checkpoint();
     await bench.sweep();
     const state = String((await bench.row(identity))?.state);
     const effects = meter.count();
     const evidence = { crashedAttempt: describe(crashed), recovery: describe(recovery), state, effects };
-    const problems = [
-      ...(crashed.acked ? ['the crashed attempt was acknowledged'] : []),
-      ...recoveryProblems(bench, ScenarioId.crashAfterEffect, effects, state),
+    const problems: Problem[] = [
+      ...(crashed.acked ? [{ text: 'the crashed attempt was acknowledged', remedy: Remedy.runtime }] : []),
+      ...recoveryProblems(bench, effects, state),
     ];
     return judged(problems, `after the crash: ${evidence.recovery}, ended ${state}, ${effects} effect`, evidence);
   },
@@ -119,8 +146,8 @@ const receiptCrash: Scenario = {
   title: 'crash between receipt and the work item commit',
   run: async (bench, [payload]) => {
     const { identity, message } = await freshOperation(bench, 'receipt', payload);
-    const meter = await EffectMeter.start(bench, ScenarioId.receiptCrash);
-    const worker = bench.worker('A');
+    const meter = await EffectMeter.start(bench);
+    const worker = await bench.worker('A');
     worker.faults.failFirstCreate = true;
     const first = await worker.deliver(message);
     const rowAfterCrash = await bench.row(identity);
@@ -133,10 +160,21 @@ const receiptCrash: Scenario = {
       redelivery: describe(redelivery),
       effects: meter.count(),
     };
-    const problems = [
-      ...(first.acked ? ['the message was acknowledged although its work item never committed'] : []),
-      ...(evidence.redelivery !== 'succeeded' ? [`the redelivery ended ${evidence.redelivery}`] : []),
-      ...(evidence.effects !== 1 ? [`${evidence.effects} effect(s) after the redelivery`] : []),
+    const problems: Problem[] = [
+      ...(first.acked
+        ? [{ text: 'the message was acknowledged although its work item never committed', remedy: Remedy.runtime }]
+        : []),
+      ...(evidence.redelivery !== 'succeeded'
+        ? [{ text: `the redelivery ended ${evidence.redelivery}`, remedy: Remedy.completingSample }]
+        : []),
+      ...(evidence.effects !== 1
+        ? [
+            {
+              text: `${evidence.effects} effect(s) after the redelivery`,
+              remedy: viaProvider(bench) ? Remedy.declareEffects : Remedy.completingSample,
+            },
+          ]
+        : []),
     ];
     return judged(problems, 'not acknowledged until the work item committed; the redelivery ran once', evidence);
   },
@@ -149,24 +187,25 @@ const providerTimeout: Scenario = {
   classes: ['C', 'D'],
   run: async (bench, [payload]) => {
     const { identity, message } = await freshOperation(bench, 'timeout', payload);
-    const worker = bench.worker('A');
+    const worker = await bench.worker('A');
     worker.providerFaults.timeoutAfterEffect = true;
     const first = await worker.deliver(message);
     if (worker.providerFaults.timeoutAfterEffect) {
-      return judged([`the job never called its declared provider's effect methods (${describe(first)})`], '', {});
+      const text = `the job never called its declared provider's effect methods (${describe(first)})`;
+      return judged([{ text, remedy: Remedy.declareEffects }], '', {});
     }
     bench.expireLease();
-    const recovery = await bench.worker('B').deliver(message);
+    const recovery = await (await bench.worker('B')).deliver(message);
     await bench.sweep();
     const state = String((await bench.row(identity))?.state);
-    const effects = bench.effectCalls(ScenarioId.providerTimeout);
+    const effects = bench.effects();
     const evidence = { attempt: describe(first), recovery: describe(recovery), state, effects };
     return judged(
-      recoveryProblems(bench, ScenarioId.providerTimeout, effects, state),
+      recoveryProblems(bench, effects, state),
       `after the timeout: ${evidence.attempt}, then ${evidence.recovery}; ended ${state}, ${effects} effect`,
       evidence,
     );
   },
 };
 
-export { crashAfterEffect, lostCompletion, providerTimeout, receiptCrash };
+export { crashAfterEffect, freshOperation, lostCompletion, providerTimeout, receiptCrash };

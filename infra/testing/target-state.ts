@@ -1,61 +1,71 @@
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { canonicalJson } from '../../lib/hashing.js';
-import type { ObservedRequest } from './request-log.js';
 
 /** The fence's own attributes: a rewrite that changes only these changed no business state. */
 const WRITER_ATTRIBUTES = ['writer_epoch', 'writer_seq', 'writer_token', 'writer_op'];
 
-/** Business state of every target record the job tried to write: record id ▶ canonical item (or absent). */
+/** Business state of every item of every target table: `table\u0000key` ▶ canonical item without fence attributes. */
 type Fingerprint = Map<string, string>;
 
 /**
- * Reads back the records a job's requests named, so an attempt's effect on its targets can be told from a
- * no-op: two fingerprints differ when a record appeared or a business attribute changed.
+ * Reads back the whole business state of the job's target tables, so an attempt's effect can be told from a
+ * no-op whoever made it: every table the module declares and every table an observed request named (`tables()`
+ * is asked at each fingerprint, so a table first touched later is included from then on), but never the
+ * library's own tables. Two fingerprints differ when an item appeared, went, or a business attribute changed.
  */
 class TargetState {
   private readonly keySchemas = new Map<string, string[]>();
 
   constructor(
     private readonly client: DynamoDBDocumentClient,
-    private readonly requests: readonly ObservedRequest[],
+    private readonly tables: () => Iterable<string>,
+    private readonly libraryTables: readonly string[],
   ) {}
 
-  /** The current business state of every target record written so far. */
+  /** The current business state of every item of every target table (a consistent scan of each). */
   async fingerprint(): Promise<Fingerprint> {
-    const records = new Map<string, { table: string; key: Record<string, unknown> }>();
-    for (const request of this.requests) {
-      for (const write of request.writes) {
-        const key = write.key ?? (write.item ? await this.keyOf(write.table, write.item) : undefined);
-        if (key) records.set(`${write.table}\u0000${canonicalJson(key)}`, { table: write.table, key });
-      }
-    }
     const fingerprint: Fingerprint = new Map();
-    for (const [id, record] of records) {
-      const found = await this.client.send(
-        new GetCommand({ TableName: record.table, Key: record.key, ConsistentRead: true }),
-      );
-      fingerprint.set(id, found.Item ? canonicalJson(businessAttributes(found.Item)) : 'absent');
+    for (const table of [...new Set(this.tables())].sort()) {
+      if (this.libraryTables.includes(table)) continue;
+      const names = await this.keyNames(table);
+      if (!names) continue;
+      let start: Record<string, unknown> | undefined;
+      do {
+        const page = await this.client.send(
+          new ScanCommand({ TableName: table, ConsistentRead: true, ExclusiveStartKey: start }),
+        );
+        for (const item of page.Items ?? []) {
+          const key = Object.fromEntries(names.map((name) => [name, item[name]]));
+          fingerprint.set(`${table}\u0000${canonicalJson(key)}`, canonicalJson(businessAttributes(item)));
+        }
+        start = page.LastEvaluatedKey;
+      } while (start);
     }
     return fingerprint;
   }
 
   /** The records (table and key) whose business state differs between two fingerprints. */
   static changes(before: Fingerprint, after: Fingerprint): string[] {
-    return [...after]
-      .filter(([id, state]) => (before.get(id) ?? 'absent') !== state)
-      .map(([id]) => id.replace('\u0000', ' '));
+    const ids = new Set([...before.keys(), ...after.keys()]);
+    return [...ids]
+      .filter((id) => (before.get(id) ?? 'absent') !== (after.get(id) ?? 'absent'))
+      .map((id) => id.replace('\u0000', ' '));
   }
 
-  private async keyOf(table: string, item: Record<string, unknown>): Promise<Record<string, unknown> | undefined> {
-    let names = this.keySchemas.get(table);
-    if (!names) {
+  /** The table's key attribute names, or undefined when it does not exist (a request named a missing table). */
+  private async keyNames(table: string): Promise<string[] | undefined> {
+    const known = this.keySchemas.get(table);
+    if (known) return known;
+    try {
       const described = await this.client.send(new DescribeTableCommand({ TableName: table }));
-      names = (described.Table?.KeySchema ?? []).map((element) => String(element.AttributeName));
+      const names = (described.Table?.KeySchema ?? []).map((element) => String(element.AttributeName));
       this.keySchemas.set(table, names);
+      return names;
+    } catch (error) {
+      if ((error as Error).name === 'ResourceNotFoundException') return undefined;
+      throw error;
     }
-    if (names.some((name) => item[name] === undefined)) return undefined;
-    return Object.fromEntries(names.map((name) => [name, item[name]]));
   }
 }
 

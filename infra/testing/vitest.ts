@@ -20,8 +20,8 @@ function skipWith(context: { skip: (note?: string) => void; task: { name: string
 }
 
 /**
- * Registers the conformance suite of one job type with vitest: the scenarios run once (beforeAll), then one
- * test per scenario and one per go/no-go control, each failing with its evidence. Scenarios the engine cannot
+ * Registers the conformance suite of one job type with vitest: the scenarios run once per sample (beforeAll),
+ * then one test per scenario and sample and one per go/no-go control, each failing with its evidence and remedy. Scenarios the engine cannot
  * run (class A on dynalite) are reported as skipped with the reason, never as passed.
  * @example
  * describeJobConformance(refundJob, { samplePayloads: [{ amount: 70.25 }], tables: [refundsTable] });
@@ -35,13 +35,20 @@ function describeJobConformance(job: JobDefinition<unknown>, options: Conformanc
       report = await runConformance(job, options);
     }, RUN_HOOK_TIMEOUT_MS);
 
+    const samples = Array.isArray(options.samplePayloads) ? options.samplePayloads.length : 0;
     for (const scenario of applicableScenarios(job)) {
-      it(`${scenario.id}: ${scenario.title}`, (context) => {
-        const result = report?.scenarios.find((candidate) => candidate.id === scenario.id);
-        if (!result) throw new Error(`scenario ${scenario.id} did not run`);
-        if (result.status === 'skipped') return skipWith(context, result.detail);
-        expect(result.status, `${result.detail} ${JSON.stringify(result.evidence)}`).toBe('passed');
-      });
+      for (let sample = 1; sample <= Math.max(samples, 1); sample += 1) {
+        const label = samples > 1 ? ` (sample ${sample})` : '';
+        it(`${scenario.id}${label}: ${scenario.title}`, (context) => {
+          const result = report?.scenarios.find(
+            (candidate) => candidate.id === scenario.id && candidate.sample === sample,
+          );
+          if (!result) throw new Error(`scenario ${scenario.id}${label} did not run`);
+          if (result.status === 'skipped') return skipWith(context, result.detail);
+          const remedy = result.remedies.length > 0 ? ` remedy: ${result.remedies.join('; ')}` : '';
+          expect(result.status, `${result.detail}${remedy} ${JSON.stringify(result.evidence)}`).toBe('passed');
+        });
+      }
     }
 
     CONTROL_NAMES.forEach((name, index) => {
@@ -49,7 +56,7 @@ function describeJobConformance(job: JobDefinition<unknown>, options: Conformanc
         const control = report?.controls[index];
         if (!control) throw new Error(`control ${index + 1} was not derived`);
         if (control.status === 'NOT EVALUATED') return skipWith(context, control.evidence);
-        expect(control.status, control.evidence).toBe('PASS');
+        expect(control.status, `${control.evidence}${control.remedy ? ` remedy: ${control.remedy}` : ''}`).toBe('PASS');
       });
     });
   });

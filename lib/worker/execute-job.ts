@@ -64,6 +64,7 @@ async function executeClaimedJob<Payload>(
     abort,
     keeper,
     provider: definition.provider,
+    telemetry: deps.telemetry,
   });
   keeper.start();
   try {

@@ -7,7 +7,9 @@ import type { JobIdentity } from '../identity.js';
 import type { JobContext, ProviderDeclaration } from '../job-definition.js';
 import type { Claim } from '../store/work-item.js';
 import type { WorkItemStore } from '../store/work-item-store.js';
+import type { Telemetry } from '../telemetry.js';
 import type { AttemptAbort } from './attempt-abort.js';
+import { guardedProvider } from './guarded-provider.js';
 import { createLeaseGuard } from './lease-guard.js';
 import type { LeaseKeeper } from './lease-keeper.js';
 
@@ -30,20 +32,30 @@ interface ContextDependencies<Payload> {
   keeper: LeaseKeeper;
   /** The definition's provider declaration (class C/D): its client is built once per attempt. */
   provider?: ProviderDeclaration<unknown> | undefined;
+  /** Where lease-doubt refusals are counted (`EffectRefusedInLeaseDoubt`); silent when absent. */
+  telemetry?: Telemetry | undefined;
 }
 
 /**
  * Builds the context a job runs with. `step` records completion on the work item under the fence, so a
  * holder that takes over skips finished steps and reuses their results. `step` and `transactions.runStep`
- * share one ledger of done steps, one naming rule and the store's clock. `records`, `transactions` and `step`
- * all start with the same lease guard: in lease doubt they refuse to start (LeaseInDoubtError, nothing sent).
+ * share one ledger of done steps, one naming rule and the store's clock. `records`, `transactions`, `step` and
+ * the provider's declared effect methods all start with the same lease guard: in lease doubt they refuse to
+ * start (LeaseInDoubtError, nothing sent, the refusal counted).
  */
 function buildJobContext<Payload>(deps: ContextDependencies<Payload>): JobContext<Payload> {
   const { claim, store, keeper } = deps;
-  const provider = deps.provider?.create({ client: deps.client });
   const steps = new StepLedger(claim);
   const abort = deps.abort;
-  const guard = createLeaseGuard({ keeper, abort });
+  const guard = createLeaseGuard({
+    keeper,
+    abort,
+    ...(deps.telemetry ? { telemetry: deps.telemetry } : {}),
+    fields: { identity: claim.identity, fence: claim.fence, attempt: claim.attempt },
+  });
+  const provider = deps.provider
+    ? guardedProvider(deps.provider, deps.provider.create({ client: deps.client }), guard)
+    : undefined;
   // The fenced helpers are built on first use: a job uses one kind of write, often none.
   let records: FencedRecords | undefined;
   let transactions: FencedTransactions | undefined;
@@ -66,7 +78,7 @@ function buildJobContext<Payload>(deps: ContextDependencies<Payload>): JobContex
         client: deps.client,
         claim,
         signal: abort,
-        guard,
+        guard: () => guard('records'),
         onFenceRejected: (error) => abort.abort(error),
       });
       return records;
@@ -77,7 +89,7 @@ function buildJobContext<Payload>(deps: ContextDependencies<Payload>): JobContex
         client: deps.client,
         claim,
         signal: abort,
-        guard,
+        guard: () => guard('transactions'),
         onOwnershipLost: (error) => abort.abort(error),
         steps,
       });
@@ -86,7 +98,7 @@ function buildJobContext<Payload>(deps: ContextDependencies<Payload>): JobContex
     provider,
     progress: () => keeper.progress(),
     step: async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
-      guard();
+      guard('step');
       const stepName = parseStepName(name);
       const done = steps.get(stepName);
       if (done) return done.result as T;

@@ -210,6 +210,7 @@ describe('alarms and dashboard', () => {
   const custom = [
     [MetricName.HeartbeatSkippedNoProgress, 'Sum', 3],
     [MetricName.LeaseRenewalFailed, 'Sum', 3],
+    [MetricName.EffectRefusedInLeaseDoubt, 'Sum', 1],
     [MetricName.OldestUnknownAgeSeconds, 'Maximum', 3600],
     [MetricName.Quarantined, 'Sum', 1],
     [MetricName.Takeovers, 'Sum', 5],
@@ -289,7 +290,7 @@ describe('alarms and dashboard', () => {
   it('every alarm notifies the topic on ALARM and OK; only the not-running alarm breaches on missing data', () => {
     const alarms = resourcesOfType(json, 'AWS::CloudWatch::Alarm');
     expect(alarms).toHaveLength(Object.keys(stack.jobs.alarms).length);
-    expect(alarms).toHaveLength(16);
+    expect(alarms).toHaveLength(17);
     for (const [id, alarm] of alarms) {
       expect(alarm.Properties?.AlarmActions, id).toEqual([topic()]);
       expect(alarm.Properties?.OKActions, id).toEqual([topic()]);

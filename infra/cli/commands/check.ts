@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { InvalidInputError, isLeasefenceError } from '../../../lib/errors.js';
 import type { JobDefinition } from '../../../lib/job-definition.js';
 import { startConformanceEngine } from '../../testing/conformance-engine.js';
+import { unfencedPaths } from '../../testing/controls.js';
 import type { JobConformanceModule } from '../../testing/module.js';
 import { type ConformanceReport, runConformance, unevaluatedReport } from '../../testing/run-conformance.js';
 import { type CommandSpec, parseCommandLine } from '../args.js';
@@ -30,7 +31,8 @@ const spec: CommandSpec = {
     'dynamodb-endpoint': {
       type: 'string',
       placeholder: '<url>',
-      description: 'run on this DynamoDB (moto, DynamoDB Local) instead of an embedded dynalite; class A needs one',
+      description:
+        'run on this local DynamoDB (moto, DynamoDB Local) instead of an embedded dynalite; class A needs one (not AWS: requests are observed through a loopback proxy)',
     },
   },
   examples: [
@@ -78,31 +80,52 @@ function printInventory(io: Io, json: boolean, jobs: ReadonlyArray<JobDefinition
   return 0;
 }
 
+/** `stale-resume passed`, or `stale-resume passed ×2, failed (sample 3)` over several samples. */
+function scenarioLine(report: ConformanceReport): string {
+  const byId = new Map<string, Map<string, number[]>>();
+  for (const scenario of report.scenarios) {
+    const statuses = byId.get(scenario.id) ?? new Map<string, number[]>();
+    statuses.set(scenario.status, [...(statuses.get(scenario.status) ?? []), scenario.sample]);
+    byId.set(scenario.id, statuses);
+  }
+  return [...byId]
+    .map(([id, statuses]) => {
+      if (statuses.size === 1) return `${id} ${[...statuses.keys()][0]}`;
+      const parts = [...statuses].map(([status, samples]) => `${status} (sample ${samples.join(', ')})`);
+      return `${id} ${parts.join(' / ')}`;
+    })
+    .join(', ');
+}
+
 function printReport(io: Io, report: ConformanceReport): void {
   const failed = report.controls.filter((control) => control.status === 'FAIL').map((control) => control.id);
   const suffix = failed.length ? ` (failed: ${failed.join(', ')})` : '';
   io.out(`\n${report.jobType}  class ${report.target}  ▶ ${report.verdict}${suffix}`);
   if (report.problem) io.out(`  ${report.problem}`);
-  io.out(`  scenarios: ${report.scenarios.map((scenario) => `${scenario.id} ${scenario.status}`).join(', ')}`);
-  for (const write of report.unfencedWrites) {
-    io.out(`  unfenced path: ${write.call} on ${write.table} (${write.count}× in ${write.scenario})`);
-  }
+  if (report.samples > 1) io.out(`  every scenario ran once per sample payload (${report.samples})`);
+  if (report.effectCounting) io.out(`  ${report.effectCounting}`);
+  io.out(`  scenarios: ${scenarioLine(report)}`);
+  for (const path of unfencedPaths(report.unfencedWrites, report.samples <= 1)) io.out(`  unfenced path: ${path}`);
   for (const control of report.controls) {
     io.out(`  ${String(control.id).padStart(2)} ${control.status.padEnd(4)}  ${control.control}`);
     io.out(`           ${control.evidence}`);
+    if (control.remedy && control.status !== 'PASS') io.out(`           remedy: ${control.remedy}`);
   }
 }
 
 /** Runs the scenarios of every job type on one engine, one job type after the other. */
 async function evaluate(module: JobConformanceModule, endpoint: string | undefined): Promise<ConformanceReport[]> {
-  const engine = await startConformanceEngine({ endpoint });
+  const engine = await startConformanceEngine({ endpoint }).catch((error: unknown) => {
+    if (error instanceof InvalidInputError) throw new UsageError(`--dynamodb-endpoint: ${error.message}`);
+    throw error;
+  });
   try {
     const reports: ConformanceReport[] = [];
     for (const job of module.jobs) {
       const samples = module.conformance?.samplePayloads[job.type];
       if (!samples || samples.length === 0) {
         const reason = `not evaluated: no sample payload (export conformance.samplePayloads['${job.type}'])`;
-        reports.push(unevaluatedReport(job, reason, false));
+        reports.push(unevaluatedReport(job, reason, false, `export conformance.samplePayloads['${job.type}']`));
         continue;
       }
       try {

@@ -85,6 +85,10 @@ describe('leasefence check: go/no-go from the scenarios run now', () => {
     expect(missing.err).toContain('--jobs: cannot load');
     const badUrl = await check('--dynamodb-endpoint', 'not a url');
     expect(badUrl.code).toBe(2);
+    // Requests are observed through a loopback proxy (Host rewritten): AWS itself would refuse their signatures.
+    const aws = await check('--dynamodb-endpoint', 'https://dynamodb.eu-west-1.amazonaws.com');
+    expect(aws.code).toBe(2);
+    expect(aws.err).toContain('not on AWS');
     const badSample = await check('--jobs', `${FIXTURES}/bad-sample-module.ts`, ...onEngine());
     expect(badSample.code).toBe(2);
     expect(badSample.err).toContain("sample payload 0 fails the job's schema");

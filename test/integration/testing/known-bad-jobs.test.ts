@@ -53,13 +53,19 @@ describe('known-bad job definitions come out NO-GO on the right control', () => 
     expect(report.unfencedWrites.map((write) => [write.table, write.call])).toContainEqual([TABLE, 'PutItem']);
   });
 
-  it('a class C job whose reconcile never finds the effect: NO-GO on control 6 (the provider was called again)', async () => {
+  it('a class C job whose reconcile never finds the effect: NO-GO on control 6, reconcile held to the provider', async () => {
     const report = await check('reconcile-never-finds');
     expect(report.verdict).toBe('NO-GO');
     expect(failedControls(report)).toContain(6);
-    expect(evidenceOf(report, 6)).toContain('the provider was called 2 times');
-    const crash = report.scenarios.find((scenario) => scenario.id === 'crash-after-effect');
-    expect(crash?.evidence.effects).toBe(2);
+    expect(evidenceOf(report, 6)).toContain(
+      "reconcile answered not_done while the provider held the operation's effect",
+    );
+    expect(report.controls[5]?.remedy).toContain('reconcile must look the effect up by ctx.idempotencyKey');
+    expect(report.reconcileFindings).toContainEqual(
+      expect.objectContaining({ kind: 'not_done_with_effect', scenario: 'crash-after-effect', held: 1 }),
+    );
+    // The second charge reused the key: the provider deduplicated it, so it is one effect (counted by key).
+    expect(report.effectCounting).toContain('distinct idempotency key');
   });
 
   it('a class D job with retries (hand-built past defineJob): NO-GO on control 5, its stated limit', async () => {

@@ -9,7 +9,7 @@ import { defineJob } from '../../../lib/job-definition.js';
 import { silentTelemetry } from '../../../lib/telemetry.js';
 import { LeaseKeeper } from '../../../lib/worker/lease-keeper.js';
 import { testDocumentClient, uniqueName } from '../../support/engine.js';
-import { waitUntil } from '../../support/fake-external.js';
+import { FakeGateway, waitUntil } from '../../support/fake-external.js';
 import { countRequests } from '../../support/request-counter.js';
 import { createWorkerHarness, type WorkerHarness } from '../../support/worker-harness.js';
 
@@ -22,6 +22,9 @@ interface Attempts {
   records?: unknown;
   step?: unknown;
   transactions?: unknown;
+  /** A declared effect method of ctx.provider, and a lookup (not an effect). */
+  providerEffect?: unknown;
+  providerLookup?: unknown;
   stepBodyRan: boolean;
 }
 let attempts: Attempts = { stepBodyRan: false };
@@ -29,14 +32,16 @@ let running = false;
 let openGate: () => void = () => {};
 let progress: () => void = () => {};
 let finished: Promise<void> = Promise.resolve();
+const gateway = new FakeGateway();
 
-/** Waits at a gate the test opens, then tries a record write, a step and a transaction step. */
+/** Waits at a gate the test opens, then tries a record write, a step, a transaction step and a provider effect. */
 const careful = defineJob({
   type: 'careful',
   version: 1,
   target: 'B',
   leaseMs: LEASE_MS,
   payload: z.strictObject({ n: z.number() }),
+  provider: { create: () => gateway, effects: ['charge'] },
   run: async (ctx) => {
     progress = () => ctx.progress();
     running = true;
@@ -57,6 +62,10 @@ const careful = defineJob({
       })
       .catch((error: unknown) => error);
     attempts.transactions = await ctx.transactions.runStep('reserve', []).catch((error: unknown) => error);
+    attempts.providerEffect = await ctx.provider
+      .charge(ctx.idempotencyKey, ctx.payload.n)
+      .catch((error: unknown) => error);
+    attempts.providerLookup = await ctx.provider.lookup(ctx.idempotencyKey).catch((error: unknown) => error);
     done();
     return { outcomeCode: 'done' };
   },
@@ -114,14 +123,25 @@ describe('lease doubt stops new effects', () => {
     return { worker, response };
   }
 
-  /** Every effect refused with LeaseInDoubtError, no step body run, no request sent by the job's attempts. */
-  function expectRefusedWithoutRequests(requests: ReturnType<typeof countRequests>) {
+  /**
+   * Every effect refused with LeaseInDoubtError (the provider's effect method before the provider is called; its
+   * lookup still answers), no step body run, no request sent by the job's attempts, each refusal counted.
+   */
+  function expectRefusedWithoutRequests(
+    requests: ReturnType<typeof countRequests>,
+    worker: { telemetry: { counts: Record<string, number> } },
+    chargeCallsBefore: number,
+  ) {
     expect(attempts.signalReason).toBeInstanceOf(LeaseInDoubtError);
     expect(attempts.records).toBeInstanceOf(LeaseInDoubtError);
     expect(attempts.step).toBeInstanceOf(LeaseInDoubtError);
     expect(attempts.transactions).toBeInstanceOf(LeaseInDoubtError);
+    expect(attempts.providerEffect).toBeInstanceOf(LeaseInDoubtError);
+    expect(gateway.chargeCalls).toBe(chargeCallsBefore);
+    expect(attempts.providerLookup).toBeUndefined();
     expect(attempts.stepBodyRan).toBe(false);
     expect(requests.total()).toBe(0);
+    expect(worker.telemetry.counts.EffectRefusedInLeaseDoubt).toBe(4);
   }
 
   it('a failed renewal: the signal aborts, nothing starts, the attempt ends without completing, a metric counts it', async () => {
@@ -139,12 +159,13 @@ describe('lease doubt stops new effects', () => {
     expect(await waitUntil(() => (worker.telemetry.counts.LeaseRenewalFailed ?? 0) >= 1)).toBe(true);
     failRenewals = false;
     const requests = countRequests(worker.client);
+    const chargeCalls = gateway.chargeCalls;
 
     openGate();
     await finished;
     const answer = await response;
 
-    expectRefusedWithoutRequests(requests);
+    expectRefusedWithoutRequests(requests, worker, chargeCalls);
     expect(answer.batchItemFailures).toEqual([]);
     expect(worker.telemetry.counts.LeaseRenewalFailed).toBe(1);
     expect(worker.telemetry.counts.Succeeded ?? 0).toBe(0);
@@ -157,12 +178,13 @@ describe('lease doubt stops new effects', () => {
     const before = await harness.store.get(identity);
     harness.clock.advance(LEASE_MS);
     const requests = countRequests(worker.client);
+    const chargeCalls = gateway.chargeCalls;
 
     openGate();
     await finished;
     const answer = await response;
 
-    expectRefusedWithoutRequests(requests);
+    expectRefusedWithoutRequests(requests, worker, chargeCalls);
     expect(answer.batchItemFailures).toEqual([]);
     expect(await harness.store.get(identity)).toEqual(before);
   });

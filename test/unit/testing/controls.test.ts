@@ -14,11 +14,13 @@ const job = defineJob({
   run: async () => ({ outcomeCode: 'ok' }),
 });
 
-const passed = (id: ScenarioId, evidence: ScenarioResult['evidence'] = {}): ScenarioResult => ({
+const passed = (id: ScenarioId, evidence: ScenarioResult['evidence'] = {}, sample = 1): ScenarioResult => ({
   id,
   title: id,
+  sample,
   status: 'passed',
   detail: `${id} passed`,
+  remedies: [],
   evidence,
 });
 
@@ -37,7 +39,9 @@ function allGood(): ControlEvidence {
       passed(ScenarioId.crashAfterEffect, { crashedAttempt: 'not acked' }),
     ],
     unfencedWrites: [],
+    reconcileFindings: [],
     effectCalls: 0,
+    effects: 0,
     privacyLeaks: [],
     rowsScanned: 3,
     logEventsScanned: 9,
@@ -49,7 +53,12 @@ const replace = (evidence: ControlEvidence, result: ScenarioResult): ControlEvid
   ...evidence,
   scenarios: evidence.scenarios.map((scenario) => (scenario.id === result.id ? result : scenario)),
 });
-const failed = (id: ScenarioId, detail: string): ScenarioResult => ({ ...passed(id), status: 'failed', detail });
+const failed = (id: ScenarioId, detail: string): ScenarioResult => ({
+  ...passed(id),
+  status: 'failed',
+  detail,
+  remedies: [`fix ${id}`],
+});
 
 describe('deriveControls: each control follows its own evidence, none is a constant', () => {
   it('all nine PASS (GO) only when every scenario passed and nothing leaked', () => {
@@ -61,24 +70,77 @@ describe('deriveControls: each control follows its own evidence, none is a const
     [ScenarioId.collidingIds, [1]],
     [ScenarioId.duplicateDelivery, [3]],
     [ScenarioId.staleResume, [4, 5]],
+    [ScenarioId.everyAttempt, [4]],
     [ScenarioId.sharedRecord, [5]],
     [ScenarioId.lostCompletion, [6]],
     [ScenarioId.receiptCrash, [8]],
-  ])('a failed %s fails exactly controls %j, quoting the scenario', (id, controls) => {
+  ])('a failed %s fails exactly controls %j, quoting the scenario and its remedy', (id, controls) => {
     const derived = deriveControls(replace(allGood(), failed(id, 'it went wrong')));
     expect(derived.filter((control) => control.status === 'FAIL').map((control) => control.id)).toEqual(controls);
     for (const control of derived.filter((candidate) => candidate.status === 'FAIL')) {
       expect(control.evidence).toContain(`${id}: it went wrong`);
+      expect(control.remedy).toBe(`fix ${id}`);
     }
+    expect(derived.filter((control) => control.status === 'PASS').every((control) => !control.remedy)).toBe(true);
   });
 
-  it('an unfenced write fails control 4 naming table and call, even when the stale attempt was refused', () => {
+  it('an unfenced write fails control 4 naming table, call, client and scenario, with the remedy for its client', () => {
     const derived = deriveControls({
       ...allGood(),
-      unfencedWrites: [{ table: 'orders', call: 'PutItem', scenario: 'stale-resume', count: 2 }],
+      unfencedWrites: [
+        { table: 'orders', call: 'PutItem', scenario: 'stale-resume', sample: 1, source: 'process', count: 2 },
+        { table: 'orders', call: 'PutItem', scenario: 'every-attempt', sample: 1, source: 'process', count: 1 },
+      ],
     });
     expect(derived[3]).toMatchObject({ status: 'FAIL' });
-    expect(derived[3]?.evidence).toContain('unfenced path: PutItem on orders (2× in stale-resume)');
+    expect(derived[3]?.evidence).toContain(
+      'unfenced path: PutItem on orders from a DynamoDB client the job built itself, 3× in stale-resume, every-attempt',
+    );
+    expect(derived[3]?.remedy).toContain('write this record with ctx.records.put');
+    const viaProvider = deriveControls({
+      ...allGood(),
+      unfencedWrites: [
+        { table: 'ledger', call: 'UpdateItem', scenario: 'stale-resume', sample: 1, source: 'provider', count: 1 },
+      ],
+    });
+    expect(viaProvider[3]?.remedy).toContain("the provider's client writes ledger unfenced");
+  });
+
+  it('over several samples the evidence names the sample a failure came from', () => {
+    const evidence = allGood();
+    const derived = deriveControls({
+      ...evidence,
+      scenarios: [
+        ...evidence.scenarios,
+        passed(ScenarioId.duplicateDelivery, {}, 2),
+        { ...failed(ScenarioId.duplicateDelivery, '2 claims'), sample: 3 },
+      ],
+    });
+    expect(derived[2]).toMatchObject({ status: 'FAIL', evidence: 'duplicate-delivery (sample 3): 2 claims' });
+  });
+
+  it('a reconcile the provider contradicts fails control 6 (only), naming scenario and attempt, with its remedy', () => {
+    const classC = {
+      ...job,
+      target: 'C' as const,
+      provider: { create: () => ({}), effects: ['charge'] },
+      reconcile: async () => ({ status: 'not_done' as const }),
+    };
+    const derived = deriveControls({
+      ...allGood(),
+      job: classC,
+      effectCalls: 2,
+      effects: 2,
+      reconcileFindings: [
+        { kind: 'done_without_effect', scenario: 'stale-resume', sample: 1, worker: 'B', attempt: 2, held: 0 },
+      ],
+    });
+    expect(derived.filter((control) => control.status === 'FAIL').map((control) => control.id)).toEqual([6]);
+    expect(derived[5]?.evidence).toContain('reconcile answered done while the provider held no effect');
+    expect(derived[5]?.evidence).toContain('no charge() call had taken effect');
+    expect(derived[5]?.evidence).toContain('(stale-resume attempt 2)');
+    expect(derived[5]?.remedy).toContain('reconcile must look the effect up by ctx.idempotencyKey');
+    expect(derived[4]?.evidence).toContain('effects counted by distinct idempotency key');
   });
 
   it('a skipped scenario makes its controls NOT EVALUATED, and the verdict is never GO', () => {
@@ -90,7 +152,10 @@ describe('deriveControls: each control follows its own evidence, none is a const
 
   it('control 7 names a missing owner and alert route; control 9 a leak; control 8 an acknowledged crash', () => {
     const anonymous = { ...job, owner: undefined, alertRoute: undefined };
-    expect(deriveControls({ ...allGood(), job: anonymous })[6]?.evidence).toBe('missing: owner, alertRoute');
+    expect(deriveControls({ ...allGood(), job: anonymous })[6]).toMatchObject({
+      evidence: 'missing: owner, alertRoute',
+      remedy: expect.stringContaining('set owner and alertRoute'),
+    });
     const leaked = deriveControls({ ...allGood(), privacyLeaks: ['log event "claimed" holds a raw tenant id'] });
     expect(leaked[8]).toMatchObject({ status: 'FAIL', evidence: 'log event "claimed" holds a raw tenant id' });
     const acked = replace(allGood(), passed(ScenarioId.crashAfterEffect, { crashedAttempt: 'succeeded' }));

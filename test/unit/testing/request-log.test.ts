@@ -1,6 +1,6 @@
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { classifyRequest } from '../../../infra/testing/request-log.js';
+import { classifyRequest, tablesOf } from '../../../infra/testing/request-log.js';
 
 const WORK = 'jobs';
 const key = marshall({ pk: 'order#t#1', sk: 'order' });
@@ -72,5 +72,20 @@ describe('classifyRequest: which writes take the fenced path', () => {
     const partiql = classifyRequest('ExecuteStatement', { Statement: 'UPDATE "orders" SET s = 1 WHERE pk = ?' }, WORK);
     expect(partiql.writes).toEqual([{ table: 'orders', key: undefined, item: undefined, fenced: false }]);
     expect(classifyRequest('ExecuteStatement', { Statement: 'SELECT * FROM "orders"' }, WORK).writes).toEqual([]);
+  });
+
+  it("the payloads table is the library's: its writes are not the job's", () => {
+    expect(classifyRequest('PutItem', { TableName: 'payloads', Item: key }, WORK, ['payloads']).writes).toEqual([]);
+    expect(classifyRequest('PutItem', { TableName: 'orders', Item: key }, WORK, ['payloads']).writes).toHaveLength(1);
+  });
+});
+
+describe('tablesOf: every table a request names, reads included', () => {
+  it('single items, batches, transactions and PartiQL', () => {
+    expect(tablesOf('GetItem', { TableName: 'orders', Key: key })).toEqual(['orders']);
+    expect(tablesOf('BatchGetItem', { RequestItems: { orders: {}, stock: {} } })).toEqual(['orders', 'stock']);
+    const transaction = { TransactItems: [{ Put: { TableName: 'orders' } }, { ConditionCheck: { TableName: WORK } }] };
+    expect(tablesOf('TransactWriteItems', transaction)).toEqual(['orders', WORK]);
+    expect(tablesOf('ExecuteStatement', { Statement: 'SELECT * FROM "ledger" WHERE pk = ?' })).toEqual(['ledger']);
   });
 });
