@@ -40,6 +40,8 @@ const HANDLER_ENV = {
   LEASEFENCE_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/000000000000/bench-jobs',
   IDEMPOTENCY_TABLE: 'bench-idempotency',
   AWS_LAMBDA_FUNCTION_NAME: 'bench',
+  // In Lambda a handler refuses to start without its identifier key secret; import never reads it.
+  LEASEFENCE_IDENTIFIER_KEY_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:bench-identifier-key',
 };
 
 /** The bundled file of a synthesized NodejsFunction (its staged `Code` asset). */
