@@ -27,7 +27,7 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
   '.svg': 'image/svg+xml',
 };
 
-/** The UI libraries are not installed (they are optional peers of the package): the console cannot start. */
+/** The UI libraries (dependencies of the package) are missing, a broken install: the console cannot start. */
 class ConsoleUnavailableError extends leasefenceError('console.unavailable') {
   constructor(message: string) {
     super(message);
@@ -60,7 +60,7 @@ async function loadAssets(uiFiles: readonly string[]): Promise<Map<string, Asset
       body = await readFile(join(packageRoot(pkg), file));
     } catch {
       throw new ConsoleUnavailableError(
-        `the console needs preact and htm: npm install --save-dev preact htm (missing ${pkg})`,
+        `the console's UI library ${pkg} is missing: it comes with leasefence, so reinstall it (npm install leasefence)`,
       );
     }
     assets.set(`/vendor/${name}`, { body, type: CONTENT_TYPES['.mjs'] as string });

@@ -70,25 +70,36 @@ async function loadDemo(): Promise<RunDemo> {
 /** True when this file itself runs from TypeScript source: a TypeScript loader is active for plain imports. */
 const RUNNING_FROM_SOURCE = import.meta.url.endsWith('.ts');
 
+/** Set once tsx's loader is registered in this process (it stays: a jobs module may import more TypeScript later). */
+let typeScriptLoader: Promise<void> | undefined;
+
+/** Registers tsx's ESM loader for the whole process (once); without tsx ▶ JobsModuleError saying how to proceed. */
+function registerTypeScriptLoader(path: string): Promise<void> {
+  typeScriptLoader ??= (async () => {
+    let register: () => unknown;
+    try {
+      ({ register } = (await import('tsx/esm/api')) as { register: typeof register });
+    } catch {
+      typeScriptLoader = undefined;
+      throw new JobsModuleError(
+        `${path} is TypeScript: install tsx next to leasefence (npm install --save-dev tsx), or pass the compiled .js file`,
+      );
+    }
+    register();
+  })();
+  return typeScriptLoader;
+}
+
 /**
- * Imports a module; TypeScript goes through tsx when it is installed, else the error says how to proceed. When a
- * TypeScript loader is already active (a checkout run through tsx, or vitest) a plain import keeps one copy of
- * every module the jobs share with the stack.
+ * Imports a module; TypeScript goes through tsx when it is installed, else the error says how to proceed. Every
+ * import is a plain one in this process's module graph (tsx registered globally, not tsx's isolated tsImport), so
+ * the jobs module's `import … from 'leasefence'` is the very copy the stack runs: `instanceof` holds across them
+ * (a TerminalJobError thrown by a job is seen as one, not as an ambiguous failure to retry).
  */
 async function importModule(path: string): Promise<Record<string, unknown>> {
   const url = pathToFileURL(path).href;
-  if (RUNNING_FROM_SOURCE || !['.ts', '.mts', '.cts'].includes(extname(path))) {
-    return (await import(url)) as Record<string, unknown>;
-  }
-  let tsImport: (specifier: string, parentURL: string) => Promise<unknown>;
-  try {
-    ({ tsImport } = (await import('tsx/esm/api')) as { tsImport: typeof tsImport });
-  } catch {
-    throw new JobsModuleError(
-      `${path} is TypeScript: install tsx next to leasefence (npm install --save-dev tsx), or pass the compiled .js file`,
-    );
-  }
-  return (await tsImport(url, import.meta.url)) as Record<string, unknown>;
+  if (!RUNNING_FROM_SOURCE && ['.ts', '.mts', '.cts'].includes(extname(path))) await registerTypeScriptLoader(path);
+  return (await import(url)) as Record<string, unknown>;
 }
 
 function isDefinitionList(value: unknown): value is readonly AnyJobDefinition[] {

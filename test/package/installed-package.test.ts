@@ -83,11 +83,26 @@ try {
   console.log(error.stack);
 }
 `,
+  // The docs' jobs module plus a job that refuses for good: its TerminalJobError comes from this project's import
+  // of leasefence, loaded by \`start\` through tsx, and must be recognised by the stack's worker as one.
+  'local-jobs.ts': `import { defineJob, TerminalJobError } from 'leasefence';
+import * as z from 'zod';
+import { jobs as documented, tables } from './src/jobs.js';
+const refuses = defineJob({
+  type: 'refuses', version: 1, target: 'B', payload: z.strictObject({}),
+  run: async () => {
+    throw new TerminalJobError('refused_by_job', 'this job always refuses');
+  },
+});
+export { tables };
+export const jobs = [...documented, refuses];
+`,
   // The producer of the docs, against the stack \`leasefence start\` runs here.
   'send.mjs': `import { sendJob } from 'leasefence';
 import { localStackClients } from 'leasefence/testing';
 const local = await localStackClients();
 const sent = await sendJob(local.producer, { tenantId: 'acme', operationId: 'greet-1', jobType: 'greet', payload: { name: 'Ada' } });
+await sendJob(local.producer, { tenantId: 'acme', operationId: 'refuses-1', jobType: 'refuses', payload: {} });
 local.destroy();
 console.log(JSON.stringify(sent));
 `,
@@ -290,32 +305,39 @@ describe('the packed tarball, installed into a fresh project with the README ins
     expect(startWithoutEngines.stderr).toContain('npm install --save-dev dynalite@^4 fauxqs@^1');
   });
 
-  it("`start --jobs src/jobs.ts` runs the user's jobs with the console, and the docs' producer reaches it", async () => {
-    // prepare: the jobs module of infra/README.md, on free ports
+  it("`start --jobs` runs the user's TypeScript jobs with the console, and the docs' producer reaches it", async () => {
+    // prepare: the jobs module of infra/README.md (and one more job), on free ports
     const ports = ['--dynamodb-port', '0', '--sqs-port', '0', '--admin-port', '0', '--console-port', '0'];
-    const stack = startInProject(project, ['--memory', '--jobs', 'src/jobs.ts', ...ports]);
+    const stack = startInProject(project, ['--memory', '--jobs', 'local-jobs.ts', ...ports]);
     try {
       await stack.waitFor(/Stop with Ctrl-C/);
 
       // act: send a job with localStackClients + sendJob, then read it back through the stack's admin API
       const sent = await inProject('node', ['send.mjs']);
       const { endpoints } = JSON.parse(await readFile(join(project, '.local', 'stack.json'), 'utf8'));
-      let shown = { item: { state: '' } };
-      for (let tries = 0; tries < 600 && shown.item.state !== 'succeeded'; tries += 1) {
-        await new Promise((wait) => setTimeout(wait, 100));
-        shown = (await (await fetch(`${endpoints.admin}/items/acme/greet-1`)).json()) as typeof shown;
-      }
+      const settled = async (operationId: string) => {
+        for (let tries = 0; ; tries += 1) {
+          const { item } = (await (await fetch(`${endpoints.admin}/items/acme/${operationId}`)).json()) as {
+            item?: { state: string };
+          };
+          if (tries >= 600 || (item && ['succeeded', 'failed_terminal', 'unknown'].includes(item.state))) return item;
+          await new Promise((wait) => setTimeout(wait, 100));
+        }
+      };
+      const greeted = await settled('greet-1');
+      const refused = await settled('refuses-1');
 
       // assert: the banner describes this module only; the console runs; the job ran
       const banner = stack.output();
       expect(banner).toMatch(/console +http:\/\/127\.0\.0\.1:\d+\//);
-      expect(banner).toMatch(/worker +runs src\/jobs\.ts \(greet\)/);
+      expect(banner).toMatch(/worker +runs local-jobs\.ts \(greet, refuses\)/);
       expect(banner).toMatch(/tables +leasefence-jobs, leasefence-payloads, greetings/);
       expect(banner).not.toMatch(
         /undefined|not started|leasefence-examples|inventory-reservation|statement-publication/,
       );
       expect(JSON.parse(sent.stdout)).toMatchObject({ payloadStored: 'stored' });
-      expect(shown.item).toMatchObject({ state: 'succeeded', outcomeCode: 'greeted' });
+      expect(greeted).toMatchObject({ state: 'succeeded', outcomeCode: 'greeted' });
+      expect(refused).toMatchObject({ state: 'failed_terminal', errorCode: 'refused_by_job', attempts: 1 });
     } finally {
       expect(await stack.stop()).toBe(0);
     }
