@@ -17,12 +17,12 @@ type Stack = Awaited<ReturnType<typeof startMemoryStack>>;
 const RESTING = new Set(['succeeded', 'failed_terminal', 'unknown', 'cancelled', 'quarantined']);
 
 /**
- * The case of issue 31: an installed leasefence runs `leasefence start --jobs jobs.ts`; the compiled CLI loads the
- * TypeScript module through tsx's tsImport, so the module's `import 'leasefence'` is a second copy of the package.
- * Its TerminalJobError and RetryableJobError are not `instanceof` the runtime's classes; the worker must still
- * recognise them (brand and code) instead of treating them as ambiguous failures.
+ * The case of issue 31: an installed leasefence runs `leasefence start --jobs jobs.ts`. The compiled CLI registers
+ * tsx's loader for the process, so the module's `import 'leasefence'` is the stack's own copy and `instanceof`
+ * holds; where a second copy does meet the worker (two installs), brand and code still recognise its errors
+ * (test/unit/errors.test.ts). Either way a job's TerminalJobError must never be taken for an ambiguous failure.
  */
-describe('an installed leasefence running a .ts jobs module (a second copy of the package)', () => {
+describe('an installed leasefence running a .ts jobs module (tsx loaded for the process)', () => {
   let work: string;
   let project: string;
   let launch: CliLaunch;
@@ -63,14 +63,14 @@ describe('an installed leasefence running a .ts jobs module (a second copy of th
     return item;
   }
 
-  it('loads the module through tsImport: its TerminalJobError is another class than the runtime’s', async () => {
+  it('loads the module into the process’s own module graph: its TerminalJobError is the runtime’s class', async () => {
     const probe = `
       import { loadJobsModule } from ${JSON.stringify(join(launch.bin as string, '../../local/jobs-module.js'))};
       import { TerminalJobError } from ${JSON.stringify(join(launch.bin as string, '../../../lib/errors.js'))};
       const loaded = await loadJobsModule('jobs.ts');
       console.log(JSON.stringify({ sameClass: loaded.exports.TerminalJobError === TerminalJobError }));`;
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', probe], { cwd: project });
-    expect(JSON.parse(stdout)).toEqual({ sameClass: false });
+    expect(JSON.parse(stdout)).toEqual({ sameClass: true });
   });
 
   it('a TerminalJobError ends the job failed_terminal with its code after one attempt', async () => {
