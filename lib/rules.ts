@@ -16,6 +16,9 @@ const payloadRefSchema = z.string().min(1).max(1024);
 /** Attempts a job gets (1 to 100); the same rule as a job definition's `maxAttempts`. */
 const maxAttemptsSchema = z.number().int().min(1).max(100);
 
+/** The version of a job definition a message names: 1 to 1,000,000 (producer and envelope alike). */
+const jobVersionSchema = z.number().int().min(1).max(1_000_000);
+
 /** Job type names: 1–64 chars of `[A-Za-z0-9._-]`, starting with a letter or digit. */
 const jobTypeSchema = z
   .string()
@@ -56,6 +59,26 @@ const recordedResultSchema = z.unknown().superRefine((value, context) => {
 /** A job's outcome: an outcome code and an optional small JSON result (never the payload). */
 const jobOutcomeSchema = z.strictObject({ outcomeCode: outcomeCodeSchema, result: recordedResultSchema.optional() });
 
+/**
+ * Longest free-text message leasefence stores about a failure (a work row's `errorMessage`, a quarantine
+ * record's `detail`), in UTF-16 code units: a hostile or chatty error can never bloat a row.
+ */
+const MAX_MESSAGE_CHARS = 500;
+
+/** `text` cut to MAX_MESSAGE_CHARS (never throws; shorter text is returned as it is). */
+function capMessage(text: string): string {
+  return text.length > MAX_MESSAGE_CHARS ? text.slice(0, MAX_MESSAGE_CHARS) : text;
+}
+
+/** One day in milliseconds (retention periods are configured in days). */
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * How long inline payload bodies and quarantine records are kept, in days: `default` unless configured
+ * (environment, construct, local stack), and a configured value must lie within `min`..`max`.
+ */
+const RetentionDays = { default: 30, min: 1, max: 3650 } as const;
+
 /** The attributes the fence keeps on a protected (class B) record; callers may never name them. */
 const WriterAttribute = {
   /** Fence of the claim that last advanced the record. */
@@ -83,15 +106,20 @@ function isWriterAttribute(name: string): boolean {
 const queueUrlSchema = z.string().regex(/^https?:\/\/[^\s/]+\/\S+$/, 'must be an http(s) queue URL');
 
 export {
+  capMessage,
+  DAY_MS,
   isWriterAttribute,
   jobOutcomeSchema,
   jobTypeSchema,
+  jobVersionSchema,
+  MAX_MESSAGE_CHARS,
   MAX_RESULT_BYTES,
   maxAttemptsSchema,
   outcomeCodeSchema,
   payloadHashSchema,
   payloadRefSchema,
   queueUrlSchema,
+  RetentionDays,
   recordedResultSchema,
   stepNameSchema,
   tableNameSchema,

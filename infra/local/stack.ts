@@ -6,6 +6,7 @@ import type { AdminDeps } from '../../lib/admin/deps.js';
 import { createDocumentClient, createSqsClient } from '../../lib/aws-clients.js';
 import type { LeasefenceConfig } from '../../lib/config.js';
 import { createSqsWorkerHandler } from '../../lib/lambda/sqs-worker-handler.js';
+import { RetentionDays } from '../../lib/rules.js';
 import { DEFAULT_DEADLINE_SHARDS } from '../../lib/store/table.js';
 import { WorkItemStore } from '../../lib/store/work-item-store.js';
 import { ConsoleUnavailableError } from '../console/assets.js';
@@ -102,7 +103,7 @@ async function startLocalStack(options: LocalStackOptions): Promise<RunningLocal
       deadlineShards: DEFAULT_DEADLINE_SHARDS,
       dynamodbEndpoint: dynamo.endpoint,
       sqsEndpoint: sqsEngine.endpoint,
-      payloadRetentionDays: 30,
+      payloadRetentionDays: RetentionDays.default,
       disabledJobTypes: [...(options.disabledJobTypes ?? [])],
     };
     const store = new WorkItemStore({ client, tableName: config.jobsTable, deadlineShards: config.deadlineShards });

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { tenantIdSchema } from '../identity.js';
 import { outcomeCodeSchema } from '../rules.js';
 import { WORK_STATES } from '../states.js';
+import { raiseFencesSchema } from './raise-fences.js';
 import { ResolveTarget } from './resolve.js';
 import { pageLimitSchema, reasonSchema } from './schemas.js';
 
@@ -59,17 +60,8 @@ const redriveBodySchema = z.strictObject({ max: z.number().int().min(1).max(1000
 /** POST /tenants/{tenantId}/erase-payloads */
 const eraseBodySchema = z.strictObject({ reason: reasonSchema, max: z.number().int().min(1).max(100_000).optional() });
 
-/** POST /fences/raise */
-const raiseFencesBodySchema = z.strictObject({
-  above: z
-    .number()
-    .int()
-    .min(0)
-    .max(Number.MAX_SAFE_INTEGER - 1),
-  reason: reasonSchema,
-  cursor: z.string().optional(),
-  max: z.number().int().min(1).max(100_000).optional(),
-});
+/** POST /fences/raise: the operation's own schema; the actor is the authenticated caller, never the body. */
+const raiseFencesBodySchema = raiseFencesSchema.omit({ actor: true });
 
 export {
   auditQuerySchema,

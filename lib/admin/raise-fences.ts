@@ -33,12 +33,15 @@ interface RaiseFencesReport {
   auditId: string;
 }
 
+/** The range of `above`: every fence at or below it is raised to `above + 1`, which must stay a safe integer. */
+const FenceAbove = { min: 0, max: Number.MAX_SAFE_INTEGER - 1 } as const;
+
+/**
+ * The one schema of a raise-fences request, for every door it comes through (the admin API derives its body
+ * from it without `actor`, which the caller's authenticated identity supplies; the CLI bounds `--above` by FenceAbove).
+ */
 const raiseFencesSchema = z.strictObject({
-  above: z
-    .number()
-    .int()
-    .min(0)
-    .max(Number.MAX_SAFE_INTEGER - 1),
+  above: z.number().int().min(FenceAbove.min).max(FenceAbove.max),
   reason: reasonSchema,
   actor: actorSchema,
   cursor: z.string().optional(),
@@ -113,4 +116,4 @@ async function raiseOne(
   return 'lostRaces';
 }
 
-export { type RaiseFencesInput, type RaiseFencesReport, raiseFences };
+export { FenceAbove, type RaiseFencesInput, type RaiseFencesReport, raiseFences, raiseFencesSchema };

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { operationIdSchema, tenantIdSchema } from '../identity.js';
 import { describeIssues } from '../internal/issue-paths.js';
 import { parseInput } from '../internal/validation.js';
-import { jobTypeSchema, payloadHashSchema, payloadRefSchema } from '../rules.js';
+import { jobTypeSchema, jobVersionSchema, payloadHashSchema, payloadRefSchema } from '../rules.js';
 
 /** Envelope versions this build understands; anything else is quarantined, never guessed at. */
 const ENVELOPE_VERSION = 1;
@@ -19,7 +19,7 @@ const jobEnvelopeSchema = z.strictObject({
   operationId: operationIdSchema,
   jobType: jobTypeSchema,
   /** The job definition version the producer built the payload for; a worker running another one quarantines it. */
-  jobVersion: z.number().int().min(1).max(1_000_000).optional(),
+  jobVersion: jobVersionSchema.optional(),
   payloadHash: payloadHashSchema,
   payload: z.union([z.strictObject({ ref: payloadRefSchema }), z.strictObject({ inline: z.literal(true) })]),
 });

@@ -4,7 +4,7 @@ import { InvalidInputError } from '../errors.js';
 import { payloadHash } from '../hashing.js';
 import { parseIdentity } from '../identity.js';
 import { parseInput } from '../internal/validation.js';
-import { jobTypeSchema, payloadHashSchema, payloadRefSchema } from '../rules.js';
+import { jobTypeSchema, jobVersionSchema, payloadHashSchema, payloadRefSchema } from '../rules.js';
 import type { PayloadStore } from '../store/payloads.js';
 import { type DelayedJobsConfig, type ScheduledRow, scheduleDelayedJob } from './delayed-job.js';
 import { type JobEnvelope, serializeEnvelope } from './envelope.js';
@@ -48,7 +48,7 @@ interface SentJob {
 
 const sendOptionsSchema = z.object({
   jobType: jobTypeSchema,
-  jobVersion: z.number().int().min(1).max(1_000_000).optional(),
+  jobVersion: jobVersionSchema.optional(),
   delaySeconds: z.number().int().min(0).max(900).optional(),
   payloadRef: payloadRefSchema.optional(),
   payloadHash: payloadHashSchema.optional(),

@@ -3,6 +3,7 @@ import type { Clock } from '../clock.js';
 import { PayloadConflictError } from '../errors.js';
 import { canonicalJson, sha256Hex } from '../hashing.js';
 import { formatIdentity, type JobIdentity, parseIdentity } from '../identity.js';
+import { DAY_MS, RetentionDays } from '../rules.js';
 import { sendConditional } from './conditional-write.js';
 import { payloadKey, TTL_ATTRIBUTE } from './table.js';
 
@@ -21,7 +22,7 @@ class PayloadStore {
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
     private readonly clock: Clock,
-    private readonly retentionMs = 30 * 24 * 60 * 60 * 1000,
+    private readonly retentionMs = RetentionDays.default * DAY_MS,
   ) {}
 
   /**

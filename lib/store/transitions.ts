@@ -1,5 +1,5 @@
 import { parseInputOnce, vouchFor } from '../internal/validation.js';
-import { jobOutcomeSchema } from '../rules.js';
+import { capMessage, jobOutcomeSchema } from '../rules.js';
 import { WorkState } from '../states.js';
 import { type HolderTransition, LEASE_ATTRIBUTES, parkedAttributes } from './requests.js';
 import type { Claim, WorkItem } from './work-item.js';
@@ -64,10 +64,21 @@ function completeTransition(outcome: JobOutcome, now: number): HolderTransition 
   };
 }
 
-/** A failure with a code and a message safe to store (no payload data). */
+/** A failure with a code and a message safe to store (no payload data; cut to MAX_MESSAGE_CHARS when stored). */
 interface FailureReport {
   errorCode: string;
   message?: string;
+}
+
+/**
+ * The attributes a failure report sets on the row: its code, and its message capped once here (capMessage),
+ * where every holder transition that records a failure takes it from.
+ */
+function failureAttributes(failure: FailureReport): { errorCode: string; errorMessage: string | undefined } {
+  return {
+    errorCode: failure.errorCode,
+    errorMessage: failure.message === undefined ? undefined : capMessage(failure.message),
+  };
 }
 
 /** claimed ▶ failed_terminal (parked for the owner). */
@@ -76,8 +87,7 @@ function failTerminalTransition(claim: Claim, failure: FailureReport, now: numbe
     name: 'fail_terminal',
     set: {
       state: WorkState.failed_terminal,
-      errorCode: failure.errorCode,
-      errorMessage: failure.message,
+      ...failureAttributes(failure),
       finishedAt: now,
       updatedAt: now,
       ...parkedAttributes(claim.identity, WorkState.failed_terminal, now),
@@ -94,8 +104,7 @@ function retryLaterTransition(failure: FailureReport, availableAt: number, now: 
     name: 'retry_later',
     set: {
       state: WorkState.queued,
-      errorCode: failure.errorCode,
-      errorMessage: failure.message,
+      ...failureAttributes(failure),
       availableAt,
       deadlineAt: availableAt,
       updatedAt: now,
@@ -117,8 +126,7 @@ function parkTransition(
     name: `park_${state}`,
     set: {
       state,
-      errorCode: failure.errorCode,
-      errorMessage: failure.message,
+      ...failureAttributes(failure),
       finishedAt: now,
       updatedAt: now,
       ...parkedAttributes(claim.identity, state, now),

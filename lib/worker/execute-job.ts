@@ -76,7 +76,7 @@ async function executeClaimedJob<Payload>(
     // propagates (the message is redelivered and the next claim reconciles); only a lost fence is absorbed.
     try {
       if (phase.ended === 'run') return await succeed(deps, claim, phase.outcome, phase.reconciled);
-      await deps.store.parkUnknown(claim, { errorCode: phase.errorCode, message: phase.reason.slice(0, 500) });
+      await deps.store.parkUnknown(claim, { errorCode: phase.errorCode, message: phase.reason });
       return { state: WorkState.unknown, errorCode: phase.errorCode };
     } catch (error) {
       if (error instanceof OwnershipLostError) return ownershipLost(deps, error);
@@ -168,14 +168,14 @@ async function classifyAndRecord(
   }
   if (error instanceof TerminalJobError) {
     const errorCode = String(error.context.errorCode);
-    await deps.store.failTerminal(claim, { errorCode, message: error.message.slice(0, 500) });
+    await deps.store.failTerminal(claim, { errorCode, message: error.message });
     return { state: WorkState.failed_terminal, errorCode };
   }
   if (error instanceof CapabilityMissingError) {
     // Raised before anything was sent (e.g. TransactWriteItems on an engine without it): a confirmed failure.
     await deps.store.failTerminal(claim, {
       errorCode: 'engine_capability_missing',
-      message: error.message.slice(0, 500),
+      message: error.message,
     });
     return { state: WorkState.failed_terminal, errorCode: 'engine_capability_missing' };
   }
@@ -183,14 +183,14 @@ async function classifyAndRecord(
     const errorCode = String(error.context.errorCode);
     const state = await deps.store.failRetryable(claim, {
       errorCode,
-      message: error.message.slice(0, 500),
+      message: error.message,
       retryDelayMs: retryDelayMs(definition, claim.attempt),
     });
     return { state: state === WorkState.queued ? WorkState.queued : WorkState.failed_terminal, errorCode };
   }
   // Anything else is ambiguous: the side effect may have happened.
   const errorCode = 'ambiguous_outcome';
-  const message = error instanceof Error ? `${error.name}: ${error.message}`.slice(0, 500) : 'non-error thrown';
+  const message = error instanceof Error ? `${error.name}: ${error.message}` : 'non-error thrown';
   const mayRetry = definition.target !== 'D' && claim.attempt < claim.maxAttempts;
   if (!mayRetry) {
     await deps.store.parkUnknown(claim, { errorCode, message });
@@ -213,7 +213,7 @@ async function refusedByFence(
 ): Promise<ExecutionResult> {
   const errorCode = `fence_${String(error.context.reason ?? 'refused')}`;
   deps.telemetry.count(MetricName.FenceRefusedByJob);
-  await deps.store.failTerminal(claim, { errorCode, message: error.message.slice(0, 500) });
+  await deps.store.failTerminal(claim, { errorCode, message: error.message });
   return { state: WorkState.failed_terminal, errorCode };
 }
 

@@ -180,7 +180,7 @@ class WorkerRuntime {
     return {
       ok: false,
       errorCode: 'payload_schema',
-      message: `payload failed its schema at ${describeIssues(schema, parsed.error.issues)}`.slice(0, 500),
+      message: `payload failed its schema at ${describeIssues(schema, parsed.error.issues)}`,
     };
   }
 

@@ -1,6 +1,6 @@
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import * as z from 'zod';
-import { raiseFences } from '../../../lib/admin/raise-fences.js';
+import { FenceAbove, raiseFences } from '../../../lib/admin/raise-fences.js';
 import { reasonSchema } from '../../../lib/admin/schemas.js';
 import { type CommandSpec, parseCommandLine } from '../args.js';
 import { type CliCommand, withTarget } from '../command.js';
@@ -35,7 +35,7 @@ const spec: CommandSpec = {
 const schema = z.strictObject({
   ...commonShape,
   ...targetShape,
-  above: integerFlag(0, Number.MAX_SAFE_INTEGER - 1),
+  above: integerFlag(FenceAbove.min, FenceAbove.max),
   reason: reasonSchema,
   cursor: z.string().min(1).optional(),
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { MAX_MESSAGE_CHARS } from '../../../lib/rules.js';
 import { buildOperatorUpdate } from '../../../lib/store/operator-requests.js';
 import { cancelTransition, sweepToUnknownTransition } from '../../../lib/store/operator-transitions.js';
 import {
@@ -8,7 +9,14 @@ import {
   type NewWorkItem,
 } from '../../../lib/store/requests.js';
 import { deadlineShardFor, jobsTableDefinition } from '../../../lib/store/table.js';
-import { completeTransition, heartbeatTransition, stepTransition } from '../../../lib/store/transitions.js';
+import {
+  completeTransition,
+  failTerminalTransition,
+  heartbeatTransition,
+  parkTransition,
+  retryLaterTransition,
+  stepTransition,
+} from '../../../lib/store/transitions.js';
 import { claimFromItem, type WorkItem } from '../../../lib/store/work-item.js';
 import { workItemInState } from '../../support/factories.js';
 
@@ -185,6 +193,24 @@ describe('buildFencedUpdate', () => {
       },
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     });
+  });
+
+  it('stores every failure message capped at MAX_MESSAGE_CHARS, whichever transition records it', () => {
+    const failure = { errorCode: 'boom', message: `${'m'.repeat(MAX_MESSAGE_CHARS)}tail` };
+    const transitions = [
+      failTerminalTransition(claim, failure, now),
+      retryLaterTransition(failure, now + 1_000, now),
+      parkTransition(claim, 'unknown', failure, now),
+      parkTransition(claim, 'quarantined', failure, now),
+    ];
+    for (const transition of transitions) {
+      const values = Object.values(buildFencedUpdate(table, claim, transition).ExpressionAttributeValues ?? {});
+      expect(values, transition.name).toContain('m'.repeat(MAX_MESSAGE_CHARS));
+      expect(
+        values.some((value) => typeof value === 'string' && value.endsWith('tail')),
+        transition.name,
+      ).toBe(false);
+    }
   });
 
   it('omits undefined outcome fields instead of writing NULLs', () => {
