@@ -13,6 +13,15 @@ const payloadHashSchema = z.string().regex(/^[0-9a-f]{64}$/, 'payloadHash must b
 /** A caller-owned pointer to the payload (an S3 key, a row id); never the payload itself. */
 const payloadRefSchema = z.string().min(1).max(1024);
 
+/** How a job finds its payload: a caller-owned ref, or the body stored inline in the payloads table. */
+const payloadBindingSchema = z.union([
+  z.strictObject({ ref: payloadRefSchema }),
+  z.strictObject({ inline: z.literal(true) }),
+]);
+
+/** A payload binding: `{ ref }` or `{ inline: true }`. */
+type PayloadBinding = z.output<typeof payloadBindingSchema>;
+
 /** Attempts a job gets (1 to 100); the same rule as a job definition's `maxAttempts`. */
 const maxAttemptsSchema = z.number().int().min(1).max(100);
 
@@ -33,7 +42,13 @@ const outcomeCodeSchema = z
   .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/, 'outcomeCode must be 1-64 chars of [A-Za-z0-9._:-]');
 
 /** Step names: 1–64 chars of `[A-Za-z0-9._:-]`; stored as one map key (a dot never nests) and part of a request token. */
-const stepNameSchema = z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/, 'step name must be 1-64 chars of [A-Za-z0-9._:-]');
+const stepNameSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9._:-]{1,64}$/, 'step name must be 1-64 chars of [A-Za-z0-9._:-]')
+  .brand<'StepName'>();
+
+/** A step name that passed stepNameSchema where the job named it; the store records only these. */
+type StepName = z.output<typeof stepNameSchema>;
 
 /** Largest job or step result recorded on the work item, in UTF-8 bytes of its canonical JSON. */
 const MAX_RESULT_BYTES = 16 * 1024;
@@ -116,11 +131,14 @@ export {
   MAX_RESULT_BYTES,
   maxAttemptsSchema,
   outcomeCodeSchema,
+  type PayloadBinding,
+  payloadBindingSchema,
   payloadHashSchema,
   payloadRefSchema,
   queueUrlSchema,
   RetentionDays,
   recordedResultSchema,
+  type StepName,
   stepNameSchema,
   tableNameSchema,
   WRITER_ATTRIBUTES,

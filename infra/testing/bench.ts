@@ -4,7 +4,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../../lib/aws-clients.js';
 import { ManualClock } from '../../lib/clock.js';
 import { payloadHash } from '../../lib/hashing.js';
-import type { JobIdentity } from '../../lib/identity.js';
+import { type JobIdentity, parseIdentity } from '../../lib/identity.js';
 import { type JobDefinition, JobRegistry } from '../../lib/job-definition.js';
 import { serializeEnvelope } from '../../lib/messaging/envelope.js';
 import { PayloadStore } from '../../lib/store/payloads.js';
@@ -138,7 +138,7 @@ class ConformanceBench {
 
   /** The work item as stored now. */
   row(identity: JobIdentity): Promise<WorkItem | undefined> {
-    return this.store.get(identity, { consistent: true });
+    return this.store.get(parseIdentity(identity), { consistent: true });
   }
 
   /** Moves the shared clock past the job's lease (and any retry delay). */

@@ -4,6 +4,7 @@ import type { JobIdentity } from '../identity.js';
 import { parseInput } from '../internal/validation.js';
 import { raiseFenceTransition } from '../store/operator-transitions.js';
 import { TableKeys } from '../store/table.js';
+import { identityOfItem } from '../store/work-item.js';
 import { writeAuditRecord } from './audit.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import type { AdminDeps } from './deps.js';
@@ -108,7 +109,7 @@ async function raiseOne(
   action: { actor: string; reason: string },
 ): Promise<'raised' | 'alreadyAbove' | 'lostRaces'> {
   for (let attempt = 0; attempt < TRIES; attempt += 1) {
-    const item = await deps.store.get({ tenantId: identity.tenantId, operationId: identity.operationId });
+    const item = await deps.store.get(identityOfItem(identity));
     if (!item || item.fence > above) return 'alreadyAbove';
     const applied = await deps.store.applyOperator(item, raiseFenceTransition(item, above + 1, action));
     if (applied.ok) return 'raised';

@@ -81,7 +81,7 @@ async function sendJob(deps: ProducerDependencies, input: SendJobInput): Promise
   if (options.payloadRef === undefined) {
     if (!deps.payloads)
       throw new InvalidInputError('inline payloads need a payloads table', [{ path: 'payloads', message: 'missing' }]);
-    payloadStored = await deps.payloads.put(identity, input.payload, hash);
+    payloadStored = await deps.payloads.write(identity, input.payload, hash);
   }
   if (options.delaySeconds !== undefined && options.delaySeconds > 0) {
     const row = await scheduleDelayedJob(deps, {

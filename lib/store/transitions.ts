@@ -1,4 +1,5 @@
-import { parseInputOnce, vouchFor } from '../internal/validation.js';
+import type * as z from 'zod';
+import { parseInput } from '../internal/validation.js';
 import { capMessage, jobOutcomeSchema } from '../rules.js';
 import { WorkState } from '../states.js';
 import { type HolderTransition, LEASE_ATTRIBUTES, parkedAttributes } from './requests.js';
@@ -36,13 +37,17 @@ interface JobOutcome {
   result?: unknown;
 }
 
+const validOutcomeSchema = jobOutcomeSchema.brand<'ValidOutcome'>();
+
+/** A job's outcome as checked where the job handed it over: the store records only these. */
+type ValidOutcome = z.output<typeof validOutcomeSchema>;
+
 /**
- * A job's outcome, validated once (InvalidInputError naming every bad field; nothing written). The returned
- * copy is frozen and vouched for, so the runtime's validated outcome passes the store's check without a second walk.
+ * A job's outcome, validated where the job hands it over (its return value, a reconcile result, a
+ * transaction's completion): InvalidInputError naming every bad field, nothing written.
  */
-function parseJobOutcome(value: unknown, what = 'job outcome'): JobOutcome {
-  const outcome = parseInputOnce(jobOutcomeSchema, value, what);
-  return outcome === value ? outcome : vouchFor(jobOutcomeSchema, outcome);
+function parseJobOutcome(value: unknown, what = 'job outcome'): ValidOutcome {
+  return parseInput(validOutcomeSchema, value, what);
 }
 
 /** claimed ▶ succeeded. */
@@ -157,4 +162,5 @@ export {
   parseJobOutcome,
   retryLaterTransition,
   stepTransition,
+  type ValidOutcome,
 };

@@ -10,7 +10,8 @@ import {
 import { type AnyJobDefinition, type JobContext, type JobDefinition, retryDelayMs } from '../job-definition.js';
 import { MetricName } from '../metric-names.js';
 import { WorkState } from '../states.js';
-import { type JobOutcome, parseJobOutcome } from '../store/transitions.js';
+import type { LeaseRequest } from '../store/schemas.js';
+import { type JobOutcome, parseJobOutcome, type ValidOutcome } from '../store/transitions.js';
 import type { Claim } from '../store/work-item.js';
 import type { WorkItemStore } from '../store/work-item-store.js';
 import type { Telemetry } from '../telemetry.js';
@@ -36,21 +37,22 @@ interface ExecutionDependencies {
 
 /**
  * Runs one claimed job to a recorded outcome: reconcile first when class C retries, run with a progress-driven
- * lease, then complete / fail / park under the claim's fence. An ambiguous outcome never becomes success or a
+ * lease (renewed by `lease`, the one the claim was made with), then complete / fail / park under the claim's fence. An ambiguous outcome never becomes success or a
  * blind retry: class D and exhausted jobs park as unknown; class C retries only through reconcile.
  */
 async function executeClaimedJob<Payload>(
   deps: ExecutionDependencies,
   definition: JobDefinition<Payload>,
   claim: Claim,
+  lease: LeaseRequest,
   payload: Payload,
 ): Promise<ExecutionResult> {
   const abort = new AttemptAbort();
   const keeper = new LeaseKeeper({
     store: deps.store,
     claim,
-    leaseMs: definition.leaseMs,
-    intervalMs: deps.heartbeatIntervalMs ?? Math.floor(definition.leaseMs / 3),
+    leaseMs: lease.leaseMs,
+    intervalMs: deps.heartbeatIntervalMs ?? Math.floor(lease.leaseMs / 3),
     telemetry: deps.telemetry,
     onOwnershipLost: (error) => abort.abort(error),
     onDoubt: (error) => abort.abort(error),
@@ -89,7 +91,7 @@ async function executeClaimedJob<Payload>(
 
 /** How the job phase ended: a reported outcome, or an outcome nobody can tell (parked as unknown with `errorCode`). */
 type Phase =
-  | { ended: 'run'; outcome: JobOutcome; reconciled: boolean }
+  | { ended: 'run'; outcome: ValidOutcome; reconciled: boolean }
   | { ended: 'cannot_tell'; errorCode: string; reason: string };
 
 /**
@@ -131,7 +133,7 @@ async function runPhase<Payload>(
 async function succeed(
   deps: ExecutionDependencies,
   claim: Claim,
-  outcome: JobOutcome,
+  outcome: ValidOutcome,
   reconciled: boolean,
 ): Promise<ExecutionResult> {
   await deps.store.complete(claim, outcome);

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { payloadHash } from '../../lib/hashing.js';
-import type { JobIdentity } from '../../lib/identity.js';
+import { parseIdentity, type ValidIdentity } from '../../lib/identity.js';
+import { parseNewWorkItem } from '../../lib/store/schemas.js';
 import { requestOn } from '../support/fault-proxy.js';
 import { createNetworkFixture, type NetworkFixture } from './support/network-fixture.js';
 import { type ReliabilityPayload, ReliabilityJobType as Type } from './support/reliability-jobs.js';
@@ -39,14 +40,15 @@ describe('network faults between the workers and the engine', () => {
     await fixture.close();
   });
 
-  const newIdentity = (prefix: string): JobIdentity => ({ tenantId: 'net', operationId: `${prefix}-${randomUUID()}` });
+  const newIdentity = (prefix: string): ValidIdentity =>
+    parseIdentity({ tenantId: 'net', operationId: `${prefix}-${randomUUID()}` });
   const hold = () => {
     let release: () => void = () => {};
     return { promise: new Promise<void>((resolve) => (release = resolve)), release: () => release() };
   };
 
   /** Counts what must stay 0 for one operation: a non-final item and more than one effect. */
-  async function tally(identity: JobIdentity): Promise<{ charges: number; calls: number }> {
+  async function tally(identity: ValidIdentity): Promise<{ charges: number; calls: number }> {
     const item = await fixture.store.get(identity);
     if (!item || !['succeeded', 'unknown', 'failed_terminal'].includes(item.state)) report.add('lostJobs');
     const charges = (await fixture.ledger.chargesByOperation('net')).get(identity.operationId)?.length ?? 0;
@@ -117,7 +119,11 @@ describe('network faults between the workers and the engine', () => {
     expect(dropped.hits()).toBe(1);
     expect(first).toMatchObject({ status: 'executed', fence: 1, result: { state: 'succeeded' } });
     expect(redelivered).toMatchObject({ status: 'skipped', reason: 'replay_finished' });
-    expect(await fixture.store.get(identity)).toMatchObject({ state: 'succeeded', fence: 1, attempts: 1 });
+    expect(await fixture.store.get(identity)).toMatchObject({
+      state: 'succeeded',
+      fence: 1,
+      attempts: 1,
+    });
     expect(await tally(identity)).toEqual({ charges: 1, calls: 1 });
   });
 
@@ -164,13 +170,15 @@ describe('network faults between the workers and the engine', () => {
 
   it('a lost response of a claim: the retried claim is mine, the fence rose once, no orphaned lease', async () => {
     const identity = newIdentity('lost-claim');
-    await fixture.store.enqueue({
-      identity,
-      jobType: Type.record,
-      payloadHash: payloadHash(plain),
-      payloadInline: true,
-      maxAttempts: 3,
-    });
+    await fixture.store.enqueue(
+      parseNewWorkItem({
+        identity,
+        jobType: Type.record,
+        payloadHash: payloadHash(plain),
+        payloadInline: true,
+        maxAttempts: 3,
+      }),
+    );
     const wake = await fixture.message(identity, Type.record, plain, 'wake');
     const dropped = fixture.proxy.inject({
       match: requestOn('UpdateItem', jobsTable, identity.operationId, '#attempts = #attempts +'),
@@ -208,7 +216,11 @@ describe('network faults between the workers and the engine', () => {
     expect(whileLeased).toMatchObject({ status: 'skipped', reason: 'leased' });
     expect(summary.resignalled).toBeGreaterThanOrEqual(1);
     expect(results).toContainEqual(expect.objectContaining({ status: 'executed', fence: 2 }));
-    expect(await fixture.store.get(identity)).toMatchObject({ state: 'succeeded', fence: 2, attempts: 2 });
+    expect(await fixture.store.get(identity)).toMatchObject({
+      state: 'succeeded',
+      fence: 2,
+      attempts: 2,
+    });
     await tally(identity);
   });
 

@@ -6,13 +6,15 @@ import { FenceRejectedError, OwnershipLostError } from '../../../lib/errors.js';
 import { FencedRecords } from '../../../lib/fenced/records.js';
 import { payloadHash } from '../../../lib/hashing.js';
 import { mapBounded } from '../../../lib/internal/bounded-parallel.js';
+import { parseLease } from '../../../lib/store/schemas.js';
+import { parseJobOutcome } from '../../../lib/store/transitions.js';
 import { WorkItemStore } from '../../../lib/store/work-item-store.js';
 import { createTestTables, engineEndpoints, type TestTables, testDocumentClient } from '../../support/engine.js';
 import { expectClaimed, expectCreatedClaim, expectRejection } from '../../support/expectations.js';
 import { newIdentity, newWorkItem } from '../../support/factories.js';
 import { countRequests } from '../../support/request-counter.js';
 
-const LEASE = { owner: 'twin-worker', leaseMs: 60_000 };
+const LEASE = parseLease({ owner: 'twin-worker', leaseMs: 60_000 });
 
 /**
  * A DocumentClient made with `cacheMiddleware: true` sends the store's conditional writes through a twin that
@@ -53,7 +55,7 @@ describe('cacheMiddleware: conditional writes through the caching twin', () => {
       const claim = expectCreatedClaim(
         await store.enqueue(newWorkItem(identity, { payloadHash: payloadHash({ index }) }), LEASE),
       );
-      await store.complete(claim, { outcomeCode: `done-${index}` });
+      await store.complete(claim, parseJobOutcome({ outcomeCode: `done-${index}` }));
     });
 
     expect(counter.byCommand).toEqual({ PutItemCommand: 64, UpdateItemCommand: 64 });
@@ -74,7 +76,10 @@ describe('cacheMiddleware: conditional writes through the caching twin', () => {
   it('middleware added or removed after the first write reaches the next write (the cached handlers are rebuilt)', async () => {
     const store = new WorkItemStore({ client: cached, tableName: tables.jobsTable, clock });
     const first = newIdentity('tenant-twin');
-    await store.complete(expectCreatedClaim(await store.enqueue(newWorkItem(first), LEASE)), { outcomeCode: 'ok' });
+    await store.complete(
+      expectCreatedClaim(await store.enqueue(newWorkItem(first), LEASE)),
+      parseJobOutcome({ outcomeCode: 'ok' }),
+    );
     const twinBefore = cachingTwin(cached);
 
     cached.middlewareStack.add(
@@ -95,9 +100,11 @@ describe('cacheMiddleware: conditional writes through the caching twin', () => {
   it('a failed condition still comes back as the current item: a stale holder is refused, the newer one lands', async () => {
     const store = new WorkItemStore({ client: cached, tableName: tables.jobsTable, clock });
     const identity = newIdentity('tenant-twin');
-    const stale = expectCreatedClaim(await store.enqueue(newWorkItem(identity), { ...LEASE, leaseMs: 1_000 }));
+    const stale = expectCreatedClaim(
+      await store.enqueue(newWorkItem(identity), parseLease({ ...LEASE, leaseMs: 1_000 })),
+    );
     clock.advance(2_000);
-    const fresh = expectClaimed(await store.claim(identity, { owner: 'second', leaseMs: 60_000 }));
+    const fresh = expectClaimed(await store.claim(identity, parseLease({ owner: 'second', leaseMs: 60_000 })));
 
     const record = { tableName: tables.jobsTable, key: { pk: `record#${identity.operationId}`, sk: 'record' } };
     await new FencedRecords({ client: cached, claim: fresh }).put(record, { amountCents: 2 });
@@ -105,8 +112,8 @@ describe('cacheMiddleware: conditional writes through the caching twin', () => {
       new FencedRecords({ client: cached, claim: stale }).put(record, { amountCents: 1 }),
       FenceRejectedError,
     );
-    await expectRejection(store.complete(stale, { outcomeCode: 'stale' }), OwnershipLostError);
-    await store.complete(fresh, { outcomeCode: 'fresh' });
+    await expectRejection(store.complete(stale, parseJobOutcome({ outcomeCode: 'stale' })), OwnershipLostError);
+    await store.complete(fresh, parseJobOutcome({ outcomeCode: 'fresh' }));
 
     expect(await store.get(identity, { consistent: true })).toMatchObject({ state: 'succeeded', outcomeCode: 'fresh' });
     const written = await plain.send(

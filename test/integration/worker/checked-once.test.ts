@@ -4,6 +4,7 @@ import * as z from 'zod';
 import { systemClock } from '../../../lib/clock.js';
 import { InvalidInputError } from '../../../lib/errors.js';
 import { payloadHash } from '../../../lib/hashing.js';
+import { parseIdentity } from '../../../lib/identity.js';
 import { type AnyJobDefinition, defineJob, JobRegistry } from '../../../lib/job-definition.js';
 import { serializeEnvelope } from '../../../lib/messaging/envelope.js';
 import { PayloadStore } from '../../../lib/store/payloads.js';
@@ -85,7 +86,7 @@ describe('inputs the worker checks once', () => {
       'succeeded',
       'succeeded',
     ]);
-    const stored = await store.get({ tenantId: 'acme', operationId: 'good-2' });
+    const stored = await store.get(parseIdentity({ tenantId: 'acme', operationId: 'good-2' }));
     expect(stored).toMatchObject({ state: 'succeeded', fence: 1, targetClass: 'B' });
   });
 });

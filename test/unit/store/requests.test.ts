@@ -2,12 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { MAX_MESSAGE_CHARS } from '../../../lib/rules.js';
 import { buildOperatorUpdate } from '../../../lib/store/operator-requests.js';
 import { cancelTransition, sweepToUnknownTransition } from '../../../lib/store/operator-transitions.js';
-import {
-  buildClaimRequest,
-  buildCreateRequest,
-  buildFencedUpdate,
-  type NewWorkItem,
-} from '../../../lib/store/requests.js';
+import { buildClaimRequest, buildCreateRequest, buildFencedUpdate } from '../../../lib/store/requests.js';
+import { parseNewWorkItem } from '../../../lib/store/schemas.js';
 import { deadlineShardFor, jobsTableDefinition } from '../../../lib/store/table.js';
 import {
   completeTransition,
@@ -17,7 +13,7 @@ import {
   retryLaterTransition,
   stepTransition,
 } from '../../../lib/store/transitions.js';
-import { claimFromItem, type WorkItem } from '../../../lib/store/work-item.js';
+import { claimFromItem, identityOfItem, type WorkItem } from '../../../lib/store/work-item.js';
 import { workItemInState } from '../../support/factories.js';
 
 const table = { tableName: 'jobs', deadlineShards: 8 };
@@ -26,7 +22,13 @@ const key = { pk: 'acme#10', sk: 'op#refund-42' }; // bucket 10 of 16: a hash of
 const shard = deadlineShardFor(identity, 8);
 const now = 1_767_225_600_000;
 const hash = 'a'.repeat(64);
-const newItem: NewWorkItem = { identity, jobType: 'refund', payloadHash: hash, payloadRef: 's3://b/k', maxAttempts: 3 };
+const newItem = parseNewWorkItem({
+  identity,
+  jobType: 'refund',
+  payloadHash: hash,
+  payloadRef: 's3://b/k',
+  maxAttempts: 3,
+});
 
 describe('buildCreateRequest', () => {
   it('creates the item already claimed with fence 1 and the effect mark when given a lease, only if the key is free', () => {
@@ -67,7 +69,12 @@ describe('buildCreateRequest', () => {
   });
 
   it('creates the item queued with fence 0, due at availableAt, with no lease attributes', () => {
-    const input: NewWorkItem = { ...newItem, payloadRef: undefined, payloadInline: true, availableAt: now + 5_000 };
+    const input = parseNewWorkItem({
+      ...newItem,
+      payloadRef: undefined,
+      payloadInline: true,
+      availableAt: now + 5_000,
+    });
 
     const request = buildCreateRequest(table, input, now);
 
@@ -156,7 +163,7 @@ describe('buildClaimRequest', () => {
 
 describe('buildFencedUpdate', () => {
   const claimed: WorkItem = workItemInState({ identity, state: 'claimed', now, overrides: { fence: 7 } });
-  const claim = claimFromItem(claimed, false);
+  const claim = claimFromItem(claimed, identityOfItem(claimed), false);
 
   it('completes under my fence only while claimed, removing the lease and closing the attempt in the history', () => {
     const request = buildFencedUpdate(table, claim, completeTransition({ outcomeCode: 'ok', result: { n: 1 } }, now));
