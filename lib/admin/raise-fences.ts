@@ -38,8 +38,8 @@ interface RaiseFencesReport {
 const FenceAbove = { min: 0, max: Number.MAX_SAFE_INTEGER - 1 } as const;
 
 /**
- * The one schema of a raise-fences request, for every door it comes through (the admin API derives its body
- * from it without `actor`, which the caller's authenticated identity supplies; the CLI bounds `--above` by FenceAbove).
+ * The one schema of a raise-fences request, whatever door it comes through: the admin API's body is parsed by
+ * it (with `actor`, the authenticated caller), the CLI calls raiseFences and bounds `--above` by FenceAbove.
  */
 const raiseFencesSchema = z.strictObject({
   above: z.number().int().min(FenceAbove.min).max(FenceAbove.max),
@@ -117,4 +117,4 @@ async function raiseOne(
   return 'lostRaces';
 }
 
-export { FenceAbove, type RaiseFencesInput, type RaiseFencesReport, raiseFences, raiseFencesSchema };
+export { FenceAbove, type RaiseFencesInput, type RaiseFencesReport, raiseFences };

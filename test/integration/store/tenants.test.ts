@@ -96,11 +96,11 @@ describe('identity collisions at the key level', () => {
     counter.reset();
 
     const left = await expectRejection(
-      store.enqueue(newWorkItem({ tenantId: 'a', operationId: 'b#c' })),
+      (async () => store.enqueue(newWorkItem({ tenantId: 'a', operationId: 'b#c' })))(),
       InvalidInputError,
     );
     const right = await expectRejection(
-      store.enqueue(newWorkItem({ tenantId: 'a#b', operationId: 'c' })),
+      (async () => store.enqueue(newWorkItem({ tenantId: 'a#b', operationId: 'c' })))(),
       InvalidInputError,
     );
 

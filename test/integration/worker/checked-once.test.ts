@@ -12,8 +12,9 @@ import { WorkItemStore } from '../../../lib/store/work-item-store.js';
 import { WorkerRuntime } from '../../../lib/worker/worker-runtime.js';
 import { createTestTables, type TestTables, testDocumentClient } from '../../support/engine.js';
 
-// The worker validates a job type's lease once and builds the new row from the parsed message without a
-// second check. These are the inputs that path must still refuse, before anything is written.
+// The worker parses each input once at its boundary: the message body (parseEnvelope), the job type's lease (its
+// definition and the worker id, on the type's first message) and the attempt budget the new row records (the one
+// builder, newWorkItem). These are the inputs that path must still refuse, before anything is written.
 
 const payload = { amount: 5 };
 const ping = defineJob({
@@ -65,6 +66,17 @@ describe('inputs the worker checks once', () => {
     const worker = runtime(ping, '');
     await expect(worker.handleMessage(message('bad-owner-1'))).rejects.toBeInstanceOf(InvalidInputError);
     await expect(worker.handleMessage(message('bad-owner-2'))).rejects.toThrow(/invalid lease: owner/);
+    expect(await rows()).toBe(0);
+  });
+
+  it('refuses a hand-built job definition whose lease is 0 ms, on every message, and writes no row', async () => {
+    const handBuilt = { ...ping, type: 'ping-no-lease', leaseMs: 0 } as AnyJobDefinition;
+    const worker = runtime(handBuilt, 'worker-c');
+    for (const operationId of ['bad-lease-1', 'bad-lease-2']) {
+      const error = await worker.handleMessage(message(operationId, 'ping-no-lease')).catch((thrown) => thrown);
+      expect(error).toBeInstanceOf(InvalidInputError);
+      expect((error as InvalidInputError).issues.map((issue) => issue.path)).toEqual(['leaseMs']);
+    }
     expect(await rows()).toBe(0);
   });
 

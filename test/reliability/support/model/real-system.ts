@@ -166,7 +166,7 @@ class RealSystem {
 
   private async enqueue(id: number, worker: number | null, conflict: boolean): Promise<Outcome> {
     const identity = identityOf(id);
-    const input = parseIdentity({
+    const input = parseNewWorkItem({
       identity,
       jobType: 'model-job',
       payloadHash: payloadHash({ id: identity, conflict }),
@@ -175,10 +175,10 @@ class RealSystem {
     });
     try {
       if (worker === null) {
-        const result = await this.operator.enqueue(parseNewWorkItem(input));
+        const result = await this.operator.enqueue(input);
         return { kind: 'enqueue', result: result.outcome };
       }
-      const result = await this.stores[worker]?.enqueue(parseNewWorkItem(input), parseLease(this.lease(worker, id)));
+      const result = await this.stores[worker]?.enqueue(input, parseLease(this.lease(worker, id)));
       if (result?.outcome === 'created' && result.claim) {
         this.hold(worker, id, result.claim);
         return { kind: 'enqueue', result: 'created', fence: result.claim.fence };
