@@ -79,14 +79,24 @@ function parseEnvelope(
   return { ok: false, problem: 'invalid_envelope', detail: describeIssues(jobEnvelopeSchema, parsed.error.issues) };
 }
 
-/** Serialises an envelope for SQS (validated first; throws InvalidInputError on a bad one). */
+/** An envelope whose every field passed its schema where it entered (the producer's parsed call): sent as is. */
+type CheckedEnvelope = JobEnvelope & z.$brand<'CheckedEnvelope'>;
+
+/** The SQS body of a checked envelope (no second walk: its fields were parsed where they came in). */
+function encodeEnvelope(envelope: CheckedEnvelope): string {
+  return JSON.stringify(envelope);
+}
+
+/** Serialises a hand-built envelope for SQS (a row's wake-up, a tool's message): validated first, InvalidInputError on a bad one. */
 function serializeEnvelope(envelope: JobEnvelope): string {
   return JSON.stringify(parseInput(jobEnvelopeSchema, envelope, 'job message'));
 }
 
 export {
+  type CheckedEnvelope,
   ENVELOPE_VERSION,
   type EnvelopeProblem,
+  encodeEnvelope,
   JOB_VERSION_UNSUPPORTED,
   type JobEnvelope,
   jobEnvelopeSchema,
