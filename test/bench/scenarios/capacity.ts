@@ -238,7 +238,7 @@ async function exampleRowBytes(engine: BenchEngine): Promise<number[]> {
     const identity = { tenantId: job.tenantId, operationId: job.operationId };
     const created = await store.enqueue(
       parseNewWorkItem({
-        identity: identity,
+        identity,
         jobType: job.jobType,
         payloadHash: 'f'.repeat(64),
         payloadRef: `s3://acme-payloads/${job.tenantId}/${job.operationId}.json`,

@@ -115,7 +115,7 @@ describe('class B: refund settlement with a stalled worker (stamp, reconcile, co
     const storeA = new WorkItemStore({ client: clientA, tableName: tables.jobsTable, clock });
     const enqueued = await storeA.enqueue(
       parseNewWorkItem({
-        identity: identity,
+        identity,
         jobType: 'settlement',
         payloadHash: payloadHash({ merchant }),
         payloadRef: 'batch-1',

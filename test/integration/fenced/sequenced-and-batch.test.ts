@@ -38,7 +38,7 @@ describe('class B: sequenced writes and fenced batches', () => {
     const identity = parseIdentity({ tenantId: 't1', operationId });
     const created = await store.enqueue(
       parseNewWorkItem({
-        identity: identity,
+        identity,
         jobType: 'ledger',
         payloadHash: payloadHash({ operationId }),
         payloadRef: 'r',

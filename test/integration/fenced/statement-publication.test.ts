@@ -54,7 +54,7 @@ describe('class B: statement publication, only the pointer is fenced', () => {
     const bob = new WorkItemStore({ client: client(), tableName: tables.jobsTable, clock });
     const enqueued = await alice.enqueue(
       parseNewWorkItem({
-        identity: identity,
+        identity,
         jobType: 'statement',
         payloadHash: payloadHash({ account }),
         payloadRef: account,

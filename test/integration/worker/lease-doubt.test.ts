@@ -82,7 +82,7 @@ describe('lease doubt stops new effects', () => {
     const identity = parseIdentity({ tenantId: 'ops', operationId });
     await harness.store.enqueue(
       parseNewWorkItem({
-        identity: identity,
+        identity,
         jobType: 'careful',
         payloadHash: payloadHash({ n }),
         payloadRef: 'ref',
