@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { parseInput } from './internal/validation.js';
-import { deadlineShardsSchema, jobTypeSchema, queueUrlSchema, tableNameSchema } from './rules.js';
+import { deadlineShardsSchema, jobTypeSchema, queueUrlSchema, RetentionDays, tableNameSchema } from './rules.js';
 import { DEFAULT_DEADLINE_SHARDS } from './store/table.js';
 
 /** Environment variable names shared by the Lambda handlers, the CDK construct and the local stack. */
@@ -27,7 +27,12 @@ const configSchema = z.object({
   deadlineShards: z.coerce.number().pipe(deadlineShardsSchema).default(DEFAULT_DEADLINE_SHARDS),
   dynamodbEndpoint: z.string().url().optional(),
   sqsEndpoint: z.string().url().optional(),
-  payloadRetentionDays: z.coerce.number().int().min(1).max(3650).default(30),
+  payloadRetentionDays: z.coerce
+    .number()
+    .int()
+    .min(RetentionDays.min)
+    .max(RetentionDays.max)
+    .default(RetentionDays.default),
   disabledJobTypes: z
     .string()
     .transform((list) =>

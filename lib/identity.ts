@@ -27,12 +27,21 @@ const operationIdSchema = z
     'operationId must be 1-256 chars of [A-Za-z0-9._:/=+@-] starting with a letter or digit',
   );
 
-const identitySchema = z.strictObject({ tenantId: tenantIdSchema, operationId: operationIdSchema });
+/** An identity (strict: no other field); its output is a ValidIdentity. */
+const identitySchema = z
+  .strictObject({ tenantId: tenantIdSchema, operationId: operationIdSchema })
+  .brand<'ValidIdentity'>();
+
+/**
+ * An identity that passed identitySchema at a boundary (parseIdentity, a parsed job message, a row the store
+ * wrote). The library's inner functions take this type, so a raw `{ tenantId, operationId }` cannot reach them
+ * unchecked; it is never checked again on its way in.
+ */
+type ValidIdentity = Readonly<z.output<typeof identitySchema>>;
 
 /** Validates an identity; throws InvalidInputError naming the bad field. Returns a fresh, frozen copy. */
-function parseIdentity(value: unknown): JobIdentity {
-  const { tenantId, operationId } = parseInput(identitySchema, value, 'identity');
-  return Object.freeze({ tenantId, operationId });
+function parseIdentity(value: unknown): ValidIdentity {
+  return Object.freeze(parseInput(identitySchema, value, 'identity'));
 }
 
 /** A printable form for messages and admin paths (never for logs: use hashIdentifier there). */
@@ -40,4 +49,12 @@ function formatIdentity(identity: JobIdentity): string {
   return `${identity.tenantId}/${identity.operationId}`;
 }
 
-export { formatIdentity, identitySchema, type JobIdentity, operationIdSchema, parseIdentity, tenantIdSchema };
+export {
+  formatIdentity,
+  identitySchema,
+  type JobIdentity,
+  operationIdSchema,
+  parseIdentity,
+  tenantIdSchema,
+  type ValidIdentity,
+};

@@ -13,8 +13,20 @@ const payloadHashSchema = z.string().regex(/^[0-9a-f]{64}$/, 'payloadHash must b
 /** A caller-owned pointer to the payload (an S3 key, a row id); never the payload itself. */
 const payloadRefSchema = z.string().min(1).max(1024);
 
+/** How a job finds its payload: a caller-owned ref, or the body stored inline in the payloads table. */
+const payloadBindingSchema = z.union([
+  z.strictObject({ ref: payloadRefSchema }),
+  z.strictObject({ inline: z.literal(true) }),
+]);
+
+/** A payload binding: `{ ref }` or `{ inline: true }`. */
+type PayloadBinding = z.output<typeof payloadBindingSchema>;
+
 /** Attempts a job gets (1 to 100); the same rule as a job definition's `maxAttempts`. */
 const maxAttemptsSchema = z.number().int().min(1).max(100);
+
+/** The version of a job definition a message names: 1 to 1,000,000 (producer and envelope alike). */
+const jobVersionSchema = z.number().int().min(1).max(1_000_000);
 
 /** Job type names: 1–64 chars of `[A-Za-z0-9._-]`, starting with a letter or digit. */
 const jobTypeSchema = z
@@ -30,7 +42,13 @@ const outcomeCodeSchema = z
   .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/, 'outcomeCode must be 1-64 chars of [A-Za-z0-9._:-]');
 
 /** Step names: 1–64 chars of `[A-Za-z0-9._:-]`; stored as one map key (a dot never nests) and part of a request token. */
-const stepNameSchema = z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/, 'step name must be 1-64 chars of [A-Za-z0-9._:-]');
+const stepNameSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9._:-]{1,64}$/, 'step name must be 1-64 chars of [A-Za-z0-9._:-]')
+  .brand<'StepName'>();
+
+/** A step name that passed stepNameSchema where the job named it; the store records only these. */
+type StepName = z.output<typeof stepNameSchema>;
 
 /** Largest job or step result recorded on the work item, in UTF-8 bytes of its canonical JSON. */
 const MAX_RESULT_BYTES = 16 * 1024;
@@ -55,6 +73,26 @@ const recordedResultSchema = z.unknown().superRefine((value, context) => {
 
 /** A job's outcome: an outcome code and an optional small JSON result (never the payload). */
 const jobOutcomeSchema = z.strictObject({ outcomeCode: outcomeCodeSchema, result: recordedResultSchema.optional() });
+
+/**
+ * Longest free-text message leasefence stores about a failure (a work row's `errorMessage`, a quarantine
+ * record's `detail`), in UTF-16 code units: a hostile or chatty error can never bloat a row.
+ */
+const MAX_MESSAGE_CHARS = 500;
+
+/** `text` cut to MAX_MESSAGE_CHARS (never throws; shorter text is returned as it is). */
+function capMessage(text: string): string {
+  return text.length > MAX_MESSAGE_CHARS ? text.slice(0, MAX_MESSAGE_CHARS) : text;
+}
+
+/** One day in milliseconds (retention periods are configured in days). */
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * How long inline payload bodies and quarantine records are kept, in days: `default` unless configured
+ * (environment, construct, local stack), and a configured value must lie within `min`..`max`.
+ */
+const RetentionDays = { default: 30, min: 1, max: 3650 } as const;
 
 /** The attributes the fence keeps on a protected (class B) record; callers may never name them. */
 const WriterAttribute = {
@@ -89,17 +127,25 @@ const queueUrlSchema = z.string().regex(/^https?:\/\/[^\s/]+\/\S+$/, 'must be an
 const deadlineShardsSchema = z.number().int().min(1).max(1000);
 
 export {
+  capMessage,
+  DAY_MS,
   deadlineShardsSchema,
   isWriterAttribute,
   jobOutcomeSchema,
   jobTypeSchema,
+  jobVersionSchema,
+  MAX_MESSAGE_CHARS,
   MAX_RESULT_BYTES,
   maxAttemptsSchema,
   outcomeCodeSchema,
+  type PayloadBinding,
+  payloadBindingSchema,
   payloadHashSchema,
   payloadRefSchema,
   queueUrlSchema,
+  RetentionDays,
   recordedResultSchema,
+  type StepName,
   stepNameSchema,
   tableNameSchema,
   WRITER_ATTRIBUTES,

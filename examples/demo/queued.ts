@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DemoEnvironment } from '../../infra/local/demo-types.js';
 import { systemClock } from '../../lib/clock.js';
+import { parseIdentity } from '../../lib/identity.js';
 import { sendJob } from '../../lib/messaging/producer.js';
 import { FINISHED_STATES } from '../../lib/states.js';
 import { PayloadStore } from '../../lib/store/payloads.js';
@@ -33,7 +34,7 @@ async function runThroughQueue(env: DemoEnvironment, cases: DemoCase[], timeoutM
   while (done.size < cases.length) {
     for (const demoCase of cases) {
       if (done.has(demoCase)) continue;
-      const item = await store.get(demoCase.identity);
+      const item = await store.get(parseIdentity(demoCase.identity));
       if (item && FINISHED_STATES.includes(item.state)) done.set(demoCase, item);
     }
     if (done.size === cases.length) break;

@@ -3,7 +3,7 @@ import type { DemoEnvironment, Timeline, TimelineEvent } from '../../infra/local
 import { createDocumentClient } from '../../lib/aws-clients.js';
 import { type Clock, ManualClock } from '../../lib/clock.js';
 import { payloadHash } from '../../lib/hashing.js';
-import { formatIdentity, type JobIdentity } from '../../lib/identity.js';
+import { formatIdentity, type JobIdentity, parseIdentity } from '../../lib/identity.js';
 import { type AnyJobDefinition, JobRegistry } from '../../lib/job-definition.js';
 import { serializeEnvelope } from '../../lib/messaging/envelope.js';
 import { PayloadStore } from '../../lib/store/payloads.js';
@@ -127,7 +127,9 @@ async function runStalledWorker(env: DemoEnvironment, spec: StallSpec): Promise<
     pausable.resume();
     const first = await firstRun;
     at('worker-A', resultText('worker-A', first, spec));
-    const item = await new WorkItemStore({ client: freshClient, tableName: env.tables.jobs, clock }).get(spec.identity);
+    const item = await new WorkItemStore({ client: freshClient, tableName: env.tables.jobs, clock }).get(
+      parseIdentity(spec.identity),
+    );
     const staleWritesRejected =
       (a.telemetry.counts.StaleFenceRejected ?? 0) + (b.telemetry.counts.StaleFenceRejected ?? 0);
     return { first, second, item, staleWritesRejected, timeline: { title: spec.title, events } };

@@ -4,7 +4,7 @@ import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
-import { jobTypeSchema } from '../../lib/rules.js';
+import { jobTypeSchema, RetentionDays } from '../../lib/rules.js';
 import { DEFAULT_DEADLINE_SHARDS } from '../../lib/store/table.js';
 import type { AlarmThresholds } from './alarms.js';
 
@@ -61,7 +61,7 @@ interface FencedJobQueueProps {
   readonly sweeperInterval?: Duration;
   /** Write shards of the deadline index. Default DEFAULT_DEADLINE_SHARDS (lib/store/table.ts). */
   readonly deadlineShards?: number;
-  /** How long inline payload bodies are kept (TTL). Default 30 days. */
+  /** How long inline payload bodies are kept (TTL), 1 to 3650 days. Default 30 days (RetentionDays). */
   readonly payloadRetention?: Duration;
   /** Removal policy of tables, queues and log groups. Default RETAIN. */
   readonly removalPolicy?: RemovalPolicy;
@@ -149,7 +149,7 @@ function resolveProps(props: FencedJobQueueProps): ResolvedProps {
     sweeperSchedule: props.sweeperSchedule ?? events.Schedule.rate(Duration.minutes(1)),
     sweeperInterval: props.sweeperInterval ?? scheduleRate(props.sweeperSchedule),
     deadlineShards: props.deadlineShards ?? DEFAULT_DEADLINE_SHARDS,
-    payloadRetention: props.payloadRetention ?? Duration.days(30),
+    payloadRetention: props.payloadRetention ?? Duration.days(RetentionDays.default),
     removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
     deletionProtection: props.deletionProtection ?? true,
     logRetention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
@@ -163,7 +163,7 @@ function resolveProps(props: FencedJobQueueProps): ResolvedProps {
     );
   }
   checkRange('deadlineShards', resolved.deadlineShards, 1, 1000);
-  checkRange('payloadRetention (days)', resolved.payloadRetention.toDays(), 1, 3650);
+  checkRange('payloadRetention (days)', resolved.payloadRetention.toDays(), RetentionDays.min, RetentionDays.max);
   checkRange('maxConcurrency', resolved.maxConcurrency, 2, 1000);
   if (resolved.workerReservedConcurrency < resolved.maxConcurrency) {
     throw new Error(

@@ -8,6 +8,7 @@ import type { LeasefenceConfig } from '../../lib/config.js';
 import { isLeasefenceError } from '../../lib/errors.js';
 import type { AnyJobDefinition } from '../../lib/job-definition.js';
 import { createSqsWorkerHandler } from '../../lib/lambda/sqs-worker-handler.js';
+import { RetentionDays } from '../../lib/rules.js';
 import { DEFAULT_DEADLINE_SHARDS } from '../../lib/store/table.js';
 import { WorkItemStore } from '../../lib/store/work-item-store.js';
 import { ConsoleUnavailableError } from '../console/assets.js';
@@ -122,7 +123,7 @@ async function startLocalStack(options: LocalStackOptions): Promise<RunningLocal
       deadlineShards: options.deadlineShards ?? DEFAULT_DEADLINE_SHARDS,
       dynamodbEndpoint: dynamo.endpoint,
       sqsEndpoint: sqsEngine.endpoint,
-      payloadRetentionDays: 30,
+      payloadRetentionDays: RetentionDays.default,
       disabledJobTypes: [...(options.disabledJobTypes ?? [])],
     };
     const store = new WorkItemStore({ client, tableName: config.jobsTable, deadlineShards: config.deadlineShards });

@@ -5,7 +5,7 @@ import { createDocumentClient } from '../../lib/aws-clients.js';
 import { ManualClock } from '../../lib/clock.js';
 import { FenceRejectedError, isLeasefenceError, RetryableJobError } from '../../lib/errors.js';
 import { payloadHash } from '../../lib/hashing.js';
-import type { JobIdentity } from '../../lib/identity.js';
+import { type JobIdentity, parseIdentity } from '../../lib/identity.js';
 import { type JobDefinition, JobRegistry, type ReconcileResult } from '../../lib/job-definition.js';
 import { serializeEnvelope } from '../../lib/messaging/envelope.js';
 import { PayloadStore } from '../../lib/store/payloads.js';
@@ -227,7 +227,7 @@ class ConformanceBench implements WireObserver {
 
   /** The work item as stored now. */
   row(identity: JobIdentity): Promise<WorkItem | undefined> {
-    return this.store.get(identity, { consistent: true });
+    return this.store.get(parseIdentity(identity), { consistent: true });
   }
 
   /** Moves the shared clock past the job's lease (and any retry delay). */

@@ -1,14 +1,12 @@
 import * as z from 'zod';
 import { tenantIdSchema } from '../identity.js';
-import { outcomeCodeSchema } from '../rules.js';
 import { WORK_STATES } from '../states.js';
-import { raiseAboveSchema } from './raise-fences.js';
-import { ResolveTarget } from './resolve.js';
-import { pageLimitSchema, reasonSchema } from './schemas.js';
+import { pageLimitSchema } from './schemas.js';
 
 /**
- * Shapes of the admin API's query strings and JSON bodies. Every object is strict: an unknown field is a
- * 400 naming it (so an `actor` smuggled into a body is refused, never used).
+ * Shapes of the admin API's query strings. Every object is strict: an unknown parameter is a 400 naming it.
+ * A POST body has no schema here: it is the input of its operation, parsed once by the operation's own strict
+ * schema (the router refuses a body naming `actor`, which is always the authenticated caller).
  */
 
 /** A decimal page size in a query string. */
@@ -40,43 +38,4 @@ const auditQuerySchema = z.strictObject({ limit: limitParameter.optional(), curs
 /** Routes that take no query parameters. */
 const noQuerySchema = z.strictObject({});
 
-/** POST …/resolve */
-const resolveBodySchema = z.strictObject({
-  to: z.enum([ResolveTarget.succeeded, ResolveTarget.failed_terminal, ResolveTarget.queued]),
-  reason: reasonSchema,
-  outcomeCode: outcomeCodeSchema.optional(),
-  effectDidNotHappen: z.boolean().optional(),
-});
-
-/** POST …/cancel */
-const reasonBodySchema = z.strictObject({ reason: reasonSchema });
-
-/** POST …/retry: `effectDidNotHappen` is the operator's statement, required to retry a class D item. */
-const retryBodySchema = z.strictObject({ reason: reasonSchema, effectDidNotHappen: z.boolean().optional() });
-
-/** POST /dlq/redrive */
-const redriveBodySchema = z.strictObject({ max: z.number().int().min(1).max(1000).optional() });
-
-/** POST /tenants/{tenantId}/erase-payloads */
-const eraseBodySchema = z.strictObject({ reason: reasonSchema, max: z.number().int().min(1).max(100_000).optional() });
-
-/** POST /fences/raise */
-const raiseFencesBodySchema = z.strictObject({
-  above: raiseAboveSchema,
-  reason: reasonSchema,
-  cursor: z.string().optional(),
-  max: z.number().int().min(1).max(100_000).optional(),
-});
-
-export {
-  auditQuerySchema,
-  countsQuerySchema,
-  eraseBodySchema,
-  listQuerySchema,
-  noQuerySchema,
-  raiseFencesBodySchema,
-  reasonBodySchema,
-  redriveBodySchema,
-  resolveBodySchema,
-  retryBodySchema,
-};
+export { auditQuerySchema, countsQuerySchema, listQuerySchema, noQuerySchema };

@@ -3,6 +3,7 @@ import type { JobIdentity } from '../identity.js';
 import { parseInput } from '../internal/validation.js';
 import { raiseFenceTransition } from '../store/operator-transitions.js';
 import { TableKeys } from '../store/table.js';
+import { identityOfItem } from '../store/work-item.js';
 import { writeAuditRecord } from './audit.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import type { AdminDeps } from './deps.js';
@@ -40,11 +41,15 @@ interface RaiseFencesReport {
  */
 const MAX_FENCE_RAISE = 1_000_000_000_000;
 
-/** What `above` may be: a whole number from 0 to MAX_FENCE_RAISE. */
-const raiseAboveSchema = z.number().int().min(0).max(MAX_FENCE_RAISE);
+/** The range of `above`: every fence at or below it is raised to `above + 1`; at most MAX_FENCE_RAISE. */
+const FenceAbove = { min: 0, max: MAX_FENCE_RAISE } as const;
 
+/**
+ * The one schema of a raise-fences request, whatever door it comes through: the admin API's body is parsed by
+ * it (with `actor`, the authenticated caller), the CLI calls raiseFences and bounds `--above` by FenceAbove.
+ */
 const raiseFencesSchema = z.strictObject({
-  above: raiseAboveSchema,
+  above: z.number().int().min(FenceAbove.min).max(FenceAbove.max),
   reason: reasonSchema,
   actor: actorSchema,
   cursor: z.string().optional(),
@@ -101,7 +106,7 @@ async function raiseOne(
   action: { actor: string; reason: string },
 ): Promise<'raised' | 'alreadyAbove' | 'lostRaces'> {
   for (let attempt = 0; attempt < TRIES; attempt += 1) {
-    const item = await deps.store.get({ tenantId: identity.tenantId, operationId: identity.operationId });
+    const item = await deps.store.get(identityOfItem(identity));
     if (!item || item.fence > above) return 'alreadyAbove';
     const applied = await deps.store.applyOperator(item, raiseFenceTransition(item, above + 1, action));
     if (applied.ok) return 'raised';
@@ -109,4 +114,4 @@ async function raiseOne(
   return 'lostRaces';
 }
 
-export { MAX_FENCE_RAISE, type RaiseFencesInput, type RaiseFencesReport, raiseAboveSchema, raiseFences };
+export { FenceAbove, MAX_FENCE_RAISE, type RaiseFencesInput, type RaiseFencesReport, raiseFences };

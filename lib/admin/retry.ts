@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { OperatorStatementRequiredError } from '../errors.js';
-import { formatIdentity, type JobIdentity, parseIdentity } from '../identity.js';
+import { formatIdentity, type JobIdentity, parseIdentity, type ValidIdentity } from '../identity.js';
 import { parseInput } from '../internal/validation.js';
 import { sendWakeSignals } from '../messaging/wake.js';
 import { WorkState } from '../states.js';
@@ -30,7 +30,7 @@ const RETRYABLE_STATES: readonly WorkState[] = [WorkState.failed_terminal, WorkS
  */
 async function requeueAndWake(
   deps: AdminDeps,
-  identity: JobIdentity,
+  identity: ValidIdentity,
   allowedFrom: readonly WorkState[],
   action: RequeueAction,
   auditAction: string,

@@ -1,31 +1,21 @@
 import * as z from 'zod';
 import { InvalidInputError } from '../errors.js';
 import { parseInput } from '../internal/validation.js';
+import type { OperatorAction } from '../store/operator-transitions.js';
 import type { WorkItem } from '../store/work-item.js';
 import { listAuditRecords } from './audit.js';
 import { cancelItem } from './cancel.js';
 import { countItems } from './counts.js';
 import type { AdminDeps } from './deps.js';
-import { erasePayloads } from './erase-payloads.js';
+import { type EraseInput, erasePayloads } from './erase-payloads.js';
 import { checkHealth } from './health.js';
-import {
-  auditQuerySchema,
-  countsQuerySchema,
-  eraseBodySchema,
-  listQuerySchema,
-  noQuerySchema,
-  raiseFencesBodySchema,
-  reasonBodySchema,
-  redriveBodySchema,
-  resolveBodySchema,
-  retryBodySchema,
-} from './http-schemas.js';
+import { auditQuerySchema, countsQuerySchema, listQuerySchema, noQuerySchema } from './http-schemas.js';
 import { listItems } from './list.js';
-import { raiseFences } from './raise-fences.js';
-import { redriveDeadLetters } from './redrive.js';
-import { resolveItem } from './resolve.js';
+import { type RaiseFencesInput, raiseFences } from './raise-fences.js';
+import { type RedriveInput, redriveDeadLetters } from './redrive.js';
+import { type ResolveInput, resolveItem } from './resolve.js';
 import { type AdminReply, errorReply, ok } from './responses.js';
-import { retryItem } from './retry.js';
+import { type RetryInput, retryItem } from './retry.js';
 import { AdminRoute, matchRoute } from './routes.js';
 import { actorSchema } from './schemas.js';
 import { showItem } from './show.js';
@@ -106,36 +96,26 @@ async function dispatch(match: Matched, request: AdminRequest, actor: string, de
       noBody(request);
       parseQuery(noQuerySchema, request);
       return ok({ item: await showItem(deps, identity) });
-    case AdminRoute.resolveItem: {
+    case AdminRoute.resolveItem:
       parseQuery(noQuerySchema, request);
-      const body = parseBody(resolveBodySchema, request);
-      return itemReply(await resolveItem(deps, identity, { ...body, actor }));
-    }
-    case AdminRoute.retryItem: {
+      return itemReply(await resolveItem(deps, identity, operationInput<ResolveInput>(request, { actor })));
+    case AdminRoute.retryItem:
       parseQuery(noQuerySchema, request);
-      const body = parseBody(retryBodySchema, request);
-      return itemReply(await retryItem(deps, identity, { ...body, actor }));
-    }
-    case AdminRoute.cancelItem: {
+      return itemReply(await retryItem(deps, identity, operationInput<RetryInput>(request, { actor })));
+    case AdminRoute.cancelItem:
       parseQuery(noQuerySchema, request);
-      const body = parseBody(reasonBodySchema, request);
-      return itemReply({ item: await cancelItem(deps, identity, { reason: body.reason, actor }) });
-    }
-    case AdminRoute.redrive: {
+      return itemReply({ item: await cancelItem(deps, identity, operationInput<OperatorAction>(request, { actor })) });
+    case AdminRoute.redrive:
       parseQuery(noQuerySchema, request);
-      const body = parseBody(redriveBodySchema, request);
-      return ok({ ...(await redriveDeadLetters(deps, { ...body, actor })) });
-    }
+      return ok({ ...(await redriveDeadLetters(deps, operationInput<RedriveInput>(request, { actor }))) });
     case AdminRoute.erasePayloads: {
       parseQuery(noQuerySchema, request);
-      const body = parseBody(eraseBodySchema, request);
-      return ok({ ...(await erasePayloads(deps, { ...body, tenantId: identity.tenantId, actor })) });
+      const input = operationInput<EraseInput>(request, { tenantId: identity.tenantId, actor });
+      return ok({ ...(await erasePayloads(deps, input)) });
     }
-    case AdminRoute.raiseFences: {
+    case AdminRoute.raiseFences:
       parseQuery(noQuerySchema, request);
-      const body = parseBody(raiseFencesBodySchema, request);
-      return ok({ ...(await raiseFences(deps, { ...body, actor })) });
-    }
+      return ok({ ...(await raiseFences(deps, operationInput<RaiseFencesInput>(request, { actor }))) });
     case AdminRoute.listAudit: {
       noBody(request);
       const query = parseQuery(auditQuerySchema, request);
@@ -165,17 +145,33 @@ function parseQuery<S extends z.ZodType>(schema: S, request: AdminRequest): z.ou
   return parseInput(schema, present, 'query');
 }
 
-/** The JSON body checked strictly; empty means `{}`; text that is not JSON is a 400 on `body`. */
-function parseBody<S extends z.ZodType>(schema: S, request: AdminRequest): z.output<S> {
-  let value: unknown = {};
+/**
+ * The input of a POST route's operation: its JSON body (empty means `{}`) with the fields the route supplies
+ * (the authenticated `actor`, a path's tenant). The operation's own strict schema parses it, once: the body has
+ * no schema of its own. Text that is not JSON, anything but a JSON object, or a body naming a supplied field
+ * (an `actor` smuggled in) is a 400 before the operation runs.
+ */
+function operationInput<Input>(request: AdminRequest, supplied: Record<string, string>): Input {
+  let body: unknown = {};
   if (request.body !== undefined && request.body.trim() !== '') {
     try {
-      value = JSON.parse(request.body);
+      body = JSON.parse(request.body);
     } catch {
       throw new InvalidInputError('invalid body: not JSON', [{ path: 'body', message: 'must be a JSON object' }]);
     }
   }
-  return parseInput(schema, value, 'body');
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new InvalidInputError('invalid body: not a JSON object', [
+      { path: '(root)', message: 'must be a JSON object' },
+    ]);
+  }
+  const named = Object.keys(supplied).filter((field) => Object.hasOwn(body, field));
+  if (named.length > 0) {
+    const issues = named.map((field) => ({ path: field, message: 'comes from the request, never the body' }));
+    throw new InvalidInputError(`invalid body: ${named.join(', ')} comes from the request, never the body`, issues);
+  }
+  // Not yet checked: the type is the operation's input, which the operation parses before anything is done.
+  return { ...body, ...supplied } as Input;
 }
 
 function noBody(request: AdminRequest): void {

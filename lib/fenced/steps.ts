@@ -1,5 +1,5 @@
 import { parseInput } from '../internal/validation.js';
-import { recordedResultSchema, stepNameSchema } from '../rules.js';
+import { recordedResultSchema, type StepName, stepNameSchema } from '../rules.js';
 import type { Claim, StepRecord } from '../store/work-item.js';
 
 /**
@@ -31,14 +31,19 @@ class StepLedger {
 }
 
 /** Validates a step name against the one step rule; InvalidInputError otherwise, nothing written. */
-function parseStepName(name: unknown): string {
+function parseStepName(name: unknown): StepName {
   return parseInput(stepNameSchema, name, 'step name');
 }
 
-/** Validates a step name and result (at most 16 KB of JSON); InvalidInputError otherwise, nothing written. */
-function parseStep(name: unknown, result: unknown): { name: string; result: unknown } {
-  const valid = parseStepName(name);
-  return { name: valid, result: parseInput(recordedResultSchema, result, `step ${valid} result`) };
+/** Validates the result of the step `name` already names (at most 16 KB of JSON); InvalidInputError otherwise. */
+function parseStepResult(name: StepName, result: unknown): unknown {
+  return parseInput(recordedResultSchema, result, `step ${name} result`);
 }
 
-export { parseStep, parseStepName, StepLedger };
+/** Validates a step name and result; InvalidInputError otherwise, nothing written. */
+function parseStep(name: unknown, result: unknown): { name: StepName; result: unknown } {
+  const valid = parseStepName(name);
+  return { name: valid, result: parseStepResult(valid, result) };
+}
+
+export { parseStep, parseStepName, parseStepResult, StepLedger };

@@ -8,6 +8,7 @@ import { type LeasefenceConfig, readConfig } from '../config.js';
 import type { IdentifierKey } from '../hashing.js';
 import { type AnyJobDefinition, JobRegistry } from '../job-definition.js';
 import { METRIC_NAMESPACE, serviceName } from '../metric-names.js';
+import { DAY_MS } from '../rules.js';
 import { PayloadStore } from '../store/payloads.js';
 import { powertoolsTelemetry, type Telemetry } from '../telemetry.js';
 import type { PayloadResolver } from '../worker/load-payload.js';
@@ -55,7 +56,7 @@ function createSqsWorkerHandler(options: SqsWorkerHandlerOptions): SqsWorkerHand
     store,
     client,
     registry: new JobRegistry(options.jobs),
-    payloads: new PayloadStore(client, config.payloadsTable, clock, config.payloadRetentionDays * 86_400_000),
+    payloads: new PayloadStore(client, config.payloadsTable, clock, config.payloadRetentionDays * DAY_MS),
     telemetry: options.telemetry ?? powertoolsTelemetry(logger, metrics, () => identifierKey),
     ...(options.payloadResolver ? { payloadResolver: options.payloadResolver } : {}),
     ...(options.workerId ? { workerId: options.workerId } : {}),

@@ -2,11 +2,12 @@ import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Clock } from '../clock.js';
 import { InvalidInputError } from '../errors.js';
-import type { JobIdentity } from '../identity.js';
+import type { ValidIdentity } from '../identity.js';
 import type { AnyJobDefinition } from '../job-definition.js';
 import type { WorkState } from '../states.js';
+import { type JobBinding, newWorkItem } from '../store/schemas.js';
 import { WorkItemStore } from '../store/work-item-store.js';
-import { type JobEnvelope, serializeEnvelope } from './envelope.js';
+import { serializeEnvelope } from './envelope.js';
 import { wakeEnvelope } from './wake.js';
 
 /**
@@ -28,13 +29,10 @@ interface DelayedJobDependencies {
   delayed?: DelayedJobsConfig;
 }
 
-/** The job a delayed send schedules: identity, type, payload binding and when it is due. */
-interface DelayedJob {
-  identity: JobIdentity;
-  jobType: string;
+/** The job a delayed send schedules, as the producer parsed it: identity, type, payload binding, when it is due. */
+interface DelayedJob extends JobBinding {
+  identity: ValidIdentity;
   jobVersion?: number;
-  payloadHash: string;
-  payload: JobEnvelope['payload'];
   delaySeconds: number;
 }
 
@@ -75,15 +73,7 @@ async function scheduleDelayedJob(deps: DelayedJobDependencies, job: DelayedJob)
     ...(config.deadlineShards ? { deadlineShards: config.deadlineShards } : {}),
   });
   const availableAt = store.now() + job.delaySeconds * 1000;
-  const binding = 'ref' in job.payload ? { payloadRef: job.payload.ref } : { payloadInline: true };
-  const enqueued = await store.enqueue({
-    identity: job.identity,
-    jobType: job.jobType,
-    payloadHash: job.payloadHash,
-    ...binding,
-    maxAttempts: definition.maxAttempts,
-    availableAt,
-  });
+  const enqueued = await store.enqueue(newWorkItem(job.identity, job, definition.maxAttempts, availableAt));
   const item = enqueued.item;
   const row = { state: item.state, ...(item.availableAt !== undefined ? { availableAt: item.availableAt } : {}) };
   if (enqueued.outcome === 'replay') return { outcome: 'replay', ...row };

@@ -1,8 +1,8 @@
 import * as z from 'zod';
-import { operationIdSchema, tenantIdSchema } from '../identity.js';
+import { operationIdSchema, tenantIdSchema, type ValidIdentity } from '../identity.js';
 import { describeIssues } from '../internal/issue-paths.js';
 import { parseInput } from '../internal/validation.js';
-import { jobTypeSchema, payloadHashSchema, payloadRefSchema } from '../rules.js';
+import { jobTypeSchema, jobVersionSchema, payloadBindingSchema, payloadHashSchema } from '../rules.js';
 
 /** Envelope versions this build understands; anything else is quarantined, never guessed at. */
 const ENVELOPE_VERSION = 1;
@@ -19,13 +19,22 @@ const jobEnvelopeSchema = z.strictObject({
   operationId: operationIdSchema,
   jobType: jobTypeSchema,
   /** The job definition version the producer built the payload for; a worker running another one quarantines it. */
-  jobVersion: z.number().int().min(1).max(1_000_000).optional(),
+  jobVersion: jobVersionSchema.optional(),
   payloadHash: payloadHashSchema,
-  payload: z.union([z.strictObject({ ref: payloadRefSchema }), z.strictObject({ inline: z.literal(true) })]),
+  payload: payloadBindingSchema,
 });
 
-/** A validated job message. */
+/** A job message's fields (what a producer, the sweeper or a test builds; serializeEnvelope checks it). */
 type JobEnvelope = z.infer<typeof jobEnvelopeSchema>;
+
+/** A job message as parsed from an SQS body: only parseEnvelope makes one, and nothing checks it again. */
+type ReceivedEnvelope = JobEnvelope & z.$brand<'ReceivedEnvelope'>;
+
+/** A parsed message: the envelope and the identity it names, built once for the whole way through the worker. */
+interface ReceivedMessage {
+  envelope: ReceivedEnvelope;
+  identity: ValidIdentity;
+}
 
 /** Why a message could not be interpreted: the quarantine reason codes. */
 type EnvelopeProblem = 'unparseable' | 'unsupported_version' | 'invalid_envelope';
@@ -34,12 +43,13 @@ type EnvelopeProblem = 'unparseable' | 'unsupported_version' | 'invalid_envelope
 const JOB_VERSION_UNSUPPORTED = 'job_version_unsupported';
 
 /**
- * Parses an SQS body. Never throws: bad input is a typed problem for the quarantine, not a crash. The detail
+ * Parses an SQS body, the worker's boundary: the envelope, and the identity it names built once. Never throws:
+ * bad input is a typed problem for the quarantine, not a crash. The detail
  * holds codes and schema paths only, never text or keys taken from the body.
  */
 function parseEnvelope(
   body: string,
-): { ok: true; envelope: JobEnvelope } | { ok: false; problem: EnvelopeProblem; detail: string } {
+): ({ ok: true } & ReceivedMessage) | { ok: false; problem: EnvelopeProblem; detail: string } {
   let raw: unknown;
   try {
     raw = JSON.parse(body);
@@ -60,21 +70,38 @@ function parseEnvelope(
     };
   }
   const parsed = jobEnvelopeSchema.safeParse(raw);
-  if (parsed.success) return { ok: true, envelope: parsed.data };
+  if (parsed.success) {
+    const envelope = parsed.data as ReceivedEnvelope;
+    // The envelope's tenantId and operationId passed identitySchema's own field schemas just now.
+    const identity = Object.freeze({ tenantId: envelope.tenantId, operationId: envelope.operationId }) as ValidIdentity;
+    return { ok: true, envelope, identity };
+  }
   return { ok: false, problem: 'invalid_envelope', detail: describeIssues(jobEnvelopeSchema, parsed.error.issues) };
 }
 
-/** Serialises an envelope for SQS (validated first; throws InvalidInputError on a bad one). */
+/** An envelope whose every field passed its schema where it entered (the producer's parsed call): sent as is. */
+type CheckedEnvelope = JobEnvelope & z.$brand<'CheckedEnvelope'>;
+
+/** The SQS body of a checked envelope (no second walk: its fields were parsed where they came in). */
+function encodeEnvelope(envelope: CheckedEnvelope): string {
+  return JSON.stringify(envelope);
+}
+
+/** Serialises a hand-built envelope for SQS (a row's wake-up, a tool's message): validated first, InvalidInputError on a bad one. */
 function serializeEnvelope(envelope: JobEnvelope): string {
   return JSON.stringify(parseInput(jobEnvelopeSchema, envelope, 'job message'));
 }
 
 export {
+  type CheckedEnvelope,
   ENVELOPE_VERSION,
   type EnvelopeProblem,
+  encodeEnvelope,
   JOB_VERSION_UNSUPPORTED,
   type JobEnvelope,
   jobEnvelopeSchema,
   parseEnvelope,
+  type ReceivedEnvelope,
+  type ReceivedMessage,
   serializeEnvelope,
 };

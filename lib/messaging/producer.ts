@@ -4,10 +4,10 @@ import { InvalidInputError } from '../errors.js';
 import { payloadHash } from '../hashing.js';
 import { parseIdentity } from '../identity.js';
 import { parseInput } from '../internal/validation.js';
-import { jobTypeSchema, payloadHashSchema, payloadRefSchema } from '../rules.js';
+import { jobTypeSchema, jobVersionSchema, payloadHashSchema, payloadRefSchema } from '../rules.js';
 import type { PayloadStore } from '../store/payloads.js';
 import { type DelayedJobsConfig, type ScheduledRow, scheduleDelayedJob } from './delayed-job.js';
-import { type JobEnvelope, serializeEnvelope } from './envelope.js';
+import { type CheckedEnvelope, ENVELOPE_VERSION, encodeEnvelope } from './envelope.js';
 
 /**
  * Where jobs are sent. `payloads` is required for inline payloads; `delayed` (the jobs table and the job
@@ -48,7 +48,7 @@ interface SentJob {
 
 const sendOptionsSchema = z.object({
   jobType: jobTypeSchema,
-  jobVersion: z.number().int().min(1).max(1_000_000).optional(),
+  jobVersion: jobVersionSchema.optional(),
   delaySeconds: z.number().int().min(0).max(900).optional(),
   payloadRef: payloadRefSchema.optional(),
   payloadHash: payloadHashSchema.optional(),
@@ -81,7 +81,7 @@ async function sendJob(deps: ProducerDependencies, input: SendJobInput): Promise
   if (options.payloadRef === undefined) {
     if (!deps.payloads)
       throw new InvalidInputError('inline payloads need a payloads table', [{ path: 'payloads', message: 'missing' }]);
-    payloadStored = await deps.payloads.put(identity, input.payload, hash);
+    payloadStored = await deps.payloads.write(identity, input.payload, hash);
   }
   if (options.delaySeconds !== undefined && options.delaySeconds > 0) {
     const row = await scheduleDelayedJob(deps, {
@@ -94,19 +94,22 @@ async function sendJob(deps: ProducerDependencies, input: SendJobInput): Promise
     });
     return { messageId: row.messageId ?? '', payloadHash: hash, payloadStored, row };
   }
-  const envelope: JobEnvelope = {
-    v: 1,
+  // Every field was parsed above, once: the identity (parseIdentity), the type, version and ref (sendOptionsSchema),
+  // the hash (computed from the body, or given and parsed); so the envelope is sent without a second walk.
+  const envelope = {
+    v: ENVELOPE_VERSION,
     kind: 'job',
-    ...identity,
+    tenantId: identity.tenantId,
+    operationId: identity.operationId,
     jobType: options.jobType,
     ...(options.jobVersion !== undefined ? { jobVersion: options.jobVersion } : {}),
     payloadHash: hash,
     payload: options.payloadRef !== undefined ? { ref: options.payloadRef } : { inline: true },
-  };
+  } as CheckedEnvelope;
   const sent = await deps.sqs.send(
     new SendMessageCommand({
       QueueUrl: deps.queueUrl,
-      MessageBody: serializeEnvelope(envelope),
+      MessageBody: encodeEnvelope(envelope),
     }),
   );
   return { messageId: sent.MessageId ?? '', payloadHash: hash, payloadStored };

@@ -2,7 +2,8 @@ import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Clock } from '../clock.js';
 import { PayloadConflictError } from '../errors.js';
 import { canonicalJson, sha256Hex } from '../hashing.js';
-import { formatIdentity, type JobIdentity, parseIdentity } from '../identity.js';
+import { formatIdentity, type JobIdentity, parseIdentity, type ValidIdentity } from '../identity.js';
+import { DAY_MS, RetentionDays } from '../rules.js';
 import { sendConditional } from './conditional-write.js';
 import { payloadKey, TTL_ATTRIBUTE } from './table.js';
 
@@ -21,7 +22,7 @@ class PayloadStore {
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
     private readonly clock: Clock,
-    private readonly retentionMs = 30 * 24 * 60 * 60 * 1000,
+    private readonly retentionMs = RetentionDays.default * DAY_MS,
   ) {}
 
   /**
@@ -29,12 +30,12 @@ class PayloadStore {
    * it is not stored again), a different hash a PayloadConflictError, also after an erasure (the tombstone
    * keeps the hash).
    */
-  async put(
-    identityInput: JobIdentity,
-    payload: unknown,
-    payloadHash: string,
-  ): Promise<'stored' | 'replay' | 'erased'> {
-    const identity = parseIdentity(identityInput);
+  put(identity: JobIdentity, payload: unknown, payloadHash: string): Promise<'stored' | 'replay' | 'erased'> {
+    return this.write(parseIdentity(identity), payload, payloadHash);
+  }
+
+  /** put, for an identity already parsed at its boundary (the producer's): not checked again. */
+  async write(identity: ValidIdentity, payload: unknown, payloadHash: string): Promise<'stored' | 'replay' | 'erased'> {
     const body = canonicalJson(payload);
     const outcome = await sendConditional(this.client, {
       kind: 'put',
@@ -60,9 +61,13 @@ class PayloadStore {
     );
   }
 
-  /** Reads the body and re-checks its hash; undefined when erased or never stored. */
-  async get(identityInput: JobIdentity): Promise<(StoredPayload & { intact: boolean }) | undefined> {
-    const identity = parseIdentity(identityInput);
+  /** Reads the body and re-checks its hash; undefined when erased or never stored. Bad identity ▶ InvalidInputError. */
+  get(identity: JobIdentity): Promise<(StoredPayload & { intact: boolean }) | undefined> {
+    return this.read(parseIdentity(identity));
+  }
+
+  /** get, for an identity already parsed at its boundary (a claim's): not checked again. */
+  async read(identity: ValidIdentity): Promise<(StoredPayload & { intact: boolean }) | undefined> {
     const output = await this.client.send(
       new GetCommand({ TableName: this.tableName, Key: payloadKey(identity), ConsistentRead: true }),
     );

@@ -1,12 +1,13 @@
 import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Clock } from '../clock.js';
 import { sha256Hex } from '../hashing.js';
+import { capMessage, DAY_MS, RetentionDays } from '../rules.js';
 import { WorkState } from '../states.js';
 import { parkedKeyAttributes, quarantineBucketOf } from './parked-keys.js';
 import { JobsIndex, quarantineKey, TTL_ATTRIBUTE } from './table.js';
 
-/** Default retention of quarantine records: 30 days. */
-const DEFAULT_QUARANTINE_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+/** Default retention of quarantine records: the one retention default (RetentionDays). */
+const DEFAULT_QUARANTINE_RETENTION_MS = RetentionDays.default * DAY_MS;
 
 /**
  * A message that could not be interpreted, kept apart from work items and keyed by the SQS message id.
@@ -48,7 +49,7 @@ interface QuarantineInput {
 
 /**
  * Records a bad message idempotently (same message id ▶ same record, last write wins on identical data).
- * Touches no work item. The detail is truncated so a hostile body cannot bloat the table.
+ * Touches no work item. The detail is capped (capMessage) so a hostile body cannot bloat the table.
  */
 async function recordQuarantine(
   client: DynamoDBDocumentClient,
@@ -64,7 +65,7 @@ async function recordQuarantine(
     kind: 'quarantine',
     messageId,
     reason: input.reason,
-    detail: input.detail.slice(0, 500),
+    detail: capMessage(input.detail),
     bodySha256: sha256Hex(input.body),
     bodyBytes: Buffer.byteLength(input.body, 'utf8'),
     ...(input.receiveCount !== undefined ? { receiveCount: input.receiveCount } : {}),

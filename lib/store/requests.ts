@@ -4,6 +4,7 @@ import { FINISHED_STATES, WorkState } from '../states.js';
 import { ATTEMPT_HISTORY_ATTRIBUTE, closeAttempts, openAttempt } from './attempt-history.js';
 import { ExpressionBuilder } from './expressions.js';
 import { parkedKeysOf } from './parked-keys.js';
+import type { NewWorkItem } from './schemas.js';
 import { deadlineShardFor, TableKeys, workItemKey } from './table.js';
 import type { Claim, StoredTargetClass, WorkItem } from './work-item.js';
 
@@ -17,17 +18,6 @@ interface TableContext {
 const LEASE_ATTRIBUTES = ['leaseOwner', 'leaseExpiresAt', 'deadlineShard', 'deadlineAt'] as const;
 /** Attributes that exist only while an item is parked (sparse parked indexes). */
 const PARKED_ATTRIBUTES = ['parkedState', 'parkedTenantState', 'parkedAt'] as const;
-
-/** What a new work item needs; the payload body is never part of it. */
-interface NewWorkItem {
-  identity: JobIdentity;
-  jobType: string;
-  payloadHash: string;
-  payloadRef?: string;
-  payloadInline?: boolean;
-  maxAttempts: number;
-  availableAt?: number;
-}
 
 /** Lease of a claim created together with the item (the two-write happy path). */
 interface InitialClaim {
@@ -247,7 +237,6 @@ export {
   type HolderTransition,
   type InitialClaim,
   LEASE_ATTRIBUTES,
-  type NewWorkItem,
   type NotClaimableReason,
   PARKED_ATTRIBUTES,
   parkedAttributes,

@@ -1,9 +1,18 @@
 import * as z from 'zod';
-import { identitySchema } from '../identity.js';
-import { parseInputOnce, vouchFor } from '../internal/validation.js';
-import type { JobEnvelope } from '../messaging/envelope.js';
-import { jobTypeSchema, maxAttemptsSchema, payloadHashSchema, payloadRefSchema } from '../rules.js';
-import type { NewWorkItem } from './requests.js';
+import { identitySchema, type ValidIdentity } from '../identity.js';
+import { parseInput } from '../internal/validation.js';
+import {
+  jobTypeSchema,
+  maxAttemptsSchema,
+  type PayloadBinding,
+  payloadHashSchema,
+  payloadRefSchema,
+} from '../rules.js';
+
+/**
+ * The inputs the store takes, each a parsed type: made by the parse function here at a boundary (a test, a
+ * tool, a hand-built call) or by a builder from parts a boundary already parsed, and never checked again inside.
+ */
 
 const newWorkItemSchema = z
   .strictObject({
@@ -18,40 +27,88 @@ const newWorkItemSchema = z
   .refine((value) => (value.payloadRef !== undefined) !== (value.payloadInline === true), {
     message: 'exactly one of payloadRef or payloadInline must be given',
     path: ['payloadRef'],
-  });
+  })
+  .brand<'NewWorkItem'>();
 
-/** A lease: who holds it and for how long (1 ms to 12 h), and the job type's target class. */
-const leaseRequestSchema = z.object({
-  targetClass: z.enum(['A', 'B', 'C', 'D']).optional(),
-  owner: z.string().min(1).max(256),
-  leaseMs: z
-    .number()
-    .int()
-    .min(1)
-    .max(12 * 60 * 60 * 1000),
-});
+/** What a new work item needs, checked; the payload body is never part of it. */
+type NewWorkItem = z.output<typeof newWorkItemSchema>;
 
-/** Validates a new work item (once: a vouched item passes as is); throws InvalidInputError naming each bad field. */
+/** The fields of a new work item before parseNewWorkItem checks them (a tool's or a test's hand-built item). */
+type NewWorkItemInput = z.input<typeof newWorkItemSchema>;
+
+/** A lease duration: 1 ms to 12 h. */
+const leaseDurationSchema = z
+  .number()
+  .int()
+  .min(1)
+  .max(12 * 60 * 60 * 1000)
+  .brand<'LeaseDuration'>();
+
+/** A checked lease duration (the heartbeat extends a claim by one). */
+type LeaseDuration = z.output<typeof leaseDurationSchema>;
+
+/** A lease: who holds it and for how long, and the job type's target class (recorded with the effect mark). */
+const leaseRequestSchema = z
+  .object({
+    targetClass: z.enum(['A', 'B', 'C', 'D']).optional(),
+    owner: z.string().min(1).max(256),
+    leaseMs: leaseDurationSchema,
+  })
+  .brand<'LeaseRequest'>();
+
+/** A checked lease request. */
+type LeaseRequest = z.output<typeof leaseRequestSchema>;
+
+/** Validates a new work item; throws InvalidInputError naming each bad field. */
 function parseNewWorkItem(input: unknown): NewWorkItem {
-  return parseInputOnce(newWorkItemSchema, input, 'work item');
+  return parseInput(newWorkItemSchema, input, 'work item');
+}
+
+/** Validates a lease request; throws InvalidInputError naming each bad field (`invalid lease: owner …`). */
+function parseLease(input: unknown): LeaseRequest {
+  return parseInput(leaseRequestSchema, input, 'lease');
+}
+
+/** Validates a lease duration; throws InvalidInputError otherwise. */
+function parseLeaseDuration(input: unknown): LeaseDuration {
+  return parseInput(leaseDurationSchema, input, 'lease duration');
+}
+
+/** The attempt budget a new work item records, as newWorkItemSchema names it (`maxAttempts`). */
+const attemptBudgetSchema = z.strictObject({ maxAttempts: maxAttemptsSchema });
+
+/** A job's type and payload binding, as its boundary parsed them (an SQS message, a producer call). */
+interface JobBinding {
+  readonly jobType: string;
+  readonly payloadHash: string;
+  readonly payload: PayloadBinding;
 }
 
 /**
- * The work item a job message asks for, vouched for without a second walk: every field comes from the parsed
- * envelope, whose schemas are the item's own (a property test holds the two together). A `maxAttempts`
- * outside the rule (a hand-built job definition) gets the full check and its InvalidInputError.
+ * The one builder from a job to its new work item (the worker's first delivery, a switched-off type's row, a
+ * delayed job's row): the identity and binding come parsed, so only `maxAttempts` is checked here, because a
+ * job definition is a public type that can be built by hand. Outside 1..100 ▶ InvalidInputError naming
+ * `maxAttempts`, nothing written.
  */
-function newWorkItemFromEnvelope(envelope: JobEnvelope, maxAttempts: number): NewWorkItem {
-  const item: NewWorkItem = {
-    identity: Object.freeze({ tenantId: envelope.tenantId, operationId: envelope.operationId }),
-    jobType: envelope.jobType,
-    payloadHash: envelope.payloadHash,
-    maxAttempts,
-  };
-  if ('ref' in envelope.payload) item.payloadRef = envelope.payload.ref;
+function newWorkItem(identity: ValidIdentity, job: JobBinding, maxAttempts: number, availableAt?: number): NewWorkItem {
+  parseInput(attemptBudgetSchema, { maxAttempts }, 'work item');
+  // Every other field comes parsed: the identity is a ValidIdentity, the binding passed the same field schemas.
+  const item = { identity, jobType: job.jobType, payloadHash: job.payloadHash, maxAttempts } as NewWorkItem;
+  if ('ref' in job.payload) item.payloadRef = job.payload.ref;
   else item.payloadInline = true;
-  if (!maxAttemptsSchema.safeParse(maxAttempts).success) return parseNewWorkItem(item);
-  return vouchFor(newWorkItemSchema, item);
+  if (availableAt !== undefined) item.availableAt = availableAt;
+  return item;
 }
 
-export { leaseRequestSchema, newWorkItemFromEnvelope, parseNewWorkItem };
+export {
+  type JobBinding,
+  type LeaseDuration,
+  type LeaseRequest,
+  leaseRequestSchema,
+  type NewWorkItem,
+  type NewWorkItemInput,
+  newWorkItem,
+  parseLease,
+  parseLeaseDuration,
+  parseNewWorkItem,
+};

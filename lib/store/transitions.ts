@@ -1,5 +1,6 @@
-import { parseInputOnce, vouchFor } from '../internal/validation.js';
-import { jobOutcomeSchema } from '../rules.js';
+import type * as z from 'zod';
+import { parseInput } from '../internal/validation.js';
+import { capMessage, jobOutcomeSchema } from '../rules.js';
 import { WorkState } from '../states.js';
 import { type HolderTransition, LEASE_ATTRIBUTES, parkedAttributes } from './requests.js';
 import type { Claim, WorkItem } from './work-item.js';
@@ -44,13 +45,17 @@ interface JobOutcome {
   result?: unknown;
 }
 
+const validOutcomeSchema = jobOutcomeSchema.brand<'ValidOutcome'>();
+
+/** A job's outcome as checked where the job handed it over: the store records only these. */
+type ValidOutcome = z.output<typeof validOutcomeSchema>;
+
 /**
- * A job's outcome, validated once (InvalidInputError naming every bad field; nothing written). The returned
- * copy is frozen and vouched for, so the runtime's validated outcome passes the store's check without a second walk.
+ * A job's outcome, validated where the job hands it over (its return value, a reconcile result, a
+ * transaction's completion): InvalidInputError naming every bad field, nothing written.
  */
-function parseJobOutcome(value: unknown, what = 'job outcome'): JobOutcome {
-  const outcome = parseInputOnce(jobOutcomeSchema, value, what);
-  return outcome === value ? outcome : vouchFor(jobOutcomeSchema, outcome);
+function parseJobOutcome(value: unknown, what = 'job outcome'): ValidOutcome {
+  return parseInput(validOutcomeSchema, value, what);
 }
 
 /** claimed ▶ succeeded. */
@@ -72,10 +77,21 @@ function completeTransition(outcome: JobOutcome, now: number): HolderTransition 
   };
 }
 
-/** A failure with a code and a message safe to store (no payload data). */
+/** A failure with a code and a message safe to store (no payload data; cut to MAX_MESSAGE_CHARS when stored). */
 interface FailureReport {
   errorCode: string;
   message?: string;
+}
+
+/**
+ * The attributes a failure report sets on the row: its code, and its message capped once here (capMessage),
+ * where every holder transition that records a failure takes it from.
+ */
+function failureAttributes(failure: FailureReport): { errorCode: string; errorMessage: string | undefined } {
+  return {
+    errorCode: failure.errorCode,
+    errorMessage: failure.message === undefined ? undefined : capMessage(failure.message),
+  };
 }
 
 /** claimed ▶ failed_terminal (parked for the owner). */
@@ -84,8 +100,7 @@ function failTerminalTransition(claim: Claim, failure: FailureReport, now: numbe
     name: 'fail_terminal',
     set: {
       state: WorkState.failed_terminal,
-      errorCode: failure.errorCode,
-      errorMessage: failure.message,
+      ...failureAttributes(failure),
       finishedAt: now,
       updatedAt: now,
       ...parkedAttributes(claim.identity, WorkState.failed_terminal, now),
@@ -102,8 +117,7 @@ function retryLaterTransition(failure: FailureReport, availableAt: number, now: 
     name: 'retry_later',
     set: {
       state: WorkState.queued,
-      errorCode: failure.errorCode,
-      errorMessage: failure.message,
+      ...failureAttributes(failure),
       availableAt,
       deadlineAt: availableAt,
       updatedAt: now,
@@ -125,8 +139,7 @@ function parkTransition(
     name: `park_${state}`,
     set: {
       state,
-      errorCode: failure.errorCode,
-      errorMessage: failure.message,
+      ...failureAttributes(failure),
       finishedAt: now,
       updatedAt: now,
       ...parkedAttributes(claim.identity, state, now),
@@ -157,4 +170,5 @@ export {
   parseJobOutcome,
   retryLaterTransition,
   stepTransition,
+  type ValidOutcome,
 };

@@ -8,9 +8,8 @@ import {
   PayloadConflictError,
   UnexpectedItemError,
 } from '../errors.js';
-import { formatIdentity, type JobIdentity, parseIdentity } from '../identity.js';
-import { parseInput, parseInputOnce } from '../internal/validation.js';
-import { stepNameSchema } from '../rules.js';
+import { formatIdentity, type ValidIdentity } from '../identity.js';
+import type { StepName } from '../rules.js';
 import { WorkState } from '../states.js';
 import { openAttempt } from './attempt-history.js';
 import { AuditLog } from './audit.js';
@@ -31,11 +30,10 @@ import {
   claimability,
   type FencedTransactionParts,
   type HolderTransition,
-  type NewWorkItem,
   type NotClaimableReason,
   type TableContext,
 } from './requests.js';
-import { leaseRequestSchema, parseNewWorkItem } from './schemas.js';
+import type { LeaseDuration, LeaseRequest, NewWorkItem } from './schemas.js';
 import { DEFAULT_DEADLINE_SHARDS, workItemKey } from './table.js';
 import { TenantPartitions } from './tenant-partitions.js';
 import {
@@ -43,20 +41,12 @@ import {
   type FailureReport,
   failTerminalTransition,
   heartbeatTransition,
-  type JobOutcome,
   parkTransition,
-  parseJobOutcome,
   retryLaterTransition,
   stepTransition,
+  type ValidOutcome,
 } from './transitions.js';
-import {
-  type Claim,
-  claimFromItem,
-  isWorkItem,
-  type StepRecord,
-  type StoredTargetClass,
-  type WorkItem,
-} from './work-item.js';
+import { type Claim, claimFromItem, identityOfItem, isWorkItem, type StepRecord, type WorkItem } from './work-item.js';
 
 /** How to reach the jobs table. */
 interface WorkItemStoreOptions {
@@ -72,13 +62,6 @@ type EnqueueResult = { outcome: 'created'; item: WorkItem; claim?: Claim } | { o
 /** Claim result: the claim, or the reason with the item as read back. */
 type ClaimResult = { claimed: true; claim: Claim } | { claimed: false; reason: NotClaimableReason; item?: WorkItem };
 
-/** Who claims, for how long, and the job type's target class (recorded with the effect mark). */
-interface LeaseRequest {
-  owner: string;
-  leaseMs: number;
-  targetClass?: StoredTargetClass;
-}
-
 /** A retryable failure: the job goes back to queued after `retryDelayMs`, unless attempts are exhausted. */
 interface RetryableFailure extends FailureReport {
   retryDelayMs: number;
@@ -86,7 +69,9 @@ interface RetryableFailure extends FailureReport {
 
 /**
  * The work-item store, the one door to the jobs table (River's driver): nobody outside lib/store/ holds its
- * client, table name or clock. Every transition is exactly one conditional write. Holder transitions carry the
+ * client, table name or clock. Every transition is exactly one conditional write. Its methods take parsed types
+ * (ValidIdentity, NewWorkItem, LeaseRequest, ValidOutcome, StepName: see schemas.ts), checked once where they
+ * entered the library, so nothing here validates again. Holder transitions carry the
  * claim's fence in their condition; a failed condition is `OwnershipLostError` unless the item shows the
  * same transition already applied under my fence (a lost response retried by the SDK), which is success.
  * The reads and writes of the sweeper, the admin API and the tools are grouped by what they read:
@@ -128,17 +113,15 @@ class WorkItemStore {
    * Creates the item (queued, or claimed with fence 1 when `lease` is given) with one conditional PutItem.
    * Same identity + same hash ▶ replay, nothing written. Different hash ▶ PayloadConflictError, nothing written.
    */
-  async enqueue(input: NewWorkItem, lease?: LeaseRequest): Promise<EnqueueResult> {
-    const valid = parseNewWorkItem(input);
-    const validLease = lease ? parseInputOnce(leaseRequestSchema, lease, 'lease') : undefined;
-    const initialClaim = validLease ? { ...validLease, claimId: randomUUID() } : undefined;
+  async enqueue(valid: NewWorkItem, lease?: LeaseRequest): Promise<EnqueueResult> {
+    const initialClaim = lease ? { ...lease, claimId: randomUUID() } : undefined;
     const request = buildCreateRequest(this.table, valid, this.clock.now(), initialClaim);
     const outcome = await sendConditional(this.client, { kind: 'put', ...request });
     if (outcome.ok) {
       return {
         outcome: 'created',
         item: request.Item,
-        ...(initialClaim ? { claim: claimFromItem(request.Item, false) } : {}),
+        ...(initialClaim ? { claim: claimFromItem(request.Item, valid.identity, false) } : {}),
       };
     }
     const existing = outcome.current;
@@ -146,7 +129,7 @@ class WorkItemStore {
       throw new UnexpectedItemError(`key of ${formatIdentity(valid.identity)} holds a non-work record`, existing);
     // A lost PutItem response retried by the SDK: the item is ours, with our claim id.
     if (initialClaim && existing.claimId === initialClaim.claimId && existing.state === WorkState.claimed) {
-      return { outcome: 'created', item: existing, claim: claimFromItem(existing, false) };
+      return { outcome: 'created', item: existing, claim: claimFromItem(existing, valid.identity, false) };
     }
     if (existing.payloadHash !== valid.payloadHash) {
       throw new PayloadConflictError(
@@ -158,9 +141,7 @@ class WorkItemStore {
   }
 
   /** Claims by identity: raises fence and attempts, sets the lease. Returns why not when not claimable. */
-  async claim(identityInput: JobIdentity, leaseInput: LeaseRequest): Promise<ClaimResult> {
-    const identity = parseIdentity(identityInput);
-    const lease = parseInputOnce(leaseRequestSchema, leaseInput, 'lease');
+  async claim(identity: ValidIdentity, lease: LeaseRequest): Promise<ClaimResult> {
     const claimId = randomUUID();
     const now = this.clock.now();
     const request = buildClaimRequest(this.table, identity, { ...lease, claimId }, now);
@@ -179,14 +160,14 @@ class WorkItemStore {
       };
       return {
         claimed: true,
-        claim: claimFromItem(claimed, old.state === WorkState.claimed, old.effectMayHaveHappened === true),
+        claim: claimFromItem(claimed, identity, old.state === WorkState.claimed, old.effectMayHaveHappened === true),
       };
     }
     const current = outcome.current;
     if (!isWorkItem(current)) return { claimed: false, reason: 'missing' };
     if (current.state === WorkState.claimed && current.claimId === claimId) {
       // A lost response: what the item held before my claim is gone, so assume an effect may have happened.
-      return { claimed: true, claim: claimFromItem(current, false, true) };
+      return { claimed: true, claim: claimFromItem(current, identity, false, true) };
     }
     const verdict = claimability(current, now);
     // Read back after the refusal, the row may already pass (it changed since): not due for this claim.
@@ -197,8 +178,7 @@ class WorkItemStore {
    * Extends the lease of my claim, only if the row still holds the lease this claim carries (the last one I
    * wrote) and it has not expired; returns the renewed claim. OwnershipLostError if superseded or lapsed.
    */
-  async heartbeat(claim: Claim, leaseMs: number): Promise<Claim> {
-    parseInput(leaseRequestSchema.shape.leaseMs, leaseMs, 'lease duration');
+  async heartbeat(claim: Claim, leaseMs: LeaseDuration): Promise<Claim> {
     const now = this.clock.now();
     const leaseExpiresAt = now + leaseMs;
     await this.applyFenced(claim, heartbeatTransition(claim.leaseExpiresAt, leaseExpiresAt, now));
@@ -206,8 +186,8 @@ class WorkItemStore {
   }
 
   /** claimed ▶ succeeded under my fence. */
-  async complete(claim: Claim, outcome: JobOutcome): Promise<void> {
-    await this.applyFenced(claim, completeTransition(parseJobOutcome(outcome), this.clock.now()));
+  async complete(claim: Claim, outcome: ValidOutcome): Promise<void> {
+    await this.applyFenced(claim, completeTransition(outcome, this.clock.now()));
   }
 
   /** claimed ▶ failed_terminal under my fence. */
@@ -241,15 +221,14 @@ class WorkItemStore {
   }
 
   /** Records durable step `stepName` as done under my fence, with its small result; returns the record written. */
-  async recordStep(claim: Claim, stepName: string, result: unknown): Promise<StepRecord> {
-    parseInput(stepNameSchema, stepName, 'step name');
+  async recordStep(claim: Claim, stepName: StepName, result: unknown): Promise<StepRecord> {
     const at = this.clock.now();
     await this.applyFenced(claim, stepTransition(stepName, result, claim, at));
     return { fence: claim.fence, at, result };
   }
 
   /** queued | claimed | unknown ▶ cancelled with fence + 1, audited. The running holder's next write is rejected. */
-  async cancel(identity: JobIdentity, action: OperatorAction): Promise<WorkItem> {
+  async cancel(identity: ValidIdentity, action: OperatorAction): Promise<WorkItem> {
     return this.operate(identity, CANCELLABLE_STATES, (item) => cancelTransition(item, action, this.clock.now()));
   }
 
@@ -259,11 +238,10 @@ class WorkItemStore {
    * IllegalTransitionError if the state does not allow it or the item changed in between.
    */
   async operate(
-    identityInput: JobIdentity,
+    identity: ValidIdentity,
     allowedFrom: readonly WorkState[],
     makeTransition: (item: WorkItem) => OperatorTransition,
   ): Promise<WorkItem> {
-    const identity = parseIdentity(identityInput);
     const item = await this.get(identity);
     if (!item) throw new ItemNotFoundError(`no work item ${formatIdentity(identity)}`, { ...identity });
     if (!allowedFrom.includes(item.state)) {
@@ -285,9 +263,8 @@ class WorkItemStore {
     observed: Pick<WorkItem, 'tenantId' | 'operationId'>,
     transition: OperatorTransition,
   ): Promise<{ ok: true; item: WorkItem } | { ok: false; current: WorkItem | undefined }> {
-    const identity = { tenantId: observed.tenantId, operationId: observed.operationId };
     const now = this.clock.now();
-    const request = buildOperatorUpdate(this.table, identity, transition, now);
+    const request = buildOperatorUpdate(this.table, identityOfItem(observed), transition, now);
     const outcome = await sendConditional(this.client, { kind: 'update', ...request });
     if (outcome.ok) return { ok: true, item: outcome.attributes as unknown as WorkItem };
     const current = isWorkItem(outcome.current) ? outcome.current : undefined;
@@ -297,8 +274,7 @@ class WorkItemStore {
   }
 
   /** Reads one work item (strongly consistent by default). */
-  async get(identityInput: JobIdentity, options: { consistent?: boolean } = {}): Promise<WorkItem | undefined> {
-    const identity = parseIdentity(identityInput);
+  async get(identity: ValidIdentity, options: { consistent?: boolean } = {}): Promise<WorkItem | undefined> {
     const output = await this.client.send(
       new GetCommand({
         TableName: this.table.tableName,
@@ -318,7 +294,7 @@ class WorkItemStore {
   }
 
   /** Where an identity's work item is: a fenced transaction's business writes may not touch it too. */
-  workItemLocation(identity: JobIdentity): { tableName: string; key: { pk: string; sk: string } } {
+  workItemLocation(identity: ValidIdentity): { tableName: string; key: { pk: string; sk: string } } {
     return { tableName: this.table.tableName, key: workItemKey(identity) };
   }
 
@@ -345,7 +321,6 @@ class WorkItemStore {
 export {
   type ClaimResult,
   type EnqueueResult,
-  type LeaseRequest,
   type NotClaimableReason,
   type RetryableFailure,
   WorkItemStore,

@@ -1,4 +1,4 @@
-import type { JobIdentity } from '../identity.js';
+import type { JobIdentity, ValidIdentity } from '../identity.js';
 import type { WorkState } from '../states.js';
 import type { AttemptRecord } from './attempt-history.js';
 
@@ -75,7 +75,7 @@ interface WorkItem extends JobIdentity {
 
 /** Proof of one claim: the fence every write of this attempt carries. Only the store creates one. */
 interface Claim {
-  readonly identity: JobIdentity;
+  readonly identity: ValidIdentity;
   readonly fence: number;
   readonly attempt: number;
   readonly maxAttempts: number;
@@ -96,10 +96,21 @@ interface Claim {
   readonly history: readonly AttemptRecord[];
 }
 
-/** Builds the claim a stored, claimed item represents; `effectBefore` is the mark as it was before this claim. */
-function claimFromItem(item: WorkItem, takeover: boolean, effectBefore = false): Claim {
+/**
+ * The identity of a row the store wrote: its tenantId and operationId passed identitySchema when the row was
+ * created (the key is built from them), so they are not checked again. Frozen.
+ */
+function identityOfItem(item: Pick<WorkItem, 'tenantId' | 'operationId'>): ValidIdentity {
+  return Object.freeze({ tenantId: item.tenantId, operationId: item.operationId }) as ValidIdentity;
+}
+
+/**
+ * Builds the claim a stored, claimed item represents, carrying `identity` (the one the claim was asked with, so
+ * it is not rebuilt); `effectBefore` is the mark as it was before this claim.
+ */
+function claimFromItem(item: WorkItem, identity: ValidIdentity, takeover: boolean, effectBefore = false): Claim {
   return Object.freeze({
-    identity: Object.freeze({ tenantId: item.tenantId, operationId: item.operationId }),
+    identity,
     fence: item.fence,
     attempt: item.attempts,
     maxAttempts: item.maxAttempts,
@@ -126,6 +137,7 @@ export {
   type AuditEntry,
   type Claim,
   claimFromItem,
+  identityOfItem,
   isWorkItem,
   type OperatorStatement,
   type StepRecord,

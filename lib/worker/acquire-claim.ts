@@ -1,10 +1,10 @@
 import { isLeasefenceError, PayloadConflictError } from '../errors.js';
 import type { AnyJobDefinition } from '../job-definition.js';
-import type { JobEnvelope } from '../messaging/envelope.js';
+import type { ReceivedMessage } from '../messaging/envelope.js';
 import { claimability, type NotClaimableReason } from '../store/requests.js';
-import { newWorkItemFromEnvelope } from '../store/schemas.js';
+import { type LeaseRequest, newWorkItem } from '../store/schemas.js';
 import type { Claim, WorkItem } from '../store/work-item.js';
-import type { LeaseRequest, WorkItemStore } from '../store/work-item-store.js';
+import type { WorkItemStore } from '../store/work-item-store.js';
 
 type SkipReason = NotClaimableReason | 'replay_finished';
 
@@ -22,14 +22,13 @@ type Acquisition =
 async function acquireClaim(
   store: WorkItemStore,
   definition: AnyJobDefinition,
-  envelope: JobEnvelope,
+  { envelope, identity }: ReceivedMessage,
   lease: LeaseRequest,
 ): Promise<Acquisition> {
-  const identity = { tenantId: envelope.tenantId, operationId: envelope.operationId };
   if (envelope.kind === 'wake') return fromClaimResult(await store.claim(identity, lease));
   let existing: WorkItem;
   try {
-    const enqueued = await store.enqueue(newWorkItemFromEnvelope(envelope, definition.maxAttempts), lease);
+    const enqueued = await store.enqueue(newWorkItem(identity, envelope, definition.maxAttempts), lease);
     if (enqueued.outcome === 'created' && enqueued.claim)
       return { acquired: true, claim: enqueued.claim, created: true };
     existing = enqueued.item;

@@ -1,6 +1,7 @@
 import { isLeasefenceError, PayloadConflictError } from '../errors.js';
 import type { JobDefinition } from '../job-definition.js';
-import type { JobEnvelope } from '../messaging/envelope.js';
+import type { ReceivedMessage } from '../messaging/envelope.js';
+import { newWorkItem } from '../store/schemas.js';
 import type { WorkItemStore } from '../store/work-item-store.js';
 
 /** What deferring a message of a switched-off job type came to. */
@@ -15,17 +16,11 @@ type Deferral = { deferred: true } | { deferred: false; reason: 'payload_conflic
 async function deferDisabled(
   store: WorkItemStore,
   definition: JobDefinition<unknown>,
-  envelope: JobEnvelope,
+  { envelope, identity }: ReceivedMessage,
 ): Promise<Deferral> {
   if (envelope.kind === 'wake') return { deferred: true };
   try {
-    await store.enqueue({
-      identity: { tenantId: envelope.tenantId, operationId: envelope.operationId },
-      jobType: envelope.jobType,
-      payloadHash: envelope.payloadHash,
-      ...('ref' in envelope.payload ? { payloadRef: envelope.payload.ref } : { payloadInline: true }),
-      maxAttempts: definition.maxAttempts,
-    });
+    await store.enqueue(newWorkItem(identity, envelope, definition.maxAttempts));
     return { deferred: true };
   } catch (error) {
     if (isLeasefenceError(error, PayloadConflictError)) {

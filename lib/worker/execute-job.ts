@@ -11,7 +11,8 @@ import {
 import { type AnyJobDefinition, type JobContext, type JobDefinition, retryDelayMs } from '../job-definition.js';
 import { MetricName } from '../metric-names.js';
 import { WorkState } from '../states.js';
-import { type JobOutcome, parseJobOutcome } from '../store/transitions.js';
+import type { LeaseRequest } from '../store/schemas.js';
+import { type JobOutcome, parseJobOutcome, type ValidOutcome } from '../store/transitions.js';
 import type { Claim } from '../store/work-item.js';
 import type { WorkItemStore } from '../store/work-item-store.js';
 import type { Telemetry } from '../telemetry.js';
@@ -37,21 +38,22 @@ interface ExecutionDependencies {
 
 /**
  * Runs one claimed job to a recorded outcome: reconcile first when class C retries, run with a progress-driven
- * lease, then complete / fail / park under the claim's fence. An ambiguous outcome never becomes success or a
+ * lease (renewed by `lease`, the one the claim was made with), then complete / fail / park under the claim's fence. An ambiguous outcome never becomes success or a
  * blind retry: class D and exhausted jobs park as unknown; class C retries only through reconcile.
  */
 async function executeClaimedJob<Payload>(
   deps: ExecutionDependencies,
   definition: JobDefinition<Payload>,
   claim: Claim,
+  lease: LeaseRequest,
   payload: Payload,
 ): Promise<ExecutionResult> {
   const abort = new AttemptAbort();
   const keeper = new LeaseKeeper({
     store: deps.store,
     claim,
-    leaseMs: definition.leaseMs,
-    intervalMs: deps.heartbeatIntervalMs ?? Math.floor(definition.leaseMs / 3),
+    leaseMs: lease.leaseMs,
+    intervalMs: deps.heartbeatIntervalMs ?? Math.floor(lease.leaseMs / 3),
     telemetry: deps.telemetry,
     onOwnershipLost: (error) => abort.abort(error),
     onDoubt: (error) => abort.abort(error),
@@ -78,7 +80,7 @@ async function executeClaimedJob<Payload>(
     // propagates (the message is redelivered and the next claim reconciles); only a lost fence is absorbed.
     try {
       if (phase.ended === 'run') return await succeed(deps, claim, phase.outcome, phase.reconciled);
-      await deps.store.parkUnknown(claim, { errorCode: phase.errorCode, message: phase.reason.slice(0, 500) });
+      await deps.store.parkUnknown(claim, { errorCode: phase.errorCode, message: phase.reason });
       return { state: WorkState.unknown, errorCode: phase.errorCode };
     } catch (error) {
       if (isLeasefenceError(error, OwnershipLostError)) return ownershipLost(deps, error);
@@ -91,7 +93,7 @@ async function executeClaimedJob<Payload>(
 
 /** How the job phase ended: a reported outcome, or an outcome nobody can tell (parked as unknown with `errorCode`). */
 type Phase =
-  | { ended: 'run'; outcome: JobOutcome; reconciled: boolean }
+  | { ended: 'run'; outcome: ValidOutcome; reconciled: boolean }
   | { ended: 'cannot_tell'; errorCode: string; reason: string };
 
 /**
@@ -133,7 +135,7 @@ async function runPhase<Payload>(
 async function succeed(
   deps: ExecutionDependencies,
   claim: Claim,
-  outcome: JobOutcome,
+  outcome: ValidOutcome,
   reconciled: boolean,
 ): Promise<ExecutionResult> {
   await deps.store.complete(claim, outcome);
@@ -170,14 +172,14 @@ async function classifyAndRecord(
   }
   if (isLeasefenceError(error, TerminalJobError)) {
     const errorCode = String(error.errorCode);
-    await deps.store.failTerminal(claim, { errorCode, message: error.message.slice(0, 500) });
+    await deps.store.failTerminal(claim, { errorCode, message: error.message });
     return { state: WorkState.failed_terminal, errorCode };
   }
   if (isLeasefenceError(error, CapabilityMissingError)) {
     // Raised before anything was sent (e.g. TransactWriteItems on an engine without it): a confirmed failure.
     await deps.store.failTerminal(claim, {
       errorCode: 'engine_capability_missing',
-      message: error.message.slice(0, 500),
+      message: error.message,
     });
     return { state: WorkState.failed_terminal, errorCode: 'engine_capability_missing' };
   }
@@ -185,7 +187,7 @@ async function classifyAndRecord(
     const errorCode = String(error.errorCode);
     const state = await deps.store.failRetryable(claim, {
       errorCode,
-      message: error.message.slice(0, 500),
+      message: error.message,
       retryDelayMs: retryDelayMs(definition, claim.attempt),
     });
     return { state: state === WorkState.queued ? WorkState.queued : WorkState.failed_terminal, errorCode };
@@ -226,7 +228,7 @@ async function refusedByFence(
 ): Promise<ExecutionResult> {
   const errorCode = `fence_${String(error.reason ?? 'refused')}`;
   deps.telemetry.count(MetricName.FenceRefusedByJob);
-  await deps.store.failTerminal(claim, { errorCode, message: error.message.slice(0, 500) });
+  await deps.store.failTerminal(claim, { errorCode, message: error.message });
   return { state: WorkState.failed_terminal, errorCode };
 }
 

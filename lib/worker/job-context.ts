@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { FencedRecords } from '../fenced/records.js';
-import { parseStep, parseStepName, StepLedger } from '../fenced/steps.js';
+import { parseStepName, parseStepResult, StepLedger } from '../fenced/steps.js';
 import { FencedTransactions } from '../fenced/transaction.js';
 import { sha256Hex } from '../hashing.js';
 import type { JobIdentity } from '../identity.js';
@@ -104,7 +104,7 @@ function buildJobContext<Payload>(deps: ContextDependencies<Payload>): JobContex
       if (done) return done.result as T;
       const result = await fn();
       abort.throwIfAborted();
-      parseStep(stepName, result);
+      parseStepResult(stepName, result);
       steps.record(stepName, await store.recordStep(claim, stepName, result ?? null));
       keeper.progress();
       return result;

@@ -1,5 +1,6 @@
 import { isLeasefenceError, LeaseInDoubtError, OwnershipLostError } from '../errors.js';
 import { MetricName } from '../metric-names.js';
+import type { LeaseDuration } from '../store/schemas.js';
 import type { Claim } from '../store/work-item.js';
 import type { WorkItemStore } from '../store/work-item-store.js';
 import type { Telemetry } from '../telemetry.js';
@@ -8,7 +9,8 @@ import type { Telemetry } from '../telemetry.js';
 interface LeaseKeeperOptions {
   store: WorkItemStore;
   claim: Claim;
-  leaseMs: number;
+  /** How far each renewal extends the lease (the claim's own lease duration). */
+  leaseMs: LeaseDuration;
   /** Milliseconds between renewal checks; 0 disables the timers (tests call tick() and doubt()). */
   intervalMs: number;
   telemetry: Telemetry;

@@ -26,7 +26,7 @@ async function loadVerifiedPayload(sources: PayloadSources, claim: Claim): Promi
   let body: unknown;
   if (claim.payloadInline) {
     if (!sources.payloads) throw new ConfigurationError('inline payload but no payloads table is configured');
-    const stored = await sources.payloads.get(claim.identity);
+    const stored = await sources.payloads.read(claim.identity);
     if (!stored) return missing('inline payload body is absent (erased or never stored)');
     body = stored.body;
   } else {

@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ZodType } from 'zod';
+import type { JobIdentity } from '../identity.js';
 import { describeIssues } from '../internal/issue-paths.js';
-import { parseAndVouch } from '../internal/validation.js';
 import type { AnyJobDefinition, JobDefinition, JobRegistry } from '../job-definition.js';
-import { JOB_VERSION_UNSUPPORTED, type JobEnvelope, parseEnvelope } from '../messaging/envelope.js';
+import { JOB_VERSION_UNSUPPORTED, parseEnvelope, type ReceivedMessage } from '../messaging/envelope.js';
 import { MetricName } from '../metric-names.js';
 import { WorkState } from '../states.js';
 import type { PayloadStore } from '../store/payloads.js';
-import { leaseRequestSchema } from '../store/schemas.js';
+import { type LeaseRequest, parseLease } from '../store/schemas.js';
 import type { Claim } from '../store/work-item.js';
-import type { LeaseRequest, WorkItemStore } from '../store/work-item-store.js';
+import type { WorkItemStore } from '../store/work-item-store.js';
 import { silentTelemetry, type Telemetry } from '../telemetry.js';
 import { acquireClaim } from './acquire-claim.js';
 import { deferDisabled } from './defer-disabled.js';
@@ -30,11 +30,11 @@ interface QueueMessage {
  * committing. Infrastructure errors are thrown instead, so the message is redelivered.
  */
 type MessageResult =
-  | { status: 'executed'; identity: { tenantId: string; operationId: string }; fence: number; result: ExecutionResult }
-  | { status: 'skipped'; reason: string; identity: { tenantId: string; operationId: string } }
-  | { status: 'deferred'; reason: 'job_type_disabled'; identity: { tenantId: string; operationId: string } }
+  | { status: 'executed'; identity: JobIdentity; fence: number; result: ExecutionResult }
+  | { status: 'skipped'; reason: string; identity: JobIdentity }
+  | { status: 'deferred'; reason: 'job_type_disabled'; identity: JobIdentity }
   | { status: 'quarantined'; reason: string }
-  | { status: 'item_quarantined'; reason: string; identity: { tenantId: string; operationId: string }; fence: number };
+  | { status: 'item_quarantined'; reason: string; identity: JobIdentity; fence: number };
 
 /** Dependencies of the worker runtime. */
 interface WorkerRuntimeOptions {
@@ -73,13 +73,13 @@ class WorkerRuntime {
   async handleMessage(message: QueueMessage): Promise<MessageResult> {
     const parsed = parseEnvelope(message.body);
     if (!parsed.ok) return this.quarantineMessage(message, parsed.problem, parsed.detail);
-    const envelope = parsed.envelope;
-    const key = `${envelope.tenantId}\u0000${envelope.operationId}`;
-    return this.serializer.run(key, () => this.handleEnvelope(message, envelope));
+    const key = `${parsed.identity.tenantId}\u0000${parsed.identity.operationId}`;
+    return this.serializer.run(key, () => this.handleEnvelope(message, parsed));
   }
 
-  private async handleEnvelope(message: QueueMessage, envelope: JobEnvelope): Promise<MessageResult> {
-    const identity = { tenantId: envelope.tenantId, operationId: envelope.operationId };
+  /** The parsed message on its way in: its identity is the one parseEnvelope built, passed along, never rebuilt. */
+  private async handleEnvelope(message: QueueMessage, received: ReceivedMessage): Promise<MessageResult> {
+    const { envelope, identity } = received;
     const definition = this.options.registry.get(envelope.jobType);
     if (!definition) {
       // The job type came from the body: the detail does not repeat it.
@@ -94,8 +94,9 @@ class WorkerRuntime {
         identity,
       );
     }
-    if (this.options.disabledJobTypes?.includes(definition.type)) return this.defer(message, definition, envelope);
-    const acquisition = await acquireClaim(this.options.store, definition, envelope, this.leaseFor(definition));
+    if (this.options.disabledJobTypes?.includes(definition.type)) return this.defer(message, definition, received);
+    const lease = this.leaseFor(definition);
+    const acquisition = await acquireClaim(this.options.store, definition, received, lease);
     if (!acquisition.acquired) {
       if (acquisition.reason === 'payload_conflict') {
         return this.quarantineMessage(message, 'payload_conflict', acquisition.detail, identity);
@@ -126,6 +127,7 @@ class WorkerRuntime {
       },
       definition,
       claim,
+      lease,
       payload.body,
     );
     this.countOutcome(result);
@@ -133,15 +135,14 @@ class WorkerRuntime {
     return { status: 'executed', identity, fence: claim.fence, result };
   }
 
-  /** The lease this worker claims a job type with: validated once per type, then reused for every message. */
+  /**
+   * The lease this worker claims a job type with, parsed at its boundary (this worker's id and the job
+   * definition) on the type's first message, then reused for every message; a bad one is refused every time.
+   */
   private leaseFor(definition: AnyJobDefinition): LeaseRequest {
     let lease = this.leases.get(definition.type);
     if (lease === undefined) {
-      lease = parseAndVouch(
-        leaseRequestSchema,
-        { owner: this.workerId, leaseMs: definition.leaseMs, targetClass: definition.target },
-        'lease',
-      );
+      lease = parseLease({ owner: this.workerId, leaseMs: definition.leaseMs, targetClass: definition.target });
       this.leases.set(definition.type, lease);
     }
     return lease;
@@ -151,10 +152,10 @@ class WorkerRuntime {
   private async defer(
     message: QueueMessage,
     definition: JobDefinition<unknown>,
-    envelope: JobEnvelope,
+    received: ReceivedMessage,
   ): Promise<MessageResult> {
-    const identity = { tenantId: envelope.tenantId, operationId: envelope.operationId };
-    const deferral = await deferDisabled(this.options.store, definition, envelope);
+    const { envelope, identity } = received;
+    const deferral = await deferDisabled(this.options.store, definition, received);
     if (!deferral.deferred) return this.quarantineMessage(message, deferral.reason, deferral.detail, identity);
     this.telemetry.count(MetricName.Deferred);
     this.telemetry.info('job type disabled: message acknowledged, row left queued', {
@@ -182,7 +183,7 @@ class WorkerRuntime {
     return {
       ok: false,
       errorCode: 'payload_schema',
-      message: `payload failed its schema at ${describeIssues(schema, parsed.error.issues)}`.slice(0, 500),
+      message: `payload failed its schema at ${describeIssues(schema, parsed.error.issues)}`,
     };
   }
 
@@ -190,7 +191,7 @@ class WorkerRuntime {
     message: QueueMessage,
     reason: string,
     detail: string,
-    identity?: { tenantId: string; operationId: string },
+    identity?: JobIdentity,
   ): Promise<MessageResult> {
     await this.options.store.recordQuarantine({
       messageId: message.messageId,

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../lib/clock.js';
-import type { JobIdentity } from '../../lib/identity.js';
+import { parseIdentity, type ValidIdentity } from '../../lib/identity.js';
 import { WorkState } from '../../lib/states.js';
+import { parseLease, parseLeaseDuration } from '../../lib/store/schemas.js';
+import { parseJobOutcome } from '../../lib/store/transitions.js';
 import { createTestTables, type TestTables } from '../support/engine.js';
 import { newWorkItem } from '../support/factories.js';
 import { type StoreFixture, storeFixture } from '../support/store.js';
@@ -39,10 +41,9 @@ describe('concurrent claimers', () => {
       const clock = new ManualClock();
       const producer = storeFixture(tables.jobsTable, { clock });
       fixtures.push(producer);
-      const identities: JobIdentity[] = Array.from({ length: ITEMS }, (_, index) => ({
-        tenantId: `tenant-${index % 4}`,
-        operationId: `op-${index}`,
-      }));
+      const identities: ValidIdentity[] = Array.from({ length: ITEMS }, (_, index) =>
+        parseIdentity({ tenantId: `tenant-${index % 4}`, operationId: `op-${index}` }),
+      );
       for (const identity of identities) {
         await producer.store.enqueue(newWorkItem(identity, { maxAttempts: 5 }));
       }
@@ -63,8 +64,8 @@ describe('concurrent claimers', () => {
         while (finished.size < ITEMS) {
           for (const index of order) {
             if (finished.has(index)) continue;
-            const identity = identities[index] as JobIdentity;
-            const result = await store.claim(identity, { owner: worker, leaseMs: LEASE_MS });
+            const identity = identities[index] as ValidIdentity;
+            const result = await store.claim(identity, parseLease({ owner: worker, leaseMs: LEASE_MS }));
             if (!result.claimed) {
               if (result.reason === 'finished') finished.add(index);
               continue;
@@ -75,13 +76,13 @@ describe('concurrent claimers', () => {
             if (holder !== undefined) overlaps.push(`item ${index}: ${worker} claimed while ${holder} held it`);
             holders.set(index, worker);
             claims.push({ worker, item: index, fence: result.claim.fence, attempt: result.claim.attempt });
-            const renewed = await store.heartbeat(result.claim, LEASE_MS);
+            const renewed = await store.heartbeat(result.claim, parseLeaseDuration(LEASE_MS));
             // Free the slot before the releasing write is sent: nobody can claim until that write commits.
             holders.delete(index);
             if (index % 3 === 0 && result.claim.attempt === 1) {
               await store.failRetryable(renewed, { errorCode: 'transient', retryDelayMs: 0 });
             } else {
-              await store.complete(renewed, { outcomeCode: 'ok', result: { by: worker } });
+              await store.complete(renewed, parseJobOutcome({ outcomeCode: 'ok', result: { by: worker } }));
               completes.push({ worker, item: index, fence: result.claim.fence });
               finished.add(index);
             }

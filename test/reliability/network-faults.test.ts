@@ -3,7 +3,8 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { payloadHash } from '../../lib/hashing.js';
-import type { JobIdentity } from '../../lib/identity.js';
+import { parseIdentity, type ValidIdentity } from '../../lib/identity.js';
+import { parseLease, parseLeaseDuration, parseNewWorkItem } from '../../lib/store/schemas.js';
 import type { Claim } from '../../lib/store/work-item.js';
 import { WorkItemStore } from '../../lib/store/work-item-store.js';
 import { requestOn } from '../support/fault-proxy.js';
@@ -11,7 +12,7 @@ import { createNetworkFixture, type NetworkFixture } from './support/network-fix
 import { type ReliabilityPayload, ReliabilityJobType as Type } from './support/reliability-jobs.js';
 import { ReliabilityReport } from './support/report.js';
 
-const LEASE_MS = 5_000;
+const LEASE_MS = parseLeaseDuration(5_000);
 const plain: ReliabilityPayload = { amount: 3, workMs: 0, pauseAt: 'none', pauseAttempt: 0 };
 
 /** Resolves `release` once a held request sits in the proxy (bounded wait). */
@@ -44,7 +45,8 @@ describe('network faults between the workers and the engine', () => {
     await fixture.close();
   });
 
-  const newIdentity = (prefix: string): JobIdentity => ({ tenantId: 'net', operationId: `${prefix}-${randomUUID()}` });
+  const newIdentity = (prefix: string): ValidIdentity =>
+    parseIdentity({ tenantId: 'net', operationId: `${prefix}-${randomUUID()}` });
   const hold = () => {
     let release: () => void = () => {};
     return { promise: new Promise<void>((resolve) => (release = resolve)), release: () => release() };
@@ -70,18 +72,18 @@ describe('network faults between the workers and the engine', () => {
   };
 
   /** A claimed work item (fence 1) held by `owner`, created on the direct store. */
-  async function claimedBy(identity: JobIdentity, owner: string): Promise<Claim> {
+  async function claimedBy(identity: ValidIdentity, owner: string): Promise<Claim> {
     const hash = payloadHash(plain);
     const created = await fixture.store.enqueue(
-      { identity, jobType: Type.record, payloadHash: hash, payloadInline: true, maxAttempts: 3 },
-      { owner, leaseMs: LEASE_MS },
+      parseNewWorkItem({ identity, jobType: Type.record, payloadHash: hash, payloadInline: true, maxAttempts: 3 }),
+      parseLease({ owner, leaseMs: LEASE_MS }),
     );
     if (created.outcome !== 'created' || !created.claim) throw new Error('expected the item created claimed');
     return created.claim;
   }
 
   /** Holds the first renewal of `identity` in the network; `landed()` waits until the engine answered it. */
-  function holdFirstRenewal(identity: JobIdentity) {
+  function holdFirstRenewal(identity: ValidIdentity) {
     const gate = hold();
     const rule = fixture.proxy.inject({
       match: requestOn('UpdateItem', jobsTable, identity.operationId, '"leaseExpiresAt"'),
@@ -116,7 +118,7 @@ describe('network faults between the workers and the engine', () => {
     expect(item).toMatchObject({ state: 'claimed', fence: 1, leaseExpiresAt: newer.leaseExpiresAt });
     // The holder's guard trusts its confirmed lease until newer.leaseExpiresAt: nobody may take over before.
     fixture.clock.set(renewed.leaseExpiresAt + 1);
-    expect(await fixture.store.claim(identity, { owner: 'taker', leaseMs: LEASE_MS })).toMatchObject({
+    expect(await fixture.store.claim(identity, parseLease({ owner: 'taker', leaseMs: LEASE_MS }))).toMatchObject({
       claimed: false,
       reason: 'leased',
     });
@@ -133,7 +135,7 @@ describe('network faults between the workers and the engine', () => {
     await delayed.held();
 
     fixture.clock.advance(LEASE_MS);
-    const taken = await fixture.store.claim(identity, { owner: 'taker', leaseMs: LEASE_MS });
+    const taken = await fixture.store.claim(identity, parseLease({ owner: 'taker', leaseMs: LEASE_MS }));
     await delayed.land();
 
     expect(taken).toMatchObject({ claimed: true, claim: { fence: 2 } });
@@ -162,14 +164,14 @@ describe('network faults between the workers and the engine', () => {
       leaseExpiresAt: askedFor,
     });
     fixture.clock.set(askedFor + 1);
-    expect(await fixture.store.claim(identity, { owner: 'taker', leaseMs: LEASE_MS })).toMatchObject({
+    expect(await fixture.store.claim(identity, parseLease({ owner: 'taker', leaseMs: LEASE_MS }))).toMatchObject({
       claimed: true,
       claim: { fence: 2 },
     });
   });
 
   /** Counts what must stay 0 for one operation: a non-final item and more than one effect. */
-  async function tally(identity: JobIdentity): Promise<{ charges: number; calls: number }> {
+  async function tally(identity: ValidIdentity): Promise<{ charges: number; calls: number }> {
     const item = await fixture.store.get(identity);
     if (!item || !['succeeded', 'unknown', 'failed_terminal'].includes(item.state)) report.add('lostJobs');
     const charges = (await fixture.ledger.chargesByOperation('net')).get(identity.operationId)?.length ?? 0;
@@ -240,7 +242,11 @@ describe('network faults between the workers and the engine', () => {
     expect(dropped.hits()).toBe(1);
     expect(first).toMatchObject({ status: 'executed', fence: 1, result: { state: 'succeeded' } });
     expect(redelivered).toMatchObject({ status: 'skipped', reason: 'replay_finished' });
-    expect(await fixture.store.get(identity)).toMatchObject({ state: 'succeeded', fence: 1, attempts: 1 });
+    expect(await fixture.store.get(identity)).toMatchObject({
+      state: 'succeeded',
+      fence: 1,
+      attempts: 1,
+    });
     expect(await tally(identity)).toEqual({ charges: 1, calls: 1 });
   });
 
@@ -287,13 +293,15 @@ describe('network faults between the workers and the engine', () => {
 
   it('a lost response of a claim: the retried claim is mine, the fence rose once, no orphaned lease', async () => {
     const identity = newIdentity('lost-claim');
-    await fixture.store.enqueue({
-      identity,
-      jobType: Type.record,
-      payloadHash: payloadHash(plain),
-      payloadInline: true,
-      maxAttempts: 3,
-    });
+    await fixture.store.enqueue(
+      parseNewWorkItem({
+        identity,
+        jobType: Type.record,
+        payloadHash: payloadHash(plain),
+        payloadInline: true,
+        maxAttempts: 3,
+      }),
+    );
     const wake = await fixture.message(identity, Type.record, plain, 'wake');
     const dropped = fixture.proxy.inject({
       match: requestOn('UpdateItem', jobsTable, identity.operationId, '#attempts = #attempts +'),
@@ -331,7 +339,11 @@ describe('network faults between the workers and the engine', () => {
     expect(whileLeased).toMatchObject({ status: 'skipped', reason: 'leased' });
     expect(summary.resignalled).toBeGreaterThanOrEqual(1);
     expect(results).toContainEqual(expect.objectContaining({ status: 'executed', fence: 2 }));
-    expect(await fixture.store.get(identity)).toMatchObject({ state: 'succeeded', fence: 2, attempts: 2 });
+    expect(await fixture.store.get(identity)).toMatchObject({
+      state: 'succeeded',
+      fence: 2,
+      attempts: 2,
+    });
     await tally(identity);
   });
 

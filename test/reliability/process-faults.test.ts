@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { JobIdentity } from '../../lib/identity.js';
+import { parseIdentity, type ValidIdentity } from '../../lib/identity.js';
 import { budget } from './support/chaos-mode.js';
 import { createProcessFixture, type ProcessFixture } from './support/process-fixture.js';
 import { ReliabilityJobType, recordKey } from './support/reliability-jobs.js';
@@ -26,9 +26,10 @@ describe('worker processes frozen and killed mid-job', () => {
     await fixture.close();
   });
 
-  const newIdentity = (prefix: string): JobIdentity => ({ tenantId: 'acme', operationId: `${prefix}-${randomUUID()}` });
+  const newIdentity = (prefix: string): ValidIdentity =>
+    parseIdentity({ tenantId: 'acme', operationId: `${prefix}-${randomUUID()}` });
 
-  async function readRecord(identity: JobIdentity): Promise<Record<string, unknown> | undefined> {
+  async function readRecord(identity: ValidIdentity): Promise<Record<string, unknown> | undefined> {
     const output = await fixture.client.send(
       new GetCommand({ TableName: fixture.ledgerTable.tableName, Key: recordKey(identity), ConsistentRead: true }),
     );
@@ -36,7 +37,7 @@ describe('worker processes frozen and killed mid-job', () => {
   }
 
   /** Counts what must stay 0: an item not in a final state, and effects beyond one per operation. */
-  async function tally(identity: JobIdentity, finalStates: string[]): Promise<void> {
+  async function tally(identity: ValidIdentity, finalStates: string[]): Promise<void> {
     const item = await fixture.store.get(identity);
     if (!item || !finalStates.includes(item.state)) report.add('lostJobs');
     const charges = (await fixture.ledger.chargesByOperation(identity.tenantId)).get(identity.operationId) ?? [];
@@ -69,7 +70,11 @@ describe('worker processes frozen and killed mid-job', () => {
       // (the fence would refuse it too; see the demo for a worker whose clock froze with it).
       expect(staleOutcome).toEqual({ ok: true, status: 'executed', state: 'lease_in_doubt', fence: 1 });
       expect(await readRecord(identity)).toMatchObject({ writtenBy: rival.workerId, writer_epoch: 2 });
-      expect(await fixture.store.get(identity)).toMatchObject({ state: 'succeeded', fence: 2, attempts: 2 });
+      expect(await fixture.store.get(identity)).toMatchObject({
+        state: 'succeeded',
+        fence: 2,
+        attempts: 2,
+      });
       await tally(identity, ['succeeded']);
     },
     budget.testTimeoutMs,

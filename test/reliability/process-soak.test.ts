@@ -1,6 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { JobIdentity } from '../../lib/identity.js';
+import { type JobIdentity, parseIdentity } from '../../lib/identity.js';
 import { sendJob } from '../../lib/messaging/producer.js';
 import type { WorkItem } from '../../lib/store/work-item.js';
 import { budget, runSeed } from './support/chaos-mode.js';
@@ -80,7 +80,7 @@ describe('worker processes under random SIGSTOP / SIGKILL on a real queue', () =
     const items = new Map<string, WorkItem | undefined>();
     const deadline = Date.now() + 30_000 + budget.soakJobs * 250;
     while (Date.now() < deadline) {
-      for (const job of jobs) items.set(job.identity.operationId, await fixture.store.get(job.identity));
+      for (const job of jobs) items.set(job.identity.operationId, await fixture.store.get(parseIdentity(job.identity)));
       if ([...items.values()].every((item) => FINAL_STATES.includes(String(item?.state)))) break;
       await fixture.sweep();
       await new Promise((resolve) => setTimeout(resolve, 500));

@@ -1,5 +1,5 @@
 import { workItemKey } from '../../lib/store/table.js';
-import { type Claim, claimFromItem, type WorkItem } from '../../lib/store/work-item.js';
+import { type Claim, claimFromItem, identityOfItem, type WorkItem } from '../../lib/store/work-item.js';
 
 /** A claimed work item in memory (unit tests of request builders need a Claim without a table). */
 function claimedItem(overrides: Partial<WorkItem> = {}): WorkItem {
@@ -27,7 +27,8 @@ function claimedItem(overrides: Partial<WorkItem> = {}): WorkItem {
 
 /** The Claim such an item represents. */
 function claimFixture(overrides: Partial<WorkItem> = {}): Claim {
-  return claimFromItem(claimedItem(overrides), false);
+  const item = claimedItem(overrides);
+  return claimFromItem(item, identityOfItem(item), false);
 }
 
 export { claimedItem, claimFixture };

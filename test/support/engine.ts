@@ -5,6 +5,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
 import { createDocumentClient, createSqsClient } from '../../lib/aws-clients.js';
 import type { LeasefenceConfig } from '../../lib/config.js';
+import { RetentionDays } from '../../lib/rules.js';
 import { createLeasefenceTablePair } from './tables.js';
 
 /** Endpoints of the engines the global setup started (or DYNAMODB_ENDPOINT / SQS_ENDPOINT). */
@@ -88,7 +89,7 @@ function testHandlerConfig(
     queueUrl: queue.queueUrl,
     deadLetterQueueUrl: queue.dlqUrl,
     deadlineShards: 8,
-    payloadRetentionDays: 30,
+    payloadRetentionDays: RetentionDays.default,
     dynamodbEndpoint: engineEndpoints().dynamo,
   };
 }

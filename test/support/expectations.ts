@@ -1,14 +1,14 @@
 import { type AttributeValue, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { expect } from 'vitest';
-import type { JobIdentity } from '../../lib/identity.js';
+import type { ValidIdentity } from '../../lib/identity.js';
 import type { WorkState } from '../../lib/states.js';
 import { workItemKey } from '../../lib/store/table.js';
 import type { Claim, WorkItem } from '../../lib/store/work-item.js';
 import type { ClaimResult, EnqueueResult, WorkItemStore } from '../../lib/store/work-item-store.js';
 
 /** Reads the item (strongly consistent) and asserts it exists in `state`. Returns it for further checks. */
-async function expectState(store: WorkItemStore, identity: JobIdentity, state: WorkState): Promise<WorkItem> {
+async function expectState(store: WorkItemStore, identity: ValidIdentity, state: WorkState): Promise<WorkItem> {
   const item = await store.get(identity);
   expect(item, `work item ${identity.tenantId}/${identity.operationId} should exist`).toBeDefined();
   expect(item?.state).toBe(state);
@@ -16,7 +16,7 @@ async function expectState(store: WorkItemStore, identity: JobIdentity, state: W
 }
 
 /** Asserts no work item exists for `identity`. */
-async function expectAbsent(store: WorkItemStore, identity: JobIdentity): Promise<void> {
+async function expectAbsent(store: WorkItemStore, identity: ValidIdentity): Promise<void> {
   expect(await store.get(identity)).toBeUndefined();
 }
 
@@ -66,7 +66,7 @@ function expectThrown<E extends Error>(call: () => unknown, type: abstract new (
 async function readRawItem(
   client: DynamoDBDocumentClient,
   tableName: string,
-  identity: JobIdentity,
+  identity: ValidIdentity,
 ): Promise<Record<string, AttributeValue> | undefined> {
   const output = await client.send(
     new GetItemCommand({

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { payloadHash } from '../../lib/hashing.js';
-import type { JobIdentity } from '../../lib/identity.js';
+import { type JobIdentity, parseIdentity, type ValidIdentity } from '../../lib/identity.js';
 import type { WorkState } from '../../lib/states.js';
 import { parkedKeysOf } from '../../lib/store/parked-keys.js';
-import type { NewWorkItem } from '../../lib/store/requests.js';
+import { type NewWorkItem, type NewWorkItemInput, parseNewWorkItem } from '../../lib/store/schemas.js';
 import { DEFAULT_DEADLINE_SHARDS, deadlineShardFor, workItemKey } from '../../lib/store/table.js';
 import type { WorkItem } from '../../lib/store/work-item.js';
 
@@ -14,21 +14,21 @@ const FACTORY_NOW = Date.UTC(2026, 0, 1);
 let identityCounter = 0;
 
 /** A fresh, valid identity; `tenantId` defaults to `tenant-a`. Unique within the test process. */
-function newIdentity(tenantId = 'tenant-a', prefix = 'op'): JobIdentity {
+function newIdentity(tenantId = 'tenant-a', prefix = 'op'): ValidIdentity {
   identityCounter += 1;
-  return { tenantId, operationId: `${prefix}-${identityCounter}-${randomUUID().slice(0, 8)}` };
+  return parseIdentity({ tenantId, operationId: `${prefix}-${identityCounter}-${randomUUID().slice(0, 8)}` });
 }
 
-/** A valid NewWorkItem (payloadRef flavour) for `identity`; override any field. */
-function newWorkItem(identity: JobIdentity, overrides: Partial<NewWorkItem> = {}): NewWorkItem {
-  return {
+/** A valid NewWorkItem (payloadRef flavour) for `identity`, parsed as any hand-built item is; override any field. */
+function newWorkItem(identity: JobIdentity, overrides: Partial<NewWorkItemInput> = {}): NewWorkItem {
+  return parseNewWorkItem({
     identity,
     jobType: 'demo',
     payloadHash: payloadHash({ order: identity.operationId }),
     payloadRef: `s3://payloads/${identity.operationId}`,
     maxAttempts: 3,
     ...overrides,
-  };
+  });
 }
 
 /** Options of putWorkItem: the state to create, and any attribute to override. */

@@ -1,12 +1,18 @@
 import { describe, expect, it } from 'vitest';
+import { readConfig } from '../../lib/config.js';
+import { InvalidInputError } from '../../lib/errors.js';
 import { operationIdSchema, tenantIdSchema } from '../../lib/identity.js';
 import {
+  capMessage,
   isWriterAttribute,
   jobOutcomeSchema,
   jobTypeSchema,
+  jobVersionSchema,
+  MAX_MESSAGE_CHARS,
   MAX_RESULT_BYTES,
   outcomeCodeSchema,
   queueUrlSchema,
+  RetentionDays,
   recordedResultSchema,
   stepNameSchema,
   tableNameSchema,
@@ -53,6 +59,7 @@ describe('one home per rule', () => {
       ['s', 's'.repeat(64), 'charge.card', 'reserve:1_a-b', '.x'],
       ['', 's'.repeat(65), 'notify customer', 'a/b', 'a#b'],
     ],
+    ['job version', jobVersionSchema, [1, 1_000_000], [0, 1_000_001, 1.5, '1']],
     [
       'queue URL',
       queueUrlSchema,
@@ -98,5 +105,24 @@ describe('one home per rule', () => {
     for (const name of WRITER_ATTRIBUTES) expect(isWriterAttribute(name)).toBe(true);
     expect(isWriterAttribute('writer')).toBe(false);
     expect(isWriterAttribute('status')).toBe(false);
+  });
+
+  it('a stored failure message is cut at MAX_MESSAGE_CHARS, shorter text kept as it is', () => {
+    expect(MAX_MESSAGE_CHARS).toBe(500);
+    expect(capMessage('m'.repeat(MAX_MESSAGE_CHARS))).toBe('m'.repeat(MAX_MESSAGE_CHARS));
+    expect(capMessage(`${'m'.repeat(MAX_MESSAGE_CHARS)}overflow`)).toBe('m'.repeat(MAX_MESSAGE_CHARS));
+    expect(capMessage('')).toBe('');
+  });
+
+  it('retention: the environment defaults to RetentionDays.default and refuses a value outside its range', () => {
+    const env = { LEASEFENCE_JOBS_TABLE: 'jobs', LEASEFENCE_PAYLOADS_TABLE: 'payloads' };
+    expect(RetentionDays).toEqual({ default: 30, min: 1, max: 3650 });
+    expect(readConfig(env).payloadRetentionDays).toBe(RetentionDays.default);
+    expect(
+      readConfig({ ...env, LEASEFENCE_PAYLOAD_RETENTION_DAYS: String(RetentionDays.max) }).payloadRetentionDays,
+    ).toBe(RetentionDays.max);
+    for (const days of [RetentionDays.min - 1, RetentionDays.max + 1]) {
+      expect(() => readConfig({ ...env, LEASEFENCE_PAYLOAD_RETENTION_DAYS: String(days) })).toThrow(InvalidInputError);
+    }
   });
 });

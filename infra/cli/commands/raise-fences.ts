@@ -1,6 +1,6 @@
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import * as z from 'zod';
-import { MAX_FENCE_RAISE, raiseFences } from '../../../lib/admin/raise-fences.js';
+import { FenceAbove, raiseFences } from '../../../lib/admin/raise-fences.js';
 import { reasonSchema } from '../../../lib/admin/schemas.js';
 import { type CommandSpec, parseCommandLine } from '../args.js';
 import { type CliCommand, withTarget } from '../command.js';
@@ -36,7 +36,7 @@ const spec: CommandSpec = {
 const schema = z.strictObject({
   ...commonShape,
   ...targetShape,
-  above: integerFlag(0, MAX_FENCE_RAISE),
+  above: integerFlag(FenceAbove.min, FenceAbove.max),
   reason: reasonSchema,
   cursor: z.string().min(1).optional(),
 });

@@ -1,8 +1,12 @@
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { ManualClock } from '../../../lib/clock.js';
+import { parseStepName } from '../../../lib/fenced/steps.js';
 import { payloadHash } from '../../../lib/hashing.js';
+import { parseIdentity } from '../../../lib/identity.js';
+import { parseLease, parseLeaseDuration, parseNewWorkItem } from '../../../lib/store/schemas.js';
 import { jobsTableDefinition, payloadsTableDefinition, workItemKey } from '../../../lib/store/table.js';
+import { parseJobOutcome } from '../../../lib/store/transitions.js';
 import { WorkItemStore } from '../../../lib/store/work-item-store.js';
 import { sweep } from '../../../lib/sweeper/sweeper.js';
 import type { BenchEngine } from '../support/bench-engine.js';
@@ -91,7 +95,7 @@ async function leasefenceUnits(engine: BenchEngine, sqs: SQSClient, queueUrl: st
   const rb = recordCapacity(b.client, observer, shapes, { documentClient: true });
   const store = new WorkItemStore({ client: a.client, tableName: tables.jobsTable, clock });
   const run = runName('lf-capacity');
-  const id = (index: number) => benchIdentity(run, index);
+  const id = (index: number) => parseIdentity(benchIdentity(run, index));
   const out: Record<string, Units> = {};
 
   out.happy = await measure(ra, () =>
@@ -106,14 +110,16 @@ async function leasefenceUnits(engine: BenchEngine, sqs: SQSClient, queueUrl: st
   // with DelaySeconds; when it arrives the worker claims the row and completes.
   const delayed = id(2);
   const scheduled = await measure(ra, () =>
-    store.enqueue({
-      identity: delayed,
-      jobType: BENCH_JOB_TYPE,
-      payloadHash: payloadHash(benchPayload(delayed.operationId)),
-      payloadRef: payloadRefFor(delayed),
-      maxAttempts: 3,
-      availableAt: clock.now() + 60_000,
-    }),
+    store.enqueue(
+      parseNewWorkItem({
+        identity: delayed,
+        jobType: BENCH_JOB_TYPE,
+        payloadHash: payloadHash(benchPayload(delayed.operationId)),
+        payloadRef: payloadRefFor(delayed),
+        maxAttempts: 3,
+        availableAt: clock.now() + 60_000,
+      }),
+    ),
   );
   clock.advance(60_000);
   const woken = await measure(ra, () =>
@@ -122,11 +128,11 @@ async function leasefenceUnits(engine: BenchEngine, sqs: SQSClient, queueUrl: st
   out.delayed = sum(scheduled, woken);
   out.replay = await measure(ra, () => a.runtime.handleMessage(leasefenceMessage(id(0), 'ref')));
 
-  const lease = { owner: 'worker-a', leaseMs: LEASE_MS };
-  const created = await store.enqueue({ identity: id(3), ...BENCH_ROW }, lease);
+  const lease = parseLease({ owner: 'worker-a', leaseMs: LEASE_MS });
+  const created = await store.enqueue(parseNewWorkItem({ identity: id(3), ...BENCH_ROW }), lease);
   if (created.outcome !== 'created' || !created.claim) throw new Error('heartbeat setup: no claim');
   const claim = created.claim;
-  out.heartbeat = await measure(ra, () => store.heartbeat(claim, LEASE_MS));
+  out.heartbeat = await measure(ra, () => store.heartbeat(claim, parseLeaseDuration(LEASE_MS)));
 
   const stallGate = new Gate();
   stalls.set(id(4).operationId, stallGate);
@@ -147,18 +153,18 @@ async function leasefenceUnits(engine: BenchEngine, sqs: SQSClient, queueUrl: st
   const overhead = await measure(ra, sweepOnce);
   out.sweepRun = overhead;
   const extra = (measured: Units): Units => ({ ...measured, rru: measured.rru - overhead.rru });
-  await store.enqueue({ identity: id(5), ...BENCH_ROW }, lease);
+  await store.enqueue(parseNewWorkItem({ identity: id(5), ...BENCH_ROW }), lease);
   clock.advance(LEASE_MS + 1);
   out.sweepItem = extra(await measure(ra, sweepOnce));
-  const heartbeating = await store.enqueue({ identity: id(6), ...BENCH_ROW }, lease);
+  const heartbeating = await store.enqueue(parseNewWorkItem({ identity: id(6), ...BENCH_ROW }), lease);
   if (heartbeating.outcome !== 'created' || !heartbeating.claim) throw new Error('sweep setup: no claim');
   clock.advance(LEASE_MS / 2);
-  await store.heartbeat(heartbeating.claim, LEASE_MS);
+  await store.heartbeat(heartbeating.claim, parseLeaseDuration(LEASE_MS));
   clock.advance(LEASE_MS / 2 + 1);
   out.sweepAdvance = extra(await measure(ra, sweepOnce));
 
   const cancelTarget = id(7);
-  await store.enqueue({ identity: cancelTarget, ...BENCH_ROW }, lease);
+  await store.enqueue(parseNewWorkItem({ identity: cancelTarget, ...BENCH_ROW }), lease);
   out.operator = await measure(ra, () =>
     store.cancel(cancelTarget, { actor: 'bench-operator', reason: 'capacity figure' }),
   );
@@ -231,22 +237,25 @@ async function exampleRowBytes(engine: BenchEngine): Promise<number[]> {
   for (const job of EXAMPLE_JOBS) {
     const identity = { tenantId: job.tenantId, operationId: job.operationId };
     const created = await store.enqueue(
-      {
+      parseNewWorkItem({
         identity,
         jobType: job.jobType,
         payloadHash: 'f'.repeat(64),
         payloadRef: `s3://acme-payloads/${job.tenantId}/${job.operationId}.json`,
         maxAttempts: 5,
-      },
-      { owner: '2026/11/30/[$LATEST]0f1e2d3c4b5a69788796a5b4c3d2e1f0', leaseMs: 60_000 },
+      }),
+      parseLease({ owner: '2026/11/30/[$LATEST]0f1e2d3c4b5a69788796a5b4c3d2e1f0', leaseMs: 60_000 }),
     );
     if (created.outcome !== 'created' || !created.claim) throw new Error('row sizes: no claim');
     await size(identity);
     for (const step of job.steps) {
-      await store.recordStep(created.claim, step, { ref: `ext_${step}_8f3a2c`, at: Date.now() });
+      await store.recordStep(created.claim, parseStepName(step), { ref: `ext_${step}_8f3a2c`, at: Date.now() });
       await size(identity);
     }
-    await store.complete(created.claim, { outcomeCode: 'done', result: { externalRef: 'ext_8f3a2c91' } });
+    await store.complete(
+      created.claim,
+      parseJobOutcome({ outcomeCode: 'done', result: { externalRef: 'ext_8f3a2c91' } }),
+    );
     await size(identity);
   }
   return sizes;

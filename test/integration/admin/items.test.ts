@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseIdentity } from '../../../lib/identity.js';
 import { parseEnvelope } from '../../../lib/messaging/envelope.js';
 import { WorkState } from '../../../lib/states.js';
 import { type AdminFixture, createAdminFixture } from '../../support/admin.js';
@@ -65,7 +66,7 @@ describe('admin API on the real engines: items', () => {
 
     // Assert
     expect(reply.statusCode).toBe(200);
-    const stored = await expectState(admin.store, id(item), WorkState.succeeded);
+    const stored = await expectState(admin.store, parseIdentity(id(item)), WorkState.succeeded);
     expect(stored).toMatchObject({ fence: 6, outcomeCode: 'refunded' });
     expect(stored.parkedState).toBeUndefined();
     expect(stored.audit?.at(-1)).toMatchObject({ actor: TEST_CALLER_ARN, action: 'resolve_succeeded' });
@@ -83,7 +84,7 @@ describe('admin API on the real engines: items', () => {
 
     // Assert
     expect(reply).toMatchObject({ statusCode: 200, body: { wake: 'sent' } });
-    const stored = await expectState(admin.store, id(item), WorkState.queued);
+    const stored = await expectState(admin.store, parseIdentity(id(item)), WorkState.queued);
     expect(stored).toMatchObject({ fence: 6, attempts: 0 });
     expect(stored.audit?.at(-1)).toMatchObject({ action: 'resolve_queued' });
     const [message, ...rest] = await drainQueue(admin.sqs, admin.queueUrl);
@@ -115,7 +116,7 @@ describe('admin API on the real engines: items', () => {
     expect(retried.statusCode).toBe(200);
     expect(unquarantined.statusCode).toBe(200);
     for (const identity of [failed, quarantined]) {
-      const stored = await expectState(admin.store, id(identity), WorkState.queued);
+      const stored = await expectState(admin.store, parseIdentity(id(identity)), WorkState.queued);
       expect(stored).toMatchObject({ fence: 6, attempts: 0 });
       expect(stored.audit?.at(-1)).toMatchObject({ action: 'retry', actor: TEST_CALLER_ARN });
     }
@@ -124,7 +125,7 @@ describe('admin API on the real engines: items', () => {
       statusCode: 409,
       body: { error: 'illegal_transition', currentState: 'succeeded' },
     });
-    expect(await admin.store.get(id(done))).toEqual(done);
+    expect(await admin.store.get(parseIdentity(id(done)))).toEqual(done);
   });
 
   it('cancels a queued item raising the fence; a second cancel is 409', async () => {
@@ -137,7 +138,7 @@ describe('admin API on the real engines: items', () => {
 
     // Assert
     expect(first.statusCode).toBe(200);
-    const stored = await expectState(admin.store, id(item), WorkState.cancelled);
+    const stored = await expectState(admin.store, parseIdentity(id(item)), WorkState.cancelled);
     expect(stored.fence).toBe(6);
     expect(stored.audit).toEqual([
       expect.objectContaining({ action: 'cancel', reason: 'customer withdrew', fence: 6 }),
@@ -170,6 +171,6 @@ describe('admin API on the real engines: items', () => {
       expect(reply.statusCode, field).toBe(400);
       expect(JSON.stringify(reply.body), field).toContain(field);
     }
-    expect(await admin.store.get(id(item))).toEqual(item);
+    expect(await admin.store.get(parseIdentity(id(item)))).toEqual(item);
   });
 });

@@ -2,9 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countItems, type StateCount } from '../../../lib/admin/counts.js';
 import { listItems, listParked } from '../../../lib/admin/list.js';
 import { InvalidInputError } from '../../../lib/errors.js';
-import type { JobIdentity } from '../../../lib/identity.js';
+import { type JobIdentity, parseIdentity } from '../../../lib/identity.js';
 import { WorkState } from '../../../lib/states.js';
 import { parkedStateKeys, parkedTenantStateKeys } from '../../../lib/store/parked-keys.js';
+import { parseLease } from '../../../lib/store/schemas.js';
 import { workItemKey } from '../../../lib/store/table.js';
 import { type AdminFixture, createAdminFixture } from '../../support/admin.js';
 import { eventually, expectCreatedClaim, expectRejection } from '../../support/expectations.js';
@@ -43,7 +44,7 @@ describe('sharded parked indexes on the real engine: mass parking spreads, reade
       if (index % 3 === 1) admin.clock.advance(1_000);
       const identity = newIdentity(tenantId);
       const claim = expectCreatedClaim(
-        await admin.store.enqueue(newWorkItem(identity), { owner: 'worker', leaseMs: 60_000 }),
+        await admin.store.enqueue(newWorkItem(identity), parseLease({ owner: 'worker', leaseMs: 60_000 })),
       );
       await admin.store.parkUnknown(claim, { errorCode: 'provider_outage' });
       const key = workItemKey(identity);
@@ -64,7 +65,7 @@ describe('sharded parked indexes on the real engine: mass parking spreads, reade
 
   it('spreads one state over more than 8 keys of each parked index, none outside the expected set', async () => {
     expect(parked.length).toBeGreaterThanOrEqual(40);
-    const rows = await Promise.all(parked.map((job) => admin.store.get(job.identity)));
+    const rows = await Promise.all(parked.map((job) => admin.store.get(parseIdentity(job.identity))));
     const stateKeys = new Set(rows.map((row) => row?.parkedState));
     const massKeys = new Set(rows.filter((row) => row?.tenantId === MASS).map((row) => row?.parkedTenantState));
 

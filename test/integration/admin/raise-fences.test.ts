@@ -10,7 +10,9 @@ import { MAX_FENCE_RAISE, raiseFences } from '../../../lib/admin/raise-fences.js
 import { handleAdminRequest } from '../../../lib/admin/router.js';
 import { writerOperation } from '../../../lib/fenced/fence-rules.js';
 import { payloadHash } from '../../../lib/hashing.js';
+import { parseIdentity } from '../../../lib/identity.js';
 import { defineJob } from '../../../lib/job-definition.js';
+import { parseLease, parseNewWorkItem } from '../../../lib/store/schemas.js';
 import { sweep } from '../../../lib/sweeper/sweeper.js';
 import { engineEndpoints, testDocumentClient, uniqueName } from '../../support/engine.js';
 import { createWorkerHarness, type WorkerHarness } from '../../support/worker-harness.js';
@@ -61,7 +63,7 @@ describe('restores: raise-fences lets a class B job stalled by a rolled-back fen
   it('stalls on newer_claim after the simulated restore, runs to success after raise-fences', async () => {
     // prepare: the record was written at fence 3 before the jobs table was restored to a point where the
     // row did not exist yet (the record tables were not restored).
-    const identity = { tenantId: 'bank', operationId: 'entry-7' };
+    const identity = parseIdentity({ tenantId: 'bank', operationId: 'entry-7' });
     const key = { pk: 'ledger#entry-7', sk: 'entry' };
     await harness.client.send(
       new PutCommand({
@@ -111,13 +113,15 @@ describe('restores: raise-fences lets a class B job stalled by a rolled-back fen
 
   it('is resumable: a bounded call returns a cursor, the next call continues, each call is audited', async () => {
     for (let index = 0; index < 5; index += 1) {
-      await harness.store.enqueue({
-        identity: { tenantId: 'bulk', operationId: `row-${index}` },
-        jobType: 'ledger',
-        payloadHash: payloadHash({ index }),
-        payloadRef: `ref-${index}`,
-        maxAttempts: 5,
-      });
+      await harness.store.enqueue(
+        parseNewWorkItem({
+          identity: parseIdentity({ tenantId: 'bulk', operationId: `row-${index}` }),
+          jobType: 'ledger',
+          payloadHash: payloadHash({ index }),
+          payloadRef: `ref-${index}`,
+          maxAttempts: 5,
+        }),
+      );
     }
     const action = { above: 100, reason: 'restore drill', actor: 'ops' };
 
@@ -129,7 +133,9 @@ describe('restores: raise-fences lets a class B job stalled by a rolled-back fen
     expect(rest.complete).toBe(true);
     expect(firstCall.raised + rest.raised).toBe(firstCall.scanned + rest.scanned);
     for (let index = 0; index < 5; index += 1) {
-      expect(await harness.store.get({ tenantId: 'bulk', operationId: `row-${index}` })).toMatchObject({ fence: 101 });
+      expect(await harness.store.get(parseIdentity({ tenantId: 'bulk', operationId: `row-${index}` }))).toMatchObject({
+        fence: 101,
+      });
     }
     expect(again).toMatchObject({ raised: 0, complete: true });
     expect(again.alreadyAbove).toBe(again.scanned);
@@ -163,14 +169,16 @@ describe('restores: raise-fences lets a class B job stalled by a rolled-back fen
 
   it('refuses an `above` past the cap (10^12) with a 400 naming it, and writes nothing', async () => {
     // prepare
-    const identity = { tenantId: 'cap', operationId: 'too-high' };
-    await harness.store.enqueue({
-      identity,
-      jobType: 'ledger',
-      payloadHash: payloadHash({ cap: 1 }),
-      payloadRef: 'ref-cap',
-      maxAttempts: 5,
-    });
+    const identity = parseIdentity({ tenantId: 'cap', operationId: 'too-high' });
+    await harness.store.enqueue(
+      parseNewWorkItem({
+        identity,
+        jobType: 'ledger',
+        payloadHash: payloadHash({ cap: 1 }),
+        payloadRef: 'ref-cap',
+        maxAttempts: 5,
+      }),
+    );
     const before = await harness.store.get(identity);
     const auditsBefore = (await listAuditRecords(admin, { limit: 100 })).records.length;
 
@@ -193,17 +201,19 @@ describe('restores: raise-fences lets a class B job stalled by a rolled-back fen
   });
 
   it('at the cap every item stays claimable: raised to 10^12 + 1, the next claim carries 10^12 + 2', async () => {
-    const identity = { tenantId: 'cap', operationId: 'at-cap' };
-    await harness.store.enqueue({
-      identity,
-      jobType: 'ledger',
-      payloadHash: payloadHash({ cap: 2 }),
-      payloadRef: 'ref-cap-2',
-      maxAttempts: 5,
-    });
+    const identity = parseIdentity({ tenantId: 'cap', operationId: 'at-cap' });
+    await harness.store.enqueue(
+      parseNewWorkItem({
+        identity,
+        jobType: 'ledger',
+        payloadHash: payloadHash({ cap: 2 }),
+        payloadRef: 'ref-cap-2',
+        maxAttempts: 5,
+      }),
+    );
 
     const report = await raiseFences(admin, { above: MAX_FENCE_RAISE, reason: 'drill at the cap', actor: 'ops' });
-    const claim = await harness.store.claim(identity, { owner: 'w-cap', leaseMs: LEASE_MS });
+    const claim = await harness.store.claim(identity, parseLease({ owner: 'w-cap', leaseMs: LEASE_MS }));
 
     expect(report.complete).toBe(true);
     expect(claim).toMatchObject({ claimed: true, claim: { fence: MAX_FENCE_RAISE + 2 } });

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANY_PORTS } from '../../../infra/cli/local-options.js';
 import { type RunningLocalStack, startLocalStack } from '../../../infra/local/stack.js';
 import { ManualClock } from '../../../lib/clock.js';
-import type { JobIdentity } from '../../../lib/identity.js';
+import { type JobIdentity, parseIdentity } from '../../../lib/identity.js';
 import { deadlineShardFor, deadlineShardName } from '../../../lib/store/table.js';
 import { WorkItemStore } from '../../../lib/store/work-item-store.js';
 import { sweep } from '../../../lib/sweeper/sweeper.js';
@@ -29,7 +29,7 @@ function identitiesWhere(tenant: string, shards: number, limit: number, inside: 
   const names = new Set(Array.from({ length: limit }, (_, index) => deadlineShardName(index)));
   const found: JobIdentity[] = [];
   for (let index = 0; found.length < count && index < 10_000; index += 1) {
-    const identity = { tenantId: tenant, operationId: `op-${index}` };
+    const identity = parseIdentity({ tenantId: tenant, operationId: `op-${index}` });
     if (names.has(deadlineShardFor(identity, shards)) === inside) found.push(identity);
   }
   return found;
@@ -222,7 +222,7 @@ describe('deployment settings come from the deployment', () => {
       );
       await drainQueue(sqs, queueUrl);
       const store = new WorkItemStore({ client, tableName: tables.jobsTable, deadlineShards: 64 });
-      const item = await store.get(identity);
+      const item = await store.get(parseIdentity(identity));
 
       expect([run.code, run.stderr]).toEqual([0, '']);
       expect(item).toMatchObject({ state: 'queued', deadlineShard: deadlineShardFor(identity, 64) });

@@ -5,6 +5,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANY_PORTS } from '../../../infra/cli/local-options.js';
 import { type RunningLocalStack, startLocalStack } from '../../../infra/local/stack.js';
+import { parseIdentity } from '../../../lib/identity.js';
 import { browserMissing, launchChromium } from '../../support/browser.js';
 import { putWorkItem } from '../../support/factories.js';
 
@@ -72,7 +73,7 @@ describe.skipIf(missing !== undefined)('operator console in a real browser (Debi
     expect(await page.getByTestId('audit-trail').textContent()).toContain(
       'provider dashboard shows refund rf_77 settled',
     );
-    const stored = await stack.store.get({ tenantId: 'acme', operationId: 'refund-r_815' });
+    const stored = await stack.store.get(parseIdentity({ tenantId: 'acme', operationId: 'refund-r_815' }));
     expect(stored).toMatchObject({ state: 'succeeded', fence: 4 });
     expect(stored?.audit).toEqual([
       expect.objectContaining({ actor: 'local-operator (console)', action: 'resolve_succeeded', from: 'unknown' }),
@@ -99,7 +100,7 @@ describe.skipIf(missing !== undefined)('operator console in a real browser (Debi
     await page.getByRole('button', { name: 'Retry item' }).click();
     const statement = page.getByLabel(/the effect did NOT happen/);
     await statement.waitFor();
-    const refusedRow = await stack.store.get({ tenantId: 'dtenant', operationId: 'notify-1' });
+    const refusedRow = await stack.store.get(parseIdentity({ tenantId: 'dtenant', operationId: 'notify-1' }));
     await statement.check();
     await page.getByRole('button', { name: 'Retry item' }).click();
 
@@ -107,7 +108,7 @@ describe.skipIf(missing !== undefined)('operator console in a real browser (Debi
     expect(refusedRow).toMatchObject({ state: 'unknown', fence: 1 });
     expect(refusedRow?.audit).toBeUndefined();
     await expect.poll(() => page.getByRole('status').textContent()).toContain('retry: unknown → queued (fence 2)');
-    const stored = await stack.store.get({ tenantId: 'dtenant', operationId: 'notify-1' });
+    const stored = await stack.store.get(parseIdentity({ tenantId: 'dtenant', operationId: 'notify-1' }));
     expect(stored?.audit).toEqual([expect.objectContaining({ action: 'retry', statement: 'effect_did_not_happen' })]);
   });
 
@@ -135,7 +136,7 @@ describe.skipIf(missing !== undefined)('operator console in a real browser (Debi
     // assert
     await page.getByText('3 of 3 done · finished').waitFor();
     for (const row of rows) {
-      const stored = await stack.store.get({ tenantId: row.tenantId, operationId: row.operationId });
+      const stored = await stack.store.get(parseIdentity({ tenantId: row.tenantId, operationId: row.operationId }));
       expect(stored?.fence).toBe(3);
       expect(stored?.audit).toEqual([
         expect.objectContaining({ action: 'retry', from: 'failed_terminal', reason: 'statement service restored' }),
@@ -171,7 +172,7 @@ describe.skipIf(missing !== undefined)('operator console in a real browser (Debi
     expect(failures[0]).toContain('bulkd/op-2');
     expect(failures[0]).toContain('class D');
     const stored = await Promise.all(
-      ['op-1', 'op-2', 'op-3'].map((operationId) => stack.store.get({ tenantId: 'bulkd', operationId })),
+      ['op-1', 'op-2', 'op-3'].map((operationId) => stack.store.get(parseIdentity({ tenantId: 'bulkd', operationId }))),
     );
     expect(stored.map((item) => [item?.state, item?.fence])).toEqual([
       ['queued', 3],
@@ -183,7 +184,7 @@ describe.skipIf(missing !== undefined)('operator console in a real browser (Debi
     await page.getByLabel(/the effect did NOT happen/).check();
     await page.getByRole('button', { name: 'Retry the 1 refused item' }).click();
     await page.getByText('1 of 1 done · finished').waitFor();
-    const statement = await stack.store.get({ tenantId: 'bulkd', operationId: 'op-2' });
+    const statement = await stack.store.get(parseIdentity({ tenantId: 'bulkd', operationId: 'op-2' }));
     expect(statement).toMatchObject({ state: 'queued', fence: 3 });
     expect(statement?.audit).toEqual([
       expect.objectContaining({ action: 'retry', statement: 'effect_did_not_happen' }),
@@ -287,7 +288,7 @@ describe.skipIf(missing !== undefined)('operator console in a real browser (Debi
 
     // assert: the browser got nothing readable, and the item is untouched
     expect(['opaque', 'network-error']).toContain(status);
-    const stored = await stack.store.get({ tenantId: 'acme', operationId: 'refund-r_902' });
+    const stored = await stack.store.get(parseIdentity({ tenantId: 'acme', operationId: 'refund-r_902' }));
     expect(stored).toMatchObject({ state: 'unknown', fence: 3 });
     expect(stored?.audit).toBeUndefined();
   });

@@ -1,6 +1,7 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startConsoleServer } from '../../../infra/console/server.js';
+import { parseIdentity } from '../../../lib/identity.js';
 import { type AdminFixture, createAdminFixture } from '../../support/admin.js';
 
 /** One raw HTTP exchange (node's fetch may not set Host), answering status and body. */
@@ -84,7 +85,9 @@ describe('console server: loopback only, actions only from its own page', () => 
 
     // assert
     expect(answer.status).toBe(403);
-    expect(await admin.store.get({ tenantId: item.tenantId, operationId: item.operationId })).toMatchObject({
+    expect(
+      await admin.store.get(parseIdentity({ tenantId: item.tenantId, operationId: item.operationId })),
+    ).toMatchObject({
       state: 'unknown',
       fence: item.fence,
     });
@@ -119,7 +122,7 @@ describe('console server: loopback only, actions only from its own page', () => 
 
     // assert
     expect(answer.status).toBe(200);
-    const stored = await admin.store.get({ tenantId: item.tenantId, operationId: item.operationId });
+    const stored = await admin.store.get(parseIdentity({ tenantId: item.tenantId, operationId: item.operationId }));
     expect(stored).toMatchObject({ state: 'succeeded', fence: item.fence + 1 });
     expect(stored?.audit).toEqual([
       expect.objectContaining({

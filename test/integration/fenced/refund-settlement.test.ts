@@ -5,6 +5,9 @@ import { ManualClock } from '../../../lib/clock.js';
 import { FenceRejectedError, OwnershipLostError } from '../../../lib/errors.js';
 import { FencedRecords } from '../../../lib/fenced/records.js';
 import { payloadHash } from '../../../lib/hashing.js';
+import { parseIdentity } from '../../../lib/identity.js';
+import { parseLease, parseNewWorkItem } from '../../../lib/store/schemas.js';
+import { parseJobOutcome } from '../../../lib/store/transitions.js';
 import type { Claim } from '../../../lib/store/work-item.js';
 import { WorkItemStore } from '../../../lib/store/work-item-store.js';
 import { createTestTables, type TestTables, testDocumentClient } from '../../support/engine.js';
@@ -13,7 +16,7 @@ import { createUserTable, type UserTable } from '../../support/user-tables.js';
 
 const LEASE_MS = 30_000;
 const merchant = 'm_4471';
-const identity = { tenantId: merchant, operationId: 'settle-2026-09-13' };
+const identity = parseIdentity({ tenantId: merchant, operationId: 'settle-2026-09-13' });
 
 /** A payment gateway with idempotency keys and lookup by key: a repeated key returns the first refund. */
 class FakeGateway {
@@ -111,14 +114,14 @@ describe('class B: refund settlement with a stalled worker (stamp, reconcile, co
     const clientA = newClient();
     const storeA = new WorkItemStore({ client: clientA, tableName: tables.jobsTable, clock });
     const enqueued = await storeA.enqueue(
-      {
+      parseNewWorkItem({
         identity,
         jobType: 'settlement',
         payloadHash: payloadHash({ merchant }),
         payloadRef: 'batch-1',
         maxAttempts: 3,
-      },
-      { owner: 'worker-a', leaseMs: LEASE_MS },
+      }),
+      parseLease({ owner: 'worker-a', leaseMs: LEASE_MS }),
     );
     if (enqueued.outcome !== 'created' || !enqueued.claim) throw new Error('expected a claim for A');
     const seed = newClient();
@@ -141,7 +144,7 @@ describe('class B: refund settlement with a stalled worker (stamp, reconcile, co
     clock.advance(LEASE_MS + 1);
     const clientB = newClient();
     const storeB = new WorkItemStore({ client: clientB, tableName: tables.jobsTable, clock });
-    const claimed = await storeB.claim(identity, { owner: 'worker-b', leaseMs: LEASE_MS });
+    const claimed = await storeB.claim(identity, parseLease({ owner: 'worker-b', leaseMs: LEASE_MS }));
     if (!claimed.claimed) throw new Error(`expected B to take over, got ${claimed.reason}`);
     expect(claimed.claim).toMatchObject({ fence: 2, takeover: true });
     const b = worker(claimed.claim, clientB, storeB);
@@ -162,7 +165,7 @@ describe('class B: refund settlement with a stalled worker (stamp, reconcile, co
     for (const item of open.Items ?? []) {
       await settle(b, gateway, String(item.refundId), Number(item.amount), String(item.status));
     }
-    await storeB.complete(b.claim, { outcomeCode: 'settled' });
+    await storeB.complete(b.claim, parseJobOutcome({ outcomeCode: 'settled' }));
 
     // act 3: A resumes where it stalled: the gateway call, then the confirm
     const counterA = countRequests(clientA);
@@ -179,7 +182,9 @@ describe('class B: refund settlement with a stalled worker (stamp, reconcile, co
     const writesBefore = counterA.writes();
     await expect(a.records.stamp(ref('r_816'), { set: { status: 'sending' } })).rejects.toBeInstanceOf(Error);
     expect(counterA.writes()).toBe(writesBefore);
-    await expect(storeA.complete(a.claim, { outcomeCode: 'settled' })).rejects.toBeInstanceOf(OwnershipLostError);
+    await expect(storeA.complete(a.claim, parseJobOutcome({ outcomeCode: 'settled' }))).rejects.toBeInstanceOf(
+      OwnershipLostError,
+    );
 
     // assert: one refund per row at the gateway, rows confirmed by B under fence 2
     expect(gateway.calls.filter((key) => key === idempotencyKey('r_815'))).toHaveLength(2);

@@ -4,6 +4,8 @@ import { ManualClock } from '../../../lib/clock.js';
 import { FenceRejectedError, InvalidInputError } from '../../../lib/errors.js';
 import { type FencedBatchReport, FencedRecords } from '../../../lib/fenced/records.js';
 import { payloadHash } from '../../../lib/hashing.js';
+import { parseIdentity } from '../../../lib/identity.js';
+import { parseLease, parseNewWorkItem } from '../../../lib/store/schemas.js';
 import type { Claim } from '../../../lib/store/work-item.js';
 import { WorkItemStore } from '../../../lib/store/work-item-store.js';
 import { createTestTables, type TestTables, testDocumentClient } from '../../support/engine.js';
@@ -33,15 +35,21 @@ describe('class B: sequenced writes and fenced batches', () => {
   async function job(operationId: string) {
     const clock = new ManualClock();
     const store = new WorkItemStore({ client, tableName: tables.jobsTable, clock });
-    const identity = { tenantId: 't1', operationId };
+    const identity = parseIdentity({ tenantId: 't1', operationId });
     const created = await store.enqueue(
-      { identity, jobType: 'ledger', payloadHash: payloadHash({ operationId }), payloadRef: 'r', maxAttempts: 5 },
-      { owner: 'first', leaseMs: LEASE_MS },
+      parseNewWorkItem({
+        identity,
+        jobType: 'ledger',
+        payloadHash: payloadHash({ operationId }),
+        payloadRef: 'r',
+        maxAttempts: 5,
+      }),
+      parseLease({ owner: 'first', leaseMs: LEASE_MS }),
     );
     if (created.outcome !== 'created' || !created.claim) throw new Error('expected a claim');
     const takeOver = async (): Promise<Claim> => {
       clock.advance(LEASE_MS + 1);
-      const claimed = await store.claim(identity, { owner: 'next', leaseMs: LEASE_MS });
+      const claimed = await store.claim(identity, parseLease({ owner: 'next', leaseMs: LEASE_MS }));
       if (!claimed.claimed) throw new Error(`expected a takeover, got ${claimed.reason}`);
       return claimed.claim;
     };

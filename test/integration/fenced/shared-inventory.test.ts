@@ -4,7 +4,8 @@ import { ManualClock } from '../../../lib/clock.js';
 import { CapabilityMissingError, OwnershipLostError } from '../../../lib/errors.js';
 import { FencedTransactions, type SharedWrite } from '../../../lib/fenced/transaction.js';
 import { payloadHash } from '../../../lib/hashing.js';
-import type { JobIdentity } from '../../../lib/identity.js';
+import { parseIdentity, type ValidIdentity } from '../../../lib/identity.js';
+import { parseLease, parseNewWorkItem } from '../../../lib/store/schemas.js';
 import type { Claim } from '../../../lib/store/work-item.js';
 import { WorkItemStore } from '../../../lib/store/work-item-store.js';
 import { requireNoTransactions, requireTransactions } from '../../support/capability.js';
@@ -67,21 +68,27 @@ describe('class A: an inventory count shared by many operations', () => {
   }
 
   /** Enqueues the operation already claimed (fence 1) by a fresh worker. */
-  async function firstWorker(identity: JobIdentity, clock: ManualClock): Promise<Worker> {
+  async function firstWorker(identity: ValidIdentity, clock: ManualClock): Promise<Worker> {
     const store = new WorkItemStore({ client: admin, tableName: tables.jobsTable, clock });
     const created = await store.enqueue(
-      { identity, jobType: 'reserve', payloadHash: payloadHash(identity), payloadRef: 'order', maxAttempts: 100 },
-      { owner: 'first', leaseMs: LEASE_MS },
+      parseNewWorkItem({
+        identity,
+        jobType: 'reserve',
+        payloadHash: payloadHash(identity),
+        payloadRef: 'order',
+        maxAttempts: 100,
+      }),
+      parseLease({ owner: 'first', leaseMs: LEASE_MS }),
     );
     if (created.outcome !== 'created' || !created.claim) throw new Error('expected a claim');
     return workerFor(created.claim, clock);
   }
 
   /** The holder's lease lapses and a new worker claims the operation (fence + 1). */
-  async function takeOver(identity: JobIdentity, clock: ManualClock): Promise<Worker> {
+  async function takeOver(identity: ValidIdentity, clock: ManualClock): Promise<Worker> {
     clock.advance(LEASE_MS + 1);
     const store = new WorkItemStore({ client: admin, tableName: tables.jobsTable, clock });
-    const claimed = await store.claim(identity, { owner: 'next', leaseMs: LEASE_MS });
+    const claimed = await store.claim(identity, parseLease({ owner: 'next', leaseMs: LEASE_MS }));
     if (!claimed.claimed) throw new Error(`expected a takeover, got ${claimed.reason}`);
     return workerFor(claimed.claim, clock);
   }
@@ -110,10 +117,10 @@ describe('class A: an inventory count shared by many operations', () => {
     // prepare: two operations reserve from one count; order-1 is taken over before its step runs
     await stock('sku-shared', 10);
     const clock = new ManualClock();
-    const order1 = { tenantId: 'shop-1', operationId: 'order-1' };
+    const order1 = parseIdentity({ tenantId: 'shop-1', operationId: 'order-1' });
     const stale = await firstWorker(order1, clock);
     const current = await takeOver(order1, clock);
-    const other = await firstWorker({ tenantId: 'shop-1', operationId: 'order-2' }, new ManualClock());
+    const other = await firstWorker(parseIdentity({ tenantId: 'shop-1', operationId: 'order-2' }), new ManualClock());
     // act
     const staleStep = stale.tx.runStep('reserve', [decrement('sku-shared')]);
     // assert: refused by the work item's fence, and the count is untouched
@@ -131,7 +138,7 @@ describe('class A: an inventory count shared by many operations', () => {
     // prepare
     await stock('sku-lapse', 5);
     const clock = new ManualClock();
-    const identity = { tenantId: 'shop-1', operationId: 'order-lapse' };
+    const identity = parseIdentity({ tenantId: 'shop-1', operationId: 'order-lapse' });
     const first = await firstWorker(identity, clock);
     await expect(
       first.tx.runStep('reserve', [decrement('sku-lapse')], { result: { reserved: 1 } }),
@@ -159,7 +166,7 @@ describe('class A: an inventory count shared by many operations', () => {
     const runOperation = async (index: number): Promise<void> => {
       const random = seededRandom(SEED + index);
       const clock = new ManualClock();
-      const identity = { tenantId: 'shop-2', operationId: `order-${index}` };
+      const identity = parseIdentity({ tenantId: 'shop-2', operationId: `order-${index}` });
       let worker = await firstWorker(identity, clock);
       for (let step = 1; step <= stepsPerOperation; step += 1) {
         const name = `dec-${step}`;
@@ -192,7 +199,7 @@ describe('class A: an inventory count shared by many operations', () => {
     expect(totals.skipped).toBeGreaterThan(0);
     const store = new WorkItemStore({ client: admin, tableName: tables.jobsTable });
     for (let index = 0; index < operations; index += 1) {
-      const item = await store.get({ tenantId: 'shop-2', operationId: `order-${index}` });
+      const item = await store.get(parseIdentity({ tenantId: 'shop-2', operationId: `order-${index}` }));
       expect(item?.state).toBe('succeeded');
       expect(Object.keys(item?.steps ?? {})).toHaveLength(stepsPerOperation);
     }
@@ -201,7 +208,10 @@ describe('class A: an inventory count shared by many operations', () => {
   it('without TransactWriteItems a step fails with CapabilityMissingError and writes nothing', async (context) => {
     requireNoTransactions(context);
     await stock('sku-none', 3);
-    const worker = await firstWorker({ tenantId: 'shop-1', operationId: 'order-none' }, new ManualClock());
+    const worker = await firstWorker(
+      parseIdentity({ tenantId: 'shop-1', operationId: 'order-none' }),
+      new ManualClock(),
+    );
     await expect(worker.tx.runStep('reserve', [decrement('sku-none')])).rejects.toBeInstanceOf(CapabilityMissingError);
     expect(await count('sku-none')).toBe(3);
   });

@@ -4,6 +4,8 @@ import { ManualClock } from '../../../lib/clock.js';
 import { FenceRejectedError } from '../../../lib/errors.js';
 import { FencedRecords } from '../../../lib/fenced/records.js';
 import { payloadHash } from '../../../lib/hashing.js';
+import { parseIdentity } from '../../../lib/identity.js';
+import { parseLease, parseNewWorkItem } from '../../../lib/store/schemas.js';
 import type { Claim } from '../../../lib/store/work-item.js';
 import { WorkItemStore } from '../../../lib/store/work-item-store.js';
 import { createTestTables, type TestTables, testDocumentClient } from '../../support/engine.js';
@@ -47,19 +49,25 @@ describe('class B: statement publication, only the pointer is fenced', () => {
   /** A statement job of its own (one identity per test) and two workers, each a store on its own client, one clock. */
   async function statementJob(account: string) {
     const clock = new ManualClock();
-    const identity = { tenantId: 'bank-1', operationId: `statement:${account}:2026-09-13` };
+    const identity = parseIdentity({ tenantId: 'bank-1', operationId: `statement:${account}:2026-09-13` });
     const alice = { client: client() };
     const bob = { client: client() };
     const aliceStore = new WorkItemStore({ client: alice.client, tableName: tables.jobsTable, clock });
     const bobStore = new WorkItemStore({ client: bob.client, tableName: tables.jobsTable, clock });
     const enqueued = await aliceStore.enqueue(
-      { identity, jobType: 'statement', payloadHash: payloadHash({ account }), payloadRef: account, maxAttempts: 5 },
-      { owner: 'alice', leaseMs: LEASE_MS },
+      parseNewWorkItem({
+        identity,
+        jobType: 'statement',
+        payloadHash: payloadHash({ account }),
+        payloadRef: account,
+        maxAttempts: 5,
+      }),
+      parseLease({ owner: 'alice', leaseMs: LEASE_MS }),
     );
     if (enqueued.outcome !== 'created' || !enqueued.claim) throw new Error('expected alice to hold the first claim');
     const takeOver = async (): Promise<Claim> => {
       clock.advance(LEASE_MS + 1);
-      const claimed = await bobStore.claim(identity, { owner: 'bob', leaseMs: LEASE_MS });
+      const claimed = await bobStore.claim(identity, parseLease({ owner: 'bob', leaseMs: LEASE_MS }));
       if (!claimed.claimed) throw new Error(`expected a takeover, got ${claimed.reason}`);
       return claimed.claim;
     };

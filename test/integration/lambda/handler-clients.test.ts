@@ -6,13 +6,15 @@ import { FencedRecords } from '../../../lib/fenced/records.js';
 import { payloadHash } from '../../../lib/hashing.js';
 import { mapBounded } from '../../../lib/internal/bounded-parallel.js';
 import { createHandlerClients, type HandlerClients } from '../../../lib/lambda/clients.js';
+import { parseLease } from '../../../lib/store/schemas.js';
+import { parseJobOutcome } from '../../../lib/store/transitions.js';
 import { WorkItemStore } from '../../../lib/store/work-item-store.js';
 import { createTestTables, type TestTables, testDocumentClient, testHandlerConfig } from '../../support/engine.js';
 import { expectClaimed, expectCreatedClaim, expectRejection } from '../../support/expectations.js';
 import { newIdentity, newWorkItem } from '../../support/factories.js';
 import { countRequests } from '../../support/request-counter.js';
 
-const LEASE = { owner: 'handler-worker', leaseMs: 60_000 };
+const LEASE = parseLease({ owner: 'handler-worker', leaseMs: 60_000 });
 /** createHandlerClients builds an SQS client too; these tests never send to it. */
 const UNUSED_QUEUE = {
   queueUrl: 'http://127.0.0.1:1/000000000000/unused',
@@ -50,7 +52,7 @@ describe('the handlers’ DynamoDB client: every store write runs the client’s
       const claim = expectCreatedClaim(
         await clients.store.enqueue(newWorkItem(identity, { payloadHash: payloadHash({ index }) }), LEASE),
       );
-      await clients.store.complete(claim, { outcomeCode: `done-${index}` });
+      await clients.store.complete(claim, parseJobOutcome({ outcomeCode: `done-${index}` }));
     });
 
     expect(counter.byCommand).toEqual({ PutItemCommand: 64, UpdateItemCommand: 64 });
@@ -71,9 +73,11 @@ describe('the handlers’ DynamoDB client: every store write runs the client’s
   it('a failed condition still comes back as the current item: a stale holder is refused, the newer one lands', async () => {
     const { client, store } = clients;
     const identity = newIdentity('tenant-handler');
-    const stale = expectCreatedClaim(await store.enqueue(newWorkItem(identity), { ...LEASE, leaseMs: 1_000 }));
+    const stale = expectCreatedClaim(
+      await store.enqueue(newWorkItem(identity), parseLease({ ...LEASE, leaseMs: 1_000 })),
+    );
     clock.advance(2_000);
-    const fresh = expectClaimed(await store.claim(identity, { owner: 'second', leaseMs: 60_000 }));
+    const fresh = expectClaimed(await store.claim(identity, parseLease({ owner: 'second', leaseMs: 60_000 })));
 
     const record = { tableName: tables.jobsTable, key: { pk: `record#${identity.operationId}`, sk: 'record' } };
     await new FencedRecords({ client, claim: fresh }).put(record, { amountCents: 2 });
@@ -81,8 +85,8 @@ describe('the handlers’ DynamoDB client: every store write runs the client’s
       new FencedRecords({ client, claim: stale }).put(record, { amountCents: 1 }),
       FenceRejectedError,
     );
-    await expectRejection(store.complete(stale, { outcomeCode: 'stale' }), OwnershipLostError);
-    await store.complete(fresh, { outcomeCode: 'fresh' });
+    await expectRejection(store.complete(stale, parseJobOutcome({ outcomeCode: 'stale' })), OwnershipLostError);
+    await store.complete(fresh, parseJobOutcome({ outcomeCode: 'fresh' }));
 
     expect(await store.get(identity, { consistent: true })).toMatchObject({ state: 'succeeded', outcomeCode: 'fresh' });
     const written = await reader.send(
@@ -94,7 +98,10 @@ describe('the handlers’ DynamoDB client: every store write runs the client’s
   it('an observer or a fault added after the client’s first writes reaches the store’s next write, and its removal too', async () => {
     const { client, store } = clients;
     const first = newIdentity('tenant-handler');
-    await store.complete(expectCreatedClaim(await store.enqueue(newWorkItem(first), LEASE)), { outcomeCode: 'ok' });
+    await store.complete(
+      expectCreatedClaim(await store.enqueue(newWorkItem(first), LEASE)),
+      parseJobOutcome({ outcomeCode: 'ok' }),
+    );
 
     const observer = countRequests(client);
     client.middlewareStack.add(
@@ -109,7 +116,7 @@ describe('the handlers’ DynamoDB client: every store write runs the client’s
     client.middlewareStack.remove('late-break-engine');
 
     const claim = expectCreatedClaim(await store.enqueue(newWorkItem(second), LEASE));
-    await store.complete(claim, { outcomeCode: 'ok' });
+    await store.complete(claim, parseJobOutcome({ outcomeCode: 'ok' }));
     expect(await store.get(second, { consistent: true })).toMatchObject({ state: 'succeeded' });
     expect(observer.byCommand.UpdateItemCommand).toBe(1);
     observer.detach();

@@ -2,6 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentClient } from '../../../lib/aws-clients.js';
 import { systemClock } from '../../../lib/clock.js';
+import { parseIdentity } from '../../../lib/identity.js';
 import { recordQuarantine } from '../../../lib/store/quarantine.js';
 import { WorkItemStore } from '../../../lib/store/work-item-store.js';
 import { killAll, runCli, startMemoryStack } from '../../support/cli-runner.js';
@@ -99,7 +100,7 @@ describe('leasefence CLI against a running local stack: items', () => {
     const store = new WorkItemStore({ client, tableName: stack.state.tables.jobs });
     for (
       let tries = 0;
-      tries < 100 && (await store.get({ tenantId: 'm_1', operationId: 'r-1' }))?.state !== 'succeeded';
+      tries < 100 && (await store.get(parseIdentity({ tenantId: 'm_1', operationId: 'r-1' })))?.state !== 'succeeded';
       tries += 1
     ) {
       await new Promise((wait) => setTimeout(wait, 100));

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentClient } from '../../../lib/aws-clients.js';
+import { parseIdentity } from '../../../lib/identity.js';
 import type { WorkItem } from '../../../lib/store/work-item.js';
 import { WorkItemStore } from '../../../lib/store/work-item-store.js';
 import { type CliLaunch, killAll, ROOT, runCli, startMemoryStack } from '../../support/cli-runner.js';
@@ -53,7 +54,7 @@ describe('an installed leasefence running a .ts jobs module (tsx loaded for the 
     const args = ['enqueue', '--type', type, '--tenant', 'acme', '--operation', operationId, '--payload', '{}'];
     const sent = await runCli([...args, ...stack.at], { launch });
     expect(sent.code, sent.stderr).toBe(0);
-    const identity = { tenantId: 'acme', operationId };
+    const identity = parseIdentity({ tenantId: 'acme', operationId });
     let item = await store.get(identity);
     // A hang detector, not a verdict: a retry's wake-up can take half a minute (the sweeper's grace period).
     for (let tries = 0; tries < 2_400 && !RESTING.has(String(item?.state)); tries += 1) {

@@ -6,6 +6,7 @@ import { ANY_PORTS } from '../../../infra/cli/local-options.js';
 import { LocalStackNotRunningError } from '../../../infra/local/errors.js';
 import { type RunningLocalStack, startLocalStack } from '../../../infra/local/stack.js';
 import { localStackClients } from '../../../infra/testing/index.js';
+import { parseIdentity } from '../../../lib/identity.js';
 import { sendJob } from '../../../lib/index.js';
 
 describe('localStackClients (leasefence/testing): SDK clients pointed at the running local stack', () => {
@@ -33,7 +34,7 @@ describe('localStackClients (leasefence/testing): SDK clients pointed at the run
   it('finds the stack through its state file, and its producer sends a job the stack runs', async () => {
     // act
     const local = await localStackClients({ localDir: dir });
-    const identity = { tenantId: 'acme', operationId: 'stmt-local-1' };
+    const identity = parseIdentity({ tenantId: 'acme', operationId: 'stmt-local-1' });
     let item: Awaited<ReturnType<typeof stack.store.get>>;
     try {
       await sendJob(local.producer, {

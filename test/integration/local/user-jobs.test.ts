@@ -1,6 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentClient } from '../../../lib/aws-clients.js';
+import { parseIdentity } from '../../../lib/identity.js';
 import { WorkItemStore } from '../../../lib/store/work-item-store.js';
 import { killAll, runCli, startMemoryStack } from '../../support/cli-runner.js';
 
@@ -25,7 +26,7 @@ describe('leasefence start --jobs: the local stack runs a user’s own jobs modu
     // prepare
     const client = createDocumentClient({ endpoint: stack.state.endpoints.dynamodb });
     const store = new WorkItemStore({ client, tableName: stack.state.tables.jobs });
-    const identity = { tenantId: 'acme', operationId: 'greet-1' };
+    const identity = parseIdentity({ tenantId: 'acme', operationId: 'greet-1' });
     try {
       // act
       const sent = await enqueueGreeting('greet-1', '{"name":"Ada"}');

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ATTEMPT_HISTORY_LIMIT } from '../../../lib/store/attempt-history.js';
+import { parseLease } from '../../../lib/store/schemas.js';
+import { parseJobOutcome } from '../../../lib/store/transitions.js';
 import { createTestTables, type TestTables } from '../../support/engine.js';
 import { newIdentity, newWorkItem } from '../../support/factories.js';
 import { type StoreFixture, storeFixture } from '../../support/store.js';
@@ -22,7 +24,10 @@ describe('attempt history on the work row', () => {
   it('records each claim (fence, owner, start) and closes it with the outcome in the same writes', async () => {
     // prepare
     const identity = newIdentity('hist');
-    const created = await fixture.store.enqueue(newWorkItem(identity), { owner: 'worker-1', leaseMs: LEASE_MS });
+    const created = await fixture.store.enqueue(
+      newWorkItem(identity),
+      parseLease({ owner: 'worker-1', leaseMs: LEASE_MS }),
+    );
     const first = created.outcome === 'created' ? created.claim : undefined;
     if (!first) throw new Error('expected a claim');
     const claimedAt = fixture.clock.now();
@@ -32,11 +37,11 @@ describe('attempt history on the work row', () => {
     fixture.counter.reset();
 
     // act
-    const second = await fixture.store.claim(identity, { owner: 'worker-2', leaseMs: LEASE_MS });
+    const second = await fixture.store.claim(identity, parseLease({ owner: 'worker-2', leaseMs: LEASE_MS }));
     if (!second.claimed) throw new Error('expected a claim');
     const reclaimedAt = fixture.clock.now();
     fixture.clock.advance(500);
-    await fixture.store.complete(second.claim, { outcomeCode: 'refunded' });
+    await fixture.store.complete(second.claim, parseJobOutcome({ outcomeCode: 'refunded' }));
 
     // assert
     expect(fixture.counter.total()).toBe(2);
@@ -51,12 +56,12 @@ describe('attempt history on the work row', () => {
     // prepare
     const identity = newIdentity('hist');
     await fixture.store.enqueue(newWorkItem(identity, { maxAttempts: 5 }));
-    const stalled = await fixture.store.claim(identity, { owner: 'stalled', leaseMs: LEASE_MS });
+    const stalled = await fixture.store.claim(identity, parseLease({ owner: 'stalled', leaseMs: LEASE_MS }));
     const stalledAt = fixture.clock.now();
     fixture.clock.advance(LEASE_MS + 1);
 
     // act
-    const taken = await fixture.store.claim(identity, { owner: 'rescuer', leaseMs: LEASE_MS });
+    const taken = await fixture.store.claim(identity, parseLease({ owner: 'rescuer', leaseMs: LEASE_MS }));
     if (!stalled.claimed || !taken.claimed) throw new Error('expected claims');
     await fixture.store.parkUnknown(taken.claim, { errorCode: 'provider_silent' });
 
@@ -75,7 +80,7 @@ describe('attempt history on the work row', () => {
 
     // act
     for (let attempt = 1; attempt <= 7; attempt += 1) {
-      const result = await fixture.store.claim(identity, { owner: `w${attempt}`, leaseMs: LEASE_MS });
+      const result = await fixture.store.claim(identity, parseLease({ owner: `w${attempt}`, leaseMs: LEASE_MS }));
       if (!result.claimed) throw new Error('expected a claim');
       await fixture.store.failRetryable(result.claim, { errorCode: `e${attempt}`, retryDelayMs: 0 });
     }
@@ -96,7 +101,7 @@ describe('attempt history on the work row', () => {
     // prepare
     const identity = newIdentity('hist');
     await fixture.store.enqueue(newWorkItem(identity));
-    await fixture.store.claim(identity, { owner: 'running', leaseMs: LEASE_MS });
+    await fixture.store.claim(identity, parseLease({ owner: 'running', leaseMs: LEASE_MS }));
 
     // act
     await fixture.store.cancel(identity, { actor: 'alice', reason: 'customer withdrew' });

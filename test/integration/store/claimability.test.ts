@@ -2,6 +2,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WorkState } from '../../../lib/states.js';
 import { claimability, type NotClaimableReason } from '../../../lib/store/requests.js';
+import { parseLease } from '../../../lib/store/schemas.js';
 import type { WorkItem } from '../../../lib/store/work-item.js';
 import { createTestTables, type TestTables } from '../../support/engine.js';
 import { expectClaimed, expectCreatedClaim, expectState, readRawItem } from '../../support/expectations.js';
@@ -28,12 +29,12 @@ describe('when an item is claimable', () => {
     // Prepare: the only attempt claims and then stalls past its lease.
     const { store, client, clock } = fixture;
     const identity = newIdentity();
-    await store.enqueue(newWorkItem(identity, { maxAttempts: 1 }), lease('w1'));
+    await store.enqueue(newWorkItem(identity, { maxAttempts: 1 }), parseLease(lease('w1')));
     clock.advance(LEASE_MS + 1);
     const before = await readRawItem(client, tables.jobsTable, identity);
 
     // Act
-    const result = await store.claim(identity, lease());
+    const result = await store.claim(identity, parseLease(lease()));
 
     // Assert
     expect(result).toMatchObject({ claimed: false, reason: 'exhausted', item: { fence: 1, attempts: 1 } });
@@ -50,7 +51,7 @@ describe('when an item is claimable', () => {
       overrides: { fence: 3, attempts: 3, maxAttempts: 3, leaseExpiresAt: FACTORY_NOW },
     });
 
-    const result = await store.claim(identity, lease());
+    const result = await store.claim(identity, parseLease(lease()));
 
     expect(result).toMatchObject({ claimed: false, reason: 'exhausted' });
     expect((await store.get(identity))?.fence).toBe(3);
@@ -66,16 +67,16 @@ describe('when an item is claimable', () => {
       overrides: { fence: 2, attempts: 2, maxAttempts: 2 },
     });
 
-    expect(await store.claim(identity, lease())).toMatchObject({ claimed: false, reason: 'exhausted' });
+    expect(await store.claim(identity, parseLease(lease()))).toMatchObject({ claimed: false, reason: 'exhausted' });
   });
 
   it('an expired lease with attempts left is taken over with fence + 1', async () => {
     const { store, clock } = fixture;
     const identity = newIdentity();
-    await store.enqueue(newWorkItem(identity, { maxAttempts: 2 }), lease('w1'));
+    await store.enqueue(newWorkItem(identity, { maxAttempts: 2 }), parseLease(lease('w1')));
     clock.advance(LEASE_MS + 1);
 
-    const claim = expectClaimed(await store.claim(identity, lease()));
+    const claim = expectClaimed(await store.claim(identity, parseLease(lease())));
 
     expect(claim).toMatchObject({ fence: 2, attempt: 2, maxAttempts: 2, takeover: true, owner: 'w2' });
   });
@@ -83,15 +84,15 @@ describe('when an item is claimable', () => {
   it('a live lease is leased', async () => {
     const { store } = fixture;
     const identity = newIdentity();
-    await store.enqueue(newWorkItem(identity), lease('w1'));
+    await store.enqueue(newWorkItem(identity), parseLease(lease('w1')));
 
-    expect(await store.claim(identity, lease())).toMatchObject({ claimed: false, reason: 'leased' });
+    expect(await store.claim(identity, parseLease(lease()))).toMatchObject({ claimed: false, reason: 'leased' });
   });
 
   it('a missing item is missing', async () => {
     const { store } = fixture;
 
-    expect(await store.claim(newIdentity(), lease())).toEqual({ claimed: false, reason: 'missing' });
+    expect(await store.claim(newIdentity(), parseLease(lease()))).toEqual({ claimed: false, reason: 'missing' });
   });
 
   it.each([
@@ -107,7 +108,7 @@ describe('when an item is claimable', () => {
     await putWorkItem(client, tables.jobsTable, { identity, state });
     const before = await readRawItem(client, tables.jobsTable, identity);
 
-    const result = await store.claim(identity, lease());
+    const result = await store.claim(identity, parseLease(lease()));
 
     expect(result).toMatchObject({ claimed: false, reason: 'finished' });
     expect(await readRawItem(client, tables.jobsTable, identity)).toEqual(before);
@@ -118,9 +119,9 @@ describe('when an item is claimable', () => {
     const identity = newIdentity();
     await store.enqueue(newWorkItem(identity, { availableAt: clock.now() + 10_000 }));
 
-    const early = await store.claim(identity, lease());
+    const early = await store.claim(identity, parseLease(lease()));
     clock.advance(10_000);
-    const due = await store.claim(identity, lease());
+    const due = await store.claim(identity, parseLease(lease()));
 
     expect(early).toMatchObject({ claimed: false, reason: 'not_due' });
     expect(expectClaimed(due)).toMatchObject({ fence: 1, attempt: 1, takeover: false });
@@ -129,12 +130,12 @@ describe('when an item is claimable', () => {
   it('a retryable failure waits for its delay, then is claimed again with fence + 1 (not a takeover)', async () => {
     const { store, clock } = fixture;
     const identity = newIdentity();
-    const first = expectCreatedClaim(await store.enqueue(newWorkItem(identity), lease('w1')));
+    const first = expectCreatedClaim(await store.enqueue(newWorkItem(identity), parseLease(lease('w1'))));
 
     const next = await store.failRetryable(first, { errorCode: 'throttled', retryDelayMs: 5_000 });
-    const early = await store.claim(identity, lease());
+    const early = await store.claim(identity, parseLease(lease()));
     clock.advance(5_000);
-    const retry = expectClaimed(await store.claim(identity, lease()));
+    const retry = expectClaimed(await store.claim(identity, parseLease(lease())));
 
     expect(next).toBe(WorkState.queued);
     expect(early).toMatchObject({ claimed: false, reason: 'not_due' });
@@ -144,7 +145,9 @@ describe('when an item is claimable', () => {
   it('a retryable failure on the last attempt is terminal, never unknown', async () => {
     const { store } = fixture;
     const identity = newIdentity();
-    const only = expectCreatedClaim(await store.enqueue(newWorkItem(identity, { maxAttempts: 1 }), lease('w1')));
+    const only = expectCreatedClaim(
+      await store.enqueue(newWorkItem(identity, { maxAttempts: 1 }), parseLease(lease('w1'))),
+    );
 
     const next = await store.failRetryable(only, { errorCode: 'throttled', retryDelayMs: 5_000 });
 
@@ -228,7 +231,7 @@ describe('claimability agrees with the claim condition the engine evaluates', ()
     const verdict = claimability(stored, NOW);
 
     // act: the conditional write decides
-    const result = await fixture.store.claim(identity, lease());
+    const result = await fixture.store.claim(identity, parseLease(lease()));
 
     // assert: the pure rule says what the table case says, and the engine did the same
     expect(verdict.claimable ? 'claimable' : verdict.reason).toBe(expected);
@@ -239,6 +242,6 @@ describe('claimability agrees with the claim condition the engine evaluates', ()
   it('a missing item is missing, for the rule and for the claim', async () => {
     const identity = newIdentity();
     expect(claimability(undefined, NOW)).toEqual({ claimable: false, reason: 'missing' });
-    expect(await fixture.store.claim(identity, lease())).toEqual({ claimed: false, reason: 'missing' });
+    expect(await fixture.store.claim(identity, parseLease(lease()))).toEqual({ claimed: false, reason: 'missing' });
   });
 });

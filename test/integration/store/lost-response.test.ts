@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseStepName } from '../../../lib/fenced/steps.js';
 import { WorkState } from '../../../lib/states.js';
+import { parseLease, parseLeaseDuration } from '../../../lib/store/schemas.js';
+import { parseJobOutcome } from '../../../lib/store/transitions.js';
 import type { Claim } from '../../../lib/store/work-item.js';
 import type { WorkItemStore } from '../../../lib/store/work-item-store.js';
 import { createTestTables, type TestTables } from '../../support/engine.js';
@@ -31,7 +34,7 @@ describe('lost responses retried by the SDK', () => {
   async function claimedItem(): Promise<{ identity: ReturnType<typeof newIdentity>; claim: Claim }> {
     const identity = newIdentity();
     const claim = expectCreatedClaim(
-      await fixture.store.enqueue(newWorkItem(identity), { owner: 'w1', leaseMs: LEASE_MS }),
+      await fixture.store.enqueue(newWorkItem(identity), parseLease({ owner: 'w1', leaseMs: LEASE_MS })),
     );
     return { identity, claim };
   }
@@ -51,7 +54,7 @@ describe('lost responses retried by the SDK', () => {
     fixture.clock.advance(1_000);
 
     await withDroppedResponse('UpdateCommand', () =>
-      fixture.store.complete(claim, { outcomeCode: 'ok', result: { receipt: 'r-1' } }),
+      fixture.store.complete(claim, parseJobOutcome({ outcomeCode: 'ok', result: { receipt: 'r-1' } })),
     );
 
     const item = await expectState(fixture.store, identity, WorkState.succeeded);
@@ -64,14 +67,14 @@ describe('lost responses retried by the SDK', () => {
     const identity = newIdentity();
 
     const result = await withDroppedResponse('PutCommand', () =>
-      fixture.store.enqueue(newWorkItem(identity), { owner: 'w1', leaseMs: LEASE_MS }),
+      fixture.store.enqueue(newWorkItem(identity), parseLease({ owner: 'w1', leaseMs: LEASE_MS })),
     );
 
     const claim = expectCreatedClaim(result);
     expect(claim).toMatchObject({ fence: 1, attempt: 1, owner: 'w1' });
     const item = await expectState(fixture.store, identity, WorkState.claimed);
     expect(item.claimId).toBe(claim.claimId);
-    await fixture.store.complete(claim, { outcomeCode: 'ok' });
+    await fixture.store.complete(claim, parseJobOutcome({ outcomeCode: 'ok' }));
     await expectState(fixture.store, identity, WorkState.succeeded);
   });
 
@@ -80,13 +83,13 @@ describe('lost responses retried by the SDK', () => {
     await fixture.store.enqueue(newWorkItem(identity));
 
     const result = await withDroppedResponse('UpdateCommand', () =>
-      fixture.store.claim(identity, { owner: 'w1', leaseMs: LEASE_MS }),
+      fixture.store.claim(identity, parseLease({ owner: 'w1', leaseMs: LEASE_MS })),
     );
 
     const claim = expectClaimed(result);
     expect(claim).toMatchObject({ fence: 1, attempt: 1, owner: 'w1' });
     expect(await fixture.store.get(identity)).toMatchObject({ state: WorkState.claimed, fence: 1, attempts: 1 });
-    await fixture.store.complete(claim, { outcomeCode: 'ok' });
+    await fixture.store.complete(claim, parseJobOutcome({ outcomeCode: 'ok' }));
     await expectState(fixture.store, identity, WorkState.succeeded);
   });
 
@@ -95,17 +98,17 @@ describe('lost responses retried by the SDK', () => {
     fixture.clock.advance(LEASE_MS + 1);
 
     const result = await withDroppedResponse('UpdateCommand', () =>
-      fixture.store.claim(identity, { owner: 'w2', leaseMs: LEASE_MS }),
+      fixture.store.claim(identity, parseLease({ owner: 'w2', leaseMs: LEASE_MS })),
     );
 
     const claim = expectClaimed(result);
     expect(claim).toMatchObject({ fence: 2, attempt: 2, owner: 'w2' });
     expect(await fixture.store.get(identity)).toMatchObject({ fence: 2, attempts: 2, leaseOwner: 'w2' });
-    await expect(fixture.store.complete(stale, { outcomeCode: 'stale' })).rejects.toThrow(/fence 1/);
+    await expect(fixture.store.complete(stale, parseJobOutcome({ outcomeCode: 'stale' }))).rejects.toThrow(/fence 1/);
   });
 
   it.each<[string, (store: WorkItemStore, claim: Claim) => Promise<unknown>, WorkState]>([
-    ['heartbeat', (store, claim) => store.heartbeat(claim, LEASE_MS * 2), WorkState.claimed],
+    ['heartbeat', (store, claim) => store.heartbeat(claim, parseLeaseDuration(LEASE_MS * 2)), WorkState.claimed],
     ['failTerminal', (store, claim) => store.failTerminal(claim, { errorCode: 'bad' }), WorkState.failed_terminal],
     [
       'failRetryable',
@@ -114,7 +117,11 @@ describe('lost responses retried by the SDK', () => {
     ],
     ['parkUnknown', (store, claim) => store.parkUnknown(claim, { errorCode: 'timeout' }), WorkState.unknown],
     ['quarantine', (store, claim) => store.quarantine(claim, { errorCode: 'schema' }), WorkState.quarantined],
-    ['recordStep', (store, claim) => store.recordStep(claim, 'charge', { id: 'ch_1' }), WorkState.claimed],
+    [
+      'recordStep',
+      (store, claim) => store.recordStep(claim, parseStepName('charge'), { id: 'ch_1' }),
+      WorkState.claimed,
+    ],
   ])('%s: reported as success, state as committed', async (_name, act, state) => {
     const { identity, claim } = await claimedItem();
 

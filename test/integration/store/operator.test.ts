@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IllegalTransitionError, ItemNotFoundError, OwnershipLostError } from '../../../lib/errors.js';
 import { WorkState } from '../../../lib/states.js';
 import { requeueTransition, resolveTransition } from '../../../lib/store/operator-transitions.js';
+import { parseLease, parseLeaseDuration } from '../../../lib/store/schemas.js';
+import { parseJobOutcome } from '../../../lib/store/transitions.js';
 import type { WorkItem } from '../../../lib/store/work-item.js';
 import { createTestTables, type TestTables } from '../../support/engine.js';
 import {
@@ -15,7 +17,7 @@ import { FACTORY_NOW, newIdentity, newWorkItem, putWorkItem } from '../../suppor
 import { beforeNextRequest } from '../../support/race.js';
 import { type StoreFixture, storeFixture } from '../../support/store.js';
 
-const LEASE = { owner: 'w1', leaseMs: 60_000 };
+const LEASE = parseLease({ owner: 'w1', leaseMs: 60_000 });
 const ALICE = { actor: 'alice@example.com', reason: 'customer withdrew the request' };
 
 describe('operator transitions', () => {
@@ -48,9 +50,12 @@ describe('operator transitions', () => {
     expect(item.audit).toEqual([
       { ...ALICE, action: 'cancel', at: clock.now(), from: WorkState.claimed, to: WorkState.cancelled, fence: 2 },
     ]);
-    const error = await expectRejection(store.complete(holder, { outcomeCode: 'ok' }), OwnershipLostError);
+    const error = await expectRejection(
+      store.complete(holder, parseJobOutcome({ outcomeCode: 'ok' })),
+      OwnershipLostError,
+    );
     expect(error).toMatchObject({ fence: 1, currentFence: 2, currentState: WorkState.cancelled });
-    await expectRejection(store.heartbeat(holder, 60_000), OwnershipLostError);
+    await expectRejection(store.heartbeat(holder, parseLeaseDuration(60_000)), OwnershipLostError);
     await expectState(store, identity, WorkState.cancelled);
   });
 
@@ -112,7 +117,7 @@ describe('operator transitions', () => {
     await store.enqueue(newWorkItem(identity), LEASE);
     clock.advance(60_001);
     const race = beforeNextRequest(client, 'UpdateCommand', () =>
-      rival.store.claim(identity, { ...LEASE, owner: 'w2' }),
+      rival.store.claim(identity, parseLease({ ...LEASE, owner: 'w2' })),
     );
 
     // Act

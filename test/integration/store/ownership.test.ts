@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../lib/clock.js';
 import { OwnershipLostError } from '../../../lib/errors.js';
-import type { JobIdentity } from '../../../lib/identity.js';
+import { parseStepName } from '../../../lib/fenced/steps.js';
+import type { ValidIdentity } from '../../../lib/identity.js';
 import { WorkState } from '../../../lib/states.js';
+import { parseLease, parseLeaseDuration } from '../../../lib/store/schemas.js';
+import { parseJobOutcome } from '../../../lib/store/transitions.js';
 import type { Claim, WorkItem } from '../../../lib/store/work-item.js';
 import type { WorkItemStore } from '../../../lib/store/work-item-store.js';
 import { createTestTables, type TestTables } from '../../support/engine.js';
@@ -20,13 +23,16 @@ const LEASE_MS = 30_000;
 
 /** Every write a superseded holder might still attempt. */
 const staleWrites: Array<[string, (store: WorkItemStore, claim: Claim) => Promise<unknown>]> = [
-  ['heartbeat', (store, claim) => store.heartbeat(claim, LEASE_MS)],
-  ['complete', (store, claim) => store.complete(claim, { outcomeCode: 'stale', result: { by: 'worker-1' } })],
+  ['heartbeat', (store, claim) => store.heartbeat(claim, parseLeaseDuration(LEASE_MS))],
+  [
+    'complete',
+    (store, claim) => store.complete(claim, parseJobOutcome({ outcomeCode: 'stale', result: { by: 'worker-1' } })),
+  ],
   ['failTerminal', (store, claim) => store.failTerminal(claim, { errorCode: 'stale_failure' })],
   ['failRetryable', (store, claim) => store.failRetryable(claim, { errorCode: 'stale_retry', retryDelayMs: 0 })],
   ['parkUnknown', (store, claim) => store.parkUnknown(claim, { errorCode: 'stale_unknown' })],
   ['quarantine', (store, claim) => store.quarantine(claim, { errorCode: 'stale_quarantine' })],
-  ['recordStep', (store, claim) => store.recordStep(claim, 'charge', { by: 'worker-1' })],
+  ['recordStep', (store, claim) => store.recordStep(claim, parseStepName('charge'), { by: 'worker-1' })],
 ];
 
 describe('a worker that paused past its lease', () => {
@@ -48,12 +54,14 @@ describe('a worker that paused past its lease', () => {
   });
 
   /** Worker 1 claims, stalls past its lease, worker 2 takes over with fence + 1. */
-  async function takeover(identity: JobIdentity): Promise<{ stale: Claim; fresh: Claim }> {
+  async function takeover(identity: ValidIdentity): Promise<{ stale: Claim; fresh: Claim }> {
     const stale = expectCreatedClaim(
-      await worker1.store.enqueue(newWorkItem(identity), { owner: 'worker-1', leaseMs: LEASE_MS }),
+      await worker1.store.enqueue(newWorkItem(identity), parseLease({ owner: 'worker-1', leaseMs: LEASE_MS })),
     );
     clock.advance(LEASE_MS + 1);
-    const fresh = expectClaimed(await worker2.store.claim(identity, { owner: 'worker-2', leaseMs: LEASE_MS }));
+    const fresh = expectClaimed(
+      await worker2.store.claim(identity, parseLease({ owner: 'worker-2', leaseMs: LEASE_MS })),
+    );
     return { stale, fresh };
   }
 
@@ -61,7 +69,7 @@ describe('a worker that paused past its lease', () => {
     const identity = newIdentity();
 
     const { stale, fresh } = await takeover(identity);
-    await worker2.store.complete(fresh, { outcomeCode: 'ok', result: { by: 'worker-2' } });
+    await worker2.store.complete(fresh, parseJobOutcome({ outcomeCode: 'ok', result: { by: 'worker-2' } }));
 
     expect(stale.fence).toBe(1);
     expect(fresh.fence).toBe(2);
@@ -77,7 +85,7 @@ describe('a worker that paused past its lease', () => {
       // Prepare
       const identity = newIdentity();
       const { stale, fresh } = await takeover(identity);
-      await worker2.store.complete(fresh, { outcomeCode: 'ok', result: { by: 'worker-2' } });
+      await worker2.store.complete(fresh, parseJobOutcome({ outcomeCode: 'ok', result: { by: 'worker-2' } }));
       const before = await readRawItem(worker1.client, tables.jobsTable, identity);
 
       // Act
@@ -103,13 +111,13 @@ describe('a worker that paused past its lease', () => {
       await expectRejection(write(worker1.store, stale), OwnershipLostError);
 
       expect(await readRawItem(worker1.client, tables.jobsTable, identity)).toEqual(before);
-      await worker2.store.complete(fresh, { outcomeCode: 'ok' });
+      await worker2.store.complete(fresh, parseJobOutcome({ outcomeCode: 'ok' }));
       await expectState(worker2.store, identity, WorkState.succeeded);
     },
   );
 
   it.each<[string, WorkState, (store: WorkItemStore, claim: Claim) => Promise<unknown>]>([
-    ['complete', WorkState.succeeded, (store, claim) => store.complete(claim, { outcomeCode: 'ok' })],
+    ['complete', WorkState.succeeded, (store, claim) => store.complete(claim, parseJobOutcome({ outcomeCode: 'ok' }))],
     ['failTerminal', WorkState.failed_terminal, (store, claim) => store.failTerminal(claim, { errorCode: 'bad' })],
     [
       'failRetryable',
@@ -136,46 +144,48 @@ describe('a worker that paused past its lease', () => {
   it('hands steps recorded under the old fence to the new holder and rejects further steps from the old one', async () => {
     const identity = newIdentity();
     const stale = expectCreatedClaim(
-      await worker1.store.enqueue(newWorkItem(identity), { owner: 'worker-1', leaseMs: LEASE_MS }),
+      await worker1.store.enqueue(newWorkItem(identity), parseLease({ owner: 'worker-1', leaseMs: LEASE_MS })),
     );
-    await worker1.store.recordStep(stale, 'charge', { chargeId: 'ch_1' });
+    await worker1.store.recordStep(stale, parseStepName('charge'), { chargeId: 'ch_1' });
     clock.advance(LEASE_MS + 1);
 
-    const fresh = expectClaimed(await worker2.store.claim(identity, { owner: 'worker-2', leaseMs: LEASE_MS }));
+    const fresh = expectClaimed(
+      await worker2.store.claim(identity, parseLease({ owner: 'worker-2', leaseMs: LEASE_MS })),
+    );
 
     expect(fresh.steps).toEqual({ charge: { fence: 1, at: expect.any(Number), result: { chargeId: 'ch_1' } } });
-    await expectRejection(worker1.store.recordStep(stale, 'refund', {}), OwnershipLostError);
+    await expectRejection(worker1.store.recordStep(stale, parseStepName('refund'), {}), OwnershipLostError);
   });
 
   it('does not let a second claim in while the lease is live', async () => {
     const identity = newIdentity();
     const first = expectCreatedClaim(
-      await worker1.store.enqueue(newWorkItem(identity), { owner: 'worker-1', leaseMs: LEASE_MS }),
+      await worker1.store.enqueue(newWorkItem(identity), parseLease({ owner: 'worker-1', leaseMs: LEASE_MS })),
     );
     clock.advance(LEASE_MS); // exactly at expiry: still leased (expiry is exclusive)
 
-    const second = await worker2.store.claim(identity, { owner: 'worker-2', leaseMs: LEASE_MS });
+    const second = await worker2.store.claim(identity, parseLease({ owner: 'worker-2', leaseMs: LEASE_MS }));
 
     expect(second).toMatchObject({ claimed: false, reason: 'leased' });
-    await worker1.store.complete(first, { outcomeCode: 'ok' });
+    await worker1.store.complete(first, parseJobOutcome({ outcomeCode: 'ok' }));
   });
 
   it('lets the holder keep its claim alive with heartbeats across what would have been expiry', async () => {
     const identity = newIdentity();
     let claim = expectCreatedClaim(
-      await worker1.store.enqueue(newWorkItem(identity), { owner: 'worker-1', leaseMs: LEASE_MS }),
+      await worker1.store.enqueue(newWorkItem(identity), parseLease({ owner: 'worker-1', leaseMs: LEASE_MS })),
     );
 
     for (let beat = 0; beat < 3; beat += 1) {
       clock.advance(LEASE_MS / 2);
-      claim = await worker1.store.heartbeat(claim, LEASE_MS);
+      claim = await worker1.store.heartbeat(claim, parseLeaseDuration(LEASE_MS));
     }
     clock.advance(LEASE_MS / 2);
-    const intruder = await worker2.store.claim(identity, { owner: 'worker-2', leaseMs: LEASE_MS });
+    const intruder = await worker2.store.claim(identity, parseLease({ owner: 'worker-2', leaseMs: LEASE_MS }));
 
     expect(intruder).toMatchObject({ claimed: false, reason: 'leased' });
     expect(claim.leaseExpiresAt).toBe(clock.now() + LEASE_MS / 2);
-    await worker1.store.complete(claim, { outcomeCode: 'ok' });
+    await worker1.store.complete(claim, parseJobOutcome({ outcomeCode: 'ok' }));
     expect((await worker1.store.get(identity))?.fence).toBe(1);
   });
 });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PayloadConflictError } from '../../../lib/errors.js';
 import { payloadHash } from '../../../lib/hashing.js';
 import { WorkState } from '../../../lib/states.js';
+import { parseLease } from '../../../lib/store/schemas.js';
 import type { WorkItem } from '../../../lib/store/work-item.js';
 import { createTestTables, type TestTables } from '../../support/engine.js';
 import { expectCreatedClaim, expectRejection, readRawItem } from '../../support/expectations.js';
@@ -49,11 +50,13 @@ describe('same identity enqueued twice', () => {
   it('with a lease is a replay too: no second claim, the first holder keeps its fence', async () => {
     const { store, client, counter } = fixture;
     const identity = newIdentity();
-    const holder = expectCreatedClaim(await store.enqueue(newWorkItem(identity), { owner: 'w1', leaseMs: 60_000 }));
+    const holder = expectCreatedClaim(
+      await store.enqueue(newWorkItem(identity), parseLease({ owner: 'w1', leaseMs: 60_000 })),
+    );
     const before = await readRawItem(client, tables.jobsTable, identity);
     counter.reset();
 
-    const again = await store.enqueue(newWorkItem(identity), { owner: 'w2', leaseMs: 60_000 });
+    const again = await store.enqueue(newWorkItem(identity), parseLease({ owner: 'w2', leaseMs: 60_000 }));
 
     expect(again.outcome).toBe('replay');
     expect(again.item).toMatchObject({ state: WorkState.claimed, fence: 1, leaseOwner: 'w1', claimId: holder.claimId });
@@ -79,18 +82,24 @@ describe('same identity enqueued twice', () => {
   it('with a different payload is a PayloadConflictError and the row stays byte-for-byte the same', async () => {
     const { store, client, counter } = fixture;
     const identity = newIdentity();
-    await store.enqueue(newWorkItem(identity, { payloadHash: payloadHash({ amount: 10 }) }), {
-      owner: 'w1',
-      leaseMs: 60_000,
-    });
+    await store.enqueue(
+      newWorkItem(identity, { payloadHash: payloadHash({ amount: 10 }) }),
+      parseLease({
+        owner: 'w1',
+        leaseMs: 60_000,
+      }),
+    );
     const before = await readRawItem(client, tables.jobsTable, identity);
     counter.reset();
 
     const error = await expectRejection(
-      store.enqueue(newWorkItem(identity, { payloadHash: payloadHash({ amount: 11 }) }), {
-        owner: 'w2',
-        leaseMs: 60_000,
-      }),
+      store.enqueue(
+        newWorkItem(identity, { payloadHash: payloadHash({ amount: 11 }) }),
+        parseLease({
+          owner: 'w2',
+          leaseMs: 60_000,
+        }),
+      ),
       PayloadConflictError,
     );
 

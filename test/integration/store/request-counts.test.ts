@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OwnershipLostError } from '../../../lib/errors.js';
+import { parseStepName } from '../../../lib/fenced/steps.js';
+import { parseLease, parseLeaseDuration } from '../../../lib/store/schemas.js';
+import { parseJobOutcome } from '../../../lib/store/transitions.js';
 import type { Claim } from '../../../lib/store/work-item.js';
 import type { WorkItemStore } from '../../../lib/store/work-item-store.js';
 import { createTestTables, type TestTables } from '../../support/engine.js';
@@ -7,7 +10,7 @@ import { expectClaimed, expectCreatedClaim } from '../../support/expectations.js
 import { newIdentity, newWorkItem } from '../../support/factories.js';
 import { type StoreFixture, storeFixture } from '../../support/store.js';
 
-const LEASE = { owner: 'w1', leaseMs: 60_000 };
+const LEASE = parseLease({ owner: 'w1', leaseMs: 60_000 });
 
 /**
  * The cost of each transition in DynamoDB requests, on its happy path. The counter sits below the SDK's
@@ -37,7 +40,7 @@ describe('requests per transition', () => {
     counter.reset();
 
     const claim = expectCreatedClaim(await store.enqueue(newWorkItem(newIdentity()), LEASE));
-    await store.complete(claim, { outcomeCode: 'ok' });
+    await store.complete(claim, parseJobOutcome({ outcomeCode: 'ok' }));
 
     expect(counter.byCommand).toEqual({ PutItemCommand: 1, UpdateItemCommand: 1 });
     expect(counter.writes()).toBe(2);
@@ -56,13 +59,13 @@ describe('requests per transition', () => {
   });
 
   it.each<[string, (store: WorkItemStore, claim: Claim) => Promise<unknown>]>([
-    ['complete', (store, claim) => store.complete(claim, { outcomeCode: 'ok' })],
+    ['complete', (store, claim) => store.complete(claim, parseJobOutcome({ outcomeCode: 'ok' }))],
     ['failTerminal', (store, claim) => store.failTerminal(claim, { errorCode: 'bad' })],
     ['failRetryable', (store, claim) => store.failRetryable(claim, { errorCode: 'later', retryDelayMs: 1_000 })],
     ['parkUnknown', (store, claim) => store.parkUnknown(claim, { errorCode: 'timeout' })],
     ['quarantine', (store, claim) => store.quarantine(claim, { errorCode: 'schema' })],
-    ['heartbeat', (store, claim) => store.heartbeat(claim, 60_000)],
-    ['recordStep', (store, claim) => store.recordStep(claim, 'charge', { id: 'ch_1' })],
+    ['heartbeat', (store, claim) => store.heartbeat(claim, parseLeaseDuration(60_000))],
+    ['recordStep', (store, claim) => store.recordStep(claim, parseStepName('charge'), { id: 'ch_1' })],
   ])('%s = 1 write (UpdateItem), 0 reads', async (_name, act) => {
     const claim = await claimed();
 
@@ -81,10 +84,10 @@ describe('requests per transition', () => {
 
   it('a rejected stale write = 1 write + at most 1 read-back (none where the engine returns the old item)', async () => {
     const claim = await claimed();
-    await fixture.store.complete(claim, { outcomeCode: 'ok' });
+    await fixture.store.complete(claim, parseJobOutcome({ outcomeCode: 'ok' }));
     fixture.counter.reset();
 
-    await expect(fixture.store.heartbeat(claim, 60_000)).rejects.toBeInstanceOf(OwnershipLostError);
+    await expect(fixture.store.heartbeat(claim, parseLeaseDuration(60_000))).rejects.toBeInstanceOf(OwnershipLostError);
 
     expect(fixture.counter.writes()).toBe(1);
     expect(fixture.counter.reads()).toBeLessThanOrEqual(1);

@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { JobIdentity } from '../../../lib/identity.js';
+import type { ValidIdentity } from '../../../lib/identity.js';
 import { WorkState } from '../../../lib/states.js';
 import { parkedStateKey, parkedTenantStateKey } from '../../../lib/store/parked-keys.js';
+import { parseLease, parseLeaseDuration } from '../../../lib/store/schemas.js';
 import { tenantBucketOf, workItemKey } from '../../../lib/store/table.js';
+import { parseJobOutcome } from '../../../lib/store/transitions.js';
 import type { Claim, WorkItem } from '../../../lib/store/work-item.js';
 import type { WorkItemStore } from '../../../lib/store/work-item-store.js';
 import { createTestTables, type TestTables } from '../../support/engine.js';
@@ -20,7 +22,7 @@ const LEASE_MS = 60_000;
 const DEADLINE = ['deadlineShard', 'deadlineAt'] as const;
 const PARKED = ['parkedState', 'parkedTenantState', 'parkedAt'] as const;
 
-const isFor = (identity: JobIdentity) => (item: Record<string, unknown>) =>
+const isFor = (identity: ValidIdentity) => (item: Record<string, unknown>) =>
   item.tenantId === identity.tenantId && item.operationId === identity.operationId;
 
 describe('sparse index attributes follow the state', () => {
@@ -36,16 +38,16 @@ describe('sparse index attributes follow the state', () => {
     await tables.drop();
   });
 
-  async function claimedItem(tenantId = 'tenant-a'): Promise<{ identity: JobIdentity; claim: Claim }> {
+  async function claimedItem(tenantId = 'tenant-a'): Promise<{ identity: ValidIdentity; claim: Claim }> {
     const identity = newIdentity(tenantId);
     const claim = expectCreatedClaim(
-      await fixture.store.enqueue(newWorkItem(identity), { owner: 'w1', leaseMs: LEASE_MS }),
+      await fixture.store.enqueue(newWorkItem(identity), parseLease({ owner: 'w1', leaseMs: LEASE_MS })),
     );
     return { identity, claim };
   }
 
   /** Finds the item in its deadline shard (or not), waiting out GSI propagation on engines that have it. */
-  async function inDeadlineIndex(identity: JobIdentity, expected: boolean): Promise<boolean> {
+  async function inDeadlineIndex(identity: ValidIdentity, expected: boolean): Promise<boolean> {
     const shard = fixture.store.deadlines.shardOf(identity);
     const items = await eventually(
       () => queryDeadlineShard(fixture.client, tables.jobsTable, shard),
@@ -54,7 +56,11 @@ describe('sparse index attributes follow the state', () => {
     return items.some(isFor(identity));
   }
 
-  async function inParkedIndexes(identity: JobIdentity, state: string, expected: boolean): Promise<[boolean, boolean]> {
+  async function inParkedIndexes(
+    identity: ValidIdentity,
+    state: string,
+    expected: boolean,
+  ): Promise<[boolean, boolean]> {
     const byState = await eventually(
       () => queryParkedByState(fixture.client, tables.jobsTable, state),
       (found) => found.some(isFor(identity)) === expected,
@@ -85,12 +91,12 @@ describe('sparse index attributes follow the state', () => {
     expect(await inDeadlineIndex(identity, true)).toBe(true);
 
     fixture.clock.advance(1_000);
-    const renewed = await fixture.store.heartbeat(claim, LEASE_MS);
+    const renewed = await fixture.store.heartbeat(claim, parseLeaseDuration(LEASE_MS));
     const renewedRow = await fixture.store.get(identity);
     expect(renewedRow?.leaseExpiresAt).toBe(renewed.leaseExpiresAt);
     expect(renewedRow?.deadlineAt).toBe(claim.leaseExpiresAt);
 
-    await fixture.store.complete(renewed, { outcomeCode: 'ok' });
+    await fixture.store.complete(renewed, parseJobOutcome({ outcomeCode: 'ok' }));
 
     const done = await expectState(fixture.store, identity, WorkState.succeeded);
     for (const attribute of [...DEADLINE, 'leaseOwner', 'leaseExpiresAt', ...PARKED]) {

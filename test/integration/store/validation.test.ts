@@ -1,19 +1,36 @@
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cancelItem } from '../../../lib/admin/cancel.js';
+import type { AdminDeps } from '../../../lib/admin/deps.js';
+import { showItem } from '../../../lib/admin/show.js';
 import { InvalidInputError } from '../../../lib/errors.js';
+import { parseStepName } from '../../../lib/fenced/steps.js';
 import { MAX_PAYLOAD_BYTES, payloadHash } from '../../../lib/hashing.js';
 import type { JobIdentity } from '../../../lib/identity.js';
+import { sendJob } from '../../../lib/messaging/producer.js';
 import { WorkState } from '../../../lib/states.js';
-import type { NewWorkItem } from '../../../lib/store/requests.js';
+import { type NewWorkItemInput, parseLease, parseLeaseDuration } from '../../../lib/store/schemas.js';
 import { createTestTables, type TestTables } from '../../support/engine.js';
 import {
   expectAbsent,
   expectCreatedClaim,
   expectRejection,
   expectState,
-  readRawItem,
+  expectThrown,
 } from '../../support/expectations.js';
 import { newIdentity, newWorkItem } from '../../support/factories.js';
 import { type StoreFixture, storeFixture } from '../../support/store.js';
+
+// The store takes parsed types only (ValidIdentity, NewWorkItem, LeaseRequest, …): bad input is refused where it
+// enters (an admin operation, the producer, the parse functions a hand-built call goes through), before any request.
+
+/** An SQS client on a closed port: a request that got past validation would fail with a network error instead. */
+const unreachableSqs = new SQSClient({
+  region: 'us-east-1',
+  endpoint: 'http://127.0.0.1:9',
+  credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+  maxAttempts: 1,
+});
 
 const badIdentities: Array<[string, JobIdentity, string]> = [
   ['empty tenant', { tenantId: '', operationId: 'op-1' }, 'tenantId'],
@@ -58,36 +75,33 @@ describe('bad input is rejected before any request', () => {
   });
 
   it.each(badIdentities)(
-    'enqueue with %s: InvalidInputError naming identity.%s, nothing sent',
-    async (_l, identity, field) => {
-      fixture.counter.reset();
-
-      const error = await expectRejection(
-        fixture.store.enqueue(newWorkItem(identity), { owner: 'w', leaseMs: 1_000 }),
-        InvalidInputError,
-      );
+    'a hand-built work item with %s: parseNewWorkItem names identity.%s, nothing can be sent',
+    (_l, identity, field) => {
+      const error = expectThrown(() => newWorkItem(identity), InvalidInputError);
 
       expect(error.issues.map((issue) => issue.path)).toEqual([`identity.${field}`]);
-      expect(fixture.counter.total()).toBe(0);
     },
   );
 
   it.each(badIdentities)(
-    'claim, get and cancel with %s: InvalidInputError naming %s, nothing sent',
+    'showItem, cancelItem and sendJob with %s: InvalidInputError naming %s, nothing sent',
     async (_l, identity, field) => {
+      const deps: AdminDeps = {
+        store: fixture.store,
+        sqs: unreachableSqs,
+        queueUrl: 'http://127.0.0.1:9/000000000000/jobs',
+        payloadsTable: tables.payloadsTable,
+      };
       fixture.counter.reset();
 
-      const claim = await expectRejection(
-        fixture.store.claim(identity, { owner: 'w', leaseMs: 1_000 }),
-        InvalidInputError,
-      );
-      const get = await expectRejection(fixture.store.get(identity), InvalidInputError);
-      const cancel = await expectRejection(
-        fixture.store.cancel(identity, { actor: 'a', reason: 'r' }),
+      const show = await expectRejection(showItem(deps, identity), InvalidInputError);
+      const cancel = await expectRejection(cancelItem(deps, identity, { actor: 'a', reason: 'r' }), InvalidInputError);
+      const send = await expectRejection(
+        sendJob(deps, { ...identity, jobType: 'demo', payloadRef: 'ref', payloadHash: 'a'.repeat(64) }),
         InvalidInputError,
       );
 
-      for (const error of [claim, get, cancel]) expect(error.issues.map((issue) => issue.path)).toEqual([field]);
+      for (const error of [show, cancel, send]) expect(error.issues.map((issue) => issue.path)).toEqual([field]);
       expect(fixture.counter.total()).toBe(0);
     },
   );
@@ -109,7 +123,7 @@ describe('bad input is rejected before any request', () => {
     },
   );
 
-  it.each<[string, Partial<NewWorkItem>, string]>([
+  it.each<[string, Partial<NewWorkItemInput>, string]>([
     ['a job type with a space', { jobType: 'send mail' }, 'jobType'],
     ['a hash that is not SHA-256 hex', { payloadHash: 'not-a-hash' }, 'payloadHash'],
     ['zero max attempts', { maxAttempts: 0 }, 'maxAttempts'],
@@ -118,7 +132,10 @@ describe('bad input is rejected before any request', () => {
     const identity = newIdentity();
     fixture.counter.reset();
 
-    const error = await expectRejection(fixture.store.enqueue(newWorkItem(identity, change)), InvalidInputError);
+    const error = await expectRejection(
+      (async () => fixture.store.enqueue(newWorkItem(identity, change)))(),
+      InvalidInputError,
+    );
 
     expect(error.issues.map((issue) => issue.path)).toContain(field);
     expect(fixture.counter.total()).toBe(0);
@@ -131,41 +148,26 @@ describe('bad input is rejected before any request', () => {
     ['a NaN lease', { owner: 'w', leaseMs: Number.NaN }, 'leaseMs'],
     ['an infinite lease', { owner: 'w', leaseMs: Number.POSITIVE_INFINITY }, 'leaseMs'],
     ['an empty owner', { owner: '', leaseMs: 1_000 }, 'owner'],
-  ])('enqueue and claim with %s: InvalidInputError naming %s, nothing sent', async (_l, lease, field) => {
-    const identity = newIdentity();
-    fixture.counter.reset();
+  ])('a lease with %s: parseLease names %s, so no enqueue or claim can carry it', (_l, lease, field) => {
+    const error = expectThrown(() => parseLease(lease), InvalidInputError);
 
-    const enqueue = await expectRejection(fixture.store.enqueue(newWorkItem(identity), lease), InvalidInputError);
-    const claim = await expectRejection(fixture.store.claim(identity, lease), InvalidInputError);
-
-    expect(enqueue.issues.map((issue) => issue.path)).toEqual([field]);
-    expect(claim.issues.map((issue) => issue.path)).toEqual([field]);
-    expect(fixture.counter.total()).toBe(0);
+    expect(error.issues.map((issue) => issue.path)).toEqual([field]);
   });
 
-  it('heartbeat with a non-positive lease and recordStep with an empty name are rejected, nothing sent', async () => {
-    const identity = newIdentity();
-    const claim = expectCreatedClaim(
-      await fixture.store.enqueue(newWorkItem(identity), { owner: 'w', leaseMs: 60_000 }),
-    );
-    const before = await readRawItem(fixture.client, tables.jobsTable, identity);
-    fixture.counter.reset();
-
-    await expectRejection(fixture.store.heartbeat(claim, 0), InvalidInputError);
-    await expectRejection(fixture.store.recordStep(claim, '', {}), InvalidInputError);
-
-    expect(fixture.counter.total()).toBe(0);
-    expect(await readRawItem(fixture.client, tables.jobsTable, identity)).toEqual(before);
+  it('a non-positive lease duration and an empty step name are refused before a heartbeat or a step record', () => {
+    expect(() => parseLeaseDuration(0)).toThrow(InvalidInputError);
+    expect(() => parseLeaseDuration(-1)).toThrow(InvalidInputError);
+    expect(() => parseStepName('')).toThrow(InvalidInputError);
   });
 
   it('records a step whose name contains a dot as one step', async () => {
     const identity = newIdentity();
     const claim = expectCreatedClaim(
-      await fixture.store.enqueue(newWorkItem(identity), { owner: 'w', leaseMs: 60_000 }),
+      await fixture.store.enqueue(newWorkItem(identity), parseLease({ owner: 'w', leaseMs: 60_000 })),
     );
 
-    await fixture.store.recordStep(claim, 'charge.card', { chargeId: 'ch_1' });
-    await fixture.store.recordStep(claim, 'notify:customer', null);
+    await fixture.store.recordStep(claim, parseStepName('charge.card'), { chargeId: 'ch_1' });
+    await fixture.store.recordStep(claim, parseStepName('notify:customer'), null);
 
     const item = await expectState(fixture.store, identity, WorkState.claimed);
     expect(Object.keys(item.steps).sort()).toEqual(['charge.card', 'notify:customer']);

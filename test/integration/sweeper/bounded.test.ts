@@ -1,8 +1,7 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../lib/clock.js';
-import type { JobIdentity } from '../../../lib/identity.js';
-import { formatIdentity } from '../../../lib/identity.js';
+import { formatIdentity, type ValidIdentity } from '../../../lib/identity.js';
 import { parseEnvelope } from '../../../lib/messaging/envelope.js';
 import { WorkState } from '../../../lib/states.js';
 import { type SweepCursor, type SweepSummary, sweep } from '../../../lib/sweeper/sweeper.js';
@@ -43,7 +42,7 @@ describe('sweeper: bounded runs, continuation, dedup of re-signals, due retries'
     sqs.destroy();
   });
 
-  async function putExpired(count: number): Promise<JobIdentity[]> {
+  async function putExpired(count: number): Promise<ValidIdentity[]> {
     const now = clock.now();
     const identities = Array.from({ length: count }, () => newIdentity('tenant-bounded'));
     await Promise.all(
@@ -101,7 +100,7 @@ describe('sweeper: bounded runs, continuation, dedup of re-signals, due retries'
 
   it('re-signals an item at most once per interval while its wake-up is in flight', async () => {
     // Prepare
-    const [identity] = (await putExpired(1)) as [JobIdentity];
+    const [identity] = (await putExpired(1)) as [ValidIdentity];
     const first = await sweep({ store: fixture.store, sqs, queueUrl, resignalIntervalMs: INTERVAL });
 
     // Act: again at once, then again just before and just after the interval.
@@ -125,7 +124,7 @@ describe('sweeper: bounded runs, continuation, dedup of re-signals, due retries'
     const overdue = newIdentity('tenant-queued');
     const inGrace = newIdentity('tenant-queued');
     const future = newIdentity('tenant-queued');
-    const seed = (identity: JobIdentity, availableAt: number) =>
+    const seed = (identity: ValidIdentity, availableAt: number) =>
       putWorkItem(fixture.client, tables.jobsTable, {
         identity,
         state: WorkState.queued,

@@ -2,6 +2,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../lib/clock.js';
 import { WorkState } from '../../../lib/states.js';
+import { parseLease, parseLeaseDuration } from '../../../lib/store/schemas.js';
 import { claimFromItem } from '../../../lib/store/work-item.js';
 import { WorkItemStore } from '../../../lib/store/work-item-store.js';
 import { sweep } from '../../../lib/sweeper/sweeper.js';
@@ -47,7 +48,9 @@ describe('sweeper never overrides a fresher claim', () => {
     });
     let freshFence = 0;
     const race = afterNextQuery(sweeper.client, async () => {
-      freshFence = expectClaimed(await other.store.claim(identity, { owner: 'fresh-worker', leaseMs: 60_000 })).fence;
+      freshFence = expectClaimed(
+        await other.store.claim(identity, parseLease({ owner: 'fresh-worker', leaseMs: 60_000 })),
+      ).fence;
     });
 
     // Act
@@ -81,7 +84,7 @@ describe('sweeper never overrides a fresher claim', () => {
       overrides: { fence: 3, attempts: 3, maxAttempts: 3, leaseExpiresAt: now - 1_000, deadlineAt: now - 1_000 },
     });
     afterNextQuery(sweeper.client, async () => {
-      await holder.heartbeat(claimFromItem(stored, false), 30_000);
+      await holder.heartbeat(claimFromItem(stored, identity, false), parseLeaseDuration(30_000));
     });
 
     // Act

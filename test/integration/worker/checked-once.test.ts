@@ -4,6 +4,7 @@ import * as z from 'zod';
 import { systemClock } from '../../../lib/clock.js';
 import { InvalidInputError } from '../../../lib/errors.js';
 import { payloadHash } from '../../../lib/hashing.js';
+import { parseIdentity } from '../../../lib/identity.js';
 import { type AnyJobDefinition, defineJob, JobRegistry } from '../../../lib/job-definition.js';
 import { serializeEnvelope } from '../../../lib/messaging/envelope.js';
 import { PayloadStore } from '../../../lib/store/payloads.js';
@@ -11,8 +12,9 @@ import { WorkItemStore } from '../../../lib/store/work-item-store.js';
 import { WorkerRuntime } from '../../../lib/worker/worker-runtime.js';
 import { createTestTables, type TestTables, testDocumentClient } from '../../support/engine.js';
 
-// The worker validates a job type's lease once and builds the new row from the parsed message without a
-// second check. These are the inputs that path must still refuse, before anything is written.
+// The worker parses each input once at its boundary: the message body (parseEnvelope), the job type's lease (its
+// definition and the worker id, on the type's first message) and the attempt budget the new row records (the one
+// builder, newWorkItem). These are the inputs that path must still refuse, before anything is written.
 
 const payload = { amount: 5 };
 const ping = defineJob({
@@ -68,6 +70,17 @@ describe('inputs the worker checks once', () => {
     expect(await rows()).toBe(0);
   });
 
+  it('refuses a hand-built job definition whose lease is 0 ms, on every message, and writes no row', async () => {
+    const handBuilt = { ...ping, type: 'ping-no-lease', leaseMs: 0 } as AnyJobDefinition;
+    const worker = runtime(handBuilt, 'worker-c');
+    for (const operationId of ['bad-lease-1', 'bad-lease-2']) {
+      const error = await worker.handleMessage(message(operationId, 'ping-no-lease')).catch((thrown) => thrown);
+      expect(error).toBeInstanceOf(InvalidInputError);
+      expect((error as InvalidInputError).issues.map((issue) => issue.path)).toEqual(['leaseMs']);
+    }
+    expect(await rows()).toBe(0);
+  });
+
   it('refuses a hand-built job definition whose maxAttempts is outside 1..100, and writes no row', async () => {
     const handBuilt = { ...ping, type: 'ping-hand-built', maxAttempts: 0 } as AnyJobDefinition;
     const worker = runtime(handBuilt, 'worker-a');
@@ -86,7 +99,7 @@ describe('inputs the worker checks once', () => {
       'succeeded',
       'succeeded',
     ]);
-    const stored = await store.get({ tenantId: 'acme', operationId: 'good-2' });
+    const stored = await store.get(parseIdentity({ tenantId: 'acme', operationId: 'good-2' }));
     expect(stored).toMatchObject({ state: 'succeeded', fence: 1, targetClass: 'B' });
   });
 });

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { toSqsEvent } from '../../../infra/local/sqs-event-source.js';
 import { AmbiguousOutcomeError } from '../../../lib/errors.js';
+import { parseIdentity } from '../../../lib/identity.js';
 import { defineJob } from '../../../lib/job-definition.js';
 import { sweepToUnknownTransition } from '../../../lib/store/operator-transitions.js';
 import {
@@ -87,7 +88,7 @@ describe('crash after the external call, before completion', () => {
     const round = await harness.poll(second, { waitTimeSeconds: 5 });
 
     expect(round).toMatchObject({ received: 1, failed: 0, deleted: 1 });
-    const item = await harness.store.get({ tenantId: 'shop', operationId: 'charge-1' });
+    const item = await harness.store.get(parseIdentity({ tenantId: 'shop', operationId: 'charge-1' }));
     expect(item).toMatchObject({
       state: 'succeeded',
       fence: 2,
@@ -117,13 +118,13 @@ describe('crash after the external call, before completion', () => {
 
     expect(round).toMatchObject({ received: 1, deleted: 1 });
     expect(mailer.sent).toEqual(['ada@example.com']);
-    const stuck = await harness.store.get({ tenantId: 'shop', operationId: 'mail-1' });
+    const stuck = await harness.store.get(parseIdentity({ tenantId: 'shop', operationId: 'mail-1' }));
     expect(stuck).toMatchObject({ state: 'claimed', attempts: 1, maxAttempts: 1 });
     if (!stuck) throw new Error('missing item');
     // What the sweeper does with an expired, exhausted lease.
     const swept = await harness.store.applyOperator(stuck, sweepToUnknownTransition(stuck, harness.clock.now()));
     expect(swept.ok).toBe(true);
-    expect(await harness.store.get({ tenantId: 'shop', operationId: 'mail-1' })).toMatchObject({
+    expect(await harness.store.get(parseIdentity({ tenantId: 'shop', operationId: 'mail-1' }))).toMatchObject({
       state: 'unknown',
       fence: 2,
     });
@@ -149,7 +150,7 @@ describe('crash after the external call, before completion', () => {
     await harness.poll(harness.worker());
 
     expect(mailer.sent).toEqual(['timeout@example.com']);
-    expect(await harness.store.get({ tenantId: 'shop', operationId: 'mail-2' })).toMatchObject({
+    expect(await harness.store.get(parseIdentity({ tenantId: 'shop', operationId: 'mail-2' }))).toMatchObject({
       state: 'unknown',
       errorCode: 'ambiguous_outcome',
       attempts: 1,

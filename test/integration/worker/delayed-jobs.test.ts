@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { main } from '../../../infra/cli/main.js';
 import { cancelItem } from '../../../lib/admin/cancel.js';
 import { PayloadConflictError } from '../../../lib/errors.js';
+import { parseIdentity } from '../../../lib/identity.js';
 import { defineJob } from '../../../lib/job-definition.js';
 import { type SendJobInput, sendJob } from '../../../lib/messaging/producer.js';
 import { sweep } from '../../../lib/sweeper/sweeper.js';
@@ -58,7 +59,7 @@ describe('delayed jobs are rows first', () => {
 
     expect(sent.row).toMatchObject({ outcome: 'created', state: 'queued', availableAt: now + 60_000, wake: 'sent' });
     expect(cancelMe.row?.outcome).toBe('created');
-    expect(await harness.store.get({ tenantId: 'acme', operationId: 'later-1' })).toMatchObject({
+    expect(await harness.store.get(parseIdentity({ tenantId: 'acme', operationId: 'later-1' }))).toMatchObject({
       state: 'queued',
       attempts: 0,
       fence: 0,
@@ -101,7 +102,7 @@ describe('delayed jobs are rows first', () => {
 
   it('a lost wake-up is found by the sweeper once due; the job runs with one write more than an immediate job', async () => {
     runs = 0;
-    const identity = { tenantId: 'acme', operationId: 'later-lost' };
+    const identity = parseIdentity({ tenantId: 'acme', operationId: 'later-lost' });
     const producer = countRequests(harness.client);
     await send(job('later-lost', 1));
     const producerWrites = { ...producer.byCommand };
@@ -135,14 +136,16 @@ describe('delayed jobs are rows first', () => {
     await send({ tenantId: 'acme', operationId: 'now-1', jobType: 'reminder', payload: { text: 'now' } });
     const producerWrites = { ...producer.byCommand };
     producer.detach();
-    const before = await harness.store.get({ tenantId: 'acme', operationId: 'now-1' });
+    const before = await harness.store.get(parseIdentity({ tenantId: 'acme', operationId: 'now-1' }));
     const worker = harness.worker();
     const workerRequests = countRequests(worker.client);
 
     await harness.poll(worker);
 
     expect(before).toBeUndefined();
-    expect(await harness.store.get({ tenantId: 'acme', operationId: 'now-1' })).toMatchObject({ state: 'succeeded' });
+    expect(await harness.store.get(parseIdentity({ tenantId: 'acme', operationId: 'now-1' }))).toMatchObject({
+      state: 'succeeded',
+    });
     expect(producerWrites).toEqual({ PutItemCommand: 1 }); // the payload body only
     // create-claimed, complete; the one read is the payload body
     expect(workerRequests.byCommand).toEqual({ PutItemCommand: 1, UpdateItemCommand: 1, GetItemCommand: 1 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { readConfig } from '../../../lib/config.js';
+import { parseIdentity } from '../../../lib/identity.js';
 import { defineJob } from '../../../lib/job-definition.js';
 import { SweepDefaults, sweep } from '../../../lib/sweeper/sweeper.js';
 import { createWorkerHarness, type WorkerHarness } from '../../support/worker-harness.js';
@@ -16,7 +17,7 @@ const settle = defineJob({
     return { outcomeCode: 'settled' };
   },
 });
-const identity = { tenantId: 'acme', operationId: 'settle-1' };
+const identity = parseIdentity({ tenantId: 'acme', operationId: 'settle-1' });
 
 describe('cut over one job type at a time: a switched-off type waits, then runs once switched on', () => {
   let harness: WorkerHarness;

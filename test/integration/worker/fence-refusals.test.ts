@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { examplesTableDefinition } from '../../../examples/jobs/examples-table.js';
 import { statementPublicationJob, statementRecordKey } from '../../../examples/jobs/statement-publication.js';
+import { parseIdentity } from '../../../lib/identity.js';
 import { defineJob } from '../../../lib/job-definition.js';
 import { parkedStateKey } from '../../../lib/store/parked-keys.js';
 import { tenantBucketOf } from '../../../lib/store/table.js';
@@ -56,7 +57,7 @@ describe('fence refusals are classified: only a newer claim is lost ownership', 
   ])(
     '%s ends the attempt failed_terminal with %s at once, not ownership_lost, and is not run again',
     async (mistake, errorCode) => {
-      const identity = { tenantId: 'acme', operationId: `bug-${mistake}` };
+      const identity = parseIdentity({ tenantId: 'acme', operationId: `bug-${mistake}` });
       runs = 0;
       await harness.send({ ...identity, jobType: 'buggy', payload: { mistake } });
       const worker = harness.worker();
@@ -80,8 +81,8 @@ describe('fence refusals are classified: only a newer claim is lost ownership', 
 
   it('statement example: two operations publishing the same account and date both succeed, each with its own pointer', async () => {
     const payload = { accountId: '42', date: '2026-09-13', lines: 3 };
-    const first = { tenantId: 'bank-eu', operationId: 'stmt-42-2026-09-13' };
-    const correction = { tenantId: 'bank-eu', operationId: 'stmt-42-2026-09-13-correction' };
+    const first = parseIdentity({ tenantId: 'bank-eu', operationId: 'stmt-42-2026-09-13' });
+    const correction = parseIdentity({ tenantId: 'bank-eu', operationId: 'stmt-42-2026-09-13-correction' });
     await harness.send({ ...first, jobType: 'statement-publication', payload });
     await harness.send({ ...correction, jobType: 'statement-publication', payload: { ...payload, lines: 4 } });
 
@@ -90,7 +91,10 @@ describe('fence refusals are classified: only a newer claim is lost ownership', 
     await harness.poll(worker);
 
     for (const identity of [first, correction]) {
-      expect(await harness.store.get(identity)).toMatchObject({ state: 'succeeded', outcomeCode: 'published' });
+      expect(await harness.store.get(identity)).toMatchObject({
+        state: 'succeeded',
+        outcomeCode: 'published',
+      });
       const records = await harness.client.send(
         new QueryCommand({
           TableName: recordsTable,

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
+import { parseIdentity } from '../../../lib/identity.js';
 import { defineJob } from '../../../lib/job-definition.js';
 import { createWorkerHarness, type WorkerHarness } from '../../support/worker-harness.js';
 
@@ -37,7 +38,7 @@ describe('full path: producer ▶ SQS ▶ worker handler ▶ succeeded', () => {
     const round = await harness.poll(worker);
 
     expect(round).toEqual({ received: 1, failed: 0, deleted: 1 });
-    const item = await harness.store.get({ tenantId: 'acme', operationId: 'greet-1' });
+    const item = await harness.store.get(parseIdentity({ tenantId: 'acme', operationId: 'greet-1' }));
     expect(item).toMatchObject({
       state: 'succeeded',
       fence: 1,
@@ -67,14 +68,16 @@ describe('full path: producer ▶ SQS ▶ worker handler ▶ succeeded', () => {
     const failedRound = await harness.poll(worker, { visibilityTimeoutSeconds: 1 });
 
     expect(failedRound).toEqual({ received: 1, failed: 1, deleted: 0 });
-    expect(await harness.store.get({ tenantId: 'acme', operationId: 'greet-2' })).toBeUndefined();
+    expect(await harness.store.get(parseIdentity({ tenantId: 'acme', operationId: 'greet-2' }))).toBeUndefined();
     expect(sideEffects).toEqual([]);
     worker.client.middlewareStack.remove('break-engine');
 
     const retried = await harness.poll(worker, { waitTimeSeconds: 5 });
 
     expect(retried).toEqual({ received: 1, failed: 0, deleted: 1 });
-    expect(await harness.store.get({ tenantId: 'acme', operationId: 'greet-2' })).toMatchObject({ state: 'succeeded' });
+    expect(await harness.store.get(parseIdentity({ tenantId: 'acme', operationId: 'greet-2' }))).toMatchObject({
+      state: 'succeeded',
+    });
     expect(sideEffects).toEqual(['acme/Grace']);
   });
 
@@ -87,7 +90,7 @@ describe('full path: producer ▶ SQS ▶ worker handler ▶ succeeded', () => {
 
     expect(round).toEqual({ received: 1, failed: 0, deleted: 1 });
     expect(sideEffects).toEqual([]);
-    expect(await harness.store.get({ tenantId: 'acme', operationId: 'greet-1' })).toMatchObject({
+    expect(await harness.store.get(parseIdentity({ tenantId: 'acme', operationId: 'greet-1' }))).toMatchObject({
       state: 'succeeded',
       fence: 1,
     });

@@ -3,7 +3,9 @@ import * as z from 'zod';
 import { toSqsEvent } from '../../../infra/local/sqs-event-source.js';
 import { LeaseInDoubtError, OwnershipLostError } from '../../../lib/errors.js';
 import { payloadHash } from '../../../lib/hashing.js';
+import { parseIdentity } from '../../../lib/identity.js';
 import { defineJob } from '../../../lib/job-definition.js';
+import { parseLease } from '../../../lib/store/schemas.js';
 import { freezeForever, waitUntil } from '../../support/fake-external.js';
 import { createWorkerHarness, type WorkerHarness } from '../../support/worker-harness.js';
 
@@ -91,7 +93,7 @@ describe('progress-driven heartbeats and durable steps', () => {
   }
 
   it('renews only after progress; without progress the lease expires, a takeover wins, and the stale completion is refused', async () => {
-    const identity = { tenantId: 'ops', operationId: 'slow-1' };
+    const identity = parseIdentity({ tenantId: 'ops', operationId: 'slow-1' });
     const start = harness.clock.now();
     const { worker, done } = await startInBackground('slow-1', 'slow', { label: 'one' }, 15);
     expect(await waitUntil(() => runningLabel === 'one')).toBe(true);
@@ -104,7 +106,7 @@ describe('progress-driven heartbeats and durable steps', () => {
     expect((await harness.store.get(identity))?.leaseExpiresAt).toBe(start + 1_000 + LEASE_MS);
 
     harness.clock.advance(LEASE_MS + 1);
-    const takeover = await harness.store.claim(identity, { owner: 'second', leaseMs: LEASE_MS });
+    const takeover = await harness.store.claim(identity, parseLease({ owner: 'second', leaseMs: LEASE_MS }));
     expect(takeover.claimed).toBe(true);
     // The lease keeper's next tick sees the local deadline passed; only then does the job go on (no race with it).
     expect(await waitUntil(() => observedSignal?.aborted === true)).toBe(true);
@@ -119,7 +121,7 @@ describe('progress-driven heartbeats and durable steps', () => {
   });
 
   it('a heartbeat that finds the fence superseded aborts the job through its signal', async () => {
-    const identity = { tenantId: 'ops', operationId: 'slow-2' };
+    const identity = parseIdentity({ tenantId: 'ops', operationId: 'slow-2' });
     const { worker, done } = await startInBackground('slow-2', 'slow', { label: 'two' }, 15);
     expect(await waitUntil(() => runningLabel === 'two')).toBe(true);
     // A cancel supersedes the fence while the lease is still valid locally (no lease doubt).
@@ -139,7 +141,7 @@ describe('progress-driven heartbeats and durable steps', () => {
 
   it('a takeover skips finished steps, reuses their results, and runs only the remaining one', async () => {
     freezeBetweenSteps = true;
-    const identity = { tenantId: 'ops', operationId: 'order-7' };
+    const identity = parseIdentity({ tenantId: 'ops', operationId: 'order-7' });
     await startInBackground('order-7', 'two-steps', { sku: 'sku-1' }, 0);
     expect(await waitUntil(async () => (await harness.store.get(identity))?.steps?.reserve !== undefined)).toBe(true);
     harness.clock.advance(LEASE_MS + 1);

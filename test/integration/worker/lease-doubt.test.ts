@@ -5,7 +5,9 @@ import { examplesTableDefinition } from '../../../examples/jobs/examples-table.j
 import { toSqsEvent } from '../../../infra/local/sqs-event-source.js';
 import { LeaseInDoubtError, OwnershipLostError } from '../../../lib/errors.js';
 import { payloadHash } from '../../../lib/hashing.js';
+import { parseIdentity } from '../../../lib/identity.js';
 import { defineJob } from '../../../lib/job-definition.js';
+import { parseLease, parseLeaseDuration, parseNewWorkItem } from '../../../lib/store/schemas.js';
 import { silentTelemetry } from '../../../lib/telemetry.js';
 import { LeaseKeeper } from '../../../lib/worker/lease-keeper.js';
 import { testDocumentClient, uniqueName } from '../../support/engine.js';
@@ -86,15 +88,17 @@ describe('lease doubt stops new effects', () => {
 
   /** A `careful` item created queued, then claimed by `owner` through the store (no worker runs it). */
   async function queuedThenClaimed(operationId: string, n: number, owner: string) {
-    const identity = { tenantId: 'ops', operationId };
-    await harness.store.enqueue({
-      identity,
-      jobType: 'careful',
-      payloadHash: payloadHash({ n }),
-      payloadRef: 'ref',
-      maxAttempts: 3,
-    });
-    const claimed = await harness.store.claim(identity, { owner, leaseMs: LEASE_MS });
+    const identity = parseIdentity({ tenantId: 'ops', operationId });
+    await harness.store.enqueue(
+      parseNewWorkItem({
+        identity,
+        jobType: 'careful',
+        payloadHash: payloadHash({ n }),
+        payloadRef: 'ref',
+        maxAttempts: 3,
+      }),
+    );
+    const claimed = await harness.store.claim(identity, parseLease({ owner, leaseMs: LEASE_MS }));
     if (!claimed.claimed) throw new Error('expected a claim');
     return { identity, claim: claimed.claim };
   }
@@ -145,7 +149,7 @@ describe('lease doubt stops new effects', () => {
   }
 
   it('a failed renewal: the signal aborts, nothing starts, the attempt ends without completing, a metric counts it', async () => {
-    const identity = { tenantId: 'ops', operationId: 'renewal-fails' };
+    const identity = parseIdentity({ tenantId: 'ops', operationId: 'renewal-fails' });
     const { worker, response } = await start(identity.operationId, 10);
     let failRenewals = true;
     worker.client.middlewareStack.add(
@@ -173,7 +177,7 @@ describe('lease doubt stops new effects', () => {
   });
 
   it('the local lease deadline passes without a confirmed renewal: nothing starts, nothing is written', async () => {
-    const identity = { tenantId: 'ops', operationId: 'deadline-passes' };
+    const identity = parseIdentity({ tenantId: 'ops', operationId: 'deadline-passes' });
     const { worker, response } = await start(identity.operationId, 0);
     const before = await harness.store.get(identity);
     harness.clock.advance(LEASE_MS);
@@ -196,7 +200,7 @@ describe('lease doubt stops new effects', () => {
       store: harness.store,
       // The lease ends 30 ms from now on the store's clock.
       claim: { ...claim, leaseExpiresAt: harness.clock.now() + 30 },
-      leaseMs: LEASE_MS,
+      leaseMs: parseLeaseDuration(LEASE_MS),
       intervalMs: 60_000,
       telemetry: silentTelemetry,
       onOwnershipLost: () => {},
@@ -217,11 +221,11 @@ describe('lease doubt stops new effects', () => {
     harness.clock.advance(LEASE_MS + 1);
     const expired = await harness.store.get(identity);
 
-    const late = await harness.store.heartbeat(claim, LEASE_MS).catch((error: unknown) => error);
+    const late = await harness.store.heartbeat(claim, parseLeaseDuration(LEASE_MS)).catch((error: unknown) => error);
 
     expect(late).toBeInstanceOf(OwnershipLostError);
     expect(await harness.store.get(identity)).toEqual(expired);
-    const takeover = await harness.store.claim(identity, { owner: 'next-worker', leaseMs: LEASE_MS });
+    const takeover = await harness.store.claim(identity, parseLease({ owner: 'next-worker', leaseMs: LEASE_MS }));
     expect(takeover).toMatchObject({ claimed: true, claim: { fence: 2, takeover: true } });
   });
 });

@@ -6,6 +6,7 @@ import { resolveItem } from '../../../lib/admin/resolve.js';
 import { retryItem } from '../../../lib/admin/retry.js';
 import { handleAdminRequest } from '../../../lib/admin/router.js';
 import { AmbiguousOutcomeError, OperatorStatementRequiredError } from '../../../lib/errors.js';
+import { parseIdentity } from '../../../lib/identity.js';
 import { defineJob } from '../../../lib/job-definition.js';
 import { sendWakeSignals } from '../../../lib/messaging/wake.js';
 import { WorkState } from '../../../lib/states.js';
@@ -63,7 +64,7 @@ describe('operator retries never skip reconciliation (effect mark on the work ro
   async function parkedUnknown(operationId: string, jobType: string, payload: unknown) {
     await harness.send({ tenantId: 'shop', operationId, jobType, payload });
     await harness.poll(harness.worker());
-    const item = await harness.store.get({ tenantId: 'shop', operationId });
+    const item = await harness.store.get(parseIdentity({ tenantId: 'shop', operationId }));
     expect(item).toMatchObject({ state: 'unknown', errorCode: 'ambiguous_outcome', effectMayHaveHappened: true });
     return item;
   }
@@ -94,7 +95,7 @@ describe('operator retries never skip reconciliation (effect mark on the work ro
 
       expect(gateway.chargeCalls).toBe(before.charges + 1);
       expect(gateway.lookupCalls).toBe(before.lookups + 1);
-      expect(await harness.store.get({ tenantId: 'shop', operationId })).toMatchObject({
+      expect(await harness.store.get(parseIdentity({ tenantId: 'shop', operationId }))).toMatchObject({
         state: 'succeeded',
         attempts: 1,
         outcomeCode: 'charged',
@@ -103,7 +104,7 @@ describe('operator retries never skip reconciliation (effect mark on the work ro
   );
 
   it('class D: a retry without the statement is refused and changes nothing (library and admin API)', async () => {
-    const identity = { tenantId: 'shop', operationId: 'mail-refused' };
+    const identity = parseIdentity({ tenantId: 'shop', operationId: 'mail-refused' });
     mailer.sent.length = 0;
     const parked = await parkedUnknown(identity.operationId, 'notify', { to: 'ada@example.com' });
     expect(parked).toMatchObject({ targetClass: 'D' });
@@ -130,7 +131,7 @@ describe('operator retries never skip reconciliation (effect mark on the work ro
   });
 
   it('class D: with the statement the retry is audited, clears the mark, and the job runs once more', async () => {
-    const identity = { tenantId: 'shop', operationId: 'mail-stated' };
+    const identity = parseIdentity({ tenantId: 'shop', operationId: 'mail-stated' });
     mailer.sent.length = 0;
     await parkedUnknown(identity.operationId, 'notify', { to: 'bob@example.com' });
 
@@ -158,7 +159,7 @@ describe('operator retries never skip reconciliation (effect mark on the work ro
   });
 
   it('class D: the CLI refuses `retry` and `resolve --to queued` without --effect-did-not-happen, accepts it with', async () => {
-    const identity = { tenantId: 'shop', operationId: 'mail-cli' };
+    const identity = parseIdentity({ tenantId: 'shop', operationId: 'mail-cli' });
     mailer.sent.length = 0;
     await parkedUnknown(identity.operationId, 'notify', { to: 'cli@example.com' });
     const { dynamo, sqs } = engineEndpoints();
@@ -199,7 +200,7 @@ describe('operator retries never skip reconciliation (effect mark on the work ro
   });
 
   it('class D: a requeue that bypassed the admin check is parked by the worker without running', async () => {
-    const identity = { tenantId: 'shop', operationId: 'mail-bypass' };
+    const identity = parseIdentity({ tenantId: 'shop', operationId: 'mail-bypass' });
     mailer.sent.length = 0;
     await parkedUnknown(identity.operationId, 'notify', { to: 'eve@example.com' });
     const shard = harness.store.deadlines.shardOf(identity);

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { toSqsEvent } from '../../../infra/local/sqs-event-source.js';
 import { payloadHash } from '../../../lib/hashing.js';
+import { parseIdentity } from '../../../lib/identity.js';
 import { defineJob } from '../../../lib/job-definition.js';
 import { queryParkedByState } from '../../support/store.js';
 import { createWorkerHarness, type WorkerHarness } from '../../support/worker-harness.js';
@@ -68,7 +69,7 @@ describe('poison messages', () => {
     await harness.send({ tenantId: 'bank', operationId: 'existing', jobType: 'transfer', payload: goodPayload });
     const worker = harness.worker();
     await harness.poll(worker);
-    const existingBefore = await harness.store.get({ tenantId: 'bank', operationId: 'existing' });
+    const existingBefore = await harness.store.get(parseIdentity({ tenantId: 'bank', operationId: 'existing' }));
     await harness.payloads.put(
       { tenantId: 'bank', operationId: 'schema-bad' },
       { amount: -1, currency: 'GBP' },
@@ -110,8 +111,12 @@ describe('poison messages', () => {
 
     expect(response.batchItemFailures).toEqual([]);
     expect(runs).toBe(1);
-    expect(await harness.store.get({ tenantId: 'bank', operationId: 'good-1' })).toMatchObject({ state: 'succeeded' });
-    expect(await harness.store.get({ tenantId: 'bank', operationId: 'existing' })).toEqual(existingBefore);
+    expect(await harness.store.get(parseIdentity({ tenantId: 'bank', operationId: 'good-1' }))).toMatchObject({
+      state: 'succeeded',
+    });
+    expect(await harness.store.get(parseIdentity({ tenantId: 'bank', operationId: 'existing' }))).toEqual(
+      existingBefore,
+    );
     const parked = await queryParkedByState(harness.client, harness.tables.jobsTable, 'quarantined');
     const quarantineRecords = parked.filter((item) => item.kind === 'quarantine');
     const quarantinedItems = parked.filter((item) => item.kind === 'work');

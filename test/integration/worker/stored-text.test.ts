@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import type { AdminDeps } from '../../../lib/admin/deps.js';
 import { erasePayloads } from '../../../lib/admin/erase-payloads.js';
+import { parseIdentity } from '../../../lib/identity.js';
 import { defineJob } from '../../../lib/job-definition.js';
 import { queryParkedByState, queryParkedByTenant } from '../../support/store.js';
 import { createWorkerHarness, type WorkerHarness } from '../../support/worker-harness.js';
@@ -62,7 +63,7 @@ describe('what a work row keeps of a job’s text, and what erasure removes', ()
   afterAll(() => harness.close());
 
   it('an unclassified error is stored as a code and the error’s name, never its message (row and both parked indexes)', async () => {
-    const row = await harness.store.get({ tenantId: 'privacy', operationId: 'parse-1' });
+    const row = await harness.store.get(parseIdentity({ tenantId: 'privacy', operationId: 'parse-1' }));
     const byState = await queryParkedByState(harness.client, harness.tables.jobsTable, 'unknown');
     const byTenant = await queryParkedByTenant(harness.client, harness.tables.jobsTable, 'privacy', 'unknown');
 
@@ -90,9 +91,9 @@ describe('what a work row keeps of a job’s text, and what erasure removes', ()
     // assert
     expect(report).toMatchObject({ deleted: 2, cleared: 2, complete: true });
     expect(again).toMatchObject({ deleted: 0, cleared: 0, complete: true });
-    const parsed = await harness.store.get({ tenantId: 'privacy', operationId: 'parse-1' });
-    const settled = await harness.store.get({ tenantId: 'privacy', operationId: 'settle-1' });
-    const other = await harness.store.get({ tenantId: 'other', operationId: 'settle-2' });
+    const parsed = await harness.store.get(parseIdentity({ tenantId: 'privacy', operationId: 'parse-1' }));
+    const settled = await harness.store.get(parseIdentity({ tenantId: 'privacy', operationId: 'settle-1' }));
+    const other = await harness.store.get(parseIdentity({ tenantId: 'other', operationId: 'settle-2' }));
     expect(parsed).not.toHaveProperty('errorMessage');
     expect(parsed?.steps.lookup).toEqual({ fence: 1, at: expect.any(Number) });
     expect(settled).not.toHaveProperty('result');

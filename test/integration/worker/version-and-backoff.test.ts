@@ -2,6 +2,7 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { RetryableJobError } from '../../../lib/errors.js';
+import { parseIdentity } from '../../../lib/identity.js';
 import { defineJob } from '../../../lib/job-definition.js';
 import { createWorkerHarness, type WorkerHarness } from '../../support/worker-harness.js';
 
@@ -54,9 +55,11 @@ describe('job versions and retry backoff', () => {
     await harness.poll(worker);
 
     expect(runs).toBe(2);
-    expect(await harness.store.get({ tenantId: 'acme', operationId: 'inv-v1' })).toBeUndefined();
-    expect(await harness.store.get({ tenantId: 'acme', operationId: 'inv-v2' })).toMatchObject({ state: 'succeeded' });
-    expect(await harness.store.get({ tenantId: 'acme', operationId: 'inv-none' })).toMatchObject({
+    expect(await harness.store.get(parseIdentity({ tenantId: 'acme', operationId: 'inv-v1' }))).toBeUndefined();
+    expect(await harness.store.get(parseIdentity({ tenantId: 'acme', operationId: 'inv-v2' }))).toMatchObject({
+      state: 'succeeded',
+    });
+    expect(await harness.store.get(parseIdentity({ tenantId: 'acme', operationId: 'inv-none' }))).toMatchObject({
       state: 'succeeded',
     });
     const rows = (await harness.client.send(new ScanCommand({ TableName: harness.tables.jobsTable }))).Items ?? [];
@@ -66,10 +69,9 @@ describe('job versions and retry backoff', () => {
   });
 
   it('a retryable failure is scheduled with full jitter: due somewhere below the backoff ceiling, not at it', async () => {
-    const identities = Array.from({ length: 6 }, (_, index) => ({
-      tenantId: 'acme',
-      operationId: `inv-retry-${index}`,
-    }));
+    const identities = Array.from({ length: 6 }, (_, index) =>
+      parseIdentity({ tenantId: 'acme', operationId: `inv-retry-${index}` }),
+    );
     for (const identity of identities) await harness.send({ ...identity, jobType: 'invoice', payload: { fail: true } });
     const worker = harness.worker();
     const now = harness.clock.now();

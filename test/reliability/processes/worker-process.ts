@@ -1,6 +1,7 @@
 import { pollOnce } from '../../../infra/local/sqs-event-source.js';
 import { createDocumentClient, createSqsClient } from '../../../lib/aws-clients.js';
 import { createSqsWorkerHandler } from '../../../lib/lambda/sqs-worker-handler.js';
+import { RetentionDays } from '../../../lib/rules.js';
 import { countingTelemetry } from '../../../lib/telemetry.js';
 import type { MessageResult } from '../../../lib/worker/worker-runtime.js';
 import { EffectLedger } from '../support/effect-ledger.js';
@@ -36,7 +37,7 @@ const handler = createSqsWorkerHandler({
     jobsTable: config.jobsTable,
     payloadsTable: config.payloadsTable,
     deadlineShards: 8,
-    payloadRetentionDays: 30,
+    payloadRetentionDays: RetentionDays.default,
     dynamodbEndpoint: config.dynamoEndpoint,
   },
   workerId: config.workerId,

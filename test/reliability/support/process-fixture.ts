@@ -3,7 +3,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { systemClock } from '../../../lib/clock.js';
 import { payloadHash } from '../../../lib/hashing.js';
-import type { JobIdentity } from '../../../lib/identity.js';
+import type { ValidIdentity } from '../../../lib/identity.js';
 import { serializeEnvelope } from '../../../lib/messaging/envelope.js';
 import { PayloadStore } from '../../../lib/store/payloads.js';
 import { WorkItemStore } from '../../../lib/store/work-item-store.js';
@@ -34,9 +34,9 @@ interface ProcessFixture {
   ledger: EffectLedger;
   pool: WorkerProcessPool;
   /** Stores the payload body and returns the producer's message for it (as SQS would deliver it). */
-  jobMessage(identity: JobIdentity, jobType: string, payload: ReliabilityPayload): Promise<QueueMessage>;
+  jobMessage(identity: ValidIdentity, jobType: string, payload: ReliabilityPayload): Promise<QueueMessage>;
   /** Waits (bounded) until the item is no longer held by a live lease on the wall clock. */
-  waitForLeaseExpiry(identity: JobIdentity, maxWaitMs?: number): Promise<void>;
+  waitForLeaseExpiry(identity: ValidIdentity, maxWaitMs?: number): Promise<void>;
   /** One sweeper run on the wall clock (re-signals go to the fixture's queue). */
   sweep(): Promise<SweepSummary>;
   close(): Promise<void>;

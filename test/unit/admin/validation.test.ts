@@ -54,6 +54,10 @@ describe('admin router: validation before any I/O', () => {
     ['POST', '/tenants/acme/erase-payloads', {}, '{}', 'reason'],
     ['POST', '/tenants/acme/erase-payloads', {}, '{"reason":"r","max":0}', 'max'],
     ['POST', '/tenants/a%23b/erase-payloads', {}, '{"reason":"r"}', 'tenantId'],
+    ['POST', '/tenants/acme/erase-payloads', {}, '{"reason":"r","tenantId":"globex"}', 'tenantId'],
+    ['POST', '/fences/raise', {}, '{"above":-1,"reason":"r"}', 'above'],
+    ['POST', '/fences/raise', {}, '{"above":5,"reason":"r","max":0}', 'max'],
+    ['POST', '/fences/raise', {}, '{"above":5,"reason":"r","actor":"arn:x"}', 'actor'],
     ['GET', '/audit', { limit: 'x' }, undefined, 'limit'],
   ])('%s %s %j %s ▶ 400 naming %s', async (method, path, query, body, field) => {
     // Act

@@ -5,6 +5,7 @@ import { InvalidInputError } from '../../../lib/errors.js';
 import { StepLedger } from '../../../lib/fenced/steps.js';
 import { FencedTransactions } from '../../../lib/fenced/transaction.js';
 import type { SharedWrite } from '../../../lib/fenced/transaction-requests.js';
+import { parseLeaseDuration } from '../../../lib/store/schemas.js';
 import type { Claim } from '../../../lib/store/work-item.js';
 import { WorkItemStore } from '../../../lib/store/work-item-store.js';
 import { silentTelemetry } from '../../../lib/telemetry.js';
@@ -45,7 +46,7 @@ function contextFor(claim: Claim = claimFixture({ fence: 3, ...LEASE_VALID })) {
   const keeper = new LeaseKeeper({
     store,
     claim,
-    leaseMs: 30_000,
+    leaseMs: parseLeaseDuration(30_000),
     intervalMs: 0,
     telemetry: silentTelemetry,
     onOwnershipLost: () => {},

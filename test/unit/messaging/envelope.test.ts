@@ -14,14 +14,20 @@ const goodEnvelope: JobEnvelope = {
   payload: { ref: 's3://bucket/refund-42.json' },
 };
 
+/** The identity the good envelope names, as parseEnvelope hands it on with the envelope. */
+const goodIdentity = { tenantId: 'acme', operationId: 'refund-42' };
+
 const bodyWith = (changes: Record<string, unknown>, omit: string[] = []) =>
   JSON.stringify(
     Object.fromEntries(Object.entries({ ...goodEnvelope, ...changes }).filter(([key]) => !omit.includes(key))),
   );
 
 describe('parseEnvelope', () => {
-  it('accepts a good job envelope by reference', () => {
-    expect(parseEnvelope(JSON.stringify(goodEnvelope))).toEqual({ ok: true, envelope: goodEnvelope });
+  it('accepts a good job envelope by reference, with the identity it names built once and frozen', () => {
+    const result = parseEnvelope(JSON.stringify(goodEnvelope));
+
+    expect(result).toEqual({ ok: true, envelope: goodEnvelope, identity: goodIdentity });
+    expect(result.ok && Object.isFrozen(result.identity)).toBe(true);
   });
 
   it('accepts a wake envelope with an inline payload marker', () => {
@@ -29,11 +35,19 @@ describe('parseEnvelope', () => {
 
     const result = parseEnvelope(body);
 
-    expect(result).toEqual({ ok: true, envelope: { ...goodEnvelope, kind: 'wake', payload: { inline: true } } });
+    expect(result).toEqual({
+      ok: true,
+      envelope: { ...goodEnvelope, kind: 'wake', payload: { inline: true } },
+      identity: goodIdentity,
+    });
   });
 
   it('round-trips through serializeEnvelope', () => {
-    expect(parseEnvelope(serializeEnvelope(goodEnvelope))).toEqual({ ok: true, envelope: goodEnvelope });
+    expect(parseEnvelope(serializeEnvelope(goodEnvelope))).toEqual({
+      ok: true,
+      envelope: goodEnvelope,
+      identity: goodIdentity,
+    });
   });
 
   it.each(['', 'not json', '{"v":1,', '\u0000'])('reports unparseable for the body %j', (body) => {

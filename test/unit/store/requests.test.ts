@@ -1,15 +1,19 @@
 import { describe, expect, it } from 'vitest';
+import { MAX_MESSAGE_CHARS } from '../../../lib/rules.js';
 import { buildOperatorUpdate } from '../../../lib/store/operator-requests.js';
 import { cancelTransition, sweepToUnknownTransition } from '../../../lib/store/operator-transitions.js';
-import {
-  buildClaimRequest,
-  buildCreateRequest,
-  buildFencedUpdate,
-  type NewWorkItem,
-} from '../../../lib/store/requests.js';
+import { buildClaimRequest, buildCreateRequest, buildFencedUpdate } from '../../../lib/store/requests.js';
+import { parseNewWorkItem } from '../../../lib/store/schemas.js';
 import { deadlineShardFor, jobsTableDefinition } from '../../../lib/store/table.js';
-import { completeTransition, heartbeatTransition, stepTransition } from '../../../lib/store/transitions.js';
-import { claimFromItem, type WorkItem } from '../../../lib/store/work-item.js';
+import {
+  completeTransition,
+  failTerminalTransition,
+  heartbeatTransition,
+  parkTransition,
+  retryLaterTransition,
+  stepTransition,
+} from '../../../lib/store/transitions.js';
+import { claimFromItem, identityOfItem, type WorkItem } from '../../../lib/store/work-item.js';
 import { workItemInState } from '../../support/factories.js';
 
 const table = { tableName: 'jobs', deadlineShards: 8 };
@@ -18,7 +22,13 @@ const key = { pk: 'acme#10', sk: 'op#refund-42' }; // bucket 10 of 16: a hash of
 const shard = deadlineShardFor(identity, 8);
 const now = 1_767_225_600_000;
 const hash = 'a'.repeat(64);
-const newItem: NewWorkItem = { identity, jobType: 'refund', payloadHash: hash, payloadRef: 's3://b/k', maxAttempts: 3 };
+const newItem = parseNewWorkItem({
+  identity,
+  jobType: 'refund',
+  payloadHash: hash,
+  payloadRef: 's3://b/k',
+  maxAttempts: 3,
+});
 
 describe('buildCreateRequest', () => {
   it('creates the item already claimed with fence 1 and the effect mark when given a lease, only if the key is free', () => {
@@ -59,7 +69,12 @@ describe('buildCreateRequest', () => {
   });
 
   it('creates the item queued with fence 0, due at availableAt, with no lease attributes', () => {
-    const input: NewWorkItem = { ...newItem, payloadRef: undefined, payloadInline: true, availableAt: now + 5_000 };
+    const input = parseNewWorkItem({
+      ...newItem,
+      payloadRef: undefined,
+      payloadInline: true,
+      availableAt: now + 5_000,
+    });
 
     const request = buildCreateRequest(table, input, now);
 
@@ -148,7 +163,7 @@ describe('buildClaimRequest', () => {
 
 describe('buildFencedUpdate', () => {
   const claimed: WorkItem = workItemInState({ identity, state: 'claimed', now, overrides: { fence: 7 } });
-  const claim = claimFromItem(claimed, false);
+  const claim = claimFromItem(claimed, identityOfItem(claimed), false);
 
   it('completes under my fence only while claimed, removing the lease and closing the attempt in the history', () => {
     const request = buildFencedUpdate(table, claim, completeTransition({ outcomeCode: 'ok', result: { n: 1 } }, now));
@@ -185,6 +200,24 @@ describe('buildFencedUpdate', () => {
       },
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     });
+  });
+
+  it('stores every failure message capped at MAX_MESSAGE_CHARS, whichever transition records it', () => {
+    const failure = { errorCode: 'boom', message: `${'m'.repeat(MAX_MESSAGE_CHARS)}tail` };
+    const transitions = [
+      failTerminalTransition(claim, failure, now),
+      retryLaterTransition(failure, now + 1_000, now),
+      parkTransition(claim, 'unknown', failure, now),
+      parkTransition(claim, 'quarantined', failure, now),
+    ];
+    for (const transition of transitions) {
+      const values = Object.values(buildFencedUpdate(table, claim, transition).ExpressionAttributeValues ?? {});
+      expect(values, transition.name).toContain('m'.repeat(MAX_MESSAGE_CHARS));
+      expect(
+        values.some((value) => typeof value === 'string' && value.endsWith('tail')),
+        transition.name,
+      ).toBe(false);
+    }
   });
 
   it('omits undefined outcome fields instead of writing NULLs', () => {

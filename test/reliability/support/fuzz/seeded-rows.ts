@@ -1,6 +1,6 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { JobIdentity } from '../../../../lib/identity.js';
+import { parseIdentity, type ValidIdentity } from '../../../../lib/identity.js';
 import { WORK_STATES } from '../../../../lib/states.js';
 import { tenantPartitionKeys } from '../../../../lib/store/table.js';
 import { readRawItem } from '../../../support/expectations.js';
@@ -8,7 +8,7 @@ import { putWorkItem } from '../../../support/factories.js';
 
 /** Rows that exist before a fuzz campaign, one per state, and their stored bytes. */
 interface SeededRows {
-  identities: JobIdentity[];
+  identities: ValidIdentity[];
   operations: string[];
   /** The raw stored item of each seeded identity, in order. */
   snapshot(): Promise<Array<Record<string, AttributeValue> | undefined>>;
@@ -28,9 +28,9 @@ async function seedRowsInEveryState(
   tenantId: string,
   now: number,
 ): Promise<SeededRows> {
-  const identities: JobIdentity[] = [];
+  const identities: ValidIdentity[] = [];
   for (const state of WORK_STATES) {
-    const identity = { tenantId, operationId: `seeded-${state}` };
+    const identity = parseIdentity({ tenantId, operationId: `seeded-${state}` });
     const overrides =
       state === 'queued'
         ? { availableAt: now + HOUR, deadlineAt: now + HOUR }

@@ -17,6 +17,9 @@ import {
 } from '../../../../lib/errors.js';
 import { FencedRecords } from '../../../../lib/fenced/records.js';
 import { payloadHash } from '../../../../lib/hashing.js';
+import { parseIdentity } from '../../../../lib/identity.js';
+import { parseLease, parseLeaseDuration, parseNewWorkItem } from '../../../../lib/store/schemas.js';
+import { parseJobOutcome } from '../../../../lib/store/transitions.js';
 import type { Claim } from '../../../../lib/store/work-item.js';
 import { WorkItemStore } from '../../../../lib/store/work-item-store.js';
 import { sweep } from '../../../../lib/sweeper/sweeper.js';
@@ -154,7 +157,7 @@ class RealSystem {
     const keeper = new LeaseKeeper({
       store: this.stores[worker] as WorkItemStore,
       claim,
-      leaseMs: Universe.leaseMs,
+      leaseMs: parseLeaseDuration(Universe.leaseMs),
       intervalMs: 0,
       telemetry: silentTelemetry,
       onOwnershipLost: () => {},
@@ -164,19 +167,19 @@ class RealSystem {
 
   private async enqueue(id: number, worker: number | null, conflict: boolean): Promise<Outcome> {
     const identity = identityOf(id);
-    const input = {
+    const input = parseNewWorkItem({
       identity,
       jobType: 'model-job',
       payloadHash: payloadHash({ id: identity, conflict }),
       payloadRef: `ref-${id}`,
       maxAttempts: maxAttemptsOf(id),
-    };
+    });
     try {
       if (worker === null) {
         const result = await this.operator.enqueue(input);
         return { kind: 'enqueue', result: result.outcome };
       }
-      const result = await this.stores[worker]?.enqueue(input, this.lease(worker, id));
+      const result = await this.stores[worker]?.enqueue(input, parseLease(this.lease(worker, id)));
       if (result?.outcome === 'created' && result.claim) {
         this.hold(worker, id, result.claim);
         return { kind: 'enqueue', result: 'created', fence: result.claim.fence };
@@ -190,7 +193,7 @@ class RealSystem {
 
   private async claim(id: number, worker: number): Promise<Outcome> {
     const store = this.stores[worker] as WorkItemStore;
-    const result = await store.claim(identityOf(id), this.lease(worker, id));
+    const result = await store.claim(parseIdentity(identityOf(id)), parseLease(this.lease(worker, id)));
     if (!result.claimed) return { kind: 'claim', claimed: false, reason: result.reason };
     this.hold(worker, id, result.claim);
     return { kind: 'claim', claimed: true, fence: result.claim.fence, takeover: result.claim.takeover };
@@ -216,13 +219,13 @@ class RealSystem {
     if (command.kind === 'heartbeat') this.lastHolderClock = { now: store.now(), deadline: held.claim.leaseExpiresAt };
     try {
       if (command.kind === 'heartbeat') {
-        held.claim = await store.heartbeat(held.claim, Universe.leaseMs);
+        held.claim = await store.heartbeat(held.claim, parseLeaseDuration(Universe.leaseMs));
         // A confirmed renewal moves the local deadline; doubt, once entered, is final for the attempt.
         if (!held.inDoubt) held.guard = this.leaseGuard(command.worker, held.claim);
         return { kind: 'holder', ok: true, state: 'claimed' };
       }
       if (command.kind === 'complete') {
-        await store.complete(held.claim, { outcomeCode: 'done' });
+        await store.complete(held.claim, parseJobOutcome({ outcomeCode: 'done' }));
         return { kind: 'holder', ok: true, state: 'succeeded' };
       }
       if (command.terminal) {
