@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { InvalidInputError } from '../../../lib/errors.js';
 import type { JobDefinition } from '../../../lib/job-definition.js';
 import { startConformanceEngine } from '../../testing/conformance-engine.js';
-import { unfencedPaths } from '../../testing/controls.js';
+import { unfencedPaths } from '../../testing/findings.js';
 import type { JobConformanceModule } from '../../testing/module.js';
 import { type ConformanceReport, runConformance, unevaluatedReport } from '../../testing/run-conformance.js';
 import { type CommandSpec, parseCommandLine } from '../args.js';
