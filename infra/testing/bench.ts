@@ -3,10 +3,10 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../../lib/aws-clients.js';
 import { ManualClock } from '../../lib/clock.js';
-import { FenceRejectedError, isLeasefenceError, RetryableJobError } from '../../lib/errors.js';
+import { FenceRejectedError, isLeasefenceError } from '../../lib/errors.js';
 import { payloadHash } from '../../lib/hashing.js';
 import { type JobIdentity, parseIdentity } from '../../lib/identity.js';
-import { type JobDefinition, JobRegistry, type ReconcileResult } from '../../lib/job-definition.js';
+import { type JobDefinition, JobRegistry } from '../../lib/job-definition.js';
 import { serializeEnvelope } from '../../lib/messaging/envelope.js';
 import { PayloadStore } from '../../lib/store/payloads.js';
 import type { WorkItem } from '../../lib/store/work-item.js';
@@ -16,15 +16,10 @@ import { countingTelemetry } from '../../lib/telemetry.js';
 import { type MessageResult, type QueueMessage, WorkerRuntime } from '../../lib/worker/worker-runtime.js';
 import type { ConformanceEngine, ConformanceTables } from './conformance-engine.js';
 import { type Gate, within } from './gate.js';
+import { type JobObserver, observedJob, type ReconcileAnswer, type RunCall, type WorkerState } from './observed-job.js';
 import type { WireObserver, WireRequest } from './observing-proxy.js';
 import { PROCESS_LABEL } from './process-endpoint.js';
-import {
-  countEffects,
-  instrumentProvider,
-  operationKey,
-  type ProviderEvent,
-  type ProviderFaults,
-} from './provider-probe.js';
+import { countEffects, operationKey, type ProviderEvent, type ProviderFaults } from './provider-probe.js';
 import { classifyRequest, type ObservedRequest, type RequestSource, tablesOf } from './request-log.js';
 import { TargetState } from './target-state.js';
 import { faultDecision, noFaults, type WorkerFaults } from './worker-faults.js';
@@ -43,38 +38,12 @@ interface JobError {
   readonly rejection?: { readonly reason: string | undefined; readonly tableName: string | undefined };
 }
 
-/** What a job's reconcile answered, and what the provider held for the operation at that moment. */
-interface ReconcileAnswer {
-  readonly worker: string;
-  readonly scenario: string;
-  readonly sample: number;
-  readonly attempt: number;
-  readonly status: ReconcileResult['status'];
-  /** Effects the provider held for the operation when reconcile answered (class C: distinct keys). */
-  readonly held: number;
-}
-
-/** The attempt numbers at which run() was called, per operation. */
-interface RunCall {
-  readonly operation: string;
-  readonly attempt: number;
-}
-
 /** One simulated worker process: its armed faults, and how to deliver a message to it. */
 interface BenchWorker {
   readonly name: string;
   readonly faults: WorkerFaults;
   readonly providerFaults: ProviderFaults;
   deliver(message: QueueMessage): Promise<Delivery>;
-}
-
-/** What the bench tracks of one worker while it runs: faults, the delivery in flight, whether it is paused. */
-interface WorkerState {
-  readonly faults: WorkerFaults;
-  readonly providerFaults: ProviderFaults;
-  identity: JobIdentity | undefined;
-  inFlight: number;
-  paused: boolean;
 }
 
 /** Prepares the job's own records for one tenant (e.g. stock to reserve), through the harness's client. */
@@ -91,7 +60,7 @@ interface Run {
  * client of the process sent to the engine (observed at the engine boundary, attributed to a worker), every
  * provider call and reconcile answer, and simulated workers that each own their clients.
  */
-class ConformanceBench implements WireObserver {
+class ConformanceBench implements WireObserver, JobObserver {
   readonly clock = new ManualClock(Date.UTC(2026, 0, 1));
   readonly requests: ObservedRequest[] = [];
   readonly providerEvents: ProviderEvent[] = [];
@@ -123,6 +92,11 @@ class ConformanceBench implements WireObserver {
     this.payloads = new PayloadStore(client, tables.payloadsTable, this.clock);
     this.targets = new TargetState(client, () => [...declaredTables, ...this.touched], this.libraryTables());
     engine.proxy.observe(this);
+  }
+
+  /** The running scenario and sample. */
+  running(): Readonly<Run> {
+    return { ...this.run };
   }
 
   /** Names the running scenario and sample (requests, calls and errors are attributed to it). */
@@ -205,7 +179,7 @@ class ConformanceBench implements WireObserver {
     const runtime = new WorkerRuntime({
       store: new WorkItemStore({ client, tableName: this.tables.jobsTable, clock: this.clock }),
       client,
-      registry: new JobRegistry([this.observedDefinition(name, state, providerClient, options.pause)]),
+      registry: new JobRegistry([observedJob(this, { worker: name, state, providerClient, pause: options.pause })]),
       payloads: new PayloadStore(client, this.tables.payloadsTable, this.clock),
       telemetry: this.telemetry,
       workerId: `${name}-${randomUUID().slice(0, 6)}`,
@@ -303,94 +277,14 @@ class ConformanceBench implements WireObserver {
     return running.length === 1 ? (running[0]?.[0] ?? 'unattributed') : 'unattributed';
   }
 
-  /** The job as one worker runs it: paused when asked, its errors, runs and reconciles recorded, its provider probed. */
-  private observedDefinition(
-    worker: string,
-    state: WorkerState,
-    providerClient: DynamoDBDocumentClient,
-    pause: Gate | undefined,
-  ): JobDefinition<unknown> {
-    const job = this.job;
-    const at = () => ({ worker, scenario: this.run.scenario, sample: this.run.sample });
-    const guarded = async <T>(work: () => Promise<T>): Promise<T> => {
-      state.paused = true;
-      try {
-        await pause?.hold();
-      } finally {
-        state.paused = false;
-      }
-      try {
-        return await work();
-      } catch (error) {
-        this.recordError(worker, error);
-        throw error;
-      }
-    };
-    const provider = job.provider;
-    const reconcile = job.reconcile;
-    return {
-      ...job,
-      run: (context) =>
-        guarded(async () => {
-          this.runCalls.push({ operation: operationKey(context.identity), attempt: context.attempt });
-          const outcome = await job.run(context);
-          if (state.faults.failAfterRun) {
-            state.faults.failAfterRun = false;
-            throw new RetryableJobError('conformance_retry', 'a retryable failure injected after run() returned');
-          }
-          return outcome;
-        }),
-      ...(reconcile
-        ? {
-            reconcile: (context) =>
-              guarded(async () => {
-                const operation = operationKey(context.identity);
-                this.providerEvents.push({
-                  seq: this.providerEvents.length,
-                  ...at(),
-                  kind: 'reconcile',
-                  method: 'reconcile',
-                  operation,
-                  key: undefined,
-                  reached: true,
-                  took: false,
-                });
-                const answer = await reconcile(context);
-                this.reconciles.push({
-                  ...at(),
-                  attempt: context.attempt,
-                  status: answer.status,
-                  held: this.held(operation),
-                });
-                return answer;
-              }),
-          }
-        : {}),
-      ...(provider
-        ? {
-            provider: {
-              effects: provider.effects,
-              create: () =>
-                instrumentProvider(provider.create({ client: providerClient }), provider.effects, {
-                  worker,
-                  events: this.providerEvents,
-                  running: () => ({ scenario: this.run.scenario, sample: this.run.sample, identity: state.identity }),
-                  faults: state.providerFaults,
-                  workerFaults: state.faults,
-                }),
-            },
-          }
-        : {}),
-    };
-  }
-
   /** Effects the provider holds for an operation now (calls that returned; class C by distinct key). */
-  private held(operation: string): number {
+  held(operation: string): number {
     const took = this.providerEvents.filter((event) => event.operation === operation && event.took);
     return countEffects(took, this.job.target);
   }
 
-  private recordError(worker: string, error: unknown): void {
+  /** Records an error the job's run or reconcile threw, attributed to the running scenario. */
+  recordError(worker: string, error: unknown): void {
     const typed = error as { name?: string; code?: string };
     this.jobErrors.push({
       worker,

@@ -1,6 +1,6 @@
 import type { JobDefinition, TargetClass } from '../../lib/job-definition.js';
+import { FINDING_TEXT, type ReconcileFinding, samplesLabel, type UnfencedWrite, unfencedPaths } from './findings.js';
 import { Remedy, unfencedRemedy } from './remedies.js';
-import type { RequestSource } from './request-log.js';
 import { ScenarioId, type ScenarioResult } from './scenario-support.js';
 
 /** One go/no-go control for one job type, derived from what the scenarios did (never a constant). */
@@ -14,28 +14,6 @@ interface ControlResult {
   readonly remedy?: string;
   /** The scenarios it was judged on. */
   readonly scenarios: readonly ScenarioId[];
-}
-
-/** A write to a table other than the library's with no fence in its condition and no fenced transaction. */
-interface UnfencedWrite {
-  readonly table: string;
-  readonly call: string;
-  readonly scenario: string;
-  readonly sample: number;
-  /** Which client sent it: the runtime's (ctx.client), the provider's, or one the job built itself. */
-  readonly source: RequestSource;
-  readonly count: number;
-}
-
-/** A reconcile answer the provider's state contradicts (control 6): done with no effect held, or not_done with one. */
-interface ReconcileFinding {
-  readonly kind: 'done_without_effect' | 'not_done_with_effect';
-  readonly scenario: string;
-  readonly sample: number;
-  readonly worker: string;
-  readonly attempt: number;
-  /** Effects the provider held for the operation when reconcile answered. */
-  readonly held: number;
 }
 
 /** What the controls are derived from. */
@@ -68,12 +46,6 @@ const EFFECT_COUNTING: Record<'C' | 'D', string> = {
 };
 
 type Judgement = Pick<ControlResult, 'status' | 'evidence' | 'scenarios'> & { remedy?: string };
-
-/** ` (sample 2)` / ` (samples 1, 3)`, or nothing when the job had one sample. */
-function samplesLabel(samples: readonly number[], single: boolean): string {
-  if (single) return '';
-  return samples.length === 1 ? ` (sample ${samples[0]})` : ` (samples ${samples.join(', ')})`;
-}
 
 /** `id (samples): detail` per distinct outcome, joined. */
 function quote(list: readonly ScenarioResult[], all: readonly ScenarioResult[]): string {
@@ -118,43 +90,6 @@ function fromScenarios(evidence: ControlEvidence, ids: readonly ScenarioId[]): J
 function fail(evidence: string, remedy: string, scenarios: readonly ScenarioId[] = []): Judgement {
   return { status: 'FAIL', evidence, remedy, scenarios };
 }
-
-/** `in stale-resume, every-attempt (samples 1, 2)`: where a finding was seen, samples named when there were several. */
-function seenIn(runs: ReadonlyArray<{ scenario: string; sample: number }>, single: boolean): string {
-  const scenarios = [...new Set(runs.map((run) => run.scenario))];
-  const samples = [...new Set(runs.map((run) => run.sample))].sort((a, b) => a - b);
-  return `in ${scenarios.join(', ')}${samplesLabel(samples, single)}`;
-}
-
-const SOURCE_NAMES: Record<RequestSource, string> = {
-  runtime: "the runtime's client (ctx.client)",
-  provider: "the provider's client",
-  process: 'a DynamoDB client the job built itself',
-};
-
-/**
- * The unfenced paths, one per call, table and client: `PutItem on orders from the provider's client, 3× in
- * stale-resume, every-attempt (samples 1, 2)`.
- */
-function unfencedPaths(writes: readonly UnfencedWrite[], single: boolean): string[] {
-  const paths = new Map<string, UnfencedWrite[]>();
-  for (const write of writes) {
-    const path = `${write.call} on ${write.table} from ${SOURCE_NAMES[write.source]}`;
-    paths.set(path, [...(paths.get(path) ?? []), write]);
-  }
-  return [...paths].map(([path, seen]) => {
-    const count = seen.reduce((sum, write) => sum + write.count, 0);
-    return `${path}, ${count}× ${seenIn(seen, single)}`;
-  });
-}
-
-/** What each kind of reconcile finding means, in one sentence. */
-const FINDING_TEXT: Record<ReconcileFinding['kind'], (methods: string) => string> = {
-  done_without_effect: (methods) =>
-    `reconcile answered done while the provider held no effect for the operation (no ${methods}() call had taken effect): the job reports success for an effect that never happened`,
-  not_done_with_effect: (methods) =>
-    `reconcile answered not_done while the provider held the operation's effect (a ${methods}() call had taken effect): the retry calls the provider again`,
-};
 
 /** Control 4: no request took an unfenced path on any attempt, and the stale attempt was refused. */
 function fencedEverywhere(evidence: ControlEvidence): Judgement {
@@ -344,8 +279,5 @@ export {
   type ControlResult,
   deriveControls,
   EFFECT_COUNTING,
-  type ReconcileFinding,
-  type UnfencedWrite,
-  unfencedPaths,
   verdictOf,
 };

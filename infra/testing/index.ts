@@ -11,13 +11,8 @@ export { EngineNotInstalledError, type RunningEngine, startDynalite, startSqsEng
 export { LocalStackNotRunningError } from '../local/errors.js';
 export type { BenchWorker, Delivery, PrepareTenant } from './bench.js';
 export { type ConformanceEngine, startConformanceEngine } from './conformance-engine.js';
-export {
-  CLASS_CLAIMS,
-  CONTROL_NAMES,
-  type ControlResult,
-  type ReconcileFinding,
-  type UnfencedWrite,
-} from './controls.js';
+export { CLASS_CLAIMS, CONTROL_NAMES, type ControlResult } from './controls.js';
+export type { ReconcileFinding, UnfencedWrite } from './findings.js';
 export type { JobConformanceModule } from './module.js';
 export {
   applicableScenarios,

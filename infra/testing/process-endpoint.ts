@@ -7,8 +7,9 @@ const PROCESS_LABEL = 'process';
 
 /**
  * The environment every DynamoDB client built in this process reads when no endpoint is written in its code:
- * the AWS SDK v3 takes `AWS_ENDPOINT_URL_DYNAMODB` (resolved at a client's first request, then kept), and
- * `DYNAMODB_ENDPOINT` is the convention this project's own tools and many teams' client modules follow.
+ * the AWS SDK v3 takes `AWS_ENDPOINT_URL_DYNAMODB` (resolved at a client's first request, then kept);
+ * `DYNAMODB_ENDPOINT` is the convention many teams' client modules and this project's tests follow, and
+ * `LEASEFENCE_DYNAMODB_ENDPOINT` the one leasefence's own handlers read (lib/config.ts).
  * Credentials and region are local placeholders for the run, so no real credentials are used or sent, and a
  * client configured to ignore configured endpoints is not allowed to.
  */
@@ -16,6 +17,7 @@ function runEnvironment(endpoint: string, env: NodeJS.ProcessEnv): Record<string
   return {
     AWS_ENDPOINT_URL_DYNAMODB: endpoint,
     DYNAMODB_ENDPOINT: endpoint,
+    LEASEFENCE_DYNAMODB_ENDPOINT: endpoint,
     AWS_IGNORE_CONFIGURED_ENDPOINT_URLS: undefined,
     AWS_ACCESS_KEY_ID: 'local',
     AWS_SECRET_ACCESS_KEY: 'local',
@@ -66,6 +68,17 @@ class ProcessFrontDoor {
 let queue: Promise<unknown> = Promise.resolve();
 
 /**
+ * For a process that exists to run conformance (`leasefence check`): points every DynamoDB client the process
+ * builds itself at the front door from now on, before the job module is imported, so a client whose endpoint is
+ * read at import time (`endpoint: process.env.DYNAMODB_ENDPOINT`) is observed too. Not restored: the door
+ * outlives every run, and between runs it answers with an error instead of reaching any engine.
+ */
+async function observeProcessClientsFromNow(): Promise<void> {
+  const door = await ProcessFrontDoor.open();
+  apply(runEnvironment(door.endpoint, process.env));
+}
+
+/**
  * Runs `work` with every DynamoDB client the process builds itself pointed at `proxy` (through the front door and
  * the environment above), restoring the environment afterwards. Runs in one process take turns: the environment
  * is process-wide, so two at once could not tell their requests apart.
@@ -95,4 +108,4 @@ function apply(settings: Record<string, string | undefined>): void {
   }
 }
 
-export { PROCESS_LABEL, withProcessClientsObserved };
+export { observeProcessClientsFromNow, PROCESS_LABEL, withProcessClientsObserved };

@@ -9,14 +9,8 @@ import {
   harnessClients,
   startConformanceEngine,
 } from './conformance-engine.js';
-import {
-  type ControlResult,
-  deriveControls,
-  EFFECT_COUNTING,
-  type ReconcileFinding,
-  type UnfencedWrite,
-  verdictOf,
-} from './controls.js';
+import { type ControlResult, deriveControls, EFFECT_COUNTING, verdictOf } from './controls.js';
+import { type ReconcileFinding, reconcileFindings, type UnfencedWrite, unfencedWrites } from './findings.js';
 import { scanForLeaks } from './privacy-scan.js';
 import { withProcessClientsObserved } from './process-endpoint.js';
 import { countEffects } from './provider-probe.js';
@@ -178,40 +172,6 @@ function unevaluatedReport(
 /** How the report counts class C/D effects. */
 function effectCounting(job: JobDefinition<unknown>): string | undefined {
   return job.target === 'C' || job.target === 'D' ? EFFECT_COUNTING[job.target] : undefined;
-}
-
-/** Groups the unfenced target writes any client of the process made, by table, call, client, scenario and sample. */
-function unfencedWrites(bench: ConformanceBench): UnfencedWrite[] {
-  const counts = new Map<string, UnfencedWrite>();
-  for (const request of bench.requests) {
-    for (const write of request.writes.filter((candidate) => !candidate.fenced)) {
-      const id = [write.table, request.operation, request.source, request.scenario, request.sample].join('\u0000');
-      const seen = counts.get(id);
-      counts.set(id, {
-        table: write.table,
-        call: request.operation,
-        scenario: request.scenario,
-        sample: request.sample,
-        source: request.source,
-        count: (seen?.count ?? 0) + 1,
-      });
-    }
-  }
-  return [...counts.values()];
-}
-
-/** Every reconcile answer the provider's state contradicts: done with no effect held, not_done with one. */
-function reconcileFindings(bench: ConformanceBench): ReconcileFinding[] {
-  return bench.reconciles.flatMap((answer): ReconcileFinding[] => {
-    const { scenario, sample, worker, attempt, held } = answer;
-    if (answer.status === 'done' && held === 0) {
-      return [{ kind: 'done_without_effect', scenario, sample, worker, attempt, held }];
-    }
-    if (answer.status === 'not_done' && held > 0) {
-      return [{ kind: 'not_done_with_effect', scenario, sample, worker, attempt, held }];
-    }
-    return [];
-  });
 }
 
 /** The order in which one sample runs: the sample first, the other samples after it (for the changed payload). */

@@ -2,8 +2,9 @@ import * as z from 'zod';
 import { InvalidInputError, isLeasefenceError } from '../../../lib/errors.js';
 import type { JobDefinition } from '../../../lib/job-definition.js';
 import { startConformanceEngine } from '../../testing/conformance-engine.js';
-import { unfencedPaths } from '../../testing/controls.js';
+import { unfencedPaths } from '../../testing/findings.js';
 import type { JobConformanceModule } from '../../testing/module.js';
+import { observeProcessClientsFromNow } from '../../testing/process-endpoint.js';
 import { type ConformanceReport, runConformance, unevaluatedReport } from '../../testing/run-conformance.js';
 import { type CommandSpec, parseCommandLine } from '../args.js';
 import type { CliCommand } from '../command.js';
@@ -150,6 +151,8 @@ async function evaluate(module: JobConformanceModule, endpoint: string | undefin
 
 async function run(argv: readonly string[], io: Io): Promise<number> {
   const input = parseCommandLine(spec, schema, argv);
+  // Before the job module is imported: a client it builds at import time reads the observed endpoint.
+  if (!input.inventory) await observeProcessClientsFromNow();
   const module = await loadJobModule(input.jobs);
   if (input.inventory) return printInventory(io, input.json === true, module.jobs);
   const reports = await evaluate(module, input['dynamodb-endpoint']);

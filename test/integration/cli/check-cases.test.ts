@@ -25,10 +25,17 @@ interface Report {
   controls: Control[];
 }
 
-/** `leasefence check --jobs <module> --json` on the test engine: the exit code and the one job type's report. */
-async function check(module: string): Promise<{ code: number | null; report: Report }> {
+/**
+ * `leasefence check --jobs <module> --json` on the test engine: the exit code and the one job type's report.
+ * `env` is the developer's shell (e.g. DYNAMODB_ENDPOINT pointing at the engine itself).
+ */
+async function check(
+  module: string,
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; report: Report }> {
   const run = await runCli(['check', '--jobs', module, '--json', '--dynamodb-endpoint', engineEndpoints().dynamo], {
     timeoutMs: CLI_TIMEOUT_MS,
+    env,
   });
   if (run.stderr.trim()) throw new Error(`check wrote to stderr:\n${run.stderr}`);
   const parsed = JSON.parse(run.stdout) as { go: boolean; jobTypes: Report[] };
@@ -55,7 +62,8 @@ describe('leasefence check cannot be fooled (issue 23), each case a job module t
   afterAll(() => killAll());
 
   it('1. writes through a DynamoDB client the job builds itself: NO-GO on control 4, the stale double credit seen', async () => {
-    const { code, report } = await check(`${CASES}/own-client.ts`);
+    // The shell points DYNAMODB_ENDPOINT straight at the engine, as a developer's does; the module reads it at import.
+    const { code, report } = await check(`${CASES}/own-client.ts`, { DYNAMODB_ENDPOINT: engineEndpoints().dynamo });
     expect(code).toBe(1);
     expectActionable(report);
     expect(control(report, 4)?.status).toBe('FAIL');
