@@ -9,16 +9,17 @@
 const SHIPPED = '^(lib|functions|infra/(construct|cli|console|local|testing))/';
 /**
  * Code that may import the AWS SDK's DynamoDB clients and commands (type-only imports are free): the store (jobs
- * and payloads tables), fenced writes (the user's record tables), the client factory, and the tools that create
- * or describe tables or inspect them as a test harness (the conformance harness's privacy scan, the local stack's
- * transaction probe). Everything else reaches the tables through store methods.
+ * and payloads tables), fenced writes (the user's record tables), the client factory, the tools that create or
+ * describe tables, and the conformance harness's fingerprint of the user's own target tables. Everything else,
+ * the harness's privacy scan and the transaction probe included, reaches the jobs and payloads tables through
+ * store methods.
  */
 const DYNAMODB_ITEM_ACCESS_ALLOWED = [
   '^lib/store/',
   '^lib/fenced/',
   '^lib/aws-clients\\.ts$',
-  '^infra/testing/',
-  '^infra/local/(capabilities|resources)\\.ts$',
+  '^infra/testing/(conformance-engine|target-state)\\.ts$',
+  '^infra/local/resources\\.ts$',
   '^infra/cli/commands/raise-fences\\.ts$',
   '^examples/',
   '^test/',

@@ -1,5 +1,13 @@
-import type { GetCommandInput, ScanCommandInput, UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import type {
+  GetCommandInput,
+  ScanCommandInput,
+  TransactWriteCommandInput,
+  UpdateCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import { sweeperCursorKey, TableKeys } from './table.js';
+
+/** Key the transaction probe checks; `#` cannot appear in a tenant id, so no work item can ever live there. */
+const TRANSACTION_PROBE_KEY = { [TableKeys.partition]: '#capability-probe', [TableKeys.sort]: 'probe' };
 
 /*
  * Requests of the rare whole-table chores, pure: the sweeper's cursor row and the fence scan after a restore.
@@ -58,4 +66,30 @@ function buildWorkItemScan(tableName: string, limit: number, startKey?: Record<s
   };
 }
 
-export { buildSweepCursorRead, buildSweepCursorUpdate, buildWorkItemScan };
+/** One page of whole rows, every kind (consistent): for an audit that must see everything the table holds. */
+function buildRowScan(tableName: string, limit: number, startKey?: Record<string, unknown>): ScanCommandInput {
+  return {
+    TableName: tableName,
+    Limit: limit,
+    ConsistentRead: true,
+    ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+  };
+}
+
+/** A transaction of one ConditionCheck on a key no row uses: it writes nothing, and only a transactional engine runs it. */
+function buildTransactionProbe(tableName: string): TransactWriteCommandInput {
+  return {
+    TransactItems: [
+      {
+        ConditionCheck: {
+          TableName: tableName,
+          Key: TRANSACTION_PROBE_KEY,
+          ConditionExpression: 'attribute_not_exists(#pk)',
+          ExpressionAttributeNames: { '#pk': TableKeys.partition },
+        },
+      },
+    ],
+  };
+}
+
+export { buildRowScan, buildSweepCursorRead, buildSweepCursorUpdate, buildTransactionProbe, buildWorkItemScan };

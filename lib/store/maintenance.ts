@@ -1,9 +1,15 @@
-import { GetCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, ScanCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import type { JobIdentity } from '../identity.js';
 import { sendConditional } from './conditional-write.js';
 import type { Key, StoreConnection } from './connection.js';
-import { buildSweepCursorRead, buildSweepCursorUpdate, buildWorkItemScan } from './maintenance-requests.js';
+import {
+  buildRowScan,
+  buildSweepCursorRead,
+  buildSweepCursorUpdate,
+  buildTransactionProbe,
+  buildWorkItemScan,
+} from './maintenance-requests.js';
 import { buildProbeQuery } from './parked-requests.js';
 import { type ErasureBounds, eraseTenantData } from './payload-erasure.js';
 
@@ -26,7 +32,8 @@ interface WorkItemScanPage {
 
 /**
  * The rare whole-table chores of background services and recovery tools: the sweeper's cursor row, the fence
- * scan after a restore, a tenant's payload erasure, and the health probe. Nothing here is on a job's path.
+ * scan after a restore, a tenant's payload erasure, the health probe, the engine's transaction probe and the
+ * whole-table read of an audit. Nothing here is on a job's path.
  */
 class Maintenance {
   constructor(private readonly db: StoreConnection) {}
@@ -60,6 +67,34 @@ class Maintenance {
       operationId: row.operationId as string,
     }));
     return { identities, ...(output.LastEvaluatedKey ? { next: output.LastEvaluatedKey } : {}) };
+  }
+
+  /**
+   * Every row of the jobs table, whatever its kind, page by page to the table's end (consistent): for an audit
+   * such as the privacy scan, which must not call a table clean after reading only its first page.
+   */
+  async *allRows(pageSize = 500): AsyncGenerator<Record<string, unknown>> {
+    let startKey: Key | undefined;
+    do {
+      const output = await this.db.client.send(
+        new ScanCommand(buildRowScan(this.db.table.tableName, pageSize, startKey)),
+      );
+      yield* output.Items ?? [];
+      startKey = output.LastEvaluatedKey;
+    } while (startKey);
+  }
+
+  /**
+   * True when the engine runs TransactWriteItems (class A jobs need it): a transaction holding one ConditionCheck
+   * that writes nothing. dynalite answers UnknownOperationException; any refusal counts as "no".
+   */
+  async supportsTransactions(): Promise<boolean> {
+    try {
+      await this.db.client.send(new TransactWriteCommand(buildTransactionProbe(this.db.table.tableName)));
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /** Erases a tenant's payload bodies in `payloadsTable` and its work rows' text (see eraseTenantData). */

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { auditRecord, buildAuditPageQuery, buildAuditPut } from '../../../lib/store/audit.js';
 import {
+  buildRowScan,
   buildSweepCursorRead,
   buildSweepCursorUpdate,
+  buildTransactionProbe,
   buildWorkItemScan,
 } from '../../../lib/store/maintenance-requests.js';
 import { buildBodyKeysQuery, eraseBodyRequest } from '../../../lib/store/payload-erasure.js';
@@ -10,6 +12,31 @@ import { buildBodyKeysQuery, eraseBodyRequest } from '../../../lib/store/payload
 const NOW = 1_767_225_600_000;
 
 describe('maintenance requests (exact DynamoDB input)', () => {
+  it('reads whole rows page by page, consistently, from where the last page stopped', () => {
+    expect(buildRowScan('jobs', 500)).toEqual({ TableName: 'jobs', Limit: 500, ConsistentRead: true });
+    expect(buildRowScan('jobs', 2, { pk: 'a', sk: 'b' })).toEqual({
+      TableName: 'jobs',
+      Limit: 2,
+      ConsistentRead: true,
+      ExclusiveStartKey: { pk: 'a', sk: 'b' },
+    });
+  });
+
+  it('probes transactions with one ConditionCheck on a key no work item can use (a # partition)', () => {
+    expect(buildTransactionProbe('jobs')).toEqual({
+      TransactItems: [
+        {
+          ConditionCheck: {
+            TableName: 'jobs',
+            Key: { pk: '#capability-probe', sk: 'probe' },
+            ConditionExpression: 'attribute_not_exists(#pk)',
+            ExpressionAttributeNames: { '#pk': 'pk' },
+          },
+        },
+      ],
+    });
+  });
+
   it('reads the sweeper cursor consistently and stores it only over the version it read', () => {
     expect(buildSweepCursorRead('jobs')).toEqual({
       TableName: 'jobs',
