@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
+import { type ForwardedAnswer, forwardRequest } from './http-forward.js';
 
 /** One DynamoDB request as it reached the engine boundary: which listener took it, its operation and JSON body. */
 interface WireRequest {
@@ -91,9 +92,9 @@ class ObservingProxy {
       answerWithError(response, decision.errorName, decision.message);
       return;
     }
-    let answer: Awaited<ReturnType<ObservingProxy['forward']>>;
+    let answer: ForwardedAnswer;
     try {
-      answer = await this.forward(request, payload);
+      answer = await forwardRequest(this.upstream, this.agent, request, payload);
     } catch (error) {
       settle({ status: 0, errorName: (error as Error).name });
       request.socket.destroy();
@@ -118,36 +119,6 @@ class ObservingProxy {
     );
     this.servers.clear();
     this.agent.destroy();
-  }
-
-  private forward(
-    request: http.IncomingMessage,
-    payload: Buffer,
-  ): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
-    const send = this.upstream.protocol === 'https:' ? https.request : http.request;
-    return new Promise((resolve, reject) => {
-      const outbound = send(
-        {
-          protocol: this.upstream.protocol,
-          host: this.upstream.hostname,
-          port: this.upstream.port,
-          method: request.method,
-          path: request.url,
-          headers: { ...request.headers, host: this.upstream.host },
-          agent: this.agent,
-        },
-        (answer) => {
-          const parts: Buffer[] = [];
-          answer.on('data', (part: Buffer) => parts.push(part));
-          answer.on('end', () =>
-            resolve({ status: answer.statusCode ?? 502, headers: answer.headers, body: Buffer.concat(parts) }),
-          );
-          answer.on('error', reject);
-        },
-      );
-      outbound.on('error', reject);
-      outbound.end(payload);
-    });
   }
 }
 

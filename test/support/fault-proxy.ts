@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { forwardRequest } from '../../infra/testing/http-forward.js';
 
 /** One request as the proxy saw it: the DynamoDB operation (from X-Amz-Target) and its JSON body. */
 interface ProxiedRequest {
@@ -162,7 +163,7 @@ class FaultProxy {
       state.pending -= 1;
     }
     if (fault?.kind === 'delay') await new Promise((resolve) => setTimeout(resolve, fault.ms));
-    const answer = await this.forward(request, payload);
+    const answer = await forwardRequest(this.upstream, this.agent, request, payload);
     if (state) state.forwarded += 1;
     if (fault?.kind === 'drop_response') {
       request.socket.destroy();
@@ -170,34 +171,6 @@ class FaultProxy {
     }
     response.writeHead(answer.status, answer.headers);
     response.end(answer.body);
-  }
-
-  private forward(
-    request: http.IncomingMessage,
-    payload: Buffer,
-  ): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
-    return new Promise((resolve, reject) => {
-      const outbound = http.request(
-        {
-          host: this.upstream.hostname,
-          port: this.upstream.port,
-          method: request.method,
-          path: request.url,
-          headers: { ...request.headers, host: this.upstream.host },
-          agent: this.agent,
-        },
-        (answer) => {
-          const parts: Buffer[] = [];
-          answer.on('data', (part: Buffer) => parts.push(part));
-          answer.on('end', () =>
-            resolve({ status: answer.statusCode ?? 502, headers: answer.headers, body: Buffer.concat(parts) }),
-          );
-          answer.on('error', reject);
-        },
-      );
-      outbound.on('error', reject);
-      outbound.end(payload);
-    });
   }
 }
 
