@@ -34,6 +34,8 @@ from typing import Any
 ENVELOPE_VERSION = 1
 TENANT_BUCKETS = 16
 DEFAULT_RETENTION_DAYS = 30
+# States from which no worker acts again without an operator: a replay of such a job is not signalled again.
+FINISHED_STATES = {"succeeded", "failed_terminal", "unknown", "quarantined", "cancelled"}
 MAX_PAYLOAD_BYTES = 256 * 1024
 
 TENANT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
@@ -229,7 +231,7 @@ def store_payload(dynamodb: Any, table: str, tenant_id: str, operation_id: str, 
 
 
 def read_job(dynamodb: Any, jobs_table: str, tenant_id: str, operation_id: str) -> dict[str, Any] | None:
-    """The stored work row's state and outcome (None while no worker has created it)."""
+    """The stored work row's state, outcome and payload hash (None while no worker has created it)."""
     item = dynamodb.get_item(TableName=jobs_table, Key=work_item_key(tenant_id, operation_id), ConsistentRead=True,
                              ProjectionExpression="#s, outcomeCode, errorCode, payloadHash",
                              ExpressionAttributeNames={"#s": "state"}).get("Item")
@@ -241,19 +243,24 @@ def read_job(dynamodb: Any, jobs_table: str, tenant_id: str, operation_id: str) 
 def send_job(*, sqs: Any, dynamodb: Any, queue_url: str, payloads_table: str, tenant_id: str, operation_id: str,
              job_type: str, payload: Any, job_version: int | None = None, jobs_table: str | None = None,
              retention_days: int = DEFAULT_RETENTION_DAYS) -> dict[str, Any]:
-    """Stores the body, then sends the message; with ``jobs_table`` a replay also reports the stored row."""
+    """Stores the body, then sends the message. The answer is "new" or "replay"; with ``jobs_table`` a replay
+    carries the stored row (None while no worker created it) and a finished job is not signalled again."""
     check_identity(tenant_id, operation_id)
     if not isinstance(job_type, str) or not JOB_TYPE.fullmatch(job_type):
         raise InvalidInput("jobType", "must be 1-64 chars of [A-Za-z0-9._-]")
     if job_version is not None and not (isinstance(job_version, int) and 1 <= job_version <= 1_000_000):
         raise InvalidInput("jobVersion", "must be an integer from 1 to 1000000")
     stored, hash_hex = store_payload(dynamodb, payloads_table, tenant_id, operation_id, payload, retention_days)
+    answer: dict[str, Any] = {"answer": "new" if stored == "stored" else "replay", "payloadStored": stored,
+                              "payloadHash": hash_hex}
+    if jobs_table is not None and stored != "stored":
+        row = read_job(dynamodb, jobs_table, tenant_id, operation_id)
+        answer["stored"] = None if row is None else {k: v for k, v in row.items() if k != "payloadHash"}
+        if row is not None and row["state"] in FINISHED_STATES:
+            return {**answer, "messageId": ""}
     sent = sqs.send_message(QueueUrl=queue_url,
                             MessageBody=envelope(tenant_id, operation_id, job_type, hash_hex, job_version))
-    answer: dict[str, Any] = {"payloadStored": stored, "payloadHash": hash_hex, "messageId": sent["MessageId"]}
-    if jobs_table is not None and stored != "stored":
-        answer["row"] = read_job(dynamodb, jobs_table, tenant_id, operation_id)
-    return answer
+    return {**answer, "messageId": sent["MessageId"]}
 
 
 # --- command line --------------------------------------------------------------------------------------------
@@ -315,7 +322,7 @@ def main(argv: list[str]) -> int:
     send = commands.add_parser("send", help="store an inline payload and send its job message")
     send.add_argument("--queue-url", required=True)
     send.add_argument("--payloads-table", required=True)
-    send.add_argument("--jobs-table", help="also report the stored row on a replay (needs GetItem on it)")
+    send.add_argument("--jobs-table", help="on a replay, answer with the stored row (needs GetItem on the jobs table)")
     send.add_argument("--tenant-id", required=True)
     send.add_argument("--operation-id", required=True)
     send.add_argument("--job-type", required=True)
