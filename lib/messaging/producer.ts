@@ -4,7 +4,7 @@ import { InvalidInputError, isLeasefenceError, PayloadConflictError } from '../e
 import { payloadHash } from '../hashing.js';
 import { formatIdentity, parseIdentity, type ValidIdentity } from '../identity.js';
 import { parseInput } from '../internal/validation.js';
-import { jobTypeSchema, jobVersionSchema, payloadHashSchema, payloadRefSchema } from '../rules.js';
+import { jobTypeSchema, jobVersionSchema, type PayloadBinding, payloadHashSchema, payloadRefSchema } from '../rules.js';
 import { FINISHED_STATES, type WorkState } from '../states.js';
 import type { PayloadStore } from '../store/payloads.js';
 import type { WorkItem } from '../store/work-item.js';
@@ -128,7 +128,7 @@ async function sendJob(deps: ProducerDependencies, input: SendJobInput): Promise
       throw new InvalidInputError('inline payloads need a payloads table', [{ path: 'payloads', message: 'missing' }]);
     payloadStored = await storeInline(deps, identity, input.payload, hash);
   }
-  const binding = options.payloadRef !== undefined ? { ref: options.payloadRef } : ({ inline: true } as const);
+  const binding: PayloadBinding = options.payloadRef !== undefined ? { ref: options.payloadRef } : { inline: true };
   if (rowsFirst) {
     const row = await scheduleDelayedJob(deps, {
       identity,
@@ -148,8 +148,22 @@ async function sendJob(deps: ProducerDependencies, input: SendJobInput): Promise
   if (stored && FINISHED_STATES.includes(stored.state)) {
     return { messageId: '', payloadHash: hash, answer, payloadStored, ...known };
   }
-  // Every field was parsed above, once: the identity (parseIdentity), the type, version and ref (sendOptionsSchema),
-  // the hash (computed from the body, or given and parsed); so the envelope is sent without a second walk.
+  const messageId = await sendJobMessage(deps, identity, options, hash, binding);
+  return { messageId, payloadHash: hash, answer, payloadStored, ...known };
+}
+
+/**
+ * Sends the `job` message. Every field was parsed where it came in, once: the identity (parseIdentity), the type,
+ * version and ref (sendOptionsSchema), the hash (computed from the body, or given and parsed); so the envelope is
+ * sent without a second walk.
+ */
+async function sendJobMessage(
+  deps: ProducerDependencies,
+  identity: ValidIdentity,
+  options: z.output<typeof sendOptionsSchema>,
+  hash: string,
+  binding: PayloadBinding,
+): Promise<string> {
   const envelope = {
     v: ENVELOPE_VERSION,
     kind: 'job',
@@ -161,12 +175,9 @@ async function sendJob(deps: ProducerDependencies, input: SendJobInput): Promise
     payload: binding,
   } as CheckedEnvelope;
   const sent = await deps.sqs.send(
-    new SendMessageCommand({
-      QueueUrl: deps.queueUrl,
-      MessageBody: encodeEnvelope(envelope),
-    }),
+    new SendMessageCommand({ QueueUrl: deps.queueUrl, MessageBody: encodeEnvelope(envelope) }),
   );
-  return { messageId: sent.MessageId ?? '', payloadHash: hash, answer, payloadStored, ...known };
+  return sent.MessageId ?? '';
 }
 
 /**
