@@ -9,6 +9,7 @@ import { type JobBinding, newWorkItem } from '../store/schemas.js';
 import type { WorkItem } from '../store/work-item.js';
 import { WorkItemStore } from '../store/work-item-store.js';
 import { serializeEnvelope } from './envelope.js';
+import { messageGroupOf } from './message-group.js';
 import { wakeEnvelope } from './wake.js';
 
 /**
@@ -72,6 +73,7 @@ async function scheduleDelayedJob(deps: DelayedJobDependencies, job: DelayedJob)
       new SendMessageCommand({
         QueueUrl: deps.queueUrl,
         MessageBody: serializeEnvelope(envelope),
+        MessageGroupId: messageGroupOf(job.identity.tenantId),
         DelaySeconds: job.delaySeconds,
       }),
     );

@@ -17,6 +17,7 @@ import {
   scheduleDelayedJob,
 } from './delayed-job.js';
 import { type CheckedEnvelope, ENVELOPE_VERSION, encodeEnvelope } from './envelope.js';
+import { messageGroupOf } from './message-group.js';
 
 /**
  * Where jobs are sent. `payloads` is required for inline payloads. `delayed` (the jobs table and the job
@@ -175,7 +176,11 @@ async function sendJobMessage(
     payload: binding,
   } as CheckedEnvelope;
   const sent = await deps.sqs.send(
-    new SendMessageCommand({ QueueUrl: deps.queueUrl, MessageBody: encodeEnvelope(envelope) }),
+    new SendMessageCommand({
+      QueueUrl: deps.queueUrl,
+      MessageBody: encodeEnvelope(envelope),
+      MessageGroupId: messageGroupOf(identity.tenantId),
+    }),
   );
   return sent.MessageId ?? '';
 }

@@ -14,6 +14,7 @@ interface ProducerVectors {
     pk: string;
     workItemSk: string;
     payloadSk: string;
+    messageGroupId: string;
   }[];
   rejectedIdentities: { tenantId: string; operationId: string; field: 'tenantId' | 'operationId' }[];
 }

@@ -7,7 +7,8 @@ It does what the TypeScript ``sendJob`` does for an inline payload:
 3. stores the canonical body in the payloads table under the identity's key (``tenant#bucket``,
    ``payload#<operationId>``) with one conditional PutItem: a new body is ``stored``, the same body again is a
    ``replay``, a different body for the same identity is a conflict (nothing written, nothing sent);
-4. sends the job message (the envelope of schema/envelope.schema.json) to the jobs queue.
+4. sends the job message (the envelope of schema/envelope.schema.json) to the jobs queue, with the tenant's
+   ``MessageGroupId`` (SQS fair queues keep one tenant's backlog from delaying the others).
 
 Endpoints, region and credentials come from boto3's usual configuration (``AWS_ENDPOINT_URL_DYNAMODB``,
 ``AWS_ENDPOINT_URL_SQS``, ``AWS_DEFAULT_REGION``, ...). Command line::
@@ -167,6 +168,11 @@ def partition_key(tenant_id: str, operation_id: str) -> str:
     return f"{tenant_id}#{tenant_bucket(tenant_id, operation_id)}"
 
 
+def message_group(tenant_id: str) -> str:
+    """The SQS MessageGroupId of every message of the tenant (fair queues): "t" + 16 hex digits of a SHA-256."""
+    return "t" + hashlib.sha256(f"leasefence:group\0{tenant_id}".encode("utf-8")).hexdigest()[:16]
+
+
 def payload_key(tenant_id: str, operation_id: str) -> dict[str, dict[str, str]]:
     """The payloads table key of the identity's body (DynamoDB attribute values)."""
     return {"pk": {"S": partition_key(tenant_id, operation_id)}, "sk": {"S": f"payload#{operation_id}"}}
@@ -258,7 +264,7 @@ def send_job(*, sqs: Any, dynamodb: Any, queue_url: str, payloads_table: str, te
         answer["stored"] = None if row is None else {k: v for k, v in row.items() if k != "payloadHash"}
         if row is not None and row["state"] in FINISHED_STATES:
             return {**answer, "messageId": ""}
-    sent = sqs.send_message(QueueUrl=queue_url,
+    sent = sqs.send_message(QueueUrl=queue_url, MessageGroupId=message_group(tenant_id),
                             MessageBody=envelope(tenant_id, operation_id, job_type, hash_hex, job_version))
     return {**answer, "messageId": sent["MessageId"]}
 
@@ -301,6 +307,7 @@ def check_vectors(path: str) -> int:
                f"payload key of {tenant}/{operation}")
         expect(work_item_key(tenant, operation) == {"pk": {"S": vector["pk"]}, "sk": {"S": vector["workItemSk"]}},
                f"work item key of {tenant}/{operation}")
+        expect(message_group(tenant) == vector["messageGroupId"], f"message group of {tenant}")
     for vector in vectors["rejectedIdentities"]:
         try:
             check_identity(vector["tenantId"], vector["operationId"])

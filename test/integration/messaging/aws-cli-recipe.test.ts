@@ -73,6 +73,8 @@ describe('the AWS CLI recipe of docs/PRODUCERS.md, run as documented against the
     return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
       const child = spawn('bash', ['-euo', 'pipefail', '-c', script], {
         cwd: ROOT,
+        // stdin not a socket: bash would take itself for a remote shell and read the machine's bashrc.
+        stdio: ['ignore', 'pipe', 'pipe'],
         env: {
           ...process.env,
           ...localAwsEnvironment(),

@@ -7,6 +7,7 @@ import { canonicalJson, payloadHash } from '../../../lib/hashing.js';
 import { parseIdentity } from '../../../lib/identity.js';
 import { envelopeJsonSchema } from '../../../lib/messaging/contract.js';
 import { parseEnvelope } from '../../../lib/messaging/envelope.js';
+import { messageGroupOf } from '../../../lib/messaging/message-group.js';
 import { payloadKey, TENANT_BUCKETS, tenantBucketOf, workItemKey } from '../../../lib/store/table.js';
 import { expectThrown } from '../../support/expectations.js';
 import { producerVectors } from '../../support/producer-vectors.js';
@@ -70,7 +71,7 @@ describe('the shared producer test vectors (schema/test-vectors.json)', () => {
   );
 
   it.each(vectors.identities.map((vector) => [`${vector.tenantId}/${vector.operationId}`, vector] as const))(
-    'identity %s: bucket and keys as the store writes them',
+    'identity %s: bucket and keys as the store writes them, message group as every sender sets it',
     (_name, vector) => {
       const identity = parseIdentity({ tenantId: vector.tenantId, operationId: vector.operationId });
 
@@ -78,6 +79,7 @@ describe('the shared producer test vectors (schema/test-vectors.json)', () => {
       expect(tenantBucketOf(identity)).toBe(vector.bucket);
       expect(workItemKey(identity)).toEqual({ pk: vector.pk, sk: vector.workItemSk });
       expect(payloadKey(identity)).toEqual({ pk: vector.pk, sk: vector.payloadSk });
+      expect(messageGroupOf(identity.tenantId)).toBe(vector.messageGroupId);
     },
   );
 
