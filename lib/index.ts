@@ -79,7 +79,7 @@ export {
   type SweepResult,
 } from './lambda/sweeper-handler.js';
 export type { DelayedJobsConfig, ScheduledRow } from './messaging/delayed-job.js';
-export type { ProducerDependencies, SendJobInput, SentJob } from './messaging/producer.js';
+export type { ProducerDependencies, SendJobInput, SentJob, StoredJob } from './messaging/producer.js';
 export { sendJob } from './messaging/producer.js';
 export { WorkState } from './states.js';
 // The producer stores inline payload bodies through it (ProducerDependencies.payloads).

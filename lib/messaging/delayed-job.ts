@@ -6,8 +6,10 @@ import type { ValidIdentity } from '../identity.js';
 import type { AnyJobDefinition } from '../job-definition.js';
 import type { WorkState } from '../states.js';
 import { type JobBinding, newWorkItem } from '../store/schemas.js';
+import type { WorkItem } from '../store/work-item.js';
 import { WorkItemStore } from '../store/work-item-store.js';
 import { serializeEnvelope } from './envelope.js';
+import { messageGroupOf } from './message-group.js';
 import { wakeEnvelope } from './wake.js';
 
 /**
@@ -40,6 +42,10 @@ interface DelayedJob extends JobBinding {
 interface ScheduledRow {
   outcome: 'created' | 'replay';
   state: WorkState;
+  /** A replay of a finished job: its recorded outcome (never the payload). */
+  outcomeCode?: string;
+  result?: unknown;
+  errorCode?: string;
   availableAt?: number;
   /** `deferred`: the row committed but the message could not be sent; the sweeper wakes the job when due. */
   wake?: 'sent' | 'deferred';
@@ -54,35 +60,20 @@ interface ScheduledRow {
  * Missing `delayed` configuration, or a job type it does not define ▶ InvalidInputError before anything is written.
  */
 async function scheduleDelayedJob(deps: DelayedJobDependencies, job: DelayedJob): Promise<ScheduledRow> {
-  const config = deps.delayed;
-  if (!config) {
-    throw new InvalidInputError('a delayed job writes its row first: pass `delayed` (jobs table and job definitions)', [
-      { path: 'delayed', message: 'required when delaySeconds > 0' },
-    ]);
-  }
-  const definition = config.jobs.find((candidate) => candidate.type === job.jobType);
-  if (!definition) {
-    throw new InvalidInputError(`job type ${job.jobType} is not in the registry; its attempt budget is unknown`, [
-      { path: 'jobType', message: 'not registered' },
-    ]);
-  }
-  const store = new WorkItemStore({
-    client: config.client,
-    tableName: config.jobsTable,
-    ...(config.clock ? { clock: config.clock } : {}),
-    ...(config.deadlineShards ? { deadlineShards: config.deadlineShards } : {}),
-  });
+  const { config, definition } = requireRowsConfig(deps, job.jobType);
+  const store = jobsStore(config);
   const availableAt = store.now() + job.delaySeconds * 1000;
   const enqueued = await store.enqueue(newWorkItem(job.identity, job, definition.maxAttempts, availableAt));
   const item = enqueued.item;
   const row = { state: item.state, ...(item.availableAt !== undefined ? { availableAt: item.availableAt } : {}) };
-  if (enqueued.outcome === 'replay') return { outcome: 'replay', ...row };
+  if (enqueued.outcome === 'replay') return { outcome: 'replay', ...row, ...recordedOutcome(item) };
   const envelope = { ...wakeEnvelope(item), ...(job.jobVersion !== undefined ? { jobVersion: job.jobVersion } : {}) };
   try {
     const sent = await deps.sqs.send(
       new SendMessageCommand({
         QueueUrl: deps.queueUrl,
         MessageBody: serializeEnvelope(envelope),
+        MessageGroupId: messageGroupOf(job.identity.tenantId),
         DelaySeconds: job.delaySeconds,
       }),
     );
@@ -93,4 +84,55 @@ async function scheduleDelayedJob(deps: DelayedJobDependencies, job: DelayedJob)
   }
 }
 
-export { type DelayedJobDependencies, type DelayedJobsConfig, type ScheduledRow, scheduleDelayedJob };
+/**
+ * The jobs-table configuration a rows-first send needs, and the job type's definition in it (for the attempt
+ * budget); InvalidInputError when either is missing, before anything is written.
+ */
+function requireRowsConfig(
+  deps: Pick<DelayedJobDependencies, 'delayed'>,
+  jobType: string,
+): { config: DelayedJobsConfig; definition: AnyJobDefinition } {
+  const config = deps.delayed;
+  if (!config) {
+    throw new InvalidInputError(
+      'a delayed or confirmed job writes its row first: pass `delayed` (jobs table and job definitions)',
+      [{ path: 'delayed', message: 'required when delaySeconds > 0 or confirm is set' }],
+    );
+  }
+  const definition = config.jobs.find((candidate) => candidate.type === jobType);
+  if (!definition) {
+    throw new InvalidInputError(`job type ${jobType} is not in the registry; its attempt budget is unknown`, [
+      { path: 'jobType', message: 'not registered' },
+    ]);
+  }
+  return { config, definition };
+}
+
+/** The store of the configured jobs table (the producer's rows-first writes and its replay reads). */
+function jobsStore(config: DelayedJobsConfig): WorkItemStore {
+  return new WorkItemStore({
+    client: config.client,
+    tableName: config.jobsTable,
+    ...(config.clock ? { clock: config.clock } : {}),
+    ...(config.deadlineShards ? { deadlineShards: config.deadlineShards } : {}),
+  });
+}
+
+/** A stored row's outcome fields, those it has (a producer's replay answer; never the payload or error text). */
+function recordedOutcome(item: WorkItem): Pick<ScheduledRow, 'outcomeCode' | 'result' | 'errorCode'> {
+  return {
+    ...(item.outcomeCode !== undefined ? { outcomeCode: item.outcomeCode } : {}),
+    ...(item.result !== undefined ? { result: item.result } : {}),
+    ...(item.errorCode !== undefined ? { errorCode: item.errorCode } : {}),
+  };
+}
+
+export {
+  type DelayedJobDependencies,
+  type DelayedJobsConfig,
+  jobsStore,
+  recordedOutcome,
+  requireRowsConfig,
+  type ScheduledRow,
+  scheduleDelayedJob,
+};

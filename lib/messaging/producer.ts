@@ -1,17 +1,29 @@
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import * as z from 'zod';
-import { InvalidInputError } from '../errors.js';
+import { InvalidInputError, isLeasefenceError, PayloadConflictError } from '../errors.js';
 import { payloadHash } from '../hashing.js';
-import { parseIdentity } from '../identity.js';
+import { formatIdentity, parseIdentity, type ValidIdentity } from '../identity.js';
 import { parseInput } from '../internal/validation.js';
-import { jobTypeSchema, jobVersionSchema, payloadHashSchema, payloadRefSchema } from '../rules.js';
+import { jobTypeSchema, jobVersionSchema, type PayloadBinding, payloadHashSchema, payloadRefSchema } from '../rules.js';
+import { FINISHED_STATES, type WorkState } from '../states.js';
 import type { PayloadStore } from '../store/payloads.js';
-import { type DelayedJobsConfig, type ScheduledRow, scheduleDelayedJob } from './delayed-job.js';
+import type { WorkItem } from '../store/work-item.js';
+import {
+  type DelayedJobsConfig,
+  jobsStore,
+  recordedOutcome,
+  requireRowsConfig,
+  type ScheduledRow,
+  scheduleDelayedJob,
+} from './delayed-job.js';
 import { type CheckedEnvelope, ENVELOPE_VERSION, encodeEnvelope } from './envelope.js';
+import { messageGroupOf } from './message-group.js';
 
 /**
- * Where jobs are sent. `payloads` is required for inline payloads; `delayed` (the jobs table and the job
- * definitions, for the attempt budget) is required for delayed jobs, whose row is written first.
+ * Where jobs are sent. `payloads` is required for inline payloads. `delayed` (the jobs table and the job
+ * definitions, for the attempt budget) is required for jobs whose row is written first (delayed, or `confirm`);
+ * given for an immediate job, it is also read on a replay, to answer with the stored row (and to find a conflict
+ * of a payloadRef job before anything is sent).
  */
 interface ProducerDependencies {
   sqs: SQSClient;
@@ -31,18 +43,45 @@ type SendJobInput = {
   /** The version of the job definition the payload was built for; a worker running another version quarantines it. */
   jobVersion?: number;
   delaySeconds?: number;
+  /**
+   * Enqueue as the inbox: write the queued row first (one conditional write, needs `delayed`), then send its
+   * wake-up. The job can be listed and cancelled at once; the answer is `created` or a `replay` with the stored
+   * state and outcome, and a different payload is a PayloadConflictError with nothing written or sent. One write
+   * more than the default path, where the worker creates the row.
+   */
+  confirm?: boolean;
 } & ({ payload: unknown; payloadRef?: undefined } | { payloadRef: string; payload?: unknown; payloadHash?: string });
+
+/** A stored job's state and recorded outcome, as a replay answer reports it (never the payload or error text). */
+interface StoredJob {
+  state: WorkState;
+  outcomeCode?: string;
+  result?: unknown;
+  errorCode?: string;
+}
 
 /** What was sent. */
 interface SentJob {
+  /** '' when nothing was sent (a replay of a finished job, or of a row written first). */
   messageId: string;
   payloadHash: string;
+  /**
+   * `new`: nothing was known of this identity (or only its payload ref, which the producer does not read);
+   * `replay`: this identity was seen before with this very payload (a producer retry): the job runs at most once.
+   * A different payload is never an answer: it is a PayloadConflictError, thrown with nothing written or sent.
+   */
+  answer: 'new' | 'replay';
+  /**
+   * With the jobs table (`delayed`), on a replay: the stored row, or null while no worker has created it yet
+   * (the message was resent). A finished row's message is not resent. Absent when the row was not read.
+   */
+  stored?: StoredJob | null;
   /**
    * 'replay' when the same inline body was already stored for this identity (a producer retry); 'erased' when
    * the same body was stored and then erased (it is not stored again).
    */
   payloadStored: 'stored' | 'replay' | 'erased' | 'by_reference';
-  /** Delayed jobs only: the queued row written before the message (a replay sent nothing; messageId is ''). */
+  /** Rows-first jobs (delayed, or `confirm`): the queued row written before the message (a replay sent nothing; messageId is ''). */
   row?: ScheduledRow;
 }
 
@@ -50,6 +89,7 @@ const sendOptionsSchema = z.object({
   jobType: jobTypeSchema,
   jobVersion: jobVersionSchema.optional(),
   delaySeconds: z.number().int().min(0).max(900).optional(),
+  confirm: z.boolean().optional(),
   payloadRef: payloadRefSchema.optional(),
   payloadHash: payloadHashSchema.optional(),
 });
@@ -57,9 +97,11 @@ const sendOptionsSchema = z.object({
 /**
  * Sends a job: computes the payload hash (RFC 8785 + SHA-256), stores an inline body immutably (a different
  * body for the same identity ▶ PayloadConflictError, nothing sent), then sends the wake-up message; the worker
- * creates the row (two writes per job). With `delaySeconds` > 0 the queued row is written first and the
- * message is a delayed wake-up (see scheduleDelayedJob): visible and cancellable at once, one extra write.
- * Bad input ▶ InvalidInputError before anything is written or sent.
+ * creates the row (two writes per job). The answer says `new` or `replay`; with the jobs table (`delayed`) a
+ * replay carries the stored row's state and outcome, a finished job is not signalled again, and a payloadRef
+ * job whose row holds another hash is a PayloadConflictError before anything is sent. With `delaySeconds` > 0
+ * or `confirm` the queued row is written first and the message is its wake-up (see scheduleDelayedJob): visible
+ * and cancellable at once, one extra write. Bad input ▶ InvalidInputError before anything is written or sent.
  * @example
  * await sendJob({ sqs, queueUrl, payloads }, { tenantId: 'acme', operationId: 'refund-r_815', jobType: 'refund', payload: { amount: 70.25 } });
  */
@@ -71,31 +113,58 @@ async function sendJob(deps: ProducerDependencies, input: SendJobInput): Promise
       jobType: input.jobType,
       jobVersion: input.jobVersion,
       delaySeconds: input.delaySeconds,
+      confirm: input.confirm,
       payloadRef: input.payloadRef,
       payloadHash: 'payloadHash' in input ? input.payloadHash : undefined,
     },
     'job',
   );
   const hash = resolveHash(input, options.payloadHash);
+  const rowsFirst = options.confirm === true || (options.delaySeconds !== undefined && options.delaySeconds > 0);
+  // Refused before the body is stored: bad input mutates nothing.
+  if (rowsFirst) requireRowsConfig(deps, options.jobType);
   let payloadStored: SentJob['payloadStored'] = 'by_reference';
   if (options.payloadRef === undefined) {
     if (!deps.payloads)
       throw new InvalidInputError('inline payloads need a payloads table', [{ path: 'payloads', message: 'missing' }]);
-    payloadStored = await deps.payloads.write(identity, input.payload, hash);
+    payloadStored = await storeInline(deps, identity, input.payload, hash);
   }
-  if (options.delaySeconds !== undefined && options.delaySeconds > 0) {
+  const binding: PayloadBinding = options.payloadRef !== undefined ? { ref: options.payloadRef } : { inline: true };
+  if (rowsFirst) {
     const row = await scheduleDelayedJob(deps, {
       identity,
       jobType: options.jobType,
       ...(options.jobVersion !== undefined ? { jobVersion: options.jobVersion } : {}),
       payloadHash: hash,
-      payload: options.payloadRef !== undefined ? { ref: options.payloadRef } : { inline: true },
-      delaySeconds: options.delaySeconds,
+      payload: binding,
+      delaySeconds: options.delaySeconds ?? 0,
     });
-    return { messageId: row.messageId ?? '', payloadHash: hash, payloadStored, row };
+    const answer = row.outcome === 'replay' ? 'replay' : 'new';
+    return { messageId: row.messageId ?? '', payloadHash: hash, answer, payloadStored, row };
   }
-  // Every field was parsed above, once: the identity (parseIdentity), the type, version and ref (sendOptionsSchema),
-  // the hash (computed from the body, or given and parsed); so the envelope is sent without a second walk.
+  // A row can only exist for an identity seen before: a body stored just now needs no read.
+  const stored = deps.delayed && payloadStored !== 'stored' ? await storedJob(deps.delayed, identity, hash) : undefined;
+  const answer = payloadStored === 'replay' || payloadStored === 'erased' || stored ? 'replay' : 'new';
+  const known = stored !== undefined ? { stored } : {};
+  if (stored && FINISHED_STATES.includes(stored.state)) {
+    return { messageId: '', payloadHash: hash, answer, payloadStored, ...known };
+  }
+  const messageId = await sendJobMessage(deps, identity, options, hash, binding);
+  return { messageId, payloadHash: hash, answer, payloadStored, ...known };
+}
+
+/**
+ * Sends the `job` message. Every field was parsed where it came in, once: the identity (parseIdentity), the type,
+ * version and ref (sendOptionsSchema), the hash (computed from the body, or given and parsed); so the envelope is
+ * sent without a second walk.
+ */
+async function sendJobMessage(
+  deps: ProducerDependencies,
+  identity: ValidIdentity,
+  options: z.output<typeof sendOptionsSchema>,
+  hash: string,
+  binding: PayloadBinding,
+): Promise<string> {
   const envelope = {
     v: ENVELOPE_VERSION,
     kind: 'job',
@@ -104,15 +173,56 @@ async function sendJob(deps: ProducerDependencies, input: SendJobInput): Promise
     jobType: options.jobType,
     ...(options.jobVersion !== undefined ? { jobVersion: options.jobVersion } : {}),
     payloadHash: hash,
-    payload: options.payloadRef !== undefined ? { ref: options.payloadRef } : { inline: true },
+    payload: binding,
   } as CheckedEnvelope;
   const sent = await deps.sqs.send(
     new SendMessageCommand({
       QueueUrl: deps.queueUrl,
       MessageBody: encodeEnvelope(envelope),
+      MessageGroupId: messageGroupOf(identity.tenantId),
     }),
   );
-  return { messageId: sent.MessageId ?? '', payloadHash: hash, payloadStored };
+  return sent.MessageId ?? '';
+}
+
+/**
+ * Stores the inline body (PayloadStore.write); a conflict is rethrown with the stored row's state when the jobs
+ * table is configured, so the producer sees what its identity is already bound to.
+ */
+async function storeInline(
+  deps: ProducerDependencies,
+  identity: ValidIdentity,
+  payload: unknown,
+  hash: string,
+): Promise<'stored' | 'replay' | 'erased'> {
+  try {
+    return await (deps.payloads as PayloadStore).write(identity, payload, hash);
+  } catch (error) {
+    if (!deps.delayed || !isLeasefenceError(error, PayloadConflictError)) throw error;
+    const existing = (error.existing ?? {}) as { payloadHash?: string };
+    const row = await jobsStore(deps.delayed).get(identity);
+    throw new PayloadConflictError(error.message, { ...existing, stored: row ? storedJobOf(row) : null });
+  }
+}
+
+/**
+ * The stored row of an identity seen before, or null when there is none yet; a row bound to another payload hash
+ * is a PayloadConflictError (nothing sent).
+ */
+async function storedJob(config: DelayedJobsConfig, identity: ValidIdentity, hash: string): Promise<StoredJob | null> {
+  const row = await jobsStore(config).get(identity);
+  if (!row) return null;
+  if (row.payloadHash !== hash) {
+    throw new PayloadConflictError(
+      `${formatIdentity(identity)} already exists with a different payload hash; nothing was sent`,
+      { payloadHash: row.payloadHash, stored: storedJobOf(row) },
+    );
+  }
+  return storedJobOf(row);
+}
+
+function storedJobOf(row: WorkItem): StoredJob {
+  return { state: row.state, ...recordedOutcome(row) };
 }
 
 /** The hash of the approved payload: computed from the body, or given with a ref (and checked when both are). */
@@ -132,4 +242,4 @@ function resolveHash(input: SendJobInput, givenHash: string | undefined): string
   return computed ?? (givenHash as string);
 }
 
-export { type ProducerDependencies, type SendJobInput, type SentJob, sendJob };
+export { type ProducerDependencies, type SendJobInput, type SentJob, type StoredJob, sendJob };

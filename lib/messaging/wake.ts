@@ -2,6 +2,7 @@ import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { InvalidInputError } from '../errors.js';
 import type { WorkItem } from '../store/work-item.js';
 import { ENVELOPE_VERSION, type JobEnvelope, serializeEnvelope } from './envelope.js';
+import { messageGroupOf } from './message-group.js';
 
 /** SendMessageBatch takes at most ten entries. */
 const SQS_BATCH_SIZE = 10;
@@ -57,10 +58,11 @@ async function sendWakeSignals(sqs: SQSClient, queueUrl: string, items: readonly
     report.failed += count;
     report.lastError = describeFailure(error);
   };
-  const bodies: string[] = [];
+  const bodies: { body: string; group: string }[] = [];
   for (const item of items) {
     try {
-      bodies.push(serializeEnvelope(wakeEnvelope(item)));
+      // The same group as the producer's message: a tenant's wake-ups queue behind its own backlog only.
+      bodies.push({ body: serializeEnvelope(wakeEnvelope(item)), group: messageGroupOf(item.tenantId) });
     } catch (error) {
       fail(1, error);
     }
@@ -71,7 +73,11 @@ async function sendWakeSignals(sqs: SQSClient, queueUrl: string, items: readonly
       const output = await sqs.send(
         new SendMessageBatchCommand({
           QueueUrl: queueUrl,
-          Entries: chunk.map((body, index) => ({ Id: String(index), MessageBody: body })),
+          Entries: chunk.map(({ body, group }, index) => ({
+            Id: String(index),
+            MessageBody: body,
+            MessageGroupId: group,
+          })),
         }),
       );
       report.sent += output.Successful?.length ?? 0;

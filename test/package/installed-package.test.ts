@@ -215,14 +215,26 @@ describe('the packed tarball, installed into a fresh project with the README ins
     if (work) await rm(work, { recursive: true, force: true });
   });
 
-  it('ships dist/, the sources its maps point to, READMEs and LICENSE: no tests, no install scripts', async () => {
+  it('ships dist/, the sources its maps point to, the producer contract, READMEs and LICENSE: no tests, no install scripts', async () => {
     const { stdout } = await run('tar', ['-tzf', tarball]);
     const files = stdout.split('\n').filter(Boolean);
     const installed = JSON.parse(await readFile(join(project, 'node_modules/leasefence/package.json'), 'utf8'));
     expect(
-      files.filter((file) => !/^package\/(dist|lib|functions|examples|infra)\/|^package\/[\w.]+$/.test(file)),
+      files.filter(
+        (file) => !/^package\/(dist|lib|functions|examples|infra|schema|docs)\/|^package\/[\w.]+$/.test(file),
+      ),
     ).toEqual([]);
-    for (const expected of ['dist/lib/index.js', 'dist/lib/index.d.ts', 'dist/infra/cli/bin.js', 'lib/index.ts']) {
+    for (const expected of [
+      'dist/lib/index.js',
+      'dist/lib/index.d.ts',
+      'dist/infra/cli/bin.js',
+      'lib/index.ts',
+      // The producer contract (docs/PRODUCERS.md): the envelope schema, the vectors, the Python reference producer.
+      'schema/envelope.schema.json',
+      'schema/test-vectors.json',
+      'docs/PRODUCERS.md',
+      'examples/producers/python/leasefence_producer.py',
+    ]) {
       expect(files).toContain(`package/${expected}`);
     }
     expect(files.filter((file) => /\/test\/|\.test\.|tsbuildinfo/.test(file))).toEqual([]);

@@ -27,6 +27,10 @@ const spec: CommandSpec = {
       placeholder: '<seconds>',
       description: 'run after 0-900 seconds; the queued row is written first (show, ls and cancel see it at once)',
     },
+    confirm: {
+      type: 'boolean',
+      description: 'write the queued row first and answer created, or replay with the stored state (one write more)',
+    },
     jobs: {
       type: 'string',
       placeholder: '<module>',
@@ -50,6 +54,7 @@ const schema = z
     payload: z.string().optional(),
     'payload-file': z.string().min(1).optional(),
     delay: integerFlag(0, 900).optional(),
+    confirm: z.boolean().optional(),
     jobs: z.string().min(1).optional(),
   })
   .refine((input) => (input.payload === undefined) !== (input['payload-file'] === undefined), {
@@ -121,6 +126,7 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
         jobType: input.type,
         payload,
         ...(input.delay !== undefined ? { delaySeconds: input.delay } : {}),
+        ...(input.confirm ? { confirm: true } : {}),
       },
     );
     const identity = { tenantId: input.tenant, operationId: input.operation };
@@ -132,8 +138,16 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
     if (sent.row) {
       io.out(
         sent.row.outcome === 'replay'
-          ? `already scheduled ${input.type} ${formatIdentity(identity)}: the row is ${sent.row.state}; nothing sent`
-          : `scheduled ${input.type} ${formatIdentity(identity)}: row queued, due in ${input.delay}s; wake-up ${sent.row.wake === 'sent' ? `message ${sent.messageId}` : 'deferred to the sweeper'} (${body})`,
+          ? `replay of ${input.type} ${formatIdentity(identity)}: the row is ${describeStored(sent.row)}; nothing sent`
+          : `created ${input.type} ${formatIdentity(identity)}: row queued${input.delay ? `, due in ${input.delay}s` : ''}; wake-up ${sent.row.wake === 'sent' ? `message ${sent.messageId}` : 'deferred to the sweeper'} (${body})`,
+      );
+      io.out(`follow it: leasefence show ${formatIdentity(identity)}`);
+      return 0;
+    }
+    if (sent.answer === 'replay') {
+      const row = sent.stored ? `the row is ${describeStored(sent.stored)}` : 'no row yet';
+      io.out(
+        `replay of ${input.type} ${formatIdentity(identity)}: ${row}; ${sent.messageId ? `wake-up resent as message ${sent.messageId}` : 'nothing sent'}`,
       );
       io.out(`follow it: leasefence show ${formatIdentity(identity)}`);
       return 0;
@@ -144,6 +158,12 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
     io.out(`follow it: leasefence show ${formatIdentity(identity)}`);
     return 0;
   });
+}
+
+/** A stored row's state and outcome code, as a line shows it (`succeeded (settled)`). */
+function describeStored(row: { state: string; outcomeCode?: string; errorCode?: string }): string {
+  const code = row.outcomeCode ?? row.errorCode;
+  return code ? `${row.state} (${code})` : row.state;
 }
 
 /** `leasefence enqueue`: the producer (sendJob) from the command line. */

@@ -1,0 +1,34 @@
+import * as z from 'zod';
+import { jobEnvelopeSchema } from './envelope.js';
+
+/** The published envelope schema's `$id`: names envelope version 1 (a URN: no web address is promised). */
+const ENVELOPE_SCHEMA_ID = 'urn:leasefence:schema:envelope:v1';
+
+/**
+ * The message contract for producers in any language: the JSON Schema (draft 2020-12) of the SQS message body,
+ * generated from the one zod schema the worker parses with, never a hand copy. The package ships it as
+ * `leasefence/schema/envelope.schema.json`; test/unit/messaging/contract.test.ts fails when the two drift.
+ * The schema checks shape only: a body that passes can still be refused for its meaning (unknown job type,
+ * a payload whose hash does not match); docs/PRODUCERS.md lists those answers.
+ */
+function envelopeJsonSchema(): Record<string, unknown> {
+  const generated = z.toJSONSchema(jobEnvelopeSchema, { target: 'draft-2020-12', io: 'input' });
+  const { $schema, ...rest } = generated;
+  return {
+    $schema,
+    $id: ENVELOPE_SCHEMA_ID,
+    title: 'leasefence job message (SQS body)',
+    description:
+      "A wake-up signal naming a job: identity, job type, the payload's SHA-256 over its RFC 8785 canonical JSON, " +
+      'and where the body is (a caller-owned ref, or inline in the payloads table). Producers send kind "job"; ' +
+      '"wake" is the library\'s own re-signal of an existing row. See docs/PRODUCERS.md.',
+    ...rest,
+  };
+}
+
+/** The schema file's text as written to schema/envelope.schema.json (two-space JSON and a final newline). */
+function envelopeJsonSchemaText(): string {
+  return `${JSON.stringify(envelopeJsonSchema(), null, 2)}\n`;
+}
+
+export { ENVELOPE_SCHEMA_ID, envelopeJsonSchema, envelopeJsonSchemaText };

@@ -1,0 +1,141 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
+import * as z from 'zod';
+import { payloadHash } from '../../../lib/hashing.js';
+import { parseIdentity } from '../../../lib/identity.js';
+import { defineJob } from '../../../lib/job-definition.js';
+import { ROOT } from '../../support/cli-runner.js';
+import { localAwsEnvironment } from '../../support/python.js';
+import { createWorkerHarness, type WorkerHarness } from '../../support/worker-harness.js';
+
+/** The ```sh block of docs/PRODUCERS.md's AWS CLI section: the recipe exactly as documented. */
+function documentedRecipe(): string {
+  const doc = readFileSync(join(ROOT, 'docs/PRODUCERS.md'), 'utf8');
+  const section = doc.slice(doc.indexOf('## 6. The AWS CLI'));
+  const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1];
+  if (!block) throw new Error('docs/PRODUCERS.md: no ```sh block under "## 6. The AWS CLI"');
+  return block;
+}
+
+/** The recipe for another job: its first two lines (the job) replaced, the rest as documented. */
+function recipeFor(job: { tenantId: string; operationId: string; raw: string }): string {
+  const lines = documentedRecipe().split('\n');
+  expect(lines[0]).toMatch(/^TENANT=\S+ OPERATION=\S+ JOB_TYPE=\S+$/);
+  expect(lines[1]).toMatch(/^RAW='.*'$/);
+  return [
+    `TENANT='${job.tenantId}' OPERATION='${job.operationId}' JOB_TYPE=settle`,
+    `RAW='${job.raw}'`,
+    ...lines.slice(2),
+  ].join('\n');
+}
+
+/** Why the recipe cannot run here (no aws CLI, jq, sha256sum or python3), or undefined. */
+function missingTool(): string | undefined {
+  for (const [tool, args] of [
+    ['aws', ['--version']],
+    ['jq', ['--version']],
+    ['sha256sum', ['--version']],
+    ['python3', ['--version']],
+  ] as const) {
+    if (spawnSync(tool, [...args], { stdio: 'ignore' }).status !== 0) return `${tool} is not installed`;
+  }
+  return undefined;
+}
+
+const ran: unknown[] = [];
+const settle = defineJob({
+  type: 'settle',
+  version: 1,
+  target: 'B',
+  payload: z.strictObject({ merchantId: z.string(), amount: z.number(), currency: z.string() }),
+  run: async (ctx) => {
+    ran.push(ctx.payload);
+    return { outcomeCode: 'settled' };
+  },
+});
+
+describe('the AWS CLI recipe of docs/PRODUCERS.md, run as documented against the local engines', () => {
+  const missing = missingTool();
+  let harness: WorkerHarness;
+
+  beforeAll(async () => {
+    if (missing) console.log(`[leasefence tests] SKIPPED the AWS CLI recipe tests: ${missing}`);
+    harness = await createWorkerHarness('clirecipe', [settle]);
+  });
+  afterAll(async () => {
+    await harness?.close();
+  });
+
+  function runRecipe(context: TestContext, script: string) {
+    if (missing) context.skip(missing);
+    return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+      const child = spawn('bash', ['-euo', 'pipefail', '-c', script], {
+        cwd: ROOT,
+        // stdin not a socket: bash would take itself for a remote shell and read the machine's bashrc.
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: {
+          ...process.env,
+          ...localAwsEnvironment(),
+          // AWS CLI v1 swaps in its own SQS endpoint for the regions it lists (awscli/customizations/
+          // overridesslcommonname.py), ignoring AWS_ENDPOINT_URL_SQS; a region outside that list keeps the local one.
+          AWS_DEFAULT_REGION: 'eu-central-2',
+          PAYLOADS_TABLE: harness.tables.payloadsTable,
+          QUEUE_URL: harness.queueUrl,
+        },
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+        stdout += chunk;
+      });
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+        stderr += chunk;
+      });
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    });
+  }
+
+  const job = {
+    tenantId: 'acme',
+    operationId: 'refund-r_815',
+    raw: '{"merchantId":"m_42","amount":70.0,"currency":"EUR"}',
+  };
+  const identity = parseIdentity({ tenantId: job.tenantId, operationId: job.operationId });
+
+  it('a new job: the body stored where the worker looks, and the worker runs it', async (context) => {
+    const run = await runRecipe(context, recipeFor(job));
+    const round = await harness.poll(harness.worker());
+
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    expect(round).toMatchObject({ received: 1, failed: 0, deleted: 1 });
+    expect(await harness.store.get(identity)).toMatchObject({
+      state: 'succeeded',
+      payloadHash: payloadHash({ merchantId: 'm_42', amount: 70, currency: 'EUR' }),
+    });
+    expect(ran).toEqual([{ merchantId: 'm_42', amount: 70, currency: 'EUR' }]);
+  });
+
+  it('the same job again: sent once more, a replay the worker does not run twice', async (context) => {
+    const run = await runRecipe(context, recipeFor(job));
+    const round = await harness.poll(harness.worker());
+
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    expect(round).toMatchObject({ received: 1, failed: 0, deleted: 1 });
+    expect(ran).toHaveLength(1);
+  });
+
+  it('another payload for the same identity: the conflict branch, nothing written, nothing sent', async (context) => {
+    const run = await runRecipe(
+      context,
+      recipeFor({ ...job, raw: '{"merchantId":"m_42","amount":1,"currency":"EUR"}' }),
+    );
+
+    expect(run.code).toBe(3);
+    expect(run.stderr).toContain(`conflict: acme/refund-r_815 is bound to payload ${payloadHash(JSON.parse(job.raw))}`);
+    expect(await harness.queueDepth()).toEqual({ visible: 0, inFlight: 0 });
+    expect((await harness.payloads.get(identity))?.payloadHash).toBe(payloadHash(JSON.parse(job.raw)));
+  });
+});
