@@ -7,6 +7,7 @@ import type { Clock } from '../clock.js';
 import { type LeasefenceConfig, readConfig } from '../config.js';
 import type { IdentifierKey } from '../hashing.js';
 import { type AnyJobDefinition, JobRegistry } from '../job-definition.js';
+import { createRetryWaker } from '../messaging/retry-wake.js';
 import { METRIC_NAMESPACE, serviceName } from '../metric-names.js';
 import { DAY_MS } from '../rules.js';
 import { PayloadStore } from '../store/payloads.js';
@@ -37,13 +38,14 @@ type SqsWorkerHandler = ((event: SQSEvent, context?: Context) => Promise<SQSBatc
 
 /**
  * Builds the SQS worker Lambda handler with partial batch responses: a record is reported as failed (and so
- * redelivered) only when its work row could not be committed; everything else is acknowledged.
+ * redelivered) only when its work row could not be committed; everything else is acknowledged. With a queue URL
+ * in the configuration (the construct sets it) a retryable failure sends its own delayed wake-up first.
  * @example
  * export const handler = createSqsWorkerHandler({ jobs: [refundJob, statementJob] });
  */
 function createSqsWorkerHandler(options: SqsWorkerHandlerOptions): SqsWorkerHandler {
   const config = options.config ?? readConfig();
-  const { client, store, clock } = createHandlerClients(config, options.clock);
+  const { client, sqs, store, clock } = createHandlerClients(config, options.clock);
   const logger = new Logger({ serviceName: serviceName() });
   const metrics = new Metrics({
     namespace: METRIC_NAMESPACE,
@@ -52,12 +54,15 @@ function createSqsWorkerHandler(options: SqsWorkerHandlerOptions): SqsWorkerHand
   // The key is read on the first invocation (async, once per container); identities are withheld until then.
   const loadKey = identifierKeyLoader(config);
   let identifierKey: IdentifierKey | undefined;
+  const telemetry = options.telemetry ?? powertoolsTelemetry(logger, metrics, () => identifierKey);
   const runtime = new WorkerRuntime({
     store,
     client,
     registry: new JobRegistry(options.jobs),
     payloads: new PayloadStore(client, config.payloadsTable, clock, config.payloadRetentionDays * DAY_MS),
-    telemetry: options.telemetry ?? powertoolsTelemetry(logger, metrics, () => identifierKey),
+    telemetry,
+    // A retry wakes itself on the queue it came from (the construct sets the URL); the sweeper is the backstop.
+    ...(config.queueUrl ? { retryWaker: createRetryWaker(sqs, config.queueUrl, telemetry) } : {}),
     ...(options.payloadResolver ? { payloadResolver: options.payloadResolver } : {}),
     ...(options.workerId ? { workerId: options.workerId } : {}),
     ...(options.heartbeatIntervalMs !== undefined ? { heartbeatIntervalMs: options.heartbeatIntervalMs } : {}),

@@ -8,6 +8,7 @@ import { jobTypeSchema, jobVersionSchema, payloadHashSchema, payloadRefSchema } 
 import type { PayloadStore } from '../store/payloads.js';
 import { type DelayedJobsConfig, type ScheduledRow, scheduleDelayedJob } from './delayed-job.js';
 import { type CheckedEnvelope, ENVELOPE_VERSION, encodeEnvelope } from './envelope.js';
+import { SQS_MAX_DELAY_SECONDS } from './wake.js';
 
 /**
  * Where jobs are sent. `payloads` is required for inline payloads; `delayed` (the jobs table and the job
@@ -49,7 +50,7 @@ interface SentJob {
 const sendOptionsSchema = z.object({
   jobType: jobTypeSchema,
   jobVersion: jobVersionSchema.optional(),
-  delaySeconds: z.number().int().min(0).max(900).optional(),
+  delaySeconds: z.number().int().min(0).max(SQS_MAX_DELAY_SECONDS).optional(),
   payloadRef: payloadRefSchema.optional(),
   payloadHash: payloadHashSchema.optional(),
 });

@@ -6,6 +6,9 @@ import { ENVELOPE_VERSION, type JobEnvelope, serializeEnvelope } from './envelop
 /** SendMessageBatch takes at most ten entries. */
 const SQS_BATCH_SIZE = 10;
 
+/** The longest DelaySeconds SQS accepts on a message (15 minutes); later wake-ups are the sweeper's. */
+const SQS_MAX_DELAY_SECONDS = 900;
+
 /** The fields of a work row a wake-up names: identity, job type and payload binding, never a body. */
 type WakeSubject = Pick<
   WorkItem,
@@ -89,4 +92,4 @@ async function sendWakeSignals(sqs: SQSClient, queueUrl: string, items: readonly
   return report;
 }
 
-export { sendWakeSignals, type WakeReport, type WakeSubject, wakeEnvelope };
+export { SQS_MAX_DELAY_SECONDS, sendWakeSignals, type WakeReport, type WakeSubject, wakeEnvelope };

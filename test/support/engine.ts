@@ -91,6 +91,8 @@ function testHandlerConfig(
     deadlineShards: 8,
     payloadRetentionDays: RetentionDays.default,
     dynamodbEndpoint: engineEndpoints().dynamo,
+    // The worker sends a retry's own wake-up to its queue: the test engine's, never AWS.
+    sqsEndpoint: engineEndpoints().sqs,
   };
 }
 
