@@ -14,7 +14,7 @@ import { PayloadStore } from '../store/payloads.js';
 import { powertoolsTelemetry, type Telemetry } from '../telemetry.js';
 import type { PayloadResolver } from '../worker/load-payload.js';
 import { type MessageResult, WorkerRuntime } from '../worker/worker-runtime.js';
-import { createHandlerClients } from './clients.js';
+import { createHandlerClients, lazySqsClient } from './clients.js';
 import { identifierKeyLoader } from './identifier-key.js';
 
 /** Options of the SQS worker handler: the job types it runs and how to reach its resources. */
@@ -45,7 +45,7 @@ type SqsWorkerHandler = ((event: SQSEvent, context?: Context) => Promise<SQSBatc
  */
 function createSqsWorkerHandler(options: SqsWorkerHandlerOptions): SqsWorkerHandler {
   const config = options.config ?? readConfig();
-  const { client, sqs, store, clock } = createHandlerClients(config, options.clock);
+  const { client, store, clock } = createHandlerClients(config, options.clock);
   const logger = new Logger({ serviceName: serviceName() });
   const metrics = new Metrics({
     namespace: METRIC_NAMESPACE,
@@ -62,7 +62,7 @@ function createSqsWorkerHandler(options: SqsWorkerHandlerOptions): SqsWorkerHand
     payloads: new PayloadStore(client, config.payloadsTable, clock, config.payloadRetentionDays * DAY_MS),
     telemetry,
     // A retry wakes itself on the queue it came from (the construct sets the URL); the sweeper is the backstop.
-    ...(config.queueUrl ? { retryWaker: createRetryWaker(sqs, config.queueUrl, telemetry) } : {}),
+    ...(config.queueUrl ? { retryWaker: createRetryWaker(lazySqsClient(config), config.queueUrl, telemetry) } : {}),
     ...(options.payloadResolver ? { payloadResolver: options.payloadResolver } : {}),
     ...(options.workerId ? { workerId: options.workerId } : {}),
     ...(options.heartbeatIntervalMs !== undefined ? { heartbeatIntervalMs: options.heartbeatIntervalMs } : {}),

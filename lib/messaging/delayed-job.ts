@@ -8,7 +8,7 @@ import type { WorkState } from '../states.js';
 import { type JobBinding, newWorkItem } from '../store/schemas.js';
 import { WorkItemStore } from '../store/work-item-store.js';
 import { serializeEnvelope } from './envelope.js';
-import { wakeEnvelope } from './wake.js';
+import { wakeEnvelope } from './wake-envelope.js';
 
 /**
  * Where a delayed job's row goes: the jobs table (and its deadline shard count, as deployed) and the job

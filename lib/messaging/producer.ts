@@ -8,7 +8,7 @@ import { jobTypeSchema, jobVersionSchema, payloadHashSchema, payloadRefSchema } 
 import type { PayloadStore } from '../store/payloads.js';
 import { type DelayedJobsConfig, type ScheduledRow, scheduleDelayedJob } from './delayed-job.js';
 import { type CheckedEnvelope, ENVELOPE_VERSION, encodeEnvelope } from './envelope.js';
-import { SQS_MAX_DELAY_SECONDS } from './wake.js';
+import { SQS_MAX_DELAY_SECONDS } from './wake-envelope.js';
 
 /**
  * Where jobs are sent. `payloads` is required for inline payloads; `delayed` (the jobs table and the job

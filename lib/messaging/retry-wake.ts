@@ -1,7 +1,7 @@
-import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { Telemetry } from '../telemetry.js';
 import { serializeEnvelope } from './envelope.js';
-import { SQS_MAX_DELAY_SECONDS, type WakeSubject, wakeEnvelope } from './wake.js';
+import { SQS_MAX_DELAY_SECONDS, type WakeSubject, wakeEnvelope } from './wake-envelope.js';
 
 /**
  * What became of a retry's own wake-up: `sent` (a delayed `wake` message is on the queue), or left to the
@@ -27,14 +27,16 @@ function retryWakeDelaySeconds(retryDelayMs: number): number | undefined {
  * A RetryWaker on the jobs queue: one SendMessage with DelaySeconds per retry, sent after the retry's row
  * committed and before the message that ran it is acknowledged. A duplicate or an early copy only meets the
  * conditional claim (one claim wins, the others are acknowledged as needing no work), so the signal is safe
- * to repeat; a lost one is found by the sweeper once the row is overdue.
+ * to repeat; a lost one is found by the sweeper once the row is overdue. `sqs` gives the client when the
+ * first retry needs it (the SQS SDK is loaded then, not at the worker's cold start).
  */
-function createRetryWaker(sqs: SQSClient, queueUrl: string, telemetry?: Telemetry): RetryWaker {
+function createRetryWaker(sqs: () => Promise<SQSClient>, queueUrl: string, telemetry?: Telemetry): RetryWaker {
   return async (subject, retryDelayMs) => {
     const delaySeconds = retryWakeDelaySeconds(retryDelayMs);
     if (delaySeconds === undefined) return 'beyond_delay_limit';
     try {
-      await sqs.send(
+      const [client, { SendMessageCommand }] = await Promise.all([sqs(), import('@aws-sdk/client-sqs')]);
+      await client.send(
         new SendMessageCommand({
           QueueUrl: queueUrl,
           MessageBody: serializeEnvelope(wakeEnvelope(subject)),

@@ -10,7 +10,7 @@ import {
 } from '../errors.js';
 import { type AnyJobDefinition, type JobContext, type JobDefinition, retryDelayMs } from '../job-definition.js';
 import type { RetryWakeOutcome, RetryWaker } from '../messaging/retry-wake.js';
-import type { WakeSubject } from '../messaging/wake.js';
+import type { WakeSubject } from '../messaging/wake-envelope.js';
 import { MetricName } from '../metric-names.js';
 import { WorkState } from '../states.js';
 import type { LeaseRequest } from '../store/schemas.js';

@@ -103,7 +103,7 @@ describe('a retry wakes itself through the real worker (no sweeper run)', () => 
   });
 
   it('a wake-up that cannot be sent is left to the sweeper, and the caller is told so (no throw)', async () => {
-    const wake = createRetryWaker(harness.sqs, `${harness.queueUrl}-missing`);
+    const wake = createRetryWaker(async () => harness.sqs, `${harness.queueUrl}-missing`);
     const subject = {
       tenantId: 'acme',
       operationId: 'wake-lost',

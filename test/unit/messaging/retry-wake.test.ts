@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { retryWakeDelaySeconds } from '../../../lib/messaging/retry-wake.js';
-import { SQS_MAX_DELAY_SECONDS } from '../../../lib/messaging/wake.js';
+import { SQS_MAX_DELAY_SECONDS } from '../../../lib/messaging/wake-envelope.js';
 
 describe('retryWakeDelaySeconds: never visible before the row is due, never past SQS delay limit', () => {
   it.each([
