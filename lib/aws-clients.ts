@@ -1,5 +1,5 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
-import { SQSClient, type SQSClientConfig } from '@aws-sdk/client-sqs';
+import type { SQSClient, SQSClientConfig } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
 /** Where the AWS clients point: AWS by default, or a local engine (dynalite, fauxqs, moto) by endpoint. */
@@ -14,7 +14,8 @@ interface EndpointOptions {
 
 const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 
-function baseConfig(options: EndpointOptions): DynamoDBClientConfig & SQSClientConfig {
+/** The client configuration both services share: region, and a local engine's endpoint and credentials. */
+function clientConfig(options: EndpointOptions): DynamoDBClientConfig & SQSClientConfig {
   const local = options.endpoint !== undefined;
   return {
     region: options.region ?? process.env.AWS_REGION ?? 'us-east-1',
@@ -30,14 +31,18 @@ function baseConfig(options: EndpointOptions): DynamoDBClientConfig & SQSClientC
  * stack, resolved per request: an observer or fault added to it at any time reaches the next request.
  */
 function createDocumentClient(options: EndpointOptions = {}): DynamoDBDocumentClient {
-  return DynamoDBDocumentClient.from(new DynamoDBClient(baseConfig(options)), {
+  return DynamoDBDocumentClient.from(new DynamoDBClient(clientConfig(options)), {
     marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
   });
 }
 
-/** An SQS client for AWS or a local SQS engine. */
-function createSqsClient(options: EndpointOptions = {}): SQSClient {
-  return new SQSClient(baseConfig(options));
+/**
+ * An SQS client like createSqsClient (lib/sqs-client.ts), its SDK module loaded by this call, not at import: a
+ * handler that seldom sends (the worker, only for a retry's wake-up) does not load it at cold start.
+ */
+async function loadSqsClient(options: EndpointOptions = {}): Promise<SQSClient> {
+  const { SQSClient } = await import('@aws-sdk/client-sqs');
+  return new SQSClient(clientConfig(options));
 }
 
-export { createDocumentClient, createSqsClient, type EndpointOptions };
+export { clientConfig, createDocumentClient, type EndpointOptions, loadSqsClient };

@@ -88,8 +88,8 @@ function keyStatements(
 
 /**
  * Worker: claim/heartbeat/complete and quarantine records on the jobs table (no DeleteItem, no Query; denied
- * any write in `#audit` and `#sweeper`), read payload bodies, consume the jobs queue. It sends nothing and never
- * touches the DLQ.
+ * any write in `#audit` and `#sweeper`), read payload bodies, consume the jobs queue and send a retry's own
+ * delayed wake-up to it (SendMessage on that queue only). It never touches the DLQ.
  */
 function workerStatements(resources: LeasefenceResources): iam.PolicyStatement[] {
   return [
@@ -110,6 +110,8 @@ function workerStatements(resources: LeasefenceResources): iam.PolicyStatement[]
       ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueAttributes'],
       [resources.queue.queueArn],
     ),
+    // No store method: a retry's own wake-up (messaging/retry-wake.ts), on the queue the worker consumes.
+    statement('WakeOwnRetries', ['sqs:SendMessage'], [resources.queue.queueArn]),
     ...identifierKeyStatements(resources),
     ...keyStatements(resources, resources.identifierKeySecret ? WITH_SECRET : undefined),
   ];

@@ -1,9 +1,10 @@
 import { resolve } from 'node:path';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { createDocumentClient, createSqsClient } from '../../lib/aws-clients.js';
+import { createDocumentClient } from '../../lib/aws-clients.js';
 import { systemClock } from '../../lib/clock.js';
 import type { ProducerDependencies } from '../../lib/messaging/producer.js';
+import { createSqsClient } from '../../lib/sqs-client.js';
 import { PayloadStore } from '../../lib/store/payloads.js';
 import { LocalStackNotRunningError } from './errors.js';
 import { DEFAULT_LOCAL_DIR, readLiveStackState, type StackState, stateFilePath } from './state-file.js';

@@ -6,7 +6,8 @@ import { type LeasefenceConfig, readConfig } from '../config.js';
 import { ConfigurationError } from '../errors.js';
 import { hashIdentifier, type IdentifierKey } from '../hashing.js';
 import { serviceName } from '../metric-names.js';
-import { createHandlerClients } from './clients.js';
+import { createSqsClient } from '../sqs-client.js';
+import { createHandlerClients, sqsEndpointOptions } from './clients.js';
 import { identifierKeyLoader, type LoadedIdentifierKey } from './identifier-key.js';
 import { describeError } from './sweeper-handler.js';
 
@@ -54,7 +55,8 @@ function createAdminHandler(options: AdminHandlerOptions = {}): AdminHandler {
   const boot = (): { deps: AdminDeps; loadKey: () => Promise<LoadedIdentifierKey> } => {
     const config = options.config ?? readConfig();
     if (!config.queueUrl) throw new ConfigurationError('LEASEFENCE_QUEUE_URL is required by the admin API');
-    const { sqs, store } = createHandlerClients(config);
+    const { store } = createHandlerClients(config);
+    const sqs = createSqsClient(sqsEndpointOptions(config));
     const deps = {
       store,
       sqs,

@@ -7,13 +7,14 @@ import type { Clock } from '../clock.js';
 import { type LeasefenceConfig, readConfig } from '../config.js';
 import type { IdentifierKey } from '../hashing.js';
 import { type AnyJobDefinition, JobRegistry } from '../job-definition.js';
+import { createRetryWaker } from '../messaging/retry-wake.js';
 import { METRIC_NAMESPACE, serviceName } from '../metric-names.js';
 import { DAY_MS } from '../rules.js';
 import { PayloadStore } from '../store/payloads.js';
 import { powertoolsTelemetry, type Telemetry } from '../telemetry.js';
 import type { PayloadResolver } from '../worker/load-payload.js';
 import { type MessageResult, WorkerRuntime } from '../worker/worker-runtime.js';
-import { createHandlerClients } from './clients.js';
+import { createHandlerClients, lazySqsClient } from './clients.js';
 import { identifierKeyLoader } from './identifier-key.js';
 
 /** Options of the SQS worker handler: the job types it runs and how to reach its resources. */
@@ -37,7 +38,8 @@ type SqsWorkerHandler = ((event: SQSEvent, context?: Context) => Promise<SQSBatc
 
 /**
  * Builds the SQS worker Lambda handler with partial batch responses: a record is reported as failed (and so
- * redelivered) only when its work row could not be committed; everything else is acknowledged.
+ * redelivered) only when its work row could not be committed; everything else is acknowledged. With a queue URL
+ * in the configuration (the construct sets it) a retryable failure sends its own delayed wake-up first.
  * @example
  * export const handler = createSqsWorkerHandler({ jobs: [refundJob, statementJob] });
  */
@@ -52,12 +54,15 @@ function createSqsWorkerHandler(options: SqsWorkerHandlerOptions): SqsWorkerHand
   // The key is read on the first invocation (async, once per container); identities are withheld until then.
   const loadKey = identifierKeyLoader(config);
   let identifierKey: IdentifierKey | undefined;
+  const telemetry = options.telemetry ?? powertoolsTelemetry(logger, metrics, () => identifierKey);
   const runtime = new WorkerRuntime({
     store,
     client,
     registry: new JobRegistry(options.jobs),
     payloads: new PayloadStore(client, config.payloadsTable, clock, config.payloadRetentionDays * DAY_MS),
-    telemetry: options.telemetry ?? powertoolsTelemetry(logger, metrics, () => identifierKey),
+    telemetry,
+    // A retry wakes itself on the queue it came from (the construct sets the URL); the sweeper is the backstop.
+    ...(config.queueUrl ? { retryWaker: createRetryWaker(lazySqsClient(config), config.queueUrl, telemetry) } : {}),
     ...(options.payloadResolver ? { payloadResolver: options.payloadResolver } : {}),
     ...(options.workerId ? { workerId: options.workerId } : {}),
     ...(options.heartbeatIntervalMs !== undefined ? { heartbeatIntervalMs: options.heartbeatIntervalMs } : {}),

@@ -5,10 +5,11 @@ import type { ScheduledEvent } from 'aws-lambda';
 import { type LeasefenceConfig, readConfig } from '../config.js';
 import { ConfigurationError } from '../errors.js';
 import { METRIC_NAMESPACE, MetricName, serviceName } from '../metric-names.js';
+import { createSqsClient } from '../sqs-client.js';
 import type { WorkItemStore } from '../store/work-item-store.js';
 import { sweepFromStoredCursor } from '../sweeper/cursor.js';
 import type { SweepSummary } from '../sweeper/sweeper.js';
-import { createHandlerClients } from './clients.js';
+import { createHandlerClients, sqsEndpointOptions } from './clients.js';
 
 /** Options of the sweeper handler; everything defaults to the Lambda environment. */
 interface SweeperHandlerOptions {
@@ -50,7 +51,8 @@ function createSweeperHandler(options: SweeperHandlerOptions = {}): SweeperHandl
   const boot = (): SweeperContainer => {
     const config = options.config ?? readConfig();
     if (!config.queueUrl) throw new ConfigurationError('LEASEFENCE_QUEUE_URL is required by the sweeper');
-    const { sqs, store } = createHandlerClients(config);
+    const { store } = createHandlerClients(config);
+    const sqs = createSqsClient(sqsEndpointOptions(config));
     return { store, sqs, queueUrl: config.queueUrl };
   };
 

@@ -10,7 +10,7 @@ import type { WorkItem } from '../store/work-item.js';
 import { WorkItemStore } from '../store/work-item-store.js';
 import { serializeEnvelope } from './envelope.js';
 import { messageGroupOf } from './message-group.js';
-import { wakeEnvelope } from './wake.js';
+import { wakeEnvelope } from './wake-envelope.js';
 
 /**
  * Where a delayed job's row goes: the jobs table (and its deadline shard count, as deployed) and the job

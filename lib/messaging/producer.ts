@@ -18,6 +18,7 @@ import {
 } from './delayed-job.js';
 import { type CheckedEnvelope, ENVELOPE_VERSION, encodeEnvelope } from './envelope.js';
 import { messageGroupOf } from './message-group.js';
+import { SQS_MAX_DELAY_SECONDS } from './wake-envelope.js';
 
 /**
  * Where jobs are sent. `payloads` is required for inline payloads. `delayed` (the jobs table and the job
@@ -88,7 +89,7 @@ interface SentJob {
 const sendOptionsSchema = z.object({
   jobType: jobTypeSchema,
   jobVersion: jobVersionSchema.optional(),
-  delaySeconds: z.number().int().min(0).max(900).optional(),
+  delaySeconds: z.number().int().min(0).max(SQS_MAX_DELAY_SECONDS).optional(),
   confirm: z.boolean().optional(),
   payloadRef: payloadRefSchema.optional(),
   payloadHash: payloadHashSchema.optional(),

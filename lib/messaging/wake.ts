@@ -1,35 +1,10 @@
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { InvalidInputError } from '../errors.js';
-import type { WorkItem } from '../store/work-item.js';
-import { ENVELOPE_VERSION, type JobEnvelope, serializeEnvelope } from './envelope.js';
+import { serializeEnvelope } from './envelope.js';
 import { messageGroupOf } from './message-group.js';
+import { type WakeSubject, wakeEnvelope } from './wake-envelope.js';
 
 /** SendMessageBatch takes at most ten entries. */
 const SQS_BATCH_SIZE = 10;
-
-/** The fields of a work row a wake-up names: identity, job type and payload binding, never a body. */
-type WakeSubject = Pick<
-  WorkItem,
-  'tenantId' | 'operationId' | 'jobType' | 'payloadHash' | 'payloadRef' | 'payloadInline'
->;
-
-/** The `wake` envelope for an existing item. A row with neither payloadRef nor payloadInline ▶ InvalidInputError. */
-function wakeEnvelope(item: WakeSubject): JobEnvelope {
-  if (item.payloadRef === undefined && item.payloadInline !== true) {
-    throw new InvalidInputError('work row has no payload binding (neither payloadRef nor payloadInline)', [
-      { path: 'payloadRef', message: 'missing' },
-    ]);
-  }
-  return {
-    v: ENVELOPE_VERSION,
-    kind: 'wake',
-    tenantId: item.tenantId,
-    operationId: item.operationId,
-    jobType: item.jobType,
-    payloadHash: item.payloadHash,
-    payload: item.payloadRef !== undefined ? { ref: item.payloadRef } : { inline: true },
-  };
-}
 
 /** How many wake-ups went out; `failed` ones are found again by the sweeper (the row is the truth). */
 interface WakeReport {
@@ -95,4 +70,4 @@ async function sendWakeSignals(sqs: SQSClient, queueUrl: string, items: readonly
   return report;
 }
 
-export { sendWakeSignals, type WakeReport, type WakeSubject, wakeEnvelope };
+export { sendWakeSignals, type WakeReport };

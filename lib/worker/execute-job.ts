@@ -9,6 +9,8 @@ import {
   TerminalJobError,
 } from '../errors.js';
 import { type AnyJobDefinition, type JobContext, type JobDefinition, retryDelayMs } from '../job-definition.js';
+import type { RetryWakeOutcome, RetryWaker } from '../messaging/retry-wake.js';
+import type { WakeSubject } from '../messaging/wake-envelope.js';
 import { MetricName } from '../metric-names.js';
 import { WorkState } from '../states.js';
 import type { LeaseRequest } from '../store/schemas.js';
@@ -23,7 +25,8 @@ import { LeaseKeeper } from './lease-keeper.js';
 /** How one claimed job ended, from this worker's point of view. */
 type ExecutionResult =
   | { state: typeof WorkState.succeeded; outcome: JobOutcome; reconciled: boolean }
-  | { state: typeof WorkState.failed_terminal | typeof WorkState.unknown | typeof WorkState.queued; errorCode: string }
+  | { state: typeof WorkState.failed_terminal | typeof WorkState.unknown; errorCode: string }
+  | { state: typeof WorkState.queued; errorCode: string; wake: RetryWakeOutcome | 'sweeper_only' }
   | { state: 'ownership_lost'; reason: string }
   | { state: 'lease_in_doubt'; reason: string };
 
@@ -34,6 +37,8 @@ interface ExecutionDependencies {
   telemetry: Telemetry;
   /** Milliseconds between lease checks; defaults to a third of the lease. */
   heartbeatIntervalMs?: number;
+  /** Sends a queued retry its own wake-up; without it the sweeper wakes every retry (`wake: 'sweeper_only'`). */
+  retryWaker?: RetryWaker;
 }
 
 /**
@@ -184,13 +189,7 @@ async function classifyAndRecord(
     return { state: WorkState.failed_terminal, errorCode: 'engine_capability_missing' };
   }
   if (isLeasefenceError(error, RetryableJobError)) {
-    const errorCode = String(error.errorCode);
-    const state = await deps.store.failRetryable(claim, {
-      errorCode,
-      message: error.message,
-      retryDelayMs: retryDelayMs(definition, claim.attempt),
-    });
-    return { state: state === WorkState.queued ? WorkState.queued : WorkState.failed_terminal, errorCode };
+    return retryLater(deps, definition, claim, { errorCode: String(error.errorCode), message: error.message });
   }
   // Anything else is ambiguous: the side effect may have happened.
   const errorCode = 'ambiguous_outcome';
@@ -200,8 +199,36 @@ async function classifyAndRecord(
     await deps.store.parkUnknown(claim, { errorCode, message });
     return { state: WorkState.unknown, errorCode };
   }
-  await deps.store.failRetryable(claim, { errorCode, message, retryDelayMs: retryDelayMs(definition, claim.attempt) });
-  return { state: WorkState.queued, errorCode };
+  return retryLater(deps, definition, claim, { errorCode, message });
+}
+
+/**
+ * claimed ▶ queued after the job's backoff (or ▶ failed_terminal on the last attempt), then, once that row has
+ * committed, the retry's own wake-up: a retry never waits for the sweeper, which stays the backstop.
+ */
+async function retryLater(
+  deps: ExecutionDependencies,
+  definition: AnyJobDefinition,
+  claim: Claim,
+  failure: { errorCode: string; message: string },
+): Promise<ExecutionResult> {
+  const delayMs = retryDelayMs(definition, claim.attempt);
+  const state = await deps.store.failRetryable(claim, { ...failure, retryDelayMs: delayMs });
+  if (state !== WorkState.queued) return { state: WorkState.failed_terminal, errorCode: failure.errorCode };
+  const wake = deps.retryWaker ? await deps.retryWaker(wakeSubjectOf(claim), delayMs) : 'sweeper_only';
+  return { state: WorkState.queued, errorCode: failure.errorCode, wake };
+}
+
+/** The fields of the claimed row a wake-up names (identity, job type, payload binding; never a body). */
+function wakeSubjectOf(claim: Claim): WakeSubject {
+  return {
+    tenantId: claim.identity.tenantId,
+    operationId: claim.identity.operationId,
+    jobType: claim.jobType,
+    payloadHash: claim.payloadHash,
+    payloadInline: claim.payloadInline,
+    ...(claim.payloadRef !== undefined ? { payloadRef: claim.payloadRef } : {}),
+  };
 }
 
 /**

@@ -5,6 +5,7 @@ import type { JobIdentity } from '../identity.js';
 import { describeIssues } from '../internal/issue-paths.js';
 import type { AnyJobDefinition, JobDefinition, JobRegistry } from '../job-definition.js';
 import { JOB_VERSION_UNSUPPORTED, parseEnvelope, type ReceivedMessage } from '../messaging/envelope.js';
+import type { RetryWaker } from '../messaging/retry-wake.js';
 import { MetricName } from '../metric-names.js';
 import { WorkState } from '../states.js';
 import type { PayloadStore } from '../store/payloads.js';
@@ -51,6 +52,8 @@ interface WorkerRuntimeOptions {
   heartbeatIntervalMs?: number;
   /** Job types switched off in this deployment: their messages are acknowledged and their rows wait queued. */
   disabledJobTypes?: readonly string[];
+  /** Sends each queued retry its own wake-up (see messaging/retry-wake.ts); without it only the sweeper wakes retries. */
+  retryWaker?: RetryWaker;
 }
 
 /**
@@ -124,6 +127,7 @@ class WorkerRuntime {
         ...(this.options.heartbeatIntervalMs !== undefined
           ? { heartbeatIntervalMs: this.options.heartbeatIntervalMs }
           : {}),
+        ...(this.options.retryWaker ? { retryWaker: this.options.retryWaker } : {}),
       },
       definition,
       claim,

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { CreateQueueCommand } from '@aws-sdk/client-sqs';
 import { startSqsEngine } from '../../infra/local/engines.js';
-import { createSqsClient } from '../../lib/aws-clients.js';
+import { createSqsClient } from '../../lib/sqs-client.js';
 import { renderMarkdown } from './report/markdown.js';
 import { type BenchResults, runMeta } from './report/results.js';
 import { measureBundles } from './scenarios/bundles.js';

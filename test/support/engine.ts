@@ -3,9 +3,10 @@ import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
-import { createDocumentClient, createSqsClient } from '../../lib/aws-clients.js';
+import { createDocumentClient } from '../../lib/aws-clients.js';
 import type { LeasefenceConfig } from '../../lib/config.js';
 import { RetentionDays } from '../../lib/rules.js';
+import { createSqsClient } from '../../lib/sqs-client.js';
 import { createLeasefenceTablePair } from './tables.js';
 
 /** Endpoints of the engines the global setup started (or DYNAMODB_ENDPOINT / SQS_ENDPOINT). */
@@ -91,6 +92,8 @@ function testHandlerConfig(
     deadlineShards: 8,
     payloadRetentionDays: RetentionDays.default,
     dynamodbEndpoint: engineEndpoints().dynamo,
+    // The worker sends a retry's own wake-up to its queue: the test engine's, never AWS.
+    sqsEndpoint: engineEndpoints().sqs,
   };
 }
 

@@ -2,7 +2,8 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalAdminServer, pathProblem, startAdminServer } from '../../infra/local/admin-server.js';
 import type { AdminDeps } from '../../lib/admin/deps.js';
-import { createDocumentClient, createSqsClient } from '../../lib/aws-clients.js';
+import { createDocumentClient } from '../../lib/aws-clients.js';
+import { createSqsClient } from '../../lib/sqs-client.js';
 import { WorkItemStore } from '../../lib/store/work-item-store.js';
 
 /** Deps on a closed port: a request that reached an operation would answer 500, never 400. */

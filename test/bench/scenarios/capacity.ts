@@ -134,6 +134,18 @@ async function leasefenceUnits(engine: BenchEngine, sqs: SQSClient, queueUrl: st
   const claim = created.claim;
   out.heartbeat = await measure(ra, () => store.heartbeat(claim, parseLeaseDuration(LEASE_MS)));
 
+  // A retry beyond the happy path: the fenced write that queues the row again (its deadline moves from the lease
+  // to availableAt) and the claim its own wake-up makes once due (the deadline moves back to a lease).
+  const retried = await store.enqueue(parseNewWorkItem({ identity: id(8), ...BENCH_ROW }), lease);
+  if (retried.outcome !== 'created' || !retried.claim) throw new Error('retry setup: no claim');
+  const retriedClaim = retried.claim;
+  out.retry = await measure(ra, async () => {
+    await store.failRetryable(retriedClaim, { errorCode: 'provider_down', retryDelayMs: 1_000 });
+    clock.advance(1_000);
+    const again = await store.claim(id(8), lease);
+    if (!again.claimed) throw new Error(`retry: not re-claimed (${again.reason})`);
+  });
+
   const stallGate = new Gate();
   stalls.set(id(4).operationId, stallGate);
   const stalled = a.runtime.handleMessage(leasefenceMessage(id(4), 'ref'));
@@ -284,6 +296,7 @@ async function measureCapacity(
       row('delayed job (queued row first, then a wake-up)', 'delayed'),
       row('replay of a finished job', 'replay'),
       row('each heartbeat', 'heartbeat', undefined),
+      row('each retry (queued again, then re-claimed by its own wake-up)', 'retry', undefined),
       row('takeover after expiry (message redelivered)', 'takeover'),
       row('sweep run, fixed (per run, any table size)', 'sweepRun', undefined),
       row('sweep, per expired claim (re-signal)', 'sweepItem', undefined),

@@ -1,7 +1,7 @@
 import { CreateQueueCommand } from '@aws-sdk/client-sqs';
 import { startSqsEngine } from '../../../infra/local/engines.js';
-import { createSqsClient } from '../../../lib/aws-clients.js';
 import { ManualClock } from '../../../lib/clock.js';
+import { createSqsClient } from '../../../lib/sqs-client.js';
 import { WorkState } from '../../../lib/states.js';
 import type { WorkItem } from '../../../lib/store/work-item.js';
 import { WorkItemStore } from '../../../lib/store/work-item-store.js';

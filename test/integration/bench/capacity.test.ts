@@ -43,6 +43,10 @@ describe('capacity units per job (accountant, DynamoDB rules)', () => {
     expect(row('each heartbeat').leasefence).toEqual({ wru: 1, rru: 0, indexWru: 0 });
   });
 
+  it('each retry: queueing the row again and the re-claim each move the deadline index key (row 1 + index 2)', () => {
+    expect(row('each retry').leasefence).toEqual({ wru: 6, rru: 0, indexWru: 4 });
+  });
+
   it('a replay costs one failed conditional write; a takeover moves the index key once', () => {
     expect(row('replay').leasefence).toEqual({ wru: 1, rru: 0, indexWru: 0 });
     expect(row('takeover').leasefence).toEqual({ wru: 6, rru: 0, indexWru: 3 });

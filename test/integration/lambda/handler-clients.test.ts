@@ -15,7 +15,7 @@ import { newIdentity, newWorkItem } from '../../support/factories.js';
 import { countRequests } from '../../support/request-counter.js';
 
 const LEASE = parseLease({ owner: 'handler-worker', leaseMs: 60_000 });
-/** createHandlerClients builds an SQS client too; these tests never send to it. */
+/** The configuration names queues; these tests never send to them. */
 const UNUSED_QUEUE = {
   queueUrl: 'http://127.0.0.1:1/000000000000/unused',
   dlqUrl: 'http://127.0.0.1:1/000000000000/dlq',
@@ -39,7 +39,6 @@ describe('the handlers’ DynamoDB client: every store write runs the client’s
   });
   afterAll(async () => {
     clients.client.destroy();
-    clients.sqs.destroy();
     reader.destroy();
     await tables.drop();
   });

@@ -1,7 +1,8 @@
 import { pollOnce } from '../../../infra/local/sqs-event-source.js';
-import { createDocumentClient, createSqsClient } from '../../../lib/aws-clients.js';
+import { createDocumentClient } from '../../../lib/aws-clients.js';
 import { createSqsWorkerHandler } from '../../../lib/lambda/sqs-worker-handler.js';
 import { RetentionDays } from '../../../lib/rules.js';
+import { createSqsClient } from '../../../lib/sqs-client.js';
 import { countingTelemetry } from '../../../lib/telemetry.js';
 import type { MessageResult } from '../../../lib/worker/worker-runtime.js';
 import { EffectLedger } from '../support/effect-ledger.js';

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { AdminDeps } from '../../../lib/admin/deps.js';
 import { handleAdminRequest } from '../../../lib/admin/router.js';
-import { createDocumentClient, createSqsClient } from '../../../lib/aws-clients.js';
+import { createDocumentClient } from '../../../lib/aws-clients.js';
 import { hasControlCharacter } from '../../../lib/internal/free-text.js';
+import { createSqsClient } from '../../../lib/sqs-client.js';
 import { WorkItemStore } from '../../../lib/store/work-item-store.js';
 
 /** Deps on a closed port: every case here must be answered before any request leaves the process. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createDocumentClient, createSqsClient } from '../../../lib/aws-clients.js';
+import { createDocumentClient } from '../../../lib/aws-clients.js';
 import { InvalidInputError } from '../../../lib/errors.js';
+import { createSqsClient } from '../../../lib/sqs-client.js';
 import { WorkItemStore } from '../../../lib/store/work-item-store.js';
 import { liveLeaseExpiry } from '../../../lib/sweeper/page.js';
 import { sweep } from '../../../lib/sweeper/sweeper.js';
