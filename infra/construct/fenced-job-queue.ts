@@ -1,4 +1,4 @@
-import { Duration } from 'aws-cdk-lib';
+import { Duration, Stack } from 'aws-cdk-lib';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
@@ -19,6 +19,7 @@ import { JobDashboard } from './dashboard.js';
 import { createLeasefenceFunction, PackagedEntry } from './functions.js';
 import { createIdentifierKeySecret } from './identifier-key.js';
 import {
+  adminInvokeGuardStatement,
   adminStatements,
   grantAll,
   keyStatements,
@@ -28,7 +29,7 @@ import {
   workerRecordStatement,
   workerStatements,
 } from './permissions.js';
-import { type FencedJobQueueProps, resolveProps } from './props.js';
+import { type AdminRoutePrincipals, type FencedJobQueueProps, resolveProps } from './props.js';
 import { createQueues } from './queues.js';
 import { createTables } from './tables.js';
 import { grantTenantScopedAccess, type TenantAccessOptions, type TenantScope } from './tenant-access.js';
@@ -178,7 +179,12 @@ class FencedJobQueue extends Construct {
       timeout: Duration.seconds(30),
       memorySize: 256,
       reservedConcurrentExecutions: config.adminReservedConcurrency,
-      environment: withKey,
+      environment: {
+        ...withKey,
+        ...(config.adminRoutePrincipals
+          ? { [EnvironmentVariable.adminRoutePrincipals]: routePrincipalsVariable(this, config.adminRoutePrincipals) }
+          : {}),
+      },
     });
     grantAll(admin.role, adminStatements(resources));
     this.adminUrl = admin.fn.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.AWS_IAM });
@@ -226,6 +232,22 @@ class FencedJobQueue extends Construct {
     return this.admin.grantInvokeUrl(grantee);
   }
 
+  /**
+   * The admin invoke guard: a Deny of lambda:InvokeFunction on the admin function unless through its Function URL
+   * (adminInvokeGuardStatement). Put it on every principal that holds broad Lambda permissions (deploy roles,
+   * `lambda:*` policies): IAM grants add up, so only a Deny stops such a principal from invoking the function
+   * directly with a hand-made event naming any actor. For principals outside this app, use adminInvokeGuard() in a
+   * permissions boundary or an SCP.
+   */
+  guardAdminInvoke(...principals: iam.IGrantable[]): void {
+    for (const principal of principals) principal.grantPrincipal.addToPrincipalPolicy(this.adminInvokeGuard());
+  }
+
+  /** The admin invoke guard as a statement, for a permissions boundary, an SCP or a managed policy of your own. */
+  adminInvokeGuard(): iam.PolicyStatement {
+    return adminInvokeGuardStatement(this.admin);
+  }
+
   /** Confines a principal to its own tenant's items (dynamodb:LeadingKeys), see grantTenantScopedAccess. */
   grantTenantScopedAccess(grantee: iam.IGrantable, scope: TenantScope, options?: TenantAccessOptions): iam.Grant[] {
     const grants = grantTenantScopedAccess(grantee, this.resources(), scope, options);
@@ -249,6 +271,14 @@ class FencedJobQueue extends Construct {
 /** The longest a sweeper event may wait in Lambda's asynchronous queue: the interval, within Lambda's 60 s..6 h. */
 function sweeperEventAge(interval: Duration): Duration {
   return Duration.seconds(Math.min(Math.max(interval.toSeconds(), 60), Duration.hours(6).toSeconds()));
+}
+
+/** The allowlists as the admin reads them (LEASEFENCE_ADMIN_ROUTE_PRINCIPALS): roles and users by their ARN. */
+function routePrincipalsVariable(scope: Construct, allowlists: AdminRoutePrincipals): string {
+  const arnOf = (entry: string | iam.IRole | iam.IUser) =>
+    typeof entry === 'string' ? entry : 'roleArn' in entry ? entry.roleArn : entry.userArn;
+  const entries = Object.entries(allowlists).map(([route, principals]) => [route, (principals ?? []).map(arnOf)]);
+  return Stack.of(scope).toJsonString(Object.fromEntries(entries));
 }
 
 export { FencedJobQueue };

@@ -2,6 +2,7 @@ import { Aws } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AUDIT_PARTITION, JobsIndex, SWEEPER_PARTITION } from '../../lib/store/table.js';
@@ -212,6 +213,24 @@ function workerRecordStatement(tables: dynamodb.ITable[]): iam.PolicyStatement {
   });
 }
 
+/**
+ * The admin invoke guard: Deny lambda:InvokeFunction on the admin function (and its versions and aliases) unless
+ * the call came through its Function URL. The handler trusts the event's requestContext (who acted, audited), and
+ * only the URL fills it in honestly: a principal with plain InvokeFunction (a deploy role, a broad `lambda:*`
+ * policy) could otherwise send a hand-made event and act as anyone. `lambda:InvokedViaFunctionUrl` is absent on a
+ * direct Invoke, so `BoolIfExists … false` denies that too. A Deny in an identity policy, a permissions boundary or
+ * an SCP outlasts every Allow.
+ */
+function adminInvokeGuardStatement(admin: lambda.IFunction): iam.PolicyStatement {
+  return new iam.PolicyStatement({
+    sid: 'AdminOnlyThroughFunctionUrl',
+    effect: iam.Effect.DENY,
+    actions: ['lambda:InvokeFunction'],
+    resources: [admin.functionArn, `${admin.functionArn}:*`],
+    conditions: { BoolIfExists: { 'lambda:InvokedViaFunctionUrl': 'false' } },
+  });
+}
+
 /** Statement a producer needs: store inline payload bodies and send wake-up messages. */
 function producerStatements(resources: LeasefenceResources): iam.PolicyStatement[] {
   return [
@@ -225,6 +244,7 @@ function producerStatements(resources: LeasefenceResources): iam.PolicyStatement
 }
 
 export {
+  adminInvokeGuardStatement,
   adminStatements,
   grantAll,
   KEY_USE_ACTIONS,

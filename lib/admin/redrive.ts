@@ -9,14 +9,16 @@ import * as z from 'zod';
 import { ConfigurationError } from '../errors.js';
 import { parseInput } from '../internal/validation.js';
 import { parseEnvelope } from '../messaging/envelope.js';
+import type { CallerIdentity } from '../store/work-item.js';
 import { writeAuditRecord } from './audit.js';
 import type { AdminDeps } from './deps.js';
-import { actorSchema } from './schemas.js';
+import { actorSchema, callerSchema } from './schemas.js';
 
 /** How many DLQ messages to move at most, and who asked. */
 interface RedriveInput {
   max?: number;
   actor: string;
+  caller?: CallerIdentity;
 }
 
 /** What a redrive did; also stored as the counts of its audit record. */
@@ -34,7 +36,11 @@ interface RedriveReport {
   auditId: string;
 }
 
-const redriveSchema = z.strictObject({ max: z.number().int().min(1).max(1000).default(100), actor: actorSchema });
+const redriveSchema = z.strictObject({
+  max: z.number().int().min(1).max(1000).default(100),
+  actor: actorSchema,
+  caller: callerSchema.optional(),
+});
 
 /** While a batch is being moved it is hidden in the DLQ for this long; a crash makes it reappear there. */
 const DLQ_VISIBILITY_SECONDS = 60;
@@ -73,7 +79,12 @@ async function redriveDeadLetters(deps: AdminDeps, input: RedriveInput): Promise
   }
   // Audited even when interrupted: whatever was already moved must be on the record.
   const auditCounts = failure === undefined ? counts : { ...counts, aborted: 1 };
-  const audit = await writeAuditRecord(deps, { actor: valid.actor, action: 'redrive', counts: auditCounts });
+  const audit = await writeAuditRecord(deps, {
+    actor: valid.actor,
+    ...(valid.caller ? { caller: valid.caller } : {}),
+    action: 'redrive',
+    counts: auditCounts,
+  });
   if (failure !== undefined) throw failure;
   return { ...counts, auditId: audit.auditId };
 }
