@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { routePrincipalsSchema } from './admin/route-principals.js';
 import { parseInput } from './internal/validation.js';
+import { senderTenantsSchema } from './messaging/sender-tenants.js';
 import { deadlineShardsSchema, jobTypeSchema, queueUrlSchema, RetentionDays, tableNameSchema } from './rules.js';
 import { DEFAULT_DEADLINE_SHARDS } from './store/table.js';
 
@@ -20,6 +21,8 @@ const EnvironmentVariable = {
   identifierKeySecretArn: 'LEASEFENCE_IDENTIFIER_KEY_SECRET_ARN',
   /** JSON: per admin route, the principals allowed to use it (lib/admin/route-principals.ts; set by the construct). */
   adminRoutePrincipals: 'LEASEFENCE_ADMIN_ROUTE_PRINCIPALS',
+  /** JSON: which senders (SQS SenderId) may produce for which tenants (lib/messaging/sender-tenants.ts; set by the construct). */
+  senderTenants: 'LEASEFENCE_SENDER_TENANTS',
 } as const;
 
 /** An environment variable holding JSON that must match `schema` (text that is not JSON is an issue, not a throw). */
@@ -66,6 +69,7 @@ const configSchema = z.object({
     .regex(/^arn:[\w-]+:secretsmanager:/, 'must be a Secrets Manager ARN')
     .optional(),
   adminRoutePrincipals: jsonVariable(routePrincipalsSchema).optional(),
+  senderTenants: jsonVariable(senderTenantsSchema).optional(),
 });
 
 /** Runtime configuration of a handler, read once from the environment. */

@@ -1,5 +1,6 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { Clock } from '../clock.js';
+import type { SenderTenants } from '../messaging/sender-tenants.js';
 import type { WorkItemStore } from '../store/work-item-store.js';
 import type { RoutePrincipals } from './route-principals.js';
 
@@ -28,6 +29,8 @@ interface AdminDeps {
   metrics?: () => Promise<MetricCounts | undefined>;
   /** Per-route allowlists of principals (LEASEFENCE_ADMIN_ROUTE_PRINCIPALS); absent: IAM on the URL decides alone. */
   routePrincipals?: RoutePrincipals;
+  /** The worker's sender policy (LEASEFENCE_SENDER_TENANTS): a redrive tells relays' messages from producers'. */
+  senderTenants?: SenderTenants;
 }
 
 /** The clock admin operations use: the deps' own, else the store's. */

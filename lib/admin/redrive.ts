@@ -9,6 +9,7 @@ import * as z from 'zod';
 import { ConfigurationError } from '../errors.js';
 import { parseInput } from '../internal/validation.js';
 import { parseEnvelope } from '../messaging/envelope.js';
+import { isRelay, ORIGINAL_SENDER_ATTRIBUTE, type SenderTenants } from '../messaging/sender-tenants.js';
 import type { CallerIdentity } from '../store/work-item.js';
 import { writeAuditRecord } from './audit.js';
 import type { AdminDeps } from './deps.js';
@@ -47,7 +48,8 @@ const DLQ_VISIBILITY_SECONDS = 60;
 
 /**
  * Moves up to `max` messages from the DLQ back to the jobs queue with their body and attributes unchanged
- * (identity and payload hash travel in the body): receive ▶ send ▶ delete, so a crash can duplicate a
+ * (identity and payload hash travel in the body), recording the SenderId each had (ORIGINAL_SENDER_ATTRIBUTE, see
+ * attributesToSend) so the worker checks a moved message as its producer's, not the admin's: receive ▶ send ▶ delete, so a crash can duplicate a
  * wake-up but never lose one. Writes an audit record with the counts. No DLQ configured ▶ ConfigurationError.
  * @example
  * const { moved } = await redriveDeadLetters(deps, { max: 100, actor });
@@ -67,6 +69,7 @@ async function redriveDeadLetters(deps: AdminDeps, input: RedriveInput): Promise
           VisibilityTimeout: DLQ_VISIBILITY_SECONDS,
           WaitTimeSeconds: deps.dlqWaitTimeSeconds ?? 1,
           MessageAttributeNames: ['All'],
+          MessageSystemAttributeNames: ['SenderId'],
         }),
       );
       const messages = (output.Messages ?? []).filter((message) => message.Body !== undefined && message.ReceiptHandle);
@@ -102,7 +105,7 @@ async function moveBatch(
       Entries: messages.map((message, index) => ({
         Id: String(index),
         MessageBody: message.Body ?? '',
-        ...(message.MessageAttributes ? { MessageAttributes: copyAttributes(message.MessageAttributes) } : {}),
+        ...attributesToSend(message, deps.senderTenants),
       })),
     }),
   );
@@ -119,6 +122,33 @@ async function moveBatch(
   counts.deleteFailed += sentIndexes.length - deletedIndexes.length;
   counts.moved += deletedIndexes.length;
   counts.movedInvalid += deletedIndexes.filter((index) => !parseEnvelope(messages[index]?.Body ?? '').ok).length;
+}
+
+/** SQS's limit of message attributes per message. */
+const MAX_MESSAGE_ATTRIBUTES = 10;
+
+/**
+ * The attributes a moved message keeps, with the SenderId it had in the DLQ as its original sender
+ * (ORIGINAL_SENDER_ATTRIBUTE): the worker checks a relayed message against its original sender, not the admin. The
+ * attribute is always overwritten (a producer could have set it itself), except when the DLQ sender is one of
+ * leasefence's relays (`senderTenants`): then the message was moved before and keeps the sender that earlier move
+ * recorded. A message already carrying 10 attributes of its own keeps only the original sender: it must never be
+ * checked as the admin's.
+ */
+function attributesToSend(
+  message: Message,
+  senderTenants: SenderTenants | undefined,
+): { MessageAttributes?: Record<string, MessageAttributeValue> } {
+  const copy = copyAttributes(message.MessageAttributes ?? {});
+  const senderId = message.Attributes?.SenderId;
+  if (senderId && !(senderTenants && isRelay(senderTenants, senderId))) {
+    const original = { DataType: 'String', StringValue: senderId };
+    if (copy[ORIGINAL_SENDER_ATTRIBUTE] === undefined && Object.keys(copy).length >= MAX_MESSAGE_ATTRIBUTES) {
+      return { MessageAttributes: { [ORIGINAL_SENDER_ATTRIBUTE]: original } };
+    }
+    copy[ORIGINAL_SENDER_ATTRIBUTE] = original;
+  }
+  return Object.keys(copy).length > 0 ? { MessageAttributes: copy } : {};
 }
 
 /** Message attributes as SendMessage accepts them (the list types are reserved by SQS and never set). */

@@ -13,6 +13,9 @@ const UNIQUE_ID = /^A[A-Z0-9]{15,127}(:[\w+=,.@-]{2,64})?$/;
 /** A user or role ARN of any partition (`arn:aws:iam::123456789012:role/path/name`). */
 const PRINCIPAL_ARN = /^arn:[\w-]+:iam::\d{12}:(user|role)\/[\w+=,.@/-]{1,512}$/;
 
+/** An IAM unique id (`AIDA…`, `AROA…`), optionally `:session`: what SQS reports as a message's SenderId. */
+const uniqueIdSchema = z.string().regex(UNIQUE_ID, 'must be an IAM unique id (AIDA…, AROA…[:session])');
+
 /** One allowlist entry: a unique id (optionally with its session) or a user or role ARN. */
 const principalEntrySchema = z.string().refine((entry) => UNIQUE_ID.test(entry) || PRINCIPAL_ARN.test(entry), {
   message: 'must be an IAM unique id (AIDA…, AROA…[:session]) or a user or role ARN',
@@ -57,4 +60,4 @@ function principalMatches(entry: string, principal: AuthenticatedPrincipal): boo
   );
 }
 
-export { type AuthenticatedPrincipal, principalEntrySchema, principalMatches };
+export { type AuthenticatedPrincipal, principalEntrySchema, principalMatches, uniqueIdSchema };

@@ -79,6 +79,7 @@ function createAdminHandler(options: AdminHandlerOptions = {}): AdminHandler {
       payloadsTable: config.payloadsTable,
       ...(config.deadLetterQueueUrl ? { deadLetterQueueUrl: config.deadLetterQueueUrl } : {}),
       ...(config.adminRoutePrincipals ? { routePrincipals: config.adminRoutePrincipals } : {}),
+      ...(config.senderTenants ? { senderTenants: config.senderTenants } : {}),
     };
     return { deps, loadKey: identifierKeyLoader(config) };
   };

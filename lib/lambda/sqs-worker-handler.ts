@@ -7,6 +7,7 @@ import type { Clock } from '../clock.js';
 import { type LeasefenceConfig, readConfig } from '../config.js';
 import type { IdentifierKey } from '../hashing.js';
 import { type AnyJobDefinition, JobRegistry } from '../job-definition.js';
+import { type MessageSender, ORIGINAL_SENDER_ATTRIBUTE } from '../messaging/sender-tenants.js';
 import { METRIC_NAMESPACE, serviceName } from '../metric-names.js';
 import { DAY_MS } from '../rules.js';
 import { PayloadStore } from '../store/payloads.js';
@@ -35,9 +36,19 @@ type SqsWorkerHandler = ((event: SQSEvent, context?: Context) => Promise<SQSBatc
   client: DynamoDBDocumentClient;
 };
 
+/** Who sent a record, as SQS stamped it (SenderId), and the original sender a redrive kept in an attribute. */
+function senderOf(record: SQSRecord): MessageSender {
+  const relayedFrom = record.messageAttributes?.[ORIGINAL_SENDER_ATTRIBUTE]?.stringValue;
+  return {
+    ...(record.attributes?.SenderId ? { senderId: record.attributes.SenderId } : {}),
+    ...(relayedFrom ? { relayedFrom } : {}),
+  };
+}
+
 /**
  * Builds the SQS worker Lambda handler with partial batch responses: a record is reported as failed (and so
- * redelivered) only when its work row could not be committed; everything else is acknowledged.
+ * redelivered) only when its work row could not be committed; everything else is acknowledged. With
+ * LEASEFENCE_SENDER_TENANTS set, a record whose SenderId may not produce for the tenant it names is quarantined.
  * @example
  * export const handler = createSqsWorkerHandler({ jobs: [refundJob, statementJob] });
  */
@@ -62,12 +73,14 @@ function createSqsWorkerHandler(options: SqsWorkerHandlerOptions): SqsWorkerHand
     ...(options.workerId ? { workerId: options.workerId } : {}),
     ...(options.heartbeatIntervalMs !== undefined ? { heartbeatIntervalMs: options.heartbeatIntervalMs } : {}),
     disabledJobTypes: config.disabledJobTypes ?? [],
+    ...(config.senderTenants ? { senderTenants: config.senderTenants } : {}),
   });
   const recordHandler = (record: SQSRecord): Promise<MessageResult> =>
     runtime.handleMessage({
       messageId: record.messageId,
       body: record.body,
       receiveCount: Number(record.attributes?.ApproximateReceiveCount ?? 1),
+      sender: senderOf(record),
     });
   const handler = async (event: SQSEvent, context?: Context): Promise<SQSBatchResponse> => {
     const processor = new BatchProcessor(EventType.SQS);
