@@ -1,5 +1,7 @@
 import * as z from 'zod';
+import { routePrincipalsSchema } from './admin/route-principals.js';
 import { parseInput } from './internal/validation.js';
+import { senderTenantsSchema } from './messaging/sender-tenants.js';
 import { deadlineShardsSchema, jobTypeSchema, queueUrlSchema, RetentionDays, tableNameSchema } from './rules.js';
 import { DEFAULT_DEADLINE_SHARDS } from './store/table.js';
 
@@ -17,7 +19,26 @@ const EnvironmentVariable = {
   disabledJobTypes: 'LEASEFENCE_DISABLED_JOB_TYPES',
   /** Secrets Manager secret holding the key identifiers are hashed with in logs (set by the construct). */
   identifierKeySecretArn: 'LEASEFENCE_IDENTIFIER_KEY_SECRET_ARN',
+  /** JSON: per admin route, the principals allowed to use it (lib/admin/route-principals.ts; set by the construct). */
+  adminRoutePrincipals: 'LEASEFENCE_ADMIN_ROUTE_PRINCIPALS',
+  /** JSON: which senders (SQS SenderId) may produce for which tenants (lib/messaging/sender-tenants.ts; set by the construct). */
+  senderTenants: 'LEASEFENCE_SENDER_TENANTS',
 } as const;
+
+/** An environment variable holding JSON that must match `schema` (text that is not JSON is an issue, not a throw). */
+function jsonVariable<S extends z.ZodType>(schema: S) {
+  return z
+    .string()
+    .transform((text, context) => {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        context.addIssue({ code: 'custom', message: 'must be JSON' });
+        return z.NEVER;
+      }
+    })
+    .pipe(schema);
+}
 
 const configSchema = z.object({
   jobsTable: tableNameSchema,
@@ -47,6 +68,8 @@ const configSchema = z.object({
     .string()
     .regex(/^arn:[\w-]+:secretsmanager:/, 'must be a Secrets Manager ARN')
     .optional(),
+  adminRoutePrincipals: jsonVariable(routePrincipalsSchema).optional(),
+  senderTenants: jsonVariable(senderTenantsSchema).optional(),
 });
 
 /** Runtime configuration of a handler, read once from the environment. */

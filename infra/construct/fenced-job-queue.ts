@@ -1,4 +1,4 @@
-import { Duration } from 'aws-cdk-lib';
+import { Duration, Stack } from 'aws-cdk-lib';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
@@ -19,6 +19,7 @@ import { JobDashboard } from './dashboard.js';
 import { createLeasefenceFunction, PackagedEntry } from './functions.js';
 import { createIdentifierKeySecret } from './identifier-key.js';
 import {
+  adminInvokeGuardStatement,
   adminStatements,
   grantAll,
   keyStatements,
@@ -28,8 +29,9 @@ import {
   workerRecordStatement,
   workerStatements,
 } from './permissions.js';
-import { type FencedJobQueueProps, resolveProps } from './props.js';
+import { type AdminRoutePrincipals, type FencedJobQueueProps, resolveProps } from './props.js';
 import { createQueues } from './queues.js';
+import { SenderRegistry, type SenderTenantList } from './sender-registry.js';
 import { createTables } from './tables.js';
 import { grantTenantScopedAccess, type TenantAccessOptions, type TenantScope } from './tenant-access.js';
 
@@ -75,6 +77,8 @@ class FencedJobQueue extends Construct {
    * it from the deployment, never assume it: output it (the project stack's `DeadlineShards`) for the CLI.
    */
   readonly deadlineShards: number;
+  /** Who may produce for which tenants (the worker's LEASEFENCE_SENDER_TENANTS), filled by grantSendJobs. */
+  private readonly senders = new SenderRegistry(this);
 
   constructor(scope: Construct, id: string, props: FencedJobQueueProps) {
     super(scope, id);
@@ -116,7 +120,9 @@ class FencedJobQueue extends Construct {
       ...environment,
       [EnvironmentVariable.identifierKeySecretArn]: this.identifierKeySecret.secretArn,
     };
-    const clashes = Object.keys(config.workerEnvironment).filter((name) => Object.hasOwn(withKey, name));
+    const clashes = Object.keys(config.workerEnvironment).filter(
+      (name) => Object.hasOwn(withKey, name) || name === EnvironmentVariable.senderTenants,
+    );
     if (clashes.length > 0) throw new Error(`workerEnvironment may not override ${clashes.join(', ')}`);
     const common = {
       runtime: config.runtime,
@@ -137,6 +143,7 @@ class FencedJobQueue extends Construct {
       environment: {
         ...config.workerEnvironment,
         ...withKey,
+        [EnvironmentVariable.senderTenants]: this.senders.variable(),
         ...(config.disabledJobTypes?.length
           ? { [EnvironmentVariable.disabledJobTypes]: config.disabledJobTypes.join(',') }
           : {}),
@@ -165,6 +172,7 @@ class FencedJobQueue extends Construct {
     // The next tick is the retry: neither EventBridge nor Lambda's asynchronous queue may retry a run or hold
     // an event past the interval (Lambda's defaults, 2 retries and 6 h, would replay stale ticks in a burst).
     sweeper.fn.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: sweeperEventAge(config.sweeperInterval) });
+    this.senders.relay(sweeper.role);
     new events.Rule(this, 'SweeperSchedule', {
       description: 'Runs the leasefence sweeper',
       schedule: config.sweeperSchedule,
@@ -178,9 +186,17 @@ class FencedJobQueue extends Construct {
       timeout: Duration.seconds(30),
       memorySize: 256,
       reservedConcurrentExecutions: config.adminReservedConcurrency,
-      environment: withKey,
+      environment: {
+        ...withKey,
+        // The redrive tells a relay's messages (kept original sender) from a producer's (sender recorded).
+        [EnvironmentVariable.senderTenants]: this.senders.variable(),
+        ...(config.adminRoutePrincipals
+          ? { [EnvironmentVariable.adminRoutePrincipals]: routePrincipalsVariable(this, config.adminRoutePrincipals) }
+          : {}),
+      },
     });
     grantAll(admin.role, adminStatements(resources));
+    this.senders.relay(admin.role);
     this.adminUrl = admin.fn.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.AWS_IAM });
 
     this.worker = worker.fn;
@@ -211,9 +227,31 @@ class FencedJobQueue extends Construct {
     }).dashboard;
   }
 
-  /** Lets a producer store inline payloads and send jobs (PutItem on payloads, SendMessage on the queue). */
-  grantSendJobs(grantee: iam.IGrantable): void {
-    for (const entry of producerStatements(this.resources())) grantee.grantPrincipal.addToPrincipalPolicy(entry);
+  /**
+   * Lets a producer store inline payloads and send jobs (PutItem on payloads, SendMessage on the queue), and tells
+   * the worker which tenants it may send for. With `tenant`, the PutItem is confined to that tenant's keys
+   * (dynamodb:LeadingKeys, like grantTenantScopedAccess) and the worker runs its messages only for that tenant
+   * (SQS SenderId): `{ tenantId }` for one tenant, `{ principalTag }` for a role whose sessions a trusted broker
+   * names after the tenant tag (the session name decides). Without it the producer is trusted for every tenant.
+   * `senderId` (the role's unique id, `AROA…`) is needed for a principal that is not a role of this app.
+   * @example
+   * jobs.grantSendJobs(apiFunction); // trusted: any tenant
+   * jobs.grantSendJobs(acmeRole, { tenant: { tenantId: 'acme' } });
+   */
+  grantSendJobs(grantee: iam.IGrantable, options: { tenant?: TenantScope; senderId?: string } = {}): void {
+    const { tenant } = options;
+    for (const entry of producerStatements(this.resources(), tenant))
+      grantee.grantPrincipal.addToPrincipalPolicy(entry);
+    const tenants = tenant === undefined ? '*' : 'tenantId' in tenant ? [tenant.tenantId] : 'session';
+    this.senders.allowPrincipal(grantee, tenants, options.senderId, principalName(grantee));
+  }
+
+  /**
+   * Tells the worker that `senderId` (an IAM unique id: `AROA…` for every session of a role, `AIDA…` for a user)
+   * may produce for `tenants`: for producers outside this app that hold SendMessage by other means.
+   */
+  allowSender(senderId: string, tenants: SenderTenantList): void {
+    this.senders.allow(senderId, tenants);
   }
 
   /** Lets the worker fence writes on your record tables (Get/Put/Update/ConditionCheck; never DeleteItem). */
@@ -224,6 +262,22 @@ class FencedJobQueue extends Construct {
   /** Lets an operator call the admin Function URL (lambda:InvokeFunctionUrl + InvokeFunction via URL only). */
   grantAdminInvoke(grantee: iam.IGrantable): iam.Grant {
     return this.admin.grantInvokeUrl(grantee);
+  }
+
+  /**
+   * The admin invoke guard: a Deny of lambda:InvokeFunction on the admin function unless through its Function URL
+   * (adminInvokeGuardStatement). Put it on every principal that holds broad Lambda permissions (deploy roles,
+   * `lambda:*` policies): IAM grants add up, so only a Deny stops such a principal from invoking the function
+   * directly with a hand-made event naming any actor. For principals outside this app, use adminInvokeGuard() in a
+   * permissions boundary or an SCP.
+   */
+  guardAdminInvoke(...principals: iam.IGrantable[]): void {
+    for (const principal of principals) principal.grantPrincipal.addToPrincipalPolicy(this.adminInvokeGuard());
+  }
+
+  /** The admin invoke guard as a statement, for a permissions boundary, an SCP or a managed policy of your own. */
+  adminInvokeGuard(): iam.PolicyStatement {
+    return adminInvokeGuardStatement(this.admin);
   }
 
   /** Confines a principal to its own tenant's items (dynamodb:LeadingKeys), see grantTenantScopedAccess. */
@@ -249,6 +303,20 @@ class FencedJobQueue extends Construct {
 /** The longest a sweeper event may wait in Lambda's asynchronous queue: the interval, within Lambda's 60 s..6 h. */
 function sweeperEventAge(interval: Duration): Duration {
   return Duration.seconds(Math.min(Math.max(interval.toSeconds(), 60), Duration.hours(6).toSeconds()));
+}
+
+/** A principal's construct path, for an error that must say which grant lacks a SenderId. */
+function principalName(grantee: iam.IGrantable): string {
+  const principal = grantee.grantPrincipal as Partial<Construct>;
+  return principal.node?.path ?? grantee.grantPrincipal.toString();
+}
+
+/** The allowlists as the admin reads them (LEASEFENCE_ADMIN_ROUTE_PRINCIPALS): roles and users by their ARN. */
+function routePrincipalsVariable(scope: Construct, allowlists: AdminRoutePrincipals): string {
+  const arnOf = (entry: string | iam.IRole | iam.IUser) =>
+    typeof entry === 'string' ? entry : 'roleArn' in entry ? entry.roleArn : entry.userArn;
+  const entries = Object.entries(allowlists).map(([route, principals]) => [route, (principals ?? []).map(arnOf)]);
+  return Stack.of(scope).toJsonString(Object.fromEntries(entries));
 }
 
 export { FencedJobQueue };

@@ -2,10 +2,12 @@ import { Aws } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AUDIT_PARTITION, JobsIndex, SWEEPER_PARTITION } from '../../lib/store/table.js';
 import { indexArn } from './tables.js';
+import { type TenantScope, tenantConditions } from './tenant-access.js';
 
 /** The resources a leasefence function may be granted access to. */
 interface LeasefenceResources {
@@ -214,19 +216,60 @@ function workerRecordStatement(tables: dynamodb.ITable[]): iam.PolicyStatement {
   });
 }
 
-/** Statement a producer needs: store inline payload bodies and send wake-up messages. */
-function producerStatements(resources: LeasefenceResources): iam.PolicyStatement[] {
+/**
+ * The admin invoke guard: Deny lambda:InvokeFunction on the admin function (and its versions and aliases) unless
+ * the call came through its Function URL. The handler trusts the event's requestContext (who acted, audited), and
+ * only the URL fills it in honestly: a principal with plain InvokeFunction (a deploy role, a broad `lambda:*`
+ * policy) could otherwise send a hand-made event and act as anyone. `lambda:InvokedViaFunctionUrl` is absent on a
+ * direct Invoke, so `BoolIfExists … false` denies that too. A Deny in an identity policy, a permissions boundary or
+ * an SCP outlasts every Allow.
+ */
+function adminInvokeGuardStatement(admin: lambda.IFunction): iam.PolicyStatement {
+  return new iam.PolicyStatement({
+    sid: 'AdminOnlyThroughFunctionUrl',
+    effect: iam.Effect.DENY,
+    actions: ['lambda:InvokeFunction'],
+    resources: [admin.functionArn, `${admin.functionArn}:*`],
+    conditions: { BoolIfExists: { 'lambda:InvokedViaFunctionUrl': 'false' } },
+  });
+}
+
+/** A partition key that is no global partition's (`#audit`, `#sweeper`, `#quarantine#…` all start with `#`). */
+const WORK_ROW_PARTITIONS = { 'ForAllValues:StringNotLike': { 'dynamodb:LeadingKeys': ['#*'] } } as const;
+
+/**
+ * Statements a producer needs: store inline payload bodies, write a delayed job's row first, send wake-up messages.
+ * A tenant-scoped producer's PutItems carry the tenant's LeadingKeys conditions (tenantConditions): it stores bodies
+ * and rows under its own keys only, never another tenant's. A trusted producer's row PutItem is kept out of the
+ * global partitions (no tenant key starts with `#`). IAM cannot require the store's `attribute_not_exists`
+ * condition on that PutItem (see infra/README.md, Tenancy). SendMessage cannot be confined to a tenant by IAM:
+ * the worker checks the sender instead.
+ */
+function producerStatements(resources: LeasefenceResources, scope?: TenantScope): iam.PolicyStatement[] {
+  const tenant = scope ? tenantConditions(scope) : undefined;
   return [
-    // Store methods: PayloadStore.put. (A delayed send also writes its row first through WorkItemStore.enqueue,
-    // PutItem on the jobs table, which no statement here grants.)
-    new iam.PolicyStatement({ actions: ['dynamodb:PutItem'], resources: [resources.payloadsTable.tableArn] }),
+    // Store methods: PayloadStore.put.
+    new iam.PolicyStatement({
+      sid: 'StorePayloads',
+      actions: ['dynamodb:PutItem'],
+      resources: [resources.payloadsTable.tableArn],
+      ...(tenant ? { conditions: tenant } : {}),
+    }),
+    // Store methods: WorkItemStore.enqueue (a delayed send writes its queued row first, messaging/delayed-job.ts).
+    new iam.PolicyStatement({
+      sid: 'CreateDelayedJobRows',
+      actions: ['dynamodb:PutItem'],
+      resources: [resources.jobsTable.tableArn],
+      conditions: tenant ?? WORK_ROW_PARTITIONS,
+    }),
     // No store method: the wake-up message (messaging/producer.ts).
-    new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [resources.queue.queueArn] }),
+    new iam.PolicyStatement({ sid: 'SendJobs', actions: ['sqs:SendMessage'], resources: [resources.queue.queueArn] }),
     ...keyStatements(resources),
   ];
 }
 
 export {
+  adminInvokeGuardStatement,
   adminStatements,
   grantAll,
   KEY_USE_ACTIONS,

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { AdminDeps } from '../../lib/admin/deps.js';
 import { handleAdminRequest } from '../../lib/admin/router.js';
+import { checkJsonBody, checkLoopbackRequest, type LoopbackPolicy } from '../console/guard.js';
 import { ACTOR_HEADER, DEFAULT_LOCAL_ACTOR } from './local-actor.js';
 
 /** Largest request body accepted, in bytes (admin bodies are a reason and a few fields). */
@@ -42,8 +43,23 @@ function reply(response: ServerResponse, statusCode: number, body: Record<string
   response.end(`${JSON.stringify(body)}\n`);
 }
 
-/** One HTTP exchange: the same pure router the admin Lambda uses, with the actor from a header. */
-async function serve(deps: AdminDeps, request: IncomingMessage, response: ServerResponse): Promise<void> {
+/**
+ * One HTTP exchange: the same pure router the admin Lambda uses, with the actor from a header. A request a web page
+ * could have sent (foreign Host or Origin, cross-site, a change without a JSON body) is refused before its body is read.
+ */
+async function serve(
+  deps: AdminDeps,
+  policy: LoopbackPolicy,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
+  const guarded = { method: request.method ?? 'GET', path: request.url ?? '/', headers: request.headers };
+  const checked = checkLoopbackRequest(guarded, policy);
+  const verdict = checked.ok ? checkJsonBody(guarded) : checked;
+  if (!verdict.ok) {
+    reply(response, verdict.status, { error: 'refused', message: verdict.message });
+    return;
+  }
   const body = await readBody(request);
   if (body === undefined) {
     reply(response, 413, { error: 'body_too_large', message: `bodies are limited to ${MAX_BODY_BYTES} bytes` });
@@ -70,15 +86,23 @@ async function serve(deps: AdminDeps, request: IncomingMessage, response: Server
   reply(response, answer.statusCode, answer.body);
 }
 
+/** The Host values a server bound to 127.0.0.1:`port` is reached by. */
+function loopbackHosts(port: number): string[] {
+  return [`127.0.0.1:${port}`, `localhost:${port}`];
+}
+
 /**
  * Serves the admin API (lib/admin router) on 127.0.0.1 over plain HTTP. The actor is the `x-leasefence-actor`
- * header or "local-operator": there is no IAM locally, unlike the AWS_IAM Function URL. Paths with dot
- * segments or encoded slashes get a 400 before any routing. A taken port rejects with the listen error
+ * header or "local-operator": there is no IAM locally, unlike the AWS_IAM Function URL, so the server answers
+ * programs on this machine only: a foreign Host (DNS rebinding, 421), a foreign Origin or a cross-site request
+ * (403) and a POST without `content-type: application/json` (415) are refused (infra/console/guard.ts). Paths
+ * with dot segments or encoded slashes get a 400 before any routing. A taken port rejects with the listen error
  * (EADDRINUSE).
  */
 async function startAdminServer(deps: AdminDeps, port: number): Promise<LocalAdminServer> {
+  const policy: { hosts: string[] } = { hosts: [] };
   const server: Server = createServer((request, response) => {
-    serve(deps, request, response).catch(() => {
+    serve(deps, policy, request, response).catch(() => {
       if (!response.headersSent) reply(response, 500, { error: 'internal', message: 'internal error' });
       else response.destroy();
     });
@@ -91,6 +115,7 @@ async function startAdminServer(deps: AdminDeps, port: number): Promise<LocalAdm
     });
   });
   const actual = (server.address() as AddressInfo).port;
+  policy.hosts = loopbackHosts(actual);
   return {
     url: `http://127.0.0.1:${actual}`,
     port: actual,
@@ -102,4 +127,4 @@ async function startAdminServer(deps: AdminDeps, port: number): Promise<LocalAdm
   };
 }
 
-export { type LocalAdminServer, MAX_BODY_BYTES, pathProblem, readBody, startAdminServer };
+export { type LocalAdminServer, loopbackHosts, MAX_BODY_BYTES, pathProblem, readBody, startAdminServer };

@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { leasefenceError } from '../../lib/errors.js';
+import { startGuardedEndpoint } from './guarded-endpoint.js';
 
 /** The embedded engines are optional peer dependencies: only the local stack and the test harness need them. */
 class EngineNotInstalledError extends leasefenceError('local.engine_not_installed') {
@@ -27,14 +28,55 @@ interface RunningEngine {
   stop(): Promise<void>;
 }
 
-/** Options for the embedded DynamoDB engine. */
-interface DynaliteOptions {
+/** Where an engine listens: `port` (0 or absent: any free one) on loopback, behind the guard unless `guard` is false. */
+interface EngineOptions {
   port?: number;
+  /**
+   * Default true: clients reach the engine through a guarded endpoint (guarded-endpoint.ts) that refuses what a web
+   * page could send (foreign Origin or Host). False only to measure the engine itself (benchmarks): the engine then
+   * answers any page open in a browser on this machine.
+   */
+  guard?: boolean;
+}
+
+/** Options for the embedded DynamoDB engine. */
+interface DynaliteOptions extends EngineOptions {
   /** Folder for on-disk persistence (LevelDB); in memory when absent. */
   path?: string;
 }
 
-/** Starts dynalite (DynamoDB API) in-process on loopback; port 0 picks a free one. */
+/**
+ * Puts the guarded endpoint on `options.port` in front of an engine already listening on `enginePort` (or, unguarded,
+ * uses the engine's port as is). If the endpoint cannot listen, the engine is stopped and the error propagates.
+ */
+async function publish(
+  enginePort: number,
+  stopEngine: () => Promise<void>,
+  options: EngineOptions,
+): Promise<RunningEngine> {
+  if (options.guard === false) return { endpoint: `http://127.0.0.1:${enginePort}`, stop: stopEngine };
+  const guarded = await startGuardedEndpoint(enginePort, options.port ?? 0).catch(async (error: unknown) => {
+    await stopEngine().catch(() => {});
+    throw error;
+  });
+  return {
+    endpoint: `http://127.0.0.1:${guarded.port}`,
+    stop: async () => {
+      await guarded.stop();
+      await stopEngine();
+    },
+  };
+}
+
+/** The port an engine binds: the requested one when unguarded, else any free one behind the guarded endpoint. */
+function enginePort(options: EngineOptions): number {
+  return options.guard === false ? (options.port ?? 0) : 0;
+}
+
+/**
+ * Starts dynalite (DynamoDB API) in-process on loopback behind the guarded endpoint (see EngineOptions); port 0
+ * picks a free one. A taken port rejects with EADDRINUSE.
+ */
 async function startDynalite(options: DynaliteOptions = {}): Promise<RunningEngine> {
   const { default: dynalite } = await importEngine<typeof import('dynalite')>('dynalite');
   const server = dynalite({
@@ -45,30 +87,35 @@ async function startDynalite(options: DynaliteOptions = {}): Promise<RunningEngi
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+    server.listen(enginePort(options), '127.0.0.1', () => resolve());
   });
   const { port } = server.address() as AddressInfo;
-  return {
-    endpoint: `http://127.0.0.1:${port}`,
-    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+  return publish(port, () => new Promise<void>((resolve) => server.close(() => resolve())), options);
 }
 
 /**
  * Starts fauxqs (SQS API) in-process bound to 127.0.0.1 only (its own `startFauxqs` listens on every
- * interface); port 0 picks a free one. Messages live in memory. A taken port rejects with EADDRINUSE.
+ * interface) behind the guarded endpoint (see EngineOptions); port 0 picks a free one. Messages live in memory.
+ * A taken port rejects with EADDRINUSE.
  */
-async function startSqsEngine(options: { port?: number } = {}): Promise<RunningEngine> {
+async function startSqsEngine(options: EngineOptions = {}): Promise<RunningEngine> {
   const { buildApp } = await importEngine<typeof import('fauxqs')>('fauxqs');
   const app = buildApp({ logger: false, host: '127.0.0.1' });
   try {
-    await app.listen({ port: options.port ?? 0, host: '127.0.0.1' });
+    await app.listen({ port: enginePort(options), host: '127.0.0.1' });
   } catch (error) {
     await app.close().catch(() => {});
     throw error;
   }
   const { port } = app.server.address() as AddressInfo;
-  return { endpoint: `http://127.0.0.1:${port}`, stop: () => app.close() };
+  return publish(port, () => app.close(), options);
 }
 
-export { type DynaliteOptions, EngineNotInstalledError, type RunningEngine, startDynalite, startSqsEngine };
+export {
+  type DynaliteOptions,
+  EngineNotInstalledError,
+  type EngineOptions,
+  type RunningEngine,
+  startDynalite,
+  startSqsEngine,
+};

@@ -21,6 +21,17 @@ interface PollResult {
   deleted: number;
 }
 
+/** A message's String attributes as the Lambda event carries them (e.g. the original sender a redrive kept). */
+function eventAttributes(message: Message): SQSRecord['messageAttributes'] {
+  const attributes: SQSRecord['messageAttributes'] = {};
+  for (const [name, value] of Object.entries(message.MessageAttributes ?? {})) {
+    if (value.StringValue !== undefined) {
+      attributes[name] = { dataType: value.DataType ?? 'String', stringValue: value.StringValue };
+    }
+  }
+  return attributes;
+}
+
 /** Builds the SQS event Lambda would deliver for received messages. */
 function toSqsEvent(messages: Message[], queueArn: string): SQSEvent {
   const records: SQSRecord[] = messages.map((message) => ({
@@ -33,7 +44,7 @@ function toSqsEvent(messages: Message[], queueArn: string): SQSEvent {
       SenderId: message.Attributes?.SenderId ?? 'local',
       ApproximateFirstReceiveTimestamp: message.Attributes?.ApproximateFirstReceiveTimestamp ?? '0',
     },
-    messageAttributes: {},
+    messageAttributes: eventAttributes(message),
     md5OfBody: message.MD5OfBody ?? '',
     eventSource: 'aws:sqs',
     eventSourceARN: queueArn,
@@ -54,6 +65,7 @@ async function pollOnce(options: PollOptions): Promise<PollResult> {
       MaxNumberOfMessages: options.batchSize ?? 10,
       WaitTimeSeconds: options.waitTimeSeconds ?? 0,
       MessageSystemAttributeNames: ['All'],
+      MessageAttributeNames: ['All'],
       ...(options.visibilityTimeoutSeconds !== undefined
         ? { VisibilityTimeout: options.visibilityTimeoutSeconds }
         : {}),

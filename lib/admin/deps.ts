@@ -1,6 +1,8 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { Clock } from '../clock.js';
+import type { SenderTenants } from '../messaging/sender-tenants.js';
 import type { WorkItemStore } from '../store/work-item-store.js';
+import type { RoutePrincipals } from './route-principals.js';
 
 /** Worker counters since `since` (epoch ms), where the host keeps them (the local stack); keyed by MetricName. */
 interface MetricCounts {
@@ -25,6 +27,10 @@ interface AdminDeps {
   clock?: Clock;
   /** The worker's counters, where the host keeps them in process (the local stack); absent on AWS (CloudWatch). */
   metrics?: () => Promise<MetricCounts | undefined>;
+  /** Per-route allowlists of principals (LEASEFENCE_ADMIN_ROUTE_PRINCIPALS); absent: IAM on the URL decides alone. */
+  routePrincipals?: RoutePrincipals;
+  /** The worker's sender policy (LEASEFENCE_SENDER_TENANTS): a redrive tells relays' messages from producers'. */
+  senderTenants?: SenderTenants;
 }
 
 /** The clock admin operations use: the deps' own, else the store's. */

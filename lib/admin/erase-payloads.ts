@@ -2,15 +2,17 @@ import * as z from 'zod';
 import { tenantIdSchema } from '../identity.js';
 import { parseInput } from '../internal/validation.js';
 import type { ErasureProgress } from '../store/payload-erasure.js';
+import type { CallerIdentity } from '../store/work-item.js';
 import { writeAuditRecord } from './audit.js';
 import { type AdminDeps, adminClock } from './deps.js';
-import { actorSchema, reasonSchema } from './schemas.js';
+import { actorSchema, callerSchema, reasonSchema } from './schemas.js';
 
 /** Whose payload bodies to erase, why, who asked, and at most how many in this call. */
 interface EraseInput {
   tenantId: string;
   reason: string;
   actor: string;
+  caller?: CallerIdentity;
   max?: number;
 }
 
@@ -29,6 +31,7 @@ const eraseSchema = z.strictObject({
   tenantId: tenantIdSchema,
   reason: reasonSchema,
   actor: actorSchema,
+  caller: callerSchema.optional(),
   max: z.number().int().min(1).max(100_000).default(10_000),
 });
 
@@ -61,6 +64,7 @@ async function erasePayloads(deps: AdminDeps, input: EraseInput): Promise<EraseR
   // Audited even when interrupted: bodies already deleted must be on the record.
   const audit = await writeAuditRecord(deps, {
     actor: valid.actor,
+    ...(valid.caller ? { caller: valid.caller } : {}),
     action: 'erase_payloads',
     reason: valid.reason,
     tenantId: valid.tenantId,

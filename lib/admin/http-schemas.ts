@@ -6,7 +6,7 @@ import { pageLimitSchema } from './schemas.js';
 /**
  * Shapes of the admin API's query strings. Every object is strict: an unknown parameter is a 400 naming it.
  * A POST body has no schema here: it is the input of its operation, parsed once by the operation's own strict
- * schema (the router refuses a body naming `actor`, which is always the authenticated caller).
+ * schema (the router refuses a body naming `actor` or `caller`, which are always the authenticated caller).
  */
 
 /** A decimal page size in a query string. */

@@ -1,19 +1,20 @@
 import * as z from 'zod';
 import type { JobIdentity } from '../identity.js';
 import { parseInput } from '../internal/validation.js';
-import { raiseFenceTransition } from '../store/operator-transitions.js';
+import { type OperatorAction, raiseFenceTransition } from '../store/operator-transitions.js';
 import { TableKeys } from '../store/table.js';
-import { identityOfItem } from '../store/work-item.js';
+import { type CallerIdentity, identityOfItem } from '../store/work-item.js';
 import { writeAuditRecord } from './audit.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import type { AdminDeps } from './deps.js';
-import { actorSchema, reasonSchema } from './schemas.js';
+import { actorSchema, callerSchema, reasonSchema } from './schemas.js';
 
 /** Raise every work item's fence above `above`; `cursor` resumes an earlier call, `max` bounds this one. */
 interface RaiseFencesInput {
   above: number;
   reason: string;
   actor: string;
+  caller?: CallerIdentity;
   cursor?: string;
   max?: number;
 }
@@ -52,6 +53,7 @@ const raiseFencesSchema = z.strictObject({
   above: z.number().int().min(FenceAbove.min).max(FenceAbove.max),
   reason: reasonSchema,
   actor: actorSchema,
+  caller: callerSchema.optional(),
   cursor: z.string().optional(),
   max: z.number().int().min(1).max(100_000).default(10_000),
 });
@@ -73,7 +75,7 @@ const TRIES = 3;
  */
 async function raiseFences(deps: AdminDeps, input: RaiseFencesInput): Promise<RaiseFencesReport> {
   const valid = parseInput(raiseFencesSchema, input, 'raise fences');
-  const action = { actor: valid.actor, reason: valid.reason };
+  const action = { actor: valid.actor, reason: valid.reason, ...(valid.caller ? { caller: valid.caller } : {}) };
   let startKey: Record<string, unknown> | undefined = decodeCursor(CURSOR_SCOPE, valid.cursor, [
     TableKeys.partition,
     TableKeys.sort,
@@ -91,6 +93,7 @@ async function raiseFences(deps: AdminDeps, input: RaiseFencesInput): Promise<Ra
   const cursor = encodeCursor(CURSOR_SCOPE, startKey);
   const audit = await writeAuditRecord(deps, {
     actor: valid.actor,
+    ...(valid.caller ? { caller: valid.caller } : {}),
     action: 'raise_fences',
     reason: valid.reason,
     counts: { above: valid.above, ...report, complete: cursor ? 0 : 1 },
@@ -103,7 +106,7 @@ async function raiseOne(
   deps: AdminDeps,
   identity: JobIdentity,
   above: number,
-  action: { actor: string; reason: string },
+  action: OperatorAction,
 ): Promise<'raised' | 'alreadyAbove' | 'lostRaces'> {
   for (let attempt = 0; attempt < TRIES; attempt += 1) {
     const item = await deps.store.get(identityOfItem(identity));

@@ -9,14 +9,17 @@ import * as z from 'zod';
 import { ConfigurationError } from '../errors.js';
 import { parseInput } from '../internal/validation.js';
 import { parseEnvelope } from '../messaging/envelope.js';
+import { isRelay, ORIGINAL_SENDER_ATTRIBUTE, type SenderTenants } from '../messaging/sender-tenants.js';
+import type { CallerIdentity } from '../store/work-item.js';
 import { writeAuditRecord } from './audit.js';
 import type { AdminDeps } from './deps.js';
-import { actorSchema } from './schemas.js';
+import { actorSchema, callerSchema } from './schemas.js';
 
 /** How many DLQ messages to move at most, and who asked. */
 interface RedriveInput {
   max?: number;
   actor: string;
+  caller?: CallerIdentity;
 }
 
 /** What a redrive did; also stored as the counts of its audit record. */
@@ -34,14 +37,19 @@ interface RedriveReport {
   auditId: string;
 }
 
-const redriveSchema = z.strictObject({ max: z.number().int().min(1).max(1000).default(100), actor: actorSchema });
+const redriveSchema = z.strictObject({
+  max: z.number().int().min(1).max(1000).default(100),
+  actor: actorSchema,
+  caller: callerSchema.optional(),
+});
 
 /** While a batch is being moved it is hidden in the DLQ for this long; a crash makes it reappear there. */
 const DLQ_VISIBILITY_SECONDS = 60;
 
 /**
  * Moves up to `max` messages from the DLQ back to the jobs queue with their body and attributes unchanged
- * (identity and payload hash travel in the body): receive ▶ send ▶ delete, so a crash can duplicate a
+ * (identity and payload hash travel in the body), recording the SenderId each had (ORIGINAL_SENDER_ATTRIBUTE, see
+ * attributesToSend) so the worker checks a moved message as its producer's, not the admin's: receive ▶ send ▶ delete, so a crash can duplicate a
  * wake-up but never lose one. Writes an audit record with the counts. No DLQ configured ▶ ConfigurationError.
  * @example
  * const { moved } = await redriveDeadLetters(deps, { max: 100, actor });
@@ -61,6 +69,7 @@ async function redriveDeadLetters(deps: AdminDeps, input: RedriveInput): Promise
           VisibilityTimeout: DLQ_VISIBILITY_SECONDS,
           WaitTimeSeconds: deps.dlqWaitTimeSeconds ?? 1,
           MessageAttributeNames: ['All'],
+          MessageSystemAttributeNames: ['SenderId'],
         }),
       );
       const messages = (output.Messages ?? []).filter((message) => message.Body !== undefined && message.ReceiptHandle);
@@ -73,7 +82,12 @@ async function redriveDeadLetters(deps: AdminDeps, input: RedriveInput): Promise
   }
   // Audited even when interrupted: whatever was already moved must be on the record.
   const auditCounts = failure === undefined ? counts : { ...counts, aborted: 1 };
-  const audit = await writeAuditRecord(deps, { actor: valid.actor, action: 'redrive', counts: auditCounts });
+  const audit = await writeAuditRecord(deps, {
+    actor: valid.actor,
+    ...(valid.caller ? { caller: valid.caller } : {}),
+    action: 'redrive',
+    counts: auditCounts,
+  });
   if (failure !== undefined) throw failure;
   return { ...counts, auditId: audit.auditId };
 }
@@ -91,7 +105,7 @@ async function moveBatch(
       Entries: messages.map((message, index) => ({
         Id: String(index),
         MessageBody: message.Body ?? '',
-        ...(message.MessageAttributes ? { MessageAttributes: copyAttributes(message.MessageAttributes) } : {}),
+        ...attributesToSend(message, deps.senderTenants),
       })),
     }),
   );
@@ -108,6 +122,33 @@ async function moveBatch(
   counts.deleteFailed += sentIndexes.length - deletedIndexes.length;
   counts.moved += deletedIndexes.length;
   counts.movedInvalid += deletedIndexes.filter((index) => !parseEnvelope(messages[index]?.Body ?? '').ok).length;
+}
+
+/** SQS's limit of message attributes per message. */
+const MAX_MESSAGE_ATTRIBUTES = 10;
+
+/**
+ * The attributes a moved message keeps, with the SenderId it had in the DLQ as its original sender
+ * (ORIGINAL_SENDER_ATTRIBUTE): the worker checks a relayed message against its original sender, not the admin. The
+ * attribute is always overwritten (a producer could have set it itself), except when the DLQ sender is one of
+ * leasefence's relays (`senderTenants`): then the message was moved before and keeps the sender that earlier move
+ * recorded. A message already carrying 10 attributes of its own keeps only the original sender: it must never be
+ * checked as the admin's.
+ */
+function attributesToSend(
+  message: Message,
+  senderTenants: SenderTenants | undefined,
+): { MessageAttributes?: Record<string, MessageAttributeValue> } {
+  const copy = copyAttributes(message.MessageAttributes ?? {});
+  const senderId = message.Attributes?.SenderId;
+  if (senderId && !(senderTenants && isRelay(senderTenants, senderId))) {
+    const original = { DataType: 'String', StringValue: senderId };
+    if (copy[ORIGINAL_SENDER_ATTRIBUTE] === undefined && Object.keys(copy).length >= MAX_MESSAGE_ATTRIBUTES) {
+      return { MessageAttributes: { [ORIGINAL_SENDER_ATTRIBUTE]: original } };
+    }
+    copy[ORIGINAL_SENDER_ATTRIBUTE] = original;
+  }
+  return Object.keys(copy).length > 0 ? { MessageAttributes: copy } : {};
 }
 
 /** Message attributes as SendMessage accepts them (the list types are reserved by SQS and never set). */

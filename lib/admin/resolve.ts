@@ -4,10 +4,10 @@ import { parseInput } from '../internal/validation.js';
 import { outcomeCodeSchema } from '../rules.js';
 import { WorkState } from '../states.js';
 import { resolveTransition } from '../store/operator-transitions.js';
-import type { WorkItem } from '../store/work-item.js';
+import type { CallerIdentity, WorkItem } from '../store/work-item.js';
 import { type AdminDeps, adminClock } from './deps.js';
 import { type RequeueResult, requeueAction, requeueAndWake } from './retry.js';
-import { actorSchema, reasonSchema } from './schemas.js';
+import { actorSchema, callerSchema, reasonSchema } from './schemas.js';
 
 /** Where an unknown item may go once an operator has reconciled it with the real system. */
 const ResolveTarget = {
@@ -22,6 +22,7 @@ interface ResolveInput {
   to: ResolveTarget;
   reason: string;
   actor: string;
+  caller?: CallerIdentity;
   outcomeCode?: string;
   /** Only with `queued`: the operator states that the effect did not happen (required for class D). */
   effectDidNotHappen?: boolean;
@@ -38,6 +39,7 @@ const resolveSchema = z
     to: z.enum([ResolveTarget.succeeded, ResolveTarget.failed_terminal, ResolveTarget.queued]),
     reason: reasonSchema,
     actor: actorSchema,
+    caller: callerSchema.optional(),
     outcomeCode: outcomeCodeSchema.optional(),
     effectDidNotHappen: z.boolean().optional(),
   })
@@ -61,7 +63,7 @@ const resolveSchema = z
 async function resolveItem(deps: AdminDeps, identityInput: JobIdentity, input: ResolveInput): Promise<ResolveResult> {
   const identity = parseIdentity(identityInput);
   const valid = parseInput(resolveSchema, input, 'resolve');
-  const action = { actor: valid.actor, reason: valid.reason };
+  const action = { actor: valid.actor, reason: valid.reason, ...(valid.caller ? { caller: valid.caller } : {}) };
   if (valid.to === ResolveTarget.queued) {
     return requeueAndWake(deps, identity, [WorkState.unknown], requeueAction(valid), 'resolve_queued');
   }

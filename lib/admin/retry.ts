@@ -87,6 +87,7 @@ const retrySchema = actionSchema.extend({ effectDidNotHappen: z.boolean().option
 function requeueAction(input: RetryInput): RequeueAction {
   return {
     actor: input.actor,
+    ...(input.caller ? { caller: input.caller } : {}),
     reason: input.reason,
     ...(input.effectDidNotHappen === true ? { statement: 'effect_did_not_happen' as const } : {}),
   };

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { InvalidInputError } from '../errors.js';
 import { parseInput } from '../internal/validation.js';
 import type { OperatorAction } from '../store/operator-transitions.js';
-import type { WorkItem } from '../store/work-item.js';
+import type { CallerIdentity, WorkItem } from '../store/work-item.js';
 import { listAuditRecords } from './audit.js';
 import { cancelItem } from './cancel.js';
 import { countItems } from './counts.js';
@@ -16,8 +16,9 @@ import { type RedriveInput, redriveDeadLetters } from './redrive.js';
 import { type ResolveInput, resolveItem } from './resolve.js';
 import { type AdminReply, errorReply, ok } from './responses.js';
 import { type RetryInput, retryItem } from './retry.js';
+import { routeRefusal } from './route-principals.js';
 import { AdminRoute, matchRoute } from './routes.js';
-import { actorSchema } from './schemas.js';
+import { actorSchema, callerSchema } from './schemas.js';
 import { showItem } from './show.js';
 import { readSignals } from './signals.js';
 import { recordView } from './views.js';
@@ -30,6 +31,8 @@ interface AdminRequest {
   /** Raw body text (JSON); empty or absent means `{}` for POST routes and is required for GET routes. */
   body?: string;
   actor: string;
+  /** The AWS caller behind `actor` (account, unique user id, access key id), audited beside it; absent locally. */
+  caller?: CallerIdentity;
 }
 
 /** The answer, plus what the handler may log (raw ids: the handler hashes them) and the error behind a 500. */
@@ -40,9 +43,9 @@ interface AdminResponse extends AdminReply {
 }
 
 /**
- * The admin API as a pure function of the request and the dependencies: routes, validates every input with
- * strict schemas, calls the admin operation and maps errors (400 with the field, 404, 405, 409, 500 without
- * internals). Never throws.
+ * The admin API as a pure function of the request and the dependencies: routes, refuses a principal a route's
+ * allowlist does not name (403, deps.routePrincipals), validates every input with strict schemas, calls the admin
+ * operation and maps errors (400 with the field, 404, 405, 409, 500 without internals). Never throws.
  * @example
  * const reply = await handleAdminRequest({ method: 'GET', path: '/items', query: { state: 'unknown' }, actor }, deps);
  */
@@ -60,8 +63,14 @@ async function handleAdminRequest(request: AdminRequest, deps: AdminDeps): Promi
     }
     route = match.route;
     subject = { tenantId: match.tenantId, operationId: match.operationId };
-    const { actor } = parseInput(z.strictObject({ actor: actorSchema }), { actor: request.actor }, 'caller identity');
-    const reply = await dispatch(match, request, actor, deps);
+    const who = parseInput(
+      z.strictObject({ actor: actorSchema, caller: callerSchema.optional() }),
+      { actor: request.actor, ...(request.caller ? { caller: request.caller } : {}) },
+      'caller identity',
+    );
+    const refusal = routeRefusal(match.route, { arn: who.actor, userId: who.caller?.userId }, deps.routePrincipals);
+    if (refusal) return { statusCode: 403, body: { error: 'forbidden', message: refusal }, route, subject };
+    const reply = await dispatch(match, request, who, deps);
     return { ...reply, route, subject };
   } catch (error) {
     const reply = errorReply(error);
@@ -76,7 +85,10 @@ async function handleAdminRequest(request: AdminRequest, deps: AdminDeps): Promi
 
 type Matched = Extract<ReturnType<typeof matchRoute>, { ok: true }>;
 
-async function dispatch(match: Matched, request: AdminRequest, actor: string, deps: AdminDeps): Promise<AdminReply> {
+/** Who acts: the actor and, when AWS authenticated the call, the caller behind it (both audited). */
+type Who = { actor: string; caller?: CallerIdentity };
+
+async function dispatch(match: Matched, request: AdminRequest, who: Who, deps: AdminDeps): Promise<AdminReply> {
   const identity = { tenantId: match.tenantId ?? '', operationId: match.operationId ?? '' };
   switch (match.route) {
     case AdminRoute.listItems: {
@@ -98,24 +110,24 @@ async function dispatch(match: Matched, request: AdminRequest, actor: string, de
       return ok({ item: await showItem(deps, identity) });
     case AdminRoute.resolveItem:
       parseQuery(noQuerySchema, request);
-      return itemReply(await resolveItem(deps, identity, operationInput<ResolveInput>(request, { actor })));
+      return itemReply(await resolveItem(deps, identity, operationInput<ResolveInput>(request, who)));
     case AdminRoute.retryItem:
       parseQuery(noQuerySchema, request);
-      return itemReply(await retryItem(deps, identity, operationInput<RetryInput>(request, { actor })));
+      return itemReply(await retryItem(deps, identity, operationInput<RetryInput>(request, who)));
     case AdminRoute.cancelItem:
       parseQuery(noQuerySchema, request);
-      return itemReply({ item: await cancelItem(deps, identity, operationInput<OperatorAction>(request, { actor })) });
+      return itemReply({ item: await cancelItem(deps, identity, operationInput<OperatorAction>(request, who)) });
     case AdminRoute.redrive:
       parseQuery(noQuerySchema, request);
-      return ok({ ...(await redriveDeadLetters(deps, operationInput<RedriveInput>(request, { actor }))) });
+      return ok({ ...(await redriveDeadLetters(deps, operationInput<RedriveInput>(request, who))) });
     case AdminRoute.erasePayloads: {
       parseQuery(noQuerySchema, request);
-      const input = operationInput<EraseInput>(request, { tenantId: identity.tenantId, actor });
+      const input = operationInput<EraseInput>(request, { tenantId: identity.tenantId, ...who });
       return ok({ ...(await erasePayloads(deps, input)) });
     }
     case AdminRoute.raiseFences:
       parseQuery(noQuerySchema, request);
-      return ok({ ...(await raiseFences(deps, operationInput<RaiseFencesInput>(request, { actor }))) });
+      return ok({ ...(await raiseFences(deps, operationInput<RaiseFencesInput>(request, who))) });
     case AdminRoute.listAudit: {
       noBody(request);
       const query = parseQuery(auditQuerySchema, request);
@@ -145,13 +157,16 @@ function parseQuery<S extends z.ZodType>(schema: S, request: AdminRequest): z.ou
   return parseInput(schema, present, 'query');
 }
 
+/** Fields only the request supplies (who acted), refused in a body whether or not this request carries them. */
+const WHO_FIELDS = ['actor', 'caller'] as const;
+
 /**
  * The input of a POST route's operation: its JSON body (empty means `{}`) with the fields the route supplies
- * (the authenticated `actor`, a path's tenant). The operation's own strict schema parses it, once: the body has
- * no schema of its own. Text that is not JSON, anything but a JSON object, or a body naming a supplied field
- * (an `actor` smuggled in) is a 400 before the operation runs.
+ * (the authenticated `actor` and `caller`, a path's tenant). The operation's own strict schema parses it, once: the
+ * body has no schema of its own. Text that is not JSON, anything but a JSON object, or a body naming a supplied
+ * field (an `actor` or `caller` smuggled in, even where this request has no caller) is a 400 before the operation runs.
  */
-function operationInput<Input>(request: AdminRequest, supplied: Record<string, string>): Input {
+function operationInput<Input>(request: AdminRequest, supplied: Record<string, unknown>): Input {
   let body: unknown = {};
   if (request.body !== undefined && request.body.trim() !== '') {
     try {
@@ -165,7 +180,8 @@ function operationInput<Input>(request: AdminRequest, supplied: Record<string, s
       { path: '(root)', message: 'must be a JSON object' },
     ]);
   }
-  const named = Object.keys(supplied).filter((field) => Object.hasOwn(body, field));
+  const reserved = new Set([...WHO_FIELDS, ...Object.keys(supplied)]);
+  const named = [...reserved].filter((field) => Object.hasOwn(body, field));
   if (named.length > 0) {
     const issues = named.map((field) => ({ path: field, message: 'comes from the request, never the body' }));
     throw new InvalidInputError(`invalid body: ${named.join(', ')} comes from the request, never the body`, issues);

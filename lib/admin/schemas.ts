@@ -5,6 +5,17 @@ import { PARKED_STATES } from '../states.js';
 /** Who acted: the IAM caller ARN from the Function URL (never from the request body); no control characters. */
 const actorSchema = freeTextSchema('actor', 2048);
 
+/**
+ * The AWS caller behind `actor` as the Function URL authenticated it (requestContext.authorizer.iam): account, unique
+ * user id (`AROA…:session` for a role) and access key id. Audited beside the ARN, whose session name the caller chose.
+ */
+const callerSchema = z.strictObject({
+  accountId: z.string().regex(/^\d{12}$/, 'accountId must be 12 digits'),
+  // AIDA… (user), AROA…:session (role), the account id (root), account:name (federated user).
+  userId: z.string().regex(/^[\w+=,.@:-]{1,256}$/, 'userId must be an IAM user id'),
+  accessKeyId: z.string().regex(/^[A-Z0-9]{16,128}$/, 'accessKeyId must be an access key id'),
+});
+
 /** Why an operator acted; stored in the audit trail and shown by the CLI, so: short, no control characters. */
 const reasonSchema = z.string().trim().pipe(freeTextSchema('reason', 1000));
 
@@ -15,6 +26,6 @@ const parkedStateSchema = z.enum(PARKED_STATES);
 const pageLimitSchema = z.number().int().min(1).max(100);
 
 /** Who and why, for every audited action. */
-const actionSchema = z.strictObject({ actor: actorSchema, reason: reasonSchema });
+const actionSchema = z.strictObject({ actor: actorSchema, caller: callerSchema.optional(), reason: reasonSchema });
 
-export { actionSchema, actorSchema, pageLimitSchema, parkedStateSchema, reasonSchema };
+export { actionSchema, actorSchema, callerSchema, pageLimitSchema, parkedStateSchema, reasonSchema };

@@ -7,6 +7,7 @@ import { ConfigurationError } from '../errors.js';
 import { hashIdentifier, type IdentifierKey } from '../hashing.js';
 import { serviceName } from '../metric-names.js';
 import { createSqsClient } from '../sqs-client.js';
+import type { CallerIdentity } from '../store/work-item.js';
 import { createHandlerClients, sqsEndpointOptions } from './clients.js';
 import { identifierKeyLoader, type LoadedIdentifierKey } from './identifier-key.js';
 import { describeError } from './sweeper-handler.js';
@@ -29,6 +30,19 @@ function requestBody(event: LambdaFunctionURLEventWithIAMAuthorizer): string | u
   return event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
 }
 
+/**
+ * The IAM caller the Function URL authenticated: its ARN and, audited beside it, its account, unique user id and
+ * access key id. Undefined when any is missing (not a Function URL event with AWS_IAM auth).
+ */
+function authenticatedCaller(
+  event: LambdaFunctionURLEventWithIAMAuthorizer,
+): { actor: string; caller: CallerIdentity } | undefined {
+  const iam = event.requestContext?.authorizer?.iam;
+  const fields = [iam?.userArn, iam?.accountId, iam?.userId, iam?.accessKey];
+  if (!iam || fields.some((field) => typeof field !== 'string' || field === '')) return undefined;
+  return { actor: iam.userArn, caller: { accountId: iam.accountId, userId: iam.userId, accessKeyId: iam.accessKey } };
+}
+
 function logFields(response: AdminResponse, actor: string, key: IdentifierKey): Record<string, unknown> {
   const { tenantId, operationId } = response.subject ?? {};
   return {
@@ -42,8 +56,11 @@ function logFields(response: AdminResponse, actor: string, key: IdentifierKey): 
 
 /**
  * Builds the admin Lambda handler behind a Function URL with AWS_IAM auth. The actor is the IAM caller the
- * URL authenticated (requestContext.authorizer.iam.userArn), never anything in the request; a request
- * without one is refused (403) rather than served anonymously. Logs carry identifiers hashed under the
+ * URL authenticated (requestContext.authorizer.iam: userArn, with accountId, userId and accessKey audited beside
+ * it), never anything in the request body; a request without them is refused (403) rather than served
+ * anonymously. The event is trusted as the URL delivered it: a principal allowed plain lambda:InvokeFunction could
+ * hand-make one, which the construct's adminInvokeGuard denies (infra/README.md). Routes with an allowlist
+ * (LEASEFENCE_ADMIN_ROUTE_PRINCIPALS) answer only the principals it names (403). Logs carry identifiers hashed under the
  * deployment's key only (read once per container; an unreadable key is a 500 before anything is done).
  * @example
  * export const handler = createAdminHandler();
@@ -63,16 +80,19 @@ function createAdminHandler(options: AdminHandlerOptions = {}): AdminHandler {
       queueUrl: config.queueUrl,
       payloadsTable: config.payloadsTable,
       ...(config.deadLetterQueueUrl ? { deadLetterQueueUrl: config.deadLetterQueueUrl } : {}),
+      ...(config.adminRoutePrincipals ? { routePrincipals: config.adminRoutePrincipals } : {}),
+      ...(config.senderTenants ? { senderTenants: config.senderTenants } : {}),
     };
     return { deps, loadKey: identifierKeyLoader(config) };
   };
 
   return async (event) => {
-    const actor = event.requestContext?.authorizer?.iam?.userArn;
-    if (typeof actor !== 'string' || actor === '') {
+    const who = authenticatedCaller(event);
+    if (!who) {
       logger.warn('admin request without an IAM caller');
       return json(403, { error: 'forbidden', message: 'an IAM-authenticated caller is required' });
     }
+    const { actor, caller } = who;
     let key: IdentifierKey;
     try {
       container ??= boot();
@@ -88,6 +108,7 @@ function createAdminHandler(options: AdminHandlerOptions = {}): AdminHandler {
         query: event.queryStringParameters ?? {},
         body: requestBody(event),
         actor,
+        caller,
       },
       container.deps,
     );

@@ -8,6 +8,7 @@ import { type LeasefenceConfig, readConfig } from '../config.js';
 import type { IdentifierKey } from '../hashing.js';
 import { type AnyJobDefinition, JobRegistry } from '../job-definition.js';
 import { createRetryWaker } from '../messaging/retry-wake.js';
+import { type MessageSender, ORIGINAL_SENDER_ATTRIBUTE } from '../messaging/sender-tenants.js';
 import { METRIC_NAMESPACE, serviceName } from '../metric-names.js';
 import { DAY_MS } from '../rules.js';
 import { PayloadStore } from '../store/payloads.js';
@@ -36,10 +37,20 @@ type SqsWorkerHandler = ((event: SQSEvent, context?: Context) => Promise<SQSBatc
   client: DynamoDBDocumentClient;
 };
 
+/** Who sent a record, as SQS stamped it (SenderId), and the original sender a redrive kept in an attribute. */
+function senderOf(record: SQSRecord): MessageSender {
+  const relayedFrom = record.messageAttributes?.[ORIGINAL_SENDER_ATTRIBUTE]?.stringValue;
+  return {
+    ...(record.attributes?.SenderId ? { senderId: record.attributes.SenderId } : {}),
+    ...(relayedFrom ? { relayedFrom } : {}),
+  };
+}
+
 /**
  * Builds the SQS worker Lambda handler with partial batch responses: a record is reported as failed (and so
  * redelivered) only when its work row could not be committed; everything else is acknowledged. With a queue URL
- * in the configuration (the construct sets it) a retryable failure sends its own delayed wake-up first.
+ * in the configuration (the construct sets it) a retryable failure sends its own delayed wake-up first. With
+ * LEASEFENCE_SENDER_TENANTS set, a record whose SenderId may not produce for the tenant it names is quarantined.
  * @example
  * export const handler = createSqsWorkerHandler({ jobs: [refundJob, statementJob] });
  */
@@ -67,12 +78,14 @@ function createSqsWorkerHandler(options: SqsWorkerHandlerOptions): SqsWorkerHand
     ...(options.workerId ? { workerId: options.workerId } : {}),
     ...(options.heartbeatIntervalMs !== undefined ? { heartbeatIntervalMs: options.heartbeatIntervalMs } : {}),
     disabledJobTypes: config.disabledJobTypes ?? [],
+    ...(config.senderTenants ? { senderTenants: config.senderTenants } : {}),
   });
   const recordHandler = (record: SQSRecord): Promise<MessageResult> =>
     runtime.handleMessage({
       messageId: record.messageId,
       body: record.body,
       receiveCount: Number(record.attributes?.ApproximateReceiveCount ?? 1),
+      sender: senderOf(record),
     });
   const handler = async (event: SQSEvent, context?: Context): Promise<SQSBatchResponse> => {
     const processor = new BatchProcessor(EventType.SQS);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { PutCommand, type PutCommandInput, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { type Key, type QueryPage, queryPage, type StoreConnection } from './connection.js';
 import { AUDIT_PARTITION, TableKeys } from './table.js';
+import type { CallerIdentity } from './work-item.js';
 
 /**
  * An admin action that concerns no single work item (DLQ redrive, payload erasure, raise fences), kept in the
@@ -14,6 +15,8 @@ interface AuditRecord {
   auditId: string;
   at: number;
   actor: string;
+  /** The AWS caller behind `actor` (account, unique user id, access key id), when AWS authenticated the call. */
+  caller?: CallerIdentity;
   action: string;
   reason?: string;
   tenantId?: string;
@@ -21,7 +24,7 @@ interface AuditRecord {
 }
 
 /** What to record: who, what, why, and the counts the action produced. */
-type AuditInput = Pick<AuditRecord, 'actor' | 'action' | 'reason' | 'tenantId' | 'counts'>;
+type AuditInput = Pick<AuditRecord, 'actor' | 'caller' | 'action' | 'reason' | 'tenantId' | 'counts'>;
 
 /** Sort key: time first, so the partition reads in chronological order; the id keeps it unique. */
 function auditSortKey(at: number, auditId: string): string {
@@ -37,6 +40,7 @@ function auditRecord(input: AuditInput, at: number, auditId: string): AuditRecor
     auditId,
     at,
     actor: input.actor,
+    ...(input.caller !== undefined ? { caller: input.caller } : {}),
     action: input.action,
     ...(input.reason !== undefined ? { reason: input.reason } : {}),
     ...(input.tenantId !== undefined ? { tenantId: input.tenantId } : {}),

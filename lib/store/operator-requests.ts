@@ -4,7 +4,7 @@ import type { WorkState } from '../states.js';
 import { ExpressionBuilder } from './expressions.js';
 import type { TableContext } from './requests.js';
 import { workItemKey } from './table.js';
-import type { AuditEntry, OperatorStatement } from './work-item.js';
+import type { AuditEntry, CallerIdentity, OperatorStatement } from './work-item.js';
 
 /**
  * A change made by someone other than the holder (operator, sweeper). It is conditional on the state and
@@ -20,6 +20,7 @@ interface OperatorTransition {
   readonly condition?: (x: ExpressionBuilder) => string;
   readonly audit?: {
     readonly actor: string;
+    readonly caller?: CallerIdentity;
     readonly action: string;
     readonly reason: string;
     readonly statement?: OperatorStatement;

@@ -2,16 +2,17 @@ import { WorkState } from '../states.js';
 import { ATTEMPT_HISTORY_ATTRIBUTE, closeAttempts } from './attempt-history.js';
 import type { OperatorTransition } from './operator-requests.js';
 import { LEASE_ATTRIBUTES, PARKED_ATTRIBUTES, parkedAttributes } from './requests.js';
-import type { OperatorStatement, WorkItem } from './work-item.js';
+import type { CallerIdentity, OperatorStatement, WorkItem } from './work-item.js';
 
 /**
  * The transitions made by someone other than the holder (operator, sweeper): each is conditional on the state
  * and fence the caller observed and raises the fence, so a running holder's next fenced write is refused.
  */
 
-/** Who did an operator action, and why (stored in the audit trail). */
+/** Who did an operator action (and the AWS caller behind it, when authenticated), and why (stored in the audit trail). */
 interface OperatorAction {
   actor: string;
+  caller?: CallerIdentity;
   reason: string;
 }
 
@@ -68,7 +69,12 @@ function resolveTransition(
     to,
     set: { ...outcome, finishedAt: now },
     remove: [...LEASE_ATTRIBUTES, ...(to === WorkState.succeeded ? PARKED_ATTRIBUTES : [])],
-    audit: { actor: action.actor, reason: action.reason, action: `resolve_${to}` },
+    audit: {
+      actor: action.actor,
+      ...(action.caller ? { caller: action.caller } : {}),
+      reason: action.reason,
+      action: `resolve_${to}`,
+    },
   };
 }
 

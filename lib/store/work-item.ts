@@ -2,10 +2,22 @@ import type { JobIdentity, ValidIdentity } from '../identity.js';
 import type { WorkState } from '../states.js';
 import type { AttemptRecord } from './attempt-history.js';
 
+/**
+ * The AWS caller behind an operator action as the admin Function URL authenticated it: the account, the unique
+ * user id (`AIDA…`, or `AROA…:session` for a role) and the access key id. Absent locally (no IAM there).
+ */
+interface CallerIdentity {
+  accountId: string;
+  userId: string;
+  accessKeyId: string;
+}
+
 /** One audited operator action, stored on the item in the same write as the transition it records. */
 interface AuditEntry {
   at: number;
   actor: string;
+  /** Who `actor` is beyond its ARN (whose session name the caller chose), when AWS authenticated the call. */
+  caller?: CallerIdentity;
   action: string;
   from: WorkState;
   to: WorkState;
@@ -135,6 +147,7 @@ function isWorkItem(record: Record<string, unknown> | undefined): record is Work
 
 export {
   type AuditEntry,
+  type CallerIdentity,
   type Claim,
   claimFromItem,
   identityOfItem,

@@ -8,25 +8,40 @@ import type { WorkItemStore } from '../store/work-item-store.js';
 
 type SkipReason = NotClaimableReason | 'replay_finished';
 
-/** The claim, or why this message needs no work (each is acknowledged; the row is the truth). */
+/**
+ * The claim, or why this message needs no work (each is acknowledged; the row is the truth). `not_created`: a first
+ * message whose payload did not verify names an identity without a row, and none is created for it.
+ */
 type Acquisition =
   | { acquired: true; claim: Claim; created: boolean }
   | { acquired: false; reason: SkipReason }
+  | { acquired: false; reason: 'not_created' }
   | { acquired: false; reason: 'payload_conflict'; detail: string };
 
 /**
  * Turns a message into a claim with as few writes as possible: a first delivery creates the item already
- * claimed (one conditional PutItem); a replay claims only if the stored row says the job is claimable.
+ * claimed (one conditional PutItem) when `mayCreate` (its payload verified); a replay claims only if the stored row
+ * says the job is claimable. Without `mayCreate` only an existing row is read and claimed, never a new one created.
  * `lease` carries the definition's target class (recorded with the effect mark).
  */
 async function acquireClaim(
   store: WorkItemStore,
   definition: AnyJobDefinition,
-  { envelope, identity }: ReceivedMessage,
+  received: ReceivedMessage,
   lease: LeaseRequest,
+  mayCreate: boolean,
 ): Promise<Acquisition> {
+  const { envelope, identity } = received;
   if (envelope.kind === 'wake') return fromClaimResult(await store.claim(identity, lease));
   let existing: WorkItem;
+  if (!mayCreate) {
+    const stored = await store.get(identity);
+    if (!stored) return { acquired: false, reason: 'not_created' };
+    if (stored.payloadHash !== envelope.payloadHash) {
+      return { acquired: false, reason: 'payload_conflict', detail: 'same identity, different payload hash' };
+    }
+    return replayClaim(store, stored, received, lease);
+  }
   try {
     const enqueued = await store.enqueue(newWorkItem(identity, envelope, definition.maxAttempts), lease);
     if (enqueued.outcome === 'created' && enqueued.claim)
@@ -38,6 +53,16 @@ async function acquireClaim(
     }
     throw error;
   }
+  return replayClaim(store, existing, received, lease);
+}
+
+/** A message for a row that exists with the same hash: the same job type, then a claim only if the row allows one. */
+async function replayClaim(
+  store: WorkItemStore,
+  existing: WorkItem,
+  { envelope, identity }: ReceivedMessage,
+  lease: LeaseRequest,
+): Promise<Acquisition> {
   if (existing.jobType !== envelope.jobType) {
     return { acquired: false, reason: 'payload_conflict', detail: 'same identity and hash, different job type' };
   }

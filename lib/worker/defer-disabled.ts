@@ -4,27 +4,43 @@ import type { ReceivedMessage } from '../messaging/envelope.js';
 import { newWorkItem } from '../store/schemas.js';
 import type { WorkItemStore } from '../store/work-item-store.js';
 
-/** What deferring a message of a switched-off job type came to. */
-type Deferral = { deferred: true } | { deferred: false; reason: 'payload_conflict'; detail: string };
+/** What deferring a message of a switched-off job type came to (`not_created`: no row, and none may be created). */
+type Deferral =
+  | { deferred: true }
+  | { deferred: false; reason: 'not_created' }
+  | { deferred: false; reason: 'payload_conflict'; detail: string };
+
+const PAYLOAD_CONFLICT: Deferral = {
+  deferred: false,
+  reason: 'payload_conflict',
+  detail: 'same identity, different payload hash',
+};
 
 /**
  * A job type switched off in this deployment (cut over one type at a time): its message is acknowledged
  * without running, and its work row is the truth that it still waits. A first send creates the row queued
  * (never claimed: no attempt is used); an existing row is left untouched. The sweeper re-signals queued rows,
- * so once the type is switched on the next wake-up runs it. A different payload is still a conflict.
+ * so once the type is switched on the next wake-up runs it. A different payload is still a conflict. Without
+ * `mayCreate` (the payload did not verify) no row is created: an existing one with the same hash is left as it is.
  */
 async function deferDisabled(
   store: WorkItemStore,
   definition: JobDefinition<unknown>,
   { envelope, identity }: ReceivedMessage,
+  mayCreate: boolean,
 ): Promise<Deferral> {
   if (envelope.kind === 'wake') return { deferred: true };
+  if (!mayCreate) {
+    const existing = await store.get(identity);
+    if (!existing) return { deferred: false, reason: 'not_created' };
+    return existing.payloadHash === envelope.payloadHash ? { deferred: true } : PAYLOAD_CONFLICT;
+  }
   try {
     await store.enqueue(newWorkItem(identity, envelope, definition.maxAttempts));
     return { deferred: true };
   } catch (error) {
     if (isLeasefenceError(error, PayloadConflictError)) {
-      return { deferred: false, reason: 'payload_conflict', detail: 'same identity, different payload hash' };
+      return PAYLOAD_CONFLICT;
     }
     throw error;
   }

@@ -4,13 +4,20 @@ import type { JobIdentity } from '../identity.js';
 import type { PayloadStore } from '../store/payloads.js';
 import type { Claim } from '../store/work-item.js';
 
-/** Loads the body behind a caller-owned payloadRef (S3 object, row, …). */
+/**
+ * Loads the body behind a caller-owned payloadRef (S3 object, row, …) for `identity`. It must return undefined for
+ * a ref that is not that identity's tenant's: the worker creates a job's row only once its payload resolves and
+ * hashes to the message's hash, so a ref another tenant names is never run, nor bound to the identity.
+ */
 type PayloadResolver = (ref: string, identity: JobIdentity) => Promise<unknown>;
 
-/** The payload, re-verified against the hash bound to the identity, or why it cannot be used. */
+/** The payload, re-verified against the hash bound to the identity (`payloadHash`), or why it cannot be used. */
 type LoadedPayload =
-  | { ok: true; body: unknown }
+  | { ok: true; body: unknown; payloadHash: string }
   | { ok: false; errorCode: 'payload_missing' | 'payload_hash_mismatch' | 'payload_unreadable'; message: string };
+
+/** What binds a payload to an identity: the hash, and where the body is (a claim or a first message carries it). */
+type PayloadBinding = Pick<Claim, 'identity' | 'payloadHash' | 'payloadInline' | 'payloadRef'>;
 
 /** Where payloads come from: the payloads table for inline bodies, the resolver for refs. */
 interface PayloadSources {
@@ -19,10 +26,11 @@ interface PayloadSources {
 }
 
 /**
- * Fetches the claimed job's payload and re-computes its hash: a body that does not match the hash the
- * producer bound to the identity is never run. Throws for infrastructure or configuration errors (the message is redelivered).
+ * Fetches a job's payload (for a claim, or for a first message before its row is created) and re-computes its
+ * hash: a body that does not match the hash bound to the identity is never run. Throws for infrastructure or
+ * configuration errors (the message is redelivered).
  */
-async function loadVerifiedPayload(sources: PayloadSources, claim: Claim): Promise<LoadedPayload> {
+async function loadVerifiedPayload(sources: PayloadSources, claim: PayloadBinding): Promise<LoadedPayload> {
   let body: unknown;
   if (claim.payloadInline) {
     if (!sources.payloads) throw new ConfigurationError('inline payload but no payloads table is configured');
@@ -44,11 +52,11 @@ async function loadVerifiedPayload(sources: PayloadSources, claim: Claim): Promi
   if (actual !== claim.payloadHash) {
     return { ok: false, errorCode: 'payload_hash_mismatch', message: 'payload hash differs from the approved hash' };
   }
-  return { ok: true, body };
+  return { ok: true, body, payloadHash: claim.payloadHash };
 }
 
 function missing(message: string): LoadedPayload {
   return { ok: false, errorCode: 'payload_missing', message };
 }
 
-export { type LoadedPayload, loadVerifiedPayload, type PayloadResolver, type PayloadSources };
+export { type LoadedPayload, loadVerifiedPayload, type PayloadBinding, type PayloadResolver, type PayloadSources };

@@ -6,6 +6,7 @@ import { describeIssues } from '../internal/issue-paths.js';
 import type { AnyJobDefinition, JobDefinition, JobRegistry } from '../job-definition.js';
 import { JOB_VERSION_UNSUPPORTED, parseEnvelope, type ReceivedMessage } from '../messaging/envelope.js';
 import type { RetryWaker } from '../messaging/retry-wake.js';
+import { checkSender, type MessageSender, type SenderTenants } from '../messaging/sender-tenants.js';
 import { MetricName } from '../metric-names.js';
 import { WorkState } from '../states.js';
 import type { PayloadStore } from '../store/payloads.js';
@@ -17,14 +18,19 @@ import { acquireClaim } from './acquire-claim.js';
 import { deferDisabled } from './defer-disabled.js';
 import { type ExecutionResult, executeClaimedJob } from './execute-job.js';
 import { KeyedSerializer } from './keyed-serializer.js';
-import { loadVerifiedPayload, type PayloadResolver } from './load-payload.js';
+import { type LoadedPayload, loadVerifiedPayload, type PayloadResolver, type PayloadSources } from './load-payload.js';
 
 /** One queue message as the runtime sees it (from an SQS event record or a local poller). */
 interface QueueMessage {
   messageId: string;
   body: string;
   receiveCount?: number;
+  /** Who sent it, as SQS reports it (SenderId); checked against `senderTenants` when that is configured. */
+  sender?: MessageSender;
 }
+
+/** Quarantine reason of a message whose sender may not produce for the tenant it names. */
+const TENANT_NOT_ALLOWED_FOR_SENDER = 'tenant_not_allowed_for_sender';
 
 /**
  * What happened to a message. Every result means "acknowledge": the work row committed or nothing needed
@@ -54,11 +60,18 @@ interface WorkerRuntimeOptions {
   disabledJobTypes?: readonly string[];
   /** Sends each queued retry its own wake-up (see messaging/retry-wake.ts); without it only the sweeper wakes retries. */
   retryWaker?: RetryWaker;
+  /**
+   * Which senders may produce for which tenants (LEASEFENCE_SENDER_TENANTS). When given, a message whose sender may
+   * not produce for its tenant is quarantined before anything else, without touching any work row.
+   */
+  senderTenants?: SenderTenants;
 }
 
 /**
- * The worker runtime: message ▶ claim ▶ verified payload ▶ job ▶ recorded outcome. A message is only
- * acknowledged once the row it concerns has committed; bad input becomes a quarantine record or a
+ * The worker runtime: message ▶ sender allowed for its tenant ▶ verified payload ▶ claim ▶ job ▶ recorded outcome.
+ * A first message creates its row only once its payload verifies (the body hashes to the message's hash), so a
+ * message naming another tenant's identity with a made-up hash creates nothing that could block it. A message is
+ * only acknowledged once the row it concerns has committed; bad input becomes a quarantine record or a
  * quarantined item, never a crash; the same identity never runs twice at once in this process.
  */
 class WorkerRuntime {
@@ -83,6 +96,12 @@ class WorkerRuntime {
   /** The parsed message on its way in: its identity is the one parseEnvelope built, passed along, never rebuilt. */
   private async handleEnvelope(message: QueueMessage, received: ReceivedMessage): Promise<MessageResult> {
     const { envelope, identity } = received;
+    const policy = this.options.senderTenants;
+    const sender = policy ? checkSender(policy, message.sender ?? {}, identity.tenantId) : { ok: true as const };
+    if (!sender.ok) {
+      // No identity on the record: the sender's claim about the tenant is what was refused.
+      return this.quarantineMessage(message, TENANT_NOT_ALLOWED_FOR_SENDER, sender.detail);
+    }
     const definition = this.options.registry.get(envelope.jobType);
     if (!definition) {
       // The job type came from the body: the detail does not repeat it.
@@ -97,13 +116,17 @@ class WorkerRuntime {
         identity,
       );
     }
-    if (this.options.disabledJobTypes?.includes(definition.type)) return this.defer(message, definition, received);
+    const precheck = await this.payloadBeforeCreate(received);
+    if (this.options.disabledJobTypes?.includes(definition.type)) {
+      return this.defer(message, definition, received, precheck);
+    }
     const lease = this.leaseFor(definition);
-    const acquisition = await acquireClaim(this.options.store, definition, received, lease);
+    const acquisition = await acquireClaim(this.options.store, definition, received, lease, precheck?.ok === true);
     if (!acquisition.acquired) {
       if (acquisition.reason === 'payload_conflict') {
         return this.quarantineMessage(message, 'payload_conflict', acquisition.detail, identity);
       }
+      if (acquisition.reason === 'not_created') return this.refuseUnverified(message, precheck, identity);
       this.telemetry.info('message needs no work', { identity, reason: acquisition.reason });
       return { status: 'skipped', reason: acquisition.reason, identity };
     }
@@ -112,7 +135,7 @@ class WorkerRuntime {
     if (claim.takeover) this.telemetry.count(MetricName.Takeovers);
     const fields = { identity, jobType: envelope.jobType, fence: claim.fence, attempt: claim.attempt };
     this.telemetry.info('claimed', { ...fields, takeover: claim.takeover });
-    const payload = await this.verifiedPayload(claim, definition.payload);
+    const payload = await this.verifiedPayload(claim, definition.payload, precheck);
     if (!payload.ok) {
       await this.options.store.quarantine(claim, { errorCode: payload.errorCode, message: payload.message });
       this.telemetry.count(MetricName.Quarantined);
@@ -157,10 +180,14 @@ class WorkerRuntime {
     message: QueueMessage,
     definition: JobDefinition<unknown>,
     received: ReceivedMessage,
+    precheck: LoadedPayload | undefined,
   ): Promise<MessageResult> {
     const { envelope, identity } = received;
-    const deferral = await deferDisabled(this.options.store, definition, received);
-    if (!deferral.deferred) return this.quarantineMessage(message, deferral.reason, deferral.detail, identity);
+    const deferral = await deferDisabled(this.options.store, definition, received, precheck?.ok === true);
+    if (!deferral.deferred) {
+      if (deferral.reason === 'not_created') return this.refuseUnverified(message, precheck, identity);
+      return this.quarantineMessage(message, deferral.reason, deferral.detail, identity);
+    }
     this.telemetry.count(MetricName.Deferred);
     this.telemetry.info('job type disabled: message acknowledged, row left queued', {
       identity,
@@ -169,18 +196,48 @@ class WorkerRuntime {
     return { status: 'deferred', reason: 'job_type_disabled', identity };
   }
 
-  /** Loads and hash-checks the payload, then parses it with the job's schema (schema paths and codes only, never values or keys from the body). */
+  /**
+   * A first message's payload, verified before any row exists (undefined for a wake, which never creates one): the
+   * body from the payloads table or the resolver must hash to the message's hash.
+   */
+  private async payloadBeforeCreate({ envelope, identity }: ReceivedMessage): Promise<LoadedPayload | undefined> {
+    if (envelope.kind === 'wake') return undefined;
+    return loadVerifiedPayload(this.payloadSources(), {
+      identity,
+      payloadHash: envelope.payloadHash,
+      payloadInline: !('ref' in envelope.payload),
+      ...('ref' in envelope.payload ? { payloadRef: envelope.payload.ref } : {}),
+    });
+  }
+
+  /** A first message whose payload did not verify, for an identity without a row: quarantined, no row created. */
+  private refuseUnverified(
+    message: QueueMessage,
+    precheck: LoadedPayload | undefined,
+    identity: JobIdentity,
+  ): Promise<MessageResult> {
+    const failed = precheck && !precheck.ok ? precheck : { errorCode: 'payload_missing', message: 'no payload' };
+    return this.quarantineMessage(message, failed.errorCode, `${failed.message}; no work row was created`, identity);
+  }
+
+  private payloadSources(): PayloadSources {
+    return {
+      ...(this.options.payloads ? { payloads: this.options.payloads } : {}),
+      ...(this.options.payloadResolver ? { resolver: this.options.payloadResolver } : {}),
+    };
+  }
+
+  /**
+   * The claim's payload, hash-checked (the body verified before the row was created is reused when it is the one the
+   * claim is bound to), then parsed with the job's schema (schema paths and codes only, never values or keys from the body).
+   */
   private async verifiedPayload(
     claim: Claim,
     schema: ZodType<unknown>,
+    precheck: LoadedPayload | undefined,
   ): Promise<{ ok: true; body: unknown } | { ok: false; errorCode: string; message: string }> {
-    const loaded = await loadVerifiedPayload(
-      {
-        ...(this.options.payloads ? { payloads: this.options.payloads } : {}),
-        ...(this.options.payloadResolver ? { resolver: this.options.payloadResolver } : {}),
-      },
-      claim,
-    );
+    const reusable = precheck?.ok === true && precheck.payloadHash === claim.payloadHash;
+    const loaded = reusable ? precheck : await loadVerifiedPayload(this.payloadSources(), claim);
     if (!loaded.ok) return loaded;
     const parsed = schema.safeParse(loaded.body);
     if (parsed.success) return { ok: true, body: parsed.data };
@@ -223,4 +280,10 @@ class WorkerRuntime {
   }
 }
 
-export { type MessageResult, type QueueMessage, WorkerRuntime, type WorkerRuntimeOptions };
+export {
+  type MessageResult,
+  type QueueMessage,
+  TENANT_NOT_ALLOWED_FOR_SENDER,
+  WorkerRuntime,
+  type WorkerRuntimeOptions,
+};

@@ -14,7 +14,7 @@ import { measureStaleWorker } from './scenarios/stale-worker.js';
 import { measureSweeperScaling } from './scenarios/sweeper-scaling.js';
 import { measureThroughputAsDeployed } from './scenarios/throughput-as-deployed.js';
 import { measureWriteShapes } from './scenarios/write-shapes.js';
-import { type BenchEngine, startBenchEngine } from './support/bench-engine.js';
+import { BENCH_ENGINE, type BenchEngine, startBenchEngine } from './support/bench-engine.js';
 import { nowMs } from './support/stats.js';
 
 // `npm run bench [-- --quick] [-- --only=1,2]`: runs the figures of issue #8 on embedded engines, prints the
@@ -145,7 +145,7 @@ async function main(): Promise<void> {
   }
   if (figures.has(7)) {
     progress('figure 7: capacity units per job (accountant), example row sizes');
-    const sqsEngine = await startSqsEngine();
+    const sqsEngine = await startSqsEngine(BENCH_ENGINE);
     const sqs = createSqsClient({ endpoint: sqsEngine.endpoint });
     try {
       const queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'bench-capacity' }))).QueueUrl ?? '';

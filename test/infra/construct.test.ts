@@ -281,11 +281,17 @@ describe('grants', () => {
     );
   });
 
-  it('grantSendJobs allows storing payloads and sending messages only', () => {
-    expect(permissionLines(permissionsOfRole(json, roleId('Producer')))).toEqual([
+  it("grantSendJobs allows storing payloads, writing a delayed send's row (never in a global partition) and sending messages only", () => {
+    const permissions = permissionsOfRole(json, roleId('Producer'));
+    expect(permissionLines(permissions)).toEqual([
+      `dynamodb:PutItem on ${logical(jobs.jobsTable)}.Arn`,
       `dynamodb:PutItem on ${logical(jobs.payloadsTable)}.Arn`,
       `sqs:SendMessage on ${logical(jobs.queue)}.Arn`,
     ]);
+    // WorkItemStore.enqueue from scheduleDelayedJob: work rows only, never #audit, #sweeper or #quarantine#….
+    expect(permissions.find((entry) => entry.resource === `${logical(jobs.jobsTable)}.Arn`)?.condition).toEqual({
+      'ForAllValues:StringNotLike': { 'dynamodb:LeadingKeys': ['#*'] },
+    });
   });
 
   it('grantAdminInvoke allows the Function URL with AWS_IAM auth only', () => {

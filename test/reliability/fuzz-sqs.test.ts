@@ -14,11 +14,21 @@ const TENANT = 'fz';
 const BATCH = 10;
 /** Every status and reason the runtime may answer with; anything else (or a throw) is a crash. */
 const ALLOWED: Record<string, readonly string[]> = {
-  quarantined: ['unparseable', 'unsupported_version', 'invalid_envelope', 'unknown_job_type', 'payload_conflict'],
+  quarantined: [
+    'unparseable',
+    'unsupported_version',
+    'invalid_envelope',
+    'unknown_job_type',
+    'payload_conflict',
+    // A first message whose payload does not verify creates no row: it is quarantined as a message.
+    'payload_missing',
+    'payload_hash_mismatch',
+    'payload_unreadable',
+  ],
   item_quarantined: ['payload_missing', 'payload_hash_mismatch', 'payload_schema', 'payload_unreadable'],
   skipped: ['missing', 'finished', 'leased', 'exhausted', 'not_due', 'replay_finished'],
 };
-/** Identities a valid aimed envelope may create (no payload exists for them: they end quarantined). */
+/** Identities a valid aimed envelope names (no payload exists for them: no row may be created, the message is quarantined). */
 const FRESH = ['op#fz-fresh-a', 'op#fz-fresh-b'];
 
 let runs = 0;

@@ -11,6 +11,8 @@ interface UrlRequest {
   body?: unknown;
   base64?: boolean;
   callerArn?: string | null;
+  /** The caller's unique id (`AIDA…`, `AROA…:session`); default the test user's. */
+  userId?: string;
 }
 
 /**
@@ -62,7 +64,7 @@ function functionUrlEvent(request: UrlRequest): LambdaFunctionURLEventWithIAMAut
           cognitoIdentity: null,
           principalOrgId: 'o-example000',
           userArn: callerArn,
-          userId: 'AIDAEXAMPLECALLER000',
+          userId: request.userId ?? 'AIDAEXAMPLECALLER000',
         },
       },
     },

@@ -5,6 +5,7 @@ import { ManualClock } from '../../lib/clock.js';
 import type { AnyJobDefinition } from '../../lib/job-definition.js';
 import { createSqsWorkerHandler, type SqsWorkerHandler } from '../../lib/lambda/sqs-worker-handler.js';
 import { type SendJobInput, sendJob } from '../../lib/messaging/producer.js';
+import type { SenderTenants } from '../../lib/messaging/sender-tenants.js';
 import { PayloadStore } from '../../lib/store/payloads.js';
 import { WorkItemStore } from '../../lib/store/work-item-store.js';
 import { countingTelemetry } from '../../lib/telemetry.js';
@@ -34,6 +35,8 @@ interface WorkerHarness {
     payloadResolver?: PayloadResolver;
     /** Job types this deployment switches off (LEASEFENCE_DISABLED_JOB_TYPES). */
     disabledJobTypes?: string[];
+    /** Which senders may produce for which tenants (LEASEFENCE_SENDER_TENANTS). */
+    senderTenants?: SenderTenants;
   }): SqsWorkerHandler & { telemetry: ReturnType<typeof countingTelemetry> };
   send(input: SendJobInput): ReturnType<typeof sendJob>;
   /** One event-source round with the given handler. */
@@ -64,11 +67,15 @@ async function createWorkerHarness(prefix: string, jobs: readonly AnyJobDefiniti
     clock,
     store,
     payloads,
-    worker: ({ disabledJobTypes, ...options } = {}) => {
+    worker: ({ disabledJobTypes, senderTenants, ...options } = {}) => {
       const telemetry = countingTelemetry();
       const handler = createSqsWorkerHandler({
         jobs,
-        config: disabledJobTypes ? { ...config, disabledJobTypes } : config,
+        config: {
+          ...config,
+          ...(disabledJobTypes ? { disabledJobTypes } : {}),
+          ...(senderTenants ? { senderTenants } : {}),
+        },
         clock,
         telemetry,
         heartbeatIntervalMs: 0,

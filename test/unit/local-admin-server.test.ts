@@ -22,7 +22,8 @@ const deps: AdminDeps = {
 /** Sends the path byte for byte (fetch and URL would normalise the dot segments away first). */
 function rawRequest(port: number, method: string, path: string): Promise<{ status: number; body: unknown }> {
   return new Promise((resolve, reject) => {
-    const outgoing = request({ host: '127.0.0.1', port, method, path }, (response) => {
+    const headers = method === 'POST' ? { 'content-type': 'application/json' } : {};
+    const outgoing = request({ host: '127.0.0.1', port, method, path, headers }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('end', () =>

@@ -10,6 +10,7 @@ import { batchPutItems } from '../../support/bulk-write.js';
 import { workItemInState } from '../../support/factories.js';
 import { countRequests } from '../../support/request-counter.js';
 import type { BenchEngine } from '../support/bench-engine.js';
+import { BENCH_ENGINE } from '../support/bench-engine.js';
 import { nowMs } from '../support/stats.js';
 
 /** One table size of figure 4: what one sweep read and did. */
@@ -88,7 +89,7 @@ async function measureSweeperScaling(
   engine: BenchEngine,
   options: { sizes: readonly number[]; expired: number; onProgress?: (message: string) => void },
 ): Promise<SweeperScaling> {
-  const sqsEngine = await startSqsEngine();
+  const sqsEngine = await startSqsEngine(BENCH_ENGINE);
   const sqs = createSqsClient({ endpoint: sqsEngine.endpoint });
   const rows: SweeperRow[] = [];
   try {

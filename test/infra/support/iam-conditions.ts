@@ -48,6 +48,7 @@ function substitute(pattern: string, context: RequestContext): string | undefine
 
 function compare(operator: string, pattern: string, value: string): boolean {
   if (operator === 'StringLike') return likeMatches(pattern, value);
+  if (operator === 'StringNotLike') return !likeMatches(pattern, value);
   if (operator === 'StringEquals') return pattern === value;
   if (operator === 'StringNotEquals') return pattern !== value;
   if (operator === 'Bool') return String(pattern).toLowerCase() === value.toLowerCase();
@@ -66,7 +67,12 @@ function blockMatches(qualifiedOperator: string, entries: Record<string, unknown
     if (patterns.some((pattern) => pattern === undefined)) return false;
     const usable = patterns as string[];
     const values = keyValues(context, key);
-    const anyPattern = (value: string) => usable.some((pattern) => compare(base, pattern, value));
+    // A negated operator (StringNotLike, StringNotEquals) matches a value that matches none of the patterns.
+    const negated = /^String\w*Not/.test(base);
+    const anyPattern = (value: string) =>
+      negated
+        ? usable.every((pattern) => compare(base, pattern, value))
+        : usable.some((pattern) => compare(base, pattern, value));
     if (qualifier === 'ForAllValues') return (values ?? []).every(anyPattern);
     if (qualifier === 'ForAnyValue') return (values ?? []).some(anyPattern);
     if (values === undefined) return ifExists;

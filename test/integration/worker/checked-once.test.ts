@@ -84,6 +84,8 @@ describe('inputs the worker checks once', () => {
   it('refuses a hand-built job definition whose maxAttempts is outside 1..100, and writes no row', async () => {
     const handBuilt = { ...ping, type: 'ping-hand-built', maxAttempts: 0 } as AnyJobDefinition;
     const worker = runtime(handBuilt, 'worker-a');
+    // Its payload verifies, so the worker goes on to build the row (a first message without one creates nothing).
+    await payloads.put({ tenantId: 'acme', operationId: 'bad-attempts' }, payload, payloadHash(payload));
     const error = await worker.handleMessage(message('bad-attempts', 'ping-hand-built')).catch((thrown) => thrown);
     expect(error).toBeInstanceOf(InvalidInputError);
     expect((error as InvalidInputError).issues.map((issue) => issue.path)).toEqual(['maxAttempts']);

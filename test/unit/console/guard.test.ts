@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { queueUrlAccount } from '../../../infra/console/context.js';
-import { checkRequest, TOKEN_HEADER } from '../../../infra/console/guard.js';
+import { checkJsonBody, checkLoopbackRequest, checkRequest, TOKEN_HEADER } from '../../../infra/console/guard.js';
 
 const policy = { token: 't'.repeat(43), hosts: ['127.0.0.1:8790', 'localhost:8790'] };
 const own = { host: '127.0.0.1:8790', [TOKEN_HEADER]: policy.token };
@@ -27,6 +27,36 @@ describe('console guard', () => {
 
     // assert
     expect(verdict.ok).toBe(allowed);
+  });
+
+  it.each([
+    ['an SDK call (no Origin, own Host)', 'POST', { host: '127.0.0.1:8000' }, true],
+    ['the same call under localhost', 'POST', { host: 'localhost:8000' }, true],
+    ['a URL typed into the address bar', 'GET', { host: '127.0.0.1:8000', 'sec-fetch-site': 'none' }, true],
+    ['a page of another site', 'POST', { host: '127.0.0.1:8000', origin: 'http://evil.example' }, false],
+    ['a cross-site request without Origin', 'GET', { host: '127.0.0.1:8000', 'sec-fetch-site': 'cross-site' }, false],
+    ['another port of this machine', 'POST', { host: '127.0.0.1:8000', origin: 'http://127.0.0.1:3000' }, false],
+    ['a rebinding name', 'POST', { host: 'evil.example:8000' }, false],
+  ])('loopback guard: %s ▶ allowed: %s', (_name, method, headers, allowed) => {
+    const verdict = checkLoopbackRequest(
+      { method, path: '/', headers },
+      { hosts: ['127.0.0.1:8000', 'localhost:8000'] },
+    );
+
+    expect(verdict.ok).toBe(allowed);
+  });
+
+  it.each([
+    ['GET', undefined, true],
+    ['POST', 'application/json', true],
+    ['POST', 'Application/JSON; charset=utf-8', true],
+    ['POST', 'text/plain;charset=UTF-8', false],
+    ['POST', 'application/x-www-form-urlencoded', false],
+    ['POST', undefined, false],
+  ])('%s with content-type %s ▶ allowed: %s', (method, type, allowed) => {
+    const headers = type === undefined ? {} : { 'content-type': type };
+
+    expect(checkJsonBody({ method, path: '/dlq/redrive', headers })).toMatchObject({ ok: allowed });
   });
 
   it('names the AWS account and region of an SQS queue URL, and nothing for a local one', () => {
