@@ -3,6 +3,7 @@ import { identitySchema, type ValidIdentity } from '../identity.js';
 import { parseInput } from '../internal/validation.js';
 import {
   jobTypeSchema,
+  jobVersionSchema,
   maxAttemptsSchema,
   type PayloadBinding,
   payloadHashSchema,
@@ -23,6 +24,8 @@ const newWorkItemSchema = z
     payloadInline: z.boolean().optional(),
     maxAttempts: maxAttemptsSchema,
     availableAt: z.number().int().nonnegative().optional(),
+    /** The job version the payload was built for, bound to the row from its first write on. */
+    jobVersion: jobVersionSchema.optional(),
   })
   .refine((value) => (value.payloadRef !== undefined) !== (value.payloadInline === true), {
     message: 'exactly one of payloadRef or payloadInline must be given',
@@ -47,10 +50,14 @@ const leaseDurationSchema = z
 /** A checked lease duration (the heartbeat extends a claim by one). */
 type LeaseDuration = z.output<typeof leaseDurationSchema>;
 
-/** A lease: who holds it and for how long, and the job type's target class (recorded with the effect mark). */
+/**
+ * A lease: who holds it and for how long, the job type's target class (recorded with the effect mark) and the
+ * job version the claimer runs (a row bound to another version is not claimed).
+ */
 const leaseRequestSchema = z
   .object({
     targetClass: z.enum(['A', 'B', 'C', 'D']).optional(),
+    jobVersion: jobVersionSchema.optional(),
     owner: z.string().min(1).max(256),
     leaseMs: leaseDurationSchema,
   })
@@ -77,11 +84,13 @@ function parseLeaseDuration(input: unknown): LeaseDuration {
 /** The attempt budget a new work item records, as newWorkItemSchema names it (`maxAttempts`). */
 const attemptBudgetSchema = z.strictObject({ maxAttempts: maxAttemptsSchema });
 
-/** A job's type and payload binding, as its boundary parsed them (an SQS message, a producer call). */
+/** A job's type, payload binding and version, as its boundary parsed them (an SQS message, a producer call). */
 interface JobBinding {
   readonly jobType: string;
   readonly payloadHash: string;
   readonly payload: PayloadBinding;
+  /** The job version the payload was built for; the row records it (the worker then runs only that version). */
+  readonly jobVersion?: number | undefined;
 }
 
 /**
@@ -97,6 +106,7 @@ function newWorkItem(identity: ValidIdentity, job: JobBinding, maxAttempts: numb
   if ('ref' in job.payload) item.payloadRef = job.payload.ref;
   else item.payloadInline = true;
   if (availableAt !== undefined) item.availableAt = availableAt;
+  if (job.jobVersion !== undefined) item.jobVersion = job.jobVersion;
   return item;
 }
 

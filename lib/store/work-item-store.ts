@@ -112,10 +112,12 @@ class WorkItemStore {
   /**
    * Creates the item (queued, or claimed with fence 1 when `lease` is given) with one conditional PutItem.
    * Same identity + same hash ▶ replay, nothing written. Different hash ▶ PayloadConflictError, nothing written.
+   * A create retried after a lost response finds its own write token (claim id) and is reported `created`.
    */
   async enqueue(valid: NewWorkItem, lease?: LeaseRequest): Promise<EnqueueResult> {
     const initialClaim = lease ? { ...lease, claimId: randomUUID() } : undefined;
-    const request = buildCreateRequest(this.table, valid, this.clock.now(), initialClaim);
+    const createToken = initialClaim ? undefined : randomUUID();
+    const request = buildCreateRequest(this.table, valid, this.clock.now(), initialClaim, createToken);
     const outcome = await sendConditional(this.client, { kind: 'put', ...request });
     if (outcome.ok) {
       return {
@@ -131,6 +133,8 @@ class WorkItemStore {
     if (initialClaim && existing.claimId === initialClaim.claimId && existing.state === WorkState.claimed) {
       return { outcome: 'created', item: existing, claim: claimFromItem(existing, valid.identity, false) };
     }
+    if (createToken !== undefined && existing.createToken === createToken)
+      return { outcome: 'created', item: existing };
     if (existing.payloadHash !== valid.payloadHash) {
       throw new PayloadConflictError(
         `${formatIdentity(valid.identity)} already exists with a different payload hash; nothing was changed`,
@@ -169,7 +173,7 @@ class WorkItemStore {
       // A lost response: what the item held before my claim is gone, so assume an effect may have happened.
       return { claimed: true, claim: claimFromItem(current, identity, false, true) };
     }
-    const verdict = claimability(current, now);
+    const verdict = claimability(current, now, lease.jobVersion);
     // Read back after the refusal, the row may already pass (it changed since): not due for this claim.
     return { claimed: false, reason: verdict.claimable ? 'not_due' : verdict.reason, item: current };
   }

@@ -37,6 +37,13 @@ interface WorkItem extends JobIdentity {
   sk: string;
   kind: 'work';
   jobType: string;
+  /** The job version bound to the row at its first write (or first claim of an older row): only it runs the row. */
+  jobVersion?: number;
+  /**
+   * The write token of a queued create: a create retried after a lost response finds its own token and is
+   * recognised as created (a claimed create's `claimId` plays that part).
+   */
+  createToken?: string;
   payloadHash: string;
   payloadRef?: string;
   payloadInline?: boolean;

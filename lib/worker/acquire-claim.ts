@@ -17,7 +17,8 @@ type Acquisition =
 /**
  * Turns a message into a claim with as few writes as possible: a first delivery creates the item already
  * claimed (one conditional PutItem); a replay claims only if the stored row says the job is claimable.
- * `lease` carries the definition's target class (recorded with the effect mark).
+ * `lease` carries the definition's target class (recorded with the effect mark) and version (a row bound to
+ * another version is not claimed: `version_unsupported`, the row untouched).
  */
 async function acquireClaim(
   store: WorkItemStore,
@@ -41,7 +42,7 @@ async function acquireClaim(
   if (existing.jobType !== envelope.jobType) {
     return { acquired: false, reason: 'payload_conflict', detail: 'same identity and hash, different job type' };
   }
-  const skip = replaySkipReason(existing, store.now());
+  const skip = replaySkipReason(existing, store.now(), lease.jobVersion);
   if (skip) return { acquired: false, reason: skip };
   return fromClaimResult(await store.claim(identity, lease));
 }
@@ -50,8 +51,8 @@ async function acquireClaim(
  * A replay needs no claim attempt when the stored row already says no (claimability: saves a write); the claim
  * stays conditional. A finished row is `replay_finished`: this message is a late copy of work already done.
  */
-function replaySkipReason(item: WorkItem, now: number): SkipReason | undefined {
-  const verdict = claimability(item, now);
+function replaySkipReason(item: WorkItem, now: number, jobVersion: number | undefined): SkipReason | undefined {
+  const verdict = claimability(item, now, jobVersion);
   if (verdict.claimable) return undefined;
   return verdict.reason === 'finished' ? 'replay_finished' : verdict.reason;
 }

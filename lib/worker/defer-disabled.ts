@@ -20,7 +20,8 @@ async function deferDisabled(
 ): Promise<Deferral> {
   if (envelope.kind === 'wake') return { deferred: true };
   try {
-    await store.enqueue(newWorkItem(identity, envelope, definition.maxAttempts));
+    const jobVersion = envelope.jobVersion ?? definition.version;
+    await store.enqueue(newWorkItem(identity, { ...envelope, jobVersion }, definition.maxAttempts));
     return { deferred: true };
   } catch (error) {
     if (isLeasefenceError(error, PayloadConflictError)) {
