@@ -6,7 +6,7 @@ import { ExpressionBuilder } from './expressions.js';
 import { parkedKeysOf } from './parked-keys.js';
 import type { NewWorkItem } from './schemas.js';
 import { deadlineShardFor, TableKeys, workItemKey } from './table.js';
-import type { Claim, StoredTargetClass, WorkItem } from './work-item.js';
+import type { Claim, OwnedRecordRef, StoredTargetClass, WorkItem } from './work-item.js';
 
 /** Where a request goes: the jobs table and its deadline-index shard count. */
 interface TableContext {
@@ -28,11 +28,17 @@ interface InitialClaim {
   targetClass?: StoredTargetClass;
   /** The job version the claimer runs: a row bound to another version is refused, an unbound row is bound to it. */
   jobVersion?: number;
+  /** The records the job type owns for this identity (a cancel stamps them); none when it declares none. */
+  ownedRecords?: readonly OwnedRecordRef[];
 }
 
-/** What every claim writes before a job body can start: an effect may happen from here on. */
+/** What every claim writes before a job body can start: an effect may happen from here on (and where it lands). */
 function effectMark(claim: InitialClaim): Record<string, unknown> {
-  return { effectMayHaveHappened: true, ...(claim.targetClass ? { targetClass: claim.targetClass } : {}) };
+  return {
+    effectMayHaveHappened: true,
+    ...(claim.targetClass ? { targetClass: claim.targetClass } : {}),
+    ...(claim.ownedRecords && claim.ownedRecords.length > 0 ? { ownedRecords: claim.ownedRecords } : {}),
+  };
 }
 
 /**

@@ -9,6 +9,7 @@ import {
   payloadHashSchema,
   payloadRefSchema,
 } from '../rules.js';
+import type { OwnedRecordRef } from './work-item.js';
 
 /**
  * The inputs the store takes, each a parsed type: made by the parse function here at a boundary (a test, a
@@ -39,6 +40,9 @@ type NewWorkItem = z.output<typeof newWorkItemSchema>;
 /** The fields of a new work item before parseNewWorkItem checks them (a tool's or a test's hand-built item). */
 type NewWorkItemInput = z.input<typeof newWorkItemSchema>;
 
+/** Records a job type may declare it owns: with the work item, one transaction holds at most 100 items. */
+const MAX_OWNED_RECORDS = 25;
+
 /** A lease duration: 1 ms to 12 h. */
 const leaseDurationSchema = z
   .number()
@@ -58,6 +62,8 @@ const leaseRequestSchema = z
   .object({
     targetClass: z.enum(['A', 'B', 'C', 'D']).optional(),
     jobVersion: jobVersionSchema.optional(),
+    /** The records the job type owns for the claimed identity, parsed where they are derived (lib/fenced). */
+    ownedRecords: z.array(z.custom<OwnedRecordRef>()).max(MAX_OWNED_RECORDS).optional(),
     owner: z.string().min(1).max(256),
     leaseMs: leaseDurationSchema,
   })
@@ -115,6 +121,7 @@ export {
   type LeaseDuration,
   type LeaseRequest,
   leaseRequestSchema,
+  MAX_OWNED_RECORDS,
   type NewWorkItem,
   type NewWorkItemInput,
   newWorkItem,

@@ -21,6 +21,12 @@ type OperatorStatement = 'effect_did_not_happen';
 /** The target class a job type declared (mirrors job-definition's TargetClass; the store must not import it). */
 type StoredTargetClass = 'A' | 'B' | 'C' | 'D';
 
+/** A record a job type declares it owns (derived from its identity): its table and full primary key. */
+interface OwnedRecordRef {
+  readonly tableName: string;
+  readonly key: Readonly<Record<string, unknown>>;
+}
+
 /** A durable step's record: the fence it ran under and its small result. */
 interface StepRecord {
   fence: number;
@@ -61,6 +67,8 @@ interface WorkItem extends JobIdentity {
   effectMayHaveHappened?: boolean;
   /** The target class of the job type, recorded by the claim so operator tools can tell a class D item. */
   targetClass?: StoredTargetClass;
+  /** The records the job type declares it owns, recorded by the claim: a cancel stamps them with its fence. */
+  ownedRecords?: OwnedRecordRef[];
   availableAt?: number;
   outcomeCode?: string;
   result?: unknown;
@@ -147,6 +155,7 @@ export {
   identityOfItem,
   isWorkItem,
   type OperatorStatement,
+  type OwnedRecordRef,
   type StepRecord,
   type StoredTargetClass,
   type WorkItem,

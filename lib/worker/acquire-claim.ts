@@ -1,4 +1,5 @@
 import { isLeasefenceError, PayloadConflictError } from '../errors.js';
+import { ownedRecordsFor } from '../fenced/cancel-stamps.js';
 import type { AnyJobDefinition } from '../job-definition.js';
 import type { ReceivedMessage } from '../messaging/envelope.js';
 import { claimability, type NotClaimableReason } from '../store/requests.js';
@@ -18,14 +19,18 @@ type Acquisition =
  * Turns a message into a claim with as few writes as possible: a first delivery creates the item already
  * claimed (one conditional PutItem); a replay claims only if the stored row says the job is claimable.
  * `lease` carries the definition's target class (recorded with the effect mark) and version (a row bound to
- * another version is not claimed: `version_unsupported`, the row untouched).
+ * another version is not claimed: `version_unsupported`, the row untouched); the claim adds the records the
+ * type declares it owns for this identity.
  */
 async function acquireClaim(
   store: WorkItemStore,
   definition: AnyJobDefinition,
   { envelope, identity }: ReceivedMessage,
-  lease: LeaseRequest,
+  typeLease: LeaseRequest,
 ): Promise<Acquisition> {
+  // The records this identity's job owns ride on the claim, so the row names them for a cancel to stamp.
+  const owned = ownedRecordsFor(definition.type, definition.ownedRecords, identity);
+  const lease = owned ? { ...typeLease, ownedRecords: owned } : typeLease;
   if (envelope.kind === 'wake') return fromClaimResult(await store.claim(identity, lease));
   let existing: WorkItem;
   try {
