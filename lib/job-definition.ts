@@ -37,6 +37,12 @@ interface ProviderDeclaration<Client = unknown> {
   create(deps: ProviderDependencies): Client;
   /** Names of the client's methods that cause the side effect. */
   readonly effects: readonly string[];
+  /**
+   * Class C: how long the provider keeps an idempotency key and answers a lookup by it (ms). Past it a lookup can
+   * answer not_done for an effect that happened, so an operator retry of an item whose last attempt is older
+   * needs the statement that the effect did not happen, as class D does. `check` fails a class C job without it.
+   */
+  readonly keyRetentionMs?: number;
 }
 
 /** What `reconcile` learned from the authoritative system before a retry. */
@@ -150,6 +156,7 @@ const definitionShape = z.object({
 const providerShape = z.object({
   create: z.custom<ProviderDeclaration['create']>((value) => typeof value === 'function', 'must be a function'),
   effects: z.array(z.string().min(1)).min(1, 'name at least one effect method'),
+  keyRetentionMs: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
 });
 
 /** The target-class controls; returns the first missing one as a sentence, or undefined when all hold. */

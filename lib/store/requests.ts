@@ -28,6 +28,8 @@ interface InitialClaim {
   targetClass?: StoredTargetClass;
   /** The job version the claimer runs: a row bound to another version is refused, an unbound row is bound to it. */
   jobVersion?: number;
+  /** Class C: how long the provider keeps an idempotency key, recorded with the effect mark. */
+  keyRetentionMs?: number;
   /** The records the job type owns for this identity (a cancel stamps them); none when it declares none. */
   ownedRecords?: readonly OwnedRecordRef[];
 }
@@ -37,6 +39,7 @@ function effectMark(claim: InitialClaim): Record<string, unknown> {
   return {
     effectMayHaveHappened: true,
     ...(claim.targetClass ? { targetClass: claim.targetClass } : {}),
+    ...(claim.keyRetentionMs !== undefined ? { keyRetentionMs: claim.keyRetentionMs } : {}),
     ...(claim.ownedRecords && claim.ownedRecords.length > 0 ? { ownedRecords: claim.ownedRecords } : {}),
   };
 }

@@ -62,6 +62,8 @@ const leaseRequestSchema = z
   .object({
     targetClass: z.enum(['A', 'B', 'C', 'D']).optional(),
     jobVersion: jobVersionSchema.optional(),
+    /** Class C: how long the provider keeps an idempotency key (recorded with the effect mark). */
+    keyRetentionMs: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
     /** The records the job type owns for the claimed identity, parsed where they are derived (lib/fenced). */
     ownedRecords: z.array(z.custom<OwnedRecordRef>()).max(MAX_OWNED_RECORDS).optional(),
     owner: z.string().min(1).max(256),

@@ -67,6 +67,8 @@ interface WorkItem extends JobIdentity {
   effectMayHaveHappened?: boolean;
   /** The target class of the job type, recorded by the claim so operator tools can tell a class D item. */
   targetClass?: StoredTargetClass;
+  /** Class C: how long the provider keeps the idempotency key, recorded by the claim (an operator retry past it needs a statement). */
+  keyRetentionMs?: number;
   /** The records the job type declares it owns, recorded by the claim: a cancel stamps them with its fence. */
   ownedRecords?: OwnedRecordRef[];
   availableAt?: number;

@@ -147,7 +147,8 @@ class WorkerRuntime {
     let lease = this.leases.get(definition.type);
     if (lease === undefined) {
       const { leaseMs, target: targetClass, version: jobVersion } = definition;
-      lease = parseLease({ owner: this.workerId, leaseMs, targetClass, jobVersion });
+      const keyRetentionMs = definition.provider?.keyRetentionMs;
+      lease = parseLease({ owner: this.workerId, leaseMs, targetClass, jobVersion, keyRetentionMs });
       this.leases.set(definition.type, lease);
     }
     return lease;
