@@ -7,7 +7,7 @@ import type { JobIdentity } from './identity.js';
 import { parseInput } from './internal/validation.js';
 import { jobTypeSchema, maxAttemptsSchema } from './rules.js';
 import type { JobOutcome } from './store/transitions.js';
-import type { Claim } from './store/work-item.js';
+import type { Claim, OwnedRecordRef } from './store/work-item.js';
 
 /**
  * Where a job's side effect lands, and so what leasefence can honestly promise:
@@ -37,6 +37,12 @@ interface ProviderDeclaration<Client = unknown> {
   create(deps: ProviderDependencies): Client;
   /** Names of the client's methods that cause the side effect. */
   readonly effects: readonly string[];
+  /**
+   * Class C: how long the provider keeps an idempotency key and answers a lookup by it (ms). Past it a lookup can
+   * answer not_done for an effect that happened, so an operator retry of an item whose last attempt is older
+   * needs the statement that the effect did not happen, as class D does. `check` fails a class C job without it.
+   */
+  readonly keyRetentionMs?: number;
 }
 
 /** What `reconcile` learned from the authoritative system before a retry. */
@@ -100,6 +106,12 @@ interface JobDefinition<out Payload = unknown, out Provider = unknown> {
   readonly reversibility?: Reversibility;
   /** The external system's client (class C/D), injected as `ctx.provider`. */
   readonly provider?: ProviderDeclaration<Provider>;
+  /**
+   * The class B records this job type owns for an identity (derived from it, never from the payload): each claim
+   * names them on the row and a cancel stamps them with its fence, so a cancelled holder's next record write is
+   * refused at once. Without it, a cancel reaches a running holder at its next work-item write.
+   */
+  readonly ownedRecords?: (identity: JobIdentity) => readonly OwnedRecordRef[];
   run(context: JobContext<Payload, Provider>): Promise<JobOutcome>;
   reconcile?(context: JobContext<Payload, Provider>): Promise<ReconcileResult>;
 }
@@ -120,6 +132,7 @@ interface JobDefinitionInput<Payload, Provider = unknown> {
   alertRoute?: string;
   reversibility?: Reversibility;
   provider?: ProviderDeclaration<Provider>;
+  ownedRecords?: JobDefinition<Payload, Provider>['ownedRecords'];
   run: JobDefinition<Payload, Provider>['run'];
   reconcile?: JobDefinition<Payload, Provider>['reconcile'];
 }
@@ -143,6 +156,7 @@ const definitionShape = z.object({
 const providerShape = z.object({
   create: z.custom<ProviderDeclaration['create']>((value) => typeof value === 'function', 'must be a function'),
   effects: z.array(z.string().min(1)).min(1, 'name at least one effect method'),
+  keyRetentionMs: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
 });
 
 /** The target-class controls; returns the first missing one as a sentence, or undefined when all hold. */
@@ -192,6 +206,8 @@ function defineJob<Payload, Provider = unknown>(
   } catch (error) {
     throw new JobDefinitionError((error as Error).message);
   }
+  if (input.ownedRecords !== undefined && typeof input.ownedRecords !== 'function')
+    throw new JobDefinitionError(`job type ${input.type}: ownedRecords must be a function of the identity`);
   const missing = missingControl({ ...shape, reconcile: input.reconcile, run: input.run });
   if (missing) throw new JobDefinitionError(missing);
   if (!(input.payload instanceof z.ZodType))
@@ -202,6 +218,7 @@ function defineJob<Payload, Provider = unknown>(
     run: input.run,
     ...(input.reconcile ? { reconcile: input.reconcile } : {}),
     ...(input.provider ? { provider: input.provider } : {}),
+    ...(input.ownedRecords ? { ownedRecords: input.ownedRecords } : {}),
   });
 }
 

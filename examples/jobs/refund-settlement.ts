@@ -49,7 +49,12 @@ function refundSettlementJob(tableName: string) {
     payload: refundPayload,
     // The provider is reached only through this declared client, so its calls are observable (and can be
     // made to time out by the conformance harness).
-    provider: { create: ({ client }) => new SimulatedGateway(client, tableName), effects: ['refund'] },
+    // The simulated gateway keeps refund keys for 7 days (a real provider documents its window).
+    provider: {
+      create: ({ client }) => new SimulatedGateway(client, tableName),
+      effects: ['refund'],
+      keyRetentionMs: 7 * 24 * 60 * 60 * 1000,
+    },
     run: async (ctx) => {
       await stampSending(tableName, ctx);
       ctx.progress();

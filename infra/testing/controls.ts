@@ -131,6 +131,13 @@ function targetEnforces(evidence: ControlEvidence): Judgement {
       Remedy.reconcileFirst,
     );
   }
+  const window = job.provider.keyRetentionMs;
+  if (target === 'C' && window === undefined) {
+    return fail(
+      'class C provider declares no key retention window: a lookup after the provider forgot the key answers not_done, so a retry past it can repeat the effect',
+      Remedy.keyRetention,
+    );
+  }
   if (target === 'D' && job.maxAttempts !== 1) {
     return fail(
       `class D allows exactly one attempt, this definition allows ${String(job.maxAttempts)}: with no key and no lookup, a second attempt can repeat the effect`,
@@ -145,7 +152,20 @@ function targetEnforces(evidence: ControlEvidence): Judgement {
   }
   const judged = fromScenarios(evidence, [ScenarioId.staleResume, ScenarioId.crashAfterEffect]);
   const counted = `${EFFECT_COUNTING[target]}: ${evidence.effectCalls} effect call(s) made ${evidence.effects} effect(s) over all scenarios`;
-  return { ...judged, evidence: `class ${target} (${CLASS_CLAIMS[target]}); ${counted}; ${judged.evidence}` };
+  const kept = window !== undefined ? `; provider keeps keys ${formatWindow(window)}` : '';
+  return { ...judged, evidence: `class ${target} (${CLASS_CLAIMS[target]})${kept}; ${counted}; ${judged.evidence}` };
+}
+
+/** A key retention window as an operator reads it: `24h`, `90m`, `45s`, `1500ms`. */
+function formatWindow(ms: number): string {
+  const units: ReadonlyArray<[string, number]> = [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1_000],
+  ];
+  const unit = units.find(([, size]) => ms % size === 0);
+  return unit ? `${ms / unit[1]}${unit[0]}` : `${ms}ms`;
 }
 
 /** Control 6: ambiguous outcomes reconciled or parked, and every reconcile answer matched what the provider held. */

@@ -13,6 +13,8 @@ const Remedy = {
   idempotencyKey: "pass ctx.idempotencyKey to the provider's effect method, so the provider deduplicates a repeat",
   reconcileLooksUp:
     'reconcile must look the effect up by ctx.idempotencyKey and answer done only when the provider holds it, not_done only when it does not',
+  keyRetention:
+    'state how long the provider keeps an idempotency key (provider: { keyRetentionMs }); an operator retry past it then needs the effect-absent statement',
   reconcileFirst: 'define reconcile and look the first call up by ctx.idempotencyKey before calling again',
   classDOneAttempt:
     'class D (no key, no lookup): set maxAttempts: 1, or give the provider a key and a lookup (class C)',

@@ -54,7 +54,8 @@ const resolveSchema = z
 
 /**
  * unknown ▶ succeeded | failed_terminal (fence + 1, audited in the same conditional write), or ▶ queued with
- * a fresh attempt budget followed by a wake-up (a class D item whose effect may have happened only with
+ * a fresh attempt budget followed by a wake-up (a class D item whose effect may have happened, or a class C one
+ * past its provider's key retention window, only with
  * `effectDidNotHappen: true`, else OperatorStatementRequiredError). Only from unknown: anything else, or a concurrent change,
  * ▶ IllegalTransitionError; missing ▶ ItemNotFoundError; bad input ▶ InvalidInputError, nothing written.
  * @example

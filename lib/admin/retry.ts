@@ -38,7 +38,7 @@ async function requeueAndWake(
   const now = adminClock(deps).now();
   const shard = deps.store.deadlines.shardOf(identity);
   const item = await deps.store.operate(identity, allowedFrom, (current) => {
-    assertEffectStatement(current, action.statement);
+    assertEffectStatement(current, action.statement, now);
     return requeueTransition(current, { ...action, auditAction }, shard, now);
   });
   const report = await sendWakeSignals(deps.sqs, deps.queueUrl, [item]);
@@ -46,16 +46,19 @@ async function requeueAndWake(
 }
 
 /**
- * A class D job (no key, no lookup) whose effect may have happened is never run again on an operator's word
- * alone: the requeue needs the statement that the effect did not happen. An item without a recorded class is
- * treated as class D. The check reads the item the conditional write is based on (same fence), so a claim in
- * between makes the write fail instead of slipping through.
+ * A job whose effect may have happened and that no lookup can settle is never run again on an operator's word
+ * alone: the requeue needs the statement that the effect did not happen. That is a class D job (no key, no
+ * lookup; an item without a recorded class is treated as one), and a class C job whose last attempt started
+ * longer ago than the provider keeps its keys (`keyRetentionMs` recorded by the claim: its lookup can no longer
+ * tell). The check reads the item the conditional write is based on (same fence), so a claim in between makes
+ * the write fail instead of slipping through.
  */
-function assertEffectStatement(item: WorkItem, statement: OperatorStatement | undefined): void {
+function assertEffectStatement(item: WorkItem, statement: OperatorStatement | undefined, now: number): void {
   if (item.effectMayHaveHappened !== true || statement === 'effect_did_not_happen') return;
-  if (item.targetClass !== undefined && item.targetClass !== 'D') return;
+  const why = unsettledEffect(item, now);
+  if (why === undefined) return;
   throw new OperatorStatementRequiredError(
-    `${formatIdentity(item)} is a class D job (no idempotency key, no lookup) whose effect may have happened; ` +
+    `${formatIdentity(item)} ${why} whose effect may have happened; ` +
       'check the external system, and requeue only with the statement that the effect did not happen ' +
       '(effectDidNotHappen: true, CLI --effect-did-not-happen); nothing was changed',
     'effect_did_not_happen',
@@ -63,9 +66,21 @@ function assertEffectStatement(item: WorkItem, statement: OperatorStatement | un
   );
 }
 
+/** Why no lookup can settle the item's effect (class D, or class C past its key window), or undefined. */
+function unsettledEffect(item: WorkItem, now: number): string | undefined {
+  if (item.targetClass === undefined || item.targetClass === 'D') {
+    return 'is a class D job (no idempotency key, no lookup)';
+  }
+  if (item.targetClass !== 'C' || item.keyRetentionMs === undefined) return undefined;
+  const lastAttemptAt = item.ah?.at(-1)?.s ?? item.updatedAt;
+  if (now - lastAttemptAt <= item.keyRetentionMs) return undefined;
+  return `is a class C job whose last attempt is older than the provider keeps its keys (${item.keyRetentionMs} ms), so its lookup cannot tell,`;
+}
+
 /**
  * failed_terminal | unknown | quarantined ▶ queued with the same identity and a higher fence, attempts reset,
- * audited; then a wake-up. A class D item whose effect may have happened needs `effectDidNotHappen: true`
+ * audited; then a wake-up. A class D item whose effect may have happened (or a class C one whose last attempt is
+ * older than its provider's key retention window) needs `effectDidNotHappen: true`
  * (else OperatorStatementRequiredError, nothing changed). Missing ▶ ItemNotFoundError; other state or a concurrent change ▶ IllegalTransitionError.
  * @example
  * await retryItem(deps, { tenantId: 'acme', operationId: 'refund-r_815' }, { actor, reason: 'provider fixed' });

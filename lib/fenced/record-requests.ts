@@ -195,4 +195,5 @@ export {
   type RecordRef,
   type RecordWrite,
   recordIdentity,
+  refSchema,
 };

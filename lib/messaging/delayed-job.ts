@@ -53,8 +53,9 @@ interface ScheduledRow {
 }
 
 /**
- * Rows first: writes the queued row (due at now + delay) with one conditional PutItem, then sends a `wake`
- * message delayed by the same amount. The job is visible, listable and cancellable at once; a lost message
+ * Rows first: writes the queued row (due at now + delay, bound to the job version: the producer's, else the
+ * definition's) with one conditional PutItem, then sends a `wake` message delayed by the same amount. A create
+ * retried after a lost response is recognised by its write token and still sends its wake-up. The job is visible, listable and cancellable at once; a lost message
  * is found by the sweeper (deadline index) once due. A replay (same identity and hash) returns the stored
  * state and sends nothing; a different hash is a PayloadConflictError with nothing written or sent.
  * Missing `delayed` configuration, or a job type it does not define ▶ InvalidInputError before anything is written.
@@ -63,11 +64,15 @@ async function scheduleDelayedJob(deps: DelayedJobDependencies, job: DelayedJob)
   const { config, definition } = requireRowsConfig(deps, job.jobType);
   const store = jobsStore(config);
   const availableAt = store.now() + job.delaySeconds * 1000;
-  const enqueued = await store.enqueue(newWorkItem(job.identity, job, definition.maxAttempts, availableAt));
+  const jobVersion = job.jobVersion ?? definition.version;
+  const enqueued = await store.enqueue(
+    newWorkItem(job.identity, { ...job, jobVersion }, definition.maxAttempts, availableAt),
+  );
   const item = enqueued.item;
   const row = { state: item.state, ...(item.availableAt !== undefined ? { availableAt: item.availableAt } : {}) };
   if (enqueued.outcome === 'replay') return { outcome: 'replay', ...row, ...recordedOutcome(item) };
-  const envelope = { ...wakeEnvelope(item), ...(job.jobVersion !== undefined ? { jobVersion: job.jobVersion } : {}) };
+  // The wake-up names the version bound to the row (the sweeper's and an operator's wake-ups name it too).
+  const envelope = wakeEnvelope(item);
   try {
     const sent = await deps.sqs.send(
       new SendMessageCommand({

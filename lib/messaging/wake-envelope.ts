@@ -8,10 +8,13 @@ const SQS_MAX_DELAY_SECONDS = 900;
 /** The fields of a work row a wake-up names: identity, job type and payload binding, never a body. */
 type WakeSubject = Pick<
   WorkItem,
-  'tenantId' | 'operationId' | 'jobType' | 'payloadHash' | 'payloadRef' | 'payloadInline'
+  'tenantId' | 'operationId' | 'jobType' | 'jobVersion' | 'payloadHash' | 'payloadRef' | 'payloadInline'
 >;
 
-/** The `wake` envelope for an existing item. A row with neither payloadRef nor payloadInline ▶ InvalidInputError. */
+/**
+ * The `wake` envelope for an existing item, naming the job version bound to the row (a worker running another
+ * quarantines the wake-up). A row with neither payloadRef nor payloadInline ▶ InvalidInputError.
+ */
 function wakeEnvelope(item: WakeSubject): JobEnvelope {
   if (item.payloadRef === undefined && item.payloadInline !== true) {
     throw new InvalidInputError('work row has no payload binding (neither payloadRef nor payloadInline)', [
@@ -24,6 +27,7 @@ function wakeEnvelope(item: WakeSubject): JobEnvelope {
     tenantId: item.tenantId,
     operationId: item.operationId,
     jobType: item.jobType,
+    ...(item.jobVersion !== undefined ? { jobVersion: item.jobVersion } : {}),
     payloadHash: item.payloadHash,
     payload: item.payloadRef !== undefined ? { ref: item.payloadRef } : { inline: true },
   };

@@ -6,7 +6,7 @@ import { ExpressionBuilder } from './expressions.js';
 import { parkedKeysOf } from './parked-keys.js';
 import type { NewWorkItem } from './schemas.js';
 import { deadlineShardFor, TableKeys, workItemKey } from './table.js';
-import type { Claim, StoredTargetClass, WorkItem } from './work-item.js';
+import type { Claim, OwnedRecordRef, StoredTargetClass, WorkItem } from './work-item.js';
 
 /** Where a request goes: the jobs table and its deadline-index shard count. */
 interface TableContext {
@@ -26,19 +26,34 @@ interface InitialClaim {
   leaseMs: number;
   /** The job type's target class, recorded with the effect mark. */
   targetClass?: StoredTargetClass;
+  /** The job version the claimer runs: a row bound to another version is refused, an unbound row is bound to it. */
+  jobVersion?: number;
+  /** Class C: how long the provider keeps an idempotency key, recorded with the effect mark. */
+  keyRetentionMs?: number;
+  /** The records the job type owns for this identity (a cancel stamps them); none when it declares none. */
+  ownedRecords?: readonly OwnedRecordRef[];
 }
 
-/** What every claim writes before a job body can start: an effect may happen from here on. */
+/** What every claim writes before a job body can start: an effect may happen from here on (and where it lands). */
 function effectMark(claim: InitialClaim): Record<string, unknown> {
-  return { effectMayHaveHappened: true, ...(claim.targetClass ? { targetClass: claim.targetClass } : {}) };
+  return {
+    effectMayHaveHappened: true,
+    ...(claim.targetClass ? { targetClass: claim.targetClass } : {}),
+    ...(claim.keyRetentionMs !== undefined ? { keyRetentionMs: claim.keyRetentionMs } : {}),
+    ...(claim.ownedRecords && claim.ownedRecords.length > 0 ? { ownedRecords: claim.ownedRecords } : {}),
+  };
 }
 
-/** Conditional PutItem creating the item queued, or already claimed with fence 1. Fails if the identity exists. */
+/**
+ * Conditional PutItem creating the item queued (carrying `createToken`), or already claimed with fence 1. Fails if
+ * the identity exists. The job version is the input's, else the claimer's.
+ */
 function buildCreateRequest(
   table: TableContext,
   input: NewWorkItem,
   now: number,
   claim?: InitialClaim,
+  createToken?: string,
 ): PutCommandInput & { Item: WorkItem } {
   const key = workItemKey(input.identity);
   // Built field by field rather than by spreading partial objects: this runs once per job on the hot path.
@@ -61,6 +76,8 @@ function buildCreateRequest(
   };
   if (input.payloadRef !== undefined) item.payloadRef = input.payloadRef;
   if (input.payloadInline === true) item.payloadInline = true;
+  const jobVersion = input.jobVersion ?? claim?.jobVersion;
+  if (jobVersion !== undefined) item.jobVersion = jobVersion;
   if (claim) {
     item.state = WorkState.claimed;
     item.fence = 1;
@@ -74,6 +91,7 @@ function buildCreateRequest(
   } else {
     item.availableAt = input.availableAt ?? now;
     item.deadlineAt = item.availableAt;
+    if (createToken !== undefined) item.createToken = createToken;
   }
   const names = new ExpressionBuilder();
   return {
@@ -87,7 +105,8 @@ function buildCreateRequest(
 
 /**
  * The claim: one conditional UpdateItem that raises fence and attempts, sets the lease and appends an open
- * attempt-history entry, only if attempts remain and the item is queued and due, or claimed with an expired lease.
+ * attempt-history entry, only if attempts remain and the item is queued and due, or claimed with an expired lease,
+ * and (when the lease names a job version) the row is bound to that version or to none (it is bound to it then).
  */
 function buildClaimRequest(
   table: TableContext,
@@ -97,6 +116,7 @@ function buildClaimRequest(
 ): UpdateCommandInput {
   const x = new ExpressionBuilder();
   const one = x.value(1);
+  const version = lease.jobVersion !== undefined ? x.value(lease.jobVersion) : undefined;
   const update = x.update(
     {
       state: WorkState.claimed,
@@ -113,12 +133,19 @@ function buildClaimRequest(
       `${x.name('fence')} = ${x.name('fence')} + ${one}`,
       `${x.name('attempts')} = ${x.name('attempts')} + ${one}`,
       `${x.name(ATTEMPT_HISTORY_ATTRIBUTE)} = list_append(if_not_exists(${x.name(ATTEMPT_HISTORY_ATTRIBUTE)}, ${x.value([])}), ${x.value([openAttempt(lease.owner, now)])})`,
+      ...(version !== undefined
+        ? [`${x.name('jobVersion')} = if_not_exists(${x.name('jobVersion')}, ${version})`]
+        : []),
     ],
   );
   const nowValue = x.value(now);
   const due = `(${x.name('state')} = ${x.value(WorkState.queued)} AND ${x.name('availableAt')} <= ${nowValue})`;
   const expired = `(${x.name('state')} = ${x.value(WorkState.claimed)} AND ${x.name('leaseExpiresAt')} < ${nowValue})`;
-  const condition = `attribute_exists(${x.name(TableKeys.partition)}) AND ${x.name('attempts')} < ${x.name('maxAttempts')} AND (${due} OR ${expired})`;
+  const bound =
+    version !== undefined
+      ? ` AND (attribute_not_exists(${x.name('jobVersion')}) OR ${x.name('jobVersion')} = ${version})`
+      : '';
+  const condition = `attribute_exists(${x.name(TableKeys.partition)}) AND ${x.name('attempts')} < ${x.name('maxAttempts')} AND (${due} OR ${expired})${bound}`;
   return {
     TableName: table.tableName,
     Key: workItemKey(identity),
@@ -130,8 +157,11 @@ function buildClaimRequest(
   };
 }
 
-/** Why a claim did not happen; none of these is an error, each tells the caller what to do. */
-type NotClaimableReason = 'missing' | 'finished' | 'leased' | 'exhausted' | 'not_due';
+/**
+ * Why a claim did not happen; none of these is an error, each tells the caller what to do. `version_unsupported`:
+ * the row is bound to a job version the claimer does not run (the row is left as it is).
+ */
+type NotClaimableReason = 'missing' | 'finished' | 'version_unsupported' | 'leased' | 'exhausted' | 'not_due';
 
 /** Whether the claim condition holds for an item at a time, and if not, why. */
 type Claimability = { claimable: true } | { claimable: false; reason: NotClaimableReason };
@@ -140,11 +170,14 @@ type Claimability = { claimable: true } | { claimable: false; reason: NotClaimab
  * The one home of the claim rule: buildClaimRequest's condition read as a function of the item, claimable exactly
  * when that condition would pass (attempts left, and queued and due, or claimed with an expired lease). The
  * conditional write stays the atomic check; this explains a refusal and lets a replay skip a claim that cannot
- * pass. Reasons, first that applies: missing, finished (no worker acts on it again), leased, exhausted, not_due.
+ * pass. Reasons, first that applies: missing, finished (no worker acts on it again), version_unsupported (bound to
+ * another version than `jobVersion`, the claimer's), leased, exhausted, not_due.
  */
-function claimability(item: WorkItem | undefined, now: number): Claimability {
+function claimability(item: WorkItem | undefined, now: number, jobVersion?: number): Claimability {
   if (item === undefined) return { claimable: false, reason: 'missing' };
   if (FINISHED_STATES.includes(item.state)) return { claimable: false, reason: 'finished' };
+  if (jobVersion !== undefined && item.jobVersion !== undefined && item.jobVersion !== jobVersion)
+    return { claimable: false, reason: 'version_unsupported' };
   if (item.state === WorkState.claimed && (item.leaseExpiresAt ?? 0) >= now)
     return { claimable: false, reason: 'leased' };
   if (item.attempts >= item.maxAttempts) return { claimable: false, reason: 'exhausted' };

@@ -3,11 +3,13 @@ import { identitySchema, type ValidIdentity } from '../identity.js';
 import { parseInput } from '../internal/validation.js';
 import {
   jobTypeSchema,
+  jobVersionSchema,
   maxAttemptsSchema,
   type PayloadBinding,
   payloadHashSchema,
   payloadRefSchema,
 } from '../rules.js';
+import type { OwnedRecordRef } from './work-item.js';
 
 /**
  * The inputs the store takes, each a parsed type: made by the parse function here at a boundary (a test, a
@@ -23,6 +25,8 @@ const newWorkItemSchema = z
     payloadInline: z.boolean().optional(),
     maxAttempts: maxAttemptsSchema,
     availableAt: z.number().int().nonnegative().optional(),
+    /** The job version the payload was built for, bound to the row from its first write on. */
+    jobVersion: jobVersionSchema.optional(),
   })
   .refine((value) => (value.payloadRef !== undefined) !== (value.payloadInline === true), {
     message: 'exactly one of payloadRef or payloadInline must be given',
@@ -36,6 +40,9 @@ type NewWorkItem = z.output<typeof newWorkItemSchema>;
 /** The fields of a new work item before parseNewWorkItem checks them (a tool's or a test's hand-built item). */
 type NewWorkItemInput = z.input<typeof newWorkItemSchema>;
 
+/** Records a job type may declare it owns: with the work item, one transaction holds at most 100 items. */
+const MAX_OWNED_RECORDS = 25;
+
 /** A lease duration: 1 ms to 12 h. */
 const leaseDurationSchema = z
   .number()
@@ -47,10 +54,18 @@ const leaseDurationSchema = z
 /** A checked lease duration (the heartbeat extends a claim by one). */
 type LeaseDuration = z.output<typeof leaseDurationSchema>;
 
-/** A lease: who holds it and for how long, and the job type's target class (recorded with the effect mark). */
+/**
+ * A lease: who holds it and for how long, the job type's target class (recorded with the effect mark) and the
+ * job version the claimer runs (a row bound to another version is not claimed).
+ */
 const leaseRequestSchema = z
   .object({
     targetClass: z.enum(['A', 'B', 'C', 'D']).optional(),
+    jobVersion: jobVersionSchema.optional(),
+    /** Class C: how long the provider keeps an idempotency key (recorded with the effect mark). */
+    keyRetentionMs: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
+    /** The records the job type owns for the claimed identity, parsed where they are derived (lib/fenced). */
+    ownedRecords: z.array(z.custom<OwnedRecordRef>()).max(MAX_OWNED_RECORDS).optional(),
     owner: z.string().min(1).max(256),
     leaseMs: leaseDurationSchema,
   })
@@ -77,11 +92,13 @@ function parseLeaseDuration(input: unknown): LeaseDuration {
 /** The attempt budget a new work item records, as newWorkItemSchema names it (`maxAttempts`). */
 const attemptBudgetSchema = z.strictObject({ maxAttempts: maxAttemptsSchema });
 
-/** A job's type and payload binding, as its boundary parsed them (an SQS message, a producer call). */
+/** A job's type, payload binding and version, as its boundary parsed them (an SQS message, a producer call). */
 interface JobBinding {
   readonly jobType: string;
   readonly payloadHash: string;
   readonly payload: PayloadBinding;
+  /** The job version the payload was built for; the row records it (the worker then runs only that version). */
+  readonly jobVersion?: number | undefined;
 }
 
 /**
@@ -97,6 +114,7 @@ function newWorkItem(identity: ValidIdentity, job: JobBinding, maxAttempts: numb
   if ('ref' in job.payload) item.payloadRef = job.payload.ref;
   else item.payloadInline = true;
   if (availableAt !== undefined) item.availableAt = availableAt;
+  if (job.jobVersion !== undefined) item.jobVersion = job.jobVersion;
   return item;
 }
 
@@ -105,6 +123,7 @@ export {
   type LeaseDuration,
   type LeaseRequest,
   leaseRequestSchema,
+  MAX_OWNED_RECORDS,
   type NewWorkItem,
   type NewWorkItemInput,
   newWorkItem,

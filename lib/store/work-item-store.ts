@@ -17,7 +17,7 @@ import { sendConditional } from './conditional-write.js';
 import type { StoreConnection } from './connection.js';
 import { Deadlines } from './deadlines.js';
 import { Maintenance } from './maintenance.js';
-import { buildOperatorUpdate, type OperatorTransition } from './operator-requests.js';
+import { buildOperatorUpdate, type OperatorTransition, operatorFence } from './operator-requests.js';
 import { cancelTransition, type OperatorAction } from './operator-transitions.js';
 import { ParkedReads } from './parked-reads.js';
 import { type QuarantineInput, type QuarantineRecord, recordQuarantine } from './quarantine.js';
@@ -32,8 +32,10 @@ import {
   type HolderTransition,
   type NotClaimableReason,
   type TableContext,
+  type TransactItem,
 } from './requests.js';
 import type { LeaseDuration, LeaseRequest, NewWorkItem } from './schemas.js';
+import { commitCancelWithStamps, stampEach } from './stamped-cancel.js';
 import { DEFAULT_DEADLINE_SHARDS, workItemKey } from './table.js';
 import { TenantPartitions } from './tenant-partitions.js';
 import {
@@ -112,10 +114,12 @@ class WorkItemStore {
   /**
    * Creates the item (queued, or claimed with fence 1 when `lease` is given) with one conditional PutItem.
    * Same identity + same hash ▶ replay, nothing written. Different hash ▶ PayloadConflictError, nothing written.
+   * A create retried after a lost response finds its own write token (claim id) and is reported `created`.
    */
   async enqueue(valid: NewWorkItem, lease?: LeaseRequest): Promise<EnqueueResult> {
     const initialClaim = lease ? { ...lease, claimId: randomUUID() } : undefined;
-    const request = buildCreateRequest(this.table, valid, this.clock.now(), initialClaim);
+    const createToken = initialClaim ? undefined : randomUUID();
+    const request = buildCreateRequest(this.table, valid, this.clock.now(), initialClaim, createToken);
     const outcome = await sendConditional(this.client, { kind: 'put', ...request });
     if (outcome.ok) {
       return {
@@ -131,6 +135,8 @@ class WorkItemStore {
     if (initialClaim && existing.claimId === initialClaim.claimId && existing.state === WorkState.claimed) {
       return { outcome: 'created', item: existing, claim: claimFromItem(existing, valid.identity, false) };
     }
+    if (createToken !== undefined && existing.createToken === createToken)
+      return { outcome: 'created', item: existing };
     if (existing.payloadHash !== valid.payloadHash) {
       throw new PayloadConflictError(
         `${formatIdentity(valid.identity)} already exists with a different payload hash; nothing was changed`,
@@ -169,7 +175,7 @@ class WorkItemStore {
       // A lost response: what the item held before my claim is gone, so assume an effect may have happened.
       return { claimed: true, claim: claimFromItem(current, identity, false, true) };
     }
-    const verdict = claimability(current, now);
+    const verdict = claimability(current, now, lease.jobVersion);
     // Read back after the refusal, the row may already pass (it changed since): not due for this claim.
     return { claimed: false, reason: verdict.claimable ? 'not_due' : verdict.reason, item: current };
   }
@@ -227,9 +233,29 @@ class WorkItemStore {
     return { fence: claim.fence, at, result };
   }
 
-  /** queued | claimed | unknown ▶ cancelled with fence + 1, audited. The running holder's next write is rejected. */
-  async cancel(identity: ValidIdentity, action: OperatorAction): Promise<WorkItem> {
-    return this.operate(identity, CANCELLABLE_STATES, (item) => cancelTransition(item, action, this.clock.now()));
+  /**
+   * queued | claimed | unknown ▶ cancelled with fence + 1, audited. The running holder's next work-item write is
+   * rejected. With `stampsFor` (lib/fenced's cancelStamps) the records the row names as owned are stamped with the
+   * new fence: in the same transaction where the engine has transactions, else right after the cancel committed.
+   */
+  async cancel(
+    identity: ValidIdentity,
+    action: OperatorAction,
+    stampsFor?: (item: WorkItem, fence: number) => readonly TransactItem[],
+  ): Promise<WorkItem> {
+    const item = await this.observe(identity, CANCELLABLE_STATES);
+    const now = this.clock.now();
+    const transition = cancelTransition(item, action, now);
+    const stamps = stampsFor?.(item, operatorFence(transition)) ?? [];
+    if (stamps.length === 0) return this.settle(identity, await this.applyOperator(item, transition));
+    const request = buildOperatorUpdate(this.table, identity, transition, now);
+    const together = await commitCancelWithStamps(this.client, request, stamps);
+    if (together === 'committed') return (await this.get(identity)) ?? item;
+    if (together === 'work_item_refused')
+      return this.settle(identity, { ok: false, current: await this.get(identity) });
+    const cancelled = this.settle(identity, await this.applyOperator(item, transition));
+    await stampEach(this.client, stamps);
+    return cancelled;
   }
 
   /**
@@ -242,6 +268,12 @@ class WorkItemStore {
     allowedFrom: readonly WorkState[],
     makeTransition: (item: WorkItem) => OperatorTransition,
   ): Promise<WorkItem> {
+    const item = await this.observe(identity, allowedFrom);
+    return this.settle(identity, await this.applyOperator(item, makeTransition(item)));
+  }
+
+  /** The item an operator transition starts from: ItemNotFoundError, or IllegalTransitionError from another state. */
+  private async observe(identity: ValidIdentity, allowedFrom: readonly WorkState[]): Promise<WorkItem> {
     const item = await this.get(identity);
     if (!item) throw new ItemNotFoundError(`no work item ${formatIdentity(identity)}`, { ...identity });
     if (!allowedFrom.includes(item.state)) {
@@ -250,7 +282,14 @@ class WorkItemStore {
         item,
       );
     }
-    const outcome = await this.applyOperator(item, makeTransition(item));
+    return item;
+  }
+
+  /** The committed item, or IllegalTransitionError when the item changed while the operation ran. */
+  private settle(
+    identity: ValidIdentity,
+    outcome: { ok: true; item: WorkItem } | { ok: false; current: WorkItem | undefined },
+  ): WorkItem {
     if (outcome.ok) return outcome.item;
     throw new IllegalTransitionError(
       `${formatIdentity(identity)} changed while the operation ran (now ${String(outcome.current?.state)}); read it again`,

@@ -33,6 +33,12 @@ type OperatorStatement = 'effect_did_not_happen';
 /** The target class a job type declared (mirrors job-definition's TargetClass; the store must not import it). */
 type StoredTargetClass = 'A' | 'B' | 'C' | 'D';
 
+/** A record a job type declares it owns (derived from its identity): its table and full primary key. */
+interface OwnedRecordRef {
+  readonly tableName: string;
+  readonly key: Readonly<Record<string, unknown>>;
+}
+
 /** A durable step's record: the fence it ran under and its small result. */
 interface StepRecord {
   fence: number;
@@ -49,6 +55,13 @@ interface WorkItem extends JobIdentity {
   sk: string;
   kind: 'work';
   jobType: string;
+  /** The job version bound to the row at its first write (or first claim of an older row): only it runs the row. */
+  jobVersion?: number;
+  /**
+   * The write token of a queued create: a create retried after a lost response finds its own token and is
+   * recognised as created (a claimed create's `claimId` plays that part).
+   */
+  createToken?: string;
   payloadHash: string;
   payloadRef?: string;
   payloadInline?: boolean;
@@ -66,6 +79,10 @@ interface WorkItem extends JobIdentity {
   effectMayHaveHappened?: boolean;
   /** The target class of the job type, recorded by the claim so operator tools can tell a class D item. */
   targetClass?: StoredTargetClass;
+  /** Class C: how long the provider keeps the idempotency key, recorded by the claim (an operator retry past it needs a statement). */
+  keyRetentionMs?: number;
+  /** The records the job type declares it owns, recorded by the claim: a cancel stamps them with its fence. */
+  ownedRecords?: OwnedRecordRef[];
   availableAt?: number;
   outcomeCode?: string;
   result?: unknown;
@@ -153,6 +170,7 @@ export {
   identityOfItem,
   isWorkItem,
   type OperatorStatement,
+  type OwnedRecordRef,
   type StepRecord,
   type StoredTargetClass,
   type WorkItem,

@@ -1,4 +1,5 @@
 import { isLeasefenceError, PayloadConflictError } from '../errors.js';
+import { ownedRecordsFor } from '../fenced/cancel-stamps.js';
 import type { AnyJobDefinition } from '../job-definition.js';
 import type { ReceivedMessage } from '../messaging/envelope.js';
 import { claimability, type NotClaimableReason } from '../store/requests.js';
@@ -22,16 +23,21 @@ type Acquisition =
  * Turns a message into a claim with as few writes as possible: a first delivery creates the item already
  * claimed (one conditional PutItem) when `mayCreate` (its payload verified); a replay claims only if the stored row
  * says the job is claimable. Without `mayCreate` only an existing row is read and claimed, never a new one created.
- * `lease` carries the definition's target class (recorded with the effect mark).
+ * `lease` carries the definition's target class (recorded with the effect mark) and version (a row bound to
+ * another version is not claimed: `version_unsupported`, the row untouched); the claim adds the records the
+ * type declares it owns for this identity.
  */
 async function acquireClaim(
   store: WorkItemStore,
   definition: AnyJobDefinition,
   received: ReceivedMessage,
-  lease: LeaseRequest,
+  typeLease: LeaseRequest,
   mayCreate: boolean,
 ): Promise<Acquisition> {
   const { envelope, identity } = received;
+  // The records this identity's job owns ride on the claim, so the row names them for a cancel to stamp.
+  const owned = ownedRecordsFor(definition.type, definition.ownedRecords, identity);
+  const lease = owned ? { ...typeLease, ownedRecords: owned } : typeLease;
   if (envelope.kind === 'wake') return fromClaimResult(await store.claim(identity, lease));
   let existing: WorkItem;
   if (!mayCreate) {
@@ -66,7 +72,7 @@ async function replayClaim(
   if (existing.jobType !== envelope.jobType) {
     return { acquired: false, reason: 'payload_conflict', detail: 'same identity and hash, different job type' };
   }
-  const skip = replaySkipReason(existing, store.now());
+  const skip = replaySkipReason(existing, store.now(), lease.jobVersion);
   if (skip) return { acquired: false, reason: skip };
   return fromClaimResult(await store.claim(identity, lease));
 }
@@ -75,8 +81,8 @@ async function replayClaim(
  * A replay needs no claim attempt when the stored row already says no (claimability: saves a write); the claim
  * stays conditional. A finished row is `replay_finished`: this message is a late copy of work already done.
  */
-function replaySkipReason(item: WorkItem, now: number): SkipReason | undefined {
-  const verdict = claimability(item, now);
+function replaySkipReason(item: WorkItem, now: number, jobVersion: number | undefined): SkipReason | undefined {
+  const verdict = claimability(item, now, jobVersion);
   if (verdict.claimable) return undefined;
   return verdict.reason === 'finished' ? 'replay_finished' : verdict.reason;
 }

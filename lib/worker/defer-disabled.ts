@@ -36,7 +36,8 @@ async function deferDisabled(
     return existing.payloadHash === envelope.payloadHash ? { deferred: true } : PAYLOAD_CONFLICT;
   }
   try {
-    await store.enqueue(newWorkItem(identity, envelope, definition.maxAttempts));
+    const jobVersion = envelope.jobVersion ?? definition.version;
+    await store.enqueue(newWorkItem(identity, { ...envelope, jobVersion }, definition.maxAttempts));
     return { deferred: true };
   } catch (error) {
     if (isLeasefenceError(error, PayloadConflictError)) {

@@ -1,4 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { isLeasefenceError, OwnershipLostError } from '../errors.js';
 import { FencedRecords } from '../fenced/records.js';
 import { parseStepName, parseStepResult, StepLedger } from '../fenced/steps.js';
 import { FencedTransactions } from '../fenced/transaction.js';
@@ -41,7 +42,8 @@ interface ContextDependencies<Payload> {
  * holder that takes over skips finished steps and reuses their results. `step` and `transactions.runStep`
  * share one ledger of done steps, one naming rule and the store's clock. `records`, `transactions`, `step` and
  * the provider's declared effect methods all start with the same lease guard: in lease doubt they refuse to
- * start (LeaseInDoubtError, nothing sent, the refusal counted).
+ * start (LeaseInDoubtError, nothing sent, the refusal counted). A step whose record is refused (a cancel or a
+ * newer claim raised the fence) aborts the attempt, as a refused record write or transaction does.
  */
 function buildJobContext<Payload>(deps: ContextDependencies<Payload>): JobContext<Payload> {
   const { claim, store, keeper } = deps;
@@ -105,7 +107,13 @@ function buildJobContext<Payload>(deps: ContextDependencies<Payload>): JobContex
       const result = await fn();
       abort.throwIfAborted();
       parseStepResult(stepName, result);
-      steps.record(stepName, await store.recordStep(claim, stepName, result ?? null));
+      try {
+        steps.record(stepName, await store.recordStep(claim, stepName, result ?? null));
+      } catch (error) {
+        // Like a refused record write or transaction: a cancel or a newer claim ends the attempt, nothing more is sent.
+        if (isLeasefenceError(error, OwnershipLostError)) abort.abort(error);
+        throw error;
+      }
       keeper.progress();
       return result;
     },

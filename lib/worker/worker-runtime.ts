@@ -127,6 +127,10 @@ class WorkerRuntime {
         return this.quarantineMessage(message, 'payload_conflict', acquisition.detail, identity);
       }
       if (acquisition.reason === 'not_created') return this.refuseUnverified(message, precheck, identity);
+      if (acquisition.reason === 'version_unsupported') {
+        const detail = 'the row is bound to a job version this worker does not run';
+        return this.quarantineMessage(message, JOB_VERSION_UNSUPPORTED, detail, identity);
+      }
       this.telemetry.info('message needs no work', { identity, reason: acquisition.reason });
       return { status: 'skipped', reason: acquisition.reason, identity };
     }
@@ -169,7 +173,9 @@ class WorkerRuntime {
   private leaseFor(definition: AnyJobDefinition): LeaseRequest {
     let lease = this.leases.get(definition.type);
     if (lease === undefined) {
-      lease = parseLease({ owner: this.workerId, leaseMs: definition.leaseMs, targetClass: definition.target });
+      const { leaseMs, target: targetClass, version: jobVersion } = definition;
+      const keyRetentionMs = definition.provider?.keyRetentionMs;
+      lease = parseLease({ owner: this.workerId, leaseMs, targetClass, jobVersion, keyRetentionMs });
       this.leases.set(definition.type, lease);
     }
     return lease;

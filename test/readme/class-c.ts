@@ -32,7 +32,8 @@ export const chargeCard = defineJob({
   reversibility: 'irreversible',
   payload: z.strictObject({ amount: z.number().positive() }),
   // Declared: the runtime refuses a charge once the lease is in doubt, and `check` counts and faults the calls.
-  provider: { create: () => payments, effects: ['charge'] },
+  // keyRetentionMs: how long the provider keeps a key (24 h here); an operator retry past it needs a statement.
+  provider: { create: () => payments, effects: ['charge'], keyRetentionMs: 24 * 60 * 60 * 1000 },
   run: async (ctx) => {
     const { chargeId } = await ctx.provider.charge(ctx.idempotencyKey, ctx.payload.amount);
     return { outcomeCode: 'charged', result: { chargeId } };

@@ -71,7 +71,7 @@ function knownBadJobs(tableName: string): Array<JobDefinition<unknown>> {
     target: 'C',
     ...ownership,
     payload: orderPayload,
-    provider: { create: () => gateway, effects: ['charge'] },
+    provider: { create: () => gateway, effects: ['charge'], keyRetentionMs: 86_400_000 },
     run: async (ctx) => {
       const charge = await ctx.provider.charge(ctx.idempotencyKey, ctx.payload.amount);
       return { outcomeCode: 'charged', result: { chargeId: charge.id } };

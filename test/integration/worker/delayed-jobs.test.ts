@@ -7,7 +7,8 @@ import { parseIdentity } from '../../../lib/identity.js';
 import { defineJob } from '../../../lib/job-definition.js';
 import { type SendJobInput, sendJob } from '../../../lib/messaging/producer.js';
 import { sweep } from '../../../lib/sweeper/sweeper.js';
-import { engineEndpoints } from '../../support/engine.js';
+import { engineEndpoints, testDocumentClient } from '../../support/engine.js';
+import { dropNextResponse } from '../../support/lost-response.js';
 import { drainQueue } from '../../support/queue-reader.js';
 import { countRequests } from '../../support/request-counter.js';
 import { createWorkerHarness, type WorkerHarness } from '../../support/worker-harness.js';
@@ -149,6 +150,61 @@ describe('delayed jobs are rows first', () => {
     expect(producerWrites).toEqual({ PutItemCommand: 1 }); // the payload body only
     // create-claimed, complete; the one read is the payload body
     expect(workerRequests.byCommand).toEqual({ PutItemCommand: 1, UpdateItemCommand: 1, GetItemCommand: 1 });
+  });
+
+  it('a delayed job sent for another job version never runs: every wake-up is quarantined, the row untouched', async () => {
+    runs = 0;
+    const identity = parseIdentity({ tenantId: 'acme', operationId: 'later-v2' });
+    const sent = await send({ ...job('later-v2', 1), jobVersion: 2 });
+    const row = await harness.store.get(identity);
+    await new Promise((resolve) => setTimeout(resolve, 1_200)); // the delayed wake-up becomes visible
+    const worker = harness.worker();
+    await harness.poll(worker, { waitTimeSeconds: 2 }); // the producer's wake-up (it names version 2)
+    harness.clock.advance(1_001);
+
+    const swept = await sweep({
+      store: harness.store,
+      sqs: harness.sqs,
+      queueUrl: harness.queueUrl,
+      clock: harness.clock,
+      dueGraceMs: 0,
+    });
+    await harness.poll(worker, { waitTimeSeconds: 2 }); // the sweeper's wake-up, read from the row
+    await harness.send({
+      tenantId: 'acme',
+      operationId: 'later-v2',
+      jobType: 'reminder',
+      payload: { text: 'pay rent' },
+    });
+    await harness.poll(worker, { waitTimeSeconds: 2 }); // a copy naming no version at all
+
+    expect(sent.row?.outcome).toBe('created');
+    expect(row).toMatchObject({ state: 'queued', jobVersion: 2 });
+    expect(swept.resignalled).toBeGreaterThanOrEqual(1);
+    expect(runs).toBe(0);
+    const after = await harness.store.get(identity);
+    expect(after).toMatchObject({ state: 'queued', fence: 0, attempts: 0, jobVersion: 2 });
+    expect(worker.telemetry.counts.Quarantined).toBe(3);
+  });
+
+  it('a delayed send whose row committed but whose response was lost is recognised and sends its wake-up', async () => {
+    const producerClient = testDocumentClient();
+    const deps = {
+      sqs: harness.sqs,
+      queueUrl: harness.queueUrl,
+      payloads: harness.payloads,
+      delayed: { client: producerClient, jobsTable: harness.tables.jobsTable, jobs: [reminder], clock: harness.clock },
+    };
+    const drop = dropNextResponse(producerClient, 'PutCommand');
+
+    const sent = await sendJob(deps, job('later-lost-response', 1));
+    producerClient.destroy();
+
+    expect(drop.dropped()).toBe(1);
+    expect(sent.row).toMatchObject({ outcome: 'created', state: 'queued', wake: 'sent' });
+    await new Promise((resolve) => setTimeout(resolve, 1_200)); // until SQS delivers the delayed wake-up
+    const messages = await drainQueue(harness.sqs, harness.queueUrl);
+    expect(messages.map((message) => JSON.parse(message.body).operationId)).toEqual(['later-lost-response']);
   });
 
   function adminDeps() {

@@ -13,6 +13,7 @@ import { WorkState } from '../../../lib/states.js';
 import { requeueTransition } from '../../../lib/store/operator-transitions.js';
 import { engineEndpoints } from '../../support/engine.js';
 import { FakeGateway, FakeMailer, reconcileWithGateway } from '../../support/fake-external.js';
+import { drainQueue } from '../../support/queue-reader.js';
 import { createWorkerHarness, type WorkerHarness } from '../../support/worker-harness.js';
 import { captureIo } from '../../unit/cli/io.js';
 
@@ -35,6 +36,16 @@ const charge = defineJob({
   reconcile: reconcileWithGateway(gateway),
 });
 
+/** Class C whose provider keeps keys for one minute: a retry past that needs the effect-absent statement. */
+const KEY_WINDOW_MS = 60_000;
+const chargeKept = defineJob({
+  ...charge,
+  type: 'charge-kept',
+  provider: { create: () => gateway, effects: ['charge'], keyRetentionMs: KEY_WINDOW_MS },
+  run: charge.run,
+  reconcile: reconcileWithGateway(gateway),
+});
+
 /** Class D: every call is an effect; a lost answer ▶ unknown. */
 const notify = defineJob({
   type: 'notify',
@@ -53,7 +64,7 @@ describe('operator retries never skip reconciliation (effect mark on the work ro
   let harness: WorkerHarness;
   let admin: AdminDeps;
   beforeAll(async () => {
-    harness = await createWorkerHarness('opretry', [charge, notify]);
+    harness = await createWorkerHarness('opretry', [charge, chargeKept, notify]);
     admin = { store: harness.store, sqs: harness.sqs, queueUrl: harness.queueUrl, payloadsTable: 'unused' };
   });
   afterAll(async () => {
@@ -216,5 +227,39 @@ describe('operator retries never skip reconciliation (effect mark on the work ro
       state: 'unknown',
       errorCode: 'effect_may_have_happened',
     });
+  });
+
+  it('class C past its key retention window: retry and resolve ▶ queued need the statement; within it they do not', async () => {
+    const fresh = await parkedUnknown('kept-fresh', 'charge-kept', { amount: 3, loseAnswer: true });
+    const stale = await parkedUnknown('kept-stale', 'charge-kept', { amount: 4, loseAnswer: true });
+    expect(stale).toMatchObject({ targetClass: 'C', keyRetentionMs: KEY_WINDOW_MS });
+    const within = await retryItem(
+      admin,
+      { tenantId: 'shop', operationId: 'kept-fresh' },
+      { actor: 'ops', reason: 'x' },
+    );
+    harness.clock.advance(KEY_WINDOW_MS + 1);
+    const staleId = { tenantId: 'shop', operationId: 'kept-stale' };
+
+    const retried = await retryItem(admin, staleId, { actor: 'ops', reason: 'x' }).catch((error: unknown) => error);
+    const resolved = await resolveItem(admin, staleId, { to: 'queued', actor: 'ops', reason: 'x' }).catch(
+      (error: unknown) => error,
+    );
+    const unchanged = await harness.store.get(parseIdentity(staleId));
+    const stated = await retryItem(admin, staleId, {
+      actor: 'ops',
+      reason: 'ledger shows none',
+      effectDidNotHappen: true,
+    });
+
+    expect(fresh?.fence).toBe(1);
+    expect(within.item).toMatchObject({ state: 'queued', effectMayHaveHappened: true });
+    expect(retried).toBeInstanceOf(OperatorStatementRequiredError);
+    expect((retried as Error).message).toContain('older than the provider keeps its keys');
+    expect(resolved).toBeInstanceOf(OperatorStatementRequiredError);
+    expect(unchanged).toMatchObject({ state: 'unknown', fence: stale?.fence });
+    expect(stated.item).toMatchObject({ state: 'queued' });
+    expect(stated.item.audit?.at(-1)).toMatchObject({ action: 'retry', statement: 'effect_did_not_happen' });
+    await drainQueue(harness.sqs, harness.queueUrl);
   });
 });

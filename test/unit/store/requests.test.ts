@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MAX_MESSAGE_CHARS } from '../../../lib/rules.js';
 import { buildOperatorUpdate } from '../../../lib/store/operator-requests.js';
 import { cancelTransition, sweepToUnknownTransition } from '../../../lib/store/operator-transitions.js';
-import { buildClaimRequest, buildCreateRequest, buildFencedUpdate } from '../../../lib/store/requests.js';
+import { buildClaimRequest, buildCreateRequest, buildFencedUpdate, claimability } from '../../../lib/store/requests.js';
 import { parseNewWorkItem } from '../../../lib/store/schemas.js';
 import { deadlineShardFor, jobsTableDefinition } from '../../../lib/store/table.js';
 import {
@@ -158,6 +158,33 @@ describe('buildClaimRequest', () => {
       ReturnValues: 'ALL_OLD',
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     });
+  });
+
+  it('with a job version: claims only a row bound to that version or to none, and binds an unbound row to it', () => {
+    const request = buildClaimRequest(
+      table,
+      identity,
+      { owner: 'w2', claimId: 'c2', leaseMs: 30_000, jobVersion: 3 },
+      now,
+    );
+    const values = request.ExpressionAttributeValues ?? {};
+    const version = Object.entries(values).find(([, value]) => value === 3)?.[0];
+
+    expect(request.UpdateExpression).toContain(`#jobVersion = if_not_exists(#jobVersion, ${version})`);
+    expect(request.ConditionExpression).toMatch(
+      new RegExp(`AND \\(attribute_not_exists\\(#jobVersion\\) OR #jobVersion = ${version}\\)$`),
+    );
+  });
+
+  it('claimability: a row bound to another job version is version_unsupported; an unbound row is claimable', () => {
+    const due = workItemInState({ identity, state: 'queued', now, overrides: { availableAt: now - 1 } });
+
+    expect(claimability({ ...due, jobVersion: 2 }, now, 1)).toEqual({
+      claimable: false,
+      reason: 'version_unsupported',
+    });
+    expect(claimability({ ...due, jobVersion: 2 }, now, 2)).toEqual({ claimable: true });
+    expect(claimability(due, now, 1)).toEqual({ claimable: true });
   });
 });
 

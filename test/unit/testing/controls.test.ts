@@ -123,7 +123,7 @@ describe('deriveControls: each control follows its own evidence, none is a const
     const classC = {
       ...job,
       target: 'C' as const,
-      provider: { create: () => ({}), effects: ['charge'] },
+      provider: { create: () => ({}), effects: ['charge'], keyRetentionMs: 86_400_000 },
       reconcile: async () => ({ status: 'not_done' as const }),
     };
     const derived = deriveControls({
@@ -165,8 +165,24 @@ describe('deriveControls: each control follows its own evidence, none is a const
   it('class C/D need a declared provider whose effect calls were seen', () => {
     const classC = { ...job, target: 'C' as const, reconcile: async () => ({ status: 'not_done' as const }) };
     expect(deriveControls({ ...allGood(), job: classC })[4]?.evidence).toContain('declares no provider client');
-    const declared = { ...classC, provider: { create: () => ({}), effects: ['charge'] } };
+    const declared = { ...classC, provider: { create: () => ({}), effects: ['charge'], keyRetentionMs: 60_000 } };
     expect(deriveControls({ ...allGood(), job: declared })[4]?.evidence).toContain('no call to the declared provider');
     expect(deriveControls({ ...allGood(), job: declared, effectCalls: 3 })[4]?.status).toBe('PASS');
+  });
+
+  it('class C needs its provider key retention window: without one control 5 fails (never GO); with one it is printed', () => {
+    const classC = { ...job, target: 'C' as const, reconcile: async () => ({ status: 'not_done' as const }) };
+    const unstated = { ...classC, provider: { create: () => ({}), effects: ['charge'] } };
+    const stated = { ...classC, provider: { ...unstated.provider, keyRetentionMs: 86_400_000 } };
+
+    const without = deriveControls({ ...allGood(), job: unstated, effectCalls: 3 });
+    const withWindow = deriveControls({ ...allGood(), job: stated, effectCalls: 3 });
+
+    expect(without[4]).toMatchObject({ status: 'FAIL', evidence: expect.stringContaining('no key retention window') });
+    expect(without[4]?.remedy).toContain('keyRetentionMs');
+    expect(withWindow[4]).toMatchObject({
+      status: 'PASS',
+      evidence: expect.stringContaining('provider keeps keys 1d'),
+    });
   });
 });
