@@ -100,6 +100,12 @@ interface JobDefinition<out Payload = unknown, out Provider = unknown> {
   readonly reversibility?: Reversibility;
   /** The external system's client (class C/D), injected as `ctx.provider`. */
   readonly provider?: ProviderDeclaration<Provider>;
+  /**
+   * The tables this job type's fenced writes land in (class B records carrying `writer_epoch`, class A
+   * transactions). After a restore, raise-fences reads the highest `writer_epoch` in them to find the floor
+   * every new fence must clear; a table left out is a floor raise-fences cannot see.
+   */
+  readonly recordTables?: readonly string[];
   run(context: JobContext<Payload, Provider>): Promise<JobOutcome>;
   reconcile?(context: JobContext<Payload, Provider>): Promise<ReconcileResult>;
 }
@@ -120,6 +126,7 @@ interface JobDefinitionInput<Payload, Provider = unknown> {
   alertRoute?: string;
   reversibility?: Reversibility;
   provider?: ProviderDeclaration<Provider>;
+  recordTables?: readonly string[];
   run: JobDefinition<Payload, Provider>['run'];
   reconcile?: JobDefinition<Payload, Provider>['reconcile'];
 }
@@ -138,6 +145,7 @@ const definitionShape = z.object({
   owner: z.string().min(1).max(200).optional(),
   alertRoute: z.string().min(1).max(500).optional(),
   reversibility: z.enum(['reversible', 'idempotent', 'irreversible']).optional(),
+  recordTables: z.array(z.string().regex(/^[A-Za-z0-9_.-]{3,255}$/, 'a DynamoDB table name')).optional(),
 });
 
 const providerShape = z.object({
@@ -184,6 +192,7 @@ function defineJob<Payload, Provider = unknown>(
     ...(input.owner !== undefined ? { owner: input.owner } : {}),
     ...(input.alertRoute !== undefined ? { alertRoute: input.alertRoute } : {}),
     ...(input.reversibility !== undefined ? { reversibility: input.reversibility } : {}),
+    ...(input.recordTables !== undefined ? { recordTables: Object.freeze([...input.recordTables]) } : {}),
   };
   try {
     parseInput(definitionShape, shape, `job definition ${String(input.type)}`);

@@ -54,10 +54,11 @@ function createAdminHandler(options: AdminHandlerOptions = {}): AdminHandler {
   const boot = (): { deps: AdminDeps; loadKey: () => Promise<LoadedIdentifierKey> } => {
     const config = options.config ?? readConfig();
     if (!config.queueUrl) throw new ConfigurationError('LEASEFENCE_QUEUE_URL is required by the admin API');
-    const { sqs, store } = createHandlerClients(config);
+    const { client, sqs, store } = createHandlerClients(config);
     const deps = {
       store,
       sqs,
+      recordClient: client,
       queueUrl: config.queueUrl,
       payloadsTable: config.payloadsTable,
       ...(config.deadLetterQueueUrl ? { deadLetterQueueUrl: config.deadLetterQueueUrl } : {}),

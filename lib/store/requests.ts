@@ -33,12 +33,16 @@ function effectMark(claim: InitialClaim): Record<string, unknown> {
   return { effectMayHaveHappened: true, ...(claim.targetClass ? { targetClass: claim.targetClass } : {}) };
 }
 
-/** Conditional PutItem creating the item queued, or already claimed with fence 1. Fails if the identity exists. */
+/**
+ * Conditional PutItem creating the item queued at fence `floor` (its epoch's lowest fence), or already claimed
+ * with fence `floor + 1`. Fails if the identity exists.
+ */
 function buildCreateRequest(
   table: TableContext,
   input: NewWorkItem,
   now: number,
   claim?: InitialClaim,
+  floor = 0,
 ): PutCommandInput & { Item: WorkItem } {
   const key = workItemKey(input.identity);
   // Built field by field rather than by spreading partial objects: this runs once per job on the hot path.
@@ -56,14 +60,14 @@ function buildCreateRequest(
     updatedAt: now,
     deadlineShard: deadlineShardFor(input.identity, table.deadlineShards),
     state: WorkState.queued,
-    fence: 0,
+    fence: floor,
     attempts: 0,
   };
   if (input.payloadRef !== undefined) item.payloadRef = input.payloadRef;
   if (input.payloadInline === true) item.payloadInline = true;
   if (claim) {
     item.state = WorkState.claimed;
-    item.fence = 1;
+    item.fence = floor + 1;
     item.attempts = 1;
     item.leaseOwner = claim.owner;
     item.claimId = claim.claimId;

@@ -8,6 +8,7 @@ import {
   RetryableJobError,
   TerminalJobError,
 } from '../errors.js';
+import { fenceRefusalCode } from '../fenced/fence-terms.js';
 import { type AnyJobDefinition, type JobContext, type JobDefinition, retryDelayMs } from '../job-definition.js';
 import { MetricName } from '../metric-names.js';
 import { WorkState } from '../states.js';
@@ -226,7 +227,7 @@ async function refusedByFence(
   claim: Claim,
   error: FenceRejectedError,
 ): Promise<ExecutionResult> {
-  const errorCode = `fence_${String(error.reason ?? 'refused')}`;
+  const errorCode = fenceRefusalCode(error.reason);
   deps.telemetry.count(MetricName.FenceRefusedByJob);
   await deps.store.failTerminal(claim, { errorCode, message: error.message });
   return { state: WorkState.failed_terminal, errorCode };
