@@ -40,7 +40,7 @@ const BUDGETS: Record<'bounded' | 'long', ChaosBudget> = {
     soakWorkers: 3,
     soakJobs: 24,
     soakChaosMs: 8_000,
-    databaseJobs: 18,
+    databaseJobs: 12,
     databaseKills: 2,
     claimWorkers: 8,
     claimItems: 64,

@@ -66,8 +66,11 @@ interface DatabaseFixture {
   recover(path?: string): Promise<void>;
   /** Copies the engine's data folder while the engine is stopped (SIGSTOP): a point to fail over to later. */
   snapshot(): Promise<string>;
-  /** Raises every fence to above `above` (the recovery after a restore), through every page. */
-  raiseFencesAbove(above: number, reason: string): Promise<{ scanned: number; raised: number }>;
+  /**
+   * The runbook's raise after a restore: a new fence epoch above the stored one and the highest writer_epoch of
+   * the record table the job types declare, every row lifted into it, through every page.
+   */
+  raiseFenceEpoch(reason: string): Promise<{ epoch: number; floor: number; scanned: number; raised: number }>;
   /** The work row, read with the test's client (undefined when absent or the engine did not answer). */
   row(identity: JobIdentity): Promise<WorkItem | undefined>;
   /** The class B record an operation owns. */
@@ -104,7 +107,7 @@ async function createDatabaseFixture(prefix: string, leaseMs: number): Promise<D
   const { queueUrl } = await createTestQueue(sqs, prefix, { visibilityTimeoutSeconds: 2, maxReceiveCount: 100 });
   const store = new WorkItemStore({ client, tableName: TABLES.jobsTable, deadlineShards: 8 });
   const payloads = new PayloadStore(client, TABLES.payloadsTable, systemClock);
-  const admin: AdminDeps = { store, sqs, queueUrl, payloadsTable: TABLES.payloadsTable };
+  const admin: AdminDeps = { store, sqs, queueUrl, payloadsTable: TABLES.payloadsTable, recordClient: client };
   const pool = new WorkerProcessPool({
     dynamoEndpoint: proxy.endpoint,
     sqsEndpoint: engineEndpoints().sqs,
@@ -169,22 +172,17 @@ async function createDatabaseFixture(prefix: string, leaseMs: number): Promise<D
       }
       return copy;
     },
-    raiseFencesAbove: async (above, reason) => {
-      const totals = { scanned: 0, raised: 0 };
-      let cursor: string | undefined;
-      for (let call = 0; call < 100; call += 1) {
-        const report = await raiseFences(admin, {
-          above,
-          reason,
-          actor: 'reliability-operator',
-          ...(cursor ? { cursor } : {}),
-        });
+    raiseFenceEpoch: async (reason) => {
+      const action = { reason, actor: 'reliability-operator' };
+      let report = await raiseFences(admin, { ...action, recordTables: [TABLES.recordsTable] });
+      const totals = { epoch: report.epoch, floor: report.floor ?? 0, scanned: report.scanned, raised: report.raised };
+      for (let call = 0; !report.complete; call += 1) {
+        if (call >= 100) throw new Error('raise-fences did not finish in 100 calls');
+        report = await raiseFences(admin, { ...action, epoch: report.epoch, cursor: report.cursor as string });
         totals.scanned += report.scanned;
         totals.raised += report.raised;
-        if (report.complete) return totals;
-        cursor = report.cursor;
       }
-      throw new Error('raise-fences did not finish in 100 calls');
+      return totals;
     },
     row: (identity) => quietly(() => store.get(parseIdentity(identity))),
     record: async (identity) =>
