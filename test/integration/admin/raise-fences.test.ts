@@ -2,6 +2,7 @@ import { CreateTableCommand, DeleteTableCommand } from '@aws-sdk/client-dynamodb
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { examplesTableDefinition } from '../../../examples/jobs/examples-table.js';
+import { inventoryReservationJob } from '../../../examples/jobs/inventory-reservation.js';
 import { main } from '../../../infra/cli/main.js';
 import { listAuditRecords } from '../../../lib/admin/audit.js';
 import type { AdminDeps } from '../../../lib/admin/deps.js';
@@ -9,6 +10,7 @@ import { MAX_FENCE_RAISE, raiseFences } from '../../../lib/admin/raise-fences.js
 import { handleAdminRequest } from '../../../lib/admin/router.js';
 import { OwnershipLostError } from '../../../lib/errors.js';
 import { writerOperation } from '../../../lib/fenced/fence-rules.js';
+import { FencedTransactions } from '../../../lib/fenced/transaction.js';
 import { payloadHash } from '../../../lib/hashing.js';
 import { parseIdentity, type ValidIdentity } from '../../../lib/identity.js';
 import { epochFloor, MAX_FENCE_EPOCH } from '../../../lib/store/fence-epoch.js';
@@ -16,6 +18,7 @@ import { parseLease, parseNewWorkItem } from '../../../lib/store/schemas.js';
 import { parseJobOutcome } from '../../../lib/store/transitions.js';
 import { WorkItemStore } from '../../../lib/store/work-item-store.js';
 import { sweep } from '../../../lib/sweeper/sweeper.js';
+import { requireTransactions } from '../../support/capability.js';
 import { engineEndpoints } from '../../support/engine.js';
 import { createWorkerHarness, type WorkerHarness } from '../../support/worker-harness.js';
 import { captureIo } from '../../unit/cli/io.js';
@@ -33,7 +36,7 @@ describe('restores: a fence epoch above every fence issued before, on existing r
   let harness: WorkerHarness;
   let admin: AdminDeps;
   beforeAll(async () => {
-    harness = await createWorkerHarness('restore', [ledger]);
+    harness = await createWorkerHarness('restore', [ledger, inventoryReservationJob(recordsTable)]);
     await harness.client.send(new CreateTableCommand(examplesTableDefinition(recordsTable)));
     // The operator's store trusts no cached epoch, so a raise needs no wait here: every worker below is built
     // after the raise it follows, and reads the epoch afresh.
@@ -256,6 +259,55 @@ describe('restores: a fence epoch above every fence issued before, on existing r
     const listed = (audit.body.records as Array<{ auditId: string }>).map((entry) => entry.auditId);
     // Records of one millisecond (a manual clock) sort by their random id: compare as sets.
     expect(new Set(listed)).toEqual(new Set([rest.auditId, firstCall.auditId]));
+  });
+
+  it('class A after a joint restore: the old holder commits nothing, the new holder reserves once from the restored stock', async (context) => {
+    requireTransactions(context);
+    // prepare: at the restore point T the row is claimed (step not done) and the stock is 100
+    const identity = parseIdentity({ tenantId: 'shop', operationId: 'reserve-1' });
+    const stockKey = { pk: 'inventory#shop#sku-lamp', sk: 'stock' };
+    await harness.client.send(new PutCommand({ TableName: recordsTable, Item: { ...stockKey, available: 100 } }));
+    await harness.store.enqueue(
+      parseNewWorkItem({
+        identity,
+        jobType: 'inventory-reservation',
+        payloadHash: payloadHash({ sku: 'sku-lamp', quantity: 2 }),
+        payloadRef: 'ref-reserve-1',
+        maxAttempts: 5,
+      }),
+    );
+    const old = await harness.store.claim(identity, parseLease({ owner: 'w-old', leaseMs: LEASE_MS }));
+    if (!old.claimed) throw new Error('prepare: the claim did not happen');
+    const rowAtT = await harness.store.get(identity);
+    const reserve = (claim: typeof old.claim) =>
+      new FencedTransactions({ store: harness.store, client: harness.client, claim }).runStep('reserve', [
+        {
+          kind: 'update',
+          tableName: recordsTable,
+          key: stockKey,
+          add: { available: -2 },
+          where: { available: { ge: 2 } },
+        },
+      ]);
+    // after T the old holder reserved (stock 98, step done); then the jobs table and the stock are restored to T
+    await reserve(old.claim);
+    await harness.client.send(new PutCommand({ TableName: harness.tables.jobsTable, Item: rowAtT as never }));
+    await harness.client.send(new PutCommand({ TableName: recordsTable, Item: { ...stockKey, available: 100 } }));
+
+    // act: raise, the old holder tries again, a new holder takes over
+    const raised = await raiseThroughApi('restored jobs and inventory to T');
+    const stale = await reserve(old.claim).catch((error: unknown) => error);
+    harness.clock.advance(LEASE_MS + 1);
+    const fresh = await harness.store.claim(identity, parseLease({ owner: 'w-new', leaseMs: LEASE_MS }));
+    if (!fresh.claimed) throw new Error('the new holder could not claim');
+    const landed = await reserve(fresh.claim);
+
+    // assert
+    expect(stale).toBeInstanceOf(OwnershipLostError);
+    expect(fresh.claim.fence).toBe(epochFloor(raised.epoch) + 1);
+    expect(landed.status).toBe('applied');
+    const stock = await harness.client.send(new GetCommand({ TableName: recordsTable, Key: stockKey }));
+    expect(stock.Item?.available).toBe(98);
   });
 
   it('the CLI reads the record tables the --jobs module declares and walks the whole table in audited chunks', async () => {

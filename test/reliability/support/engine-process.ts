@@ -3,7 +3,8 @@ import { fileURLToPath } from 'node:url';
 
 const ENTRY = fileURLToPath(new URL('../processes/dynalite-process.ts', import.meta.url));
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const START_TIMEOUT_MS = 30_000;
+// Generous: on a loaded 2-core machine a tsx process can take tens of seconds to start (no wall-time assert).
+const START_TIMEOUT_MS = 120_000;
 /** Starts tried while the port of a killed engine is still being released (bounded). */
 const PORT_TRIES = 50;
 
