@@ -108,7 +108,9 @@ class DatabaseJobs {
         const id = job.identity.operationId;
         const row = rows.get(id);
         const state = String(row?.state ?? 'absent');
-        result.states[state] = (result.states[state] ?? 0) + 1;
+        // Printed by state and, for the parked ones, why (a final state is not a success).
+        const label = row?.errorCode ? `${state}/${row.errorCode}` : state;
+        result.states[label] = (result.states[label] ?? 0) + 1;
         if (mustSettle(job) && !FINAL_STATES.includes(state)) problem('lost', id, `ends ${state}`);
         const fences = (runs.get(id) ?? []).map((run) => run.fence);
         for (const fence of new Set(fences)) {
