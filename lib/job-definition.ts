@@ -112,6 +112,12 @@ interface JobDefinition<out Payload = unknown, out Provider = unknown> {
    * refused at once. Without it, a cancel reaches a running holder at its next work-item write.
    */
   readonly ownedRecords?: (identity: JobIdentity) => readonly OwnedRecordRef[];
+  /**
+   * The tables this job type's fenced writes land in (class B records carrying `writer_epoch`, class A
+   * transactions). After a restore, raise-fences reads the highest `writer_epoch` in them to find the floor
+   * every new fence must clear; a table left out is a floor raise-fences cannot see.
+   */
+  readonly recordTables?: readonly string[];
   run(context: JobContext<Payload, Provider>): Promise<JobOutcome>;
   reconcile?(context: JobContext<Payload, Provider>): Promise<ReconcileResult>;
 }
@@ -133,6 +139,7 @@ interface JobDefinitionInput<Payload, Provider = unknown> {
   reversibility?: Reversibility;
   provider?: ProviderDeclaration<Provider>;
   ownedRecords?: JobDefinition<Payload, Provider>['ownedRecords'];
+  recordTables?: readonly string[];
   run: JobDefinition<Payload, Provider>['run'];
   reconcile?: JobDefinition<Payload, Provider>['reconcile'];
 }
@@ -151,6 +158,7 @@ const definitionShape = z.object({
   owner: z.string().min(1).max(200).optional(),
   alertRoute: z.string().min(1).max(500).optional(),
   reversibility: z.enum(['reversible', 'idempotent', 'irreversible']).optional(),
+  recordTables: z.array(z.string().regex(/^[A-Za-z0-9_.-]{3,255}$/, 'a DynamoDB table name')).optional(),
 });
 
 const providerShape = z.object({
@@ -198,6 +206,7 @@ function defineJob<Payload, Provider = unknown>(
     ...(input.owner !== undefined ? { owner: input.owner } : {}),
     ...(input.alertRoute !== undefined ? { alertRoute: input.alertRoute } : {}),
     ...(input.reversibility !== undefined ? { reversibility: input.reversibility } : {}),
+    ...(input.recordTables !== undefined ? { recordTables: Object.freeze([...input.recordTables]) } : {}),
   };
   try {
     parseInput(definitionShape, shape, `job definition ${String(input.type)}`);

@@ -16,6 +16,7 @@ function inventoryReservationJob(tableName: string) {
     owner: 'fulfilment-team',
     alertRoute: 'pagerduty:fulfilment',
     reversibility: 'reversible',
+    recordTables: [tableName],
     payload: z.strictObject({ sku: z.string().min(1).max(64), quantity: z.number().int().positive().max(1_000) }),
     run: async (ctx) => {
       const stock = { tableName, key: { pk: `inventory#${ctx.identity.tenantId}#${ctx.payload.sku}`, sk: 'stock' } };

@@ -46,6 +46,7 @@ function refundSettlementJob(tableName: string) {
     owner: 'payments-team',
     alertRoute: 'pagerduty:payments',
     reversibility: 'irreversible',
+    recordTables: [tableName],
     payload: refundPayload,
     // The provider is reached only through this declared client, so its calls are observable (and can be
     // made to time out by the conformance harness).

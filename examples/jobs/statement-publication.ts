@@ -21,6 +21,7 @@ function statementPublicationJob(tableName: string) {
     owner: 'statements-team',
     alertRoute: 'slack:#statements-oncall',
     reversibility: 'reversible',
+    recordTables: [tableName],
     payload: z.strictObject({
       accountId: z.string().min(1).max(64),
       date: z.iso.date(),

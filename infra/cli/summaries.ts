@@ -14,7 +14,7 @@ const COMMAND_SUMMARIES = {
   erase:
     "erase a tenant's payload bodies; work rows stay as tombstones (identity, hash, fence), so fences never restart",
   'raise-fences':
-    'after restoring the jobs table alone: raise every fence above anything written before (audited, resumable)',
+    'after a restore: a new fence epoch above every fence issued before, on every row (audited, resumable)',
   audit: 'list the audit log (redrive, erase), newest first, or the audit trail of one item',
   console: 'serve the operator console (a web page) on 127.0.0.1 against the same target as the other commands',
   check: 'go/no-go: runs the fault-injection scenarios on every job type and derives the nine controls from them',

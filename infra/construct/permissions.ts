@@ -5,6 +5,7 @@ import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { SETTINGS_PARTITION } from '../../lib/store/fence-epoch.js';
 import { AUDIT_PARTITION, JobsIndex, SWEEPER_PARTITION } from '../../lib/store/table.js';
 import { indexArn } from './tables.js';
 import { type TenantScope, tenantConditions } from './tenant-access.js';
@@ -99,10 +100,12 @@ function workerStatements(resources: LeasefenceResources): iam.PolicyStatement[]
     // failRetryable, parkUnknown, quarantine, recordStep (UpdateItem); commitFencedTransaction (the work item's
     // Update inside TransactWriteItems); get and every conditional write's read-back (GetItem).
     statement('WorkItems', WORKER_RECORD_ACTIONS, [resources.jobsTable.tableArn]),
-    // The worker runs user job code: it may never touch the audit log or the sweeper's cursor.
+    // The worker runs user job code: it may never touch the audit log, the sweeper's cursor or the fence epoch
+    // (it reads the epoch, GetItem, when it creates a row; only raise-fences writes it).
     denyWritesIn('NoAuditOrSweeperWrites', ['dynamodb:PutItem', 'dynamodb:UpdateItem'], resources, [
       AUDIT_PARTITION,
       SWEEPER_PARTITION,
+      SETTINGS_PARTITION,
     ]),
     // Store methods: PayloadStore.get.
     statement('ReadPayloads', ['dynamodb:GetItem'], [resources.payloadsTable.tableArn]),
@@ -139,7 +142,7 @@ function sweeperStatements(resources: LeasefenceResources): iam.PolicyStatement[
     // store.maintenance.saveSweepCursor (UpdateItem); store.maintenance.loadSweepCursor and every conditional
     // write's read-back (GetItem).
     statement('SweepWorkItems', ['dynamodb:GetItem', 'dynamodb:UpdateItem'], [resources.jobsTable.tableArn]),
-    denyWritesIn('NoAuditUpdates', ['dynamodb:UpdateItem'], resources, [AUDIT_PARTITION]),
+    denyWritesIn('NoAuditUpdates', ['dynamodb:UpdateItem'], resources, [AUDIT_PARTITION, SETTINGS_PARTITION]),
     // No store method: wake-ups (messaging/wake.ts).
     statement('ResignalJobs', ['sqs:SendMessage'], [resources.queue.queueArn]),
     ...keyStatements(resources),

@@ -1,4 +1,5 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Clock } from '../clock.js';
 import type { SenderTenants } from '../messaging/sender-tenants.js';
 import type { WorkItemStore } from '../store/work-item-store.js';
@@ -23,6 +24,11 @@ interface AdminDeps {
   payloadsTable: string;
   /** Long-poll seconds when reading the DLQ (0–20). AWS short polls may miss messages; default 1. */
   dlqWaitTimeSeconds?: number;
+  /**
+   * Reads the user's record tables when raise-fences looks for their highest `writer_epoch` (never the jobs
+   * table: that is the store's); the caller's credentials need Scan on those tables.
+   */
+  recordClient?: DynamoDBDocumentClient;
   /** Defaults to the store's clock. */
   clock?: Clock;
   /** The worker's counters, where the host keeps them in process (the local stack); absent on AWS (CloudWatch). */

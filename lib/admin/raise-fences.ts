@@ -1,31 +1,55 @@
 import * as z from 'zod';
+import { ConfigurationError, IllegalTransitionError } from '../errors.js';
+import { EQUAL_EPOCH_REFUSAL_CODES } from '../fenced/fence-terms.js';
+import { readRecordFloor } from '../fenced/record-floor.js';
 import type { JobIdentity } from '../identity.js';
 import { parseInput } from '../internal/validation.js';
-import { type OperatorAction, raiseFenceTransition } from '../store/operator-transitions.js';
+import { sendWakeSignals } from '../messaging/wake.js';
+import { WorkState } from '../states.js';
+import { epochFloor, fenceEpochOf, MAX_FENCE_EPOCH } from '../store/fence-epoch.js';
+import type { OperatorTransition } from '../store/operator-requests.js';
+import { type OperatorAction, raiseFenceTransition, requeueTransition } from '../store/operator-transitions.js';
 import { TableKeys } from '../store/table.js';
-import { type CallerIdentity, identityOfItem } from '../store/work-item.js';
+import { type CallerIdentity, identityOfItem, type WorkItem } from '../store/work-item.js';
 import { writeAuditRecord } from './audit.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
-import type { AdminDeps } from './deps.js';
+import { type AdminDeps, adminClock } from './deps.js';
 import { actorSchema, callerSchema, reasonSchema } from './schemas.js';
 
-/** Raise every work item's fence above `above`; `cursor` resumes an earlier call, `max` bounds this one. */
+/**
+ * Raise the deployment's fence epoch after a restore and lift every work item into it. The first call (no
+ * `cursor`) finds the floor, raises the epoch and starts the walk; a call with `cursor` and `epoch` (both from
+ * an earlier report) resumes that walk; `max` bounds one call.
+ */
 interface RaiseFencesInput {
-  above: number;
   reason: string;
   actor: string;
   caller?: CallerIdentity;
+  /** Tables whose highest `writer_epoch` the new epoch must clear: the `recordTables` the job types declare. */
+  recordTables?: readonly string[];
+  /** A fence some record outside `recordTables` may have seen (the new epoch clears it too). */
+  above?: number;
+  /** Resuming: the epoch of the run `cursor` came from. */
+  epoch?: number;
   cursor?: string;
   max?: number;
 }
 
-/** What one call did; `complete` false means more of the table remains: call again with `cursor`. */
+/** What one call did; `complete` false means more of the table remains: call again with `cursor` and `epoch`. */
 interface RaiseFencesReport {
+  /** The epoch every fence issued from now on belongs to; its floor is `epoch × 2^40`. */
+  epoch: number;
+  /** The highest fence the first call found in the record tables (or was given as `above`); absent when resuming. */
+  floor?: number;
+  /** Records read in the record tables to find the floor (first call only). */
+  recordsRead?: number;
   /** Work items read in this call. */
   scanned: number;
-  /** Items whose fence was set to `above + 1`. */
+  /** Items whose fence was lifted to the epoch's floor. */
   raised: number;
-  /** Items already above `above` (left alone). */
+  /** Of those, items parked failed_terminal by an equal-epoch refusal, now queued again (and woken). */
+  requeued: number;
+  /** Items already in the epoch (left alone). */
   alreadyAbove: number;
   /** Items that kept changing under the operation (three tries); run the command again to reach them. */
   lostRaces: number;
@@ -35,86 +59,193 @@ interface RaiseFencesReport {
 }
 
 /**
- * The highest `above` raise-fences accepts: 10^12, below 2^40. A fence is a DynamoDB number read as a JS number, so
- * it must stay under 2^53 for every later `fence + 1`; capping the raise at 10^12 leaves every item about 10^11
- * further claims below 2^40, and 13 bits above the counter for a deployment epoch (a fence ordered by epoch, then
- * counter). Above it, the next claim could make an item unclaimable with no way back through the API.
+ * The highest `above` raise-fences accepts: the last fence of epoch MAX_FENCE_EPOCH − 1, so a higher epoch is
+ * left to raise into. A fence is epoch × 2^40 + counter (lib/store/fence-epoch.ts) and stays below 2^53: a
+ * DynamoDB number read as a JS number, exact for every later `fence + 1`.
  */
-const MAX_FENCE_RAISE = 1_000_000_000_000;
+const MAX_FENCE_RAISE = epochFloor(MAX_FENCE_EPOCH) - 1;
 
-/** The range of `above`: every fence at or below it is raised to `above + 1`; at most MAX_FENCE_RAISE. */
+/** The range of `above`: the new epoch's floor is above it; at most MAX_FENCE_RAISE. */
 const FenceAbove = { min: 0, max: MAX_FENCE_RAISE } as const;
+
+const tableNameSchema = z.string().regex(/^[A-Za-z0-9_.-]{3,255}$/, 'a DynamoDB table name');
 
 /**
  * The one schema of a raise-fences request, whatever door it comes through: the admin API's body is parsed by
  * it (with `actor`, the authenticated caller), the CLI calls raiseFences and bounds `--above` by FenceAbove.
  */
-const raiseFencesSchema = z.strictObject({
-  above: z.number().int().min(FenceAbove.min).max(FenceAbove.max),
-  reason: reasonSchema,
-  actor: actorSchema,
-  caller: callerSchema.optional(),
-  cursor: z.string().optional(),
-  max: z.number().int().min(1).max(100_000).default(10_000),
-});
+const raiseFencesSchema = z
+  .strictObject({
+    above: z.number().int().min(FenceAbove.min).max(FenceAbove.max).optional(),
+    recordTables: z.array(tableNameSchema).max(100).optional(),
+    reason: reasonSchema,
+    actor: actorSchema,
+    caller: callerSchema.optional(),
+    epoch: z.number().int().min(1).max(MAX_FENCE_EPOCH).optional(),
+    cursor: z.string().optional(),
+    max: z.number().int().min(1).max(100_000).default(10_000),
+  })
+  .refine((input) => (input.cursor === undefined) === (input.epoch === undefined), {
+    message: 'cursor and epoch go together: both come from the report of the run being resumed',
+    path: ['epoch'],
+  });
 
-const CURSOR_SCOPE = 'raise-fences';
 const PAGE_SIZE = 100;
 const TRIES = 3;
 
+/** The cursor of one epoch's walk: a cursor of another epoch's walk is refused. */
+function cursorScope(epoch: number): string {
+  return `raise-fences@${epoch}`;
+}
+
 /**
- * For when the jobs table was restored to an earlier point in time than the record tables: sets every work
- * item's fence that is at or below `above` to `above + 1` (one conditional UpdateItem each, on the state and
- * fence it read, audited on the item), so no claim can ever again carry a fence a record already saw. Walks
- * the whole table with a paginated Scan (a recovery tool, not a hot path), resumable with `cursor`, bounded
- * by `max` per call, and writes one audit record per call with the counts. Bad input (`above` over
- * MAX_FENCE_RAISE included) ▶ InvalidInputError, nothing written.
+ * After a restore (of the jobs table alone, or of every table: workers that ran at the failure hold fences the
+ * restored tables never saw): raises the deployment's fence epoch once, above the stored epoch and above the
+ * highest `writer_epoch` in `recordTables` (read with `deps.recordClient`) and `above`, waits until every
+ * store's cached epoch has expired (new rows then start in the new epoch), then lifts every work item below the
+ * epoch's floor to it (one conditional UpdateItem each, on the state and fence it read, audited on the item).
+ * Every fence issued from then on, on rows that exist and rows created later, is above every fence issued before;
+ * a holder of an old fence is cut off as by a cancel. An item parked failed_terminal by an equal-epoch refusal
+ * (`fence_same_claim_already_wrote`: a restored fence equal to a record's) is queued again with a fresh attempt
+ * budget and woken. Walks the table with a paginated Scan, resumable with `cursor` + `epoch`, bounded by `max`
+ * per call, one audit record per call. Bad input ▶ InvalidInputError, nothing written; record tables without
+ * `deps.recordClient` ▶ ConfigurationError, nothing written; a record table that cannot be read throws, nothing
+ * written; another raise to a higher epoch in between ▶ IllegalTransitionError (run again).
  * @example
- * let report = await raiseFences(deps, { above: 5_000, reason: 'PITR restore of jobs table', actor });
- * while (!report.complete) report = await raiseFences(deps, { above: 5_000, reason, actor, cursor: report.cursor });
+ * let report = await raiseFences(deps, { recordTables: ['ledger'], reason: 'PITR restore of jobs table', actor });
+ * while (!report.complete) report = await raiseFences(deps, { reason, actor, epoch: report.epoch, cursor: report.cursor });
  */
 async function raiseFences(deps: AdminDeps, input: RaiseFencesInput): Promise<RaiseFencesReport> {
   const valid = parseInput(raiseFencesSchema, input, 'raise fences');
   const action = { actor: valid.actor, reason: valid.reason, ...(valid.caller ? { caller: valid.caller } : {}) };
-  let startKey: Record<string, unknown> | undefined = decodeCursor(CURSOR_SCOPE, valid.cursor, [
+  const start = valid.epoch === undefined ? await raiseEpoch(deps, valid) : await resumeEpoch(deps, valid.epoch);
+  let startKey: Record<string, unknown> | undefined = decodeCursor(cursorScope(start.epoch), valid.cursor, [
     TableKeys.partition,
     TableKeys.sort,
   ]);
-  const report = { scanned: 0, raised: 0, alreadyAbove: 0, lostRaces: 0 };
+  const report = { scanned: 0, raised: 0, requeued: 0, alreadyAbove: 0, lostRaces: 0 };
   do {
     const page = await deps.store.maintenance.scanWorkItems(Math.min(PAGE_SIZE, valid.max - report.scanned), startKey);
+    const woken: WorkItem[] = [];
     for (const identity of page.identities) {
       report.scanned += 1;
-      const outcome = await raiseOne(deps, identity, valid.above, action);
-      report[outcome] += 1;
+      const outcome = await raiseOne(deps, identity, start.epoch, action);
+      if (outcome.requeued) woken.push(outcome.requeued);
+      report[outcome.kind] += 1;
     }
+    report.requeued += woken.length;
+    // The rows committed first; a lost wake-up is the sweeper's (it re-signals queued items that are due).
+    if (woken.length > 0) await sendWakeSignals(deps.sqs, deps.queueUrl, woken);
     startKey = page.next;
   } while (startKey && report.scanned < valid.max);
-  const cursor = encodeCursor(CURSOR_SCOPE, startKey);
+  const cursor = encodeCursor(cursorScope(start.epoch), startKey);
   const audit = await writeAuditRecord(deps, {
     actor: valid.actor,
     ...(valid.caller ? { caller: valid.caller } : {}),
     action: 'raise_fences',
     reason: valid.reason,
-    counts: { above: valid.above, ...report, complete: cursor ? 0 : 1 },
+    counts: {
+      epoch: start.epoch,
+      ...(start.floor !== undefined ? { floor: start.floor } : {}),
+      ...report,
+      complete: cursor ? 0 : 1,
+    },
   });
-  return { ...report, complete: cursor === undefined, ...(cursor ? { cursor } : {}), auditId: audit.auditId };
+  return {
+    epoch: start.epoch,
+    ...(start.floor !== undefined ? { floor: start.floor, recordsRead: start.recordsRead } : {}),
+    ...report,
+    complete: cursor === undefined,
+    ...(cursor ? { cursor } : {}),
+    auditId: audit.auditId,
+  };
 }
 
-/** Raises one item, reading it fresh each try so a claim in between is seen and raised too. */
+/** Where a walk starts: the epoch it lifts items into and, on a first call, the floor that epoch clears. */
+interface WalkStart {
+  epoch: number;
+  floor?: number;
+  recordsRead?: number;
+}
+
+/** First call: finds the floor, raises the epoch above it and above the stored one, waits out every cache. */
+async function raiseEpoch(
+  deps: AdminDeps,
+  valid: { above?: number | undefined; recordTables?: readonly string[] | undefined },
+): Promise<WalkStart> {
+  const tables = valid.recordTables ?? [];
+  if (tables.length > 0 && !deps.recordClient) {
+    throw new ConfigurationError('raise-fences was given record tables but has no client to read them with');
+  }
+  const records = deps.recordClient
+    ? await readRecordFloor(deps.recordClient, tables)
+    : { highestWriterEpoch: 0, recordsRead: 0 };
+  const floor = Math.max(valid.above ?? 0, records.highestWriterEpoch);
+  const stored = await deps.store.epochs.read();
+  const epoch = Math.max(stored, fenceEpochOf(floor)) + 1;
+  const now = await deps.store.epochs.raise(epoch);
+  if (now !== epoch) {
+    throw new IllegalTransitionError(
+      `another raise-fences moved the fence epoch to ${now} meanwhile; nothing was lifted, run it again`,
+      { epoch: now },
+    );
+  }
+  // Until every store's cached epoch has expired, a row could still be created in the old epoch.
+  await new Promise((resolve) => setTimeout(resolve, deps.store.epochs.cacheMs));
+  return { epoch, floor, recordsRead: records.recordsRead };
+}
+
+/** Resuming: the epoch must be the one the walk raised (still stored, never exceeded by a later raise). */
+async function resumeEpoch(deps: AdminDeps, epoch: number): Promise<WalkStart> {
+  const stored = await deps.store.epochs.read();
+  if (stored !== epoch) {
+    throw new IllegalTransitionError(
+      `the fence epoch is ${stored}, not ${epoch}: the run being resumed was overtaken; run raise-fences again`,
+      { epoch: stored },
+    );
+  }
+  return { epoch };
+}
+
+/** True when the item was parked by a refusal a restore can cause: a fence equal to a record's epoch. */
+function parkedByEqualEpoch(item: WorkItem): boolean {
+  return (
+    item.state === WorkState.failed_terminal &&
+    item.errorCode !== undefined &&
+    EQUAL_EPOCH_REFUSAL_CODES.includes(item.errorCode) &&
+    item.targetClass !== 'D'
+  );
+}
+
+type RaiseOutcome = { kind: 'raised'; requeued?: WorkItem } | { kind: 'alreadyAbove' | 'lostRaces'; requeued?: never };
+
+/** Lifts one item into the epoch, reading it fresh each try so a claim in between is seen and lifted too. */
 async function raiseOne(
   deps: AdminDeps,
   identity: JobIdentity,
-  above: number,
+  epoch: number,
   action: OperatorAction,
-): Promise<'raised' | 'alreadyAbove' | 'lostRaces'> {
+): Promise<RaiseOutcome> {
+  const fenceTo = epochFloor(epoch);
   for (let attempt = 0; attempt < TRIES; attempt += 1) {
     const item = await deps.store.get(identityOfItem(identity));
-    if (!item || item.fence > above) return 'alreadyAbove';
-    const applied = await deps.store.applyOperator(item, raiseFenceTransition(item, above + 1, action));
-    if (applied.ok) return 'raised';
+    if (!item || item.fence >= fenceTo) return { kind: 'alreadyAbove' };
+    const requeue = parkedByEqualEpoch(item);
+    const transition: OperatorTransition = requeue
+      ? {
+          ...requeueTransition(
+            item,
+            { ...action, auditAction: 'raise_fence_requeue' },
+            deps.store.deadlines.shardOf(identityOfItem(identity)),
+            adminClock(deps).now(),
+          ),
+          fenceTo,
+        }
+      : raiseFenceTransition(item, fenceTo, action);
+    const applied = await deps.store.applyOperator(item, transition);
+    if (applied.ok) return requeue ? { kind: 'raised', requeued: applied.item } : { kind: 'raised' };
   }
-  return 'lostRaces';
+  return { kind: 'lostRaces' };
 }
 
 export { FenceAbove, MAX_FENCE_RAISE, type RaiseFencesInput, type RaiseFencesReport, raiseFences };

@@ -27,4 +27,18 @@ const FenceRejectReason = {
 } as const;
 type FenceRejectReason = (typeof FenceRejectReason)[keyof typeof FenceRejectReason];
 
-export { FenceRejectReason, type FenceRule };
+/** The error code a job's attempt ends with when the fence refused its own write (`fence_same_claim_already_wrote`). */
+function fenceRefusalCode(reason: FenceRejectReason | undefined): string {
+  return `fence_${reason ?? 'refused'}`;
+}
+
+/**
+ * Error codes of refusals by a record whose epoch EQUALS the writer's fence: a job bug, or a restore that issued
+ * a fence a record had already seen from another claim. raise-fences requeues items parked with them.
+ */
+const EQUAL_EPOCH_REFUSAL_CODES: readonly string[] = [
+  fenceRefusalCode(FenceRejectReason.same_claim_already_wrote),
+  fenceRefusalCode(FenceRejectReason.sequence_not_newer),
+];
+
+export { EQUAL_EPOCH_REFUSAL_CODES, FenceRejectReason, type FenceRule, fenceRefusalCode };

@@ -72,11 +72,12 @@ function createAdminHandler(options: AdminHandlerOptions = {}): AdminHandler {
   const boot = (): { deps: AdminDeps; loadKey: () => Promise<LoadedIdentifierKey> } => {
     const config = options.config ?? readConfig();
     if (!config.queueUrl) throw new ConfigurationError('LEASEFENCE_QUEUE_URL is required by the admin API');
-    const { store } = createHandlerClients(config);
+    const { client, store } = createHandlerClients(config);
     const sqs = createSqsClient(sqsEndpointOptions(config));
     const deps = {
       store,
       sqs,
+      recordClient: client,
       queueUrl: config.queueUrl,
       payloadsTable: config.payloadsTable,
       ...(config.deadLetterQueueUrl ? { deadLetterQueueUrl: config.deadLetterQueueUrl } : {}),

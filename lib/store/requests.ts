@@ -45,8 +45,9 @@ function effectMark(claim: InitialClaim): Record<string, unknown> {
 }
 
 /**
- * Conditional PutItem creating the item queued (carrying `createToken`), or already claimed with fence 1. Fails if
- * the identity exists. The job version is the input's, else the claimer's.
+ * Conditional PutItem creating the item queued at fence `floor` (its epoch's lowest fence, carrying `createToken`), or
+ * already claimed with fence `floor + 1`. Fails if the identity exists. The job version is the input's, else the
+ * claimer's.
  */
 function buildCreateRequest(
   table: TableContext,
@@ -54,6 +55,7 @@ function buildCreateRequest(
   now: number,
   claim?: InitialClaim,
   createToken?: string,
+  floor = 0,
 ): PutCommandInput & { Item: WorkItem } {
   const key = workItemKey(input.identity);
   // Built field by field rather than by spreading partial objects: this runs once per job on the hot path.
@@ -71,7 +73,7 @@ function buildCreateRequest(
     updatedAt: now,
     deadlineShard: deadlineShardFor(input.identity, table.deadlineShards),
     state: WorkState.queued,
-    fence: 0,
+    fence: floor,
     attempts: 0,
   };
   if (input.payloadRef !== undefined) item.payloadRef = input.payloadRef;
@@ -80,7 +82,7 @@ function buildCreateRequest(
   if (jobVersion !== undefined) item.jobVersion = jobVersion;
   if (claim) {
     item.state = WorkState.claimed;
-    item.fence = 1;
+    item.fence = floor + 1;
     item.attempts = 1;
     item.leaseOwner = claim.owner;
     item.claimId = claim.claimId;

@@ -16,6 +16,7 @@ import { AuditLog } from './audit.js';
 import { sendConditional } from './conditional-write.js';
 import type { StoreConnection } from './connection.js';
 import { Deadlines } from './deadlines.js';
+import { DEFAULT_FENCE_EPOCH_CACHE_MS, epochFloor, FenceEpochs } from './fence-epoch.js';
 import { Maintenance } from './maintenance.js';
 import { buildOperatorUpdate, type OperatorTransition, operatorFence } from './operator-requests.js';
 import { cancelTransition, type OperatorAction } from './operator-transitions.js';
@@ -56,6 +57,8 @@ interface WorkItemStoreOptions {
   tableName: string;
   clock?: Clock;
   deadlineShards?: number;
+  /** How long the fence epoch read for new rows is trusted (default 5 s); raise-fences waits this long. */
+  fenceEpochCacheMs?: number;
 }
 
 /** Enqueue result: a new item (claimed when asked), or a replay of the same identity and payload hash. */
@@ -93,6 +96,8 @@ class WorkItemStore {
   readonly audit: AuditLog;
   /** Sweeper cursor, fence scan, payload erasure, health probe. */
   readonly maintenance: Maintenance;
+  /** The deployment's fence epoch: new rows start in it; raise-fences raises it after a restore. */
+  readonly epochs: FenceEpochs;
 
   constructor(options: WorkItemStoreOptions) {
     this.client = options.client;
@@ -104,6 +109,7 @@ class WorkItemStore {
     this.tenants = new TenantPartitions(db);
     this.audit = new AuditLog(db);
     this.maintenance = new Maintenance(db);
+    this.epochs = new FenceEpochs(db, options.fenceEpochCacheMs ?? DEFAULT_FENCE_EPOCH_CACHE_MS);
   }
 
   /** The time on the store's clock, the one every write stamps and every lease is measured on. */
@@ -112,14 +118,16 @@ class WorkItemStore {
   }
 
   /**
-   * Creates the item (queued, or claimed with fence 1 when `lease` is given) with one conditional PutItem.
+   * Creates the item (queued, or claimed when `lease` is given) with one conditional PutItem, its fence starting
+   * at the current fence epoch's floor (so a row created after a raise is above every fence issued before).
    * Same identity + same hash ▶ replay, nothing written. Different hash ▶ PayloadConflictError, nothing written.
    * A create retried after a lost response finds its own write token (claim id) and is reported `created`.
    */
   async enqueue(valid: NewWorkItem, lease?: LeaseRequest): Promise<EnqueueResult> {
     const initialClaim = lease ? { ...lease, claimId: randomUUID() } : undefined;
     const createToken = initialClaim ? undefined : randomUUID();
-    const request = buildCreateRequest(this.table, valid, this.clock.now(), initialClaim, createToken);
+    const floor = epochFloor(await this.epochs.current());
+    const request = buildCreateRequest(this.table, valid, this.clock.now(), initialClaim, createToken, floor);
     const outcome = await sendConditional(this.client, { kind: 'put', ...request });
     if (outcome.ok) {
       return {

@@ -8,6 +8,7 @@ import {
   RetryableJobError,
   TerminalJobError,
 } from '../errors.js';
+import { fenceRefusalCode } from '../fenced/fence-terms.js';
 import { type AnyJobDefinition, type JobContext, type JobDefinition, retryDelayMs } from '../job-definition.js';
 import type { RetryWakeOutcome, RetryWaker } from '../messaging/retry-wake.js';
 import type { WakeSubject } from '../messaging/wake-envelope.js';
@@ -253,7 +254,7 @@ async function refusedByFence(
   claim: Claim,
   error: FenceRejectedError,
 ): Promise<ExecutionResult> {
-  const errorCode = `fence_${String(error.reason ?? 'refused')}`;
+  const errorCode = fenceRefusalCode(error.reason);
   deps.telemetry.count(MetricName.FenceRefusedByJob);
   await deps.store.failTerminal(claim, { errorCode, message: error.message });
   return { state: WorkState.failed_terminal, errorCode };

@@ -2,6 +2,7 @@ import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LeasefenceStack } from '../../infra/app/stacks/leasefence-stack.js';
 import { type SynthResult, synthLeasefenceApp } from '../../infra/app/synth.js';
+import { SETTINGS_PARTITION } from '../../lib/store/fence-epoch.js';
 import { AUDIT_PARTITION, SWEEPER_PARTITION, workItemKey } from '../../lib/store/table.js';
 import { conditionMatches } from './support/iam-conditions.js';
 import {
@@ -151,10 +152,12 @@ describe('IAM: the audit log and the sweeper cursor are out of reach of the role
 
   it('each role carries exactly these explicit denials', () => {
     expect(named(denials.worker)).toEqual([
-      `dynamodb:PutItem on JobsTable.Arn${deny([AUDIT_PARTITION, SWEEPER_PARTITION])}`,
-      `dynamodb:UpdateItem on JobsTable.Arn${deny([AUDIT_PARTITION, SWEEPER_PARTITION])}`,
+      `dynamodb:PutItem on JobsTable.Arn${deny([AUDIT_PARTITION, SWEEPER_PARTITION, SETTINGS_PARTITION])}`,
+      `dynamodb:UpdateItem on JobsTable.Arn${deny([AUDIT_PARTITION, SWEEPER_PARTITION, SETTINGS_PARTITION])}`,
     ]);
-    expect(named(denials.sweeper)).toEqual([`dynamodb:UpdateItem on JobsTable.Arn${deny([AUDIT_PARTITION])}`]);
+    expect(named(denials.sweeper)).toEqual([
+      `dynamodb:UpdateItem on JobsTable.Arn${deny([AUDIT_PARTITION, SETTINGS_PARTITION])}`,
+    ]);
     expect(named(denials.admin)).toEqual([
       `dynamodb:UpdateItem on JobsTable.Arn${deny([AUDIT_PARTITION, SWEEPER_PARTITION])}`,
     ]);
@@ -164,6 +167,10 @@ describe('IAM: the audit log and the sweeper cursor are out of reach of the role
     ['worker', 'dynamodb:PutItem', AUDIT_PARTITION, false],
     ['worker', 'dynamodb:UpdateItem', AUDIT_PARTITION, false],
     ['worker', 'dynamodb:UpdateItem', SWEEPER_PARTITION, false],
+    ['worker', 'dynamodb:UpdateItem', SETTINGS_PARTITION, false],
+    ['worker', 'dynamodb:PutItem', SETTINGS_PARTITION, false],
+    ['sweeper', 'dynamodb:UpdateItem', SETTINGS_PARTITION, false],
+    ['admin', 'dynamodb:UpdateItem', SETTINGS_PARTITION, true],
     ['worker', 'dynamodb:PutItem', workItemKey({ tenantId: 'acme', operationId: 'op-1' }).pk, true],
     ['worker', 'dynamodb:PutItem', '#quarantine#message-1', true],
     ['sweeper', 'dynamodb:UpdateItem', AUDIT_PARTITION, false],

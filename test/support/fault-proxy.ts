@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { forwardRequest } from '../../infra/testing/http-forward.js';
+import { type ForwardedAnswer, forwardRequest } from '../../infra/testing/http-forward.js';
 
 /** One request as the proxy saw it: the DynamoDB operation (from X-Amz-Target) and its JSON body. */
 interface ProxiedRequest {
@@ -49,7 +49,8 @@ interface RuleState {
 /**
  * An HTTP proxy on 127.0.0.1 between DynamoDB clients and the engine that injects network faults per
  * request: delays, held requests, responses dropped after the engine committed, resets, and refused
- * connections (`refuseConnections` closes the port; `acceptConnections` opens it again).
+ * connections (`refuseConnections` closes the port; `acceptConnections` opens it again); `halt` stops all
+ * traffic and waits until the engine is idle (before a test kills or copies it).
  */
 class FaultProxy {
   /** Requests seen per DynamoDB operation, faulted or not. */
@@ -61,6 +62,9 @@ class FaultProxy {
   private server: http.Server;
   private port = 0;
   private injected = 0;
+  /** Requests forwarded to the engine and not answered yet. */
+  private forwarding = 0;
+  private halted: { gate: Promise<void>; release: () => void; dropResponses: boolean } | undefined;
 
   private constructor(upstreamEndpoint: string) {
     this.upstream = new URL(upstreamEndpoint);
@@ -96,6 +100,35 @@ class FaultProxy {
         state.removed = true;
       },
     };
+  }
+
+  /**
+   * Stops forwarding: new requests wait in the proxy until `resume`; resolves once the engine has answered every
+   * request it had (bounded wait), so nothing is half-done inside it. With `dropResponses` those last answers
+   * never reach their clients (committed, never acknowledged), as when a database dies right after a commit.
+   */
+  async halt(options: { dropResponses: boolean }): Promise<void> {
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    this.halted = { gate, release, dropResponses: options.dropResponses };
+    for (let wait = 0; wait < 1_000 && this.forwarding > 0; wait += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    if (this.forwarding > 0) throw new Error(`${this.forwarding} requests still inside the engine after 10 s`);
+  }
+
+  /** True while halted with `dropResponses`: the answers of requests still inside the engine never arrive. */
+  private dropsAnswers(): boolean {
+    return this.halted?.dropResponses === true;
+  }
+
+  /** Forwards again, the held requests first. */
+  resume(): void {
+    const halted = this.halted;
+    this.halted = undefined;
+    halted?.release();
   }
 
   /** Closes the port and resets every open connection: new requests get ECONNREFUSED until accepted again. */
@@ -163,9 +196,17 @@ class FaultProxy {
       state.pending -= 1;
     }
     if (fault?.kind === 'delay') await new Promise((resolve) => setTimeout(resolve, fault.ms));
-    const answer = await forwardRequest(this.upstream, this.agent, request, payload);
+    while (this.halted) await this.halted.gate;
+    // Counted from here (no await before forward), so halt() sees every request the engine may be working on.
+    this.forwarding += 1;
+    let answer: ForwardedAnswer;
+    try {
+      answer = await forwardRequest(this.upstream, this.agent, request, payload);
+    } finally {
+      this.forwarding -= 1;
+    }
     if (state) state.forwarded += 1;
-    if (fault?.kind === 'drop_response') {
+    if (fault?.kind === 'drop_response' || this.dropsAnswers()) {
       request.socket.destroy();
       return;
     }

@@ -1,55 +1,97 @@
 import { CreateTableCommand, DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as z from 'zod';
 import { examplesTableDefinition } from '../../../examples/jobs/examples-table.js';
+import { inventoryReservationJob } from '../../../examples/jobs/inventory-reservation.js';
 import { main } from '../../../infra/cli/main.js';
 import { listAuditRecords } from '../../../lib/admin/audit.js';
 import type { AdminDeps } from '../../../lib/admin/deps.js';
 import { MAX_FENCE_RAISE, raiseFences } from '../../../lib/admin/raise-fences.js';
 import { handleAdminRequest } from '../../../lib/admin/router.js';
+import { OwnershipLostError } from '../../../lib/errors.js';
 import { writerOperation } from '../../../lib/fenced/fence-rules.js';
+import { FencedTransactions } from '../../../lib/fenced/transaction.js';
 import { payloadHash } from '../../../lib/hashing.js';
-import { parseIdentity } from '../../../lib/identity.js';
-import { defineJob } from '../../../lib/job-definition.js';
+import { parseIdentity, type ValidIdentity } from '../../../lib/identity.js';
+import { epochFloor, MAX_FENCE_EPOCH } from '../../../lib/store/fence-epoch.js';
 import { parseLease, parseNewWorkItem } from '../../../lib/store/schemas.js';
+import { parseJobOutcome } from '../../../lib/store/transitions.js';
+import { WorkItemStore } from '../../../lib/store/work-item-store.js';
 import { sweep } from '../../../lib/sweeper/sweeper.js';
-import { engineEndpoints, testDocumentClient, uniqueName } from '../../support/engine.js';
+import { requireTransactions } from '../../support/capability.js';
+import { engineEndpoints } from '../../support/engine.js';
 import { createWorkerHarness, type WorkerHarness } from '../../support/worker-harness.js';
 import { captureIo } from '../../unit/cli/io.js';
+import { RESTORE_RECORDS_TABLE, restoreLedgerJob } from './fixtures/restore-ledger.js';
 
-const recordsTable = uniqueName('restore-records');
+const recordsTable = RESTORE_RECORDS_TABLE;
 const LEASE_MS = 5_000;
+const ledger = restoreLedgerJob(recordsTable, LEASE_MS);
+const fixtureModule = new URL('./fixtures/restore-ledger.ts', import.meta.url).pathname;
 
-/** Class B: one record owned by the operation, written once per claim under its fence. */
-const ledger = defineJob({
-  type: 'ledger',
-  version: 1,
-  target: 'B',
-  maxAttempts: 5,
-  leaseMs: LEASE_MS,
-  payload: z.strictObject({ entry: z.string() }),
-  run: async (ctx) => {
-    const ref = { tableName: recordsTable, key: { pk: `ledger#${ctx.identity.operationId}`, sk: 'entry' } };
-    await ctx.records.write(ref, { set: { entry: ctx.payload.entry } });
-    return { outcomeCode: 'booked' };
-  },
-});
+/** The record the ledger job owns for `operationId`. */
+const recordKey = (operationId: string) => ({ pk: `ledger#${operationId}`, sk: 'entry' });
 
-describe('restores: raise-fences lets a class B job stalled by a rolled-back fence run again', () => {
+describe('restores: a fence epoch above every fence issued before, on existing rows and rows created later', () => {
   let harness: WorkerHarness;
   let admin: AdminDeps;
   beforeAll(async () => {
-    const client = testDocumentClient();
-    await client.send(new CreateTableCommand(examplesTableDefinition(recordsTable)));
-    client.destroy();
-    harness = await createWorkerHarness('restore', [ledger]);
-    admin = { store: harness.store, sqs: harness.sqs, queueUrl: harness.queueUrl, payloadsTable: 'unused' };
+    harness = await createWorkerHarness('restore', [ledger, inventoryReservationJob(recordsTable)]);
+    await harness.client.send(new CreateTableCommand(examplesTableDefinition(recordsTable)));
+    // The operator's store trusts no cached epoch, so a raise needs no wait here: every worker below is built
+    // after the raise it follows, and reads the epoch afresh.
+    const store = new WorkItemStore({
+      client: harness.client,
+      tableName: harness.tables.jobsTable,
+      clock: harness.clock,
+      fenceEpochCacheMs: 0,
+    });
+    admin = {
+      store,
+      sqs: harness.sqs,
+      queueUrl: harness.queueUrl,
+      payloadsTable: 'unused',
+      recordClient: harness.client,
+    };
   });
   afterAll(async () => {
     await harness.client.send(new DeleteTableCommand({ TableName: recordsTable }));
     await harness.close();
   });
+
+  /** A record written before the restore by a claim of `identity` at `fence` (the record tables kept it). */
+  async function recordBeforeRestore(identity: ValidIdentity, fence: number) {
+    await harness.client.send(
+      new PutCommand({
+        TableName: recordsTable,
+        Item: {
+          ...recordKey(identity.operationId),
+          entry: 'before the restore',
+          writer_epoch: fence,
+          writer_seq: 0,
+          writer_op: writerOperation(identity),
+        },
+      }),
+    );
+  }
+
+  const record = async (operationId: string) =>
+    (await harness.client.send(new GetCommand({ TableName: recordsTable, Key: recordKey(operationId) }))).Item;
+
+  /** The operator's raise through the admin API, with the record tables the job types declare. */
+  async function raiseThroughApi(reason: string) {
+    const reply = await handleAdminRequest(
+      {
+        method: 'POST',
+        path: '/fences/raise',
+        body: JSON.stringify({ recordTables: ledger.recordTables, reason }),
+        actor: 'arn:aws:iam::1:user/ops',
+      },
+      admin,
+    );
+    expect(reply.statusCode).toBe(200);
+    return reply.body as { epoch: number; floor: number; raised: number; requeued: number; complete: boolean };
+  }
 
   /** One lease later: the sweeper re-signals the expired claim and a worker tries again. */
   async function nextAttempt() {
@@ -60,23 +102,11 @@ describe('restores: raise-fences lets a class B job stalled by a rolled-back fen
     return worker;
   }
 
-  it('stalls on newer_claim after the simulated restore, runs to success after raise-fences', async () => {
+  it('a job stalled on newer_claim by a rolled-back fence runs to success after the raise, which found the floor itself', async () => {
     // prepare: the record was written at fence 3 before the jobs table was restored to a point where the
     // row did not exist yet (the record tables were not restored).
     const identity = parseIdentity({ tenantId: 'bank', operationId: 'entry-7' });
-    const key = { pk: 'ledger#entry-7', sk: 'entry' };
-    await harness.client.send(
-      new PutCommand({
-        TableName: recordsTable,
-        Item: {
-          ...key,
-          entry: 'before the restore',
-          writer_epoch: 3,
-          writer_seq: 0,
-          writer_op: writerOperation(identity),
-        },
-      }),
-    );
+    await recordBeforeRestore(identity, 3);
     await harness.send({ ...identity, jobType: 'ledger', payload: { entry: 'after the restore' } });
 
     // act 1: the job stalls, attempt after attempt
@@ -85,33 +115,112 @@ describe('restores: raise-fences lets a class B job stalled by a rolled-back fen
     const second = await nextAttempt();
     const stalled = await harness.store.get(identity);
 
-    // act 2: the operator raises every fence above anything written before
-    const reply = await handleAdminRequest(
-      {
-        method: 'POST',
-        path: '/fences/raise',
-        body: JSON.stringify({ above: 3, reason: 'jobs table restored alone to 09:00' }),
-        actor: 'arn:aws:iam::1:user/ops',
-      },
-      admin,
-    );
-    const raised = await harness.store.get(identity);
+    // act 2: the operator raises the epoch; no floor given, the record table is read
+    const raised = await raiseThroughApi('jobs table restored alone to 09:00');
+    const lifted = await harness.store.get(identity);
     const third = await nextAttempt();
 
     // assert
+    const floor = epochFloor(raised.epoch);
     expect(first.telemetry.counts).toMatchObject({ StaleFenceRejected: 1 });
     expect(second.telemetry.counts).toMatchObject({ StaleFenceRejected: 1 });
     expect(stalled).toMatchObject({ state: 'claimed', fence: 2, attempts: 2 });
-    expect(reply).toMatchObject({ statusCode: 200, body: { raised: 1, complete: true } });
-    expect(raised).toMatchObject({ state: 'claimed', fence: 4 });
-    expect(raised?.audit?.at(-1)).toMatchObject({ action: 'raise_fence', fence: 4, from: 'claimed', to: 'claimed' });
+    expect(raised).toMatchObject({ epoch: 1, floor: 3, complete: true });
+    expect(lifted).toMatchObject({ state: 'claimed', fence: floor });
+    expect(lifted?.audit?.at(-1)).toMatchObject({
+      action: 'raise_fence',
+      fence: floor,
+      from: 'claimed',
+      to: 'claimed',
+    });
     expect(third.telemetry.counts).toMatchObject({ Succeeded: 1 });
-    expect(await harness.store.get(identity)).toMatchObject({ state: 'succeeded', fence: 5 });
-    const record = await harness.client.send(new GetCommand({ TableName: recordsTable, Key: key }));
-    expect(record.Item).toMatchObject({ entry: 'after the restore', writer_epoch: 5 });
+    expect(await harness.store.get(identity)).toMatchObject({ state: 'succeeded', fence: floor + 1 });
+    expect(await record('entry-7')).toMatchObject({ entry: 'after the restore', writer_epoch: floor + 1 });
   });
 
-  it('is resumable: a bounded call returns a cursor, the next call continues, each call is audited', async () => {
+  it('an item parked fence_same_claim_already_wrote by a restored fence equal to the record epoch runs again after the raise', async () => {
+    // prepare: before the restore, this operation's claim at the epoch's first fence wrote its record; the
+    // restored jobs table does not have the row, so the new row's first claim carries that same fence.
+    const identity = parseIdentity({ tenantId: 'bank', operationId: 'entry-8' });
+    const epochBefore = await admin.store.epochs.read();
+    await recordBeforeRestore(identity, epochFloor(epochBefore) + 1);
+    await harness.send({ ...identity, jobType: 'ledger', payload: { entry: 'after the restore' } });
+    await harness.poll(harness.worker());
+    const parked = await harness.store.get(identity);
+
+    // act
+    const raised = await raiseThroughApi('jobs table restored alone to 10:00');
+    const requeued = await harness.store.get(identity);
+    const worker = harness.worker();
+    await harness.poll(worker, { waitTimeSeconds: 2 });
+
+    // assert
+    const floor = epochFloor(raised.epoch);
+    expect(parked).toMatchObject({
+      state: 'failed_terminal',
+      errorCode: 'fence_same_claim_already_wrote',
+      fence: epochFloor(epochBefore) + 1,
+    });
+    expect(raised).toMatchObject({ epoch: epochBefore + 1, requeued: 1, complete: true });
+    expect(requeued).toMatchObject({ state: 'queued', fence: floor, attempts: 0 });
+    expect(requeued?.audit?.at(-1)).toMatchObject({ action: 'raise_fence_requeue', from: 'failed_terminal' });
+    expect(worker.telemetry.counts).toMatchObject({ Succeeded: 1 });
+    expect(await harness.store.get(identity)).toMatchObject({ state: 'succeeded', fence: floor + 1 });
+    expect(await record('entry-8')).toMatchObject({ entry: 'after the restore', writer_epoch: floor + 1 });
+  });
+
+  it('a row created after the raise starts in the new epoch, above the writer_epoch the record tables kept: first attempt succeeds', async () => {
+    // prepare: claims up to fence 7 of the epoch wrote the record; the restored jobs table lost the row.
+    const identity = parseIdentity({ tenantId: 'bank', operationId: 'entry-9' });
+    const epochBefore = await admin.store.epochs.read();
+    await recordBeforeRestore(identity, epochFloor(epochBefore) + 7);
+
+    // act
+    const raised = await raiseThroughApi('jobs table restored alone to 11:00');
+    await harness.send({ ...identity, jobType: 'ledger', payload: { entry: 'created after the raise' } });
+    const worker = harness.worker();
+    await harness.poll(worker);
+
+    // assert
+    const floor = epochFloor(raised.epoch);
+    expect(raised.floor).toBe(epochFloor(epochBefore) + 7);
+    expect(worker.telemetry.counts).toMatchObject({ Succeeded: 1 });
+    expect(worker.telemetry.counts.StaleFenceRejected ?? 0).toBe(0);
+    expect(await harness.store.get(identity)).toMatchObject({ state: 'succeeded', fence: floor + 1, attempts: 1 });
+    expect(await record('entry-9')).toMatchObject({ writer_epoch: floor + 1 });
+  });
+
+  it('old holders stay fenced: a claim from before the raise can neither renew nor complete, the new claim is above it', async () => {
+    // prepare: a holder claims in the old epoch
+    const identity = parseIdentity({ tenantId: 'bank', operationId: 'entry-10' });
+    await harness.store.enqueue(
+      parseNewWorkItem({
+        identity,
+        jobType: 'ledger',
+        payloadHash: payloadHash({ entry: 'held' }),
+        payloadRef: 'ref-10',
+        maxAttempts: 5,
+      }),
+    );
+    const old = await harness.store.claim(identity, parseLease({ owner: 'w-old', leaseMs: LEASE_MS }));
+    if (!old.claimed) throw new Error('prepare: the claim did not happen');
+
+    // act
+    const raised = await raiseFences(admin, { reason: 'drill', actor: 'ops' });
+    harness.clock.advance(LEASE_MS + 1);
+    const fresh = await harness.store.claim(identity, parseLease({ owner: 'w-new', leaseMs: LEASE_MS }));
+    const renew = harness.store.heartbeat(old.claim, parseLease({ owner: 'w-old', leaseMs: LEASE_MS }).leaseMs);
+    const complete = harness.store.complete(old.claim, parseJobOutcome({ outcomeCode: 'stale' }));
+
+    // assert
+    expect(old.claim.fence).toBeLessThan(epochFloor(raised.epoch));
+    expect(fresh).toMatchObject({ claimed: true, claim: { fence: epochFloor(raised.epoch) + 1 } });
+    await expect(renew).rejects.toBeInstanceOf(OwnershipLostError);
+    await expect(complete).rejects.toBeInstanceOf(OwnershipLostError);
+    expect(await harness.store.get(identity)).toMatchObject({ state: 'claimed', leaseOwner: 'w-new' });
+  });
+
+  it('is resumable: a bounded call returns a cursor and its epoch, the next call continues, each call is audited', async () => {
     for (let index = 0; index < 5; index += 1) {
       await harness.store.enqueue(
         parseNewWorkItem({
@@ -123,66 +232,110 @@ describe('restores: raise-fences lets a class B job stalled by a rolled-back fen
         }),
       );
     }
-    const action = { above: 100, reason: 'restore drill', actor: 'ops' };
+    const action = { reason: 'restore drill', actor: 'ops' };
 
     const firstCall = await raiseFences(admin, { ...action, max: 2 });
-    const rest = await raiseFences(admin, { ...action, cursor: firstCall.cursor as string });
-    const again = await raiseFences(admin, action);
+    const cursor = firstCall.cursor as string;
+    const withoutEpoch = await raiseFences(admin, { ...action, cursor }).catch((error: unknown) => error);
+    const otherEpoch = await raiseFences(admin, { ...action, cursor, epoch: firstCall.epoch - 1 }).catch(
+      (error: unknown) => error,
+    );
+    const rest = await raiseFences(admin, { ...action, cursor, epoch: firstCall.epoch });
 
     expect(firstCall).toMatchObject({ scanned: 2, complete: false, cursor: expect.any(String) });
-    expect(rest.complete).toBe(true);
-    expect(firstCall.raised + rest.raised).toBe(firstCall.scanned + rest.scanned);
+    expect(withoutEpoch).toMatchObject({ code: 'input.invalid', issues: [{ path: 'epoch' }] });
+    expect(otherEpoch).toMatchObject({ code: 'transition.illegal' });
+    expect(rest).toMatchObject({ epoch: firstCall.epoch, complete: true });
+    expect(rest.floor).toBeUndefined();
     for (let index = 0; index < 5; index += 1) {
       expect(await harness.store.get(parseIdentity({ tenantId: 'bulk', operationId: `row-${index}` }))).toMatchObject({
-        fence: 101,
+        fence: epochFloor(firstCall.epoch),
       });
     }
-    expect(again).toMatchObject({ raised: 0, complete: true });
-    expect(again.alreadyAbove).toBe(again.scanned);
     const audit = await handleAdminRequest(
-      { method: 'GET', path: '/audit', query: { limit: '3' }, actor: 'ops' },
+      { method: 'GET', path: '/audit', query: { limit: '2' }, actor: 'ops' },
       admin,
     );
-    const listed = (audit.body.records as Array<{ auditId: string }>).map((record) => record.auditId);
+    const listed = (audit.body.records as Array<{ auditId: string }>).map((entry) => entry.auditId);
     // Records of one millisecond (a manual clock) sort by their random id: compare as sets.
-    expect(new Set(listed)).toEqual(new Set([again.auditId, rest.auditId, firstCall.auditId]));
+    expect(new Set(listed)).toEqual(new Set([rest.auditId, firstCall.auditId]));
   });
 
-  it('the CLI walks the whole table in audited chunks and reports the totals', async () => {
+  it('class A after a joint restore: the old holder commits nothing, the new holder reserves once from the restored stock', async (context) => {
+    requireTransactions(context);
+    // prepare: at the restore point T the row is claimed (step not done) and the stock is 100
+    const identity = parseIdentity({ tenantId: 'shop', operationId: 'reserve-1' });
+    const stockKey = { pk: 'inventory#shop#sku-lamp', sk: 'stock' };
+    await harness.client.send(new PutCommand({ TableName: recordsTable, Item: { ...stockKey, available: 100 } }));
+    await harness.store.enqueue(
+      parseNewWorkItem({
+        identity,
+        jobType: 'inventory-reservation',
+        payloadHash: payloadHash({ sku: 'sku-lamp', quantity: 2 }),
+        payloadRef: 'ref-reserve-1',
+        maxAttempts: 5,
+      }),
+    );
+    const old = await harness.store.claim(identity, parseLease({ owner: 'w-old', leaseMs: LEASE_MS }));
+    if (!old.claimed) throw new Error('prepare: the claim did not happen');
+    const rowAtT = await harness.store.get(identity);
+    const reserve = (claim: typeof old.claim) =>
+      new FencedTransactions({ store: harness.store, client: harness.client, claim }).runStep('reserve', [
+        {
+          kind: 'update',
+          tableName: recordsTable,
+          key: stockKey,
+          add: { available: -2 },
+          where: { available: { ge: 2 } },
+        },
+      ]);
+    // after T the old holder reserved (stock 98, step done); then the jobs table and the stock are restored to T
+    await reserve(old.claim);
+    await harness.client.send(new PutCommand({ TableName: harness.tables.jobsTable, Item: rowAtT as never }));
+    await harness.client.send(new PutCommand({ TableName: recordsTable, Item: { ...stockKey, available: 100 } }));
+
+    // act: raise, the old holder tries again, a new holder takes over
+    const raised = await raiseThroughApi('restored jobs and inventory to T');
+    const stale = await reserve(old.claim).catch((error: unknown) => error);
+    harness.clock.advance(LEASE_MS + 1);
+    const fresh = await harness.store.claim(identity, parseLease({ owner: 'w-new', leaseMs: LEASE_MS }));
+    if (!fresh.claimed) throw new Error('the new holder could not claim');
+    const landed = await reserve(fresh.claim);
+
+    // assert
+    expect(stale).toBeInstanceOf(OwnershipLostError);
+    expect(fresh.claim.fence).toBe(epochFloor(raised.epoch) + 1);
+    expect(landed.status).toBe('applied');
+    const stock = await harness.client.send(new GetCommand({ TableName: recordsTable, Key: stockKey }));
+    expect(stock.Item?.available).toBe(98);
+  });
+
+  it('the CLI reads the record tables the --jobs module declares and walks the whole table in audited chunks', async () => {
     const { dynamo, sqs } = engineEndpoints();
     const io = captureIo();
     const target = ['--jobs-table', harness.tables.jobsTable, '--payloads-table', harness.tables.payloadsTable];
     const endpoints = ['--queue-url', harness.queueUrl, '--dynamodb-endpoint', dynamo, '--sqs-endpoint', sqs];
     const shards = ['--deadline-shards', String(harness.store.deadlines.shardCount)];
+    const epochBefore = await admin.store.epochs.read();
 
     const code = await main(
-      ['raise-fences', '--above', '200', '--reason', 'drill', '--json', ...target, ...endpoints, ...shards],
+      ['raise-fences', '--jobs', fixtureModule, '--reason', 'drill', '--json', ...target, ...endpoints, ...shards],
       io,
     );
 
     expect(code).toBe(0);
     const totals = JSON.parse(io.stdout());
-    expect(totals).toMatchObject({ above: 200, alreadyAbove: 0, lostRaces: 0, complete: true });
+    expect(totals).toMatchObject({ epoch: epochBefore + 1, alreadyAbove: 0, lostRaces: 0, complete: true });
+    // entry-9's record carries the highest writer_epoch of the table
+    expect(totals.floor).toBe((await record('entry-9'))?.writer_epoch);
     expect(totals.raised).toBe(totals.scanned);
-    expect(totals.raised).toBeGreaterThanOrEqual(6);
+    expect(totals.raised).toBeGreaterThanOrEqual(9);
   });
 
-  it('refuses an `above` past the cap (10^12) with a 400 naming it, and writes nothing', async () => {
-    // prepare
-    const identity = parseIdentity({ tenantId: 'cap', operationId: 'too-high' });
-    await harness.store.enqueue(
-      parseNewWorkItem({
-        identity,
-        jobType: 'ledger',
-        payloadHash: payloadHash({ cap: 1 }),
-        payloadRef: 'ref-cap',
-        maxAttempts: 5,
-      }),
-    );
-    const before = await harness.store.get(identity);
+  it('refuses an `above` past the cap with a 400 naming it, and writes nothing', async () => {
+    const before = await admin.store.epochs.read();
     const auditsBefore = (await listAuditRecords(admin, { limit: 100 })).records.length;
 
-    // act
     const replies = await Promise.all(
       [Number.MAX_SAFE_INTEGER - 1, MAX_FENCE_RAISE + 1].map((above) =>
         handleAdminRequest(
@@ -192,15 +345,14 @@ describe('restores: raise-fences lets a class B job stalled by a rolled-back fen
       ),
     );
 
-    // assert
     for (const reply of replies) {
       expect(reply).toMatchObject({ statusCode: 400, body: { error: 'invalid_input', issues: [{ path: 'above' }] } });
     }
-    expect(await harness.store.get(identity)).toEqual(before);
+    expect(await admin.store.epochs.read()).toBe(before);
     expect((await listAuditRecords(admin, { limit: 100 })).records).toHaveLength(auditsBefore);
   });
 
-  it('at the cap every item stays claimable: raised to 10^12 + 1, the next claim carries 10^12 + 2', async () => {
+  it('at the cap every fence stays a safe integer and claimable; a raise past the last epoch is refused, nothing written', async () => {
     const identity = parseIdentity({ tenantId: 'cap', operationId: 'at-cap' });
     await harness.store.enqueue(
       parseNewWorkItem({
@@ -214,9 +366,13 @@ describe('restores: raise-fences lets a class B job stalled by a rolled-back fen
 
     const report = await raiseFences(admin, { above: MAX_FENCE_RAISE, reason: 'drill at the cap', actor: 'ops' });
     const claim = await harness.store.claim(identity, parseLease({ owner: 'w-cap', leaseMs: LEASE_MS }));
+    const past = await raiseFences(admin, { reason: 'one too many', actor: 'ops' }).catch((error: unknown) => error);
 
-    expect(report.complete).toBe(true);
-    expect(claim).toMatchObject({ claimed: true, claim: { fence: MAX_FENCE_RAISE + 2 } });
-    expect(await harness.store.get(identity)).toMatchObject({ state: 'claimed', fence: MAX_FENCE_RAISE + 2 });
+    expect(report).toMatchObject({ epoch: MAX_FENCE_EPOCH, complete: true });
+    expect(claim).toMatchObject({ claimed: true, claim: { fence: epochFloor(MAX_FENCE_EPOCH) + 1 } });
+    expect(Number.isSafeInteger(epochFloor(MAX_FENCE_EPOCH + 1) - 1)).toBe(true);
+    expect(past).toMatchObject({ code: 'input.invalid' });
+    expect(await admin.store.epochs.read()).toBe(MAX_FENCE_EPOCH);
+    expect(await harness.store.get(identity)).toMatchObject({ fence: epochFloor(MAX_FENCE_EPOCH) + 1 });
   });
 });

@@ -19,13 +19,17 @@ const released = new Map<string, () => void>();
 const preReleased = new Set<string>();
 const gateKey = (point: Checkpoint, operationId: string) => `${point}\u0000${operationId}`;
 
-const ledger = new EffectLedger(createDocumentClient({ endpoint: config.dynamoEndpoint }), config.ledgerTable);
+const ledger = new EffectLedger(
+  createDocumentClient({ endpoint: config.ledgerEndpoint ?? config.dynamoEndpoint }),
+  config.ledgerTable,
+);
 const handler = createSqsWorkerHandler({
   jobs: reliabilityJobs({
     workerId: config.workerId,
     ledger,
-    recordsTable: config.ledgerTable,
+    recordsTable: config.recordsTable ?? config.ledgerTable,
     leaseMs: config.leaseMs,
+    ...(config.logRuns ? { onRun: (context) => ledger.logRun(context.identity, context.fence, config.workerId) } : {}),
     checkpoint: (point, context) =>
       new Promise<void>((resolve) => {
         const key = gateKey(point, context.identity.operationId);

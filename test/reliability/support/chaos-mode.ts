@@ -21,6 +21,9 @@ interface ChaosBudget {
   soakWorkers: number;
   soakJobs: number;
   soakChaosMs: number;
+  /** Jobs and engine kills of each database-failure test (the DynamoDB engine as a process of its own). */
+  databaseJobs: number;
+  databaseKills: number;
   /** Claimers and items of the concurrent-claims test (real concurrency: one client each). */
   claimWorkers: number;
   claimItems: number;
@@ -37,6 +40,8 @@ const BUDGETS: Record<'bounded' | 'long', ChaosBudget> = {
     soakWorkers: 3,
     soakJobs: 24,
     soakChaosMs: 8_000,
+    databaseJobs: 12,
+    databaseKills: 2,
     claimWorkers: 8,
     claimItems: 64,
     testTimeoutMs: 900_000,
@@ -49,6 +54,8 @@ const BUDGETS: Record<'bounded' | 'long', ChaosBudget> = {
     soakWorkers: 4,
     soakJobs: 240,
     soakChaosMs: 90_000,
+    databaseJobs: 90,
+    databaseKills: 8,
     claimWorkers: 16,
     claimItems: 200,
     testTimeoutMs: 1_800_000,

@@ -10,12 +10,20 @@ interface Charge {
   amount: number;
 }
 
+/** A run of a job as the workers log it: which operation, under which fence, in which worker. */
+interface Run {
+  operationId: string;
+  fence: number;
+  caller: string;
+}
+
 /**
  * The external systems of the reliability suite, kept in a DynamoDB table so that every worker process
  * sees the same ones and the test counts effects after the fact:
  * - a payment provider with idempotency keys and lookup (class C): every call is logged, and one charge is
  *   created per key with a conditional put, in the partition of the calling tenant;
- * - a mailer with no key and no lookup (class D): every send is appended to a log, one row per effect.
+ * - a mailer with no key and no lookup (class D): every send is appended to a log, one row per effect;
+ * - where a test asks for it, a log of job runs (operation, fence, worker): a witness, not an effect.
  */
 class EffectLedger {
   constructor(
@@ -59,6 +67,17 @@ class EffectLedger {
   /** Sends one mail: an effect that can be neither deduplicated nor looked up. */
   async sendMail(identity: JobIdentity, caller: string): Promise<void> {
     await this.append(`mail#${identity.tenantId}`, identity.operationId, { caller });
+  }
+
+  /** Logs that a run of `identity` started under `fence` in `caller` (not an effect: a witness of claims). */
+  async logRun(identity: JobIdentity, fence: number, caller: string): Promise<void> {
+    await this.append(`run#${identity.tenantId}`, identity.operationId, { caller, fence });
+  }
+
+  /** Runs per operation id of one tenant (only where the workers log them). */
+  async runsByOperation(tenantId: string): Promise<Map<string, Run[]>> {
+    const rows = (await this.partition(`run#${tenantId}`)) as unknown as Run[];
+    return groupBy(rows, (row) => row.operationId);
   }
 
   /** Charges per operation id of one tenant. */
@@ -113,4 +132,4 @@ function groupBy<T>(rows: readonly T[], key: (row: T) => string): Map<string, T[
   return groups;
 }
 
-export { type Charge, EffectLedger };
+export { type Charge, EffectLedger, type Run };

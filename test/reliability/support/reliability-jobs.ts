@@ -22,6 +22,8 @@ interface ReliabilityJobHooks {
   leaseMs: number;
   /** Resolves when the test lets the job go on; called only where the payload asks for it. */
   checkpoint?: (point: Checkpoint, context: CheckpointContext) => Promise<void>;
+  /** Called as each run starts, under its claim (before any effect). */
+  onRun?: (context: CheckpointContext) => Promise<void>;
 }
 
 /** Payload of every reliability job: an amount, simulated work, and where (and on which attempt) to stop. */
@@ -44,7 +46,8 @@ function recordKey(identity: JobIdentity): { pk: string; sk: string } {
 }
 
 /** Simulated work: reports progress every 100 ms and stops as soon as ownership is lost. */
-async function work(ctx: JobContext<ReliabilityPayload>): Promise<void> {
+async function work(hooks: ReliabilityJobHooks, ctx: JobContext<ReliabilityPayload>): Promise<void> {
+  await hooks.onRun?.({ identity: ctx.identity, fence: ctx.fence, attempt: ctx.attempt });
   for (let elapsed = 0; elapsed < ctx.payload.workMs; elapsed += 100) {
     await new Promise((resolve) => setTimeout(resolve, Math.min(100, ctx.payload.workMs - elapsed)));
     ctx.signal.throwIfAborted();
@@ -70,7 +73,7 @@ function reliabilityJobs(hooks: ReliabilityJobHooks): AnyJobDefinition[] {
     target: 'B',
     maxAttempts: 3,
     run: async (ctx) => {
-      await work(ctx);
+      await work(hooks, ctx);
       await stopAt(hooks, 'before-write', ctx);
       const set = { writtenBy: hooks.workerId, tenantId: ctx.identity.tenantId, amount: ctx.payload.amount };
       await ctx.records.write({ tableName: hooks.recordsTable, key: recordKey(ctx.identity) }, { set });
@@ -83,7 +86,7 @@ function reliabilityJobs(hooks: ReliabilityJobHooks): AnyJobDefinition[] {
     target: 'C',
     maxAttempts: 3,
     run: async (ctx) => {
-      await work(ctx);
+      await work(hooks, ctx);
       const made = await hooks.ledger.charge(ctx.idempotencyKey, ctx.identity, ctx.payload.amount, hooks.workerId);
       await stopAt(hooks, 'after-effect', ctx);
       return { outcomeCode: 'charged', result: { chargeId: made.chargeId } };
@@ -99,7 +102,7 @@ function reliabilityJobs(hooks: ReliabilityJobHooks): AnyJobDefinition[] {
     type: ReliabilityJobType.mail,
     target: 'D',
     run: async (ctx) => {
-      await work(ctx);
+      await work(hooks, ctx);
       await hooks.ledger.sendMail(ctx.identity, hooks.workerId);
       await stopAt(hooks, 'after-effect', ctx);
       return { outcomeCode: 'sent' };

@@ -11,6 +11,12 @@ interface WorkerProcessConfig {
   payloadsTable: string;
   ledgerTable: string;
   leaseMs: number;
+  /** Where the external systems (the ledger) live when not on the jobs engine: they survive a database failure. */
+  ledgerEndpoint?: string;
+  /** Table of the class B records (default: the ledger table); on the jobs engine, which writes them. */
+  recordsTable?: string;
+  /** Log every run (operation, fence, worker) in the ledger, so a test can find two runs of one claim. */
+  logRuns?: boolean;
 }
 
 /** What the test sends a worker process over IPC. */

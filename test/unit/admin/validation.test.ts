@@ -59,6 +59,8 @@ describe('admin router: validation before any I/O', () => {
     ['POST', '/fences/raise', {}, '{"above":-1,"reason":"r"}', 'above'],
     ['POST', '/fences/raise', {}, '{"above":5,"reason":"r","max":0}', 'max'],
     ['POST', '/fences/raise', {}, '{"above":5,"reason":"r","actor":"arn:x"}', 'actor'],
+    ['POST', '/fences/raise', {}, '{"reason":"r","cursor":"abc"}', 'epoch'],
+    ['POST', '/fences/raise', {}, '{"reason":"r","recordTables":["a b"]}', 'recordTables.0'],
     ['GET', '/audit', { limit: 'x' }, undefined, 'limit'],
   ])('%s %s %j %s ▶ 400 naming %s', async (method, path, query, body, field) => {
     // Act

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_MESSAGE_CHARS } from '../../../lib/rules.js';
+import { epochFloor } from '../../../lib/store/fence-epoch.js';
 import { buildOperatorUpdate } from '../../../lib/store/operator-requests.js';
 import { cancelTransition, sweepToUnknownTransition } from '../../../lib/store/operator-transitions.js';
 import { buildClaimRequest, buildCreateRequest, buildFencedUpdate, claimability } from '../../../lib/store/requests.js';
@@ -31,6 +32,22 @@ const newItem = parseNewWorkItem({
 });
 
 describe('buildCreateRequest', () => {
+  it('starts the row at its fence epoch floor: queued at the floor, claimed one above it', () => {
+    const floor = epochFloor(3);
+    const queued = buildCreateRequest(table, newItem, now, undefined, undefined, floor);
+    const claimed = buildCreateRequest(
+      table,
+      newItem,
+      now,
+      { owner: 'w1', claimId: 'c1', leaseMs: 30_000 },
+      undefined,
+      floor,
+    );
+
+    expect(queued.Item).toMatchObject({ state: 'queued', fence: floor, attempts: 0 });
+    expect(claimed.Item).toMatchObject({ state: 'claimed', fence: floor + 1, attempts: 1 });
+  });
+
   it('creates the item already claimed with fence 1 and the effect mark when given a lease, only if the key is free', () => {
     const lease = { owner: 'w1', claimId: 'c1', leaseMs: 30_000, targetClass: 'C' as const };
     const request = buildCreateRequest(table, newItem, now, lease);
