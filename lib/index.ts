@@ -34,6 +34,7 @@ export {
   OwnershipLostError,
   PayloadConflictError,
   RetryableJobError,
+  SuccessorRefusedError,
   TerminalJobError,
   TransactionCancelledError,
   TransactionTokenReusedError,
@@ -64,6 +65,7 @@ export {
   type ProviderDependencies,
   type ReconcileResult,
   type Reversibility,
+  type SuccessorOptions,
   TargetClass,
 } from './job-definition.js';
 export { type AdminHandler, type AdminHandlerOptions, createAdminHandler } from './lambda/admin-handler.js';

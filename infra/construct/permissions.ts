@@ -88,8 +88,8 @@ function keyStatements(
 
 /**
  * Worker: claim/heartbeat/complete and quarantine records on the jobs table (no DeleteItem, no Query; denied
- * any write in `#audit` and `#sweeper`), read payload bodies, consume the jobs queue. It sends nothing and never
- * touches the DLQ.
+ * any write in `#audit` and `#sweeper`), read payload bodies and write successors' bodies, consume the jobs queue.
+ * It sends only successors' wake-ups to the jobs queue and never touches the DLQ.
  */
 function workerStatements(resources: LeasefenceResources): iam.PolicyStatement[] {
   return [
@@ -102,8 +102,15 @@ function workerStatements(resources: LeasefenceResources): iam.PolicyStatement[]
       AUDIT_PARTITION,
       SWEEPER_PARTITION,
     ]),
-    // Store methods: PayloadStore.get.
-    statement('ReadPayloads', ['dynamodb:GetItem'], [resources.payloadsTable.tableArn]),
+    // Store methods: PayloadStore.get; PayloadStore.write and putRequest (a successor's body, alone or inside the
+    // completion's TransactWriteItems).
+    statement(
+      'ReadPayloadsWriteSuccessorBodies',
+      ['dynamodb:GetItem', 'dynamodb:PutItem'],
+      [resources.payloadsTable.tableArn],
+    ),
+    // No store method: successors' wake-ups after their rows committed (messaging/wake.ts); never the DLQ.
+    statement('WakeSuccessors', ['sqs:SendMessage'], [resources.queue.queueArn]),
     // No store method: the SQS event source's queue.
     statement(
       'ConsumeJobsQueue',

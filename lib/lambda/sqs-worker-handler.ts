@@ -43,7 +43,7 @@ type SqsWorkerHandler = ((event: SQSEvent, context?: Context) => Promise<SQSBatc
  */
 function createSqsWorkerHandler(options: SqsWorkerHandlerOptions): SqsWorkerHandler {
   const config = options.config ?? readConfig();
-  const { client, store, clock } = createHandlerClients(config, options.clock);
+  const { client, sqs, store, clock } = createHandlerClients(config, options.clock);
   const logger = new Logger({ serviceName: serviceName() });
   const metrics = new Metrics({
     namespace: METRIC_NAMESPACE,
@@ -62,6 +62,7 @@ function createSqsWorkerHandler(options: SqsWorkerHandlerOptions): SqsWorkerHand
     ...(options.workerId ? { workerId: options.workerId } : {}),
     ...(options.heartbeatIntervalMs !== undefined ? { heartbeatIntervalMs: options.heartbeatIntervalMs } : {}),
     disabledJobTypes: config.disabledJobTypes ?? [],
+    ...(config.queueUrl !== undefined ? { wake: { sqs, queueUrl: config.queueUrl } } : {}),
   });
   const recordHandler = (record: SQSRecord): Promise<MessageResult> =>
     runtime.handleMessage({

@@ -61,6 +61,7 @@ function buildCreateRequest(
   };
   if (input.payloadRef !== undefined) item.payloadRef = input.payloadRef;
   if (input.payloadInline === true) item.payloadInline = true;
+  if (input.parentOperationId !== undefined) item.parentOperationId = input.parentOperationId;
   if (claim) {
     item.state = WorkState.claimed;
     item.fence = 1;

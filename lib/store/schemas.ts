@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { identitySchema, type ValidIdentity } from '../identity.js';
+import { identitySchema, operationIdSchema, type ValidIdentity } from '../identity.js';
 import { parseInput } from '../internal/validation.js';
 import {
   jobTypeSchema,
@@ -23,6 +23,8 @@ const newWorkItemSchema = z
     payloadInline: z.boolean().optional(),
     maxAttempts: maxAttemptsSchema,
     availableAt: z.number().int().nonnegative().optional(),
+    /** The operation (same tenant) whose completion enqueued this one, for a successor job. */
+    parentOperationId: operationIdSchema.optional(),
   })
   .refine((value) => (value.payloadRef !== undefined) !== (value.payloadInline === true), {
     message: 'exactly one of payloadRef or payloadInline must be given',

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ZodType } from 'zod';
 import type { JobIdentity } from '../identity.js';
@@ -51,6 +52,8 @@ interface WorkerRuntimeOptions {
   heartbeatIntervalMs?: number;
   /** Job types switched off in this deployment: their messages are acknowledged and their rows wait queued. */
   disabledJobTypes?: readonly string[];
+  /** Where successors' wake-ups go once their rows committed; without it the sweeper finds the queued rows. */
+  wake?: { sqs: SQSClient; queueUrl: string };
 }
 
 /**
@@ -121,6 +124,9 @@ class WorkerRuntime {
         store: this.options.store,
         client: this.options.client,
         telemetry: this.telemetry,
+        registry: this.options.registry,
+        payloads: this.options.payloads,
+        wake: this.options.wake,
         ...(this.options.heartbeatIntervalMs !== undefined
           ? { heartbeatIntervalMs: this.options.heartbeatIntervalMs }
           : {}),

@@ -76,7 +76,7 @@ function named(permissions: Permission[]): string[] {
 }
 
 describe('IAM matrix: each function has exactly the actions it uses', () => {
-  it('worker: work items, payload reads, example records (grantWorkerRecordAccess), queue consumption, own logs', () => {
+  it('worker: work items, payload reads and successor bodies, example records (grantWorkerRecordAccess), queue consumption and successor wake-ups, own logs', () => {
     expect(named(perms.worker)).toEqual(
       [
         'dynamodb:ConditionCheckItem on ExamplesTable.Arn',
@@ -87,6 +87,7 @@ describe('IAM matrix: each function has exactly the actions it uses', () => {
         'dynamodb:GetItem on JobsTable.Arn',
         'dynamodb:GetItem on PayloadsTable.Arn',
         'dynamodb:PutItem on JobsTable.Arn',
+        'dynamodb:PutItem on PayloadsTable.Arn',
         'dynamodb:UpdateItem on JobsTable.Arn',
         ...logs('Worker'),
         'secretsmanager:GetSecretValue on IdentifierKeySecret',
@@ -94,6 +95,7 @@ describe('IAM matrix: each function has exactly the actions it uses', () => {
         'sqs:DeleteMessage on JobsQueue.Arn',
         'sqs:GetQueueAttributes on JobsQueue.Arn',
         'sqs:ReceiveMessage on JobsQueue.Arn',
+        'sqs:SendMessage on JobsQueue.Arn',
       ].sort(),
     );
   });
@@ -196,13 +198,15 @@ describe('IAM: conditions and forbidden permissions', () => {
     expect(otherConditioned).toEqual([]);
   });
 
-  it('the worker can delete nothing and send nothing', () => {
+  it('the worker can delete nothing and send only to the jobs queue (successor wake-ups)', () => {
     const actions = perms.worker.map((entry) => entry.action);
     expect(actions).not.toContain('dynamodb:DeleteItem');
     expect(actions).not.toContain('dynamodb:BatchWriteItem');
     expect(actions).not.toContain('dynamodb:Query');
     expect(actions).not.toContain('dynamodb:Scan');
-    expect(actions.filter((action) => action.startsWith('sqs:Send'))).toEqual([]);
+    expect(named(perms.worker.filter((entry) => entry.action.startsWith('sqs:Send')))).toEqual([
+      'sqs:SendMessage on JobsQueue.Arn',
+    ]);
     expect(perms.worker.filter((entry) => entry.resource.includes(ids.dlq))).toEqual([]);
   });
 

@@ -91,6 +91,7 @@ function testHandlerConfig(
     deadlineShards: 8,
     payloadRetentionDays: RetentionDays.default,
     dynamodbEndpoint: engineEndpoints().dynamo,
+    sqsEndpoint: engineEndpoints().sqs,
   };
 }
 
