@@ -83,6 +83,13 @@ export {
 export type { DelayedJobsConfig, ScheduledRow } from './messaging/delayed-job.js';
 export type { ProducerDependencies, SendJobInput, SentJob } from './messaging/producer.js';
 export { sendJob } from './messaging/producer.js';
+export {
+  defineSchedule,
+  enqueueOccurrence,
+  type Occurrence,
+  occurrenceAt,
+  type ScheduleDeclaration,
+} from './messaging/schedule.js';
 export { WorkState } from './states.js';
 // The producer stores inline payload bodies through it (ProducerDependencies.payloads).
 export { PayloadStore } from './store/payloads.js';

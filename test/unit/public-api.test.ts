@@ -58,6 +58,10 @@ describe('the root entry point', () => {
         // producer
         'sendJob',
         'PayloadStore',
+        // schedules
+        'defineSchedule',
+        'enqueueOccurrence',
+        'occurrenceAt',
         'payloadHash',
         'parseIdentity',
         'formatIdentity',
