@@ -351,6 +351,21 @@ class BatchIncompleteError extends leasefenceError('fenced_batch.incomplete') {
 }
 
 /**
+ * A job asked `ctx.enqueue` for a successor leasefence will not write (unknown job type, payload failing its schema
+ * or too large, a name that makes no valid identity, the same identity with another payload, too many): thrown
+ * inside `run`, nothing written; the attempt ends failed_terminal with errorCode `successor_refused`.
+ */
+class SuccessorRefusedError extends leasefenceError('successor.refused') {
+  constructor(
+    message: string,
+    readonly issues: InputIssue[] = [],
+    options: LeasefenceErrorOptions = {},
+  ) {
+    super(message, options);
+  }
+}
+
+/**
  * The one list of the errors the library throws, by `ErrorCode` key. `ErrorCode`, `LeasefenceErrorCode` and
  * `AnyLeasefenceError` are derived from it: adding an error is its class (`extends leasefenceError(code)`) and
  * one entry here.
@@ -375,6 +390,7 @@ const LEASEFENCE_ERRORS = {
   transactionCancelled: TransactionCancelledError,
   transactionTokenReused: TransactionTokenReusedError,
   batchIncomplete: BatchIncompleteError,
+  successorRefused: SuccessorRefusedError,
 } as const;
 
 type ErrorTable = typeof LEASEFENCE_ERRORS;
@@ -422,6 +438,7 @@ export {
   OwnershipLostError,
   PayloadConflictError,
   RetryableJobError,
+  SuccessorRefusedError,
   TerminalJobError,
   TransactionCancelledError,
   TransactionTokenReusedError,

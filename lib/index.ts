@@ -34,6 +34,7 @@ export {
   OwnershipLostError,
   PayloadConflictError,
   RetryableJobError,
+  SuccessorRefusedError,
   TerminalJobError,
   TransactionCancelledError,
   TransactionTokenReusedError,
@@ -64,6 +65,7 @@ export {
   type ProviderDependencies,
   type ReconcileResult,
   type Reversibility,
+  type SuccessorOptions,
   TargetClass,
 } from './job-definition.js';
 export { type AdminHandler, type AdminHandlerOptions, createAdminHandler } from './lambda/admin-handler.js';
@@ -81,6 +83,13 @@ export {
 export type { DelayedJobsConfig, ScheduledRow } from './messaging/delayed-job.js';
 export type { ProducerDependencies, SendJobInput, SentJob, StoredJob } from './messaging/producer.js';
 export { sendJob } from './messaging/producer.js';
+export {
+  defineSchedule,
+  enqueueOccurrence,
+  type Occurrence,
+  occurrenceAt,
+  type ScheduleDeclaration,
+} from './messaging/schedule.js';
 export { WorkState } from './states.js';
 // The producer stores inline payload bodies through it (ProducerDependencies.payloads).
 export { PayloadStore } from './store/payloads.js';

@@ -51,6 +51,15 @@ type ReconcileResult =
   | { status: 'not_done' }
   | { status: 'cannot_tell'; reason: string };
 
+/**
+ * How a job names a successor (`ctx.enqueue`): `name` (default: the successor's job type), stable across attempts,
+ * making the operation id `<parent operation id>/<name>`; or an explicit `operationId`. The tenant is the parent's.
+ */
+interface SuccessorOptions {
+  name?: string;
+  operationId?: string;
+}
+
 /** Everything a running job may use. Writes to protected state go through the fenced helpers only. */
 interface JobContext<out Payload, out Provider = unknown> {
   readonly identity: JobIdentity;
@@ -76,6 +85,17 @@ interface JobContext<out Payload, out Provider = unknown> {
    * `transactions.runStep`; the result is at most 16 KB of JSON (InvalidInputError otherwise, nothing recorded).
    */
   step<T>(name: string, fn: () => Promise<T>): Promise<T>;
+  /**
+   * Asks for a successor job, written with this job's completion and only if it commits: in the same
+   * TransactWriteItems as the completion, under this claim's fence, where the engine has transactions (a
+   * superseded holder enqueues nothing; a takeover asks again and gets the same identity, so never twice); as a
+   * durable step before the completion where it has none (README, "Successor jobs"). The successor's tenant is
+   * this job's; its operation id is `<this operation id>/<name>` (`name` defaults to the job type; keep it stable
+   * across attempts) or `options.operationId`. Returns that identity. SuccessorRefusedError (unregistered type,
+   * payload failing its schema or over 64 KB, more than 49 per completion, one identity for two jobs): nothing written.
+   * Not with `transactions.complete` (return the outcome instead).
+   */
+  enqueue(jobType: string, payload: unknown, options?: SuccessorOptions): JobIdentity;
   /**
    * The client the definition's `provider` declares (class C/D), built for this attempt; undefined without one.
    * Its `effects` methods refuse to start in lease doubt (LeaseInDoubtError, the provider is not called).
@@ -281,5 +301,6 @@ export {
   type ReconcileResult,
   Reversibility,
   retryDelayMs,
+  type SuccessorOptions,
   TargetClass,
 };

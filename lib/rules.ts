@@ -50,6 +50,20 @@ const stepNameSchema = z
 /** A step name that passed stepNameSchema where the job named it; the store records only these. */
 type StepName = z.output<typeof stepNameSchema>;
 
+/**
+ * Successor names (`ctx.enqueue`'s `name`, default the job type): 1–64 chars of `[A-Za-z0-9._:-]` starting with a
+ * letter or digit; the successor's operation id is `<parent operation id>/<name>`, so no `/` inside a name.
+ */
+const successorNameSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/, 'successor name must be 1-64 chars of [A-Za-z0-9._:-]');
+
+/**
+ * Largest successor payload, in UTF-8 bytes of its canonical JSON: 49 of them (the most one completion enqueues)
+ * stay well inside the 4 MB a TransactWriteItems request may carry.
+ */
+const MAX_SUCCESSOR_PAYLOAD_BYTES = 64 * 1024;
+
 /** Largest job or step result recorded on the work item, in UTF-8 bytes of its canonical JSON. */
 const MAX_RESULT_BYTES = 16 * 1024;
 
@@ -136,6 +150,7 @@ export {
   jobVersionSchema,
   MAX_MESSAGE_CHARS,
   MAX_RESULT_BYTES,
+  MAX_SUCCESSOR_PAYLOAD_BYTES,
   maxAttemptsSchema,
   outcomeCodeSchema,
   type PayloadBinding,
@@ -147,6 +162,7 @@ export {
   recordedResultSchema,
   type StepName,
   stepNameSchema,
+  successorNameSchema,
   tableNameSchema,
   WRITER_ATTRIBUTES,
   WriterAttribute,

@@ -91,8 +91,9 @@ function keyStatements(
 
 /**
  * Worker: claim/heartbeat/complete and quarantine records on the jobs table (no DeleteItem, no Query; denied
- * any write in `#audit` and `#sweeper`), read payload bodies, consume the jobs queue and send a retry's own
- * delayed wake-up to it (SendMessage on that queue only). It never touches the DLQ.
+ * any write in `#audit` and `#sweeper`), read payload bodies and write successors' bodies, consume the jobs queue
+ * and send to it (a retry's own delayed wake-up, successors' wake-ups; SendMessage on that queue only). It never
+ * touches the DLQ.
  */
 function workerStatements(resources: LeasefenceResources): iam.PolicyStatement[] {
   return [
@@ -107,16 +108,22 @@ function workerStatements(resources: LeasefenceResources): iam.PolicyStatement[]
       SWEEPER_PARTITION,
       SETTINGS_PARTITION,
     ]),
-    // Store methods: PayloadStore.get.
-    statement('ReadPayloads', ['dynamodb:GetItem'], [resources.payloadsTable.tableArn]),
+    // Store methods: PayloadStore.get; PayloadStore.write and putRequest (a successor's body, alone or inside the
+    // completion's TransactWriteItems).
+    statement(
+      'ReadPayloadsWriteSuccessorBodies',
+      ['dynamodb:GetItem', 'dynamodb:PutItem'],
+      [resources.payloadsTable.tableArn],
+    ),
     // No store method: the SQS event source's queue.
     statement(
       'ConsumeJobsQueue',
       ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueAttributes'],
       [resources.queue.queueArn],
     ),
-    // No store method: a retry's own wake-up (messaging/retry-wake.ts), on the queue the worker consumes.
-    statement('WakeOwnRetries', ['sqs:SendMessage'], [resources.queue.queueArn]),
+    // No store method: a retry's own wake-up (messaging/retry-wake.ts) and successors' wake-ups after their rows
+    // committed (messaging/wake.ts), on the queue the worker consumes; never the DLQ.
+    statement('WakeJobs', ['sqs:SendMessage'], [resources.queue.queueArn]),
     ...identifierKeyStatements(resources),
     ...keyStatements(resources, resources.identifierKeySecret ? WITH_SECRET : undefined),
   ];

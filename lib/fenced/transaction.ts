@@ -44,6 +44,8 @@ interface FencedTransactionsOptions {
   maxAttempts?: number;
   /** The claim's done steps, shared with `ctx.step` (default: a ledger seeded from `claim.steps`). */
   steps?: StepLedger;
+  /** Run before a completion is built; throws to refuse it (the runtime: successors are pending). */
+  beforeComplete?: () => void;
 }
 
 /** A step's fate: committed now, found committed by my earlier send, or skipped because it was already done. */
@@ -116,6 +118,7 @@ class FencedTransactions {
     outcome: JobOutcome,
     writes: readonly SharedWrite[],
   ): Promise<{ status: 'applied' | 'already_applied' }> {
+    this.options.beforeComplete?.();
     const valid = parseJobOutcome(outcome);
     const list = parseSharedWrites(this.store.workItemLocation(this.claim.identity), writes);
     const plan = buildCompletionTransaction(this.claim, valid, list, this.store.now());

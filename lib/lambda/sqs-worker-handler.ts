@@ -57,6 +57,7 @@ function senderOf(record: SQSRecord): MessageSender {
 function createSqsWorkerHandler(options: SqsWorkerHandlerOptions): SqsWorkerHandler {
   const config = options.config ?? readConfig();
   const { client, store, clock } = createHandlerClients(config, options.clock);
+  const sqs = lazySqsClient(config);
   const logger = new Logger({ serviceName: serviceName() });
   const metrics = new Metrics({
     namespace: METRIC_NAMESPACE,
@@ -73,12 +74,13 @@ function createSqsWorkerHandler(options: SqsWorkerHandlerOptions): SqsWorkerHand
     payloads: new PayloadStore(client, config.payloadsTable, clock, config.payloadRetentionDays * DAY_MS),
     telemetry,
     // A retry wakes itself on the queue it came from (the construct sets the URL); the sweeper is the backstop.
-    ...(config.queueUrl ? { retryWaker: createRetryWaker(lazySqsClient(config), config.queueUrl, telemetry) } : {}),
+    ...(config.queueUrl ? { retryWaker: createRetryWaker(sqs, config.queueUrl, telemetry) } : {}),
     ...(options.payloadResolver ? { payloadResolver: options.payloadResolver } : {}),
     ...(options.workerId ? { workerId: options.workerId } : {}),
     ...(options.heartbeatIntervalMs !== undefined ? { heartbeatIntervalMs: options.heartbeatIntervalMs } : {}),
     disabledJobTypes: config.disabledJobTypes ?? [],
     ...(config.senderTenants ? { senderTenants: config.senderTenants } : {}),
+    ...(config.queueUrl !== undefined ? { wake: { sqs, queueUrl: config.queueUrl } } : {}),
   });
   const recordHandler = (record: SQSRecord): Promise<MessageResult> =>
     runtime.handleMessage({

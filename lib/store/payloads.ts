@@ -1,4 +1,4 @@
-import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, type PutCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { Clock } from '../clock.js';
 import { PayloadConflictError } from '../errors.js';
 import { canonicalJson, sha256Hex } from '../hashing.js';
@@ -36,21 +36,10 @@ class PayloadStore {
 
   /** put, for an identity already parsed at its boundary (the producer's): not checked again. */
   async write(identity: ValidIdentity, payload: unknown, payloadHash: string): Promise<'stored' | 'replay' | 'erased'> {
-    const body = canonicalJson(payload);
     const outcome = await sendConditional(this.client, {
       kind: 'put',
-      TableName: this.tableName,
-      Item: {
-        ...payloadKey(identity),
-        body,
-        payloadHash,
-        [TTL_ATTRIBUTE]: Math.floor((this.clock.now() + this.retentionMs) / 1000),
-      },
-      ConditionExpression: 'attribute_not_exists(#pk) OR (#hash = :hash AND attribute_not_exists(#erasedAt))',
-      ExpressionAttributeNames: { '#pk': 'pk', '#hash': 'payloadHash', '#erasedAt': ERASED_ATTRIBUTE },
-      ExpressionAttributeValues: { ':hash': payloadHash },
+      ...this.putRequest(identity, payload, payloadHash),
       ReturnValues: 'ALL_OLD',
-      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     });
     if (outcome.ok) return outcome.attributes ? 'replay' : 'stored';
     if (outcome.current?.payloadHash === payloadHash && outcome.current?.[ERASED_ATTRIBUTE] !== undefined)
@@ -59,6 +48,26 @@ class PayloadStore {
       `${formatIdentity(identity)} already has a different payload stored; nothing was changed`,
       { payloadHash: outcome.current?.payloadHash },
     );
+  }
+
+  /**
+   * The conditional Put that stores a body once (`write` sends it; a successor's transaction carries it): it
+   * passes when no body is stored, or the same hash is and was never erased. Pure.
+   */
+  putRequest(identity: ValidIdentity, payload: unknown, payloadHash: string): PutCommandInput & { TableName: string } {
+    return {
+      TableName: this.tableName,
+      Item: {
+        ...payloadKey(identity),
+        body: canonicalJson(payload),
+        payloadHash,
+        [TTL_ATTRIBUTE]: Math.floor((this.clock.now() + this.retentionMs) / 1000),
+      },
+      ConditionExpression: 'attribute_not_exists(#pk) OR (#hash = :hash AND attribute_not_exists(#erasedAt))',
+      ExpressionAttributeNames: { '#pk': 'pk', '#hash': 'payloadHash', '#erasedAt': ERASED_ATTRIBUTE },
+      ExpressionAttributeValues: { ':hash': payloadHash },
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    };
   }
 
   /** Reads the body and re-checks its hash; undefined when erased or never stored. Bad identity ▶ InvalidInputError. */

@@ -80,6 +80,7 @@ function buildCreateRequest(
   if (input.payloadInline === true) item.payloadInline = true;
   const jobVersion = input.jobVersion ?? claim?.jobVersion;
   if (jobVersion !== undefined) item.jobVersion = jobVersion;
+  if (input.parentOperationId !== undefined) item.parentOperationId = input.parentOperationId;
   if (claim) {
     item.state = WorkState.claimed;
     item.fence = floor + 1;

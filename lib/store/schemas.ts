@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { identitySchema, type ValidIdentity } from '../identity.js';
+import { identitySchema, operationIdSchema, type ValidIdentity } from '../identity.js';
 import { parseInput } from '../internal/validation.js';
 import {
   jobTypeSchema,
@@ -27,6 +27,8 @@ const newWorkItemSchema = z
     availableAt: z.number().int().nonnegative().optional(),
     /** The job version the payload was built for, bound to the row from its first write on. */
     jobVersion: jobVersionSchema.optional(),
+    /** The operation (same tenant) whose completion enqueued this one, for a successor job. */
+    parentOperationId: operationIdSchema.optional(),
   })
   .refine((value) => (value.payloadRef !== undefined) !== (value.payloadInline === true), {
     message: 'exactly one of payloadRef or payloadInline must be given',

@@ -58,8 +58,8 @@ function parseJobOutcome(value: unknown, what = 'job outcome'): ValidOutcome {
   return parseInput(validOutcomeSchema, value, what);
 }
 
-/** claimed ▶ succeeded. */
-function completeTransition(outcome: JobOutcome, now: number): HolderTransition {
+/** claimed ▶ succeeded; `successors` (operation ids, same tenant) are listed on the row when the completion enqueued some. */
+function completeTransition(outcome: JobOutcome, now: number, successors?: readonly string[]): HolderTransition {
   return {
     name: 'complete',
     set: {
@@ -68,6 +68,7 @@ function completeTransition(outcome: JobOutcome, now: number): HolderTransition 
       result: outcome.result,
       finishedAt: now,
       updatedAt: now,
+      ...(successors !== undefined && successors.length > 0 ? { successors: [...successors] } : {}),
     },
     remove: LEASE_ATTRIBUTES,
     endsAttempt: { code: outcome.outcomeCode, at: now },

@@ -21,6 +21,7 @@ import { Maintenance } from './maintenance.js';
 import { buildOperatorUpdate, type OperatorTransition, operatorFence } from './operator-requests.js';
 import { cancelTransition, type OperatorAction } from './operator-transitions.js';
 import { ParkedReads } from './parked-reads.js';
+import type { PayloadStore } from './payloads.js';
 import { type QuarantineInput, type QuarantineRecord, recordQuarantine } from './quarantine.js';
 import { CANCELLABLE_STATES, operatorApplied } from './read-back.js';
 import {
@@ -37,6 +38,13 @@ import {
 } from './requests.js';
 import type { LeaseDuration, LeaseRequest, NewWorkItem } from './schemas.js';
 import { commitCancelWithStamps, stampEach } from './stamped-cancel.js';
+import type { NewSuccessor } from './successor-requests.js';
+import {
+  completeAsDurableStep,
+  completeInTransaction,
+  type SuccessorCommit,
+  type SuccessorWriterPort,
+} from './successors.js';
 import { DEFAULT_DEADLINE_SHARDS, workItemKey } from './table.js';
 import { TenantPartitions } from './tenant-partitions.js';
 import {
@@ -86,6 +94,8 @@ class WorkItemStore {
   private readonly client: DynamoDBDocumentClient;
   private readonly table: TableContext;
   private readonly clock: Clock;
+  /** Whether the engine has TransactWriteItems, once a successor completion found out. */
+  private transactions: 'unknown' | 'missing' = 'unknown';
   /** The deadline index: due pages, active listings and counts, deadline moves (sweeper, admin). */
   readonly deadlines: Deadlines;
   /** The parked indexes: oldest parked time, counts, listing pages (sweeper, admin). */
@@ -202,6 +212,29 @@ class WorkItemStore {
   /** claimed ▶ succeeded under my fence. */
   async complete(claim: Claim, outcome: ValidOutcome): Promise<void> {
     await this.applyFenced(claim, completeTransition(outcome, this.clock.now()));
+  }
+
+  /**
+   * claimed ▶ succeeded under my fence, enqueueing `successors` (queued, each once by identity): in the same
+   * TransactWriteItems as the completion where the engine has transactions, else as a durable step before it
+   * (completeAsDurableStep says what that promises). The rows created are returned for their wake-ups.
+   * OwnershipLostError (superseded: no successor written by this call), PayloadConflictError (another job holds a
+   * successor's identity: the completion is not written).
+   */
+  async completeWithSuccessors(
+    claim: Claim,
+    outcome: ValidOutcome,
+    successors: readonly NewSuccessor[],
+    payloads: PayloadStore,
+  ): Promise<SuccessorCommit> {
+    const port = this.successorPort();
+    if (this.transactions !== 'missing') {
+      const committed = await completeInTransaction(port, claim, outcome, successors, payloads);
+      if (committed !== 'unsupported') return committed;
+      // Remembered for this store: the engine's answer does not change while the process runs.
+      this.transactions = 'missing';
+    }
+    return completeAsDurableStep(port, claim, outcome, successors, payloads);
   }
 
   /** claimed ▶ failed_terminal under my fence. */
@@ -348,6 +381,15 @@ class WorkItemStore {
   /** Records a message that could not be interpreted (see recordQuarantine); touches no work item. */
   recordQuarantine(input: QuarantineInput): Promise<QuarantineRecord> {
     return recordQuarantine(this.client, this.table.tableName, this.clock, input);
+  }
+
+  private successorPort(): SuccessorWriterPort {
+    return {
+      db: { client: this.client, table: this.table, clock: this.clock },
+      applyFenced: (claim, transition) => this.applyFenced(claim, transition),
+      enqueue: (item) => this.enqueue(item),
+      recordStep: (claim, stepName, result) => this.recordStep(claim, stepName, result),
+    };
   }
 
   /** The single path of every holder write: the fence condition is added by buildFencedUpdate. */

@@ -89,6 +89,10 @@ interface WorkItem extends JobIdentity {
   errorCode?: string;
   errorMessage?: string;
   steps: Record<string, StepRecord>;
+  /** A successor job: the operation id (same tenant) of the job whose completion enqueued it. */
+  parentOperationId?: string;
+  /** The operation ids (same tenant) of the successors this job's completion enqueued. */
+  successors?: string[];
   audit?: AuditEntry[];
   /** Attempt history (see attempt-history.ts): the last claims with fence, owner, start, end and code. */
   ah?: AttemptRecord[];

@@ -5,11 +5,19 @@ import {
   isLeasefenceError,
   LeaseInDoubtError,
   OwnershipLostError,
+  PayloadConflictError,
   RetryableJobError,
+  SuccessorRefusedError,
   TerminalJobError,
 } from '../errors.js';
 import { fenceRefusalCode } from '../fenced/fence-terms.js';
-import { type AnyJobDefinition, type JobContext, type JobDefinition, retryDelayMs } from '../job-definition.js';
+import {
+  type AnyJobDefinition,
+  type JobContext,
+  type JobDefinition,
+  type JobRegistry,
+  retryDelayMs,
+} from '../job-definition.js';
 import type { RetryWakeOutcome, RetryWaker } from '../messaging/retry-wake.js';
 import type { WakeSubject } from '../messaging/wake-envelope.js';
 import { MetricName } from '../metric-names.js';
@@ -22,6 +30,7 @@ import type { Telemetry } from '../telemetry.js';
 import { AttemptAbort } from './attempt-abort.js';
 import { buildJobContext } from './job-context.js';
 import { LeaseKeeper } from './lease-keeper.js';
+import { type CompletionDependencies, completeClaim, SuccessorBuffer } from './successors.js';
 
 /** How one claimed job ended, from this worker's point of view. */
 type ExecutionResult =
@@ -31,11 +40,13 @@ type ExecutionResult =
   | { state: 'ownership_lost'; reason: string }
   | { state: 'lease_in_doubt'; reason: string };
 
-/** What executing a job needs. */
-interface ExecutionDependencies {
+/** What executing a job needs; `registry`, `payloads` and `wake` let a job enqueue successors (`ctx.enqueue`). */
+interface ExecutionDependencies extends Omit<CompletionDependencies, 'store' | 'telemetry'> {
   store: WorkItemStore;
   client: DynamoDBDocumentClient;
   telemetry: Telemetry;
+  /** The job types a successor may have (its schema and attempt budget come from here). */
+  registry?: Pick<JobRegistry, 'get'> | undefined;
   /** Milliseconds between lease checks; defaults to a third of the lease. */
   heartbeatIntervalMs?: number;
   /** Sends a queued retry its own wake-up; without it the sweeper wakes every retry (`wake: 'sweeper_only'`). */
@@ -64,7 +75,13 @@ async function executeClaimedJob<Payload>(
     onOwnershipLost: (error) => abort.abort(error),
     onDoubt: (error) => abort.abort(error),
   });
+  const successors = new SuccessorBuffer({
+    claim,
+    registry: deps.registry,
+    payloadsAvailable: deps.payloads !== undefined,
+  });
   const context = buildJobContext({
+    successors,
     store: deps.store,
     client: deps.client,
     claim,
@@ -85,7 +102,7 @@ async function executeClaimedJob<Payload>(
     // Outside the catch: a failed completion write must not be mistaken for a failed job. A transient error
     // propagates (the message is redelivered and the next claim reconciles); only a lost fence is absorbed.
     try {
-      if (phase.ended === 'run') return await succeed(deps, claim, phase.outcome, phase.reconciled);
+      if (phase.ended === 'run') return await succeed(deps, claim, phase.outcome, phase.reconciled, successors);
       await deps.store.parkUnknown(claim, { errorCode: phase.errorCode, message: phase.reason });
       return { state: WorkState.unknown, errorCode: phase.errorCode };
     } catch (error) {
@@ -143,8 +160,17 @@ async function succeed(
   claim: Claim,
   outcome: ValidOutcome,
   reconciled: boolean,
+  successors: SuccessorBuffer,
 ): Promise<ExecutionResult> {
-  await deps.store.complete(claim, outcome);
+  try {
+    await completeClaim(deps, claim, outcome, successors);
+  } catch (error) {
+    if (!isLeasefenceError(error, PayloadConflictError)) throw error;
+    // Another job holds a successor's identity: nothing was written, and the same run would ask for it again.
+    const errorCode = 'successor_conflict';
+    await deps.store.failTerminal(claim, { errorCode, message: error.message });
+    return { state: WorkState.failed_terminal, errorCode };
+  }
   return { state: WorkState.succeeded, outcome, reconciled };
 }
 
@@ -175,6 +201,12 @@ async function classifyAndRecord(
   if (isLeasefenceError(error, FenceRejectedError)) {
     if (error.superseded === true) return ownershipLost(deps, error);
     return refusedByFence(deps, claim, error);
+  }
+  if (isLeasefenceError(error, SuccessorRefusedError)) {
+    // The job asked for a successor that cannot be written: its code is wrong, a retry would ask again.
+    const errorCode = 'successor_refused';
+    await deps.store.failTerminal(claim, { errorCode, message: error.message });
+    return { state: WorkState.failed_terminal, errorCode };
   }
   if (isLeasefenceError(error, TerminalJobError)) {
     const errorCode = String(error.errorCode);

@@ -1,5 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { isLeasefenceError, OwnershipLostError } from '../errors.js';
+import { isLeasefenceError, OwnershipLostError, SuccessorRefusedError } from '../errors.js';
 import { FencedRecords } from '../fenced/records.js';
 import { parseStepName, parseStepResult, StepLedger } from '../fenced/steps.js';
 import { FencedTransactions } from '../fenced/transaction.js';
@@ -13,6 +13,7 @@ import type { AttemptAbort } from './attempt-abort.js';
 import { guardedProvider } from './guarded-provider.js';
 import { createLeaseGuard } from './lease-guard.js';
 import type { LeaseKeeper } from './lease-keeper.js';
+import { SuccessorBuffer } from './successors.js';
 
 /**
  * The idempotency key for class C APIs: derived from the identity only, so it is stable across attempts
@@ -35,6 +36,8 @@ interface ContextDependencies<Payload> {
   provider?: ProviderDeclaration<unknown> | undefined;
   /** Where lease-doubt refusals are counted (`EffectRefusedInLeaseDoubt`); silent when absent. */
   telemetry?: Telemetry | undefined;
+  /** Where `ctx.enqueue` keeps the successors it checked, for the completion to write (absent: every one is refused). */
+  successors?: SuccessorBuffer | undefined;
 }
 
 /**
@@ -49,6 +52,7 @@ function buildJobContext<Payload>(deps: ContextDependencies<Payload>): JobContex
   const { claim, store, keeper } = deps;
   const steps = new StepLedger(claim);
   const abort = deps.abort;
+  const successors = deps.successors ?? new SuccessorBuffer({ claim, payloadsAvailable: false });
   const guard = createLeaseGuard({
     keeper,
     abort,
@@ -94,11 +98,19 @@ function buildJobContext<Payload>(deps: ContextDependencies<Payload>): JobContex
         guard: () => guard('transactions'),
         onOwnershipLost: (error) => abort.abort(error),
         steps,
+        beforeComplete: () => {
+          if (successors.size > 0) {
+            throw new SuccessorRefusedError(
+              'successors are written with the completion the runtime records: return the outcome from run instead of calling transactions.complete; nothing was written',
+            );
+          }
+        },
       });
       return transactions;
     },
     provider,
     progress: () => keeper.progress(),
+    enqueue: (jobType, payload, options) => successors.add(jobType, payload, options),
     step: async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
       guard('step');
       const stepName = parseStepName(name);

@@ -19,6 +19,7 @@ import { deferDisabled } from './defer-disabled.js';
 import { type ExecutionResult, executeClaimedJob } from './execute-job.js';
 import { KeyedSerializer } from './keyed-serializer.js';
 import { type LoadedPayload, loadVerifiedPayload, type PayloadResolver, type PayloadSources } from './load-payload.js';
+import type { SuccessorWake } from './successors.js';
 
 /** One queue message as the runtime sees it (from an SQS event record or a local poller). */
 interface QueueMessage {
@@ -65,6 +66,8 @@ interface WorkerRuntimeOptions {
    * not produce for its tenant is quarantined before anything else, without touching any work row.
    */
   senderTenants?: SenderTenants;
+  /** Where successors' wake-ups go once their rows committed; without it the sweeper finds the queued rows. */
+  wake?: SuccessorWake;
 }
 
 /**
@@ -151,6 +154,9 @@ class WorkerRuntime {
         store: this.options.store,
         client: this.options.client,
         telemetry: this.telemetry,
+        registry: this.options.registry,
+        payloads: this.options.payloads,
+        wake: this.options.wake,
         ...(this.options.heartbeatIntervalMs !== undefined
           ? { heartbeatIntervalMs: this.options.heartbeatIntervalMs }
           : {}),

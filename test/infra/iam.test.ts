@@ -77,7 +77,7 @@ function named(permissions: Permission[]): string[] {
 }
 
 describe('IAM matrix: each function has exactly the actions it uses', () => {
-  it('worker: work items, payload reads, example records (grantWorkerRecordAccess), queue consumption and retry wake-ups, own logs', () => {
+  it('worker: work items, payload reads and successor bodies, example records (grantWorkerRecordAccess), queue consumption, retry and successor wake-ups, own logs', () => {
     expect(named(perms.worker)).toEqual(
       [
         'dynamodb:ConditionCheckItem on ExamplesTable.Arn',
@@ -88,6 +88,7 @@ describe('IAM matrix: each function has exactly the actions it uses', () => {
         'dynamodb:GetItem on JobsTable.Arn',
         'dynamodb:GetItem on PayloadsTable.Arn',
         'dynamodb:PutItem on JobsTable.Arn',
+        'dynamodb:PutItem on PayloadsTable.Arn',
         'dynamodb:UpdateItem on JobsTable.Arn',
         ...logs('Worker'),
         'secretsmanager:GetSecretValue on IdentifierKeySecret',
@@ -204,7 +205,7 @@ describe('IAM: conditions and forbidden permissions', () => {
     expect(otherConditioned).toEqual([]);
   });
 
-  it('the worker can delete nothing and sends only to its own queue (a retry wake-up), never to the DLQ', () => {
+  it('the worker can delete nothing and sends only to its own queue (retry and successor wake-ups), never to the DLQ', () => {
     const actions = perms.worker.map((entry) => entry.action);
     expect(actions).not.toContain('dynamodb:DeleteItem');
     expect(actions).not.toContain('dynamodb:BatchWriteItem');

@@ -25,6 +25,7 @@ import {
   OwnershipLostError,
   PayloadConflictError,
   RetryableJobError,
+  SuccessorRefusedError,
   TerminalJobError,
   TransactionCancelledError,
   TransactionTokenReusedError,
@@ -52,6 +53,7 @@ const samples: Array<[new (...args: never[]) => LeasefenceError, AnyLeasefenceEr
   [TransactionCancelledError, new TransactionCancelledError('cancelled')],
   [TransactionTokenReusedError, new TransactionTokenReusedError('token reused')],
   [BatchIncompleteError, new BatchIncompleteError('incomplete')],
+  [SuccessorRefusedError, new SuccessorRefusedError('refused', [{ path: 'jobType', message: 'not registered' }])],
 ];
 
 describe('errors', () => {

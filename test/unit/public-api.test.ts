@@ -12,6 +12,7 @@ import type {
   SendJobInput,
   SharedWrite,
   SqsWorkerHandlerOptions,
+  SuccessorOptions,
 } from '../../lib/index.js';
 import * as leasefence from '../../lib/index.js';
 
@@ -35,6 +36,7 @@ describe('the root entry point', () => {
         'OwnershipLostError',
         'PayloadConflictError',
         'RetryableJobError',
+        'SuccessorRefusedError',
         'TerminalJobError',
         'TransactionCancelledError',
         'TransactionTokenReusedError',
@@ -56,6 +58,10 @@ describe('the root entry point', () => {
         // producer
         'sendJob',
         'PayloadStore',
+        // schedules
+        'defineSchedule',
+        'enqueueOccurrence',
+        'occurrenceAt',
         'payloadHash',
         'parseIdentity',
         'formatIdentity',
@@ -73,6 +79,7 @@ describe('the root entry point', () => {
   });
 
   it('exports the types a user needs (checked by tsc)', () => {
+    expectTypeOf<JobContext<unknown>['enqueue']>().parameter(2).toEqualTypeOf<SuccessorOptions | undefined>();
     expectTypeOf<SqsWorkerHandlerOptions['jobs']>().toEqualTypeOf<readonly AnyJobDefinition[]>();
     expectTypeOf<SqsWorkerHandlerOptions['config']>().toEqualTypeOf<LeasefenceConfig | undefined>();
     expectTypeOf<JobDefinition<{ a: string }>['run']>().parameter(0).toEqualTypeOf<JobContext<{ a: string }>>();

@@ -45,6 +45,11 @@ function attemptsTable(item: ItemDetail, now: number): string {
   );
 }
 
+/** The successors a completion enqueued, as stored (operation ids of the same tenant), or '-'. */
+function successorList(successors: unknown): string {
+  return Array.isArray(successors) && successors.length > 0 ? successors.map(cell).join(', ') : '-';
+}
+
 function auditTable(audit: readonly AuditEntry[], now: number): string {
   return formatTable(
     ['WHEN', 'ACTOR', 'ACTION', 'FROM', 'TO', 'FENCE', 'REASON'],
@@ -133,6 +138,8 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
         ],
         ['due', item.state === 'queued' ? relativeTime(item.availableAt, now) : '-'],
         ['steps', steps.length ? steps.map(([name, step]) => `${name} (fence ${step.fence})`).join(', ') : '-'],
+        ['parent', item.parentOperationId ? cell(item.parentOperationId) : '-'],
+        ['successors', successorList(item.successors)],
         ['created', relativeTime(item.createdAt, now)],
         ['updated', relativeTime(item.updatedAt, now)],
       ]),

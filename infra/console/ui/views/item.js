@@ -1,7 +1,7 @@
 import htm from 'htm';
 import { h } from 'preact';
 import { useState } from 'preact/hooks';
-import { api, itemPath } from '../api.js';
+import { api, itemHref, itemPath } from '../api.js';
 import { ErrorBox, useLoad } from '../components.js';
 import { duration, StateBadge, Time } from '../format.js';
 import { AckBoxes, ackFields, acksAsked } from './acknowledge.js';
@@ -209,6 +209,16 @@ function ItemPage({ tenantId, operationId }) {
                 <${Pair} label="Last change"><${Time} at=${item.updatedAt} /><//>
                 ${item.finishedAt ? html`<${Pair} label="Finished"><${Time} at=${item.finishedAt} /><//>` : null}
                 ${item.parkedAt ? html`<${Pair} label="Parked"><${Time} at=${item.parkedAt} /><//>` : null}
+                ${
+                  item.parentOperationId
+                    ? html`<${Pair} label="Parent"><a class="code" href=${itemHref(item.tenantId, item.parentOperationId)}>${item.parentOperationId}</a><//>`
+                    : null
+                }
+                ${
+                  item.successors?.length
+                    ? html`<${Pair} label="Successors">${item.successors.map((id) => html`<div><a class="code" href=${itemHref(item.tenantId, id)}>${id}</a></div>`)}<//>`
+                    : null
+                }
                 ${
                   Object.keys(item.steps ?? {}).length
                     ? html`<${Pair} label="Steps">${Object.entries(item.steps).map(([name, step]) => html`<div><span class="code">${name}</span> fence ${step.fence}, <${Time} at=${step.at} /></div>`)}<//>`

@@ -1,0 +1,188 @@
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import * as z from 'zod';
+import { ConfigurationError, InvalidInputError, isLeasefenceError, SuccessorRefusedError } from '../errors.js';
+import { canonicalJson, payloadHash } from '../hashing.js';
+import { type JobIdentity, operationIdSchema, parseIdentity, type ValidIdentity } from '../identity.js';
+import { describeIssues } from '../internal/issue-paths.js';
+import { parseInput } from '../internal/validation.js';
+import type { JobRegistry, SuccessorOptions } from '../job-definition.js';
+import { MAX_SUCCESSOR_PAYLOAD_BYTES, successorNameSchema } from '../rules.js';
+import type { PayloadStore } from '../store/payloads.js';
+import { newWorkItem } from '../store/schemas.js';
+import { MAX_SUCCESSORS, type NewSuccessor } from '../store/successor-requests.js';
+import type { ValidOutcome } from '../store/transitions.js';
+import type { Claim } from '../store/work-item.js';
+import type { WorkItemStore } from '../store/work-item-store.js';
+import type { Telemetry } from '../telemetry.js';
+
+const successorOptionsSchema = z
+  .strictObject({ name: successorNameSchema.optional(), operationId: operationIdSchema.optional() })
+  .refine((options) => options.name === undefined || options.operationId === undefined, {
+    message: 'give a name or an operationId, not both',
+    path: ['operationId'],
+  });
+
+/** What the buffer needs to check a successor where the job asks for it. */
+interface SuccessorBufferDependencies {
+  readonly claim: Claim;
+  /** The job types this worker runs: a successor's type must be one (its schema and attempt budget come from it). */
+  readonly registry?: Pick<JobRegistry, 'get'> | undefined;
+  /** Successor bodies are stored inline: without the payloads table no successor can be written. */
+  readonly payloadsAvailable: boolean;
+}
+
+/**
+ * The successors one attempt asked for (`ctx.enqueue`), each checked when asked (SuccessorRefusedError, nothing
+ * written) and written only with the parent's completion. Asking twice for the same identity with the same job is
+ * one successor; with another job it is refused.
+ */
+class SuccessorBuffer {
+  private readonly byId = new Map<string, NewSuccessor>();
+
+  constructor(private readonly deps: SuccessorBufferDependencies) {}
+
+  /** Checks and keeps one successor; returns its identity. SuccessorRefusedError names what is wrong. */
+  add(jobType: string, payload: unknown, options: SuccessorOptions = {}): JobIdentity {
+    const valid = refuseInvalid(() => parseInput(successorOptionsSchema, options, 'successor options'));
+    const definition = this.deps.registry?.get(jobType);
+    if (!definition) throw refusal(`job type ${JSON.stringify(jobType)} is not registered with this worker`, 'jobType');
+    if (!this.deps.payloadsAvailable)
+      throw refusal('successors need the payloads table (their bodies are stored inline)', 'payloads');
+    const identity = this.successorIdentity(
+      valid.operationId ?? `${this.deps.claim.identity.operationId}/${valid.name ?? definition.type}`,
+    );
+    const parsed = definition.payload.safeParse(payload);
+    if (!parsed.success)
+      throw refusal(
+        `successor payload failed its schema at ${describeIssues(definition.payload, parsed.error.issues)}`,
+        'payload',
+      );
+    const bytes = Buffer.byteLength(
+      refuseInvalid(() => canonicalJson(payload)),
+      'utf8',
+    );
+    if (bytes > MAX_SUCCESSOR_PAYLOAD_BYTES)
+      throw refusal(`successor payload is ${bytes} bytes of JSON; at most ${MAX_SUCCESSOR_PAYLOAD_BYTES}`, 'payload');
+    const hash = payloadHash(payload);
+    const earlier = this.byId.get(identity.operationId);
+    if (earlier) {
+      if (earlier.item.jobType === definition.type && earlier.item.payloadHash === hash) return identity;
+      throw refusal(
+        `successor ${identity.operationId} was already asked for with another job or payload in this attempt`,
+        'name',
+      );
+    }
+    if (this.byId.size >= MAX_SUCCESSORS)
+      throw refusal(`one completion enqueues at most ${MAX_SUCCESSORS} successors`, 'count');
+    const item = {
+      ...newWorkItem(
+        identity,
+        { jobType: definition.type, payloadHash: hash, payload: { inline: true } },
+        definition.maxAttempts,
+      ),
+      parentOperationId: this.deps.claim.identity.operationId,
+    };
+    this.byId.set(identity.operationId, { item, body: payload });
+    return identity;
+  }
+
+  /** How many successors the completion will enqueue. */
+  get size(): number {
+    return this.byId.size;
+  }
+
+  /** The successors, in the order first asked for. */
+  list(): readonly NewSuccessor[] {
+    return [...this.byId.values()];
+  }
+
+  private successorIdentity(operationId: string): ValidIdentity {
+    const parent = this.deps.claim.identity;
+    if (operationId === parent.operationId)
+      throw refusal("a successor cannot have its parent's identity", 'operationId');
+    return refuseInvalid(() => parseIdentity({ tenantId: parent.tenantId, operationId }));
+  }
+}
+
+function refusal(message: string, path: string): SuccessorRefusedError {
+  return new SuccessorRefusedError(`successor refused: ${message}; nothing was written`, [{ path, message }]);
+}
+
+/** Runs a parse and turns its InvalidInputError into a SuccessorRefusedError with the same issues. */
+function refuseInvalid<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    if (isLeasefenceError(error, InvalidInputError)) {
+      throw new SuccessorRefusedError(`successor refused: ${error.message}; nothing was written`, error.issues, {
+        cause: error,
+      });
+    }
+    if (error instanceof Error)
+      throw new SuccessorRefusedError(`successor refused: ${error.message}; nothing was written`, [], { cause: error });
+    throw error;
+  }
+}
+
+/** Where successors' wake-ups go: the client comes when the first is sent (the SQS SDK is not loaded at cold start). */
+interface SuccessorWake {
+  sqs: () => Promise<SQSClient>;
+  queueUrl: string;
+}
+
+/** What completing with successors needs: the store, the payload bodies' table, and where wake-ups go. */
+interface CompletionDependencies {
+  store: WorkItemStore;
+  payloads?: PayloadStore | undefined;
+  wake?: SuccessorWake | undefined;
+  telemetry: Telemetry;
+}
+
+/**
+ * Completes the claim under its fence, with the buffered successors when there are any (the store writes them
+ * with the completion, each once), then sends their wake-ups: only after the commit, and a lost one is found
+ * again by the sweeper (the rows are queued and due).
+ */
+async function completeClaim(
+  deps: CompletionDependencies,
+  claim: Claim,
+  outcome: ValidOutcome,
+  successors: SuccessorBuffer,
+): Promise<void> {
+  if (successors.size === 0) {
+    await deps.store.complete(claim, outcome);
+    return;
+  }
+  // The buffer refuses successors without a payloads table, so this is a wiring bug: redeliver, never drop them.
+  if (!deps.payloads) throw new ConfigurationError('successors were buffered but the worker has no payloads table');
+  const committed = await deps.store.completeWithSuccessors(claim, outcome, successors.list(), deps.payloads);
+  deps.telemetry.info('successors enqueued', {
+    identity: claim.identity,
+    mode: committed.mode,
+    created: committed.created.length,
+    replayed: committed.replayed.length,
+  });
+  if (!deps.wake || committed.created.length === 0) return;
+  const report = await sendSuccessorWakeUps(deps.wake, committed.created);
+  if (report.failed > 0) {
+    deps.telemetry.warn('successor wake-ups failed; the sweeper re-signals the queued rows', {
+      failed: report.failed,
+      ...(report.lastError ? { error: report.lastError.name } : {}),
+    });
+  }
+}
+
+/** Sends the wake-ups; never throws (a client that cannot load counts every wake-up as failed: the sweeper's). */
+async function sendSuccessorWakeUps(
+  wake: SuccessorWake,
+  created: Parameters<typeof import('../messaging/wake.js').sendWakeSignals>[2],
+): Promise<{ failed: number; lastError?: { name: string } }> {
+  try {
+    const [{ sendWakeSignals }, sqs] = await Promise.all([import('../messaging/wake.js'), wake.sqs()]);
+    return await sendWakeSignals(sqs, wake.queueUrl, created);
+  } catch (error) {
+    return { failed: created.length, lastError: { name: (error as Error).name ?? 'Error' } };
+  }
+}
+
+export { type CompletionDependencies, completeClaim, SuccessorBuffer, type SuccessorWake };
