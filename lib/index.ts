@@ -81,6 +81,10 @@ export {
 export type { DelayedJobsConfig, ScheduledRow } from './messaging/delayed-job.js';
 export type { ProducerDependencies, SendJobInput, SentJob } from './messaging/producer.js';
 export { sendJob } from './messaging/producer.js';
+export { ShadowFinding } from './shadow/findings.js';
+export type { IdentifyMessage, ShadowIdentity } from './shadow/recorder.js';
+export type { JobTypeShadowReport, ShadowReport, ShadowVerdict } from './shadow/report.js';
+export { type ShadowOptions, shadowHandler, shadowRecordHandler } from './shadow/wrap.js';
 export { WorkState } from './states.js';
 // The producer stores inline payload bodies through it (ProducerDependencies.payloads).
 export { PayloadStore } from './store/payloads.js';

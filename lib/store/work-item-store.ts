@@ -34,6 +34,7 @@ import {
   type TableContext,
 } from './requests.js';
 import type { LeaseDuration, LeaseRequest, NewWorkItem } from './schemas.js';
+import { ShadowClaims } from './shadow-claims.js';
 import { DEFAULT_DEADLINE_SHARDS, workItemKey } from './table.js';
 import { TenantPartitions } from './tenant-partitions.js';
 import {
@@ -75,7 +76,7 @@ interface RetryableFailure extends FailureReport {
  * claim's fence in their condition; a failed condition is `OwnershipLostError` unless the item shows the
  * same transition already applied under my fence (a lost response retried by the SDK), which is success.
  * The reads and writes of the sweeper, the admin API and the tools are grouped by what they read:
- * `deadlines`, `parked`, `tenants`, `audit`, `maintenance`.
+ * `deadlines`, `parked`, `tenants`, `audit`, `maintenance`, `shadow`.
  */
 class WorkItemStore {
   private readonly client: DynamoDBDocumentClient;
@@ -91,6 +92,8 @@ class WorkItemStore {
   readonly audit: AuditLog;
   /** Sweeper cursor, fence scan, payload erasure, health probe. */
   readonly maintenance: Maintenance;
+  /** Shadow mode: what an existing consumer ran, one row per identity beside its work item (never the work item). */
+  readonly shadow: ShadowClaims;
 
   constructor(options: WorkItemStoreOptions) {
     this.client = options.client;
@@ -102,6 +105,7 @@ class WorkItemStore {
     this.tenants = new TenantPartitions(db);
     this.audit = new AuditLog(db);
     this.maintenance = new Maintenance(db);
+    this.shadow = new ShadowClaims(db);
   }
 
   /** The time on the store's clock, the one every write stamps and every lease is measured on. */
