@@ -23,6 +23,7 @@ const COMMAND_LOADERS: Record<CommandName, () => Promise<CliCommand>> = {
   counts: async () => (await import('./commands/counts.js')).countsCommand,
   audit: async () => (await import('./commands/audit.js')).auditCommand,
   console: async () => (await import('./commands/console.js')).consoleCommand,
+  shadow: async () => (await import('./commands/shadow.js')).shadowCommand,
 };
 
 /** True for a name of a command. */

@@ -17,6 +17,8 @@ const COMMAND_SUMMARIES = {
     'after restoring the jobs table alone: raise every fence above anything written before (audited, resumable)',
   audit: 'list the audit log (redrive, erase), newest first, or the audit trail of one item',
   console: 'serve the operator console (a web page) on 127.0.0.1 against the same target as the other commands',
+  shadow:
+    'shadow mode report: operations an existing consumer ran twice, concurrently, after a completion, or with a conflicting payload',
   check: 'go/no-go: runs the fault-injection scenarios on every job type and derives the nine controls from them',
 } as const;
 
