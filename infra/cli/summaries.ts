@@ -19,6 +19,8 @@ const COMMAND_SUMMARIES = {
   console: 'serve the operator console (a web page) on 127.0.0.1 against the same target as the other commands',
   shadow:
     'shadow mode report: operations an existing consumer ran twice, concurrently, after a completion, or with a conflicting payload',
+  runbook:
+    'write a runbook per job type: owner, alert route, honest claim, parked states and the commands to resolve them',
   check: 'go/no-go: runs the fault-injection scenarios on every job type and derives the nine controls from them',
 } as const;
 
