@@ -90,6 +90,10 @@ export {
   occurrenceAt,
   type ScheduleDeclaration,
 } from './messaging/schedule.js';
+export { ShadowFinding } from './shadow/findings.js';
+export type { IdentifyMessage, ShadowIdentity } from './shadow/recorder.js';
+export type { JobTypeShadowReport, ShadowReport, ShadowVerdict } from './shadow/report.js';
+export { type ShadowOptions, shadowHandler, shadowRecordHandler } from './shadow/wrap.js';
 export { WorkState } from './states.js';
 // The producer stores inline payload bodies through it (ProducerDependencies.payloads).
 export { PayloadStore } from './store/payloads.js';

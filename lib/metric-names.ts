@@ -30,6 +30,10 @@ const MetricName = {
   LeaseRenewalFailed: 'LeaseRenewalFailed',
   /** An attempt in lease doubt tried to start an effect (record write, transaction, step, provider effect): refused before anything was sent. */
   EffectRefusedInLeaseDoubt: 'EffectRefusedInLeaseDoubt',
+  /** Shadow mode: a shadow start or end write failed or was refused; the wrapped handler ran unchanged, the report misses it. */
+  ShadowWriteFailed: 'ShadowWriteFailed',
+  /** Shadow mode: the team's identify function threw or returned an invalid identity; that message was not recorded. */
+  ShadowIdentityFailed: 'ShadowIdentityFailed',
   /** Age of the oldest item parked as unknown (emitted by the sweeper). */
   OldestUnknownAgeSeconds: 'OldestUnknownAgeSeconds',
   /** Sweeper: expired, exhausted leases parked as unknown. */

@@ -23,6 +23,8 @@ const COMMAND_LOADERS: Record<CommandName, () => Promise<CliCommand>> = {
   counts: async () => (await import('./commands/counts.js')).countsCommand,
   audit: async () => (await import('./commands/audit.js')).auditCommand,
   console: async () => (await import('./commands/console.js')).consoleCommand,
+  runbook: async () => (await import('./commands/runbook.js')).runbookCommand,
+  shadow: async () => (await import('./commands/shadow.js')).shadowCommand,
 };
 
 /** True for a name of a command. */

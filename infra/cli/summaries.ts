@@ -17,6 +17,10 @@ const COMMAND_SUMMARIES = {
     'after a restore: a new fence epoch above every fence issued before, on every row (audited, resumable)',
   audit: 'list the audit log (redrive, erase), newest first, or the audit trail of one item',
   console: 'serve the operator console (a web page) on 127.0.0.1 against the same target as the other commands',
+  shadow:
+    'shadow mode report: operations an existing consumer ran twice, concurrently, after a completion, or with a conflicting payload',
+  runbook:
+    'write a runbook per job type: owner, alert route, honest claim, parked states and the commands to resolve them',
   check: 'go/no-go: runs the fault-injection scenarios on every job type and derives the nine controls from them',
 } as const;
 

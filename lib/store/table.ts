@@ -9,7 +9,7 @@ import type { JobIdentity } from '../identity.js';
 const TableKeys = { partition: 'pk', sort: 'sk' } as const;
 
 /** Sort-key prefixes. Ids cannot contain `#`, so a prefix can never be forged by an id. */
-const KeyPrefix = { workItem: 'op#', payload: 'payload#' } as const;
+const KeyPrefix = { workItem: 'op#', payload: 'payload#', shadow: 'shadow#' } as const;
 
 /** Partition of quarantine records for messages that carry no usable identity (`#` is not a tenant char). */
 const QUARANTINE_PARTITION_PREFIX = '#quarantine#';
@@ -145,6 +145,11 @@ function payloadKey(identity: JobIdentity): { pk: string; sk: string } {
   return { pk: identityPartitionKey(identity), sk: `${KeyPrefix.payload}${identity.operationId}` };
 }
 
+/** Primary key of an identity's shadow row (shadow mode: what an existing consumer ran), beside its work item. */
+function shadowKey(identity: JobIdentity): { pk: string; sk: string } {
+  return { pk: identityPartitionKey(identity), sk: `${KeyPrefix.shadow}${identity.operationId}` };
+}
+
 /** Primary key of a quarantine record, keyed by the SQS message id. */
 function quarantineKey(messageId: string): { pk: string; sk: string } {
   return { pk: `${QUARANTINE_PARTITION_PREFIX}${messageId}`, sk: 'quarantine' };
@@ -231,6 +236,7 @@ export {
   QUARANTINE_PARTITION_PREFIX,
   quarantineKey,
   SWEEPER_PARTITION,
+  shadowKey,
   sweeperCursorKey,
   TableKeys,
   TENANT_BUCKETS,

@@ -37,6 +37,7 @@ import {
   type TransactItem,
 } from './requests.js';
 import type { LeaseDuration, LeaseRequest, NewWorkItem } from './schemas.js';
+import { ShadowClaims } from './shadow-claims.js';
 import { commitCancelWithStamps, stampEach } from './stamped-cancel.js';
 import type { NewSuccessor } from './successor-requests.js';
 import {
@@ -88,7 +89,7 @@ interface RetryableFailure extends FailureReport {
  * claim's fence in their condition; a failed condition is `OwnershipLostError` unless the item shows the
  * same transition already applied under my fence (a lost response retried by the SDK), which is success.
  * The reads and writes of the sweeper, the admin API and the tools are grouped by what they read:
- * `deadlines`, `parked`, `tenants`, `audit`, `maintenance`.
+ * `deadlines`, `parked`, `tenants`, `audit`, `maintenance`, `shadow`.
  */
 class WorkItemStore {
   private readonly client: DynamoDBDocumentClient;
@@ -108,6 +109,8 @@ class WorkItemStore {
   readonly maintenance: Maintenance;
   /** The deployment's fence epoch: new rows start in it; raise-fences raises it after a restore. */
   readonly epochs: FenceEpochs;
+  /** Shadow mode: what an existing consumer ran, one row per identity beside its work item (never the work item). */
+  readonly shadow: ShadowClaims;
 
   constructor(options: WorkItemStoreOptions) {
     this.client = options.client;
@@ -120,6 +123,7 @@ class WorkItemStore {
     this.audit = new AuditLog(db);
     this.maintenance = new Maintenance(db);
     this.epochs = new FenceEpochs(db, options.fenceEpochCacheMs ?? DEFAULT_FENCE_EPOCH_CACHE_MS);
+    this.shadow = new ShadowClaims(db);
   }
 
   /** The time on the store's clock, the one every write stamps and every lease is measured on. */

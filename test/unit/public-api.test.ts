@@ -55,6 +55,10 @@ describe('the root entry point', () => {
         'createAdminHandler',
         'EnvironmentVariable',
         'readConfig',
+        // shadow mode beside an existing consumer
+        'shadowHandler',
+        'shadowRecordHandler',
+        'ShadowFinding',
         // producer
         'sendJob',
         'PayloadStore',

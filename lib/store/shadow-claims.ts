@@ -1,0 +1,122 @@
+import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod';
+import type { JobIdentity } from '../identity.js';
+import type { Key, StoreConnection } from './connection.js';
+import {
+  buildShadowEnd,
+  buildShadowScan,
+  buildShadowStart,
+  type ShadowExecution,
+  type ShadowOutcome,
+  type ShadowStart,
+} from './shadow-requests.js';
+
+const executionSchema = z.object({
+  s: z.number(),
+  l: z.number(),
+  h: z.string(),
+  e: z.number().optional(),
+  o: z.enum(['succeeded', 'failed']).optional(),
+});
+
+const shadowRowSchema = z.object({
+  kind: z.literal('shadow'),
+  tenantId: z.string(),
+  operationId: z.string(),
+  jobType: z.string(),
+  fence: z.number().int().min(1),
+  x: z.array(executionSchema),
+});
+
+/** A shadow row as the report reads it: the identity, its job type, and its executions in fence order. */
+interface ShadowRow extends JobIdentity {
+  jobType: string;
+  fence: number;
+  executions: ShadowExecution[];
+}
+
+/** Every shadow row the read reached, how many rows it could not parse, and whether it reached the table's end. */
+interface ShadowRead {
+  rows: ShadowRow[];
+  unreadable: number;
+  complete: boolean;
+}
+
+/** Per-write bound: a shadow write that cannot finish in this time is abandoned (and counted by the caller). */
+interface WriteBound {
+  signal?: AbortSignal;
+}
+
+/**
+ * Shadow claims (shadow mode): one row per identity beside its work item, never touching the work item. Writes
+ * are one conditional UpdateItem each with no read before them; they throw on any failure (the shadow wrapper
+ * catches and counts). The report's read is a consistent, paginated Scan of the shadow rows.
+ */
+class ShadowClaims {
+  constructor(private readonly db: StoreConnection) {}
+
+  /** Records the start of an execution; returns its fence. Throws on a refused or failed write. */
+  async start(start: ShadowStart, bound: WriteBound = {}): Promise<number> {
+    const output = await this.db.client.send(
+      new UpdateCommand(buildShadowStart(this.db.table.tableName, start)),
+      bound.signal ? { abortSignal: bound.signal } : {},
+    );
+    const fence = output.Attributes?.fence;
+    if (typeof fence !== 'number') throw new Error('shadow start returned no fence');
+    return fence;
+  }
+
+  /** Records the end of the execution with `fence`. Throws on a refused or failed write. */
+  async end(
+    identity: JobIdentity,
+    fence: number,
+    end: { endedAt: number; outcome: ShadowOutcome },
+    bound: WriteBound = {},
+  ): Promise<void> {
+    await this.db.client.send(
+      new UpdateCommand(buildShadowEnd(this.db.table.tableName, identity, fence, end)),
+      bound.signal ? { abortSignal: bound.signal } : {},
+    );
+  }
+
+  /**
+   * Reads every shadow row, page by page, at most `maxPages` pages: `complete` is false when it stopped before
+   * the table's end. Rows that do not parse are counted, not dropped silently.
+   */
+  async readAll(maxPages = 1_000, pageSize = 500): Promise<ShadowRead> {
+    const rows: ShadowRow[] = [];
+    let unreadable = 0;
+    let startKey: Key | undefined;
+    for (let page = 0; page < maxPages; page += 1) {
+      const output = await this.db.client.send(
+        new ScanCommand(buildShadowScan(this.db.table.tableName, pageSize, startKey)),
+      );
+      for (const item of output.Items ?? []) {
+        const parsed = shadowRowSchema.safeParse(item);
+        if (!parsed.success) unreadable += 1;
+        else rows.push(toRow(parsed.data));
+      }
+      startKey = output.LastEvaluatedKey;
+      if (!startKey) return { rows, unreadable, complete: true };
+    }
+    return { rows, unreadable, complete: false };
+  }
+}
+
+function toRow(row: z.output<typeof shadowRowSchema>): ShadowRow {
+  return {
+    tenantId: row.tenantId,
+    operationId: row.operationId,
+    jobType: row.jobType,
+    fence: row.fence,
+    executions: row.x.map((execution) => ({
+      s: execution.s,
+      l: execution.l,
+      h: execution.h,
+      ...(execution.e !== undefined ? { e: execution.e } : {}),
+      ...(execution.o !== undefined ? { o: execution.o } : {}),
+    })),
+  };
+}
+
+export { ShadowClaims, type ShadowRead, type ShadowRow };
