@@ -91,6 +91,13 @@ class JobDashboard extends Construct {
         perFunction((fn) => fn.metricDuration({ statistic: 'p99' })),
       ),
     );
+    // Shadow mode's own health: a failed shadow write is an execution the shadow report cannot see.
+    this.dashboard.addWidgets(
+      graph(
+        'Shadow mode (beside an existing consumer)',
+        [MetricName.ShadowWriteFailed, MetricName.ShadowIdentityFailed].map(sum),
+      ),
+    );
   }
 }
 

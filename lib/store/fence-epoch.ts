@@ -64,6 +64,8 @@ function storedEpoch(item: Record<string, unknown> | undefined): number {
  */
 class FenceEpochs {
   private cached: { epoch: number; sentAt: number } | undefined;
+  /** The read in flight: concurrent creations share it (one GetItem, not one per job, on a cold store). */
+  private pending: Promise<number> | undefined;
 
   constructor(
     private readonly db: StoreConnection,
@@ -74,9 +76,15 @@ class FenceEpochs {
   async current(): Promise<number> {
     const now = this.db.clock.now();
     if (this.cached && now - this.cached.sentAt < this.cacheMs) return this.cached.epoch;
-    const epoch = await this.read();
-    this.cached = { epoch, sentAt: now };
-    return epoch;
+    this.pending ??= this.read()
+      .then((epoch) => {
+        this.cached = { epoch, sentAt: now };
+        return epoch;
+      })
+      .finally(() => {
+        this.pending = undefined;
+      });
+    return this.pending;
   }
 
   /** The stored epoch, read consistently now (no cache). */
@@ -99,6 +107,7 @@ class FenceEpochs {
     const request = buildFenceEpochRaise(this.db.table.tableName, epoch, this.db.clock.now());
     const outcome = await sendConditional(this.db.client, { kind: 'update', ...request });
     this.cached = undefined;
+    this.pending = undefined;
     return outcome.ok ? epoch : await this.read();
   }
 }

@@ -3,26 +3,16 @@
  * and an item page to docs/ with Debian's chromium (no browser download).
  */
 import { mkdir } from 'node:fs/promises';
-import { ANY_PORTS } from '../../infra/cli/local-options.js';
-import { startLocalStack } from '../../infra/local/stack.js';
 import { browserMissing, launchChromium } from '../support/browser.js';
 import { seedConsoleData } from '../support/console-seed.js';
+import { startQuietStack } from '../support/quiet-stack.js';
 
 const missing = browserMissing();
 if (missing) {
   console.error(`screenshots need a browser: ${missing}`);
   process.exit(1);
 }
-const stack = await startLocalStack({
-  dir: '.local/screenshots',
-  memory: true,
-  ports: ANY_PORTS,
-  pollers: 1,
-  sweepIntervalMs: 3_600_000,
-  verbose: false,
-  writeStateFile: false,
-  log: () => {},
-});
+const stack = await startQuietStack('.local/screenshots');
 const browser = await launchChromium();
 try {
   const item = await seedConsoleData(stack.client, stack.state.tables.jobs, Date.now());

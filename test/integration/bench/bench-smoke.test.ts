@@ -39,12 +39,14 @@ describe('benchmark scenarios at tiny size', () => {
       row.peer?.reads,
     ]);
 
-    // dynalite: every failed conditional write is followed by one read-back GetItem in both systems.
+    // dynalite: every failed conditional write is followed by one read-back GetItem in both systems. A row creation
+    // reads the fence epoch when its store's cached epoch is older than 5 s: the fresh store's first job, and the
+    // redelivered takeover (the scenario's clock jumps past the lease); a busy worker reads it once per 5 s.
     expect(summary).toEqual([
-      ['happy path, payloadRef', 2, 0, 2, 0],
+      ['happy path, payloadRef', 2, 1, 2, 0],
       ['happy path, inline payload', 2, 1, 2, 0],
       ['replay of a finished job', 1, 1, 1, 1],
-      ['takeover after expiry (message redelivered)', 3, 1, 2, 0],
+      ['takeover after expiry (message redelivered)', 3, 2, 2, 0],
       ['takeover after expiry (sweeper wake-up)', 2, 0, undefined, undefined],
     ]);
     expect(rows[1]?.producerWrites).toBe(1);
@@ -149,6 +151,7 @@ describe('benchmark scenarios at tiny size', () => {
       ['delayed job (queued row first, then a wake-up)', true, true],
       ['replay of a finished job', true, true],
       ['each heartbeat', true, false],
+      ['each retry (queued again, then re-claimed by its own wake-up)', true, false],
       ['takeover after expiry (message redelivered)', true, true],
       ['sweep run, fixed (per run, any table size)', true, false],
       ['sweep, per expired claim (re-signal)', true, false],

@@ -3,11 +3,11 @@ import type { AddressInfo } from 'node:net';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ANY_PORTS } from '../../../infra/cli/local-options.js';
-import { type RunningLocalStack, startLocalStack } from '../../../infra/local/stack.js';
+import type { RunningLocalStack } from '../../../infra/local/stack.js';
 import { parseIdentity } from '../../../lib/identity.js';
 import { browserMissing, launchChromium } from '../../support/browser.js';
 import { putWorkItem } from '../../support/factories.js';
+import { startQuietStack } from '../../support/quiet-stack.js';
 
 const missing = browserMissing();
 if (missing) console.log(`[leasefence tests] SKIPPED console browser tests: ${missing}`);
@@ -19,16 +19,7 @@ describe.skipIf(missing !== undefined)('operator console in a real browser (Debi
   let consoleUrl: string;
 
   beforeAll(async () => {
-    stack = await startLocalStack({
-      dir: '.local/console-test',
-      memory: true,
-      ports: ANY_PORTS,
-      pollers: 1,
-      sweepIntervalMs: 3_600_000,
-      verbose: false,
-      writeStateFile: false,
-      log: () => {},
-    });
+    stack = await startQuietStack('.local/console-test');
     consoleUrl = stack.state.endpoints.console as string;
     browser = await launchChromium();
     page = await browser.newPage();

@@ -2,9 +2,9 @@ import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ANY_PORTS } from '../../../infra/cli/local-options.js';
-import { type RunningLocalStack, startLocalStack } from '../../../infra/local/stack.js';
+import type { RunningLocalStack } from '../../../infra/local/stack.js';
 import { browserMissing, launchChromium } from '../../support/browser.js';
+import { startQuietStack } from '../../support/quiet-stack.js';
 
 /** What a browser puts on a request a page of another site makes (fetch or form, no preflight). */
 const FROM_ANOTHER_SITE = {
@@ -92,16 +92,7 @@ describe('the local stack obeys no web page: cross-site requests to the admin AP
   };
 
   beforeAll(async () => {
-    stack = await startLocalStack({
-      dir: '.local/cross-site-test',
-      memory: true,
-      ports: ANY_PORTS,
-      pollers: 1,
-      sweepIntervalMs: 3_600_000,
-      verbose: false,
-      writeStateFile: false,
-      log: () => {},
-    });
+    stack = await startQuietStack('.local/cross-site-test');
     admin = stack.state.endpoints.admin;
     dynamodb = stack.state.endpoints.dynamodb;
     sqs = stack.state.endpoints.sqs;
@@ -206,16 +197,7 @@ describe.skipIf(missing !== undefined)('a page of another site in a real browser
   let attackerUrl: string;
 
   beforeAll(async () => {
-    stack = await startLocalStack({
-      dir: '.local/cross-site-browser-test',
-      memory: true,
-      ports: ANY_PORTS,
-      pollers: 1,
-      sweepIntervalMs: 3_600_000,
-      verbose: false,
-      writeStateFile: false,
-      log: () => {},
-    });
+    stack = await startQuietStack('.local/cross-site-browser-test');
     // Another origin on this machine: a page the developer happens to have open.
     attacker = createServer((_request, response) => {
       response.writeHead(200, { 'content-type': 'text/html' });
