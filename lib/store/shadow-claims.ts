@@ -1,5 +1,6 @@
 import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
+import { UnexpectedItemError } from '../errors.js';
 import type { JobIdentity } from '../identity.js';
 import type { Key, StoreConnection } from './connection.js';
 import {
@@ -62,7 +63,8 @@ class ShadowClaims {
       bound.signal ? { abortSignal: bound.signal } : {},
     );
     const fence = output.Attributes?.fence;
-    if (typeof fence !== 'number') throw new Error('shadow start returned no fence');
+    if (typeof fence !== 'number')
+      throw new UnexpectedItemError('the shadow row holds no fence after its start', output.Attributes);
     return fence;
   }
 

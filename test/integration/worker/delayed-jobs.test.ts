@@ -126,8 +126,9 @@ describe('delayed jobs are rows first', () => {
     expect(swept.resignalled).toBeGreaterThanOrEqual(1);
     expect(runs).toBe(1);
     expect(await harness.store.get(identity)).toMatchObject({ state: 'succeeded', attempts: 1, fence: 1 });
-    // The producer writes the payload body and the queued row (the extra write); the worker claims and completes.
-    expect(producerWrites).toEqual({ PutItemCommand: 2 });
+    // The producer writes the payload body and the queued row (the extra write), reading the fence epoch the row
+    // starts in; the worker claims and completes.
+    expect(producerWrites).toEqual({ PutItemCommand: 2, GetItemCommand: 1 });
     expect(workerRequests.writes()).toBe(2);
     expect(workerRequests.byCommand.UpdateItemCommand).toBe(2);
   });
@@ -148,8 +149,8 @@ describe('delayed jobs are rows first', () => {
       state: 'succeeded',
     });
     expect(producerWrites).toEqual({ PutItemCommand: 1 }); // the payload body only
-    // create-claimed, complete; the one read is the payload body
-    expect(workerRequests.byCommand).toEqual({ PutItemCommand: 1, UpdateItemCommand: 1, GetItemCommand: 1 });
+    // create-claimed, complete; the reads are the payload body and the fence epoch (a fresh worker's store)
+    expect(workerRequests.byCommand).toEqual({ PutItemCommand: 1, UpdateItemCommand: 1, GetItemCommand: 2 });
   });
 
   it('a delayed job sent for another job version never runs: every wake-up is quarantined, the row untouched', async () => {
