@@ -14,7 +14,8 @@ import { wakeEnvelope } from './wake-envelope.js';
 
 /**
  * Where a delayed job's row goes: the jobs table (and its deadline shard count, as deployed) and the job
- * definitions, whose attempt budget the row records.
+ * definitions, whose attempt budget the row records. Read once per object (its store is kept with it): to change a
+ * field, pass a new object.
  */
 interface DelayedJobsConfig {
   client: DynamoDBDocumentClient;
@@ -113,14 +114,25 @@ function requireRowsConfig(
   return { config, definition };
 }
 
-/** The store of the configured jobs table (the producer's rows-first writes and its replay reads). */
+/** One store per config object: its fence-epoch cache then serves every send made with that config. */
+const storesByConfig = new WeakMap<DelayedJobsConfig, WorkItemStore>();
+
+/**
+ * The store of the configured jobs table (the producer's rows-first writes and its replay reads), kept per config
+ * object, so a producer that reuses its config reads the fence epoch once per cache period, not once per send.
+ */
 function jobsStore(config: DelayedJobsConfig): WorkItemStore {
-  return new WorkItemStore({
-    client: config.client,
-    tableName: config.jobsTable,
-    ...(config.clock ? { clock: config.clock } : {}),
-    ...(config.deadlineShards ? { deadlineShards: config.deadlineShards } : {}),
-  });
+  let store = storesByConfig.get(config);
+  if (!store) {
+    store = new WorkItemStore({
+      client: config.client,
+      tableName: config.jobsTable,
+      ...(config.clock ? { clock: config.clock } : {}),
+      ...(config.deadlineShards ? { deadlineShards: config.deadlineShards } : {}),
+    });
+    storesByConfig.set(config, store);
+  }
+  return store;
 }
 
 /** A stored row's outcome fields, those it has (a producer's replay answer; never the payload or error text). */

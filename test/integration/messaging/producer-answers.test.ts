@@ -6,7 +6,9 @@ import { payloadHash } from '../../../lib/hashing.js';
 import { parseIdentity } from '../../../lib/identity.js';
 import { defineJob } from '../../../lib/job-definition.js';
 import { type ProducerDependencies, type SendJobInput, sendJob } from '../../../lib/messaging/producer.js';
+import { testDocumentClient } from '../../support/engine.js';
 import { expectRejection } from '../../support/expectations.js';
+import { countRequests } from '../../support/request-counter.js';
 import { createWorkerHarness, type WorkerHarness } from '../../support/worker-harness.js';
 
 let runs = 0;
@@ -152,5 +154,28 @@ describe("sendJob's answer: new, replay with the stored row, or a conflict with 
 
     expect(await harness.payloads.get(identity)).toBeUndefined();
     expect(await harness.queueDepth()).toEqual({ visible: 0, inFlight: 0 });
+  });
+  it('a producer that reuses its config reads the fence epoch once, not once per send', async () => {
+    const client = testDocumentClient();
+    const counter = countRequests(client);
+    const delayed = { client, jobsTable: harness.tables.jobsTable, jobs: [settle], clock: harness.clock };
+    const producer: ProducerDependencies = { ...deps, delayed };
+
+    for (const n of [1, 2, 3]) {
+      const sent = await sendJob(producer, {
+        tenantId: 'acme',
+        operationId: `settle-epoch-${n}`,
+        jobType: 'settle',
+        payload: { amount: n },
+        delaySeconds: 60,
+      } as SendJobInput);
+      expect(sent.answer).toBe('new');
+    }
+
+    // Three queued rows written, one consistent read of the epoch row; each send's body went through `payloads`.
+    expect(counter.byCommand.PutItemCommand).toBe(3);
+    expect(counter.reads()).toBe(1);
+    counter.detach();
+    client.destroy();
   });
 });
