@@ -80,7 +80,7 @@ function billLines(capacity: CapacityReport, handler: HandlerBatchReport | undef
   const cpu = cpuPerJob(handler);
   const units = (system: 'leasefence' | 'peer', prefix: string) =>
     capacity.rows.find((row) => row.situation.startsWith(prefix))?.[system];
-  const line = (path: string, how: string, system: 'leasefence' | 'peer', measured: Units | undefined, work: Work) => {
+  const line = (system: 'leasefence' | 'peer', measured: Units | undefined, work: Work) => {
     if (!measured) return undefined;
     const counts = pathCounts(measured, work.job ? model : extraModel, {
       ...work.messages,
@@ -105,8 +105,8 @@ function billLines(capacity: CapacityReport, handler: HandlerBatchReport | undef
   ): BillLine => ({
     path,
     how,
-    leasefence: line(path, how, 'leasefence', lf, work),
-    peer: line(path, how, 'peer', peer, peerWork),
+    leasefence: line('leasefence', lf, work),
+    peer: line('peer', peer, peerWork),
   });
   const job: Work = { messages: ONE_MESSAGE, roundTrips: 2, cpu: true, job: true };
   const nothing: Work = { messages: NO_MESSAGE, roundTrips: 0, cpu: false, job: false };

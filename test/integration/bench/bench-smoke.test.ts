@@ -249,6 +249,8 @@ describe('benchmark scenarios at tiny size', () => {
     }
     expect(markdown).not.toContain('not run');
     // Figure 10, computed from figure 7's units and figure 9's CPU: a job's line for both systems.
-    expect(markdown).toMatch(/\| a job \(payloadRef\) \| \$[\d.]+ \| \$[\d.]+ \| \$[\d.]+ \| \*\*\$[\d.]+\*\* \| \$[\d.]+ \|/);
+    expect(markdown).toMatch(
+      /\| a job \(payloadRef\) \| \$[\d.]+ \| \$[\d.]+ \| \$[\d.]+ \| \*\*\$[\d.]+\*\* \| \$[\d.]+ \|/,
+    );
   });
 });
