@@ -171,7 +171,7 @@ async function main(): Promise<void> {
     results.handlerBatches = await withEngine((engine) =>
       measureHandlerBatches(engine, {
         concurrencies: [1, 8],
-        modes: ['protocol', 'fenced-record'],
+        modes: ['protocol', 'fenced-record', 'fenced-record-quiet-logs'],
         batchesPerRun: sizes.handlerBatchesPerRun,
         warmupBatches: sizes.handlerWarmupBatches,
         repetitions: sizes.repetitions,

@@ -11,6 +11,7 @@ const HandlerTargets = { jobsPerSecondRatio: 1.0, cpuPerJobRatio: 1.0 } as const
 const MODE_NAMES: Record<string, string> = {
   protocol: 'protocol only',
   'fenced-record': 'fencing on: record write (fenced put / PutItem)',
+  'fenced-record-quiet-logs': 'fencing on, leasefence Logger at WARN (not judged)',
 };
 
 /** Figure section: the end-to-end figure. */

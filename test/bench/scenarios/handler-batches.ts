@@ -18,8 +18,12 @@ const BUILD_DIR = fileURLToPath(new URL('../../../node_modules/.cache/leasefence
 /** Records per event: the construct's default batchSize, the most the event source puts in one event by default. */
 const BATCH_SIZE = 10;
 
-/** Modes: protocol only, or each job writes one record (leasefence: a fenced put; the peer: a PutItem). */
-type HandlerMode = 'protocol' | 'fenced-record';
+/**
+ * Modes: protocol only, or each job writes one record (leasefence: a fenced put; the peer: a PutItem; the judged
+ * mode). `fenced-record-quiet-logs` is the record mode with leasefence's Logger at WARN (`POWERTOOLS_LOG_LEVEL`),
+ * reported only: what its two INFO lines per job cost as deployed.
+ */
+type HandlerMode = 'protocol' | 'fenced-record' | 'fenced-record-quiet-logs';
 
 /** Sizes of the figure. */
 interface HandlerBatchOptions {
@@ -96,7 +100,11 @@ async function measureHandlerBatches(engine: BenchEngine, options: HandlerBatchO
     POWERTOOLS_METRICS_NAMESPACE: METRIC_NAMESPACE,
   };
   const peerEnvironment = { ...region, IDEMPOTENCY_TABLE: idempotency, BENCH_DYNAMODB_ENDPOINT: engine.endpoint };
-  const modeEnvironment = (table: string) => ({ protocol: {}, 'fenced-record': { BENCH_RECORDS_TABLE: table } });
+  const modeEnvironment = (table: string, quiet: Record<string, string>) => ({
+    protocol: {},
+    'fenced-record': { BENCH_RECORDS_TABLE: table },
+    'fenced-record-quiet-logs': { BENCH_RECORDS_TABLE: table, ...quiet },
+  });
   const split = splitCpus(engine.enginePid);
   const config: HandlerChildConfig = {
     endpoint: engine.endpoint,
@@ -106,9 +114,9 @@ async function measureHandlerBatches(engine: BenchEngine, options: HandlerBatchO
       leasefence: {
         bundle: leasefenceBundle,
         environment: leasefenceEnvironment,
-        modes: modeEnvironment(records.leasefence),
+        modes: modeEnvironment(records.leasefence, { POWERTOOLS_LOG_LEVEL: 'WARN' }),
       },
-      peer: { bundle: peerBundle, environment: peerEnvironment, modes: modeEnvironment(records.peer) },
+      peer: { bundle: peerBundle, environment: peerEnvironment, modes: modeEnvironment(records.peer, {}) },
     },
     modes: [...options.modes],
     concurrencies: [...options.concurrencies],
