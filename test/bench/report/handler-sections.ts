@@ -95,7 +95,7 @@ function handlerTargets(report: HandlerBatchReport | undefined): TargetRow[] {
       ...(throughputMet
         ? {}
         : {
-            note: `Both handlers send the same writes per job (figure 9's table). Protocol only: ${protocol((row) => row.jobsPerSecondRatio)}. The engine spends more CPU on leasefence's longer conditional expressions (the engine column), which DynamoDB evaluates server-side; the handler also does more per job (next row).`,
+            note: `Both handlers send the same writes per job (figure 9's table). Protocol only: ${protocol((row) => row.jobsPerSecondRatio)}. Engine CPU per job with fencing on, leasefence / peer: ${fenced.map((row) => `c=${row.concurrency}: ${num(row.leasefence.engineCpuMsPerJob, 2)} / ${num(row.peer.engineCpuMsPerJob, 2)} ms`).join(', ')} (the engine evaluates leasefence's longer conditions, which DynamoDB does server-side); the handler's own CPU per job is the next row. With one child process holding every concurrent batch (Lambda gives each its own container) and the machine's load in the header, the 8-batch cells are the noisiest.`,
           }),
     },
     {
