@@ -11,6 +11,7 @@ import { measureHandlerBatches } from './scenarios/handler-batches.js';
 import { measureHotPartitions } from './scenarios/hot-partitions.js';
 import { measureMemory } from './scenarios/memory.js';
 import { measureRequestCounts } from './scenarios/request-counts.js';
+import { measureShadowUnits } from './scenarios/shadow-capacity.js';
 import { measureStaleWorker } from './scenarios/stale-worker.js';
 import { measureSweeperScaling } from './scenarios/sweeper-scaling.js';
 import { measureThroughputAsDeployed } from './scenarios/throughput-as-deployed.js';
@@ -155,6 +156,7 @@ async function main(): Promise<void> {
     try {
       const queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'bench-capacity' }))).QueueUrl ?? '';
       results.capacity = await withEngine((engine) => measureCapacity(engine, { sqs, queueUrl }));
+      results.shadowCapacity = await withEngine((engine) => measureShadowUnits(engine));
     } finally {
       sqs.destroy();
       await sqsEngine.stop();

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { arch, cpus, loadavg, platform } from 'node:os';
 import type { BundleReport } from '../scenarios/bundles.js';
-import type { CapacityReport } from '../scenarios/capacity.js';
+import type { CapacityReport, Units as CapacityUnits } from '../scenarios/capacity.js';
 import type { HandlerBatchReport } from '../scenarios/handler-batches.js';
 import type { HotPartitionRow } from '../scenarios/hot-partitions.js';
 import type { MemoryRow } from '../scenarios/memory.js';
@@ -39,6 +39,8 @@ interface BenchResults {
   memory?: MemoryRow[];
   capacity?: CapacityReport;
   hotPartitions?: HotPartitionRow[];
+  /** Shadow mode's units per shadowed execution (the accountant, with figure 7; used by figure 10). */
+  shadowCapacity?: CapacityUnits;
   /** Figure 9: SQS batches through the deployed handlers. */
   handlerBatches?: HandlerBatchReport;
 }

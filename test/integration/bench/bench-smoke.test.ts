@@ -7,6 +7,7 @@ import { measureHandlerBatches } from '../../bench/scenarios/handler-batches.js'
 import { measureHotPartitions } from '../../bench/scenarios/hot-partitions.js';
 import { measureMemory } from '../../bench/scenarios/memory.js';
 import { measureRequestCounts } from '../../bench/scenarios/request-counts.js';
+import { measureShadowUnits } from '../../bench/scenarios/shadow-capacity.js';
 import { measureStaleWorker } from '../../bench/scenarios/stale-worker.js';
 import { measureSweeperScaling } from '../../bench/scenarios/sweeper-scaling.js';
 import { measureThroughputAsDeployed } from '../../bench/scenarios/throughput-as-deployed.js';
@@ -159,6 +160,9 @@ describe('benchmark scenarios at tiny size', () => {
       ['sweep, per heartbeating claim past its index deadline', true, false],
       ['operator action (cancel a claimed job)', true, false],
     ]);
+    // Shadow mode (figure 10's line): a conditional start and end on the shadow row, in no index.
+    results.shadowCapacity = await measureShadowUnits(engine);
+    expect(results.shadowCapacity).toEqual({ wru: 2, rru: 0, indexWru: 0 });
   });
 
   it('figure 8: two worker processes spread one tenant over its 16 partition keys', { timeout: 120_000 }, async () => {

@@ -84,12 +84,26 @@ describe('the bill per million jobs (figure 10): arithmetic', () => {
       ['+ each heartbeat', 1, undefined],
       ['+ each retry', 6, undefined],
       ['+ each takeover (message redelivered)', 6, 2],
-      ['+ shadow mode (per job shadowed)', 2, undefined],
+      ['+ shadow mode (per job shadowed)', undefined, undefined],
+    ]);
+    // Shadow mode's line has leasefence units only when the run measured them (with figure 7).
+    const shadowed = billLines(capacity, undefined, PUBLISHED_PRICES, units(2)).at(-1);
+    expect([shadowed?.leasefence?.counts.wru, shadowed?.leasefence?.counts.sqsRequests, shadowed?.peer]).toEqual([
+      2,
+      0,
+      undefined,
     ]);
     const sqs = lines.map((line) => line.leasefence?.counts.sqsRequests);
     // A job and a retry send and deliver one message; a redelivery is one more receive share; the rest send nothing.
     expect(sqs.map((value) => (value === undefined ? undefined : Number(value.toFixed(6))))).toEqual([
-      1.2, 0, 0, 0, 0, 1.2, 0.1, 0,
+      1.2,
+      0,
+      0,
+      0,
+      0,
+      1.2,
+      0.1,
+      undefined,
     ]);
     // The inline body's read-back: 1 RRU on top of the job.
     expect(lines[1]?.leasefence?.counts.rru).toBe(1);
