@@ -18,6 +18,7 @@ import { type JobAlarmKey, JobAlarms } from './alarms.js';
 import { JobDashboard } from './dashboard.js';
 import { createLeasefenceFunction, PackagedEntry } from './functions.js';
 import { createIdentifierKeySecret } from './identifier-key.js';
+import { createInFlightAlarm } from './in-flight-alarm.js';
 import {
   adminInvokeGuardStatement,
   adminStatements,
@@ -64,6 +65,8 @@ class FencedJobQueue extends Construct {
   readonly adminUrl: lambda.FunctionUrl;
   /** Every alarm by key; each notifies alarmTopic. */
   readonly alarms: Record<JobAlarmKey, cloudwatch.Alarm>;
+  /** Jobs-queue messages in flight near SQS's quota (`ApproximateNumberOfMessagesNotVisible`); notifies alarmTopic. */
+  readonly inFlightAlarm: cloudwatch.Alarm;
   /** The topic the alarms notify (created unless one was passed). */
   readonly alarmTopic: sns.ITopic;
   /** The customer-managed key of tables, queues and topic, when one was passed. */
@@ -86,11 +89,11 @@ class FencedJobQueue extends Construct {
     this.deadlineShards = config.deadlineShards;
     this.encryptionKey = config.encryptionKey;
     const encryption = config.encryptionKey ? { encryptionKey: config.encryptionKey } : {};
-    const { jobs, payloads } = createTables(this, {
-      removalPolicy: config.removalPolicy,
-      deletionProtection: config.deletionProtection,
-      ...encryption,
-    });
+    const { jobs, payloads } = createTables(
+      this,
+      { removalPolicy: config.removalPolicy, deletionProtection: config.deletionProtection, ...encryption },
+      config.warmThroughput,
+    );
     this.jobsTable = jobs;
     this.payloadsTable = payloads;
     const { queue, deadLetterQueue } = createQueues(this, {
@@ -217,13 +220,19 @@ class FencedJobQueue extends Construct {
       ...(config.alarmThresholds ? { thresholds: config.alarmThresholds } : {}),
     });
     this.alarms = alarms.alarms;
+    this.inFlightAlarm = createInFlightAlarm(this, {
+      serviceName: config.serviceName,
+      queue,
+      alarmTopic: this.alarmTopic,
+      ...(config.inFlightAlarmThreshold !== undefined ? { threshold: config.inFlightAlarmThreshold } : {}),
+    });
     this.dashboard = new JobDashboard(this, 'Monitoring', {
       serviceName: config.serviceName,
       ...(config.dashboardName ? { dashboardName: config.dashboardName } : {}),
       queue,
       deadLetterQueue,
       functions: { worker: this.worker, sweeper: this.sweeper, admin: this.admin },
-      alarms: Object.values(alarms.alarms),
+      alarms: [...Object.values(alarms.alarms), this.inFlightAlarm],
     }).dashboard;
   }
 

@@ -2,6 +2,7 @@
 export { type AlarmThresholds, DEFAULT_ALARM_THRESHOLDS } from './alarms.js';
 export { FencedJobQueue } from './fenced-job-queue.js';
 export { PackagedEntry } from './functions.js';
+export { DEFAULT_IN_FLIGHT_THRESHOLD } from './in-flight-alarm.js';
 export { type AdminRoutePrincipals, type FencedJobQueueProps, resolveProps } from './props.js';
 export { minimumVisibilityTimeout } from './queues.js';
 export { indexArn, tableFromDefinition } from './tables.js';
@@ -12,3 +13,10 @@ export {
   type TenantScope,
   type TenantScopedAction,
 } from './tenant-access.js';
+export {
+  type JobsIndexName,
+  type WarmTarget,
+  type WarmThroughputSettings,
+  type WarmUnits,
+  warmThroughputFor,
+} from './warm-throughput.js';

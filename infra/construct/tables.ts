@@ -4,6 +4,7 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
 import { jobsTableDefinition, payloadsTableDefinition, TTL_ATTRIBUTE } from '../../lib/store/table.js';
+import { cdkWarmThroughput, type WarmThroughputSettings, type WarmUnits } from './warm-throughput.js';
 
 /** How a table is kept (the construct defaults to RETAIN with deletion protection on), its TTL and its key. */
 interface TableOptions {
@@ -12,6 +13,8 @@ interface TableOptions {
   timeToLiveAttribute?: string;
   /** Customer-managed key; without it the table uses the AWS-managed key (alias/aws/dynamodb). */
   encryptionKey?: kms.IKey;
+  /** Warm throughput of the table and, by index name, of its indexes (checked by checkWarmThroughput). */
+  warmThroughput?: { table?: WarmUnits; indexes?: Readonly<Record<string, WarmUnits | undefined>> };
 }
 
 const ATTRIBUTE_TYPES: Record<string, dynamodb.AttributeType> = {
@@ -69,11 +72,13 @@ function tableFromDefinition(
       ? { encryption: dynamodb.TableEncryption.CUSTOMER_MANAGED, encryptionKey: options.encryptionKey }
       : { encryption: dynamodb.TableEncryption.AWS_MANAGED }),
     ...(options.timeToLiveAttribute ? { timeToLiveAttribute: options.timeToLiveAttribute } : {}),
+    ...warmOption(options.warmThroughput?.table),
   });
   for (const index of definition.GlobalSecondaryIndexes ?? []) {
     const projection = PROJECTIONS[index.Projection?.ProjectionType ?? 'ALL'];
     if (!index.IndexName || !projection) throw new Error(`${id}: index ${index.IndexName} has no name or projection`);
     table.addGlobalSecondaryIndex({
+      ...warmOption(options.warmThroughput?.indexes?.[index.IndexName]),
       indexName: index.IndexName,
       ...keys(definition, index.KeySchema),
       projectionType: projection,
@@ -83,12 +88,33 @@ function tableFromDefinition(
   return table;
 }
 
-/** The jobs table (work items, quarantine and audit records) and the payloads table (erasable bodies). */
-function createTables(scope: Construct, kept: TableOptions): { jobs: dynamodb.Table; payloads: dynamodb.Table } {
+/** `{ warmThroughput }` for a table or index that has one, nothing otherwise (DynamoDB's initial throughput). */
+function warmOption(entry: WarmUnits | undefined): { warmThroughput?: dynamodb.WarmThroughput } {
+  const warmThroughput = cdkWarmThroughput(entry);
+  return warmThroughput ? { warmThroughput } : {};
+}
+
+/**
+ * The jobs table (work items, quarantine and audit records) and the payloads table (erasable bodies), each
+ * table and index warmed as `warm` says (validated by the caller with checkWarmThroughput).
+ */
+function createTables(
+  scope: Construct,
+  kept: Omit<TableOptions, 'warmThroughput'>,
+  warm: WarmThroughputSettings = {},
+): { jobs: dynamodb.Table; payloads: dynamodb.Table } {
   const options = { ...kept, timeToLiveAttribute: TTL_ATTRIBUTE };
+  const jobsWarm = { ...(warm.jobsTable ? { table: warm.jobsTable } : {}), indexes: warm.jobsIndexes ?? {} };
+  const payloadsWarm = warm.payloadsTable ? { table: warm.payloadsTable } : {};
   return {
-    jobs: tableFromDefinition(scope, 'JobsTable', jobsTableDefinition('JobsTable'), options),
-    payloads: tableFromDefinition(scope, 'PayloadsTable', payloadsTableDefinition('PayloadsTable'), options),
+    jobs: tableFromDefinition(scope, 'JobsTable', jobsTableDefinition('JobsTable'), {
+      ...options,
+      warmThroughput: jobsWarm,
+    }),
+    payloads: tableFromDefinition(scope, 'PayloadsTable', payloadsTableDefinition('PayloadsTable'), {
+      ...options,
+      warmThroughput: payloadsWarm,
+    }),
   };
 }
 

@@ -7,9 +7,11 @@ import { renderMarkdown } from './report/markdown.js';
 import { type BenchResults, runMeta } from './report/results.js';
 import { measureBundles } from './scenarios/bundles.js';
 import { measureCapacity } from './scenarios/capacity.js';
+import { measureHandlerBatches } from './scenarios/handler-batches.js';
 import { measureHotPartitions } from './scenarios/hot-partitions.js';
 import { measureMemory } from './scenarios/memory.js';
 import { measureRequestCounts } from './scenarios/request-counts.js';
+import { measureShadowUnits } from './scenarios/shadow-capacity.js';
 import { measureStaleWorker } from './scenarios/stale-worker.js';
 import { measureSweeperScaling } from './scenarios/sweeper-scaling.js';
 import { measureThroughputAsDeployed } from './scenarios/throughput-as-deployed.js';
@@ -31,6 +33,8 @@ const Sizes = {
     initRuns: 15,
     writeBlocks: 7,
     loadJobsPerWorker: 1_500,
+    handlerBatchesPerRun: 20,
+    handlerWarmupBatches: 4,
   },
   quick: {
     jobsPerRun: 100,
@@ -41,6 +45,8 @@ const Sizes = {
     initRuns: 5,
     writeBlocks: 3,
     loadJobsPerWorker: 300,
+    handlerBatchesPerRun: 8,
+    handlerWarmupBatches: 2,
   },
 } as const;
 
@@ -67,7 +73,7 @@ function parseArgs(argv: readonly string[]): {
           .split(',')
           .map((value) => Number(value)),
       )
-    : new Set([1, 2, 3, 4, 5, 6, 7, 8]);
+    : new Set([1, 2, 3, 4, 5, 6, 7, 8, 9]);
   const known = ['--only=', '--price-wru=', '--price-rru='];
   for (const arg of argv) {
     if (arg !== '--quick' && !known.some((prefix) => arg.startsWith(prefix)))
@@ -150,6 +156,7 @@ async function main(): Promise<void> {
     try {
       const queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'bench-capacity' }))).QueueUrl ?? '';
       results.capacity = await withEngine((engine) => measureCapacity(engine, { sqs, queueUrl }));
+      results.shadowCapacity = await withEngine((engine) => measureShadowUnits(engine));
     } finally {
       sqs.destroy();
       await sqsEngine.stop();
@@ -159,6 +166,18 @@ async function main(): Promise<void> {
     progress('figure 8: load generator, 3 worker processes, one tenant and many');
     results.hotPartitions = await withEngine((engine) =>
       measureHotPartitions(engine, { workers: 3, jobsPerWorker: sizes.loadJobsPerWorker, concurrency: 8 }),
+    );
+  }
+  if (figures.has(9)) {
+    progress('figure 9: SQS batches of 10 through both handlers as deployed (one child process, engine in its own)');
+    results.handlerBatches = await withEngine((engine) =>
+      measureHandlerBatches(engine, {
+        concurrencies: [1, 8],
+        modes: ['protocol', 'fenced-record', 'fenced-record-quiet-logs'],
+        batchesPerRun: sizes.handlerBatchesPerRun,
+        warmupBatches: sizes.handlerWarmupBatches,
+        repetitions: sizes.repetitions,
+      }),
     );
   }
   results.meta.runtimeSeconds = (nowMs() - started) / 1000;

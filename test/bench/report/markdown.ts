@@ -1,5 +1,7 @@
+import { billSection } from './bill-section.js';
 import { capacitySection, hotPartitionSection } from './capacity-sections.js';
 import { num, table } from './format.js';
+import { handlerSection } from './handler-sections.js';
 import type { BenchResults } from './results.js';
 import {
   bundleSection,
@@ -38,6 +40,9 @@ function renderMarkdown(results: BenchResults): string {
     results.memory && memorySection(results),
     results.capacity && capacitySection(results),
     results.hotPartitions && hotPartitionSection(results),
+    results.handlerBatches && handlerSection(results.handlerBatches),
+    // Figure 10 is computed from figure 7 (and 9, when it ran), not measured on its own.
+    results.capacity && billSection(results),
   ].filter((section): section is string => typeof section === 'string');
   return [
     '# leasefence benchmarks',
@@ -48,7 +53,7 @@ function renderMarkdown(results: BenchResults): string {
     '',
     ENGINE_LIMITS,
     '',
-    '## Targets (issues #8 and #14)',
+    '## Targets (issues #8, #14 and #29)',
     '',
     table(
       ['figure', 'target', 'measured', 'status'],

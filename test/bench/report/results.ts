@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { arch, cpus, loadavg, platform } from 'node:os';
 import type { BundleReport } from '../scenarios/bundles.js';
-import type { CapacityReport } from '../scenarios/capacity.js';
+import type { CapacityReport, Units as CapacityUnits } from '../scenarios/capacity.js';
+import type { HandlerBatchReport } from '../scenarios/handler-batches.js';
 import type { HotPartitionRow } from '../scenarios/hot-partitions.js';
 import type { MemoryRow } from '../scenarios/memory.js';
 import type { RequestCountRow } from '../scenarios/request-counts.js';
@@ -38,6 +39,10 @@ interface BenchResults {
   memory?: MemoryRow[];
   capacity?: CapacityReport;
   hotPartitions?: HotPartitionRow[];
+  /** Shadow mode's units per shadowed execution (the accountant, with figure 7; used by figure 10). */
+  shadowCapacity?: CapacityUnits;
+  /** Figure 9: SQS batches through the deployed handlers. */
+  handlerBatches?: HandlerBatchReport;
 }
 
 function packageVersion(name: string): string {

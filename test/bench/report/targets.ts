@@ -1,7 +1,9 @@
 import type { ThroughputRow } from '../scenarios/throughput.js';
 import type { WriteShapeRow } from '../scenarios/write-shapes.js';
 import { kb, num } from './format.js';
+import { handlerTargets } from './handler-sections.js';
 import type { BenchResults } from './results.js';
+import type { TargetRow, TargetStatus } from './target-row.js';
 
 /** Thresholds of issue #8. */
 const Targets = {
@@ -21,18 +23,6 @@ const Targets = {
   heartbeatWru: 1,
   rowBytes: 1024,
 } as const;
-
-/** met / missed against a threshold; `reported` for figures that are shown, not judged. */
-type TargetStatus = 'met' | 'missed' | 'reported' | 'not run';
-
-/** One line of the targets table, with why and what would fix it when missed. */
-interface TargetRow {
-  figure: string;
-  target: string;
-  measured: string;
-  status: TargetStatus;
-  note?: string;
-}
 
 function throughputTarget(rows: ThroughputRow[], shapes: WriteShapeRow[] | undefined): TargetRow {
   const fenced = rows.filter((row) => row.mode === 'side-effect');
@@ -216,6 +206,7 @@ function capacityTargets(results: BenchResults): TargetRow[] {
     measured: oneTenant ? `${num(oneTenant.hottestKeyShare * 100, 1)} %` : '–',
     status: oneTenant ? 'reported' : 'not run',
   });
+  rows.push(...handlerTargets(results.handlerBatches));
   return rows;
 }
 

@@ -3,9 +3,11 @@ import { renderMarkdown } from '../../bench/report/markdown.js';
 import { type BenchResults, runMeta } from '../../bench/report/results.js';
 import { measureBundles } from '../../bench/scenarios/bundles.js';
 import { measureCapacity } from '../../bench/scenarios/capacity.js';
+import { measureHandlerBatches } from '../../bench/scenarios/handler-batches.js';
 import { measureHotPartitions } from '../../bench/scenarios/hot-partitions.js';
 import { measureMemory } from '../../bench/scenarios/memory.js';
 import { measureRequestCounts } from '../../bench/scenarios/request-counts.js';
+import { measureShadowUnits } from '../../bench/scenarios/shadow-capacity.js';
 import { measureStaleWorker } from '../../bench/scenarios/stale-worker.js';
 import { measureSweeperScaling } from '../../bench/scenarios/sweeper-scaling.js';
 import { measureThroughputAsDeployed } from '../../bench/scenarios/throughput-as-deployed.js';
@@ -158,6 +160,9 @@ describe('benchmark scenarios at tiny size', () => {
       ['sweep, per heartbeating claim past its index deadline', true, false],
       ['operator action (cancel a claimed job)', true, false],
     ]);
+    // Shadow mode (figure 10's line): a conditional start and end on the shadow row, in no index.
+    results.shadowCapacity = await measureShadowUnits(engine);
+    expect(results.shadowCapacity).toEqual({ wru: 2, rru: 0, indexWru: 0 });
   });
 
   it('figure 8: two worker processes spread one tenant over its 16 partition keys', { timeout: 120_000 }, async () => {
@@ -184,12 +189,72 @@ describe('benchmark scenarios at tiny size', () => {
     expect(report.rows.map((row) => row.initSdkBundled?.runs)).toEqual([1, undefined, undefined, 1]);
   });
 
+  it('figure 9: both handlers, built as the construct builds them, acknowledge every record and spend the same writes per job, with and without the record write', {
+    timeout: 180_000,
+  }, async () => {
+    const report = await measureHandlerBatches(engine, {
+      concurrencies: [1, 2],
+      modes: ['protocol', 'fenced-record'],
+      batchesPerRun: 2,
+      warmupBatches: 1,
+      repetitions: 2,
+    });
+
+    results.handlerBatches = report;
+    expect(report.batchSize).toBe(10);
+    expect(report.cpuPinning).toMatch(/^(engine pinned to CPU|not pinned: )/);
+    const counts = report.rows.map((row) => [
+      row.mode,
+      row.concurrency,
+      row.leasefence.batches,
+      row.leasefence.jobs,
+      row.leasefence.batchItemFailures,
+      row.leasefence.writesPerJob,
+      row.peer.batches,
+      row.peer.jobs,
+      row.peer.batchItemFailures,
+      row.peer.writesPerJob,
+    ]);
+    // Two timed runs of two batches of ten per cell. Protocol: claim-on-create + completion (leasefence), the
+    // in-progress put + the completion update (peer); the record write adds one write to each.
+    expect(counts).toEqual([
+      ['protocol', 1, 4, 40, 0, 2, 4, 40, 0, 2],
+      ['protocol', 2, 4, 40, 0, 2, 4, 40, 0, 2],
+      ['fenced-record', 1, 4, 40, 0, 3, 4, 40, 0, 3],
+      ['fenced-record', 2, 4, 40, 0, 3, 4, 40, 0, 3],
+    ]);
+    // Reads: no job reads anything; leasefence's store reads its fence epoch once per 5 s, never per job.
+    for (const row of report.rows) {
+      expect(row.leasefence.readsPerJob).toBeLessThan(1);
+      expect(row.peer.readsPerJob).toBe(0);
+    }
+    // Every job of the record mode wrote its own record once: the timed jobs plus one warm-up batch per cell.
+    expect(report.recordsWritten).toEqual({ leasefence: 100, peer: 100 });
+  });
+
   it('renders every figure and the targets table', () => {
     const markdown = renderMarkdown(results);
 
-    for (const heading of ['## Targets', '## 1.', '## 2.', '## 3.', '## 4.', '## 5.', '## 6.', '## 7.', '## 8.']) {
+    const headings = [
+      '## Targets',
+      '## 1.',
+      '## 2.',
+      '## 3.',
+      '## 4.',
+      '## 5.',
+      '## 6.',
+      '## 7.',
+      '## 8.',
+      '## 9.',
+      '## 10.',
+    ];
+    for (const heading of headings) {
       expect(markdown).toContain(heading);
     }
     expect(markdown).not.toContain('not run');
+    // Figure 10, computed from figure 7's units and figure 9's CPU: a job's line for both systems.
+    expect(markdown).toMatch(
+      /\| a job \(payloadRef\) \| \$[\d.]+ \| \$[\d.]+ \| \$[\d.]+ \| \*\*\$[\d.]+\*\* \| \$[\d.]+ \|/,
+    );
   });
 });
