@@ -1,4 +1,4 @@
-import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { serializeEnvelope } from './envelope.js';
 import { messageGroupOf } from './message-group.js';
 import { type WakeSubject, wakeEnvelope } from './wake-envelope.js';
@@ -42,11 +42,16 @@ async function sendWakeSignals(sqs: SQSClient, queueUrl: string, items: readonly
       fail(1, error);
     }
   }
+  if (bodies.length === 0) return report;
+  // Loaded here, not at import: a worker bundles this module but sends a wake-up only for a successor, so the SQS
+  // SDK stays out of its cold start (the caller's client has loaded the module already; this is a cache hit).
+  const sdk = await import('@aws-sdk/client-sqs').catch((error: unknown) => fail(bodies.length, error));
+  if (!sdk) return report;
   for (let start = 0; start < bodies.length; start += SQS_BATCH_SIZE) {
     const chunk = bodies.slice(start, start + SQS_BATCH_SIZE);
     try {
       const output = await sqs.send(
-        new SendMessageBatchCommand({
+        new sdk.SendMessageBatchCommand({
           QueueUrl: queueUrl,
           Entries: chunk.map(({ body, group }, index) => ({
             Id: String(index),
