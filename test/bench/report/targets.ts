@@ -1,13 +1,14 @@
 import type { ThroughputRow } from '../scenarios/throughput.js';
 import type { WriteShapeRow } from '../scenarios/write-shapes.js';
-import { kb, num } from './format.js';
+import { coldStartTargets } from './cold-start-targets.js';
+import { num } from './format.js';
 import type { BenchResults } from './results.js';
+import type { TargetRow, TargetStatus } from './target-row.js';
 
 /** Thresholds of issue #8. */
 const Targets = {
   throughputRatio: 1.0,
   sweeperReadRatio: 1.1,
-  workerBundleBytes: 300_000,
   /**
    * Heap growth per job after a full GC that still counts as flat: JIT code and feedback keep growing by tens of
    * bytes per job for a while (the peer shows it too), while retaining any object the runtime allocates per job
@@ -21,18 +22,6 @@ const Targets = {
   heartbeatWru: 1,
   rowBytes: 1024,
 } as const;
-
-/** met / missed against a threshold; `reported` for figures that are shown, not judged. */
-type TargetStatus = 'met' | 'missed' | 'reported' | 'not run';
-
-/** One line of the targets table, with why and what would fix it when missed. */
-interface TargetRow {
-  figure: string;
-  target: string;
-  measured: string;
-  status: TargetStatus;
-  note?: string;
-}
 
 function throughputTarget(rows: ThroughputRow[], shapes: WriteShapeRow[] | undefined): TargetRow {
   const fenced = rows.filter((row) => row.mode === 'side-effect');
@@ -104,22 +93,7 @@ function evaluateTargets(results: BenchResults): TargetRow[] {
       : '–',
     status: !sweeper ? 'not run' : sweeperRatio <= Targets.sweeperReadRatio ? 'met' : 'missed',
   });
-  const worker = results.bundles?.rows.find((row) => row.name === 'worker');
-  const defaultBytes = worker?.sdkExternalBytes;
-  const bundleMet = defaultBytes !== undefined && defaultBytes <= Targets.workerBundleBytes;
-  rows.push({
-    figure: '5',
-    target: `worker bundle ≤ ${kb(Targets.workerBundleBytes)} minified (default: SDK from the Lambda runtime)`,
-    measured: worker
-      ? `${kb(worker.sdkExternalBytes)} (with bundleAwsSdk: true ${kb(worker.sdkBundledBytes)}, not judged)`
-      : '–',
-    status: !worker ? 'not run' : bundleMet ? 'met' : 'missed',
-    ...(worker && !bundleMet
-      ? {
-          note: 'The default worker bundle is over the limit: see what it imports with `esbuild --metafile` (a named `{ z }` import of zod alone adds ~370 kB of locales; the AWS SDK is external by default).',
-        }
-      : {}),
-  });
+  rows.push(...coldStartTargets(results));
   const memory = results.memory?.find((row) => row.system === 'leasefence');
   const heapPerJob = memory ? memory.heapSlopeBytesPer1k / 1000 : Number.NaN;
   const flat =

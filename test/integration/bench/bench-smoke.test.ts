@@ -182,12 +182,17 @@ describe('benchmark scenarios at tiny size', () => {
     for (const row of report.rows) expect(row.sdkBundledBytes).toBeGreaterThan(row.sdkExternalBytes);
     expect(report.rows.map((row) => row.initSdkExternal?.runs)).toEqual([1, 1, 1, 1]);
     expect(report.rows.map((row) => row.initSdkBundled?.runs)).toEqual([1, undefined, undefined, 1]);
+    // Each cold invocation handled its record (a failed record throws in the probe).
+    expect(report.coldInvocation.map((row) => [row.name, row.runs])).toEqual([
+      ['worker', 1],
+      ['powertools-idempotency', 1],
+    ]);
   });
 
   it('renders every figure and the targets table', () => {
     const markdown = renderMarkdown(results);
 
-    for (const heading of ['## Targets', '## 1.', '## 2.', '## 3.', '## 4.', '## 5.', '## 6.', '## 7.', '## 8.']) {
+    for (const heading of ['## Targets', '## 1.', '## 2.', '## 3.', '## 4.', '## 5.', '### 5b.', '## 6.', '## 7.', '## 8.']) {
       expect(markdown).toContain(heading);
     }
     expect(markdown).not.toContain('not run');
