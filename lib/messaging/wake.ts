@@ -3,6 +3,9 @@ import { serializeEnvelope } from './envelope.js';
 import { messageGroupOf } from './message-group.js';
 import { type WakeSubject, wakeEnvelope } from './wake-envelope.js';
 
+/** An SQS client, or a loader of one called on the first wake-up that has something to send (the SDK loads then). */
+type SqsClientSource = SQSClient | (() => Promise<SQSClient>);
+
 /** SendMessageBatch takes at most ten entries. */
 const SQS_BATCH_SIZE = 10;
 
@@ -27,7 +30,11 @@ function describeFailure(error: unknown): { name: string; message: string } {
  * Sends one `wake` message per item in batches of ten. Never throws for a bad row or a failed batch: a
  * wake-up is only a signal, and a lost one is re-sent by the sweeper from the deadline index.
  */
-async function sendWakeSignals(sqs: SQSClient, queueUrl: string, items: readonly WakeSubject[]): Promise<WakeReport> {
+async function sendWakeSignals(
+  sqs: SqsClientSource,
+  queueUrl: string,
+  items: readonly WakeSubject[],
+): Promise<WakeReport> {
   const report: WakeReport = { sent: 0, failed: 0 };
   const fail = (count: number, error: unknown) => {
     report.failed += count;
@@ -43,14 +50,17 @@ async function sendWakeSignals(sqs: SQSClient, queueUrl: string, items: readonly
     }
   }
   if (bodies.length === 0) return report;
-  // Loaded here, not at import: a worker bundles this module but sends a wake-up only for a successor, so the SQS
-  // SDK stays out of its cold start (the caller's client has loaded the module already; this is a cache hit).
-  const sdk = await import('@aws-sdk/client-sqs').catch((error: unknown) => fail(bodies.length, error));
-  if (!sdk) return report;
+  // Loaded here, not at import: the worker and the sweeper bundle this module, but only a successor or a due row
+  // needs a wake-up, so the SQS SDK stays out of their cold start. A failed load fails these wake-ups, never throws.
+  const ready = await Promise.all([import('@aws-sdk/client-sqs'), typeof sqs === 'function' ? sqs() : sqs]).catch(
+    (error: unknown) => fail(bodies.length, error),
+  );
+  if (!ready) return report;
+  const [sdk, client] = ready;
   for (let start = 0; start < bodies.length; start += SQS_BATCH_SIZE) {
     const chunk = bodies.slice(start, start + SQS_BATCH_SIZE);
     try {
-      const output = await sqs.send(
+      const output = await client.send(
         new sdk.SendMessageBatchCommand({
           QueueUrl: queueUrl,
           Entries: chunk.map(({ body, group }, index) => ({
@@ -75,4 +85,4 @@ async function sendWakeSignals(sqs: SQSClient, queueUrl: string, items: readonly
   return report;
 }
 
-export { sendWakeSignals, type WakeReport };
+export { type SqsClientSource, sendWakeSignals, type WakeReport };

@@ -79,4 +79,14 @@ describe('sweeper and admin cold start', () => {
       expect(pathOf(name).staticPackages).not.toContain('@aws-sdk/client-secrets-manager');
     }
   });
+
+  it('the sweeper imports only the DynamoDB SDK at module scope; SQS loads for its first wake-up', () => {
+    const sweeper = pathOf('sweeper');
+    expect(sweeper.staticPackages.sort()).toEqual([
+      '@aws-sdk/client-dynamodb',
+      '@aws-sdk/lib-dynamodb',
+      '@aws-sdk/util-dynamodb',
+    ]);
+    expect(sweeper.dynamicPackages).toContain('@aws-sdk/client-sqs');
+  });
 });
