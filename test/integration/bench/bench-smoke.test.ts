@@ -192,7 +192,18 @@ describe('benchmark scenarios at tiny size', () => {
   it('renders every figure and the targets table', () => {
     const markdown = renderMarkdown(results);
 
-    for (const heading of ['## Targets', '## 1.', '## 2.', '## 3.', '## 4.', '## 5.', '### 5b.', '## 6.', '## 7.', '## 8.']) {
+    for (const heading of [
+      '## Targets',
+      '## 1.',
+      '## 2.',
+      '## 3.',
+      '## 4.',
+      '## 5.',
+      '### 5b.',
+      '## 6.',
+      '## 7.',
+      '## 8.',
+    ]) {
       expect(markdown).toContain(heading);
     }
     expect(markdown).not.toContain('not run');
