@@ -82,7 +82,9 @@ function readConfig(env: NodeJS.ProcessEnv = process.env): LeasefenceConfig {
       .map(([field, variable]) => [field, env[variable] === '' ? undefined : env[variable]])
       .filter(([, value]) => value !== undefined),
   );
-  return parseInput(configSchema, raw, `environment (${Object.values(EnvironmentVariable).join(', ')})`);
+  return parseInput(configSchema, raw, `environment (${Object.values(EnvironmentVariable).join(', ')})`, {
+    once: true,
+  });
 }
 
 export { EnvironmentVariable, type LeasefenceConfig, readConfig };

@@ -229,9 +229,10 @@ function defineJob<Payload, Provider = unknown>(
     ...(input.recordTables !== undefined ? { recordTables: Object.freeze([...input.recordTables]) } : {}),
   };
   try {
-    parseInput(definitionShape, shape, `job definition ${String(input.type)}`);
+    // Definitions are made at module scope, once per process: the cold start parses them (see parseInput's once).
+    parseInput(definitionShape, shape, `job definition ${String(input.type)}`, { once: true });
     if (input.provider !== undefined)
-      parseInput(providerShape, input.provider, `job definition ${input.type}: provider`);
+      parseInput(providerShape, input.provider, `job definition ${input.type}: provider`, { once: true });
   } catch (error) {
     throw new JobDefinitionError((error as Error).message);
   }

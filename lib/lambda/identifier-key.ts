@@ -1,4 +1,4 @@
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { LeasefenceConfig } from '../config.js';
 import { ConfigurationError } from '../errors.js';
 import { DEVELOPMENT_IDENTIFIER_KEY, type IdentifierKey } from '../hashing.js';
@@ -12,9 +12,17 @@ interface LoadedIdentifierKey {
   source: 'secret' | 'development';
 }
 
+/**
+ * GetSecretValue through a client built on the first read: the Secrets Manager SDK module is loaded then, on the
+ * first invocation, not at import (it is needed once per container, and is not in a cold start's module init).
+ */
 function secretsManagerReader(): SecretReader {
-  const client = new SecretsManagerClient({});
-  return async (secretArn) => (await client.send(new GetSecretValueCommand({ SecretId: secretArn }))).SecretString;
+  let client: SecretsManagerClient | undefined;
+  return async (secretArn) => {
+    const { GetSecretValueCommand, SecretsManagerClient } = await import('@aws-sdk/client-secrets-manager');
+    client ??= new SecretsManagerClient({});
+    return (await client.send(new GetSecretValueCommand({ SecretId: secretArn }))).SecretString;
+  };
 }
 
 /** True inside AWS Lambda, which sets AWS_LAMBDA_FUNCTION_NAME for every function. */

@@ -1,15 +1,14 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { ScheduledEvent } from 'aws-lambda';
 import { type LeasefenceConfig, readConfig } from '../config.js';
 import { ConfigurationError } from '../errors.js';
+import type { SqsClientSource } from '../messaging/wake.js';
 import { METRIC_NAMESPACE, MetricName, serviceName } from '../metric-names.js';
-import { createSqsClient } from '../sqs-client.js';
 import type { WorkItemStore } from '../store/work-item-store.js';
 import { sweepFromStoredCursor } from '../sweeper/cursor.js';
 import type { SweepSummary } from '../sweeper/sweeper.js';
-import { createHandlerClients, sqsEndpointOptions } from './clients.js';
+import { createHandlerClients, lazySqsClient } from './clients.js';
 
 /** Options of the sweeper handler; everything defaults to the Lambda environment. */
 interface SweeperHandlerOptions {
@@ -25,7 +24,7 @@ type SweeperHandler = (event?: Partial<ScheduledEvent>) => Promise<SweepResult>;
 
 interface SweeperContainer {
   store: WorkItemStore;
-  sqs: SQSClient;
+  sqs: SqsClientSource;
   queueUrl: string;
 }
 
@@ -52,8 +51,8 @@ function createSweeperHandler(options: SweeperHandlerOptions = {}): SweeperHandl
     const config = options.config ?? readConfig();
     if (!config.queueUrl) throw new ConfigurationError('LEASEFENCE_QUEUE_URL is required by the sweeper');
     const { store } = createHandlerClients(config);
-    const sqs = createSqsClient(sqsEndpointOptions(config));
-    return { store, sqs, queueUrl: config.queueUrl };
+    // Built (and the SQS SDK loaded) on the first run that has a due row to wake: an idle sweep never loads it.
+    return { store, sqs: lazySqsClient(config), queueUrl: config.queueUrl };
   };
 
   return async () => {

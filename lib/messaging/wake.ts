@@ -1,7 +1,10 @@
-import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { serializeEnvelope } from './envelope.js';
 import { messageGroupOf } from './message-group.js';
 import { type WakeSubject, wakeEnvelope } from './wake-envelope.js';
+
+/** An SQS client, or a loader of one called on the first wake-up that has something to send (the SDK loads then). */
+type SqsClientSource = SQSClient | (() => Promise<SQSClient>);
 
 /** SendMessageBatch takes at most ten entries. */
 const SQS_BATCH_SIZE = 10;
@@ -27,7 +30,11 @@ function describeFailure(error: unknown): { name: string; message: string } {
  * Sends one `wake` message per item in batches of ten. Never throws for a bad row or a failed batch: a
  * wake-up is only a signal, and a lost one is re-sent by the sweeper from the deadline index.
  */
-async function sendWakeSignals(sqs: SQSClient, queueUrl: string, items: readonly WakeSubject[]): Promise<WakeReport> {
+async function sendWakeSignals(
+  sqs: SqsClientSource,
+  queueUrl: string,
+  items: readonly WakeSubject[],
+): Promise<WakeReport> {
   const report: WakeReport = { sent: 0, failed: 0 };
   const fail = (count: number, error: unknown) => {
     report.failed += count;
@@ -42,11 +49,19 @@ async function sendWakeSignals(sqs: SQSClient, queueUrl: string, items: readonly
       fail(1, error);
     }
   }
+  if (bodies.length === 0) return report;
+  // Loaded here, not at import: the worker and the sweeper bundle this module, but only a successor or a due row
+  // needs a wake-up, so the SQS SDK stays out of their cold start. A failed load fails these wake-ups, never throws.
+  const ready = await Promise.all([import('@aws-sdk/client-sqs'), typeof sqs === 'function' ? sqs() : sqs]).catch(
+    (error: unknown) => fail(bodies.length, error),
+  );
+  if (!ready) return report;
+  const [sdk, client] = ready;
   for (let start = 0; start < bodies.length; start += SQS_BATCH_SIZE) {
     const chunk = bodies.slice(start, start + SQS_BATCH_SIZE);
     try {
-      const output = await sqs.send(
-        new SendMessageBatchCommand({
+      const output = await client.send(
+        new sdk.SendMessageBatchCommand({
           QueueUrl: queueUrl,
           Entries: chunk.map(({ body, group }, index) => ({
             Id: String(index),
@@ -70,4 +85,4 @@ async function sendWakeSignals(sqs: SQSClient, queueUrl: string, items: readonly
   return report;
 }
 
-export { sendWakeSignals, type WakeReport };
+export { type SqsClientSource, sendWakeSignals, type WakeReport };

@@ -1,5 +1,5 @@
-import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { Clock } from '../clock.js';
+import type { SqsClientSource } from '../messaging/wake.js';
 import type { WorkItemStore } from '../store/work-item-store.js';
 
 /** Where the next run starts: the deadline shard served first. Safe to drop (the index is the truth). */
@@ -10,7 +10,8 @@ interface SweepCursor {
 /** What a sweep needs. `shards` defaults to the store's deadline shard count, `clock` to the store's clock. */
 interface SweepOptions {
   store: WorkItemStore;
-  sqs: SQSClient;
+  /** The client wake-ups go through, or its loader: called on the first run with something to wake. */
+  sqs: SqsClientSource;
   queueUrl: string;
   clock?: Clock;
   /** Index entries read per run at most (the work bound); the rest waits for the next run. */

@@ -1,4 +1,5 @@
 import type { RequestCount } from '../scenarios/request-counts.js';
+import { coldInvocationSection } from './cold-start-section.js';
 import { kb, mb, num, table } from './format.js';
 import type { BenchResults } from './results.js';
 
@@ -194,6 +195,8 @@ function bundleSection(results: BenchResults): string {
     report
       ? `Init runs per bundle: ${report.rows[0]?.initSdkExternal?.runs ?? 0}. Synth and bundling took ${num(report.synthSeconds, 0)} s.`
       : '',
+    '',
+    coldInvocationSection(report),
   ].join('\n');
 }
 

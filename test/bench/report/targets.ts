@@ -1,6 +1,7 @@
 import type { ThroughputRow } from '../scenarios/throughput.js';
 import type { WriteShapeRow } from '../scenarios/write-shapes.js';
-import { kb, num } from './format.js';
+import { coldStartTargets } from './cold-start-targets.js';
+import { num } from './format.js';
 import { handlerTargets } from './handler-sections.js';
 import type { BenchResults } from './results.js';
 import type { TargetRow, TargetStatus } from './target-row.js';
@@ -9,7 +10,6 @@ import type { TargetRow, TargetStatus } from './target-row.js';
 const Targets = {
   throughputRatio: 1.0,
   sweeperReadRatio: 1.1,
-  workerBundleBytes: 300_000,
   /**
    * Heap growth per job after a full GC that still counts as flat: JIT code and feedback keep growing by tens of
    * bytes per job for a while (the peer shows it too), while retaining any object the runtime allocates per job
@@ -94,22 +94,7 @@ function evaluateTargets(results: BenchResults): TargetRow[] {
       : '–',
     status: !sweeper ? 'not run' : sweeperRatio <= Targets.sweeperReadRatio ? 'met' : 'missed',
   });
-  const worker = results.bundles?.rows.find((row) => row.name === 'worker');
-  const defaultBytes = worker?.sdkExternalBytes;
-  const bundleMet = defaultBytes !== undefined && defaultBytes <= Targets.workerBundleBytes;
-  rows.push({
-    figure: '5',
-    target: `worker bundle ≤ ${kb(Targets.workerBundleBytes)} minified (default: SDK from the Lambda runtime)`,
-    measured: worker
-      ? `${kb(worker.sdkExternalBytes)} (with bundleAwsSdk: true ${kb(worker.sdkBundledBytes)}, not judged)`
-      : '–',
-    status: !worker ? 'not run' : bundleMet ? 'met' : 'missed',
-    ...(worker && !bundleMet
-      ? {
-          note: 'The default worker bundle is over the limit: see what it imports with `esbuild --metafile` (a named `{ z }` import of zod alone adds ~370 kB of locales; the AWS SDK is external by default).',
-        }
-      : {}),
-  });
+  rows.push(...coldStartTargets(results));
   const memory = results.memory?.find((row) => row.system === 'leasefence');
   const heapPerJob = memory ? memory.heapSlopeBytesPer1k / 1000 : Number.NaN;
   const flat =

@@ -7,9 +7,11 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { build } from 'esbuild';
 import { type BundleSizes, bundleSizesOf } from '../../../infra/app/bundle-size.js';
 import { synthLeasefenceApp } from '../../../infra/app/synth.js';
+import type { ColdInvocation } from '../support/cold-invocation.js';
 import { constructBundling } from '../support/construct-bundling.js';
 import { type InitTarget, type InitTime, measureInitTimes } from '../support/init-time.js';
 import { nowMs } from '../support/stats.js';
+import { measureColdInvocation } from './cold-invocation.js';
 
 /** One function of figure 5: minified code bytes with the AWS SDK left to the runtime (the default) and bundled. */
 interface BundleRow {
@@ -26,6 +28,8 @@ interface BundleRow {
 interface BundleReport {
   rows: BundleRow[];
   synthSeconds: number;
+  /** Import + first handled SQS event, worker and peer (scenarios/cold-invocation.ts). */
+  coldInvocation: ColdInvocation[];
 }
 
 const PEER_ENTRY = fileURLToPath(new URL('../bundle/peer-handler.ts', import.meta.url));
@@ -122,7 +126,7 @@ async function measureBundles(options: { initRuns: number }): Promise<BundleRepo
       initSdkExternal: initOf('powertools-idempotency'),
       initSdkBundled: initOf('powertools-idempotency+sdk'),
     });
-    return { rows, synthSeconds };
+    return { rows, synthSeconds, coldInvocation: await measureColdInvocation({ runs: options.initRuns }) };
   } finally {
     for (const dir of [peerDir, bundled.outdir, external.outdir, RESOLVABLE_DIR]) {
       rmSync(dir, { recursive: true, force: true });

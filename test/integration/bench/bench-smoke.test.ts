@@ -187,6 +187,11 @@ describe('benchmark scenarios at tiny size', () => {
     for (const row of report.rows) expect(row.sdkBundledBytes).toBeGreaterThan(row.sdkExternalBytes);
     expect(report.rows.map((row) => row.initSdkExternal?.runs)).toEqual([1, 1, 1, 1]);
     expect(report.rows.map((row) => row.initSdkBundled?.runs)).toEqual([1, undefined, undefined, 1]);
+    // Each cold invocation handled its record (a failed record throws in the probe).
+    expect(report.coldInvocation.map((row) => [row.name, row.runs])).toEqual([
+      ['worker', 1],
+      ['powertools-idempotency', 1],
+    ]);
   });
 
   it('figure 9: both handlers, built as the construct builds them, acknowledge every record and spend the same writes per job, with and without the record write', {
@@ -242,6 +247,7 @@ describe('benchmark scenarios at tiny size', () => {
       '## 3.',
       '## 4.',
       '## 5.',
+      '### 5b.',
       '## 6.',
       '## 7.',
       '## 8.',

@@ -44,6 +44,23 @@ describe('identifierKeyLoader', () => {
     expect((await load()).source).toBe('secret');
     expect(calls).toBe(3);
   });
+
+  it('the default reader loads the Secrets Manager SDK on the first read; a failed read is a ConfigurationError', async () => {
+    // Nothing listens on this loopback port: the SDK module is imported, the client built, the request refused.
+    vi.stubEnv('AWS_ENDPOINT_URL_SECRETS_MANAGER', 'http://127.0.0.1:9');
+    vi.stubEnv('AWS_REGION', 'eu-west-1');
+    vi.stubEnv('AWS_ACCESS_KEY_ID', 'test');
+    vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'test');
+    vi.stubEnv('AWS_MAX_ATTEMPTS', '1');
+    try {
+      const load = identifierKeyLoader({ identifierKeySecretArn: ARN }, undefined, {});
+
+      await expect(load()).rejects.toBeInstanceOf(ConfigurationError);
+      await expect(load()).rejects.toThrow(/cannot read the identifier key secret/);
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
 });
 
 describe('a handler without the identifier key secret, in Lambda', () => {

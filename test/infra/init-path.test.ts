@@ -1,0 +1,92 @@
+import { fileURLToPath } from 'node:url';
+import { build, type Metafile } from 'esbuild';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { constructBundling } from '../bench/support/construct-bundling.js';
+
+// What a cold start evaluates: the modules each function's bundle holds, and the AWS SDK packages it imports at
+// module scope (statically, so Node loads them before the handler module runs). Built with the construct's
+// esbuild settings and the AWS SDK external, as deployed by default. Counts and names only, never time.
+
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const ENTRIES = {
+  worker: 'examples/worker.ts',
+  sweeper: 'functions/sweeper.ts',
+  admin: 'functions/admin.ts',
+} as const;
+
+/** The bundle of one entry: its input files (repository-relative) and the packages it imports at module scope. */
+interface InitPath {
+  inputs: string[];
+  staticPackages: string[];
+  dynamicPackages: string[];
+}
+
+async function initPathOf(entry: string): Promise<InitPath> {
+  const result = await build({
+    ...constructBundling(false),
+    absWorkingDir: REPO_ROOT,
+    entryPoints: [entry],
+    outfile: 'index.mjs',
+    write: false,
+    metafile: true,
+    sourcemap: false,
+  });
+  const output = Object.values((result.metafile as Metafile).outputs).find((out) => out.entryPoint !== undefined);
+  if (!output) throw new Error(`${entry}: esbuild wrote no entry output`);
+  const external = (kind: string) => [
+    ...new Set(
+      output.imports
+        .filter((imp) => imp.external && imp.kind === kind && !imp.path.startsWith('node:'))
+        .map((imp) => imp.path),
+    ),
+  ];
+  return {
+    inputs: Object.keys(output.inputs),
+    staticPackages: external('import-statement'),
+    dynamicPackages: external('dynamic-import'),
+  };
+}
+
+const paths: Partial<Record<keyof typeof ENTRIES, InitPath>> = {};
+
+beforeAll(async () => {
+  for (const [name, entry] of Object.entries(ENTRIES)) paths[name as keyof typeof ENTRIES] = await initPathOf(entry);
+}, 120_000);
+
+function pathOf(name: keyof typeof ENTRIES): InitPath {
+  const path = paths[name];
+  if (!path) throw new Error(`${name} was not bundled`);
+  return path;
+}
+
+describe('worker cold start: what its module init loads', () => {
+  it('imports only the DynamoDB SDK at module scope; SQS and Secrets Manager load on first use', () => {
+    const worker = pathOf('worker');
+    expect(worker.staticPackages.sort()).toEqual([
+      '@aws-sdk/client-dynamodb',
+      '@aws-sdk/lib-dynamodb',
+      '@aws-sdk/util-dynamodb',
+    ]);
+    expect(worker.dynamicPackages).toEqual(
+      expect.arrayContaining(['@aws-sdk/client-secrets-manager', '@aws-sdk/client-sqs']),
+    );
+  });
+});
+
+describe('sweeper and admin cold start', () => {
+  it('neither imports Secrets Manager at module scope', () => {
+    for (const name of ['sweeper', 'admin'] as const) {
+      expect(pathOf(name).staticPackages).not.toContain('@aws-sdk/client-secrets-manager');
+    }
+  });
+
+  it('the sweeper imports only the DynamoDB SDK at module scope; SQS loads for its first wake-up', () => {
+    const sweeper = pathOf('sweeper');
+    expect(sweeper.staticPackages.sort()).toEqual([
+      '@aws-sdk/client-dynamodb',
+      '@aws-sdk/lib-dynamodb',
+      '@aws-sdk/util-dynamodb',
+    ]);
+    expect(sweeper.dynamicPackages).toContain('@aws-sdk/client-sqs');
+  });
+});
