@@ -31,6 +31,7 @@ import {
 } from './permissions.js';
 import { type AdminRoutePrincipals, type FencedJobQueueProps, resolveProps } from './props.js';
 import { createQueues } from './queues.js';
+import { JobSchedules } from './schedules.js';
 import { SenderRegistry, type SenderTenantList } from './sender-registry.js';
 import { createTables } from './tables.js';
 import { grantTenantScopedAccess, type TenantAccessOptions, type TenantScope } from './tenant-access.js';
@@ -77,6 +78,8 @@ class FencedJobQueue extends Construct {
    * it from the deployment, never assume it: output it (the project stack's `DeadlineShards`) for the CLI.
    */
   readonly deadlineShards: number;
+  /** The recurring jobs (props.schedules): the Scheduler schedules, the tick function, its DLQ and alarms. */
+  readonly schedules: JobSchedules | undefined;
   /** Who may produce for which tenants (the worker's LEASEFENCE_SENDER_TENANTS), filled by grantSendJobs. */
   private readonly senders = new SenderRegistry(this);
 
@@ -217,6 +220,18 @@ class FencedJobQueue extends Construct {
       ...(config.alarmThresholds ? { thresholds: config.alarmThresholds } : {}),
     });
     this.alarms = alarms.alarms;
+    this.schedules = config.schedules?.length
+      ? new JobSchedules(this, 'Schedules', {
+          schedules: config.schedules,
+          ...(config.scheduleFlexibleWindow ? { flexibleWindow: config.scheduleFlexibleWindow } : {}),
+          resources,
+          environment,
+          function: common,
+          ...encryption,
+          serviceName: config.serviceName,
+          alarmTopic: this.alarmTopic,
+        })
+      : undefined;
     this.dashboard = new JobDashboard(this, 'Monitoring', {
       serviceName: config.serviceName,
       ...(config.dashboardName ? { dashboardName: config.dashboardName } : {}),
