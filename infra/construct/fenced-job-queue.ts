@@ -238,7 +238,7 @@ class FencedJobQueue extends Construct {
       queue,
       deadLetterQueue,
       functions: { worker: this.worker, sweeper: this.sweeper, admin: this.admin },
-      alarms: Object.values(alarms.alarms),
+      alarms: [...Object.values(alarms.alarms), ...Object.values(this.schedules?.alarms ?? {})],
     }).dashboard;
   }
 
