@@ -9,6 +9,7 @@ import { tickSchedule } from '../../lib/messaging/schedule-tick.js';
 import { WorkState } from '../../lib/states.js';
 import { createWorkerHarness, type WorkerHarness } from '../support/worker-harness.js';
 import { type ChainPlan, chainPlanArbitrary, type TickCommand } from './support/model/chain-commands.js';
+import { ReliabilityReport } from './support/report.js';
 
 const LEASE_MS = 10_000;
 const MINUTE = 60_000;
@@ -48,6 +49,7 @@ const child = defineJob({
 });
 
 describe('interleaving model, issue 26: enqueue successor and schedule tick', () => {
+  const report = new ReliabilityReport(__filename);
   let harness: WorkerHarness;
   let run = 0;
   const stats = { chainSteps: 0, tickDeliveries: 0 };
@@ -58,7 +60,9 @@ describe('interleaving model, issue 26: enqueue successor and schedule tick', ()
     console.log(
       `[leasefence reliability] chain model: ${stats.chainSteps} holder steps, ${stats.tickDeliveries} tick deliveries`,
     );
+    report.counts.interleavings = stats.chainSteps + stats.tickDeliveries;
     await harness.close();
+    await report.publish();
   });
 
   /** Plays the holder steps; each holder's delivery runs until its gate (or ends: its claim was refused). */
@@ -146,16 +150,21 @@ describe('interleaving model, issue 26: enqueue successor and schedule tick', ()
   }
 
   it(`keeps both invariants over ${RUNS} generated runs on the engine`, async () => {
-    await fc.assert(
-      fc.asyncProperty(chainPlanArbitrary, async (plan) => {
-        run += 1;
-        harness.clock.set(Date.UTC(2026, 11, 1) + run * 3_600_000);
-        const identity = parseIdentity({ tenantId: 'model', operationId: `parent-${run}` });
-        await playChain(plan, identity);
-        await checkSuccessors(identity, plan.chain.length);
-        await playTicks(plan.ticks, `model-${run}`);
-      }),
-      { numRuns: RUNS, seed: Number(process.env.LEASEFENCE_SEED ?? 2026) },
-    );
+    await fc
+      .assert(
+        fc.asyncProperty(chainPlanArbitrary, async (plan) => {
+          run += 1;
+          harness.clock.set(Date.UTC(2026, 11, 1) + run * 3_600_000);
+          const identity = parseIdentity({ tenantId: 'model', operationId: `parent-${run}` });
+          await playChain(plan, identity);
+          await checkSuccessors(identity, plan.chain.length);
+          await playTicks(plan.ticks, `model-${run}`);
+        }),
+        { numRuns: RUNS, seed: Number(process.env.LEASEFENCE_SEED ?? 2026) },
+      )
+      .catch((error: unknown) => {
+        report.add('invariantViolations');
+        throw error;
+      });
   }, 240_000);
 });
