@@ -23,6 +23,8 @@ const EnvironmentVariable = {
   adminRoutePrincipals: 'LEASEFENCE_ADMIN_ROUTE_PRINCIPALS',
   /** JSON: which senders (SQS SenderId) may produce for which tenants (lib/messaging/sender-tenants.ts; set by the construct). */
   senderTenants: 'LEASEFENCE_SENDER_TENANTS',
+  /** JSON: the schedules a tick function enqueues (lib/messaging/schedules-variable.ts; set by the construct). */
+  schedules: 'LEASEFENCE_SCHEDULES',
 } as const;
 
 /** An environment variable holding JSON that must match `schema` (text that is not JSON is an issue, not a throw). */

@@ -85,10 +85,12 @@ export type { ProducerDependencies, SendJobInput, SentJob, StoredJob } from './m
 export { sendJob } from './messaging/producer.js';
 export {
   defineSchedule,
+  defineSchedules,
   enqueueOccurrence,
   type Occurrence,
   occurrenceAt,
   type ScheduleDeclaration,
+  type ScheduleInput,
 } from './messaging/schedule.js';
 export { ShadowFinding } from './shadow/findings.js';
 export type { IdentifyMessage, ShadowIdentity } from './shadow/recorder.js';

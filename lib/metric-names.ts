@@ -40,6 +40,14 @@ const MetricName = {
   SweptToUnknown: 'SweptToUnknown',
   /** Sweeper: wake-up messages re-sent for expired leases with attempts left, due retries and lost wake-ups. */
   Resignalled: 'Resignalled',
+  /** Schedule tick: an occurrence's job was created. */
+  ScheduleTicks: 'ScheduleTicks',
+  /** Schedule tick: a delivery of a tick whose job already existed (a duplicate or late delivery): nothing written. */
+  ScheduleTickReplays: 'ScheduleTickReplays',
+  /** Schedule tick: ticks of the schedule's recent window (past the retry window) that have no job. */
+  ScheduleTicksMissed: 'ScheduleTicksMissed',
+  /** Schedule tick: a tick refused with nothing written (unknown schedule, bad input, ahead of the clock). */
+  ScheduleTicksRefused: 'ScheduleTicksRefused',
 } as const;
 
 /** Dimension Powertools Metrics adds to every metric; its value is POWERTOOLS_SERVICE_NAME. */

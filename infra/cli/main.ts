@@ -25,6 +25,7 @@ const COMMAND_LOADERS: Record<CommandName, () => Promise<CliCommand>> = {
   console: async () => (await import('./commands/console.js')).consoleCommand,
   runbook: async () => (await import('./commands/runbook.js')).runbookCommand,
   shadow: async () => (await import('./commands/shadow.js')).shadowCommand,
+  schedules: async () => (await import('./commands/schedules.js')).schedulesCommand,
 };
 
 /** True for a name of a command. */

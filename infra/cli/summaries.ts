@@ -21,6 +21,8 @@ const COMMAND_SUMMARIES = {
     'shadow mode report: operations an existing consumer ran twice, concurrently, after a completion, or with a conflicting payload',
   runbook:
     'write a runbook per job type: owner, alert route, honest claim, parked states and the commands to resolve them',
+  schedules:
+    'list each schedule with its next tick and last run; a past tick with no job is MISSED (exit 1), NOT EVALUATED when it cannot tell',
   check: 'go/no-go: runs the fault-injection scenarios on every job type and derives the nine controls from them',
 } as const;
 

@@ -97,6 +97,11 @@ class JobDashboard extends Construct {
         'Shadow mode (beside an existing consumer)',
         [MetricName.ShadowWriteFailed, MetricName.ShadowIdentityFailed].map(sum),
       ),
+      // Recurring jobs (the `schedules` prop): ticks that created a job, replays, and ticks without a job.
+      graph('Schedule ticks', [MetricName.ScheduleTicks, MetricName.ScheduleTickReplays].map(sum), [
+        leasefenceMetric(props.serviceName, MetricName.ScheduleTicksMissed, 'Maximum'),
+        sum(MetricName.ScheduleTicksRefused),
+      ]),
     );
   }
 }

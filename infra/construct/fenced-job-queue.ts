@@ -32,6 +32,7 @@ import {
 } from './permissions.js';
 import { type AdminRoutePrincipals, type FencedJobQueueProps, resolveProps } from './props.js';
 import { createQueues } from './queues.js';
+import { JobSchedules } from './schedules.js';
 import { SenderRegistry, type SenderTenantList } from './sender-registry.js';
 import { createTables } from './tables.js';
 import { grantTenantScopedAccess, type TenantAccessOptions, type TenantScope } from './tenant-access.js';
@@ -80,6 +81,8 @@ class FencedJobQueue extends Construct {
    * it from the deployment, never assume it: output it (the project stack's `DeadlineShards`) for the CLI.
    */
   readonly deadlineShards: number;
+  /** The recurring jobs (props.schedules): the Scheduler schedules, the tick function, its DLQ and alarms. */
+  readonly schedules: JobSchedules | undefined;
   /** Who may produce for which tenants (the worker's LEASEFENCE_SENDER_TENANTS), filled by grantSendJobs. */
   private readonly senders = new SenderRegistry(this);
 
@@ -226,13 +229,25 @@ class FencedJobQueue extends Construct {
       alarmTopic: this.alarmTopic,
       ...(config.inFlightAlarmThreshold !== undefined ? { threshold: config.inFlightAlarmThreshold } : {}),
     });
+    this.schedules = config.schedules?.length
+      ? new JobSchedules(this, 'Schedules', {
+          schedules: config.schedules,
+          ...(config.scheduleFlexibleWindow ? { flexibleWindow: config.scheduleFlexibleWindow } : {}),
+          resources,
+          environment,
+          function: common,
+          ...encryption,
+          serviceName: config.serviceName,
+          alarmTopic: this.alarmTopic,
+        })
+      : undefined;
     this.dashboard = new JobDashboard(this, 'Monitoring', {
       serviceName: config.serviceName,
       ...(config.dashboardName ? { dashboardName: config.dashboardName } : {}),
       queue,
       deadLetterQueue,
       functions: { worker: this.worker, sweeper: this.sweeper, admin: this.admin },
-      alarms: [...Object.values(alarms.alarms), this.inFlightAlarm],
+      alarms: [...Object.values(alarms.alarms), this.inFlightAlarm, ...Object.values(this.schedules?.alarms ?? {})],
     }).dashboard;
   }
 

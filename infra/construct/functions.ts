@@ -22,7 +22,7 @@ function findPackageRoot(from: string): string {
  * A handler shipped with the package: the TypeScript source in a checkout, the compiled JavaScript in an
  * installed package (dist/functions/NAME.js beside dist/infra/construct/).
  */
-function packagedEntry(name: 'sweeper' | 'admin'): string {
+function packagedEntry(name: 'sweeper' | 'admin' | 'schedule-tick'): string {
   const source = fileURLToPath(new URL(`../../functions/${name}.ts`, import.meta.url));
   return existsSync(source) ? source : fileURLToPath(new URL(`../../functions/${name}.js`, import.meta.url));
 }
@@ -31,6 +31,7 @@ function packagedEntry(name: 'sweeper' | 'admin'): string {
 const PackagedEntry = {
   sweeper: packagedEntry('sweeper'),
   admin: packagedEntry('admin'),
+  scheduleTick: packagedEntry('schedule-tick'),
 } as const;
 
 /** ESM needs `require` for the few CommonJS dependencies that call it at runtime. */

@@ -8,7 +8,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { SETTINGS_PARTITION } from '../../lib/store/fence-epoch.js';
 import { AUDIT_PARTITION, JobsIndex, SWEEPER_PARTITION } from '../../lib/store/table.js';
 import { indexArn } from './tables.js';
-import { type TenantScope, tenantConditions } from './tenant-access.js';
+import { leadingKeyPattern, type TenantScope, tenantConditions } from './tenant-access.js';
 
 /** The resources a leasefence function may be granted access to. */
 interface LeasefenceResources {
@@ -278,6 +278,43 @@ function producerStatements(resources: LeasefenceResources, scope?: TenantScope)
   ];
 }
 
+/**
+ * The schedule tick function: a producer confined to the schedules' own tenants (dynamodb:LeadingKeys on every
+ * item action), which also reads its occurrences' rows (replay answers, the missed-tick check) and the fence
+ * epoch row (a new row starts in the current epoch). No Query, no Scan, no UpdateItem, no DeleteItem; the
+ * payloads table is written only (PutItem), never read.
+ */
+function scheduleTickStatements(resources: LeasefenceResources, tenantIds: readonly string[]): iam.PolicyStatement[] {
+  const tenantKeys = [...new Set(tenantIds)].map((tenantId) => leadingKeyPattern({ tenantId }));
+  const confined = (keys: readonly string[]) => ({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...keys] } });
+  return [
+    // Store methods: PayloadStore.write (the occurrence's body).
+    new iam.PolicyStatement({
+      sid: 'StoreOccurrencePayloads',
+      actions: ['dynamodb:PutItem'],
+      resources: [resources.payloadsTable.tableArn],
+      conditions: confined(tenantKeys),
+    }),
+    // Store methods: WorkItemStore.enqueue (the occurrence's row, written first, messaging/delayed-job.ts).
+    new iam.PolicyStatement({
+      sid: 'CreateOccurrenceRows',
+      actions: ['dynamodb:PutItem'],
+      resources: [resources.jobsTable.tableArn],
+      conditions: confined(tenantKeys),
+    }),
+    // Store methods: WorkItemStore.get (past ticks' rows, a replay's read-back) and FenceEpochs.read.
+    new iam.PolicyStatement({
+      sid: 'ReadOccurrenceRowsAndFenceEpoch',
+      actions: ['dynamodb:GetItem'],
+      resources: [resources.jobsTable.tableArn],
+      conditions: confined([...tenantKeys, SETTINGS_PARTITION]),
+    }),
+    // No store method: the occurrence's wake-up (messaging/delayed-job.ts).
+    statement('WakeOccurrences', ['sqs:SendMessage'], [resources.queue.queueArn]),
+    ...keyStatements(resources),
+  ];
+}
+
 export {
   adminInvokeGuardStatement,
   adminStatements,
@@ -286,6 +323,7 @@ export {
   keyStatements,
   type LeasefenceResources,
   producerStatements,
+  scheduleTickStatements,
   sweeperStatements,
   WORKER_RECORD_ACTIONS,
   workerRecordStatement,

@@ -7,6 +7,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import { RESTRICTABLE_ROUTES, type RestrictableRoute } from '../../lib/admin/route-principals.js';
 import { principalEntrySchema } from '../../lib/internal/principals.js';
+import type { ScheduleInput } from '../../lib/messaging/schedule.js';
 import { jobTypeSchema, RetentionDays } from '../../lib/rules.js';
 import { DEFAULT_DEADLINE_SHARDS } from '../../lib/store/table.js';
 import type { AlarmThresholds } from './alarms.js';
@@ -114,6 +115,14 @@ interface FencedJobQueueProps {
    * resolveItem: [opsRole] }`. Default: no allowlists.
    */
   readonly adminRoutePrincipals?: AdminRoutePrincipals;
+  /**
+   * Recurring jobs (defineSchedule's fields): each becomes an EventBridge Scheduler schedule whose ticks enqueue one
+   * job per tick under `schedule/<name>/<tick time>` (a duplicate or late tick is a replay). Checked at synth. The
+   * payloads are written into the template and the tick function's environment: nothing secret. Default: none.
+   */
+  readonly schedules?: readonly ScheduleInput[];
+  /** EventBridge Scheduler's flexible time window for every schedule (jitter up to this long). Default off. */
+  readonly scheduleFlexibleWindow?: Duration;
 }
 
 /** Who may use each restricted admin route (see FencedJobQueueProps.adminRoutePrincipals). */
@@ -138,6 +147,8 @@ type ResolvedProps = Required<
     | 'adminRoutePrincipals'
     | 'warmThroughput'
     | 'inFlightAlarmThreshold'
+    | 'schedules'
+    | 'scheduleFlexibleWindow'
   >
 > &
   FencedJobQueueProps;

@@ -4,12 +4,14 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AdminDeps } from '../../lib/admin/deps.js';
 import { createDocumentClient } from '../../lib/aws-clients.js';
+import { systemClock } from '../../lib/clock.js';
 import type { LeasefenceConfig } from '../../lib/config.js';
 import { isLeasefenceError } from '../../lib/errors.js';
 import type { AnyJobDefinition } from '../../lib/job-definition.js';
 import { createSqsWorkerHandler } from '../../lib/lambda/sqs-worker-handler.js';
 import { RetentionDays } from '../../lib/rules.js';
 import { createSqsClient } from '../../lib/sqs-client.js';
+import { PayloadStore } from '../../lib/store/payloads.js';
 import { DEFAULT_DEADLINE_SHARDS } from '../../lib/store/table.js';
 import { WorkItemStore } from '../../lib/store/work-item-store.js';
 import { ConsoleUnavailableError } from '../console/assets.js';
@@ -22,6 +24,8 @@ import { DEFAULT_LOCAL_ACTOR } from './local-actor.js';
 import { QueuePollers } from './pollers.js';
 import { listenOn, type PortSetting } from './ports.js';
 import { ensureLocalResources, type LocalResources } from './resources.js';
+import { ScheduleTimer } from './schedule-timer.js';
+import { schedulesOf } from './schedules-module.js';
 import { clearSharedCounts, sharedCounts } from './shared-metrics.js';
 import { type StackTelemetry, stackTelemetry } from './stack-telemetry.js';
 import { readLiveStackState, removeStackState, type StackState, stateFilePath, writeStackState } from './state-file.js';
@@ -182,6 +186,10 @@ async function startLocalStack(options: LocalStackOptions): Promise<RunningLocal
     pollers.start();
     cleanups.push(() => pollers.stop());
 
+    const scheduleTimer = localSchedules(jobsSource, { client, sqs, store, config, jobs }, options.log);
+    scheduleTimer.start();
+    cleanups.push(() => scheduleTimer.stop());
+
     const swept = { 'swept to unknown': 0, 're-signalled': 0 };
     const sweeper = new SweeperTimer({
       store,
@@ -243,6 +251,38 @@ async function startLocalStack(options: LocalStackOptions): Promise<RunningLocal
     await unwind(cleanups);
     throw error;
   }
+}
+
+/**
+ * The jobs module's schedules on a timer (ScheduleTimer): each tick enqueued as the construct's tick function does,
+ * with the module's job definitions (their attempt budgets) on the stack's wall clock.
+ */
+function localSchedules(
+  source: LoadedJobs,
+  stack: {
+    client: DynamoDBDocumentClient;
+    sqs: SQSClient;
+    store: WorkItemStore;
+    config: LeasefenceConfig;
+    jobs: readonly AnyJobDefinition[];
+  },
+  log: (line: string) => void,
+): ScheduleTimer {
+  const { client, sqs, store, config, jobs } = stack;
+  const producer = {
+    sqs,
+    queueUrl: config.queueUrl ?? '',
+    payloads: new PayloadStore(client, config.payloadsTable, systemClock),
+    delayed: { client, jobsTable: config.jobsTable, jobs, deadlineShards: config.deadlineShards, clock: systemClock },
+  };
+  return new ScheduleTimer({
+    deps: { producer, store, schedules: schedulesOf(source), clock: systemClock },
+    onTick: (name, outcome) =>
+      log(
+        `[schedules] ${name}: ${outcome.outcome}${'missed' in outcome && outcome.missed > 0 ? ` (${outcome.missed} recent ticks missed)` : ''}`,
+      ),
+    onError: (name, error) => log(`[schedules] ${name}: tick failed (${describeError(error)})`),
+  });
 }
 
 export { type LocalStackOptions, type RunningLocalStack, startLocalStack };

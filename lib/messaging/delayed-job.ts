@@ -20,10 +20,16 @@ import { wakeEnvelope } from './wake-envelope.js';
 interface DelayedJobsConfig {
   client: DynamoDBDocumentClient;
   jobsTable: string;
-  jobs: readonly AnyJobDefinition[];
+  jobs: readonly JobBudget[];
   deadlineShards?: number;
   clock?: Clock;
 }
+
+/**
+ * What a row written first needs of its job type: the attempt budget, and the version it binds (none: the row is
+ * bound by its first claim). A job definition is one; a schedule's declaration gives one without the definition.
+ */
+type JobBudget = Pick<AnyJobDefinition, 'type' | 'maxAttempts'> & { readonly version?: number | undefined };
 
 /** What writing a delayed job's row first needs. */
 interface DelayedJobDependencies {
@@ -97,7 +103,7 @@ async function scheduleDelayedJob(deps: DelayedJobDependencies, job: DelayedJob)
 function requireRowsConfig(
   deps: Pick<DelayedJobDependencies, 'delayed'>,
   jobType: string,
-): { config: DelayedJobsConfig; definition: AnyJobDefinition } {
+): { config: DelayedJobsConfig; definition: JobBudget } {
   const config = deps.delayed;
   if (!config) {
     throw new InvalidInputError(
@@ -147,6 +153,7 @@ function recordedOutcome(item: WorkItem): Pick<ScheduledRow, 'outcomeCode' | 're
 export {
   type DelayedJobDependencies,
   type DelayedJobsConfig,
+  type JobBudget,
   jobsStore,
   recordedOutcome,
   requireRowsConfig,

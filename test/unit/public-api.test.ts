@@ -64,6 +64,7 @@ describe('the root entry point', () => {
         'PayloadStore',
         // schedules
         'defineSchedule',
+        'defineSchedules',
         'enqueueOccurrence',
         'occurrenceAt',
         'payloadHash',

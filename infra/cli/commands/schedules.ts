@@ -1,0 +1,117 @@
+import * as z from 'zod';
+import { isLeasefenceError } from '../../../lib/errors.js';
+import type { ScheduleDeclaration } from '../../../lib/messaging/schedule.js';
+import { DEFAULT_LOOKBACK_TICKS, type ScheduleStatus, scheduleStatus } from '../../../lib/messaging/schedule-status.js';
+import { EXAMPLE_JOBS_SOURCE, exampleJobs, JobsModuleError, loadJobsModule } from '../../local/jobs-module.js';
+import { schedulesOf } from '../../local/schedules-module.js';
+import { type CommandSpec, parseCommandLine } from '../args.js';
+import { type CliCommand, withTarget } from '../command.js';
+import { UsageError } from '../errors.js';
+import { formatTable, type Io, printJson, relativeTime } from '../output.js';
+import { commonShape, integerFlag, TARGET_OPTIONS, targetShape } from '../schemas.js';
+import { COMMAND_SUMMARIES } from '../summaries.js';
+import type { CliTarget } from '../target.js';
+
+const spec: CommandSpec = {
+  name: 'schedules',
+  summary: COMMAND_SUMMARIES.schedules,
+  positionals: [],
+  options: {
+    jobs: {
+      type: 'string',
+      placeholder: '<module>',
+      description: 'jobs module exporting `schedules` (default: the one the local stack runs)',
+    },
+    lookback: {
+      type: 'string',
+      placeholder: '<n>',
+      description: `past ticks to check for a job, per schedule (default ${DEFAULT_LOOKBACK_TICKS}, at most 100)`,
+    },
+    ...TARGET_OPTIONS,
+  },
+  examples: [
+    'leasefence schedules',
+    'leasefence schedules --stack Leasefence --jobs ./src/jobs/module.ts --lookback 24 --json',
+  ],
+};
+
+const schema = z.strictObject({
+  ...commonShape,
+  ...targetShape,
+  jobs: z.string().min(1).optional(),
+  lookback: integerFlag(1, 100).optional(),
+});
+
+/** The schedules of `--jobs`, else of the jobs module the local stack runs; UsageError when there is neither. */
+async function declaredSchedules(path: string | undefined, target: CliTarget): Promise<readonly ScheduleDeclaration[]> {
+  const source = path ?? target.local?.jobs.source;
+  if (!source) throw new UsageError('--jobs: name the jobs module that exports `schedules` (the one your app deploys)');
+  try {
+    return schedulesOf(source === EXAMPLE_JOBS_SOURCE ? await exampleJobs() : await loadJobsModule(source));
+  } catch (error) {
+    if (isLeasefenceError(error, JobsModuleError)) throw new UsageError(`--jobs: ${error.message}`);
+    throw error;
+  }
+}
+
+/** The verdict as a person reads it: a count of missed ticks, NOT EVALUATED, or ok. */
+function verdictText(status: ScheduleStatus): string {
+  if (status.verdict === 'missed') {
+    return `MISSED ${status.ticks.filter((tick) => tick.status === 'missed').length}`;
+  }
+  return status.verdict === 'not_evaluated' ? 'NOT EVALUATED' : 'ok';
+}
+
+function printStatuses(io: Io, schedules: readonly ScheduleDeclaration[], statuses: readonly ScheduleStatus[]): void {
+  const now = io.now();
+  const iso = (time: number | undefined) => (time === undefined ? '-' : new Date(time).toISOString());
+  io.out(
+    formatTable(
+      ['SCHEDULE', 'EXPRESSION', 'NEXT', 'LAST RUN', 'STATE', 'TICKS'],
+      statuses.map((status, index) => {
+        const schedule = schedules[index] as ScheduleDeclaration;
+        return [
+          status.name,
+          `${schedule.expression} ${schedule.timeZone}`,
+          status.next === undefined ? '-' : `${iso(status.next)} (${relativeTime(status.next, now)})`,
+          status.lastRun
+            ? `${iso(status.lastRun.scheduledAt)} (${relativeTime(status.lastRun.scheduledAt, now)})`
+            : '-',
+          status.lastRun?.state ?? '-',
+          verdictText(status),
+        ];
+      }),
+    ),
+  );
+  for (const status of statuses) {
+    for (const tick of status.ticks.filter((entry) => entry.status === 'missed' || entry.status === 'not_evaluated')) {
+      const what =
+        tick.status === 'missed'
+          ? 'missed: no job'
+          : 'NOT EVALUATED: no job, and no sign the schedule existed then (declare `start`)';
+      io.out(`  ${status.name} ${iso(tick.scheduledAt)}: ${what}`);
+    }
+  }
+}
+
+async function run(argv: readonly string[], io: Io): Promise<number> {
+  const input = parseCommandLine(spec, schema, argv);
+  return withTarget(input, io, async (target) => {
+    const schedules = await declaredSchedules(input.jobs, target);
+    const now = io.now();
+    const statuses = await Promise.all(
+      schedules.map((schedule) =>
+        scheduleStatus(schedule, now, (identity) => target.store.get(identity), input.lookback),
+      ),
+    );
+    if (input.json) printJson(io, { schedules: statuses });
+    else if (schedules.length === 0) io.out('no schedules declared (the jobs module exports no `schedules`)');
+    else printStatuses(io, schedules, statuses);
+    return statuses.some((status) => status.verdict === 'missed') ? 1 : 0;
+  });
+}
+
+/** `leasefence schedules`: each schedule's next tick, last run and missed ticks, from the occurrence rows. */
+const schedulesCommand: CliCommand = { spec, run };
+
+export { schedulesCommand };
