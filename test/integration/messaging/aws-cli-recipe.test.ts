@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import * as z from 'zod';
@@ -36,6 +36,15 @@ function recipeFor(job: { tenantId: string; operationId: string; raw: string }, 
   ].join('\n');
 }
 
+/** CI's AWS CLI v1, in its own venv (.ci/awscli-venv); its bin goes first on the recipe's PATH when present. */
+const AWSCLI_BIN = join(ROOT, '.awscli-venv/bin');
+
+/** PATH for the recipe: the awscli venv's bin first when it has `aws`, else the machine's PATH as it is. */
+function recipePath(): string {
+  const path = process.env.PATH ?? '';
+  return existsSync(join(AWSCLI_BIN, 'aws')) ? `${AWSCLI_BIN}:${path}` : path;
+}
+
 /** Why the recipe cannot run here (no aws CLI, jq, sha256sum or python3), or undefined. */
 function missingTool(): string | undefined {
   // The recipe runs in eu-central-2 (below); moto keeps tables per region, the test's tables are in another one.
@@ -48,7 +57,8 @@ function missingTool(): string | undefined {
     ['sha256sum', ['--version']],
     ['python3', ['--version']],
   ] as const) {
-    if (spawnSync(tool, [...args], { stdio: 'ignore' }).status !== 0) return `${tool} is not installed`;
+    const found = spawnSync(tool, [...args], { stdio: 'ignore', env: { ...process.env, PATH: recipePath() } });
+    if (found.status !== 0) return `${tool} is not installed (CI installs aws with .ci/awscli-venv)`;
   }
   return undefined;
 }
@@ -90,6 +100,7 @@ describe('the AWS CLI recipe of docs/PRODUCERS.md, run as documented against the
           // AWS CLI v1 swaps in its own SQS endpoint for the regions it lists (awscli/customizations/
           // overridesslcommonname.py), ignoring AWS_ENDPOINT_URL_SQS; a region outside that list keeps the local one.
           AWS_DEFAULT_REGION: 'eu-central-2',
+          PATH: recipePath(),
           PAYLOADS_TABLE: harness.tables.payloadsTable,
           QUEUE_URL: harness.queueUrl,
         },
