@@ -1,3 +1,4 @@
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -24,6 +25,8 @@ const ALLOWED: Record<string, readonly string[]> = {
     'payload_missing',
     'payload_hash_mismatch',
     'payload_unreadable',
+    // A body carried in the message above the payload cap.
+    'payload_too_large',
   ],
   item_quarantined: ['payload_missing', 'payload_hash_mismatch', 'payload_schema', 'payload_unreadable'],
   skipped: ['missing', 'finished', 'leased', 'exhausted', 'not_due', 'replay_finished'],
@@ -120,6 +123,9 @@ describe('fuzzed SQS records through the worker', () => {
       expect(await seeded.snapshot()).toEqual(before);
       expect(created.every((row) => FRESH.includes(row))).toBe(true);
       expect(runs).toBe(0);
+      // No carried body was ever stored: each was refused before the payloads table.
+      const stored = await harness.client.send(new ScanCommand({ TableName: harness.tables.payloadsTable }));
+      expect(stored.Items ?? []).toEqual([]);
     },
     budget.testTimeoutMs,
   );
