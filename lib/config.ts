@@ -2,7 +2,14 @@ import * as z from 'zod';
 import { routePrincipalsSchema } from './admin/route-principals.js';
 import { parseInput } from './internal/validation.js';
 import { senderTenantsSchema } from './messaging/sender-tenants.js';
-import { deadlineShardsSchema, jobTypeSchema, queueUrlSchema, RetentionDays, tableNameSchema } from './rules.js';
+import {
+  deadlineShardsSchema,
+  inlinePayloadsSchema,
+  jobTypeSchema,
+  queueUrlSchema,
+  RetentionDays,
+  tableNameSchema,
+} from './rules.js';
 import { DEFAULT_DEADLINE_SHARDS } from './store/table.js';
 
 /** Environment variable names shared by the Lambda handlers, the CDK construct and the local stack. */
@@ -25,6 +32,8 @@ const EnvironmentVariable = {
   senderTenants: 'LEASEFENCE_SENDER_TENANTS',
   /** JSON: the schedules a tick function enqueues (lib/messaging/schedules-variable.ts; set by the construct). */
   schedules: 'LEASEFENCE_SCHEDULES',
+  /** `accept` (default) or `refuse`: payload bodies carried in messages (lib/worker/carried-payload.ts). */
+  inlinePayloads: 'LEASEFENCE_INLINE_PAYLOADS',
 } as const;
 
 /** An environment variable holding JSON that must match `schema` (text that is not JSON is an issue, not a throw). */
@@ -72,6 +81,7 @@ const configSchema = z.object({
     .optional(),
   adminRoutePrincipals: jsonVariable(routePrincipalsSchema).optional(),
   senderTenants: jsonVariable(senderTenantsSchema).optional(),
+  inlinePayloads: inlinePayloadsSchema.optional(),
 });
 
 /** Runtime configuration of a handler, read once from the environment. */

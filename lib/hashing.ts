@@ -3,7 +3,11 @@ import { createHash, createHmac } from 'node:crypto';
 import { ConfigurationError, InvalidInputError } from './errors.js';
 import type { JobIdentity } from './identity.js';
 
-/** Largest canonical payload accepted, in bytes (the SQS message limit is 256 KiB; payloads may be stored inline). */
+/**
+ * Largest canonical payload accepted, in bytes, on every path (stored, by ref, carried in the message). Of the two
+ * limits a carried body meets, the payloads table's 400 KB item binds before SQS's 1 MiB message; this cap sits
+ * below both (room for the row's keys and hash), so a payload accepted anywhere also travels inline.
+ */
 const MAX_PAYLOAD_BYTES = 256 * 1024;
 
 /** A UTF-16 surrogate not part of a pair: RFC 8785 (I-JSON) forbids it, and it has no UTF-8 form. */

@@ -81,6 +81,14 @@ export {
   type SweepResult,
 } from './lambda/sweeper-handler.js';
 export type { DelayedJobsConfig, ScheduledRow } from './messaging/delayed-job.js';
+export {
+  enqueueTransactItems,
+  type OutboxDependencies,
+  type OutboxEnqueue,
+  type OutboxJobInput,
+  type OutboxReplay,
+  outboxReplay,
+} from './messaging/outbox.js';
 export type { ProducerDependencies, SendJobInput, SentJob, StoredJob } from './messaging/producer.js';
 export { sendJob } from './messaging/producer.js';
 export {

@@ -140,10 +140,22 @@ const queueUrlSchema = z.string().regex(/^https?:\/\/[^\s/]+\/\S+$/, 'must be an
  */
 const deadlineShardsSchema = z.number().int().min(1).max(1000);
 
+/**
+ * Whether a deployment takes payload bodies carried in the message (`accept`, the default: a producer in any
+ * language then needs only SQS) or quarantines them (`refuse`: no body ever sits in the queue or the DLQ, where
+ * erasure cannot reach it). A setting the deployment chooses (environment, construct, local stack).
+ */
+const inlinePayloadsSchema = z.enum(['accept', 'refuse']);
+
+/** An inline-payload policy: `accept` or `refuse`. */
+type InlinePayloadPolicy = z.output<typeof inlinePayloadsSchema>;
+
 export {
   capMessage,
   DAY_MS,
   deadlineShardsSchema,
+  type InlinePayloadPolicy,
+  inlinePayloadsSchema,
   isWriterAttribute,
   jobOutcomeSchema,
   jobTypeSchema,

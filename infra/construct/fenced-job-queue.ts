@@ -118,6 +118,7 @@ class FencedJobQueue extends Construct {
       [EnvironmentVariable.deadLetterQueueUrl]: deadLetterQueue.queueUrl,
       [EnvironmentVariable.deadlineShards]: String(config.deadlineShards),
       [EnvironmentVariable.payloadRetentionDays]: String(config.payloadRetention.toDays()),
+      [EnvironmentVariable.inlinePayloads]: config.inlinePayloads,
       POWERTOOLS_SERVICE_NAME: config.serviceName,
       POWERTOOLS_METRICS_NAMESPACE: METRIC_NAMESPACE,
     };

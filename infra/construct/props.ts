@@ -8,7 +8,7 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import { RESTRICTABLE_ROUTES, type RestrictableRoute } from '../../lib/admin/route-principals.js';
 import { principalEntrySchema } from '../../lib/internal/principals.js';
 import type { ScheduleInput } from '../../lib/messaging/schedule.js';
-import { jobTypeSchema, RetentionDays } from '../../lib/rules.js';
+import { type InlinePayloadPolicy, inlinePayloadsSchema, jobTypeSchema, RetentionDays } from '../../lib/rules.js';
 import { DEFAULT_DEADLINE_SHARDS } from '../../lib/store/table.js';
 import type { AlarmThresholds } from './alarms.js';
 import { checkInFlightThreshold } from './in-flight-alarm.js';
@@ -74,6 +74,11 @@ interface FencedJobQueueProps {
   readonly warmThroughput?: WarmThroughputSettings;
   /** How long inline payload bodies are kept (TTL), 1 to 3650 days. Default 30 days (RetentionDays). */
   readonly payloadRetention?: Duration;
+  /**
+   * Payload bodies carried in job messages (docs/PRODUCERS.md): `accept` (default) moves them into the payloads
+   * table; `refuse` quarantines such messages (`inline_payload_refused`), so no body sits in the queue or the DLQ.
+   */
+  readonly inlinePayloads?: InlinePayloadPolicy;
   /** Removal policy of tables, queues and log groups. Default RETAIN. */
   readonly removalPolicy?: RemovalPolicy;
   /** DynamoDB deletion protection. Default true. */
@@ -187,6 +192,7 @@ function resolveProps(props: FencedJobQueueProps): ResolvedProps {
     sweeperInterval: props.sweeperInterval ?? scheduleRate(props.sweeperSchedule),
     deadlineShards: props.deadlineShards ?? DEFAULT_DEADLINE_SHARDS,
     payloadRetention: props.payloadRetention ?? Duration.days(RetentionDays.default),
+    inlinePayloads: props.inlinePayloads ?? 'accept',
     removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
     deletionProtection: props.deletionProtection ?? true,
     logRetention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
@@ -200,6 +206,9 @@ function resolveProps(props: FencedJobQueueProps): ResolvedProps {
     );
   }
   checkRange('deadlineShards', resolved.deadlineShards, 1, 1000);
+  if (!inlinePayloadsSchema.safeParse(resolved.inlinePayloads).success) {
+    throw new Error(`inlinePayloads must be 'accept' or 'refuse', got ${String(resolved.inlinePayloads)}`);
+  }
   checkRange('payloadRetention (days)', resolved.payloadRetention.toDays(), RetentionDays.min, RetentionDays.max);
   checkRange('maxConcurrency', resolved.maxConcurrency, 2, 1000);
   if (resolved.workerReservedConcurrency < resolved.maxConcurrency) {

@@ -15,6 +15,12 @@ interface QueueOptions {
   encryptionKey?: kms.IKey;
 }
 
+/**
+ * Largest message both queues take: SQS's maximum (1 MiB since 2025), so a job message carrying a payload body
+ * (at most MAX_PAYLOAD_BYTES of canonical JSON, lib/hashing.ts) plus its envelope always fits, on the DLQ too.
+ */
+const MAX_MESSAGE_BYTES = 1024 * 1024;
+
 /** AWS guidance for SQS event sources: visibility ≥ 6 × function timeout + the batching window. */
 function minimumVisibilityTimeout(workerTimeout: Duration, maxBatchingWindow: Duration): Duration {
   return Duration.seconds(6 * workerTimeout.toSeconds() + maxBatchingWindow.toSeconds());
@@ -46,6 +52,7 @@ function createQueues(scope: Construct, options: QueueOptions): { queue: sqs.Que
     ...encryption,
     enforceSSL: true,
     retentionPeriod: Duration.days(14),
+    maxMessageSizeBytes: MAX_MESSAGE_BYTES,
     removalPolicy: options.removalPolicy,
   });
   const queue = new sqs.Queue(scope, 'JobsQueue', {
@@ -53,6 +60,7 @@ function createQueues(scope: Construct, options: QueueOptions): { queue: sqs.Que
     enforceSSL: true,
     visibilityTimeout,
     retentionPeriod: Duration.days(4),
+    maxMessageSizeBytes: MAX_MESSAGE_BYTES,
     deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: options.maxReceiveCount },
     removalPolicy: options.removalPolicy,
   });

@@ -9,6 +9,7 @@ import * as z from 'zod';
 import { ConfigurationError } from '../errors.js';
 import { parseInput } from '../internal/validation.js';
 import { parseEnvelope } from '../messaging/envelope.js';
+import { messageGroupOf } from '../messaging/message-group.js';
 import { isRelay, ORIGINAL_SENDER_ATTRIBUTE, type SenderTenants } from '../messaging/sender-tenants.js';
 import type { CallerIdentity } from '../store/work-item.js';
 import { writeAuditRecord } from './audit.js';
@@ -48,7 +49,7 @@ const DLQ_VISIBILITY_SECONDS = 60;
 
 /**
  * Moves up to `max` messages from the DLQ back to the jobs queue with their body and attributes unchanged
- * (identity and payload hash travel in the body), recording the SenderId each had (ORIGINAL_SENDER_ATTRIBUTE, see
+ * (identity and payload hash travel in the body), each with its tenant's MessageGroupId (groupToSend), recording the SenderId each had (ORIGINAL_SENDER_ATTRIBUTE, see
  * attributesToSend) so the worker checks a moved message as its producer's, not the admin's: receive ▶ send ▶ delete, so a crash can duplicate a
  * wake-up but never lose one. Writes an audit record with the counts. No DLQ configured ▶ ConfigurationError.
  * @example
@@ -69,7 +70,7 @@ async function redriveDeadLetters(deps: AdminDeps, input: RedriveInput): Promise
           VisibilityTimeout: DLQ_VISIBILITY_SECONDS,
           WaitTimeSeconds: deps.dlqWaitTimeSeconds ?? 1,
           MessageAttributeNames: ['All'],
-          MessageSystemAttributeNames: ['SenderId'],
+          MessageSystemAttributeNames: ['SenderId', 'MessageGroupId'],
         }),
       );
       const messages = (output.Messages ?? []).filter((message) => message.Body !== undefined && message.ReceiptHandle);
@@ -99,14 +100,19 @@ async function moveBatch(
   messages: Message[],
   counts: Omit<RedriveReport, 'auditId'>,
 ): Promise<void> {
+  const parsed = messages.map((message) => parseEnvelope(message.Body ?? ''));
   const sent = await deps.sqs.send(
     new SendMessageBatchCommand({
       QueueUrl: deps.queueUrl,
-      Entries: messages.map((message, index) => ({
-        Id: String(index),
-        MessageBody: message.Body ?? '',
-        ...attributesToSend(message, deps.senderTenants),
-      })),
+      Entries: messages.map((message, index) => {
+        const group = groupToSend(message, parsed[index]);
+        return {
+          Id: String(index),
+          MessageBody: message.Body ?? '',
+          ...(group !== undefined ? { MessageGroupId: group } : {}),
+          ...attributesToSend(message, deps.senderTenants),
+        };
+      }),
     }),
   );
   const sentIndexes = (sent.Successful ?? []).map((entry) => Number(entry.Id));
@@ -121,7 +127,17 @@ async function moveBatch(
   const deletedIndexes = (deleted.Successful ?? []).map((entry) => Number(entry.Id));
   counts.deleteFailed += sentIndexes.length - deletedIndexes.length;
   counts.moved += deletedIndexes.length;
-  counts.movedInvalid += deletedIndexes.filter((index) => !parseEnvelope(messages[index]?.Body ?? '').ok).length;
+  counts.movedInvalid += deletedIndexes.filter((index) => parsed[index]?.ok !== true).length;
+}
+
+/**
+ * The group a moved message is sent with: its tenant's (messageGroupOf), as every other send of a tenant's message,
+ * so a redriven backlog is one tenant's on a fair queue too; a body naming no valid tenant keeps the group it had
+ * in the DLQ, if any (it is quarantined anyway).
+ */
+function groupToSend(message: Message, parsed: ReturnType<typeof parseEnvelope> | undefined): string | undefined {
+  if (parsed?.ok) return messageGroupOf(parsed.identity.tenantId);
+  return message.Attributes?.MessageGroupId;
 }
 
 /** SQS's limit of message attributes per message. */

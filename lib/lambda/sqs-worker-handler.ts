@@ -79,6 +79,7 @@ function createSqsWorkerHandler(options: SqsWorkerHandlerOptions): SqsWorkerHand
     ...(options.workerId ? { workerId: options.workerId } : {}),
     ...(options.heartbeatIntervalMs !== undefined ? { heartbeatIntervalMs: options.heartbeatIntervalMs } : {}),
     disabledJobTypes: config.disabledJobTypes ?? [],
+    ...(config.inlinePayloads ? { inlinePayloads: config.inlinePayloads } : {}),
     ...(config.senderTenants ? { senderTenants: config.senderTenants } : {}),
     ...(config.queueUrl !== undefined ? { wake: { sqs, queueUrl: config.queueUrl } } : {}),
   });

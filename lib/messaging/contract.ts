@@ -20,7 +20,7 @@ function envelopeJsonSchema(): Record<string, unknown> {
     title: 'leasefence job message (SQS body)',
     description:
       "A wake-up signal naming a job: identity, job type, the payload's SHA-256 over its RFC 8785 canonical JSON, " +
-      'and where the body is (a caller-owned ref, or inline in the payloads table). Producers send kind "job"; ' +
+      'and where the body is (a caller-owned ref, the payloads table, or carried in the message). Producers send kind "job"; ' +
       '"wake" is the library\'s own re-signal of an existing row. See docs/PRODUCERS.md.',
     ...rest,
   };

@@ -8,11 +8,21 @@ import { jobTypeSchema, jobVersionSchema, payloadBindingSchema, payloadHashSchem
 const ENVELOPE_VERSION = 1;
 
 /**
- * The SQS message body: a wake-up signal that names a job, never its payload body.
- * `kind: 'job'` is a producer's first send (the worker may create the item); `kind: 'wake'` re-signals an
- * existing item (sweeper, admin retry, redrive) and goes straight to claim.
+ * A payload body carried in the message itself (`payload: { body }`): the worker verifies it against the hash and
+ * moves it into the payloads table, after which the job is one with an inline body like any other. Only a first
+ * send may carry one; its size is checked with the hash (MAX_PAYLOAD_BYTES of canonical JSON, payload_too_large).
  */
-const jobEnvelopeSchema = z.strictObject({
+const carriedBodySchema = z.strictObject({ body: z.json() });
+
+/** Where a message's payload is: a caller-owned ref, the payloads table, or carried in the message (exactly one). */
+const messagePayloadSchema = z.union([...payloadBindingSchema.options, carriedBodySchema]);
+
+/**
+ * The SQS message body: a wake-up signal that names a job; its payload body only when the producer carries it
+ * (`payload: { body }`, a first send only). `kind: 'job'` is a producer's first send (the worker may create the
+ * item); `kind: 'wake'` re-signals an existing item (sweeper, admin retry, redrive) and goes straight to claim.
+ */
+const jobEnvelopeFields = z.strictObject({
   v: z.literal(ENVELOPE_VERSION),
   kind: z.enum(['job', 'wake']),
   tenantId: tenantIdSchema,
@@ -21,11 +31,23 @@ const jobEnvelopeSchema = z.strictObject({
   /** The job definition version the producer built the payload for; a worker running another one quarantines it. */
   jobVersion: jobVersionSchema.optional(),
   payloadHash: payloadHashSchema,
-  payload: payloadBindingSchema,
+  payload: messagePayloadSchema,
 });
+
+/** The envelope schema: a wake-up never carries a body (it names a row that already has one). */
+const jobEnvelopeSchema = jobEnvelopeFields.refine(
+  (envelope) => envelope.kind === 'job' || !('body' in envelope.payload),
+  {
+    message: 'only a kind "job" message may carry a payload body',
+    path: ['payload'],
+  },
+);
 
 /** A job message's fields (what a producer, the sweeper or a test builds; serializeEnvelope checks it). */
 type JobEnvelope = z.infer<typeof jobEnvelopeSchema>;
+
+/** A message's payload binding once any carried body is in the payloads table: a ref or inline, never a body. */
+type StoredBinding = Exclude<JobEnvelope['payload'], { body: unknown }>;
 
 /** A job message as parsed from an SQS body: only parseEnvelope makes one, and nothing checks it again. */
 type ReceivedEnvelope = JobEnvelope & z.$brand<'ReceivedEnvelope'>;
@@ -34,6 +56,21 @@ type ReceivedEnvelope = JobEnvelope & z.$brand<'ReceivedEnvelope'>;
 interface ReceivedMessage {
   envelope: ReceivedEnvelope;
   identity: ValidIdentity;
+}
+
+/** A received envelope whose payload is a ref or in the payloads table: any body it carried has been moved there. */
+type BoundEnvelope = Omit<ReceivedEnvelope, 'payload'> & { payload: StoredBinding };
+
+/** A received message past the carried-body step: what claims and creates rows (never holds a body). */
+interface BoundMessage {
+  envelope: BoundEnvelope;
+  identity: ValidIdentity;
+}
+
+/** The message as it is when it carries no body (a ref or inline binding), or undefined when it carries one. */
+function boundAsReceived(received: ReceivedMessage): BoundMessage | undefined {
+  const { payload } = received.envelope;
+  return 'body' in payload ? undefined : (received as BoundMessage);
 }
 
 /** Why a message could not be interpreted: the quarantine reason codes. */
@@ -93,6 +130,9 @@ function serializeEnvelope(envelope: JobEnvelope): string {
 }
 
 export {
+  type BoundEnvelope,
+  type BoundMessage,
+  boundAsReceived,
   type CheckedEnvelope,
   ENVELOPE_VERSION,
   type EnvelopeProblem,
@@ -103,5 +143,6 @@ export {
   parseEnvelope,
   type ReceivedEnvelope,
   type ReceivedMessage,
+  type StoredBinding,
   serializeEnvelope,
 };

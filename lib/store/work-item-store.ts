@@ -168,6 +168,17 @@ class WorkItemStore {
     return { outcome: 'replay', item: existing };
   }
 
+  /**
+   * The conditional Put that creates the item queued and due now (on the deadline index, so the sweeper wakes it),
+   * its fence at the current epoch's floor, for a caller's own TransactWriteItems (the outbox): it fails, and with
+   * it the whole transaction, when the identity exists. Reads the fence epoch; writes nothing.
+   */
+  async createQueuedRequest(valid: NewWorkItem): Promise<ReturnType<typeof buildCreateRequest>> {
+    const floor = epochFloor(await this.epochs.current());
+    const now = this.clock.now();
+    return buildCreateRequest(this.table, { ...valid, availableAt: now }, now, undefined, undefined, floor);
+  }
+
   /** Claims by identity: raises fence and attempts, sets the lease. Returns why not when not claimable. */
   async claim(identity: ValidIdentity, lease: LeaseRequest): Promise<ClaimResult> {
     const claimId = randomUUID();

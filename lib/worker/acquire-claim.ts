@@ -1,7 +1,7 @@
 import { isLeasefenceError, PayloadConflictError } from '../errors.js';
 import { ownedRecordsFor } from '../fenced/cancel-stamps.js';
 import type { AnyJobDefinition } from '../job-definition.js';
-import type { ReceivedMessage } from '../messaging/envelope.js';
+import type { BoundMessage } from '../messaging/envelope.js';
 import { claimability, type NotClaimableReason } from '../store/requests.js';
 import { type LeaseRequest, newWorkItem } from '../store/schemas.js';
 import type { Claim, WorkItem } from '../store/work-item.js';
@@ -30,7 +30,7 @@ type Acquisition =
 async function acquireClaim(
   store: WorkItemStore,
   definition: AnyJobDefinition,
-  received: ReceivedMessage,
+  received: BoundMessage,
   typeLease: LeaseRequest,
   mayCreate: boolean,
 ): Promise<Acquisition> {
@@ -66,7 +66,7 @@ async function acquireClaim(
 async function replayClaim(
   store: WorkItemStore,
   existing: WorkItem,
-  { envelope, identity }: ReceivedMessage,
+  { envelope, identity }: BoundMessage,
   lease: LeaseRequest,
 ): Promise<Acquisition> {
   if (existing.jobType !== envelope.jobType) {

@@ -1,6 +1,6 @@
 import { isLeasefenceError, PayloadConflictError } from '../errors.js';
 import type { JobDefinition } from '../job-definition.js';
-import type { ReceivedMessage } from '../messaging/envelope.js';
+import type { BoundMessage } from '../messaging/envelope.js';
 import { newWorkItem } from '../store/schemas.js';
 import type { WorkItemStore } from '../store/work-item-store.js';
 
@@ -26,7 +26,7 @@ const PAYLOAD_CONFLICT: Deferral = {
 async function deferDisabled(
   store: WorkItemStore,
   definition: JobDefinition<unknown>,
-  { envelope, identity }: ReceivedMessage,
+  { envelope, identity }: BoundMessage,
   mayCreate: boolean,
 ): Promise<Deferral> {
   if (envelope.kind === 'wake') return { deferred: true };

@@ -4,10 +4,17 @@ import type { ZodType } from 'zod';
 import type { JobIdentity } from '../identity.js';
 import { describeIssues } from '../internal/issue-paths.js';
 import type { AnyJobDefinition, JobDefinition, JobRegistry } from '../job-definition.js';
-import { JOB_VERSION_UNSUPPORTED, parseEnvelope, type ReceivedMessage } from '../messaging/envelope.js';
+import {
+  type BoundMessage,
+  boundAsReceived,
+  JOB_VERSION_UNSUPPORTED,
+  parseEnvelope,
+  type ReceivedMessage,
+} from '../messaging/envelope.js';
 import type { RetryWaker } from '../messaging/retry-wake.js';
 import { checkSender, type MessageSender, type SenderTenants } from '../messaging/sender-tenants.js';
 import { MetricName } from '../metric-names.js';
+import type { InlinePayloadPolicy } from '../rules.js';
 import { WorkState } from '../states.js';
 import type { PayloadStore } from '../store/payloads.js';
 import { type LeaseRequest, parseLease } from '../store/schemas.js';
@@ -15,6 +22,7 @@ import type { Claim } from '../store/work-item.js';
 import type { WorkItemStore } from '../store/work-item-store.js';
 import { silentTelemetry, type Telemetry } from '../telemetry.js';
 import { acquireClaim } from './acquire-claim.js';
+import { adoptCarriedBody } from './carried-payload.js';
 import { deferDisabled } from './defer-disabled.js';
 import { type ExecutionResult, executeClaimedJob } from './execute-job.js';
 import { KeyedSerializer } from './keyed-serializer.js';
@@ -68,6 +76,8 @@ interface WorkerRuntimeOptions {
   senderTenants?: SenderTenants;
   /** Where successors' wake-ups go once their rows committed; without it the sweeper finds the queued rows. */
   wake?: SuccessorWake;
+  /** Payload bodies carried in messages: moved into the payloads table (`accept`, the default) or quarantined. */
+  inlinePayloads?: InlinePayloadPolicy;
 }
 
 /**
@@ -97,8 +107,8 @@ class WorkerRuntime {
   }
 
   /** The parsed message on its way in: its identity is the one parseEnvelope built, passed along, never rebuilt. */
-  private async handleEnvelope(message: QueueMessage, received: ReceivedMessage): Promise<MessageResult> {
-    const { envelope, identity } = received;
+  private async handleEnvelope(message: QueueMessage, parsed: ReceivedMessage): Promise<MessageResult> {
+    const { envelope, identity } = parsed;
     const policy = this.options.senderTenants;
     const sender = policy ? checkSender(policy, message.sender ?? {}, identity.tenantId) : { ok: true as const };
     if (!sender.ok) {
@@ -119,7 +129,14 @@ class WorkerRuntime {
         identity,
       );
     }
-    const precheck = await this.payloadBeforeCreate(received);
+    // A body carried in the message goes into the payloads table first; from then on it is an inline job.
+    const inline = this.options.inlinePayloads ?? 'accept';
+    const adoption = await adoptCarriedBody(parsed, this.options.payloads, inline);
+    if (adoption && !adoption.adopted) {
+      return this.quarantineMessage(message, adoption.reason, adoption.detail, identity);
+    }
+    const received = adoption?.bound ?? (boundAsReceived(parsed) as BoundMessage);
+    const precheck = adoption ? adoption.precheck : await this.payloadBeforeCreate(received);
     if (this.options.disabledJobTypes?.includes(definition.type)) {
       return this.defer(message, definition, received, precheck);
     }
@@ -191,7 +208,7 @@ class WorkerRuntime {
   private async defer(
     message: QueueMessage,
     definition: JobDefinition<unknown>,
-    received: ReceivedMessage,
+    received: BoundMessage,
     precheck: LoadedPayload | undefined,
   ): Promise<MessageResult> {
     const { envelope, identity } = received;
@@ -212,7 +229,7 @@ class WorkerRuntime {
    * A first message's payload, verified before any row exists (undefined for a wake, which never creates one): the
    * body from the payloads table or the resolver must hash to the message's hash.
    */
-  private async payloadBeforeCreate({ envelope, identity }: ReceivedMessage): Promise<LoadedPayload | undefined> {
+  private async payloadBeforeCreate({ envelope, identity }: BoundMessage): Promise<LoadedPayload | undefined> {
     if (envelope.kind === 'wake') return undefined;
     return loadVerifiedPayload(this.payloadSources(), {
       identity,

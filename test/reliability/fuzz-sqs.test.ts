@@ -1,11 +1,17 @@
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { toSqsEvent } from '../../infra/local/sqs-event-source.js';
+import { InvalidInputError, isLeasefenceError } from '../../lib/errors.js';
+import { canonicalJson } from '../../lib/hashing.js';
 import { defineJob } from '../../lib/job-definition.js';
+import { enqueueTransactItems } from '../../lib/messaging/outbox.js';
+import { sendJob } from '../../lib/messaging/producer.js';
 import type { MessageResult } from '../../lib/worker/worker-runtime.js';
 import { createWorkerHarness, type WorkerHarness } from '../support/worker-harness.js';
 import { budget, runSeed } from './support/chaos-mode.js';
+import { hostileValue } from './support/fuzz/hostile-values.js';
 import { type SeededRows, seedRowsInEveryState } from './support/fuzz/seeded-rows.js';
 import { bodyArbitrary } from './support/fuzz/sqs-bodies.js';
 import { ReliabilityReport } from './support/report.js';
@@ -24,6 +30,8 @@ const ALLOWED: Record<string, readonly string[]> = {
     'payload_missing',
     'payload_hash_mismatch',
     'payload_unreadable',
+    // A body carried in the message above the payload cap.
+    'payload_too_large',
   ],
   item_quarantined: ['payload_missing', 'payload_hash_mismatch', 'payload_schema', 'payload_unreadable'],
   skipped: ['missing', 'finished', 'leased', 'exhausted', 'not_due', 'replay_finished'],
@@ -120,7 +128,75 @@ describe('fuzzed SQS records through the worker', () => {
       expect(await seeded.snapshot()).toEqual(before);
       expect(created.every((row) => FRESH.includes(row))).toBe(true);
       expect(runs).toBe(0);
+      // No carried body was ever stored: each was refused before the payloads table.
+      const stored = await harness.client.send(new ScanCommand({ TableName: harness.tables.payloadsTable }));
+      expect(stored.Items ?? []).toEqual([]);
     },
     budget.testTimeoutMs,
   );
 });
+
+/** Confirm-first sends and outbox items built from bad input: a typed error every time, nothing written or sent. */
+describe('fuzzed producer input: confirm-first sends and outbox items', () => {
+  const report = new ReliabilityReport(`${__filename}#producers`);
+  let harness: WorkerHarness;
+
+  beforeAll(async () => {
+    harness = await createWorkerHarness('rel-fuzz-producers', [job('demo')]);
+  });
+  afterAll(async () => {
+    await report.publish();
+    await harness.close();
+  });
+
+  it('answers InvalidInputError for every bad field and mutates nothing', async () => {
+    const seed = runSeed();
+    const rows = { client: harness.client, jobsTable: harness.tables.jobsTable, jobs: [job('demo')] };
+    const good = { tenantId: 'fz', operationId: 'fz-producer', jobType: 'demo', payload: { order: 'x' } };
+    const field = fc.constantFrom('tenantId', 'operationId', 'jobType', 'jobVersion', 'payload');
+    const cases = fc.sample(fc.tuple(field, hostileValue, fc.boolean()), { seed, numRuns: 300 });
+    const wrong: string[] = [];
+    let refused = 0;
+    for (const [name, value, outbox] of cases) {
+      const input = { ...good, [name]: value } as typeof good;
+      // Values that happen to be valid for the field are not bad input: the property is about the others.
+      if (name === 'payload' && isJsonPayload(value)) continue;
+      const attempt = outbox
+        ? enqueueTransactItems(
+            { sqs: harness.sqs, queueUrl: harness.queueUrl, rows, payloadsTable: harness.tables.payloadsTable },
+            input,
+          )
+        : sendJob(
+            { sqs: harness.sqs, queueUrl: harness.queueUrl, payloads: harness.payloads, delayed: rows },
+            { ...input, confirm: true },
+          );
+      const error = await attempt.then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
+      if (error === undefined) continue; // the hostile value was valid for that field after all
+      refused += 1;
+      if (!isLeasefenceError(error, InvalidInputError)) wrong.push(`${name}: ${String(error)}`);
+    }
+    const scan = async (table: string) =>
+      (await harness.client.send(new ScanCommand({ TableName: table }))).Items ?? [];
+    const jobsRows = (await scan(harness.tables.jobsTable)).filter((item) => item.kind === 'work');
+    report.add('badInputs', refused);
+    report.add('invariantViolations', wrong.length);
+
+    expect(wrong.slice(0, 5)).toEqual([]);
+    expect(refused).toBeGreaterThan(100);
+    // Only a send whose every field happened to be valid may have written (the good identity), never another.
+    expect(jobsRows.every((row) => row.operationId === good.operationId)).toBe(true);
+  });
+});
+
+/** True when `value` has a canonical JSON form (so it is a valid payload, not bad input). */
+function isJsonPayload(value: unknown): boolean {
+  try {
+    canonicalJson(value);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -6,6 +6,7 @@ import type { AnyJobDefinition } from '../../lib/job-definition.js';
 import { createSqsWorkerHandler, type SqsWorkerHandler } from '../../lib/lambda/sqs-worker-handler.js';
 import { type SendJobInput, sendJob } from '../../lib/messaging/producer.js';
 import type { SenderTenants } from '../../lib/messaging/sender-tenants.js';
+import type { InlinePayloadPolicy } from '../../lib/rules.js';
 import { PayloadStore } from '../../lib/store/payloads.js';
 import { WorkItemStore } from '../../lib/store/work-item-store.js';
 import { countingTelemetry } from '../../lib/telemetry.js';
@@ -37,6 +38,8 @@ interface WorkerHarness {
     disabledJobTypes?: string[];
     /** Which senders may produce for which tenants (LEASEFENCE_SENDER_TENANTS). */
     senderTenants?: SenderTenants;
+    /** Payload bodies carried in messages (LEASEFENCE_INLINE_PAYLOADS; default accept). */
+    inlinePayloads?: InlinePayloadPolicy;
   }): SqsWorkerHandler & { telemetry: ReturnType<typeof countingTelemetry> };
   send(input: SendJobInput): ReturnType<typeof sendJob>;
   /** One event-source round with the given handler. */
@@ -67,7 +70,7 @@ async function createWorkerHarness(prefix: string, jobs: readonly AnyJobDefiniti
     clock,
     store,
     payloads,
-    worker: ({ disabledJobTypes, senderTenants, ...options } = {}) => {
+    worker: ({ disabledJobTypes, senderTenants, inlinePayloads, ...options } = {}) => {
       const telemetry = countingTelemetry();
       const handler = createSqsWorkerHandler({
         jobs,
@@ -75,6 +78,7 @@ async function createWorkerHarness(prefix: string, jobs: readonly AnyJobDefiniti
           ...config,
           ...(disabledJobTypes ? { disabledJobTypes } : {}),
           ...(senderTenants ? { senderTenants } : {}),
+          ...(inlinePayloads ? { inlinePayloads } : {}),
         },
         clock,
         telemetry,

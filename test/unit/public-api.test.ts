@@ -61,6 +61,8 @@ describe('the root entry point', () => {
         'ShadowFinding',
         // producer
         'sendJob',
+        'enqueueTransactItems',
+        'outboxReplay',
         'PayloadStore',
         // schedules
         'defineSchedule',

@@ -17,6 +17,11 @@ Endpoints, region and credentials come from boto3's usual configuration (``AWS_E
     printf '%s' '{"amount":70.0}' | python3 leasefence_producer.py canonical     # prints {"amount":70}
     python3 leasefence_producer.py send --queue-url URL --payloads-table T --tenant-id acme \\
         --operation-id refund-r_815 --job-type refund-settlement --payload '{"amount":70.0}' [--jobs-table J]
+    python3 leasefence_producer.py send --carry-body --queue-url URL --tenant-id acme \\
+        --operation-id refund-r_815 --job-type refund-settlement --payload '{"amount":70.0}'
+
+``--carry-body`` is the one-message form: the body travels in the message and the worker stores it (it sits in
+SQS, and in the DLQ for their retention, where erasure cannot reach it; a deployment may refuse it).
 
 ``send`` prints one JSON object (the answer) and exits 0; a conflict exits 3, bad input exits 2.
 """
@@ -186,8 +191,10 @@ def work_item_key(tenant_id: str, operation_id: str) -> dict[str, dict[str, str]
 # --- sending -------------------------------------------------------------------------------------------------
 
 
-def envelope(tenant_id: str, operation_id: str, job_type: str, hash_hex: str, job_version: int | None) -> str:
-    """The SQS body of a job with an inline payload (schema/envelope.schema.json)."""
+def envelope(tenant_id: str, operation_id: str, job_type: str, hash_hex: str, job_version: int | None,
+             carried: str | None = None) -> str:
+    """The SQS body of a job (schema/envelope.schema.json): its body in the payloads table (``{"inline": true}``),
+    or, given ``carried`` (the canonical JSON), the body in the message itself (``{"body": ...}``)."""
     body: dict[str, Any] = {
         "v": ENVELOPE_VERSION,
         "kind": "job",
@@ -195,11 +202,13 @@ def envelope(tenant_id: str, operation_id: str, job_type: str, hash_hex: str, jo
         "operationId": operation_id,
         "jobType": job_type,
         "payloadHash": hash_hex,
-        "payload": {"inline": True},
     }
     if job_version is not None:
         body["jobVersion"] = job_version
-    return json.dumps(body, separators=(",", ":"))
+    if carried is None:
+        return json.dumps({**body, "payload": {"inline": True}}, separators=(",", ":"))
+    # The canonical text itself goes in, so the worker parses exactly the value that was hashed.
+    return json.dumps(body, separators=(",", ":"))[:-1] + ',"payload":{"body":' + carried + "}}"
 
 
 def store_payload(dynamodb: Any, table: str, tenant_id: str, operation_id: str, payload: Any,
@@ -246,16 +255,32 @@ def read_job(dynamodb: Any, jobs_table: str, tenant_id: str, operation_id: str) 
     return {name: next(iter(value.values())) for name, value in item.items()}
 
 
-def send_job(*, sqs: Any, dynamodb: Any, queue_url: str, payloads_table: str, tenant_id: str, operation_id: str,
-             job_type: str, payload: Any, job_version: int | None = None, jobs_table: str | None = None,
-             retention_days: int = DEFAULT_RETENTION_DAYS) -> dict[str, Any]:
-    """Stores the body, then sends the message. The answer is "new" or "replay"; with ``jobs_table`` a replay
-    carries the stored row (None while no worker created it) and a finished job is not signalled again."""
+def _check_job(tenant_id: str, operation_id: str, job_type: str, job_version: int | None) -> None:
     check_identity(tenant_id, operation_id)
     if not isinstance(job_type, str) or not JOB_TYPE.fullmatch(job_type):
         raise InvalidInput("jobType", "must be 1-64 chars of [A-Za-z0-9._-]")
     if job_version is not None and not (isinstance(job_version, int) and 1 <= job_version <= 1_000_000):
         raise InvalidInput("jobVersion", "must be an integer from 1 to 1000000")
+
+
+def send_carried(*, sqs: Any, queue_url: str, tenant_id: str, operation_id: str, job_type: str, payload: Any,
+                 job_version: int | None = None) -> dict[str, Any]:
+    """Sends one message carrying the body (no table write): the worker verifies it and stores it. The answer is
+    "sent"; replay and conflict are the worker's to tell (``leasefence show`` / ``ls --state quarantined``)."""
+    _check_job(tenant_id, operation_id, job_type, job_version)
+    canonical = canonical_json(payload)
+    hash_hex = hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    sent = sqs.send_message(QueueUrl=queue_url, MessageGroupId=message_group(tenant_id),
+                            MessageBody=envelope(tenant_id, operation_id, job_type, hash_hex, job_version, canonical))
+    return {"answer": "sent", "payloadHash": hash_hex, "messageId": sent["MessageId"]}
+
+
+def send_job(*, sqs: Any, dynamodb: Any, queue_url: str, payloads_table: str, tenant_id: str, operation_id: str,
+             job_type: str, payload: Any, job_version: int | None = None, jobs_table: str | None = None,
+             retention_days: int = DEFAULT_RETENTION_DAYS) -> dict[str, Any]:
+    """Stores the body, then sends the message. The answer is "new" or "replay"; with ``jobs_table`` a replay
+    carries the stored row (None while no worker created it) and a finished job is not signalled again."""
+    _check_job(tenant_id, operation_id, job_type, job_version)
     stored, hash_hex = store_payload(dynamodb, payloads_table, tenant_id, operation_id, payload, retention_days)
     answer: dict[str, Any] = {"answer": "new" if stored == "stored" else "replay", "payloadStored": stored,
                               "payloadHash": hash_hex}
@@ -326,9 +351,11 @@ def main(argv: list[str]) -> int:
     vectors = commands.add_parser("check-vectors", help="check this implementation against the shared vectors")
     vectors.add_argument("path")
     commands.add_parser("canonical", help="print the canonical JSON of the JSON text on standard input")
-    send = commands.add_parser("send", help="store an inline payload and send its job message")
+    send = commands.add_parser("send", help="store the payload and send its job message (or carry it: --carry-body)")
     send.add_argument("--queue-url", required=True)
-    send.add_argument("--payloads-table", required=True)
+    send.add_argument("--payloads-table", help="where the body is stored (required without --carry-body)")
+    send.add_argument("--carry-body", action="store_true",
+                      help="send the body in the message, no table write (the deployment must accept inline payloads)")
     send.add_argument("--jobs-table", help="on a replay, answer with the stored row (needs GetItem on the jobs table)")
     send.add_argument("--tenant-id", required=True)
     send.add_argument("--operation-id", required=True)
@@ -352,6 +379,19 @@ def main(argv: list[str]) -> int:
         payload = json.loads(args.payload)
     except json.JSONDecodeError:
         print(json.dumps({"error": "invalid_input", "field": "payload", "message": "not JSON"}))
+        return 2
+    if args.carry_body:
+        try:
+            answer = send_carried(sqs=boto3.client("sqs"), queue_url=args.queue_url, tenant_id=args.tenant_id,
+                                  operation_id=args.operation_id, job_type=args.job_type,
+                                  job_version=args.job_version, payload=payload)
+        except InvalidInput as error:
+            print(json.dumps({"error": "invalid_input", "field": error.field, "message": str(error)}))
+            return 2
+        print(json.dumps(answer))
+        return 0
+    if args.payloads_table is None:
+        print(json.dumps({"error": "invalid_input", "field": "payloadsTable", "message": "--payloads-table is required"}))
         return 2
     try:
         answer = send_job(sqs=boto3.client("sqs"), dynamodb=boto3.client("dynamodb"), queue_url=args.queue_url,

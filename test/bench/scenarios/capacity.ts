@@ -127,6 +127,29 @@ async function leasefenceUnits(engine: BenchEngine, sqs: SQSClient, queueUrl: st
   );
   out.delayed = sum(scheduled, woken);
   out.replay = await measure(ra, () => a.runtime.handleMessage(leasefenceMessage(id(0), 'ref')));
+  // Confirm-first (sendJob confirm: true): the producer stores the body and writes the queued row, due now, then
+  // sends its wake-up; the worker claims the row and completes.
+  const confirmed = id(9);
+  const confirmWrites = await measure(ra, async () => {
+    await a.storeInlinePayload(confirmed);
+    await store.enqueue(
+      parseNewWorkItem({
+        identity: confirmed,
+        jobType: BENCH_JOB_TYPE,
+        payloadHash: payloadHash(benchPayload(confirmed.operationId)),
+        payloadInline: true,
+        maxAttempts: 3,
+      }),
+    );
+  });
+  const confirmRun = await measure(ra, () =>
+    expectExecuted(a.runtime.handleMessage(leasefenceMessage(confirmed, 'inline', 'wake')), 'confirm'),
+  );
+  out.confirm = sum(confirmWrites, confirmRun);
+  // A body carried in the message: the worker stores it (the producer writes nothing), then as an inline job.
+  out.carried = await measure(ra, () =>
+    expectExecuted(a.runtime.handleMessage(leasefenceMessage(id(10), 'carried')), 'carried'),
+  );
 
   const lease = parseLease({ owner: 'worker-a', leaseMs: LEASE_MS });
   const created = await store.enqueue(parseNewWorkItem({ identity: id(3), ...BENCH_ROW }), lease);
@@ -294,6 +317,8 @@ async function measureCapacity(
       row('happy path, payloadRef', 'happy'),
       row('happy path, inline payload (producer + worker)', 'inline'),
       row('delayed job (queued row first, then a wake-up)', 'delayed'),
+      row('confirm-first enqueue (body, queued row, then a wake-up)', 'confirm', 'inline'),
+      row('inline payload carried in the message (the worker stores it)', 'carried', 'inline'),
       row('replay of a finished job', 'replay'),
       row('each heartbeat', 'heartbeat', undefined),
       row('each retry (queued again, then re-claimed by its own wake-up)', 'retry', undefined),

@@ -27,8 +27,8 @@ const benchPayloadSchema = z.strictObject({
   lines: z.array(z.strictObject({ sku: z.string(), quantity: z.number().int().min(1) })),
 });
 
-/** How a leasefence job carries its payload: a caller-owned reference, or a body in the payloads table. */
-type PayloadMode = 'ref' | 'inline';
+/** Where a bench message's payload is: a ref, the payloads table, or carried in the message itself. */
+type PayloadMode = 'ref' | 'inline' | 'carried';
 
 /** The event the Powertools peer receives: identity and the payload itself (it has no payload store). */
 interface PeerJob {
@@ -73,6 +73,9 @@ function resolveBenchRef(ref: string): BenchPayload | undefined {
 }
 
 /** The queue message the leasefence worker receives for `identity` (a producer's `job`, or a sweeper's `wake`). */
+/** A JSON value as the envelope's carried body types it. */
+type JsonValue = Extract<JobEnvelope['payload'], { body: unknown }>['body'];
+
 function leasefenceMessage(identity: JobIdentity, mode: PayloadMode, kind: 'job' | 'wake' = 'job'): QueueMessage {
   const envelope: JobEnvelope = {
     v: 1,
@@ -80,7 +83,13 @@ function leasefenceMessage(identity: JobIdentity, mode: PayloadMode, kind: 'job'
     ...identity,
     jobType: BENCH_JOB_TYPE,
     payloadHash: payloadHash(benchPayload(identity.operationId)),
-    payload: mode === 'ref' ? { ref: payloadRefFor(identity) } : { inline: true },
+    payload:
+      mode === 'ref'
+        ? { ref: payloadRefFor(identity) }
+        : mode === 'carried'
+          ? // BenchPayload is plain JSON (an interface, so TypeScript cannot see it as JSONType).
+            { body: benchPayload(identity.operationId) as unknown as JsonValue }
+          : { inline: true },
   };
   return { messageId: randomUUID(), body: serializeEnvelope(envelope), receiveCount: 1 };
 }

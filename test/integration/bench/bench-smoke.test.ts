@@ -151,6 +151,8 @@ describe('benchmark scenarios at tiny size', () => {
       ['happy path, payloadRef', true, true],
       ['happy path, inline payload (producer + worker)', true, true],
       ['delayed job (queued row first, then a wake-up)', true, true],
+      ['confirm-first enqueue (body, queued row, then a wake-up)', true, true],
+      ['inline payload carried in the message (the worker stores it)', true, true],
       ['replay of a finished job', true, true],
       ['each heartbeat', true, false],
       ['each retry (queued again, then re-claimed by its own wake-up)', true, false],

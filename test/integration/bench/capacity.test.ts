@@ -41,6 +41,21 @@ describe('capacity units per job (accountant, DynamoDB rules)', () => {
     expect(row('delayed job').leasefence).toEqual({ wru: 7, rru: 1, indexWru: 4 });
   });
 
+  it('confirm-first: the body and the queued row before the wake-up, 3 WRU more than the inline two-write path', () => {
+    const confirm = row('confirm-first enqueue').leasefence;
+    const inline = row('happy path, inline payload').leasefence;
+    // Its reads are fence-epoch reads, which depend on each store's 5 s cache: the writes are the figure.
+    expect(confirm).toMatchObject({ wru: 8, indexWru: 4 });
+    expect((confirm?.wru ?? 0) - (inline?.wru ?? 0)).toBe(3);
+  });
+
+  it('a body carried in the message costs what the inline two-write path costs: the put moves to the worker', () => {
+    expect(row('inline payload carried in the message').leasefence).toEqual(
+      row('happy path, inline payload').leasefence,
+    );
+    expect(row('inline payload carried in the message').leasefence).toEqual({ wru: 5, rru: 1, indexWru: 2 });
+  });
+
   it('each heartbeat: 1 WRU on the row, no index write', () => {
     expect(row('each heartbeat').leasefence).toEqual({ wru: 1, rru: 0, indexWru: 0 });
   });

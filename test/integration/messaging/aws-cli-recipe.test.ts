@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import * as z from 'zod';
@@ -9,20 +9,24 @@ import { defineJob } from '../../../lib/job-definition.js';
 import { ROOT } from '../../support/cli-runner.js';
 import { engineEndpoints } from '../../support/engine.js';
 import { localAwsEnvironment } from '../../support/python.js';
+import { queryParkedByState } from '../../support/store.js';
 import { createWorkerHarness, type WorkerHarness } from '../../support/worker-harness.js';
 
-/** The ```sh block of docs/PRODUCERS.md's AWS CLI section: the recipe exactly as documented. */
-function documentedRecipe(): string {
+/** The two recipes of docs/PRODUCERS.md's AWS CLI section, by their headings. */
+const Recipe = { oneMessage: '### 6.1 One message', tableFirst: '### 6.2 The body in the payloads table first' };
+
+/** The ```sh block under `heading` in docs/PRODUCERS.md: the recipe exactly as documented. */
+function documentedRecipe(heading: string): string {
   const doc = readFileSync(join(ROOT, 'docs/PRODUCERS.md'), 'utf8');
-  const section = doc.slice(doc.indexOf('## 6. The AWS CLI'));
-  const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1];
-  if (!block) throw new Error('docs/PRODUCERS.md: no ```sh block under "## 6. The AWS CLI"');
+  const at = doc.indexOf(heading);
+  const block = at < 0 ? undefined : /```sh\n([\s\S]*?)```/.exec(doc.slice(at))?.[1];
+  if (!block) throw new Error(`docs/PRODUCERS.md: no \`\`\`sh block under "${heading}"`);
   return block;
 }
 
 /** The recipe for another job: its first two lines (the job) replaced, the rest as documented. */
-function recipeFor(job: { tenantId: string; operationId: string; raw: string }): string {
-  const lines = documentedRecipe().split('\n');
+function recipeFor(job: { tenantId: string; operationId: string; raw: string }, heading = Recipe.tableFirst): string {
+  const lines = documentedRecipe(heading).split('\n');
   expect(lines[0]).toMatch(/^TENANT=\S+ OPERATION=\S+ JOB_TYPE=\S+$/);
   expect(lines[1]).toMatch(/^RAW='.*'$/);
   return [
@@ -30,6 +34,15 @@ function recipeFor(job: { tenantId: string; operationId: string; raw: string }):
     `RAW='${job.raw}'`,
     ...lines.slice(2),
   ].join('\n');
+}
+
+/** CI's AWS CLI v1, in its own venv (.ci/awscli-venv); its bin goes first on the recipe's PATH when present. */
+const AWSCLI_BIN = join(ROOT, '.awscli-venv/bin');
+
+/** PATH for the recipe: the awscli venv's bin first when it has `aws`, else the machine's PATH as it is. */
+function recipePath(): string {
+  const path = process.env.PATH ?? '';
+  return existsSync(join(AWSCLI_BIN, 'aws')) ? `${AWSCLI_BIN}:${path}` : path;
 }
 
 /** Why the recipe cannot run here (no aws CLI, jq, sha256sum or python3), or undefined. */
@@ -44,7 +57,8 @@ function missingTool(): string | undefined {
     ['sha256sum', ['--version']],
     ['python3', ['--version']],
   ] as const) {
-    if (spawnSync(tool, [...args], { stdio: 'ignore' }).status !== 0) return `${tool} is not installed`;
+    const found = spawnSync(tool, [...args], { stdio: 'ignore', env: { ...process.env, PATH: recipePath() } });
+    if (found.status !== 0) return `${tool} is not installed (CI installs aws with .ci/awscli-venv)`;
   }
   return undefined;
 }
@@ -86,6 +100,7 @@ describe('the AWS CLI recipe of docs/PRODUCERS.md, run as documented against the
           // AWS CLI v1 swaps in its own SQS endpoint for the regions it lists (awscli/customizations/
           // overridesslcommonname.py), ignoring AWS_ENDPOINT_URL_SQS; a region outside that list keeps the local one.
           AWS_DEFAULT_REGION: 'eu-central-2',
+          PATH: recipePath(),
           PAYLOADS_TABLE: harness.tables.payloadsTable,
           QUEUE_URL: harness.queueUrl,
         },
@@ -142,5 +157,82 @@ describe('the AWS CLI recipe of docs/PRODUCERS.md, run as documented against the
     expect(run.stderr).toContain(`conflict: acme/refund-r_815 is bound to payload ${payloadHash(JSON.parse(job.raw))}`);
     expect(await harness.queueDepth()).toEqual({ visible: 0, inFlight: 0 });
     expect((await harness.payloads.get(identity))?.payloadHash).toBe(payloadHash(JSON.parse(job.raw)));
+  });
+
+  describe('6.1, one message carrying the body', () => {
+    const carried = {
+      tenantId: 'acme',
+      operationId: 'refund-r_816',
+      raw: '{"merchantId":"m_43","amount":1e2,"currency":"EUR"}',
+    };
+    const carriedIdentity = parseIdentity({ tenantId: carried.tenantId, operationId: carried.operationId });
+    const quarantined = async (operationId: string) =>
+      (await queryParkedByState(harness.client, harness.tables.jobsTable, 'quarantined'))
+        .filter((item) => item.kind === 'quarantine' && item.operationId === operationId)
+        .map((item) => item.reason);
+
+    it('a new job: one send-message, the worker stores the body and runs the job', async (context) => {
+      const run = await runRecipe(context, recipeFor(carried, Recipe.oneMessage));
+      const round = await harness.poll(harness.worker());
+
+      expect(run).toMatchObject({ code: 0, stderr: '' });
+      expect(round).toMatchObject({ received: 1, failed: 0, deleted: 1 });
+      const expected = { merchantId: 'm_43', amount: 100, currency: 'EUR' };
+      expect(await harness.store.get(carriedIdentity)).toMatchObject({
+        state: 'succeeded',
+        payloadHash: payloadHash(expected),
+      });
+      expect(await harness.payloads.get(carriedIdentity)).toMatchObject({ body: expected, intact: true });
+      expect(ran.at(-1)).toEqual(expected);
+    });
+
+    it('the same job again: a replay, not run twice', async (context) => {
+      const runs = ran.length;
+      const before = await harness.store.get(carriedIdentity);
+
+      const run = await runRecipe(context, recipeFor(carried, Recipe.oneMessage));
+      const round = await harness.poll(harness.worker());
+
+      expect(run).toMatchObject({ code: 0, stderr: '' });
+      expect(round).toMatchObject({ received: 1, failed: 0, deleted: 1 });
+      expect(ran).toHaveLength(runs);
+      expect(await harness.store.get(carriedIdentity)).toEqual(before);
+    });
+
+    it('another body for the same identity: quarantined payload_conflict, row and stored body untouched', async (context) => {
+      const before = {
+        row: await harness.store.get(carriedIdentity),
+        body: await harness.payloads.get(carriedIdentity),
+      };
+
+      const run = await runRecipe(
+        context,
+        recipeFor({ ...carried, raw: '{"merchantId":"m_43","amount":5,"currency":"EUR"}' }, Recipe.oneMessage),
+      );
+      const round = await harness.poll(harness.worker());
+
+      expect(run).toMatchObject({ code: 0, stderr: '' });
+      expect(round).toMatchObject({ received: 1, failed: 0, deleted: 1 });
+      expect(await quarantined(carried.operationId)).toEqual(['payload_conflict']);
+      expect({
+        row: await harness.store.get(carriedIdentity),
+        body: await harness.payloads.get(carriedIdentity),
+      }).toEqual(before);
+    });
+
+    it('a malformed job (a "#" in the operation id): quarantined invalid_envelope, no row, nothing stored', async (context) => {
+      const runs = ran.length;
+
+      const run = await runRecipe(context, recipeFor({ ...carried, operationId: 'refund#817' }, Recipe.oneMessage));
+      const round = await harness.poll(harness.worker());
+
+      expect(run).toMatchObject({ code: 0, stderr: '' });
+      expect(round).toMatchObject({ received: 1, failed: 0, deleted: 1 });
+      const records = (await queryParkedByState(harness.client, harness.tables.jobsTable, 'quarantined')).filter(
+        (item) => item.kind === 'quarantine' && item.reason === 'invalid_envelope',
+      );
+      expect(records).toHaveLength(1);
+      expect(ran).toHaveLength(runs);
+    });
   });
 });

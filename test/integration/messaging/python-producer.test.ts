@@ -6,6 +6,7 @@ import { parseIdentity } from '../../../lib/identity.js';
 import { defineJob } from '../../../lib/job-definition.js';
 import { PRODUCER_VECTORS_FILE } from '../../support/producer-vectors.js';
 import { localAwsEnvironment, type PythonForProducer, pythonForProducer, runPython } from '../../support/python.js';
+import { queryParkedByState } from '../../support/store.js';
 import { createWorkerHarness, type WorkerHarness } from '../../support/worker-harness.js';
 
 /** The reference producer other languages copy (docs/PRODUCERS.md); the package ships it. */
@@ -16,7 +17,7 @@ const settle = defineJob({
   type: 'settle',
   version: 1,
   target: 'B',
-  payload: z.strictObject({ name: z.string(), amount: z.number() }),
+  payload: z.strictObject({ name: z.string(), amount: z.number(), note: z.string().optional() }),
   run: async (ctx) => {
     ran.push({ tenantId: ctx.identity.tenantId, payload: ctx.payload });
     return { outcomeCode: 'settled' };
@@ -154,5 +155,95 @@ describe('the Python reference producer (boto3) against the local engines', () =
 
     expect(sent).toMatchObject({ code: 2, answer: { error: 'invalid_input', field: 'tenantId' } });
     expect(await harness.queueDepth()).toEqual({ visible: 0, inFlight: 0 });
+  });
+
+  describe('the one-message form (--carry-body): the body in the message, stored by the worker', () => {
+    /** Runs `send --carry-body` (no payloads table named: the producer needs only SQS). */
+    async function carry(context: TestContext, job: { tenantId: string; operationId: string; payload: string }) {
+      const run = await runPython(
+        python(context),
+        [
+          PRODUCER,
+          'send',
+          '--carry-body',
+          ...['--queue-url', harness.queueUrl, '--job-type', 'settle'],
+          ...['--tenant-id', job.tenantId, '--operation-id', job.operationId, '--payload', job.payload],
+        ],
+        { env: localAwsEnvironment() },
+      );
+      expect(run.stderr, 'the producer wrote to stderr').toBe('');
+      return { code: run.code, answer: JSON.parse(run.stdout) as Record<string, unknown> };
+    }
+
+    const identity = parseIdentity({ tenantId: 'acme', operationId: 'carry-1' });
+    const quarantined = async () =>
+      (await queryParkedByState(harness.client, harness.tables.jobsTable, 'quarantined'))
+        .filter((item) => item.kind === 'quarantine' && item.operationId === 'carry-1')
+        .map((item) => item.reason);
+
+    it('one SendMessage: the worker verifies the body, stores it canonical under the identity and runs the job', async (context) => {
+      const payload = '{"name":"Zoë Ångström","amount":70.0,"note":"x"}';
+      ran.length = 0;
+
+      const sent = await carry(context, { tenantId: 'acme', operationId: 'carry-1', payload });
+      const round = await harness.poll(harness.worker());
+
+      expect(sent).toMatchObject({
+        code: 0,
+        answer: { answer: 'sent', payloadHash: payloadHash(JSON.parse(payload)) },
+      });
+      expect(round).toMatchObject({ received: 1, failed: 0, deleted: 1 });
+      expect(await harness.store.get(identity)).toMatchObject({ state: 'succeeded', payloadInline: true });
+      expect(await harness.payloads.get(identity)).toMatchObject({
+        payloadHash: sent.answer.payloadHash,
+        intact: true,
+      });
+      expect(ran).toEqual([{ tenantId: 'acme', payload: { name: 'Zoë Ångström', amount: 70, note: 'x' } }]);
+    });
+
+    it('the same job again: a replay the worker does not run twice', async (context) => {
+      const before = await harness.store.get(identity);
+
+      const sent = await carry(context, {
+        tenantId: 'acme',
+        operationId: 'carry-1',
+        payload: '{"note":"x","amount":70,"name":"Zoë Ångström"}',
+      });
+      const round = await harness.poll(harness.worker());
+
+      expect(sent.code).toBe(0);
+      expect(round).toMatchObject({ received: 1, failed: 0, deleted: 1 });
+      expect(await harness.store.get(identity)).toEqual(before);
+      expect(ran).toHaveLength(1);
+      expect(await quarantined()).toEqual([]);
+    });
+
+    it('another body for the same identity: the worker quarantines it payload_conflict; row and body untouched', async (context) => {
+      const before = { row: await harness.store.get(identity), body: await harness.payloads.get(identity) };
+
+      const sent = await carry(context, {
+        tenantId: 'acme',
+        operationId: 'carry-1',
+        payload: '{"name":"Eve","amount":1}',
+      });
+      const round = await harness.poll(harness.worker());
+
+      expect(sent.code).toBe(0);
+      expect(round).toMatchObject({ received: 1, failed: 0, deleted: 1 });
+      expect(await quarantined()).toEqual(['payload_conflict']);
+      expect({ row: await harness.store.get(identity), body: await harness.payloads.get(identity) }).toEqual(before);
+      expect(ran).toHaveLength(1);
+    });
+
+    it('a malformed job is refused by the producer, nothing sent', async (context) => {
+      const sent = await carry(context, {
+        tenantId: 'acme',
+        operationId: 'carry 2',
+        payload: '{"name":"x","amount":1}',
+      });
+
+      expect(sent).toMatchObject({ code: 2, answer: { error: 'invalid_input', field: 'operationId' } });
+      expect(await harness.queueDepth()).toEqual({ visible: 0, inFlight: 0 });
+    });
   });
 });

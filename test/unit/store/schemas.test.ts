@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../../lib/errors.js';
 import { parseIdentity } from '../../../lib/identity.js';
-import { parseEnvelope } from '../../../lib/messaging/envelope.js';
+import { boundAsReceived, parseEnvelope } from '../../../lib/messaging/envelope.js';
 import { type NewWorkItem, newWorkItem, parseNewWorkItem } from '../../../lib/store/schemas.js';
 import { expectThrown } from '../../support/expectations.js';
 
@@ -95,7 +95,13 @@ describe('newWorkItem (the one builder from a parsed job to its new work item)',
         };
         let item: NewWorkItem;
         try {
-          item = newWorkItem(parsed.identity, parsed.envelope, attempts, due);
+          // These envelopes never carry a body, so each is bound as it was received.
+          item = newWorkItem(
+            parsed.identity,
+            (boundAsReceived(parsed) ?? expect.unreachable()).envelope,
+            attempts,
+            due,
+          );
         } catch (error) {
           // Only the attempt budget (a job definition's, which can be built by hand) is checked here.
           expect(error).toBeInstanceOf(InvalidInputError);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { payloadHash } from '../../../../lib/hashing.js';
 import { hostileValue, hugeString, poisonedString, wrongType } from './hostile-values.js';
@@ -111,6 +112,43 @@ function tamperedText(tenantId: string): fc.Arbitrary<BodyCase> {
     .map((generated) => ({ ...generated, malformed: true }));
 }
 
+/**
+ * Bodies carried in the message that must never be stored: hostile values and types under a hash they do not
+ * have, a body beside a ref or an inline flag, a wake carrying one, and bodies above the payload cap (their true
+ * hash, computed here: the library refuses to hash them). Each is quarantined as a message, nothing stored.
+ */
+function carriedBody(tenantId: string): fc.Arbitrary<BodyCase> {
+  const base = (operationId: string) => validEnvelope(tenantId, operationId);
+  return fc
+    .oneof(
+      hostileValue.map((body) => ({
+        category: 'carried:hostile-wrong-hash',
+        body: JSON.stringify({ ...base('fz-carried-h'), payload: { body } }),
+      })),
+      fc.constantFrom({ ref: 's3://b/k' }, { inline: true }).map((other) => ({
+        category: 'carried:both-fields',
+        body: JSON.stringify({ ...base('fz-carried-b'), payload: { body: { order: 'fz-carried-b' }, ...other } }),
+      })),
+      fc.constant({
+        category: 'carried:wake',
+        body: JSON.stringify({ ...base('fz-carried-w'), kind: 'wake', payload: { body: { order: 'fz-carried-w' } } }),
+      }),
+      fc.constant({
+        category: 'carried:wrong-hash',
+        body: JSON.stringify({ ...base('fz-carried-x'), payload: { body: { order: 'another' } } }),
+      }),
+      fc.constantFrom(262_145, 400_000).map((size) => {
+        const body = { order: 'x'.repeat(size) };
+        const hash = createHash('sha256').update(JSON.stringify(body)).digest('hex');
+        return {
+          category: 'carried:too-large',
+          body: JSON.stringify({ ...base('fz-carried-l'), payloadHash: hash, payload: { body } }),
+        };
+      }),
+    )
+    .map((generated) => ({ ...generated, malformed: true }));
+}
+
 /** Anything at all: arbitrary text (any code units), arbitrary JSON values and objects. */
 const arbitraryBody: fc.Arbitrary<BodyCase> = fc
   .oneof(
@@ -148,6 +186,7 @@ function bodyArbitrary(tenantId: string, seededOperations: readonly string[]): f
     { weight: 2, arbitrary: tamperedText(tenantId) },
     { weight: 2, arbitrary: arbitraryBody },
     { weight: 1, arbitrary: aimedEnvelope(tenantId, seededOperations) },
+    { weight: 1, arbitrary: carriedBody(tenantId) },
   );
 }
 
