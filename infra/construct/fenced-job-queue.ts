@@ -11,13 +11,15 @@ import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { parseAlertRoutes } from '../../lib/alert-route.js';
 import { EnvironmentVariable } from '../../lib/config.js';
 import { METRIC_NAMESPACE } from '../../lib/metric-names.js';
 import { createAlarmTopic } from './alarm-topic.js';
-import { type JobAlarmKey, JobAlarms } from './alarms.js';
+import { DEFAULT_ALARM_THRESHOLDS, type JobAlarmKey, JobAlarms } from './alarms.js';
 import { JobDashboard } from './dashboard.js';
 import { createLeasefenceFunction, PackagedEntry } from './functions.js';
 import { createIdentifierKeySecret } from './identifier-key.js';
+import { JobTypeAlarms } from './job-type-alarms.js';
 import {
   adminInvokeGuardStatement,
   adminStatements,
@@ -66,6 +68,8 @@ class FencedJobQueue extends Construct {
   readonly alarms: Record<JobAlarmKey, cloudwatch.Alarm>;
   /** The topic the alarms notify (created unless one was passed). */
   readonly alarmTopic: sns.ITopic;
+  /** Each routed job type's alarms (alertRoutes), by job type then key. */
+  readonly jobTypeAlarms: JobTypeAlarms['alarms'];
   /** The customer-managed key of tables, queues and topic, when one was passed. */
   readonly encryptionKey: kms.IKey | undefined;
   /** The generated key of the identifier hashes in logs and metrics (read by the worker and admin). */
@@ -79,10 +83,12 @@ class FencedJobQueue extends Construct {
   readonly deadlineShards: number;
   /** Who may produce for which tenants (the worker's LEASEFENCE_SENDER_TENANTS), filled by grantSendJobs. */
   private readonly senders = new SenderRegistry(this);
+  private readonly routedAlarms: JobTypeAlarms;
 
   constructor(scope: Construct, id: string, props: FencedJobQueueProps) {
     super(scope, id);
     const config = resolveProps(props);
+    const alertRoutes = parseAlertRoutes(props.alertRoutes ?? {});
     this.deadlineShards = config.deadlineShards;
     this.encryptionKey = config.encryptionKey;
     const encryption = config.encryptionKey ? { encryptionKey: config.encryptionKey } : {};
@@ -217,13 +223,20 @@ class FencedJobQueue extends Construct {
       ...(config.alarmThresholds ? { thresholds: config.alarmThresholds } : {}),
     });
     this.alarms = alarms.alarms;
+    this.routedAlarms = new JobTypeAlarms(this, 'JobTypeAlarms', {
+      serviceName: config.serviceName,
+      routes: alertRoutes,
+      defaultTopic: this.alarmTopic,
+      thresholds: { ...DEFAULT_ALARM_THRESHOLDS, ...config.alarmThresholds },
+    });
+    this.jobTypeAlarms = this.routedAlarms.alarms;
     this.dashboard = new JobDashboard(this, 'Monitoring', {
       serviceName: config.serviceName,
       ...(config.dashboardName ? { dashboardName: config.dashboardName } : {}),
       queue,
       deadLetterQueue,
       functions: { worker: this.worker, sweeper: this.sweeper, admin: this.admin },
-      alarms: Object.values(alarms.alarms),
+      alarms: [...Object.values(alarms.alarms), ...Object.values(this.jobTypeAlarms).flatMap(Object.values)],
     }).dashboard;
   }
 
@@ -252,6 +265,16 @@ class FencedJobQueue extends Construct {
    */
   allowSender(senderId: string, tenants: SenderTenantList): void {
     this.senders.allow(senderId, tenants);
+  }
+
+  /**
+   * Subscription props that let through only the alarms of the job types routed to `label` (an SNS message-body
+   * filter on their alarm names), for a subscription to alarmTopic. InvalidInputError when no job type names it.
+   * @example
+   * jobs.alarmTopic.addSubscription(new EmailSubscription('pay@example.com', jobs.alertRouteFilter('pagerduty:payments')));
+   */
+  alertRouteFilter(label: string): { filterPolicyWithMessageBody: Record<string, sns.FilterOrPolicy> } {
+    return this.routedAlarms.filterOf(label);
   }
 
   /** Lets the worker fence writes on your record tables (Get/Put/Update/ConditionCheck; never DeleteItem). */

@@ -289,8 +289,10 @@ describe('alarms and dashboard', () => {
 
   it('every alarm notifies the topic on ALARM and OK; only the not-running alarm breaches on missing data', () => {
     const alarms = resourcesOfType(json, 'AWS::CloudWatch::Alarm');
-    expect(alarms).toHaveLength(Object.keys(stack.jobs.alarms).length);
-    expect(alarms).toHaveLength(17);
+    const perJobType = Object.values(stack.jobs.jobTypeAlarms).flatMap(Object.values);
+    expect(alarms).toHaveLength(Object.keys(stack.jobs.alarms).length + perJobType.length);
+    // 17 service-wide, and 5 for each of the 3 example job types (their routes are labels: the default topic).
+    expect(alarms).toHaveLength(17 + 3 * 5);
     for (const [id, alarm] of alarms) {
       expect(alarm.Properties?.AlarmActions, id).toEqual([topic()]);
       expect(alarm.Properties?.OKActions, id).toEqual([topic()]);
