@@ -34,6 +34,7 @@ import {
 import { type AdminRoutePrincipals, type FencedJobQueueProps, resolveProps } from './props.js';
 import { createQueues } from './queues.js';
 import { SenderRegistry, type SenderTenantList } from './sender-registry.js';
+import { shadowWriteStatements } from './shadow-access.js';
 import { createTables } from './tables.js';
 import { grantTenantScopedAccess, type TenantAccessOptions, type TenantScope } from './tenant-access.js';
 
@@ -265,6 +266,22 @@ class FencedJobQueue extends Construct {
    */
   allowSender(senderId: string, tenants: SenderTenantList): void {
     this.senders.allow(senderId, tenants);
+  }
+
+  /**
+   * Lets a team's existing SQS consumer, wrapped in shadowHandler, record its shadow claims: UpdateItem on the jobs
+   * table's tenant partitions only (shadowWriteStatements), and, for a Lambda function of this app, the table
+   * variables the wrapper reads. It gets no read and no access to payloads, queues or the identifier key.
+   * @example
+   * jobs.grantShadowWrites(existingRefundConsumer);
+   */
+  grantShadowWrites(fn: lambda.IFunction): void {
+    for (const entry of shadowWriteStatements(this.resources())) fn.addToRolePolicy(entry);
+    if (fn instanceof lambda.Function) {
+      fn.addEnvironment(EnvironmentVariable.jobsTable, this.jobsTable.tableName);
+      // Read by the configuration only (it names both tables); shadow mode never touches the payloads table.
+      fn.addEnvironment(EnvironmentVariable.payloadsTable, this.payloadsTable.tableName);
+    }
   }
 
   /**
