@@ -318,8 +318,10 @@ describe("IAM: grantShadowWrites gives a team's existing consumer only its shado
         leadingKeys: [workItemKey({ tenantId: 'acme', operationId: 'r-1' }).pk],
       }),
     ).toBe(true);
-    const variables = (json.Resources[logicalIdOf(team, consumer)]?.Properties?.Environment as { Variables: object })
-      .Variables;
+    const environment = json.Resources[logicalIdOf(team, consumer)]?.Properties?.Environment as
+      | { Variables: object }
+      | undefined;
+    const variables = environment?.Variables;
     expect(variables).toMatchObject({ LEASEFENCE_JOBS_TABLE: { Ref: jobsTable } });
   });
 
