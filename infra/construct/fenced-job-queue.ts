@@ -1,4 +1,4 @@
-import { Duration, Stack } from 'aws-cdk-lib';
+import { Duration, Stack, Tags } from 'aws-cdk-lib';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
@@ -31,7 +31,12 @@ import {
   workerRecordStatement,
   workerStatements,
 } from './permissions.js';
-import { type AdminRoutePrincipals, type FencedJobQueueProps, resolveProps } from './props.js';
+import {
+  type AdminRoutePrincipals,
+  type DeploymentEnvironment,
+  type FencedJobQueueProps,
+  resolveProps,
+} from './props.js';
 import { createQueues } from './queues.js';
 import { SenderRegistry, type SenderTenantList } from './sender-registry.js';
 import { shadowWriteStatements } from './shadow-access.js';
@@ -69,6 +74,8 @@ class FencedJobQueue extends Construct {
   readonly alarms: Record<JobAlarmKey, cloudwatch.Alarm>;
   /** The topic the alarms notify (created unless one was passed). */
   readonly alarmTopic: sns.ITopic;
+  /** What this deployment is (props.environment, default production), also its `leasefence:environment` tag. */
+  readonly environment: DeploymentEnvironment;
   /** Each routed job type's alarms (alertRoutes), by job type then key. */
   readonly jobTypeAlarms: JobTypeAlarms['alarms'];
   /** The customer-managed key of tables, queues and topic, when one was passed. */
@@ -90,6 +97,8 @@ class FencedJobQueue extends Construct {
     super(scope, id);
     const config = resolveProps(props);
     const alertRoutes = parseAlertRoutes(props.alertRoutes ?? {});
+    this.environment = config.environment;
+    Tags.of(this).add('leasefence:environment', config.environment);
     this.deadlineShards = config.deadlineShards;
     this.encryptionKey = config.encryptionKey;
     const encryption = config.encryptionKey ? { encryptionKey: config.encryptionKey } : {};

@@ -96,6 +96,12 @@ interface FencedJobQueueProps {
   /** Alarm threshold overrides. */
   readonly alarmThresholds?: Partial<AlarmThresholds>;
   /**
+   * What this deployment is, for tools that inject test traffic: tagged `leasefence:environment` on every resource
+   * (the project stack also outputs it as `Environment`). Default 'production': an unmarked stack is never taken
+   * for a test one.
+   */
+  readonly environment?: DeploymentEnvironment;
+  /**
    * Job type → alert route (lib/alert-route.ts): each job type named gets its own alarms (parked unknown,
    * quarantines, stale-fence rejections, lease doubt) notifying its route. An SNS topic ARN is notified directly
    * (its policy must let CloudWatch publish); a label (`pagerduty:payments`) goes to alarmTopic, where a
@@ -114,6 +120,9 @@ interface FencedJobQueueProps {
    */
   readonly adminRoutePrincipals?: AdminRoutePrincipals;
 }
+
+/** What a deployment is: test and staging stacks may receive injected test traffic, production never by default. */
+type DeploymentEnvironment = 'test' | 'staging' | 'production';
 
 /** Who may use each restricted admin route (see FencedJobQueueProps.adminRoutePrincipals). */
 type AdminRoutePrincipals = Partial<Record<RestrictableRoute, ReadonlyArray<string | iam.IRole | iam.IUser>>>;
@@ -180,6 +189,7 @@ function resolveProps(props: FencedJobQueueProps): ResolvedProps {
     bundleAwsSdk: props.bundleAwsSdk ?? false,
     runtime: props.runtime ?? lambda.Runtime.NODEJS_22_X,
     serviceName: props.serviceName ?? 'leasefence',
+    environment: props.environment ?? 'production',
   };
   if (typeof props?.workerEntry !== 'string' || props.workerEntry.trim() === '') {
     throw new Error(
@@ -205,6 +215,9 @@ function resolveProps(props: FencedJobQueueProps): ResolvedProps {
   if (!/^[A-Za-z0-9._-]{1,64}$/.test(resolved.serviceName))
     throw new Error(`invalid serviceName ${resolved.serviceName}`);
   checkRoutePrincipals(props.adminRoutePrincipals);
+  if (!['test', 'staging', 'production'].includes(resolved.environment)) {
+    throw new Error(`environment must be test, staging or production, got ${String(resolved.environment)}`);
+  }
   return resolved;
 }
 
@@ -223,4 +236,10 @@ function checkRoutePrincipals(allowlists: AdminRoutePrincipals | undefined): voi
   }
 }
 
-export { type AdminRoutePrincipals, type FencedJobQueueProps, type ResolvedProps, resolveProps };
+export {
+  type AdminRoutePrincipals,
+  type DeploymentEnvironment,
+  type FencedJobQueueProps,
+  type ResolvedProps,
+  resolveProps,
+};

@@ -62,6 +62,8 @@ class LeasefenceStack extends Stack {
       AdminUrl: this.jobs.adminUrl.url,
       DashboardName: this.jobs.dashboard.dashboardName,
       AlarmTopicArn: this.jobs.alarmTopic.topicArn,
+      // What tools may do to this deployment: only test and staging stacks take injected test traffic.
+      Environment: this.jobs.environment,
     };
     for (const [name, value] of Object.entries(outputs)) new CfnOutput(this, name, { value });
   }
