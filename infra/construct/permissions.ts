@@ -286,7 +286,6 @@ export {
   keyStatements,
   type LeasefenceResources,
   producerStatements,
-  statement,
   sweeperStatements,
   WORK_ROW_PARTITIONS,
   WORKER_RECORD_ACTIONS,
