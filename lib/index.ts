@@ -4,6 +4,7 @@
  * test/unit/public-api.test.ts pins the list of runtime exports so an internal cannot leak in unnoticed.
  */
 
+export { alertRoutesOf } from './alert-route.js';
 export { type Clock, ManualClock, systemClock } from './clock.js';
 export { EnvironmentVariable, type LeasefenceConfig, readConfig } from './config.js';
 export {

@@ -1,5 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
+import { alertRouteSchema } from './alert-route.js';
 import { JobDefinitionError } from './errors.js';
 import type { FencedRecords } from './fenced/records.js';
 import type { FencedTransactions } from './fenced/transaction.js';
@@ -120,7 +121,10 @@ interface JobDefinition<out Payload = unknown, out Provider = unknown> {
   readonly retry: { readonly baseDelayMs: number; readonly maxDelayMs: number };
   /** Who answers for this job type (team or person): the go/no-go's named owner. */
   readonly owner?: string;
-  /** Where this job type's alerts go (pager, channel, topic). */
+  /**
+   * Where this job type's alarms go (lib/alert-route.ts): an SNS topic ARN, or a label on the construct's alarm
+   * topic that subscribers filter on (`pagerduty:payments`). Pass `alertRoutesOf(jobs)` to the construct.
+   */
   readonly alertRoute?: string;
   /** What a duplicate side effect would do: reversible, idempotent or irreversible. */
   readonly reversibility?: Reversibility;
@@ -176,7 +180,7 @@ const definitionShape = z.object({
     .max(12 * 60 * 60 * 1000),
   retry: z.object({ baseDelayMs: z.number().int().min(0), maxDelayMs: z.number().int().min(0) }),
   owner: z.string().min(1).max(200).optional(),
-  alertRoute: z.string().min(1).max(500).optional(),
+  alertRoute: alertRouteSchema.optional(),
   reversibility: z.enum(['reversible', 'idempotent', 'irreversible']).optional(),
   recordTables: z.array(z.string().regex(/^[A-Za-z0-9_.-]{3,255}$/, 'a DynamoDB table name')).optional(),
 });

@@ -53,6 +53,21 @@ const MetricName = {
 /** Dimension Powertools Metrics adds to every metric; its value is POWERTOOLS_SERVICE_NAME. */
 const METRIC_SERVICE_DIMENSION = 'service';
 
+/**
+ * Dimension of the per-job-type copy of the metrics in JOB_TYPE_METRICS (the construct routes each job type's
+ * alarms on it). Job types are registered names, never identifiers, so they are not hashed.
+ */
+const METRIC_JOB_TYPE_DIMENSION = 'JobType';
+
+/** Metrics emitted a second time under `service` + `JobType` (registered job types only, never a message's claim). */
+const JOB_TYPE_METRICS = [
+  MetricName.Unknown,
+  MetricName.Quarantined,
+  MetricName.StaleFenceRejected,
+  MetricName.EffectRefusedInLeaseDoubt,
+  MetricName.LeaseRenewalFailed,
+] as const;
+
 /** One of the metric names above. */
 type MetricName = (typeof MetricName)[keyof typeof MetricName];
 
@@ -64,4 +79,11 @@ function serviceName(env: NodeJS.ProcessEnv = process.env): string {
   return env.POWERTOOLS_SERVICE_NAME ?? 'leasefence';
 }
 
-export { METRIC_NAMESPACE, METRIC_SERVICE_DIMENSION, MetricName, serviceName };
+export {
+  JOB_TYPE_METRICS,
+  METRIC_JOB_TYPE_DIMENSION,
+  METRIC_NAMESPACE,
+  METRIC_SERVICE_DIMENSION,
+  MetricName,
+  serviceName,
+};

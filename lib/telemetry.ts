@@ -2,7 +2,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { DEVELOPMENT_IDENTIFIER_KEY, hashIdentity, type IdentifierKey } from './hashing.js';
 import type { JobIdentity } from './identity.js';
-import type { MetricName } from './metric-names.js';
+import { METRIC_JOB_TYPE_DIMENSION, type MetricName } from './metric-names.js';
 
 /** Log fields: an identity is pseudonymised before it leaves the process; payloads never appear here. */
 interface LogFields {
@@ -15,7 +15,11 @@ interface LogFields {
 
 /** Where the runtime reports counts and events. The default discards everything. */
 interface Telemetry {
-  count(metric: MetricName, value?: number): void;
+  /**
+   * Adds `value` (default 1) to `metric`; with `jobType` (a registered job type, never a message's unchecked
+   * claim) the count is also emitted under that type's JobType dimension, which its alert route watches.
+   */
+  count(metric: MetricName, value?: number, jobType?: string): void;
   gauge(metric: MetricName, value: number, unit?: 'Seconds' | 'Count'): void;
   info(message: string, fields?: LogFields): void;
   warn(message: string, fields?: LogFields): void;
@@ -60,7 +64,14 @@ function scrub(
 /** Telemetry on Powertools Logger and Metrics (EMF): identifiers hashed under the deployment's key only. */
 function powertoolsTelemetry(logger: Logger, metrics: Metrics, key: IdentifierKeySource): Telemetry {
   return {
-    count: (metric, value = 1) => metrics.addMetric(metric, MetricUnit.Count, value),
+    count: (metric, value = 1, jobType) => {
+      metrics.addMetric(metric, MetricUnit.Count, value);
+      if (jobType === undefined) return;
+      // A separate EMF record: the stored metrics share one dimension set, the per-type copy needs its own.
+      const perType = metrics.singleMetric();
+      perType.addDimension(METRIC_JOB_TYPE_DIMENSION, jobType);
+      perType.addMetric(metric, MetricUnit.Count, value);
+    },
     gauge: (metric, value, unit = 'Count') =>
       metrics.addMetric(metric, unit === 'Seconds' ? MetricUnit.Seconds : MetricUnit.Count, value),
     info: (message, fields) => logger.info(message, scrub(fields, key)),
@@ -74,9 +85,12 @@ const MAX_KEPT_EVENTS = 1_000;
 /** Telemetry that keeps counts in memory (local stack, tests, benchmarks); ids hashed under `key` (default: dev key). */
 function countingTelemetry(key: IdentifierKeySource = DEVELOPMENT_IDENTIFIER_KEY): Telemetry & {
   counts: Record<string, number>;
+  /** The per-job-type copies: `byJobType[jobType][metric]`. */
+  byJobType: Record<string, Record<string, number>>;
   events: Array<{ level: string; message: string; fields: Record<string, unknown> }>;
 } {
   const counts: Record<string, number> = {};
+  const byJobType: Record<string, Record<string, number>> = {};
   const events: Array<{ level: string; message: string; fields: Record<string, unknown> }> = [];
   const record = (level: string) => (message: string, fields?: LogFields & { error?: unknown }) => {
     events.push({ level, message, fields: scrub(fields, key) });
@@ -85,9 +99,14 @@ function countingTelemetry(key: IdentifierKeySource = DEVELOPMENT_IDENTIFIER_KEY
   };
   return {
     counts,
+    byJobType,
     events,
-    count: (metric, value = 1) => {
+    count: (metric, value = 1, jobType) => {
       counts[metric] = (counts[metric] ?? 0) + value;
+      if (jobType === undefined) return;
+      const perType = byJobType[jobType] ?? {};
+      perType[metric] = (perType[metric] ?? 0) + value;
+      byJobType[jobType] = perType;
     },
     gauge: (metric, value) => {
       counts[metric] = value;

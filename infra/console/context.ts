@@ -17,6 +17,8 @@ interface ConsoleContext {
   admin: AdminDeps;
   /** Recorded in every audit entry the console's actions write. */
   actor: string;
+  /** Each job type's runbook section (Markdown), when the console knows the jobs module (the item page shows it). */
+  runbooks?: Readonly<Record<string, string>>;
 }
 
 /** Account and region of an SQS queue URL (https://sqs.<region>.amazonaws.com/<account>/<name>), when it is one. */

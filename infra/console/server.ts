@@ -6,6 +6,7 @@ import { extname } from 'node:path';
 import { handleAdminRequest } from '../../lib/admin/router.js';
 import { readBody } from '../local/admin-server.js';
 import { type Asset, IMPORT_MAP, loadAssets, UI_DIR } from './assets.js';
+import { serveConsoleApi } from './console-api.js';
 import type { ConsoleContext } from './context.js';
 import { checkRequest } from './guard.js';
 import { renderPage } from './page.js';
@@ -44,6 +45,8 @@ async function serveApi(
 ): Promise<{ status: number; body: unknown }> {
   const path = url.pathname.slice('/api'.length);
   if (path === '/target') return { status: 200, body: { target: context.target, actor: context.actor } };
+  const own = await serveConsoleApi(context, request.method ?? 'GET', path);
+  if (own) return own;
   const body = await readBody(request);
   if (body === undefined) return { status: 413, body: { error: 'body_too_large' } };
   const answer = await handleAdminRequest(

@@ -215,6 +215,7 @@ function alarmSpecs(props: JobAlarmsProps, thresholds: AlarmThresholds): Record<
   };
 }
 
+/** The period every leasefence alarm evaluates (the per-job-type alarms too). */
 export {
   type AlarmThresholds,
   DEFAULT_ALARM_THRESHOLDS,
@@ -223,4 +224,5 @@ export {
   JobAlarms,
   type JobAlarmsProps,
   leasefenceMetric,
+  PERIOD as ALARM_PERIOD,
 };

@@ -1,4 +1,4 @@
-import { Duration, Stack } from 'aws-cdk-lib';
+import { Duration, Stack, Tags } from 'aws-cdk-lib';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
@@ -11,14 +11,16 @@ import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { parseAlertRoutes } from '../../lib/alert-route.js';
 import { EnvironmentVariable } from '../../lib/config.js';
 import { METRIC_NAMESPACE } from '../../lib/metric-names.js';
 import { createAlarmTopic } from './alarm-topic.js';
-import { type JobAlarmKey, JobAlarms } from './alarms.js';
+import { DEFAULT_ALARM_THRESHOLDS, type JobAlarmKey, JobAlarms } from './alarms.js';
 import { JobDashboard } from './dashboard.js';
 import { createLeasefenceFunction, PackagedEntry } from './functions.js';
 import { createIdentifierKeySecret } from './identifier-key.js';
 import { createInFlightAlarm } from './in-flight-alarm.js';
+import { JobTypeAlarms } from './job-type-alarms.js';
 import {
   adminInvokeGuardStatement,
   adminStatements,
@@ -30,10 +32,16 @@ import {
   workerRecordStatement,
   workerStatements,
 } from './permissions.js';
-import { type AdminRoutePrincipals, type FencedJobQueueProps, resolveProps } from './props.js';
+import {
+  type AdminRoutePrincipals,
+  type DeploymentEnvironment,
+  type FencedJobQueueProps,
+  resolveProps,
+} from './props.js';
 import { createQueues } from './queues.js';
 import { JobSchedules } from './schedules.js';
 import { SenderRegistry, type SenderTenantList } from './sender-registry.js';
+import { shadowWriteStatements } from './shadow-access.js';
 import { createTables } from './tables.js';
 import { grantTenantScopedAccess, type TenantAccessOptions, type TenantScope } from './tenant-access.js';
 
@@ -70,6 +78,10 @@ class FencedJobQueue extends Construct {
   readonly inFlightAlarm: cloudwatch.Alarm;
   /** The topic the alarms notify (created unless one was passed). */
   readonly alarmTopic: sns.ITopic;
+  /** What this deployment is (props.environment, default production), also its `leasefence:environment` tag. */
+  readonly environment: DeploymentEnvironment;
+  /** Each routed job type's alarms (alertRoutes), by job type then key. */
+  readonly jobTypeAlarms: JobTypeAlarms['alarms'];
   /** The customer-managed key of tables, queues and topic, when one was passed. */
   readonly encryptionKey: kms.IKey | undefined;
   /** The generated key of the identifier hashes in logs and metrics (read by the worker and admin). */
@@ -85,10 +97,14 @@ class FencedJobQueue extends Construct {
   readonly schedules: JobSchedules | undefined;
   /** Who may produce for which tenants (the worker's LEASEFENCE_SENDER_TENANTS), filled by grantSendJobs. */
   private readonly senders = new SenderRegistry(this);
+  private readonly routedAlarms: JobTypeAlarms;
 
   constructor(scope: Construct, id: string, props: FencedJobQueueProps) {
     super(scope, id);
     const config = resolveProps(props);
+    const alertRoutes = parseAlertRoutes(props.alertRoutes ?? {});
+    this.environment = config.environment;
+    Tags.of(this).add('leasefence:environment', config.environment);
     this.deadlineShards = config.deadlineShards;
     this.encryptionKey = config.encryptionKey;
     const encryption = config.encryptionKey ? { encryptionKey: config.encryptionKey } : {};
@@ -242,13 +258,25 @@ class FencedJobQueue extends Construct {
           alarmTopic: this.alarmTopic,
         })
       : undefined;
+    this.routedAlarms = new JobTypeAlarms(this, 'JobTypeAlarms', {
+      serviceName: config.serviceName,
+      routes: alertRoutes,
+      defaultTopic: this.alarmTopic,
+      thresholds: { ...DEFAULT_ALARM_THRESHOLDS, ...config.alarmThresholds },
+    });
+    this.jobTypeAlarms = this.routedAlarms.alarms;
     this.dashboard = new JobDashboard(this, 'Monitoring', {
       serviceName: config.serviceName,
       ...(config.dashboardName ? { dashboardName: config.dashboardName } : {}),
       queue,
       deadLetterQueue,
       functions: { worker: this.worker, sweeper: this.sweeper, admin: this.admin },
-      alarms: [...Object.values(alarms.alarms), this.inFlightAlarm, ...Object.values(this.schedules?.alarms ?? {})],
+      alarms: [
+        ...Object.values(alarms.alarms),
+        this.inFlightAlarm,
+        ...Object.values(this.schedules?.alarms ?? {}),
+        ...Object.values(this.jobTypeAlarms).flatMap(Object.values),
+      ],
     }).dashboard;
   }
 
@@ -277,6 +305,32 @@ class FencedJobQueue extends Construct {
    */
   allowSender(senderId: string, tenants: SenderTenantList): void {
     this.senders.allow(senderId, tenants);
+  }
+
+  /**
+   * Lets a team's existing SQS consumer, wrapped in shadowHandler, record its shadow claims: UpdateItem on the jobs
+   * table's tenant partitions only (shadowWriteStatements), and, for a Lambda function of this app, the table
+   * variables the wrapper reads. It gets no read and no access to payloads, queues or the identifier key.
+   * @example
+   * jobs.grantShadowWrites(existingRefundConsumer);
+   */
+  grantShadowWrites(fn: lambda.IFunction): void {
+    for (const entry of shadowWriteStatements(this.resources())) fn.addToRolePolicy(entry);
+    if (fn instanceof lambda.Function) {
+      fn.addEnvironment(EnvironmentVariable.jobsTable, this.jobsTable.tableName);
+      // Read by the configuration only (it names both tables); shadow mode never touches the payloads table.
+      fn.addEnvironment(EnvironmentVariable.payloadsTable, this.payloadsTable.tableName);
+    }
+  }
+
+  /**
+   * Subscription props that let through only the alarms of the job types routed to `label` (an SNS message-body
+   * filter on their alarm names), for a subscription to alarmTopic. InvalidInputError when no job type names it.
+   * @example
+   * jobs.alarmTopic.addSubscription(new EmailSubscription('pay@example.com', jobs.alertRouteFilter('pagerduty:payments')));
+   */
+  alertRouteFilter(label: string): { filterPolicyWithMessageBody: Record<string, sns.FilterOrPolicy> } {
+    return this.routedAlarms.filterOf(label);
   }
 
   /** Lets the worker fence writes on your record tables (Get/Put/Update/ConditionCheck; never DeleteItem). */

@@ -3,7 +3,12 @@ export { type AlarmThresholds, DEFAULT_ALARM_THRESHOLDS } from './alarms.js';
 export { FencedJobQueue } from './fenced-job-queue.js';
 export { PackagedEntry } from './functions.js';
 export { DEFAULT_IN_FLIGHT_THRESHOLD } from './in-flight-alarm.js';
-export { type AdminRoutePrincipals, type FencedJobQueueProps, resolveProps } from './props.js';
+export {
+  type AdminRoutePrincipals,
+  type DeploymentEnvironment,
+  type FencedJobQueueProps,
+  resolveProps,
+} from './props.js';
 export { minimumVisibilityTimeout } from './queues.js';
 export { indexArn, tableFromDefinition } from './tables.js';
 export {

@@ -325,6 +325,7 @@ export {
   producerStatements,
   scheduleTickStatements,
   sweeperStatements,
+  WORK_ROW_PARTITIONS,
   WORKER_RECORD_ACTIONS,
   workerRecordStatement,
   workerStatements,

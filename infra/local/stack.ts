@@ -14,6 +14,7 @@ import { createSqsClient } from '../../lib/sqs-client.js';
 import { PayloadStore } from '../../lib/store/payloads.js';
 import { DEFAULT_DEADLINE_SHARDS } from '../../lib/store/table.js';
 import { WorkItemStore } from '../../lib/store/work-item-store.js';
+import { runbookSection } from '../cli/runbook.js';
 import { ConsoleUnavailableError } from '../console/assets.js';
 import { startConsoleServer } from '../console/server.js';
 import { startAdminServer } from './admin-server.js';
@@ -162,7 +163,13 @@ async function startLocalStack(options: LocalStackOptions): Promise<RunningLocal
     // The console's UI libraries are dependencies; should one be missing anyway (a broken install), the stack
     // runs without the console and says why.
     let consoleProblem: string | undefined;
-    const consoleContext = { target: consoleTarget, admin: adminDeps, actor: `${DEFAULT_LOCAL_ACTOR} (console)` };
+    const jobs = jobsSource.build({ tables: resources.tableNames });
+    const consoleContext = {
+      target: consoleTarget,
+      admin: adminDeps,
+      actor: `${DEFAULT_LOCAL_ACTOR} (console)`,
+      runbooks: Object.fromEntries(jobs.map((job) => [job.type, runbookSection(job)])),
+    };
     const operatorConsole = await listenOn(options.ports.console, (port) =>
       startConsoleServer(consoleContext, { port }),
     ).catch((error: unknown) => {
@@ -173,7 +180,6 @@ async function startLocalStack(options: LocalStackOptions): Promise<RunningLocal
     });
     if (operatorConsole) cleanups.push(() => operatorConsole.stop());
 
-    const jobs = jobsSource.build({ tables: resources.tableNames });
     const handlers = Array.from({ length: options.pollers }, (_, index) =>
       createSqsWorkerHandler({ jobs, config, telemetry, workerId: `local-worker-${index + 1}` }),
     );

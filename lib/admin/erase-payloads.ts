@@ -22,6 +22,8 @@ interface EraseReport {
   deleted: number;
   /** Work rows whose result, error message and step results were removed. */
   cleared: number;
+  /** Shadow rows (shadow mode) whose executions' hashes and times became tombstones. */
+  shadowCleared: number;
   complete: boolean;
   auditId: string;
 }
@@ -40,14 +42,15 @@ const eraseSchema = z.strictObject({
  * UpdateItem per body, paginated, bounded by `max`). Each body's row stays as a tombstone with the payload
  * hash and no TTL, so the identity stays bound: a different payload afterwards is a PayloadConflictError,
  * nothing stored or sent. The tenant's work rows lose their text (result, error message, step results) and keep
- * identity, hash, state, codes and fence. `max` bounds the writes of one call (bodies and rows). Writes an audit
+ * identity, hash, state, codes and fence; its shadow rows' executions become tombstones (identity, job type and fence
+ * kept). `max` bounds the writes of one call (bodies and rows). Writes an audit
  * record with the counts.
  * @example
  * const { deleted, complete } = await erasePayloads(deps, { tenantId: 'acme', reason: 'GDPR request 42', actor });
  */
 async function erasePayloads(deps: AdminDeps, input: EraseInput): Promise<EraseReport> {
   const valid = parseInput(eraseSchema, input, 'erase');
-  const progress: ErasureProgress = { deleted: 0, cleared: 0 };
+  const progress: ErasureProgress = { deleted: 0, cleared: 0, shadowCleared: 0 };
   let complete = false;
   let failure: unknown;
   try {
@@ -61,6 +64,7 @@ async function erasePayloads(deps: AdminDeps, input: EraseInput): Promise<EraseR
     failure = error;
   }
   const { deleted, cleared } = progress;
+  const shadowCleared = progress.shadowCleared ?? 0;
   // Audited even when interrupted: bodies already deleted must be on the record.
   const audit = await writeAuditRecord(deps, {
     actor: valid.actor,
@@ -68,10 +72,16 @@ async function erasePayloads(deps: AdminDeps, input: EraseInput): Promise<EraseR
     action: 'erase_payloads',
     reason: valid.reason,
     tenantId: valid.tenantId,
-    counts: { deleted, cleared, complete: complete ? 1 : 0, ...(failure !== undefined ? { aborted: 1 } : {}) },
+    counts: {
+      deleted,
+      cleared,
+      shadowCleared,
+      complete: complete ? 1 : 0,
+      ...(failure !== undefined ? { aborted: 1 } : {}),
+    },
   });
   if (failure !== undefined) throw failure;
-  return { deleted, cleared, complete, auditId: audit.auditId };
+  return { deleted, cleared, shadowCleared, complete, auditId: audit.auditId };
 }
 
 export { type EraseInput, type EraseReport, erasePayloads };

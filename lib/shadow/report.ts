@@ -58,6 +58,8 @@ function gapsOf(read: ShadowRead, undetermined: number): string[] {
   const gaps: string[] = [];
   if (!read.complete) gaps.push('the read stopped before the end of the table (page bound): rows were not read');
   if (read.unreadable > 0) gaps.push(`${read.unreadable} shadow rows could not be parsed`);
+  if ((read.erased ?? 0) > 0)
+    gaps.push(`${read.erased} executions were erased with their tenant's data (erase-payloads): not evaluated`);
   if (undetermined > 0)
     gaps.push(
       `${undetermined} operations have an execution with no recorded end (crash, timeout or a failed shadow write) followed by another: overlap unknown`,

@@ -1,10 +1,11 @@
 import type { DynamoDBDocumentClient, QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import type { Clock } from '../clock.js';
 import { mapBounded } from '../internal/bounded-parallel.js';
 import { type ConditionalRequest, sendConditional } from './conditional-write.js';
 import { type Key, queryPage } from './connection.js';
+import { type ErasureBounds, type ErasureProgress, written } from './erasure-bounds.js';
 import { ERASED_ATTRIBUTE } from './payloads.js';
 import { eraseRowText, workRowsWithText } from './row-text.js';
+import { erasePartitionShadows } from './shadow-erasure.js';
 import { KeyPrefix, TableKeys, TTL_ATTRIBUTE, tenantPartitionKeys } from './table.js';
 
 /** Bodies read per Query page, and erase writes in flight at once. */
@@ -41,25 +42,6 @@ function eraseBodyRequest(tableName: string, key: Record<string, unknown>, now: 
     ExpressionAttributeValues: { ':now': now },
     ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
   };
-}
-
-/** What one erasure has written so far: payload bodies erased and work rows whose text was removed. */
-interface ErasureProgress {
-  deleted: number;
-  cleared: number;
-}
-
-/** Writes one erasure has made (bodies and rows together are bounded by `max`). */
-function written(progress: ErasureProgress): number {
-  return progress.deleted + progress.cleared;
-}
-
-/** What one erasure may do and where it reports: at most `max` writes, each counted in `progress` as it goes. */
-interface ErasureBounds {
-  max: number;
-  progress: ErasureProgress;
-  /** Stamps `erasedAt`. */
-  clock: Clock;
 }
 
 /**
@@ -125,7 +107,7 @@ interface ErasureTables {
 }
 
 /**
- * Erases a tenant's inline payload bodies and its work rows' text, partition key by partition key (a Query on
+ * Erases a tenant's inline payload bodies, its work rows' text and its shadow rows' executions, partition key by partition key (a Query on
  * each, never a Scan), until `max` writes were made; true when nothing is left. Each body's row stays as a
  * tombstone with its payload hash; each work row keeps identity, hash, state, codes and fence. `progress` counts
  * every write, also when a later request throws (the caller audits what was erased).
@@ -139,6 +121,7 @@ async function eraseTenantData(
   for (const partitionKey of tenantPartitionKeys(tenantId)) {
     if (!(await erasePartition(client, tables.payloadsTable, partitionKey, bounds))) return false;
     if (!(await clearPartitionText(client, tables.jobsTable, partitionKey, bounds))) return false;
+    if (!(await erasePartitionShadows(client, tables.jobsTable, partitionKey, bounds))) return false;
   }
   return true;
 }

@@ -7,6 +7,7 @@ import {
   buildShadowEnd,
   buildShadowScan,
   buildShadowStart,
+  ERASED_EXECUTION_HASH,
   type ShadowExecution,
   type ShadowOutcome,
   type ShadowStart,
@@ -41,6 +42,8 @@ interface ShadowRead {
   rows: ShadowRow[];
   unreadable: number;
   complete: boolean;
+  /** Executions a tenant's erasure turned into tombstones: left out of `rows`, so not evaluated. */
+  erased?: number;
 }
 
 /** Per-write bound: a shadow write that cannot finish in this time is abandoned (and counted by the caller). */
@@ -88,6 +91,7 @@ class ShadowClaims {
   async readAll(maxPages = 1_000, pageSize = 500): Promise<ShadowRead> {
     const rows: ShadowRow[] = [];
     let unreadable = 0;
+    let erased = 0;
     let startKey: Key | undefined;
     for (let page = 0; page < maxPages; page += 1) {
       const output = await this.db.client.send(
@@ -95,13 +99,18 @@ class ShadowClaims {
       );
       for (const item of output.Items ?? []) {
         const parsed = shadowRowSchema.safeParse(item);
-        if (!parsed.success) unreadable += 1;
-        else rows.push(toRow(parsed.data));
+        if (!parsed.success) {
+          unreadable += 1;
+          continue;
+        }
+        const row = toRow(parsed.data);
+        erased += parsed.data.x.length - row.executions.length;
+        rows.push(row);
       }
       startKey = output.LastEvaluatedKey;
-      if (!startKey) return { rows, unreadable, complete: true };
+      if (!startKey) return { rows, unreadable, complete: true, erased };
     }
-    return { rows, unreadable, complete: false };
+    return { rows, unreadable, complete: false, erased };
   }
 }
 
@@ -111,13 +120,16 @@ function toRow(row: z.output<typeof shadowRowSchema>): ShadowRow {
     operationId: row.operationId,
     jobType: row.jobType,
     fence: row.fence,
-    executions: row.x.map((execution) => ({
-      s: execution.s,
-      l: execution.l,
-      h: execution.h,
-      ...(execution.e !== undefined ? { e: execution.e } : {}),
-      ...(execution.o !== undefined ? { o: execution.o } : {}),
-    })),
+    // Tombstones of an erasure are not executions any more: the report counts them apart (not evaluated).
+    executions: row.x
+      .filter((execution) => execution.h !== ERASED_EXECUTION_HASH)
+      .map((execution) => ({
+        s: execution.s,
+        l: execution.l,
+        h: execution.h,
+        ...(execution.e !== undefined ? { e: execution.e } : {}),
+        ...(execution.o !== undefined ? { o: execution.o } : {}),
+      })),
   };
 }
 

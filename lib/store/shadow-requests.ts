@@ -106,6 +106,37 @@ function buildShadowEnd(
   };
 }
 
+/** The payload hash an erased execution holds instead of its own (its times are zeroed too). */
+const ERASED_EXECUTION_HASH = 'erased';
+
+/**
+ * Erasure of one shadow row (a tenant's erasure): every execution's hash and times replaced by a tombstone, the
+ * list kept at its length so each fence still addresses its own position, only if the row still holds `count`
+ * executions (a start in between is erased by the next call). The row keeps identity (its key), job type and fence,
+ * like a work row's tombstone; the admin may not delete rows.
+ */
+function buildShadowErase(
+  tableName: string,
+  key: { pk: string; sk: string },
+  count: number,
+  now: number,
+): UpdateCommandInput {
+  const tombstone: ShadowExecution = { s: 0, l: 0, h: ERASED_EXECUTION_HASH };
+  return {
+    TableName: tableName,
+    Key: key,
+    UpdateExpression: 'SET #x = :tombstones, #erasedAt = :now',
+    ConditionExpression: '#kind = :shadow AND size(#x) = :count',
+    ExpressionAttributeNames: { '#kind': 'kind', '#x': 'x', '#erasedAt': 'erasedAt' },
+    ExpressionAttributeValues: {
+      ':shadow': 'shadow',
+      ':tombstones': Array.from({ length: count }, () => tombstone),
+      ':count': count,
+      ':now': now,
+    },
+  };
+}
+
 /** One page of the shadow rows of the whole table (consistent Scan, filtered by kind): the report's read. */
 function buildShadowScan(tableName: string, limit: number, startKey?: Record<string, unknown>): ScanCommandInput {
   return {
@@ -121,8 +152,10 @@ function buildShadowScan(tableName: string, limit: number, startKey?: Record<str
 
 export {
   buildShadowEnd,
+  buildShadowErase,
   buildShadowScan,
   buildShadowStart,
+  ERASED_EXECUTION_HASH,
   MAX_SHADOW_EXECUTIONS,
   type ShadowExecution,
   type ShadowOutcome,

@@ -106,7 +106,7 @@ async function executeClaimedJob<Payload>(
       await deps.store.parkUnknown(claim, { errorCode: phase.errorCode, message: phase.reason });
       return { state: WorkState.unknown, errorCode: phase.errorCode };
     } catch (error) {
-      if (isLeasefenceError(error, OwnershipLostError)) return ownershipLost(deps, error);
+      if (isLeasefenceError(error, OwnershipLostError)) return ownershipLost(deps, claim, error);
       throw error;
     }
   } finally {
@@ -184,7 +184,7 @@ async function recordFailure(
   try {
     return await classifyAndRecord(deps, definition, claim, error);
   } catch (writeError) {
-    if (isLeasefenceError(writeError, OwnershipLostError)) return ownershipLost(deps, writeError);
+    if (isLeasefenceError(writeError, OwnershipLostError)) return ownershipLost(deps, claim, writeError);
     throw writeError;
   }
 }
@@ -195,11 +195,11 @@ async function classifyAndRecord(
   claim: Claim,
   error: unknown,
 ): Promise<ExecutionResult> {
-  if (isLeasefenceError(error, OwnershipLostError)) return ownershipLost(deps, error);
+  if (isLeasefenceError(error, OwnershipLostError)) return ownershipLost(deps, claim, error);
   // Lease doubt: another worker may hold the job. Nothing is written: the lease lapses to the next claim.
   if (isLeasefenceError(error, LeaseInDoubtError)) return { state: 'lease_in_doubt', reason: error.message };
   if (isLeasefenceError(error, FenceRejectedError)) {
-    if (error.superseded === true) return ownershipLost(deps, error);
+    if (error.superseded === true) return ownershipLost(deps, claim, error);
     return refusedByFence(deps, claim, error);
   }
   if (isLeasefenceError(error, SuccessorRefusedError)) {
@@ -292,10 +292,14 @@ async function refusedByFence(
   return { state: WorkState.failed_terminal, errorCode };
 }
 
-function ownershipLost(deps: ExecutionDependencies, error: OwnershipLostError | FenceRejectedError): ExecutionResult {
-  deps.telemetry.count(
-    isLeasefenceError(error, FenceRejectedError) ? MetricName.StaleFenceRejected : MetricName.OwnershipLost,
-  );
+function ownershipLost(
+  deps: ExecutionDependencies,
+  claim: Claim,
+  error: OwnershipLostError | FenceRejectedError,
+): ExecutionResult {
+  if (isLeasefenceError(error, FenceRejectedError))
+    deps.telemetry.count(MetricName.StaleFenceRejected, 1, claim.jobType);
+  else deps.telemetry.count(MetricName.OwnershipLost);
   return { state: 'ownership_lost', reason: error.code };
 }
 

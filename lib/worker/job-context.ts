@@ -57,6 +57,7 @@ function buildJobContext<Payload>(deps: ContextDependencies<Payload>): JobContex
     keeper,
     abort,
     ...(deps.telemetry ? { telemetry: deps.telemetry } : {}),
+    jobType: claim.jobType,
     fields: { identity: claim.identity, fence: claim.fence, attempt: claim.attempt },
   });
   const provider = deps.provider

@@ -10,6 +10,8 @@ interface LeaseGuardDependencies {
   abort: AbortCheck & { abort(reason: unknown): void };
   /** Counts each refusal in lease doubt (`EffectRefusedInLeaseDoubt`) and logs it; silent when absent. */
   telemetry?: Telemetry;
+  /** The attempt's job type: refusals are also counted under it (its alert route). */
+  jobType?: string;
   /** The attempt's log fields (identity is hashed by the telemetry). */
   fields?: LogFields;
 }
@@ -31,7 +33,7 @@ function createLeaseGuard(deps: LeaseGuardDependencies): LeaseGuard {
       deps.abort.throwIfAborted();
     } catch (reason) {
       if (reason instanceof LeaseInDoubtError) {
-        deps.telemetry?.count(MetricName.EffectRefusedInLeaseDoubt);
+        deps.telemetry?.count(MetricName.EffectRefusedInLeaseDoubt, 1, deps.jobType);
         deps.telemetry?.warn('effect refused: the attempt is in lease doubt', { ...deps.fields, effect });
       }
       throw reason;

@@ -97,7 +97,7 @@ class LeaseKeeper {
           return;
         }
         result = 'doubt';
-        this.options.telemetry.count(MetricName.LeaseRenewalFailed);
+        this.options.telemetry.count(MetricName.LeaseRenewalFailed, 1, this.claim.jobType);
         this.options.telemetry.warn('lease renewal failed; the attempt starts no new effect', {
           ...this.fields(),
           error,

@@ -127,6 +127,7 @@ class WorkerRuntime {
         JOB_VERSION_UNSUPPORTED,
         'the message names a job version this worker does not run',
         identity,
+        definition.type,
       );
     }
     // A body carried in the message goes into the payloads table first; from then on it is an inline job.
@@ -144,12 +145,13 @@ class WorkerRuntime {
     const acquisition = await acquireClaim(this.options.store, definition, received, lease, precheck?.ok === true);
     if (!acquisition.acquired) {
       if (acquisition.reason === 'payload_conflict') {
-        return this.quarantineMessage(message, 'payload_conflict', acquisition.detail, identity);
+        return this.quarantineMessage(message, 'payload_conflict', acquisition.detail, identity, definition.type);
       }
-      if (acquisition.reason === 'not_created') return this.refuseUnverified(message, precheck, identity);
+      if (acquisition.reason === 'not_created')
+        return this.refuseUnverified(message, precheck, identity, definition.type);
       if (acquisition.reason === 'version_unsupported') {
         const detail = 'the row is bound to a job version this worker does not run';
-        return this.quarantineMessage(message, JOB_VERSION_UNSUPPORTED, detail, identity);
+        return this.quarantineMessage(message, JOB_VERSION_UNSUPPORTED, detail, identity, definition.type);
       }
       this.telemetry.info('message needs no work', { identity, reason: acquisition.reason });
       return { status: 'skipped', reason: acquisition.reason, identity };
@@ -162,7 +164,7 @@ class WorkerRuntime {
     const payload = await this.verifiedPayload(claim, definition.payload, precheck);
     if (!payload.ok) {
       await this.options.store.quarantine(claim, { errorCode: payload.errorCode, message: payload.message });
-      this.telemetry.count(MetricName.Quarantined);
+      this.telemetry.count(MetricName.Quarantined, 1, claim.jobType);
       this.telemetry.warn('work item quarantined', { ...fields, errorCode: payload.errorCode });
       return { status: 'item_quarantined', reason: payload.errorCode, identity, fence: claim.fence };
     }
@@ -184,7 +186,7 @@ class WorkerRuntime {
       lease,
       payload.body,
     );
-    this.countOutcome(result);
+    this.countOutcome(result, claim.jobType);
     this.telemetry.info('attempt ended', { ...fields, state: result.state });
     return { status: 'executed', identity, fence: claim.fence, result };
   }
@@ -214,8 +216,8 @@ class WorkerRuntime {
     const { envelope, identity } = received;
     const deferral = await deferDisabled(this.options.store, definition, received, precheck?.ok === true);
     if (!deferral.deferred) {
-      if (deferral.reason === 'not_created') return this.refuseUnverified(message, precheck, identity);
-      return this.quarantineMessage(message, deferral.reason, deferral.detail, identity);
+      if (deferral.reason === 'not_created') return this.refuseUnverified(message, precheck, identity, definition.type);
+      return this.quarantineMessage(message, deferral.reason, deferral.detail, identity, definition.type);
     }
     this.telemetry.count(MetricName.Deferred);
     this.telemetry.info('job type disabled: message acknowledged, row left queued', {
@@ -244,9 +246,11 @@ class WorkerRuntime {
     message: QueueMessage,
     precheck: LoadedPayload | undefined,
     identity: JobIdentity,
+    jobType: string,
   ): Promise<MessageResult> {
     const failed = precheck && !precheck.ok ? precheck : { errorCode: 'payload_missing', message: 'no payload' };
-    return this.quarantineMessage(message, failed.errorCode, `${failed.message}; no work row was created`, identity);
+    const detail = `${failed.message}; no work row was created`;
+    return this.quarantineMessage(message, failed.errorCode, detail, identity, jobType);
   }
 
   private payloadSources(): PayloadSources {
@@ -282,6 +286,8 @@ class WorkerRuntime {
     reason: string,
     detail: string,
     identity?: JobIdentity,
+    /** The registered job type, when the message got that far (never the body's unchecked claim). */
+    jobType?: string,
   ): Promise<MessageResult> {
     await this.options.store.recordQuarantine({
       messageId: message.messageId,
@@ -291,12 +297,12 @@ class WorkerRuntime {
       ...(message.receiveCount !== undefined ? { receiveCount: message.receiveCount } : {}),
       ...(identity !== undefined ? { tenantId: identity.tenantId, operationId: identity.operationId } : {}),
     });
-    this.telemetry.count(MetricName.Quarantined);
+    this.telemetry.count(MetricName.Quarantined, 1, jobType);
     this.telemetry.warn('message quarantined', { reason });
     return { status: 'quarantined', reason };
   }
 
-  private countOutcome(result: ExecutionResult): void {
+  private countOutcome(result: ExecutionResult, jobType: string): void {
     const metric = {
       [WorkState.succeeded]: MetricName.Succeeded,
       [WorkState.failed_terminal]: MetricName.FailedTerminal,
@@ -305,7 +311,8 @@ class WorkerRuntime {
       ownership_lost: undefined,
       lease_in_doubt: undefined,
     }[result.state];
-    if (metric) this.telemetry.count(metric);
+    // Only Unknown has a per-type alarm; the other outcomes stay service-wide.
+    if (metric) this.telemetry.count(metric, 1, metric === MetricName.Unknown ? jobType : undefined);
   }
 }
 

@@ -1,7 +1,12 @@
 import { rmSync } from 'node:fs';
+import { App, Stack } from 'aws-cdk-lib';
+import { Template as CdkTemplate } from 'aws-cdk-lib/assertions';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LeasefenceStack } from '../../infra/app/stacks/leasefence-stack.js';
-import { type SynthResult, synthLeasefenceApp } from '../../infra/app/synth.js';
+import { EXAMPLE_WORKER_ENTRY, type LeasefenceStack } from '../../infra/app/stacks/leasefence-stack.js';
+import { cdkJsonContext, type SynthResult, synthLeasefenceApp } from '../../infra/app/synth.js';
+import { FencedJobQueue } from '../../infra/construct/index.js';
 import { SETTINGS_PARTITION } from '../../lib/store/fence-epoch.js';
 import { AUDIT_PARTITION, SWEEPER_PARTITION, workItemKey } from '../../lib/store/table.js';
 import { conditionMatches } from './support/iam-conditions.js';
@@ -272,5 +277,63 @@ describe('IAM: conditions and forbidden permissions', () => {
       expect(permission.Properties?.FunctionUrlAuthType, id).not.toBe('NONE');
       expect(permission.Properties?.Principal, id).not.toBe('*');
     }
+  });
+});
+
+describe("IAM: grantShadowWrites gives a team's existing consumer only its shadow writes", () => {
+  function teamStack(withKey: boolean) {
+    const app = new App({ context: { ...cdkJsonContext(), 'aws:cdk:bundling-stacks': [] } });
+    const team = new Stack(app, withKey ? 'TeamKeyed' : 'Team');
+    const jobs = new FencedJobQueue(team, 'Jobs', {
+      workerEntry: EXAMPLE_WORKER_ENTRY,
+      ...(withKey ? { encryptionKey: new kms.Key(team, 'Key', { enableKeyRotation: true }) } : {}),
+    });
+    const consumer = new lambda.Function(team, 'RefundConsumer', {
+      runtime: lambda.Runtime.NODEJS_22_X,
+      handler: 'index.handler',
+      code: lambda.Code.fromInline('exports.handler = async () => ({ batchItemFailures: [] });'),
+    });
+    jobs.grantShadowWrites(consumer);
+    const json = CdkTemplate.fromStack(team).toJSON() as Template;
+    return { team, jobs, consumer, json };
+  }
+
+  it('UpdateItem on the jobs table in tenant partitions only, nothing else, and the table variables', () => {
+    const { team, jobs, consumer, json } = teamStack(false);
+    const granted = permissionsOfFunction(team, json, consumer);
+    const jobsTable = logicalIdOf(team, jobs.jobsTable);
+    expect(granted).toEqual([
+      {
+        action: 'dynamodb:UpdateItem',
+        resource: `${jobsTable}.Arn`,
+        condition: { 'ForAllValues:StringNotLike': { 'dynamodb:LeadingKeys': ['#*'] } },
+      },
+    ]);
+    // The condition refuses the global partitions: the audit log, the sweeper cursor, the fence settings.
+    const condition = granted[0]?.condition ?? {};
+    for (const partition of [AUDIT_PARTITION, SWEEPER_PARTITION, SETTINGS_PARTITION])
+      expect(conditionMatches(condition, { leadingKeys: [partition] }), partition).toBe(false);
+    expect(
+      conditionMatches(condition, {
+        leadingKeys: [workItemKey({ tenantId: 'acme', operationId: 'r-1' }).pk],
+      }),
+    ).toBe(true);
+    const environment = json.Resources[logicalIdOf(team, consumer)]?.Properties?.Environment as
+      | { Variables: object }
+      | undefined;
+    const variables = environment?.Variables;
+    expect(variables).toMatchObject({ LEASEFENCE_JOBS_TABLE: { Ref: jobsTable } });
+  });
+
+  it('with a customer-managed key, the key through DynamoDB only', () => {
+    const { team, consumer, json } = teamStack(true);
+    const granted = permissionsOfFunction(team, json, consumer);
+    const kmsLines = granted.filter((entry) => entry.action.startsWith('kms:'));
+    expect(kmsLines.length).toBeGreaterThan(0);
+    for (const entry of kmsLines)
+      expect(JSON.stringify(entry.condition)).toMatch(/"kms:ViaService":\[\{"Fn::Join":\["",\["dynamodb\./);
+    expect(granted.filter((entry) => !entry.action.startsWith('kms:')).map((entry) => entry.action)).toEqual([
+      'dynamodb:UpdateItem',
+    ]);
   });
 });

@@ -59,6 +59,8 @@ describe('the root entry point', () => {
         'shadowHandler',
         'shadowRecordHandler',
         'ShadowFinding',
+        // alert routes: the construct's alertRoutes from the job definitions
+        'alertRoutesOf',
         // producer
         'sendJob',
         'enqueueTransactItems',

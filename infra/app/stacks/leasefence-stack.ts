@@ -3,6 +3,8 @@ import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
 import { EXAMPLES_TABLE_VARIABLE, examplesTableDefinition } from '../../../examples/jobs/examples-table.js';
+import { createExampleJobs } from '../../../examples/jobs/index.js';
+import { alertRoutesOf } from '../../../lib/alert-route.js';
 import { FencedJobQueue } from '../../construct/fenced-job-queue.js';
 import type { FencedJobQueueProps } from '../../construct/props.js';
 import { tableFromDefinition } from '../../construct/tables.js';
@@ -37,6 +39,9 @@ class LeasefenceStack extends Stack {
       ...(props.jobs?.encryptionKey ? { encryptionKey: props.jobs.encryptionKey } : {}),
     });
     this.jobs = new FencedJobQueue(this, 'Jobs', {
+      // Each example job type's alarms go to the route its definition names (the definition is the one source;
+      // only the routes are read here, so the table name is a placeholder, not the token of the table above).
+      alertRoutes: alertRoutesOf(createExampleJobs('leasefence-examples')),
       ...props.jobs,
       workerEntry: props.jobs?.workerEntry ?? EXAMPLE_WORKER_ENTRY,
       workerEnvironment: {
@@ -57,6 +62,8 @@ class LeasefenceStack extends Stack {
       AdminUrl: this.jobs.adminUrl.url,
       DashboardName: this.jobs.dashboard.dashboardName,
       AlarmTopicArn: this.jobs.alarmTopic.topicArn,
+      // What tools may do to this deployment: only test and staging stacks take injected test traffic.
+      Environment: this.jobs.environment,
     };
     for (const [name, value] of Object.entries(outputs)) new CfnOutput(this, name, { value });
   }

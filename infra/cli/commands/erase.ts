@@ -36,6 +36,7 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
   return withTarget(input, io, async (target) => {
     let deleted = 0;
     let cleared = 0;
+    let shadowCleared = 0;
     const auditIds: string[] = [];
     for (;;) {
       const report = await erasePayloads(target.admin, {
@@ -45,13 +46,15 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
       });
       deleted += report.deleted;
       cleared += report.cleared;
+      shadowCleared += report.shadowCleared;
       auditIds.push(report.auditId);
       if (report.complete) break;
     }
-    if (input.json) printJson(io, { tenantId: input.tenant, deleted, cleared, complete: true, auditIds });
+    if (input.json)
+      printJson(io, { tenantId: input.tenant, deleted, cleared, shadowCleared, complete: true, auditIds });
     else {
       io.out(
-        `erased ${deleted} payload bod${deleted === 1 ? 'y' : 'ies'} of tenant ${input.tenant} and the results and error text of ${cleared} work row(s); work rows kept as tombstones`,
+        `erased ${deleted} payload bod${deleted === 1 ? 'y' : 'ies'} of tenant ${input.tenant} and the results and error text of ${cleared} work row(s) and the executions of ${shadowCleared} shadow row(s); rows kept as tombstones`,
       );
       io.out(
         `jobs of ${input.tenant} that have not run yet will be quarantined (payload missing); audited as ${target.actor}`,

@@ -122,9 +122,12 @@ describe('admin API on the real engines: DLQ redrive, payload erasure, audit rec
         action: 'erase_payloads',
         tenantId: 'tenant-erase',
         reason: 'GDPR request 42',
-        counts: { deleted: 1, cleared: 0, complete: 1 },
+        counts: { deleted: 1, cleared: 0, shadowCleared: 0, complete: 1 },
       }),
-      expect.objectContaining({ action: 'erase_payloads', counts: { deleted: 2, cleared: 0, complete: 0 } }),
+      expect.objectContaining({
+        action: 'erase_payloads',
+        counts: { deleted: 2, cleared: 0, shadowCleared: 0, complete: 0 },
+      }),
     ]);
   });
 

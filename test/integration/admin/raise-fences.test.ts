@@ -124,6 +124,7 @@ describe('restores: a fence epoch above every fence issued before, on existing r
     const floor = epochFloor(raised.epoch);
     expect(first.telemetry.counts).toMatchObject({ StaleFenceRejected: 1 });
     expect(second.telemetry.counts).toMatchObject({ StaleFenceRejected: 1 });
+    expect(first.telemetry.byJobType).toMatchObject({ ledger: { StaleFenceRejected: 1 } });
     expect(stalled).toMatchObject({ state: 'claimed', fence: 2, attempts: 2 });
     expect(raised).toMatchObject({ epoch: 1, floor: 3, complete: true });
     expect(lifted).toMatchObject({ state: 'claimed', fence: floor });

@@ -23,6 +23,25 @@ describe('leasefence check: go/no-go from the scenarios run now', () => {
     expect(out).toMatch(/record-shared-by-operations {2}class B {2}▶ NO-GO \(failed: [0-9, ]*5/);
   });
 
+  it('control 7: a job type with no owner and no alert route is NO-GO on 7 alone, named, with what is missing', async () => {
+    const { code, out } = await check('--jobs', `${FIXTURES}/unowned-module.ts`, '--json', ...onEngine());
+    expect(code).toBe(1);
+    const parsed = JSON.parse(out) as {
+      go: boolean;
+      jobTypes: Array<{
+        jobType: string;
+        verdict: string;
+        controls: Array<{ id: number; status: string; evidence: string }>;
+      }>;
+    };
+    expect(parsed.go).toBe(false);
+    expect(parsed.jobTypes.map((job) => [job.jobType, job.verdict])).toEqual([['good-order', 'NO-GO']]);
+    const failed = parsed.jobTypes[0]?.controls.filter((control) => control.status !== 'PASS');
+    expect(failed).toEqual([
+      expect.objectContaining({ id: 7, status: 'FAIL', evidence: 'missing: owner, alertRoute' }),
+    ]);
+  });
+
   it('--json carries every control with its status, evidence and scenarios', async () => {
     const { code, out } = await check('--jobs', `${FIXTURES}/good-module.ts`, '--json', ...onEngine());
     expect(code).toBe(0);

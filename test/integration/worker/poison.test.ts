@@ -144,6 +144,9 @@ describe('poison messages', () => {
       expect(record).not.toHaveProperty('body');
     }
     expect(worker.telemetry.counts.Quarantined).toBe(cases.length);
+    // The per-type copy (its alert route): the four item-level cases of the registered type, never the body's
+    // unregistered `teleport` (a message cannot mint a metric dimension).
+    expect(worker.telemetry.byJobType).toEqual({ transfer: { Quarantined: itemLevel.length } });
     const all = await harness.client.send(new ScanCommand({ TableName: harness.tables.jobsTable }));
     const workRows = (all.Items ?? [])
       .filter((item) => item.kind === 'work')

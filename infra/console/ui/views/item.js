@@ -5,6 +5,7 @@ import { api, itemHref, itemPath } from '../api.js';
 import { ErrorBox, useLoad } from '../components.js';
 import { duration, StateBadge, Time } from '../format.js';
 import { AckBoxes, ackFields, acksAsked } from './acknowledge.js';
+import { RunbookPanel } from './runbook.js';
 
 const html = htm.bind(h);
 
@@ -234,6 +235,7 @@ function ItemPage({ tenantId, operationId }) {
               <h2>Audit trail</h2>
               <div class="table-wrap"><${AuditTrail} audit=${detail.data.item.audit ?? []} /></div>
             </div>
+            <${RunbookPanel} jobType=${item.jobType} />
           </div>
           <div class="panel actions-panel">
             <h2>Actions</h2>

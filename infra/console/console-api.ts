@@ -1,0 +1,35 @@
+import { jobTypeSchema } from '../../lib/rules.js';
+import { buildShadowReport } from '../../lib/shadow/report.js';
+import type { ConsoleContext } from './context.js';
+
+/** Pages of shadow rows one console read takes at most (the report says NOT EVALUATED past them). */
+const SHADOW_PAGES = 200;
+
+/**
+ * The console's own read-only answers beside the admin API: a job type's runbook section (when the console was
+ * started with the jobs module) and the shadow report. Undefined for every other path (the admin router's).
+ */
+async function serveConsoleApi(
+  context: ConsoleContext,
+  method: string,
+  path: string,
+): Promise<{ status: number; body: unknown } | undefined> {
+  if (method !== 'GET') return undefined;
+  const runbook = /^\/runbooks\/([^/]+)$/.exec(path);
+  if (runbook) {
+    const jobType = decodeURIComponent(runbook[1] ?? '');
+    if (!jobTypeSchema.safeParse(jobType).success) return { status: 400, body: { error: 'invalid_job_type' } };
+    const text = context.runbooks?.[jobType];
+    if (text !== undefined) return { status: 200, body: { jobType, text } };
+    const why = context.runbooks
+      ? `the jobs module has no job type ${jobType}`
+      : 'this console was started without the jobs module: run `leasefence runbook --jobs <module>`';
+    return { status: 404, body: { error: 'no_runbook', message: why } };
+  }
+  if (path === '/shadow/report') {
+    return { status: 200, body: buildShadowReport(await context.admin.store.shadow.readAll(SHADOW_PAGES)) };
+  }
+  return undefined;
+}
+
+export { serveConsoleApi };

@@ -1,0 +1,61 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { mapBounded } from '../internal/bounded-parallel.js';
+import { sendConditional } from './conditional-write.js';
+import { type Key, queryPage } from './connection.js';
+import { type ErasureBounds, written } from './erasure-bounds.js';
+import { buildShadowErase, ERASED_EXECUTION_HASH } from './shadow-requests.js';
+import { KeyPrefix, TableKeys } from './table.js';
+
+const PAGE_SIZE = 100;
+const ERASES_IN_FLIGHT = 10;
+
+/** True when a shadow row's executions still hold something erasure removes (a hash that is not a tombstone). */
+function holdsExecutions(item: Record<string, unknown>): boolean {
+  const executions = Array.isArray(item.x) ? (item.x as Array<{ h?: unknown }>) : [];
+  return executions.some((execution) => execution.h !== ERASED_EXECUTION_HASH);
+}
+
+/**
+ * Erases the shadow rows of one partition key of the jobs table (a Query on the `shadow#` rows, never a Scan; one
+ * conditional UpdateItem per row still holding executions) until `max` writes were made; true when none is left.
+ * A row a shadow start changed in between is left for the next call (its condition failed, nothing written).
+ */
+async function erasePartitionShadows(
+  client: DynamoDBDocumentClient,
+  jobsTable: string,
+  partitionKey: string,
+  bounds: ErasureBounds,
+): Promise<boolean> {
+  const { max, progress } = bounds;
+  let startKey: Key | undefined;
+  const writes = () => written(progress);
+  while (writes() < max) {
+    const page = await queryPage(client, {
+      TableName: jobsTable,
+      KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+      ExpressionAttributeNames: { '#pk': TableKeys.partition, '#sk': TableKeys.sort, '#x': 'x' },
+      ExpressionAttributeValues: { ':pk': partitionKey, ':prefix': KeyPrefix.shadow },
+      ProjectionExpression: '#pk, #sk, #x',
+      Limit: PAGE_SIZE,
+      ConsistentRead: true,
+      ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+    });
+    const rows = page.items.filter(holdsExecutions).slice(0, max - writes());
+    const now = bounds.clock.now();
+    await mapBounded(rows, ERASES_IN_FLIGHT, async (row) => {
+      const key = { pk: String(row.pk), sk: String(row.sk) };
+      const count = (row.x as unknown[]).length;
+      const outcome = await sendConditional(client, {
+        kind: 'update',
+        ...buildShadowErase(jobsTable, key, count, now),
+      });
+      if (outcome.ok) progress.shadowCleared = (progress.shadowCleared ?? 0) + 1;
+    });
+    if (rows.length < page.items.filter(holdsExecutions).length) return false;
+    startKey = page.next;
+    if (!startKey) return true;
+  }
+  return false;
+}
+
+export { erasePartitionShadows };
