@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseInput } from './internal/validation.js';
 import { jobTypeSchema } from './rules.js';
 

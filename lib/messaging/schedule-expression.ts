@@ -1,5 +1,6 @@
 import { Cron } from 'croner';
 import * as z from 'zod';
+import { InvalidInputError } from '../errors.js';
 
 const MINUTE_MS = 60_000;
 const UNIT_MS = { minute: MINUTE_MS, hour: 60 * MINUTE_MS, day: 24 * 60 * MINUTE_MS } as const;
@@ -72,32 +73,41 @@ function cronerTicks(expression: string, kind: 'cron' | 'at', pattern: string, t
   };
 }
 
-/** The cron expression's ticks; Error naming the rule broken (EventBridge refuses the same at deploy time). */
+/** A malformed expression: the rule it breaks, at `expression`. */
+function expressionError(message: string): InvalidInputError {
+  return new InvalidInputError(message, [{ path: 'expression', message }]);
+}
+
+/** The cron expression's ticks; InvalidInputError naming the rule broken (EventBridge refuses the same at deploy time). */
 function cronTicks(expression: string, body: string, timeZone: string): ScheduleTicks {
   const fields = body.trim().split(/\s+/);
-  if (fields.length !== 6) throw new Error('a cron expression has six fields: minutes hours day month weekday year');
+  if (fields.length !== 6)
+    throw expressionError('a cron expression has six fields: minutes hours day month weekday year');
   const [, , dayOfMonth, , dayOfWeek] = fields;
   if ((dayOfMonth === '?') === (dayOfWeek === '?')) {
-    throw new Error('exactly one of day-of-month and day-of-week must be `?`');
+    throw expressionError('exactly one of day-of-month and day-of-week must be `?`');
   }
   try {
     return cronerTicks(expression, 'cron', croner7Part(fields), timeZone);
   } catch (error) {
-    throw new Error(`cron fields not understood: ${error instanceof Error ? error.message : String(error)}`);
+    throw expressionError(`cron fields not understood: ${error instanceof Error ? error.message : String(error)}`);
   }
 }
 
 /**
  * Parses an EventBridge Scheduler expression in a time zone into its ticks: `rate(5 minutes)` (aligned to the
  * Unix epoch), `cron(0 9 ? * MON-FRI *)`, `at(2026-12-24T09:00:00)`. Pure. A malformed expression or an
- * unknown time zone ▶ Error saying which (the schema turns it into an InvalidInputError).
+ * unknown time zone ▶ InvalidInputError saying which (the schema reports it at `expression`).
  */
 function parseScheduleExpression(expression: string, timeZone: string): ScheduleTicks {
-  if (!isTimeZone(timeZone)) throw new Error(`unknown time zone ${timeZone}`);
+  if (!isTimeZone(timeZone))
+    throw new InvalidInputError(`unknown time zone ${timeZone}`, [
+      { path: 'timeZone', message: 'not an IANA time zone' },
+    ]);
   const rate = RATE.exec(expression);
   if (rate) {
     const amount = Number(rate[1]);
-    if (amount < 1) throw new Error('a rate is at least 1');
+    if (amount < 1) throw expressionError('a rate is at least 1');
     return rateTicks(expression, amount, rate[2] ?? 'minutes');
   }
   const cron = CRON.exec(expression);
@@ -108,7 +118,7 @@ function parseScheduleExpression(expression: string, timeZone: string): Schedule
     const pattern = `${second} ${minute} ${hour} ${day} ${month} * ${year}`;
     return cronerTicks(expression, 'at', pattern, timeZone);
   }
-  throw new Error('expected rate(N minutes|hours|days), cron(6 fields) or at(yyyy-mm-ddThh:mm:ss)');
+  throw expressionError('expected rate(N minutes|hours|days), cron(6 fields) or at(yyyy-mm-ddThh:mm:ss)');
 }
 
 /** A schedule expression and its time zone, checked together (the zone changes what a cron or at() means). */

@@ -1,4 +1,4 @@
-import { ConfigurationError, isLeasefenceError } from '../errors.js';
+import { ConfigurationError, InvalidInputError, isLeasefenceError } from '../errors.js';
 import { defineSchedules, type ScheduleDeclaration } from './schedule.js';
 
 /** Lambda's limit on a function's whole environment is 4 KB; the schedules leave room for the other variables. */
@@ -6,12 +6,12 @@ const MAX_SCHEDULES_VARIABLE_CHARS = 3072;
 
 /**
  * The schedules as the tick function's environment carries them (LEASEFENCE_SCHEDULES): compact JSON of the
- * checked declarations. More than 3 KB ▶ Error at synth, saying so (Lambda would refuse the deployment).
+ * checked declarations. More than 3 KB ▶ InvalidInputError at synth, saying so (Lambda would refuse the deployment).
  */
 function schedulesVariable(schedules: readonly ScheduleDeclaration[]): string {
   const text = JSON.stringify(schedules);
   if (text.length > MAX_SCHEDULES_VARIABLE_CHARS) {
-    throw new Error(
+    throw new InvalidInputError(
       `schedules: ${text.length} characters of JSON, over the ${MAX_SCHEDULES_VARIABLE_CHARS} the tick function's environment can hold (smaller payloads: keep data in a table and name it in the payload)`,
     );
   }
