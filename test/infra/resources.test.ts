@@ -212,6 +212,7 @@ describe('alarms and dashboard', () => {
     [MetricName.LeaseRenewalFailed, 'Sum', 3],
     [MetricName.EffectRefusedInLeaseDoubt, 'Sum', 1],
     [MetricName.OldestUnknownAgeSeconds, 'Maximum', 3600],
+    [MetricName.OldestAwaitingApprovalAgeSeconds, 'Maximum', 86_400],
     [MetricName.Quarantined, 'Sum', 1],
     [MetricName.Takeovers, 'Sum', 5],
     [MetricName.StaleFenceRejected, 'Sum', 1],
@@ -290,7 +291,7 @@ describe('alarms and dashboard', () => {
   it('every alarm notifies the topic on ALARM and OK; only the not-running alarm breaches on missing data', () => {
     const alarms = resourcesOfType(json, 'AWS::CloudWatch::Alarm');
     expect(alarms).toHaveLength(Object.keys(stack.jobs.alarms).length);
-    expect(alarms).toHaveLength(17);
+    expect(alarms).toHaveLength(18);
     for (const [id, alarm] of alarms) {
       expect(alarm.Properties?.AlarmActions, id).toEqual([topic()]);
       expect(alarm.Properties?.OKActions, id).toEqual([topic()]);
