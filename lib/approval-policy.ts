@@ -34,13 +34,18 @@ const common = {
 };
 
 /** The shape defineJob checks an approval policy against: exactly one of `required: true` or `when`. */
-const approvalPolicySchema = z.union([
-  z.strictObject({ required: z.literal(true), ...common }),
-  z.strictObject({
-    when: z.custom<(payload: unknown) => boolean>((value) => typeof value === 'function', 'must be a function'),
+const approvalPolicySchema = z
+  .strictObject({
+    required: z.literal(true, 'required must be true (leave the policy out for no approval)').optional(),
+    when: z
+      .custom<(payload: unknown) => boolean>((value) => typeof value === 'function', 'when must be a function')
+      .optional(),
     ...common,
-  }),
-]);
+  })
+  .refine((policy) => (policy.required === true) !== (policy.when !== undefined), {
+    message: 'give exactly one of required: true or when(payload)',
+    path: ['required'],
+  });
 
 /** What a gated job's new row records: when the wait ends, who may approve, and who produced it (when known). */
 interface ApprovalGate {
