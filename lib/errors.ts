@@ -365,6 +365,25 @@ class SuccessorRefusedError extends leasefenceError('successor.refused') {
   }
 }
 
+/** Why an approval was refused (nothing was changed). */
+type ApprovalRefusal = 'not_awaiting_approval' | 'payload_hash_mismatch' | 'approver_is_producer';
+
+/**
+ * An approval the row refused inside its conditional write: the job no longer awaits approval (decided, cancelled,
+ * expired), its payload hash is not the one the approver saw (an approval never covers another payload), or the
+ * approver may not approve it (`not-producer`: the producer itself, or a producer or approver that is not known).
+ * Nothing was changed (an admin 409). `current` is the row as read back after the refusal.
+ */
+class ApprovalRefusedError extends leasefenceError('approval.refused') {
+  constructor(
+    message: string,
+    readonly refusal: ApprovalRefusal,
+    readonly current: unknown,
+  ) {
+    super(message);
+  }
+}
+
 /**
  * The one list of the errors the library throws, by `ErrorCode` key. `ErrorCode`, `LeasefenceErrorCode` and
  * `AnyLeasefenceError` are derived from it: adding an error is its class (`extends leasefenceError(code)`) and
@@ -391,6 +410,7 @@ const LEASEFENCE_ERRORS = {
   transactionTokenReused: TransactionTokenReusedError,
   batchIncomplete: BatchIncompleteError,
   successorRefused: SuccessorRefusedError,
+  approvalRefused: ApprovalRefusedError,
 } as const;
 
 type ErrorTable = typeof LEASEFENCE_ERRORS;
@@ -411,6 +431,8 @@ type AnyLeasefenceError = InstanceType<ErrorTable[keyof ErrorTable]>;
 export {
   AmbiguousOutcomeError,
   type AnyLeasefenceError,
+  type ApprovalRefusal,
+  ApprovalRefusedError,
   BatchIncompleteError,
   BusinessConditionError,
   type BusinessRefusal,

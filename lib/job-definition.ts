@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { alertRouteSchema } from './alert-route.js';
+import { type ApprovalPolicy, approvalPolicySchema } from './approval-policy.js';
 import { JobDefinitionError } from './errors.js';
 import type { FencedRecords } from './fenced/records.js';
 import type { FencedTransactions } from './fenced/transaction.js';
@@ -142,6 +143,11 @@ interface JobDefinition<out Payload = unknown, out Provider = unknown> {
    * every new fence must clear; a table left out is a floor raise-fences cannot see.
    */
   readonly recordTables?: readonly string[];
+  /**
+   * The approval gate (always, or by a predicate on the parsed payload): a gated job is created awaiting_approval,
+   * before any attempt, and runs only once approved for the payload hash the approver saw (README, "Approvals").
+   */
+  readonly approval?: ApprovalPolicy<Payload>;
   run(context: JobContext<Payload, Provider>): Promise<JobOutcome>;
   reconcile?(context: JobContext<Payload, Provider>): Promise<ReconcileResult>;
 }
@@ -164,6 +170,7 @@ interface JobDefinitionInput<Payload, Provider = unknown> {
   provider?: ProviderDeclaration<Provider>;
   ownedRecords?: JobDefinition<Payload, Provider>['ownedRecords'];
   recordTables?: readonly string[];
+  approval?: ApprovalPolicy<Payload>;
   run: JobDefinition<Payload, Provider>['run'];
   reconcile?: JobDefinition<Payload, Provider>['reconcile'];
 }
@@ -211,7 +218,7 @@ function missingControl(definition: {
 
 /**
  * Declares a job type. Refused (JobDefinitionError naming the missing control) when class C has no
- * reconcile or class D allows more than one attempt.
+ * reconcile or class D allows more than one attempt, or naming the field when an approval policy is malformed.
  * @example
  * const refund = defineJob({ type: 'refund', version: 1, target: 'C', payload: z.object({ amount: z.number() }),
  *   run: async (ctx) => ({ outcomeCode: 'sent' }), reconcile: async (ctx) => ({ status: 'not_done' }) });
@@ -237,6 +244,8 @@ function defineJob<Payload, Provider = unknown>(
     parseInput(definitionShape, shape, `job definition ${String(input.type)}`, { once: true });
     if (input.provider !== undefined)
       parseInput(providerShape, input.provider, `job definition ${input.type}: provider`, { once: true });
+    if (input.approval !== undefined)
+      parseInput(approvalPolicySchema, input.approval, `job definition ${input.type}: approval`, { once: true });
   } catch (error) {
     throw new JobDefinitionError((error as Error).message);
   }
@@ -253,6 +262,7 @@ function defineJob<Payload, Provider = unknown>(
     ...(input.reconcile ? { reconcile: input.reconcile } : {}),
     ...(input.provider ? { provider: input.provider } : {}),
     ...(input.ownedRecords ? { ownedRecords: input.ownedRecords } : {}),
+    ...(input.approval ? { approval: Object.freeze({ ...input.approval }) } : {}),
   });
 }
 

@@ -36,6 +36,10 @@ const MetricName = {
   ShadowIdentityFailed: 'ShadowIdentityFailed',
   /** Age of the oldest item parked as unknown (emitted by the sweeper). */
   OldestUnknownAgeSeconds: 'OldestUnknownAgeSeconds',
+  /** Age of the oldest job awaiting approval (emitted by the sweeper). */
+  OldestAwaitingApprovalAgeSeconds: 'OldestAwaitingApprovalAgeSeconds',
+  /** Sweeper: jobs awaiting approval past their expiry, cancelled. */
+  ApprovalsExpired: 'ApprovalsExpired',
   /** Sweeper: expired, exhausted leases parked as unknown. */
   SweptToUnknown: 'SweptToUnknown',
   /** Sweeper: wake-up messages re-sent for expired leases with attempts left, due retries and lost wake-ups. */

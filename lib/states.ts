@@ -3,6 +3,12 @@
  * everyone else (cancel, sweeper, admin) raises the fence when they change it.
  */
 const WorkState = {
+  /**
+   * Created for a job type that requires approval, before any attempt: no lease, nothing run, not claimable.
+   * Leaves by an audited approve (▶ queued, bound to the payload hash the approver saw), reject (▶ cancelled) or
+   * the sweeper once `approvalExpiresAt` passed (▶ cancelled).
+   */
+  awaiting_approval: 'awaiting_approval',
   /** Waiting to be claimed once `availableAt` has passed. */
   queued: 'queued',
   /** Held by one worker under one fence until `leaseExpiresAt`; another claim after expiry raises the fence. */
@@ -19,13 +25,21 @@ const WorkState = {
   cancelled: 'cancelled',
 } as const;
 
-/** One of the seven work-item states. */
+/** One of the eight work-item states. */
 type WorkState = (typeof WorkState)[keyof typeof WorkState];
 
 const WORK_STATES = Object.values(WorkState) as readonly WorkState[];
 
-/** States that wait for a person (listed by the admin API through the parked index). */
-const PARKED_STATES = [WorkState.unknown, WorkState.quarantined, WorkState.failed_terminal] as const;
+/**
+ * States that wait for a person (listed, counted and aged by the admin API through the parked index): the three an
+ * attempt parks in, and awaiting_approval, which a job enters before any attempt.
+ */
+const PARKED_STATES = [
+  WorkState.unknown,
+  WorkState.quarantined,
+  WorkState.failed_terminal,
+  WorkState.awaiting_approval,
+] as const;
 
 /** States from which no worker will act again without an admin action. */
 const FINISHED_STATES: readonly WorkState[] = [

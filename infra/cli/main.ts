@@ -16,6 +16,8 @@ const COMMAND_LOADERS: Record<CommandName, () => Promise<CliCommand>> = {
   resolve: async () => (await import('./commands/resolve.js')).resolveCommand,
   retry: async () => (await import('./commands/retry.js')).retryCommand,
   cancel: async () => (await import('./commands/cancel.js')).cancelCommand,
+  approve: async () => (await import('./commands/approve.js')).approveCommand,
+  reject: async () => (await import('./commands/reject.js')).rejectCommand,
   redrive: async () => (await import('./commands/redrive.js')).redriveCommand,
   erase: async () => (await import('./commands/erase.js')).eraseCommand,
   check: async () => (await import('./commands/check.js')).checkCommand,

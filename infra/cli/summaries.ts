@@ -9,7 +9,11 @@ const COMMAND_SUMMARIES = {
   resolve: 'settle an unknown item after checking the real system (audited; fence + 1)',
   retry:
     'requeue a failed_terminal, unknown or quarantined work item: same identity, fence + 1, fresh attempts (a quarantined message has no work item: send it again)',
-  cancel: "cancel a queued, claimed or unknown item; the fence rises, so a running worker's next write is rejected",
+  cancel:
+    "cancel an awaiting_approval, queued, claimed or unknown item; the fence rises, so a running worker's next write is rejected",
+  approve:
+    'approve a job awaiting approval for the payload hash you reviewed: it is queued and woken (audited; refused for another payload)',
+  reject: 'reject a job awaiting approval: it is cancelled without ever running (audited; fence + 1)',
   redrive: 'move dead-letter messages back to the jobs queue, bodies unchanged (identity and payload hash kept)',
   erase:
     "erase a tenant's payload bodies; work rows stay as tombstones (identity, hash, fence), so fences never restart",

@@ -17,6 +17,8 @@ interface AlarmThresholds {
   effectRefusedInLeaseDoubt: number;
   /** Maximum age of the oldest `unknown` item, in seconds (needs reconciliation by a human). */
   oldestUnknownAgeSeconds: number;
+  /** Maximum age of the oldest job awaiting approval, in seconds (a person has not decided yet). */
+  oldestAwaitingApprovalAgeSeconds: number;
   /** Sum of quarantined messages/items. */
   quarantined: number;
   /** Sum of lease takeovers. */
@@ -41,6 +43,7 @@ const DEFAULT_ALARM_THRESHOLDS: AlarmThresholds = {
   leaseRenewalFailed: 3,
   effectRefusedInLeaseDoubt: 1,
   oldestUnknownAgeSeconds: 3600,
+  oldestAwaitingApprovalAgeSeconds: 86_400,
   quarantined: 1,
   takeovers: 5,
   staleFenceRejected: 1,
@@ -168,6 +171,12 @@ function alarmSpecs(props: JobAlarmsProps, thresholds: AlarmThresholds): Record<
       metric: custom(MetricName.OldestUnknownAgeSeconds, 'Maximum'),
       threshold: thresholds.oldestUnknownAgeSeconds,
       description: 'an item has been parked as unknown for too long; reconcile it and resolve it with the admin API.',
+    },
+    oldestAwaitingApprovalAgeSeconds: {
+      metric: custom(MetricName.OldestAwaitingApprovalAgeSeconds, 'Maximum'),
+      threshold: thresholds.oldestAwaitingApprovalAgeSeconds,
+      description:
+        'a job has been awaiting approval for too long; approve or reject it (leasefence ls --state awaiting_approval) before it expires.',
     },
     quarantined: {
       metric: custom(MetricName.Quarantined, 'Sum'),

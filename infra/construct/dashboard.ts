@@ -57,10 +57,13 @@ class JobDashboard extends Construct {
       graph(
         'Sweeper',
         [
-          ...[MetricName.SweptToUnknown, MetricName.Resignalled].map(sum),
+          ...[MetricName.SweptToUnknown, MetricName.Resignalled, MetricName.ApprovalsExpired].map(sum),
           props.functions.sweeper.metricInvocations({ label: 'sweeper runs', statistic: 'Sum' }),
         ],
-        [leasefenceMetric(props.serviceName, MetricName.OldestUnknownAgeSeconds, 'Maximum')],
+        [
+          leasefenceMetric(props.serviceName, MetricName.OldestUnknownAgeSeconds, 'Maximum'),
+          leasefenceMetric(props.serviceName, MetricName.OldestAwaitingApprovalAgeSeconds, 'Maximum'),
+        ],
       ),
     );
     this.dashboard.addWidgets(

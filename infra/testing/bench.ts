@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { AdminDeps } from '../../lib/admin/deps.js';
 import { createDocumentClient } from '../../lib/aws-clients.js';
 import { ManualClock } from '../../lib/clock.js';
 import { FenceRejectedError, isLeasefenceError } from '../../lib/errors.js';
@@ -60,6 +61,16 @@ interface Run {
  * client of the process sent to the engine (observed at the engine boundary, attributed to a worker), every
  * provider call and reconcile answer, and simulated workers that each own their clients.
  */
+/**
+ * The job as a worker runs it: with its approval gate only for `gated` workers (scenarios-approvals.ts). Every other
+ * scenario starts where an approved job starts (queued, no lease), so the fence scenarios judge the same code.
+ */
+function ungatedUnless(gated: boolean | undefined, job: JobDefinition<unknown>): JobDefinition<unknown> {
+  if (gated === true || job.approval === undefined) return job;
+  const { approval: _approval, ...ungated } = job;
+  return ungated;
+}
+
 class ConformanceBench implements WireObserver, JobObserver {
   readonly clock = new ManualClock(Date.UTC(2026, 0, 1));
   readonly requests: ObservedRequest[] = [];
@@ -163,7 +174,7 @@ class ConformanceBench implements WireObserver, JobObserver {
    * A worker process with its own clients, each pointed at its own listener of the engine boundary (so every
    * request is attributed to it); `pause` holds its first run/reconcile right after the claim until released.
    */
-  async worker(name: string, options: { pause?: Gate } = {}): Promise<BenchWorker> {
+  async worker(name: string, options: { pause?: Gate; gated?: boolean } = {}): Promise<BenchWorker> {
     const state: WorkerState = {
       faults: noFaults(),
       providerFaults: { crashAfterEffect: false, timeoutAfterEffect: false, failBeforeEffect: false },
@@ -179,7 +190,9 @@ class ConformanceBench implements WireObserver, JobObserver {
     const runtime = new WorkerRuntime({
       store: new WorkItemStore({ client, tableName: this.tables.jobsTable, clock: this.clock }),
       client,
-      registry: new JobRegistry([observedJob(this, { worker: name, state, providerClient, pause: options.pause })]),
+      registry: new JobRegistry([
+        ungatedUnless(options.gated, observedJob(this, { worker: name, state, providerClient, pause: options.pause })),
+      ]),
       payloads: new PayloadStore(client, this.tables.payloadsTable, this.clock),
       telemetry: this.telemetry,
       workerId: `${name}-${randomUUID().slice(0, 6)}`,
@@ -197,6 +210,16 @@ class ConformanceBench implements WireObserver, JobObserver {
       }
     };
     return { name, faults: state.faults, providerFaults: state.providerFaults, deliver };
+  }
+
+  /** The admin operations on this bench's tables (approve, reject, cancel), as an operator would call them. */
+  admin(): AdminDeps {
+    return {
+      store: this.store,
+      sqs: this.sqs,
+      queueUrl: this.tables.queueUrl,
+      payloadsTable: this.tables.payloadsTable,
+    };
   }
 
   /** The work item as stored now. */

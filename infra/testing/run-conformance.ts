@@ -16,6 +16,7 @@ import { withProcessClientsObserved } from './process-endpoint.js';
 import { countEffects } from './provider-probe.js';
 import { Remedy } from './remedies.js';
 import { NO_TRANSACTIONS, type Scenario, type ScenarioResult } from './scenario-support.js';
+import { APPROVAL_SCENARIOS } from './scenarios-approvals.js';
 import { everyAttempt } from './scenarios-attempts.js';
 import { crashAfterEffect, lostCompletion, providerTimeout, receiptCrash } from './scenarios-faults.js';
 import {
@@ -41,11 +42,32 @@ const SCENARIOS: readonly Scenario[] = [
   receiptCrash,
   providerTimeout,
   everyAttempt,
+  ...APPROVAL_SCENARIOS,
 ];
 
-/** The scenarios that apply to a job's target class (provider timeouts only for class C and D). */
-function applicableScenarios(job: Pick<JobDefinition<unknown>, 'target'>): Scenario[] {
-  return SCENARIOS.filter((scenario) => !scenario.classes || scenario.classes.includes(job.target));
+/**
+ * The scenarios that apply to a job: by target class (provider timeouts only for class C and D) and by what it
+ * declares (the approval scenarios only for a job type with an approval gate).
+ */
+function applicableScenarios(job: JobDefinition<unknown>): Scenario[] {
+  return SCENARIOS.filter(
+    (scenario) =>
+      (!scenario.classes || scenario.classes.includes(job.target)) && (!scenario.applies || scenario.applies(job)),
+  );
+}
+
+/**
+ * The approval scenarios judge the gate, which no control covers: one failed ▶ NO-GO; one not evaluated turns a GO
+ * into NOT EVALUATED (a gate the samples never closed was not seen holding).
+ */
+function withApprovalScenarios(
+  verdict: ReturnType<typeof verdictOf>,
+  scenarios: readonly ScenarioResult[],
+): ReturnType<typeof verdictOf> {
+  const approvals = scenarios.filter((scenario) => APPROVAL_SCENARIOS.some((known) => known.id === scenario.id));
+  if (approvals.some((scenario) => scenario.status === 'failed')) return 'NO-GO';
+  if (verdict === 'GO' && approvals.some((scenario) => scenario.status === 'skipped')) return 'NOT EVALUATED';
+  return verdict;
 }
 
 /** How to run the conformance scenarios for one job type. */
@@ -283,7 +305,7 @@ async function evaluate(
       unfencedWrites: unfenced,
       reconcileFindings: findings,
       controls,
-      verdict: verdictOf(controls),
+      verdict: withApprovalScenarios(verdictOf(controls), scenarios),
     };
   } finally {
     await bench.close();

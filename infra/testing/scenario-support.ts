@@ -1,3 +1,4 @@
+import type { JobDefinition } from '../../lib/job-definition.js';
 import type { ExecutionResult } from '../../lib/worker/execute-job.js';
 import type { ConformanceBench, Delivery } from './bench.js';
 import type { Problem } from './remedies.js';
@@ -16,6 +17,9 @@ const ScenarioId = {
   receiptCrash: 'receipt-crash',
   providerTimeout: 'provider-timeout',
   everyAttempt: 'every-attempt',
+  approvalNeverRuns: 'approval-never-runs',
+  approvalRacingCancel: 'approval-racing-cancel',
+  approvalReplacedPayload: 'approval-replaced-payload',
 } as const;
 type ScenarioId = (typeof ScenarioId)[keyof typeof ScenarioId];
 
@@ -42,6 +46,8 @@ interface Scenario {
   readonly title: string;
   /** Only for these target classes (all when absent). */
   readonly classes?: readonly string[];
+  /** Only for job types this is true of (all when absent), e.g. those with an approval gate. */
+  readonly applies?: (job: JobDefinition<unknown>) => boolean;
   /** `payloads[0]` is the sample under test; the others are there for the changed payload. */
   run(bench: ConformanceBench, payloads: readonly unknown[]): Promise<ScenarioOutcome>;
 }

@@ -254,4 +254,4 @@ const sharedRecord: Scenario = {
   },
 };
 
-export { changedPayloadScenario, collidingIds, duplicateDelivery, sharedRecord, staleResume };
+export { changedPayload, changedPayloadScenario, collidingIds, duplicateDelivery, sharedRecord, staleResume };

@@ -1,4 +1,5 @@
 import {
+  ApprovalRefusedError,
   ConfigurationError,
   IllegalTransitionError,
   InvalidInputError,
@@ -20,7 +21,7 @@ function ok(body: Record<string, unknown>): AdminReply {
 
 /**
  * Maps an error to its answer: bad input 400 (with every offending field), missing item 404, illegal or
- * raced transition or a missing operator statement 409, missing deployment setting 500 with its own message, anything else 500 with a fixed
+ * raced transition, a refused approval or a missing operator statement 409, missing deployment setting 500 with its own message, anything else 500 with a fixed
  * message (SDK and engine details never leave the process; the handler logs them).
  */
 function errorReply(error: unknown): AdminReply {
@@ -49,6 +50,18 @@ function errorReply(error: unknown): AdminReply {
         error: 'statement_required',
         message: error.message,
         statement: error.statement,
+        ...(current?.state !== undefined ? { currentState: current.state, currentFence: current.fence } : {}),
+      },
+    };
+  }
+  if (isLeasefenceError(error, ApprovalRefusedError)) {
+    const current = error.current as { state?: unknown; fence?: unknown } | undefined;
+    return {
+      statusCode: 409,
+      body: {
+        error: 'approval_refused',
+        message: error.message,
+        refusal: error.refusal,
         ...(current?.state !== undefined ? { currentState: current.state, currentFence: current.fence } : {}),
       },
     };

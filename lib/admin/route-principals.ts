@@ -7,6 +7,8 @@ const RESTRICTABLE_ROUTES = [
   'resolveItem',
   'retryItem',
   'cancelItem',
+  'approveItem',
+  'rejectItem',
   'redrive',
   'erasePayloads',
   'raiseFences',

@@ -3,6 +3,7 @@ import { InvalidInputError } from '../errors.js';
 import { parseInput } from '../internal/validation.js';
 import type { OperatorAction } from '../store/operator-transitions.js';
 import type { CallerIdentity, WorkItem } from '../store/work-item.js';
+import { type ApproveInput, approveItem, rejectItem } from './approve.js';
 import { listAuditRecords } from './audit.js';
 import { cancelItem } from './cancel.js';
 import { countItems } from './counts.js';
@@ -117,6 +118,12 @@ async function dispatch(match: Matched, request: AdminRequest, who: Who, deps: A
     case AdminRoute.cancelItem:
       parseQuery(noQuerySchema, request);
       return itemReply({ item: await cancelItem(deps, identity, operationInput<OperatorAction>(request, who)) });
+    case AdminRoute.approveItem:
+      parseQuery(noQuerySchema, request);
+      return itemReply(await approveItem(deps, identity, operationInput<ApproveInput>(request, who)));
+    case AdminRoute.rejectItem:
+      parseQuery(noQuerySchema, request);
+      return itemReply({ item: await rejectItem(deps, identity, operationInput<OperatorAction>(request, who)) });
     case AdminRoute.redrive:
       parseQuery(noQuerySchema, request);
       return ok({ ...(await redriveDeadLetters(deps, operationInput<RedriveInput>(request, who))) });

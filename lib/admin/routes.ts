@@ -7,6 +7,8 @@ const AdminRoute = {
   resolveItem: 'POST /items/{tenantId}/{operationId}/resolve',
   retryItem: 'POST /items/{tenantId}/{operationId}/retry',
   cancelItem: 'POST /items/{tenantId}/{operationId}/cancel',
+  approveItem: 'POST /items/{tenantId}/{operationId}/approve',
+  rejectItem: 'POST /items/{tenantId}/{operationId}/reject',
   redrive: 'POST /dlq/redrive',
   erasePayloads: 'POST /tenants/{tenantId}/erase-payloads',
   listAudit: 'GET /audit',
@@ -25,6 +27,8 @@ const ITEM_ACTIONS = {
   resolve: AdminRoute.resolveItem,
   retry: AdminRoute.retryItem,
   cancel: AdminRoute.cancelItem,
+  approve: AdminRoute.approveItem,
+  reject: AdminRoute.rejectItem,
 } as const;
 
 /** Splits a path into percent-decoded segments; a malformed escape is a 400 on `path`. */
@@ -64,7 +68,7 @@ function matchRoute(method: string, path: string): RouteMatch {
     if (verb === 'POST' && operation.length >= 2 && Object.hasOwn(ITEM_ACTIONS, action)) {
       return { ok: true, route: ITEM_ACTIONS[action], tenantId, operationId: operation.slice(0, -1).join('/') };
     }
-    return { ok: false, status: 405, allow: 'GET, POST (…/resolve | …/retry | …/cancel)' };
+    return { ok: false, status: 405, allow: 'GET, POST (…/resolve | …/retry | …/cancel | …/approve | …/reject)' };
   }
   if (head === 'dlq' && rest.length === 1 && rest[0] === 'redrive') return only('POST', AdminRoute.redrive);
   if (head === 'tenants' && rest.length === 2 && rest[1] === 'erase-payloads') {

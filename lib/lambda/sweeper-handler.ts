@@ -35,7 +35,8 @@ function describeError(error: unknown): Record<string, string> {
 
 /**
  * Builds the sweeper Lambda handler (EventBridge schedule): one bounded pass over the deadline index per
- * invocation, emitting SweptToUnknown, Resignalled and OldestUnknownAgeSeconds and logging counts only.
+ * invocation, emitting SweptToUnknown, Resignalled, ApprovalsExpired, OldestUnknownAgeSeconds and
+ * OldestAwaitingApprovalAgeSeconds and logging counts only.
  * Clients are built on the first invocation, so a missing variable fails that invocation with a
  * ConfigurationError instead of the module load. Each run starts where the last run of any container ended
  * (cursor row `#sweeper` in the jobs table); a failed run stores nothing, so the next starts where it did.
@@ -62,6 +63,9 @@ function createSweeperHandler(options: SweeperHandlerOptions = {}): SweeperHandl
       metrics.addMetric(MetricName.SweptToUnknown, MetricUnit.Count, summary.sweptToUnknown);
       metrics.addMetric(MetricName.Resignalled, MetricUnit.Count, summary.resignalled);
       metrics.addMetric(MetricName.OldestUnknownAgeSeconds, MetricUnit.Seconds, summary.oldestUnknownAgeSeconds);
+      metrics.addMetric(MetricName.ApprovalsExpired, MetricUnit.Count, summary.approvalsExpired);
+      const awaitingAge = summary.oldestAwaitingApprovalAgeSeconds;
+      metrics.addMetric(MetricName.OldestAwaitingApprovalAgeSeconds, MetricUnit.Seconds, awaitingAge);
       const { cursor: _cursor, ...counts } = summary;
       const result = { ...counts, continues: summary.cursor !== undefined };
       logger.info('sweep finished', { ...result });

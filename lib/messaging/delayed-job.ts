@@ -1,5 +1,6 @@
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { approvalGateUnseen } from '../approval-policy.js';
 import type { Clock } from '../clock.js';
 import { InvalidInputError } from '../errors.js';
 import type { ValidIdentity } from '../identity.js';
@@ -29,7 +30,10 @@ interface DelayedJobsConfig {
  * What a row written first needs of its job type: the attempt budget, and the version it binds (none: the row is
  * bound by its first claim). A job definition is one; a schedule's declaration gives one without the definition.
  */
-type JobBudget = Pick<AnyJobDefinition, 'type' | 'maxAttempts'> & { readonly version?: number | undefined };
+type JobBudget = Pick<AnyJobDefinition, 'type' | 'maxAttempts'> & {
+  readonly version?: number | undefined;
+  readonly approval?: AnyJobDefinition['approval'];
+};
 
 /** What writing a delayed job's row first needs. */
 interface DelayedJobDependencies {
@@ -60,7 +64,7 @@ interface ScheduledRow {
 }
 
 /**
- * Rows first: writes the queued row (due at now + delay, bound to the job version: the producer's, else the
+ * Rows first: writes the queued row (awaiting_approval for a type with an approval gate; due at now + delay, bound to the job version: the producer's, else the
  * definition's) with one conditional PutItem, then sends a `wake` message delayed by the same amount. A create
  * retried after a lost response is recognised by its write token and still sends its wake-up. The job is visible, listable and cancellable at once; a lost message
  * is found by the sweeper (deadline index) once due. A replay (same identity and hash) returns the stored
@@ -72,8 +76,10 @@ async function scheduleDelayedJob(deps: DelayedJobDependencies, job: DelayedJob)
   const store = jobsStore(config);
   const availableAt = store.now() + job.delaySeconds * 1000;
   const jobVersion = job.jobVersion ?? definition.version;
+  // No body here to ask a predicate: a type with an approval gate writes every delayed row awaiting approval.
+  const gate = approvalGateUnseen(definition.approval, store.now());
   const enqueued = await store.enqueue(
-    newWorkItem(job.identity, { ...job, jobVersion }, definition.maxAttempts, availableAt),
+    newWorkItem(job.identity, { ...job, jobVersion }, definition.maxAttempts, availableAt, gate),
   );
   const item = enqueued.item;
   const row = { state: item.state, ...(item.availableAt !== undefined ? { availableAt: item.availableAt } : {}) };

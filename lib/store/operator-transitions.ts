@@ -22,7 +22,7 @@ function closeRunningAttempt(item: WorkItem, now: number, code: string): Record<
   return { [ATTEMPT_HISTORY_ATTRIBUTE]: closeAttempts(item.ah, item.fence, now, code) };
 }
 
-/** queued | claimed | unknown ▶ cancelled, fence + 1: the running worker's next fenced write is rejected. */
+/** awaiting_approval | queued | claimed | unknown ▶ cancelled, fence + 1: the running worker's next fenced write is rejected. */
 function cancelTransition(item: WorkItem, action: OperatorAction, now: number): OperatorTransition {
   return {
     expected: { state: item.state, fence: item.fence },

@@ -8,7 +8,12 @@ import type { WorkItem } from './work-item.js';
  */
 
 /** States an operator may cancel from. */
-const CANCELLABLE_STATES: readonly WorkState[] = [WorkState.queued, WorkState.claimed, WorkState.unknown];
+const CANCELLABLE_STATES: readonly WorkState[] = [
+  WorkState.awaiting_approval,
+  WorkState.queued,
+  WorkState.claimed,
+  WorkState.unknown,
+];
 
 /** True when `item` shows `transition` committed at `now` from the state and fence it expected. */
 function operatorApplied(item: WorkItem, transition: OperatorTransition, now: number): boolean {

@@ -45,7 +45,8 @@ function effectMark(claim: InitialClaim): Record<string, unknown> {
 }
 
 /**
- * Conditional PutItem creating the item queued at fence `floor` (its epoch's lowest fence, carrying `createToken`), or
+ * Conditional PutItem creating the item awaiting_approval (when the input carries an approval gate; a claim is then
+ * never made), else queued at fence `floor` (its epoch's lowest fence, carrying `createToken`), or
  * already claimed with fence `floor + 1`. Fails if the identity exists. The job version is the input's, else the
  * claimer's.
  */
@@ -81,7 +82,19 @@ function buildCreateRequest(
   const jobVersion = input.jobVersion ?? claim?.jobVersion;
   if (jobVersion !== undefined) item.jobVersion = jobVersion;
   if (input.parentOperationId !== undefined) item.parentOperationId = input.parentOperationId;
-  if (claim) {
+  if (input.approval !== undefined) {
+    // Before any attempt: no lease, not claimable; parked (counted, listed, aged) and due in the deadline index at
+    // its expiry, where the sweeper finds it by a Query.
+    item.state = WorkState.awaiting_approval;
+    item.approvalExpiresAt = input.approval.expiresAt;
+    item.deadlineAt = input.approval.expiresAt;
+    item.approvers = input.approval.approvers;
+    if (input.approval.producerId !== undefined) item.producerId = input.approval.producerId;
+    // A delayed job keeps its due time for after the approval.
+    if (input.availableAt !== undefined) item.availableAt = input.availableAt;
+    Object.assign(item, parkedAttributes(input.identity, WorkState.awaiting_approval, now));
+    if (createToken !== undefined) item.createToken = createToken;
+  } else if (claim) {
     item.state = WorkState.claimed;
     item.fence = floor + 1;
     item.attempts = 1;
@@ -161,10 +174,18 @@ function buildClaimRequest(
 }
 
 /**
- * Why a claim did not happen; none of these is an error, each tells the caller what to do. `version_unsupported`:
+ * Why a claim did not happen; none of these is an error, each tells the caller what to do. `awaiting_approval`: the
+ * job waits for a decision (its message is acknowledged; the approval sends a new wake-up). `version_unsupported`:
  * the row is bound to a job version the claimer does not run (the row is left as it is).
  */
-type NotClaimableReason = 'missing' | 'finished' | 'version_unsupported' | 'leased' | 'exhausted' | 'not_due';
+type NotClaimableReason =
+  | 'missing'
+  | 'finished'
+  | 'awaiting_approval'
+  | 'version_unsupported'
+  | 'leased'
+  | 'exhausted'
+  | 'not_due';
 
 /** Whether the claim condition holds for an item at a time, and if not, why. */
 type Claimability = { claimable: true } | { claimable: false; reason: NotClaimableReason };
@@ -173,12 +194,15 @@ type Claimability = { claimable: true } | { claimable: false; reason: NotClaimab
  * The one home of the claim rule: buildClaimRequest's condition read as a function of the item, claimable exactly
  * when that condition would pass (attempts left, and queued and due, or claimed with an expired lease). The
  * conditional write stays the atomic check; this explains a refusal and lets a replay skip a claim that cannot
- * pass. Reasons, first that applies: missing, finished (no worker acts on it again), version_unsupported (bound to
+ * pass. Reasons, first that applies: missing, finished (no worker acts on it again), awaiting_approval (waits for a
+ * person's decision), version_unsupported (bound to
  * another version than `jobVersion`, the claimer's), leased, exhausted, not_due.
  */
 function claimability(item: WorkItem | undefined, now: number, jobVersion?: number): Claimability {
   if (item === undefined) return { claimable: false, reason: 'missing' };
   if (FINISHED_STATES.includes(item.state)) return { claimable: false, reason: 'finished' };
+  // Not claimable until approved (the claim condition asks for queued); its message is acknowledged, not retried.
+  if (item.state === WorkState.awaiting_approval) return { claimable: false, reason: 'awaiting_approval' };
   if (jobVersion !== undefined && item.jobVersion !== undefined && item.jobVersion !== jobVersion)
     return { claimable: false, reason: 'version_unsupported' };
   if (item.state === WorkState.claimed && (item.leaseExpiresAt ?? 0) >= now)

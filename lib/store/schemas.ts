@@ -29,6 +29,17 @@ const newWorkItemSchema = z
     jobVersion: jobVersionSchema.optional(),
     /** The operation (same tenant) whose completion enqueued this one, for a successor job. */
     parentOperationId: operationIdSchema.optional(),
+    /** The approval gate: the row is created awaiting_approval, never claimed (built by approvalGateFor). */
+    approval: z
+      .strictObject({
+        expiresAt: z.number().int().nonnegative(),
+        approvers: z.enum(['anyone', 'not-producer']),
+        producerId: z
+          .string()
+          .regex(/^[\w+=,.@-]{1,128}$/)
+          .optional(),
+      })
+      .optional(),
   })
   .refine((value) => (value.payloadRef !== undefined) !== (value.payloadInline === true), {
     message: 'exactly one of payloadRef or payloadInline must be given',
@@ -107,9 +118,15 @@ interface JobBinding {
  * The one builder from a job to its new work item (the worker's first delivery, a switched-off type's row, a
  * delayed job's row): the identity and binding come parsed, so only `maxAttempts` is checked here, because a
  * job definition is a public type that can be built by hand. Outside 1..100 ▶ InvalidInputError naming
- * `maxAttempts`, nothing written.
+ * `maxAttempts`, nothing written. With `approval` the row is created awaiting_approval (never claimed).
  */
-function newWorkItem(identity: ValidIdentity, job: JobBinding, maxAttempts: number, availableAt?: number): NewWorkItem {
+function newWorkItem(
+  identity: ValidIdentity,
+  job: JobBinding,
+  maxAttempts: number,
+  availableAt?: number,
+  approval?: NewWorkItem['approval'],
+): NewWorkItem {
   parseInput(attemptBudgetSchema, { maxAttempts }, 'work item');
   // Every other field comes parsed: the identity is a ValidIdentity, the binding passed the same field schemas.
   const item = { identity, jobType: job.jobType, payloadHash: job.payloadHash, maxAttempts } as NewWorkItem;
@@ -117,6 +134,8 @@ function newWorkItem(identity: ValidIdentity, job: JobBinding, maxAttempts: numb
   else item.payloadInline = true;
   if (availableAt !== undefined) item.availableAt = availableAt;
   if (job.jobVersion !== undefined) item.jobVersion = job.jobVersion;
+  // Built by approvalGateFor from the job definition (parsed at defineJob) and the clock: not checked again.
+  if (approval !== undefined) item.approval = approval;
   return item;
 }
 

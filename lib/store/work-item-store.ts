@@ -11,6 +11,7 @@ import {
 import { formatIdentity, type ValidIdentity } from '../identity.js';
 import type { StepName } from '../rules.js';
 import { WorkState } from '../states.js';
+import { Approvals } from './approvals.js';
 import { openAttempt } from './attempt-history.js';
 import { AuditLog } from './audit.js';
 import { sendConditional } from './conditional-write.js';
@@ -89,7 +90,7 @@ interface RetryableFailure extends FailureReport {
  * claim's fence in their condition; a failed condition is `OwnershipLostError` unless the item shows the
  * same transition already applied under my fence (a lost response retried by the SDK), which is success.
  * The reads and writes of the sweeper, the admin API and the tools are grouped by what they read:
- * `deadlines`, `parked`, `tenants`, `audit`, `maintenance`, `shadow`.
+ * `deadlines`, `parked`, `tenants`, `audit`, `maintenance`, `shadow`, `approvals`.
  */
 class WorkItemStore {
   private readonly client: DynamoDBDocumentClient;
@@ -111,6 +112,8 @@ class WorkItemStore {
   readonly epochs: FenceEpochs;
   /** Shadow mode: what an existing consumer ran, one row per identity beside its work item (never the work item). */
   readonly shadow: ShadowClaims;
+  /** Approve and reject a job awaiting approval, each one conditional write without a read (admin). */
+  readonly approvals: Approvals;
 
   constructor(options: WorkItemStoreOptions) {
     this.client = options.client;
@@ -124,6 +127,7 @@ class WorkItemStore {
     this.maintenance = new Maintenance(db);
     this.epochs = new FenceEpochs(db, options.fenceEpochCacheMs ?? DEFAULT_FENCE_EPOCH_CACHE_MS);
     this.shadow = new ShadowClaims(db);
+    this.approvals = new Approvals(db);
   }
 
   /** The time on the store's clock, the one every write stamps and every lease is measured on. */
@@ -132,13 +136,14 @@ class WorkItemStore {
   }
 
   /**
-   * Creates the item (queued, or claimed when `lease` is given) with one conditional PutItem, its fence starting
+   * Creates the item (queued, claimed when `lease` is given, awaiting_approval when the item carries a gate) with one conditional PutItem, its fence starting
    * at the current fence epoch's floor (so a row created after a raise is above every fence issued before).
    * Same identity + same hash ▶ replay, nothing written. Different hash ▶ PayloadConflictError, nothing written.
    * A create retried after a lost response finds its own write token (claim id) and is reported `created`.
    */
   async enqueue(valid: NewWorkItem, lease?: LeaseRequest): Promise<EnqueueResult> {
-    const initialClaim = lease ? { ...lease, claimId: randomUUID() } : undefined;
+    // A gated job is created awaiting_approval, never claimed: the lease is not used.
+    const initialClaim = lease && valid.approval === undefined ? { ...lease, claimId: randomUUID() } : undefined;
     const createToken = initialClaim ? undefined : randomUUID();
     const floor = epochFloor(await this.epochs.current());
     const request = buildCreateRequest(this.table, valid, this.clock.now(), initialClaim, createToken, floor);
@@ -290,7 +295,7 @@ class WorkItemStore {
   }
 
   /**
-   * queued | claimed | unknown ▶ cancelled with fence + 1, audited. The running holder's next work-item write is
+   * awaiting_approval | queued | claimed | unknown ▶ cancelled with fence + 1, audited. The running holder's next work-item write is
    * rejected. With `stampsFor` (lib/fenced's cancelStamps) the records the row names as owned are stamped with the
    * new fence: in the same transaction where the engine has transactions, else right after the cancel committed.
    */

@@ -22,7 +22,8 @@ interface AuditEntry {
   from: WorkState;
   to: WorkState;
   reason: string;
-  fence: number;
+  /** The fence the action left; absent for an approval or rejection, written without a read (the fence is unchanged). */
+  fence?: number;
   /** An operator's explicit statement recorded with the action (e.g. the effect did not happen). */
   statement?: OperatorStatement;
 }
@@ -104,6 +105,12 @@ interface WorkItem extends JobIdentity {
   parkedState?: string;
   parkedTenantState?: string;
   parkedAt?: number;
+  /** awaiting_approval: when the sweeper cancels the job if nobody decided (also its deadline-index entry). */
+  approvalExpiresAt?: number;
+  /** awaiting_approval: who may approve (`anyone`, or `not-producer`: not `producerId`). */
+  approvers?: 'anyone' | 'not-producer';
+  /** The producer's IAM principal id (its SenderId without the session), recorded for an approval gate. */
+  producerId?: string;
 }
 
 /** Proof of one claim: the fence every write of this attempt carries. Only the store creates one. */

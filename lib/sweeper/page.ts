@@ -1,6 +1,7 @@
 import { mapBounded } from '../internal/bounded-parallel.js';
 import { sendWakeSignals } from '../messaging/wake.js';
 import { WorkState } from '../states.js';
+import { expireApprovalTransition } from '../store/approval-requests.js';
 import { sweepToUnknownTransition } from '../store/operator-transitions.js';
 import { isWorkItem, type WorkItem } from '../store/work-item.js';
 import type { WorkItemStore } from '../store/work-item-store.js';
@@ -13,15 +14,17 @@ interface PageSettings {
   concurrency: number;
 }
 
-type Decision = 'unknown' | 'resignal' | 'skip';
+type Decision = 'unknown' | 'resignal' | 'expire' | 'skip';
 
 /**
  * Classifies an index entry. A claimed entry past its index deadline may still hold a lease that heartbeats
  * extended (the index does not carry `leaseExpiresAt`): the write that follows checks the real lease inside
- * its condition, and a live lease moves the deadline instead.
+ * its condition, and a live lease moves the deadline instead. A job awaiting approval is due at its approval expiry.
  */
 function decide(item: Record<string, unknown>, now: number, dueGraceMs: number): Decision {
   if (!isWorkItem(item)) return 'skip';
+  // Its index deadline is its approval expiry: the page only holds it once that passed (the write checks again).
+  if (item.state === WorkState.awaiting_approval) return 'expire';
   if (item.state === WorkState.claimed) return item.attempts >= item.maxAttempts ? 'unknown' : 'resignal';
   if (item.state === WorkState.queued) {
     const dueAt = item.availableAt ?? item.deadlineAt ?? now;
@@ -43,6 +46,11 @@ async function handlePage(
     const decision = decide(item, now, settings.dueGraceMs);
     if (decision === 'skip') return { decision, won: false };
     const observed = item as unknown as WorkItem;
+    if (decision === 'expire') {
+      // One conditional write: still awaiting_approval at the fence the index showed, and the expiry passed.
+      const result = await store.applyOperator(observed, expireApprovalTransition(observed, now));
+      return { decision, won: result.ok };
+    }
     if (decision === 'unknown') {
       const result = await store.applyOperator(observed, sweepToUnknownTransition(observed, now));
       if (result.ok) return { decision, won: true, item: observed };
@@ -59,6 +67,7 @@ async function handlePage(
     else if (outcome.advanced) summary.deadlinesAdvanced += 1;
     else if (!outcome.won) summary.lostRaces += 1;
     else if (outcome.decision === 'unknown') summary.sweptToUnknown += 1;
+    else if (outcome.decision === 'expire') summary.approvalsExpired += 1;
     else if (outcome.item) toWake.push(outcome.item);
   }
   if (toWake.length === 0) return;

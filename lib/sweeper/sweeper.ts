@@ -31,7 +31,8 @@ const optionsSchema = z.strictObject({
  * runs. Each shard is read from its oldest entry: handled entries leave the range (moved deadline, parked).
  * Expired + exhausted claims ▶ unknown (conditional on the observed fence, so a fresher claim always wins);
  * expired claims with attempts left, and queued items overdue by `dueGraceMs` ▶ one wake-up message, after
- * the item's deadline was moved ahead conditionally (re-signals are bounded to one per interval per item).
+ * the item's deadline was moved ahead conditionally (re-signals are bounded to one per interval per item). Jobs
+ * awaiting approval past their expiry ▶ cancelled (`approval_expired`), conditional on state, fence and expiry.
  * Reads at most `maxItemsPerRun` entries and returns a cursor to continue; lost races are counted, not thrown.
  * @example
  * const summary = await sweep({ store, sqs, queueUrl, cursor: await loadSweepCursor(store) });
@@ -55,6 +56,7 @@ async function sweep(options: SweepOptions): Promise<SweepSummary> {
   const summary: SweepSummary = {
     scanned: 0,
     sweptToUnknown: 0,
+    approvalsExpired: 0,
     resignalled: 0,
     resignalFailures: 0,
     lostRaces: 0,
@@ -65,6 +67,7 @@ async function sweep(options: SweepOptions): Promise<SweepSummary> {
     readCapacityUnits: 0,
     cursor: undefined,
     oldestUnknownAgeSeconds: 0,
+    oldestAwaitingApprovalAgeSeconds: 0,
   };
   // A cursor from a different shard layout is dropped: the index is the truth, nothing is lost.
   const startShard = settings.cursor && settings.cursor.shard < settings.shards ? settings.cursor.shard : 0;
@@ -99,11 +102,22 @@ async function sweep(options: SweepOptions): Promise<SweepSummary> {
     summary.cursor = { shard: (startShard + (served < settings.shards ? served : 1)) % settings.shards };
   }
 
-  // Unknown items spread over the parked index's shards: the oldest is the oldest of each shard's first item.
-  const oldest = await store.parked.oldest(WorkState.unknown);
-  countRead(summary, oldest.cost);
-  summary.oldestUnknownAgeSeconds = oldest.at === undefined ? 0 : Math.max(0, Math.floor((now - oldest.at) / 1000));
+  // Parked items spread over the parked index's shards: the oldest is the oldest of each shard's first item.
+  summary.oldestUnknownAgeSeconds = await oldestAgeSeconds(store, WorkState.unknown, now, summary);
+  summary.oldestAwaitingApprovalAgeSeconds = await oldestAgeSeconds(store, WorkState.awaiting_approval, now, summary);
   return summary;
+}
+
+/** Age in seconds of the oldest item parked in `state` (0 when none), its reads counted into `summary`. */
+async function oldestAgeSeconds(
+  store: SweepOptions['store'],
+  state: WorkState,
+  now: number,
+  summary: SweepSummary,
+): Promise<number> {
+  const oldest = await store.parked.oldest(state);
+  countRead(summary, oldest.cost);
+  return oldest.at === undefined ? 0 : Math.max(0, Math.floor((now - oldest.at) / 1000));
 }
 
 /** One shard's read within a run. */

@@ -30,6 +30,8 @@ interface SweepOptions {
 interface SweepSummary {
   scanned: number;
   sweptToUnknown: number;
+  /** Jobs awaiting approval past their expiry, cancelled (`approval_expired`) by one conditional write each. */
+  approvalsExpired: number;
   resignalled: number;
   /** Wake-ups that could not be sent; the moved deadline brings the item back after one interval. */
   resignalFailures: number;
@@ -51,6 +53,8 @@ interface SweepSummary {
   cursor: SweepCursor | undefined;
   /** Age of the oldest item parked as unknown; 0 when there is none. */
   oldestUnknownAgeSeconds: number;
+  /** Age of the oldest job awaiting approval; 0 when there is none. */
+  oldestAwaitingApprovalAgeSeconds: number;
 }
 
 export type { SweepCursor, SweepOptions, SweepSummary };

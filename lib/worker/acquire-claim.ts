@@ -1,3 +1,4 @@
+import type { ApprovalGate } from '../approval-policy.js';
 import { isLeasefenceError, PayloadConflictError } from '../errors.js';
 import { ownedRecordsFor } from '../fenced/cancel-stamps.js';
 import type { AnyJobDefinition } from '../job-definition.js';
@@ -25,7 +26,8 @@ type Acquisition =
  * says the job is claimable. Without `mayCreate` only an existing row is read and claimed, never a new one created.
  * `lease` carries the definition's target class (recorded with the effect mark) and version (a row bound to
  * another version is not claimed: `version_unsupported`, the row untouched); the claim adds the records the
- * type declares it owns for this identity.
+ * type declares it owns for this identity. With `gate` (the job needs approval) a first delivery creates the row
+ * awaiting_approval instead and claims nothing: `awaiting_approval`, acknowledged; the approval sends a wake-up.
  */
 async function acquireClaim(
   store: WorkItemStore,
@@ -33,6 +35,7 @@ async function acquireClaim(
   received: BoundMessage,
   typeLease: LeaseRequest,
   mayCreate: boolean,
+  gate?: ApprovalGate,
 ): Promise<Acquisition> {
   const { envelope, identity } = received;
   // The records this identity's job owns ride on the claim, so the row names them for a cancel to stamp.
@@ -49,9 +52,13 @@ async function acquireClaim(
     return replayClaim(store, stored, received, lease);
   }
   try {
-    const enqueued = await store.enqueue(newWorkItem(identity, envelope, definition.maxAttempts), lease);
+    const enqueued = await store.enqueue(
+      newWorkItem(identity, envelope, definition.maxAttempts, undefined, gate),
+      lease,
+    );
     if (enqueued.outcome === 'created' && enqueued.claim)
       return { acquired: true, claim: enqueued.claim, created: true };
+    if (enqueued.outcome === 'created') return { acquired: false, reason: 'awaiting_approval' };
     existing = enqueued.item;
   } catch (error) {
     if (isLeasefenceError(error, PayloadConflictError)) {

@@ -1,3 +1,4 @@
+import type { ApprovalGate } from '../approval-policy.js';
 import { isLeasefenceError, PayloadConflictError } from '../errors.js';
 import type { JobDefinition } from '../job-definition.js';
 import type { BoundMessage } from '../messaging/envelope.js';
@@ -22,12 +23,14 @@ const PAYLOAD_CONFLICT: Deferral = {
  * (never claimed: no attempt is used); an existing row is left untouched. The sweeper re-signals queued rows,
  * so once the type is switched on the next wake-up runs it. A different payload is still a conflict. Without
  * `mayCreate` (the payload did not verify) no row is created: an existing one with the same hash is left as it is.
+ * With `gate` (the job needs approval) the row is created awaiting_approval, as when the type is switched on.
  */
 async function deferDisabled(
   store: WorkItemStore,
   definition: JobDefinition<unknown>,
   { envelope, identity }: BoundMessage,
   mayCreate: boolean,
+  gate?: ApprovalGate,
 ): Promise<Deferral> {
   if (envelope.kind === 'wake') return { deferred: true };
   if (!mayCreate) {
@@ -37,7 +40,7 @@ async function deferDisabled(
   }
   try {
     const jobVersion = envelope.jobVersion ?? definition.version;
-    await store.enqueue(newWorkItem(identity, { ...envelope, jobVersion }, definition.maxAttempts));
+    await store.enqueue(newWorkItem(identity, { ...envelope, jobVersion }, definition.maxAttempts, undefined, gate));
     return { deferred: true };
   } catch (error) {
     if (isLeasefenceError(error, PayloadConflictError)) {

@@ -79,6 +79,7 @@ async function executeClaimedJob<Payload>(
     claim,
     registry: deps.registry,
     payloadsAvailable: deps.payloads !== undefined,
+    now: () => deps.store.now(),
   });
   const context = buildJobContext({
     successors,

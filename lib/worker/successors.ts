@@ -1,5 +1,6 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import * as z from 'zod';
+import { approvalGateFor } from '../approval-policy.js';
 import { ConfigurationError, InvalidInputError, isLeasefenceError, SuccessorRefusedError } from '../errors.js';
 import { canonicalJson, payloadHash } from '../hashing.js';
 import { type JobIdentity, operationIdSchema, parseIdentity, type ValidIdentity } from '../identity.js';
@@ -29,6 +30,8 @@ interface SuccessorBufferDependencies {
   readonly registry?: Pick<JobRegistry, 'get'> | undefined;
   /** Successor bodies are stored inline: without the payloads table no successor can be written. */
   readonly payloadsAvailable: boolean;
+  /** The store's clock: a successor of a type with an approval gate is written awaiting approval until now + its wait. */
+  readonly now?: () => number;
 }
 
 /**
@@ -74,11 +77,15 @@ class SuccessorBuffer {
     }
     if (this.byId.size >= MAX_SUCCESSORS)
       throw refusal(`one completion enqueues at most ${MAX_SUCCESSORS} successors`, 'count');
+    // A gated successor waits for approval like any other job of its type (no producer principal: the parent job).
+    const gate = approvalGateFor(definition.approval, parsed.data, this.deps.now?.() ?? Date.now());
     const item = {
       ...newWorkItem(
         identity,
         { jobType: definition.type, payloadHash: hash, payload: { inline: true } },
         definition.maxAttempts,
+        undefined,
+        gate,
       ),
       parentOperationId: this.deps.claim.identity.operationId,
     };

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ZodType } from 'zod';
+import type { ApprovalGate } from '../approval-policy.js';
 import type { JobIdentity } from '../identity.js';
 import { describeIssues } from '../internal/issue-paths.js';
 import type { AnyJobDefinition, JobDefinition, JobRegistry } from '../job-definition.js';
@@ -22,6 +23,7 @@ import type { Claim } from '../store/work-item.js';
 import type { WorkItemStore } from '../store/work-item-store.js';
 import { silentTelemetry, type Telemetry } from '../telemetry.js';
 import { acquireClaim } from './acquire-claim.js';
+import { firstMessageGate } from './approval-gate.js';
 import { adoptCarriedBody } from './carried-payload.js';
 import { deferDisabled } from './defer-disabled.js';
 import { type ExecutionResult, executeClaimedJob } from './execute-job.js';
@@ -82,6 +84,7 @@ interface WorkerRuntimeOptions {
 
 /**
  * The worker runtime: message ▶ sender allowed for its tenant ▶ verified payload ▶ claim ▶ job ▶ recorded outcome.
+ * A job type's approval gate turns a first message into a row awaiting_approval (no claim, nothing run, acknowledged).
  * A first message creates its row only once its payload verifies (the body hashes to the message's hash), so a
  * message naming another tenant's identity with a made-up hash creates nothing that could block it. A message is
  * only acknowledged once the row it concerns has committed; bad input becomes a quarantine record or a
@@ -138,11 +141,13 @@ class WorkerRuntime {
     }
     const received = adoption?.bound ?? (boundAsReceived(parsed) as BoundMessage);
     const precheck = adoption ? adoption.precheck : await this.payloadBeforeCreate(received);
+    const gate = firstMessageGate(definition, precheck, this.options.store.now(), message.sender?.senderId);
     if (this.options.disabledJobTypes?.includes(definition.type)) {
-      return this.defer(message, definition, received, precheck);
+      return this.defer(message, definition, received, precheck, gate);
     }
     const lease = this.leaseFor(definition);
-    const acquisition = await acquireClaim(this.options.store, definition, received, lease, precheck?.ok === true);
+    const mayCreate = precheck?.ok === true;
+    const acquisition = await acquireClaim(this.options.store, definition, received, lease, mayCreate, gate);
     if (!acquisition.acquired) {
       if (acquisition.reason === 'payload_conflict') {
         return this.quarantineMessage(message, 'payload_conflict', acquisition.detail, identity, definition.type);
@@ -212,9 +217,10 @@ class WorkerRuntime {
     definition: JobDefinition<unknown>,
     received: BoundMessage,
     precheck: LoadedPayload | undefined,
+    gate: ApprovalGate | undefined,
   ): Promise<MessageResult> {
     const { envelope, identity } = received;
-    const deferral = await deferDisabled(this.options.store, definition, received, precheck?.ok === true);
+    const deferral = await deferDisabled(this.options.store, definition, received, precheck?.ok === true, gate);
     if (!deferral.deferred) {
       if (deferral.reason === 'not_created') return this.refuseUnverified(message, precheck, identity, definition.type);
       return this.quarantineMessage(message, deferral.reason, deferral.detail, identity, definition.type);

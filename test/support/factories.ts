@@ -65,6 +65,15 @@ function workItemInState(seed: WorkItemSeed): WorkItem {
     updatedAt: now,
   };
   const byState: Record<WorkState, Partial<WorkItem>> = {
+    awaiting_approval: {
+      fence: 0,
+      attempts: 0,
+      approvalExpiresAt: now + 3_600_000,
+      approvers: 'anyone',
+      deadlineShard: shard,
+      deadlineAt: now + 3_600_000,
+      ...parked(identity, state, now),
+    },
     queued: { fence: 0, attempts: 0, availableAt: now, deadlineShard: shard, deadlineAt: now },
     claimed: {
       leaseOwner: 'factory-worker',

@@ -5,6 +5,7 @@ import { describe, expect, expectTypeOf, it, vi } from 'vitest';
 import {
   AmbiguousOutcomeError,
   type AnyLeasefenceError,
+  ApprovalRefusedError,
   BatchIncompleteError,
   BusinessConditionError,
   CapabilityMissingError,
@@ -54,6 +55,7 @@ const samples: Array<[new (...args: never[]) => LeasefenceError, AnyLeasefenceEr
   [TransactionTokenReusedError, new TransactionTokenReusedError('token reused')],
   [BatchIncompleteError, new BatchIncompleteError('incomplete')],
   [SuccessorRefusedError, new SuccessorRefusedError('refused', [{ path: 'jobType', message: 'not registered' }])],
+  [ApprovalRefusedError, new ApprovalRefusedError('refused', 'payload_hash_mismatch', { state: 'awaiting_approval' })],
 ];
 
 describe('errors', () => {

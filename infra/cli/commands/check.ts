@@ -27,7 +27,7 @@ const spec: CommandSpec = {
     },
     inventory: {
       type: 'boolean',
-      description: 'only list the job types by target class and reversibility (runs nothing)',
+      description: 'only list the job types by target class, reversibility and approval gate (runs nothing)',
     },
     'dynamodb-endpoint': {
       type: 'string',
@@ -52,6 +52,24 @@ const schema = z.strictObject({
 });
 
 /** The seed's first rollout step: job types by side-effect class, irreversible first. */
+/** A job type's approval gate as the inventory shows it: always or by predicate, who approves, how long it waits. */
+function approvalSummary(
+  job: JobDefinition<unknown>,
+): { required: 'always' | 'by predicate'; approvers: string; expiresAfterMs: number } | null {
+  const policy = job.approval;
+  if (policy === undefined) return null;
+  return {
+    required: 'required' in policy ? 'always' : 'by predicate',
+    approvers: policy.approvers ?? 'anyone',
+    expiresAfterMs: policy.expiresAfterMs,
+  };
+}
+
+function approvalCell(approval: ReturnType<typeof approvalSummary>): string {
+  if (approval === null) return 'none';
+  return `${approval.required}, ${approval.approvers}, expires ${Math.round(approval.expiresAfterMs / 60_000)} min`;
+}
+
 function printInventory(io: Io, json: boolean, jobs: ReadonlyArray<JobDefinition<unknown>>): number {
   const order = ['irreversible', 'idempotent', 'reversible', undefined];
   const rows = [...jobs]
@@ -62,18 +80,20 @@ function printInventory(io: Io, json: boolean, jobs: ReadonlyArray<JobDefinition
       reversibility: job.reversibility ?? null,
       owner: job.owner ?? null,
       alertRoute: job.alertRoute ?? null,
+      approval: approvalSummary(job),
     }));
   if (json) printJson(io, { jobTypes: rows });
   else {
     io.out(
       formatTable(
-        ['TYPE', 'CLASS', 'REVERSIBILITY', 'OWNER', 'ALERT ROUTE'],
+        ['TYPE', 'CLASS', 'REVERSIBILITY', 'OWNER', 'ALERT ROUTE', 'APPROVAL'],
         rows.map((row) => [
           row.type,
           row.target,
           row.reversibility ?? '(not declared)',
           row.owner ?? '(none)',
           row.alertRoute ?? '(none)',
+          approvalCell(row.approval),
         ]),
       ),
     );

@@ -70,7 +70,16 @@ describe('admin API on the real engines: counts, tenant listings in any state, h
     expect(body.tenantId).toBe('count-a');
     expect(
       Object.fromEntries(body.states.map((entry: Body) => [entry.state, entry.available ? entry.count : 'n/a'])),
-    ).toEqual({ queued: 1, claimed: 1, succeeded: 3, failed_terminal: 1, unknown: 1, quarantined: 1, cancelled: 1 });
+    ).toEqual({
+      awaiting_approval: 0,
+      queued: 1,
+      claimed: 1,
+      succeeded: 3,
+      failed_terminal: 1,
+      unknown: 1,
+      quarantined: 1,
+      cancelled: 1,
+    });
   });
 
   it('lists succeeded items of a tenant page by page, and every state of a tenant without a state', async () => {

@@ -108,10 +108,11 @@ describe('benchmark scenarios at tiny size', () => {
     const scaling = await measureSweeperScaling(engine, { sizes: [200, 600], expired: 20 });
     results.sweeper = scaling;
 
-    // One Query per deadline shard (32) and one oldest-unknown probe per parked shard (16), whatever the size.
+    // One Query per deadline shard (32), and one oldest-unknown and one oldest-awaiting-approval probe per parked
+    // shard (16 each), whatever the size.
     expect(scaling.rows.map((row) => [row.readRequests, row.sweptToUnknown, row.resignalled])).toEqual([
-      [48, 10, 10],
-      [48, 10, 10],
+      [64, 10, 10],
+      [64, 10, 10],
     ]);
     expect(scaling.readRequestRatio).toBe(1);
     // Items: the 20 expired, plus the first item of each parked shard the 10 swept ones landed in (1 to 10).

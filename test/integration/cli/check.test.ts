@@ -93,8 +93,8 @@ describe('leasefence check: go/no-go from the scenarios run now', () => {
     const { code, out } = await check('--inventory');
     expect(code).toBe(0);
     const lines = out.split('\n');
-    expect(lines[0]).toMatch(/^TYPE +CLASS +REVERSIBILITY +OWNER +ALERT ROUTE$/);
-    expect(lines[1]).toMatch(/^refund-settlement +C +irreversible +payments-team +pagerduty:payments$/);
+    expect(lines[0]).toMatch(/^TYPE +CLASS +REVERSIBILITY +OWNER +ALERT ROUTE +APPROVAL$/);
+    expect(lines[1]).toMatch(/^refund-settlement +C +irreversible +payments-team +pagerduty:payments +none$/);
     expect(lines.slice(2).every((line) => line.includes('reversible'))).toBe(true);
   });
 

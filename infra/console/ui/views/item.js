@@ -13,7 +13,9 @@ const html = htm.bind(h);
 const ACTIONS = {
   resolve: ['unknown'],
   retry: ['unknown', 'quarantined', 'failed_terminal'],
-  cancel: ['queued', 'claimed', 'unknown'],
+  cancel: ['awaiting_approval', 'queued', 'claimed', 'unknown'],
+  approve: ['awaiting_approval'],
+  reject: ['awaiting_approval'],
 };
 
 function Pair({ label, children }) {
@@ -65,7 +67,7 @@ function AuditTrail({ audit }) {
   </table>`;
 }
 
-/** Resolve / retry / cancel with a required reason; on success the page reloads the item. */
+/** Resolve / retry / cancel / approve / reject with a required reason; on success the page reloads the item. */
 function Actions({ item, onDone }) {
   const available = Object.keys(ACTIONS).filter((action) => ACTIONS[action].includes(item.state));
   const [action, setAction] = useState(available[0]);
@@ -90,7 +92,10 @@ function Actions({ item, onDone }) {
     const body =
       chosen === 'resolve'
         ? { to, reason, ...(outcomeCode.trim() && to !== 'queued' ? { outcomeCode: outcomeCode.trim() } : {}) }
-        : { reason };
+        : chosen === 'approve'
+          ? // The hash this page shows: the approval covers that payload only (refused if the row holds another).
+            { reason, payloadHash: item.payloadHash }
+          : { reason };
     if (requeues) Object.assign(body, ackFields(acks));
     try {
       const result = await api('POST', `${itemPath(item.tenantId, item.operationId)}/${chosen}`, { body });
@@ -141,7 +146,11 @@ function Actions({ item, onDone }) {
           ? 'Back to queued with the same identity, fence + 1 and a fresh attempt budget.'
           : chosen === 'cancel'
             ? "Cancelled with fence + 1: a running worker's next fenced write is rejected."
-            : 'Only after checking the real system: the fence rises and the verdict is audited.'
+            : chosen === 'approve'
+              ? `Queued and woken, for payload hash ${item.payloadHash} only (the hash shown above).`
+              : chosen === 'reject'
+                ? 'Cancelled without ever running (approval_rejected, fence + 1).'
+                : 'Only after checking the real system: the fence rises and the verdict is audited.'
       }
     </p>
     <label class="block"

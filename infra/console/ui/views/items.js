@@ -8,8 +8,17 @@ import { BulkRetry } from './bulk.js';
 
 const html = htm.bind(h);
 
-const STATES = ['unknown', 'quarantined', 'failed_terminal', 'claimed', 'queued', 'succeeded', 'cancelled'];
-const CROSS_TENANT = ['unknown', 'quarantined', 'failed_terminal', 'claimed', 'queued'];
+const STATES = [
+  'awaiting_approval',
+  'unknown',
+  'quarantined',
+  'failed_terminal',
+  'claimed',
+  'queued',
+  'succeeded',
+  'cancelled',
+];
+const CROSS_TENANT = ['awaiting_approval', 'unknown', 'quarantined', 'failed_terminal', 'claimed', 'queued'];
 const RETRYABLE = ['unknown', 'quarantined', 'failed_terminal'];
 const AGES = [
   ['', 'any age'],

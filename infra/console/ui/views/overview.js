@@ -8,7 +8,7 @@ import { navigate } from '../router.js';
 
 const html = htm.bind(h);
 
-const PARKED = ['unknown', 'quarantined', 'failed_terminal'];
+const PARKED = ['unknown', 'quarantined', 'failed_terminal', 'awaiting_approval'];
 
 /** Where a count links to: parked and active states to their listing, the rest to the tenant's jobs. */
 function countHref(state, tenant) {
