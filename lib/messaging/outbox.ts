@@ -1,6 +1,7 @@
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
+import { approvalGateUnseen } from '../approval-policy.js';
 import { payloadHash } from '../hashing.js';
 import { parseIdentity, type ValidIdentity } from '../identity.js';
 import { parseInput } from '../internal/validation.js';
@@ -86,7 +87,9 @@ async function enqueueTransactItems(deps: OutboxDependencies, input: OutboxJobIn
   const payloads = new PayloadStore(config.client, deps.payloadsTable, { now: () => store.now() }, retentionMs);
   const jobVersion = options.jobVersion ?? definition.version;
   const binding = { jobType: options.jobType, payloadHash: hash, payload: { inline: true as const }, jobVersion };
-  const row = await store.createQueuedRequest(newWorkItem(identity, binding, definition.maxAttempts));
+  // The body is not parsed by the job's schema here, so a predicate cannot be asked: any policy gates the row.
+  const gate = approvalGateUnseen(definition.approval, store.now());
+  const row = await store.createQueuedRequest(newWorkItem(identity, binding, definition.maxAttempts, undefined, gate));
   const items: TransactItem[] = [{ Put: payloads.putRequest(identity, input.payload, hash) }, { Put: row }];
   const wake = async () => {
     try {

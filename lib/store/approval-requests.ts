@@ -68,7 +68,12 @@ function buildApproveUpdate(
   // Due now, or at the due time a delayed job's row was written with (SET operands read the row before the update).
   const due = `if_not_exists(${x.name('availableAt')}, ${x.value(now)})`;
   const update = x.update(
-    { state: WorkState.queued, deadlineShard: deadlineShardFor(identity, table.deadlineShards), updatedAt: now },
+    {
+      state: WorkState.queued,
+      deadlineShard: deadlineShardFor(identity, table.deadlineShards),
+      approvedAt: now,
+      updatedAt: now,
+    },
     [...PARKED_ATTRIBUTES, ...APPROVAL_ATTRIBUTES],
     [
       `${x.name('availableAt')} = ${due}`,

@@ -111,6 +111,8 @@ interface WorkItem extends JobIdentity {
   approvers?: 'anyone' | 'not-producer';
   /** The producer's IAM principal id (its SenderId without the session), recorded for an approval gate. */
   producerId?: string;
+  /** When an approver approved this row's payload (set by the approval's conditional write, never removed). */
+  approvedAt?: number;
 }
 
 /** Proof of one claim: the fence every write of this attempt carries. Only the store creates one. */
@@ -128,6 +130,8 @@ interface Claim {
   readonly payloadInline: boolean;
   /** True when this claim took over an expired lease from another attempt. */
   readonly takeover: boolean;
+  /** True when the row carries an approval (`approvedAt`): a gated job may run only then. */
+  readonly approved: boolean;
   /** Steps finished by earlier attempts, to be skipped. */
   readonly steps: Readonly<Record<string, StepRecord>>;
   /** True when an earlier claim may have started an effect (the item carried the mark before this claim). */
@@ -162,6 +166,7 @@ function claimFromItem(item: WorkItem, identity: ValidIdentity, takeover: boolea
     ...(item.payloadRef !== undefined ? { payloadRef: item.payloadRef } : {}),
     payloadInline: item.payloadInline === true,
     takeover,
+    approved: item.approvedAt !== undefined,
     steps: Object.freeze({ ...(item.steps ?? {}) }),
     effectMayHaveHappened: effectBefore,
     history: Object.freeze([...(item.ah ?? [])]),

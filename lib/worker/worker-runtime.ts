@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ZodType } from 'zod';
-import type { ApprovalGate } from '../approval-policy.js';
+import { type ApprovalGate, requiresApproval } from '../approval-policy.js';
 import type { JobIdentity } from '../identity.js';
 import { describeIssues } from '../internal/issue-paths.js';
 import type { AnyJobDefinition, JobDefinition, JobRegistry } from '../job-definition.js';
@@ -31,6 +31,8 @@ import { KeyedSerializer } from './keyed-serializer.js';
 import { type LoadedPayload, loadVerifiedPayload, type PayloadResolver, type PayloadSources } from './load-payload.js';
 import type { SuccessorWake } from './successors.js';
 
+/** Quarantine reason: a claimed row of a gated job type whose payload needs approval carries none. */
+const APPROVAL_MISSING = 'approval_missing';
 /** One queue message as the runtime sees it (from an SQS event record or a local poller). */
 interface QueueMessage {
   messageId: string;
@@ -172,6 +174,15 @@ class WorkerRuntime {
       this.telemetry.count(MetricName.Quarantined, 1, claim.jobType);
       this.telemetry.warn('work item quarantined', { ...fields, errorCode: payload.errorCode });
       return { status: 'item_quarantined', reason: payload.errorCode, identity, fence: claim.fence };
+    }
+    if (!claim.approved && requiresApproval(definition.approval, payload.body)) {
+      // Every path that writes a gated row writes it awaiting_approval; a row that reached a claim unapproved was
+      // written where the definitions were not known (a schedule tick without them, an older producer). It never runs.
+      const failure = { errorCode: APPROVAL_MISSING, message: 'the job type requires approval and the row has none' };
+      await this.options.store.quarantine(claim, failure);
+      this.telemetry.count(MetricName.Quarantined, 1, claim.jobType);
+      this.telemetry.warn('work item quarantined', { ...fields, errorCode: APPROVAL_MISSING });
+      return { status: 'item_quarantined', reason: APPROVAL_MISSING, identity, fence: claim.fence };
     }
     const result = await executeClaimedJob(
       {

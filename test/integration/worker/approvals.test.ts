@@ -5,6 +5,7 @@ import { handleAdminRequest } from '../../../lib/admin/router.js';
 import { payloadHash } from '../../../lib/hashing.js';
 import { parseIdentity } from '../../../lib/identity.js';
 import { defineJob } from '../../../lib/job-definition.js';
+import { sendJob } from '../../../lib/messaging/producer.js';
 import { sweep } from '../../../lib/sweeper/sweeper.js';
 import { TEST_CALLER_ARN } from '../../support/function-url-event.js';
 import { createWorkerHarness, type WorkerHarness } from '../../support/worker-harness.js';
@@ -195,5 +196,29 @@ describe('approvals: a gated job waits awaiting_approval before any attempt, and
     expect(runs).not.toContain('refund-rejected');
     expect(runs).not.toContain('refund-expired');
     expect(await harness.poll(harness.worker())).toEqual({ received: 0, failed: 0, deleted: 0 });
+  });
+  it('a row of a gated type written without its definition (no gate) is claimed but quarantined approval_missing, never run', async () => {
+    // Prepare: a confirm-first send whose registry has the type's budget only, as a schedule tick without the
+    // job definitions has: the row is written queued, not awaiting_approval.
+    const identity = parseIdentity({ tenantId: 'acme', operationId: 'wire-unguarded' });
+    const budgetOnly = [{ type: 'wire', maxAttempts: 3 }];
+    const producer = {
+      sqs: harness.sqs,
+      queueUrl: harness.queueUrl,
+      payloads: harness.payloads,
+      delayed: { client: harness.client, jobsTable: harness.tables.jobsTable, jobs: budgetOnly, clock: harness.clock },
+    };
+    const sent = await sendJob(producer, { ...identity, jobType: 'wire', payload: { to: 'mallory' }, confirm: true });
+    expect(sent.answer).toBe('new');
+    expect((await harness.store.get(identity))?.state).toBe('queued');
+    const before = [...runs];
+
+    // Act
+    const polled = await harness.poll(harness.worker());
+
+    // Assert: acknowledged, quarantined under the claim's fence, the job body never called.
+    expect(polled).toMatchObject({ failed: 0 });
+    expect(runs).toEqual(before);
+    expect(await harness.store.get(identity)).toMatchObject({ state: 'quarantined', errorCode: 'approval_missing' });
   });
 });
