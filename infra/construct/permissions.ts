@@ -248,7 +248,8 @@ function adminInvokeGuardStatement(admin: lambda.IFunction): iam.PolicyStatement
 const WORK_ROW_PARTITIONS = { 'ForAllValues:StringNotLike': { 'dynamodb:LeadingKeys': ['#*'] } } as const;
 
 /**
- * Statements a producer needs: store inline payload bodies, write a delayed job's row first, send wake-up messages.
+ * Statements a producer needs: store inline payload bodies, write a delayed job's row first (reading the fence epoch
+ * row and, for a replay's answer, its own rows), send wake-up messages.
  * A tenant-scoped producer's PutItems carry the tenant's LeadingKeys conditions (tenantConditions): it stores bodies
  * and rows under its own keys only, never another tenant's. A trusted producer's row PutItem is kept out of the
  * global partitions (no tenant key starts with `#`). IAM cannot require the store's `attribute_not_exists`
@@ -271,6 +272,20 @@ function producerStatements(resources: LeasefenceResources, scope?: TenantScope)
       actions: ['dynamodb:PutItem'],
       resources: [resources.jobsTable.tableArn],
       conditions: tenant ?? WORK_ROW_PARTITIONS,
+    }),
+    // Store methods: WorkItemStore.get (a delayed or confirm-first send's replay answer: the stored state).
+    new iam.PolicyStatement({
+      sid: 'ReadOwnJobRows',
+      actions: ['dynamodb:GetItem'],
+      resources: [resources.jobsTable.tableArn],
+      conditions: tenant ?? WORK_ROW_PARTITIONS,
+    }),
+    // Store methods: FenceEpochs.read (a row written first starts in the deployment's current fence epoch).
+    new iam.PolicyStatement({
+      sid: 'ReadFenceEpoch',
+      actions: ['dynamodb:GetItem'],
+      resources: [resources.jobsTable.tableArn],
+      conditions: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [SETTINGS_PARTITION] } },
     }),
     // No store method: the wake-up message (messaging/producer.ts).
     new iam.PolicyStatement({ sid: 'SendJobs', actions: ['sqs:SendMessage'], resources: [resources.queue.queueArn] }),

@@ -281,17 +281,22 @@ describe('grants', () => {
     );
   });
 
-  it("grantSendJobs allows storing payloads, writing a delayed send's row (never in a global partition) and sending messages only", () => {
+  it("grantSendJobs allows storing payloads, writing and reading a delayed send's row (never in a global partition), reading the fence epoch and sending messages only", () => {
     const permissions = permissionsOfRole(json, roleId('Producer'));
     expect(permissionLines(permissions)).toEqual([
+      `dynamodb:GetItem on ${logical(jobs.jobsTable)}.Arn`,
       `dynamodb:PutItem on ${logical(jobs.jobsTable)}.Arn`,
       `dynamodb:PutItem on ${logical(jobs.payloadsTable)}.Arn`,
       `sqs:SendMessage on ${logical(jobs.queue)}.Arn`,
     ]);
-    // WorkItemStore.enqueue from scheduleDelayedJob: work rows only, never #audit, #sweeper or #quarantine#….
-    expect(permissions.find((entry) => entry.resource === `${logical(jobs.jobsTable)}.Arn`)?.condition).toEqual({
-      'ForAllValues:StringNotLike': { 'dynamodb:LeadingKeys': ['#*'] },
-    });
+    // WorkItemStore.enqueue and get from scheduleDelayedJob: work rows only, never #audit, #sweeper or #quarantine#…;
+    // FenceEpochs.read: the #settings row only.
+    const onJobsTable = permissions.filter((entry) => entry.resource === `${logical(jobs.jobsTable)}.Arn`);
+    expect(onJobsTable.map((entry) => [entry.action, entry.condition])).toEqual([
+      ['dynamodb:PutItem', { 'ForAllValues:StringNotLike': { 'dynamodb:LeadingKeys': ['#*'] } }],
+      ['dynamodb:GetItem', { 'ForAllValues:StringNotLike': { 'dynamodb:LeadingKeys': ['#*'] } }],
+      ['dynamodb:GetItem', { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['#settings'] } }],
+    ]);
   });
 
   it('grantAdminInvoke allows the Function URL with AWS_IAM auth only', () => {
