@@ -126,9 +126,11 @@ describe('delayed jobs are rows first', () => {
     expect(swept.resignalled).toBeGreaterThanOrEqual(1);
     expect(runs).toBe(1);
     expect(await harness.store.get(identity)).toMatchObject({ state: 'succeeded', attempts: 1, fence: 1 });
-    // The producer writes the payload body and the queued row (the extra write), reading the fence epoch the row
-    // starts in; the worker claims and completes.
-    expect(producerWrites).toEqual({ PutItemCommand: 2, GetItemCommand: 1 });
+    // The producer writes the payload body and the queued row (the extra write); it reads the fence epoch the row
+    // starts in at most once (its store, kept per config, caches the epoch); the worker claims and completes.
+    const { GetItemCommand: epochReads = 0, ...writes } = producerWrites;
+    expect(writes).toEqual({ PutItemCommand: 2 });
+    expect(epochReads).toBeLessThanOrEqual(1);
     expect(workerRequests.writes()).toBe(2);
     expect(workerRequests.byCommand.UpdateItemCommand).toBe(2);
   });
