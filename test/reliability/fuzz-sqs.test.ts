@@ -34,7 +34,8 @@ const ALLOWED: Record<string, readonly string[]> = {
     'payload_too_large',
   ],
   item_quarantined: ['payload_missing', 'payload_hash_mismatch', 'payload_schema', 'payload_unreadable'],
-  skipped: ['missing', 'finished', 'leased', 'exhausted', 'not_due', 'replay_finished'],
+  // awaiting_approval: a seeded row waiting for a person; no message moves it.
+  skipped: ['missing', 'finished', 'awaiting_approval', 'leased', 'exhausted', 'not_due', 'replay_finished'],
 };
 /** Identities a valid aimed envelope names (no payload exists for them: no row may be created, the message is quarantined). */
 const FRESH = ['op#fz-fresh-a', 'op#fz-fresh-b'];

@@ -206,7 +206,7 @@ describe.skipIf(missing !== undefined)('operator console in a real browser (Debi
     // assert
     expect(listed).toContain('alls/done-1');
     expect(allAlert).toBe(0);
-    expect(refused).toContain('There is no state "finished". Pick one: unknown, quarantined');
+    expect(refused).toContain('There is no state "finished". Pick one: awaiting_approval, unknown, quarantined');
     expect(refused).not.toMatch(/Invalid option|expected one of/);
   });
 
