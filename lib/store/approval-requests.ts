@@ -53,6 +53,25 @@ function approverCondition(x: ExpressionBuilder, approverId: string | undefined)
   return `(${open} OR (attribute_exists(${x.name('producerId')}) AND ${x.name('producerId')} <> ${x.value(approverId)}))`;
 }
 
+/** A decision's one conditional update of the row: the new item back on success, the refusing one on failure. */
+function decisionUpdate(
+  table: TableContext,
+  identity: JobIdentity,
+  x: ExpressionBuilder,
+  update: string,
+  condition: string,
+): UpdateCommandInput {
+  return {
+    TableName: table.tableName,
+    Key: workItemKey(identity),
+    UpdateExpression: update,
+    ConditionExpression: condition,
+    ...x.attributes(),
+    ReturnValues: 'ALL_NEW',
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+  };
+}
+
 /**
  * awaiting_approval ▶ queued, due now (a delayed job: at its own due time), conditional on the state, `payloadHash` = the hash the approver saw and the
  * approver rule; audited in the same write. The fence is left as it is (no holder exists to cut off).
@@ -87,15 +106,7 @@ function buildApproveUpdate(
     `${x.name('payloadHash')} = ${x.value(payloadHash)}`,
     approverCondition(x, decision.approverId),
   ].join(' AND ');
-  return {
-    TableName: table.tableName,
-    Key: workItemKey(identity),
-    UpdateExpression: update,
-    ConditionExpression: condition,
-    ...x.attributes(),
-    ReturnValues: 'ALL_NEW',
-    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-  };
+  return decisionUpdate(table, identity, x, update, condition);
 }
 
 /** The attributes a job that leaves awaiting_approval without running drops, and what it records. */
@@ -123,15 +134,7 @@ function buildRejectUpdate(
     appendAudit(x, auditEntry(decision, ApprovalAction.reject, WorkState.cancelled, now)),
   ]);
   const condition = `attribute_exists(${x.name(TableKeys.partition)}) AND ${x.name('state')} = ${x.value(WorkState.awaiting_approval)}`;
-  return {
-    TableName: table.tableName,
-    Key: workItemKey(identity),
-    UpdateExpression: update,
-    ConditionExpression: condition,
-    ...x.attributes(),
-    ReturnValues: 'ALL_NEW',
-    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-  };
+  return decisionUpdate(table, identity, x, update, condition);
 }
 
 /**
