@@ -33,7 +33,7 @@ interface ChaosBudget {
 
 const BUDGETS: Record<'bounded' | 'long', ChaosBudget> = {
   bounded: {
-    interleavingCommands: 10_000,
+    interleavingCommands: 6_000,
     commandsPerRun: 50,
     sqsRecords: 10_000,
     adminRequests: 10_000,
