@@ -1,16 +1,14 @@
 import type { DynamoDBDocumentClient, QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { mapBounded } from '../internal/bounded-parallel.js';
 import { type ConditionalRequest, sendConditional } from './conditional-write.js';
 import { type Key, queryPage } from './connection.js';
-import { type ErasureBounds, type ErasureProgress, written } from './erasure-bounds.js';
+import { type ErasureBounds, type ErasureProgress, erasePages } from './erasure-bounds.js';
 import { ERASED_ATTRIBUTE } from './payloads.js';
 import { eraseRowText, workRowsWithText } from './row-text.js';
 import { erasePartitionShadows } from './shadow-erasure.js';
 import { KeyPrefix, TableKeys, TTL_ATTRIBUTE, tenantPartitionKeys } from './table.js';
 
-/** Bodies read per Query page, and erase writes in flight at once. */
+/** Rows read per Query page. */
 const PAGE_SIZE = 100;
-const ERASES_IN_FLIGHT = 10;
 
 /** Keys of the bodies of one partition key not yet erased (tombstones are skipped), from `startKey` on. Pure. */
 function buildBodyKeysQuery(tableName: string, partitionKey: string, limit: number, startKey?: Key): QueryCommandInput {
@@ -46,7 +44,7 @@ function eraseBodyRequest(tableName: string, key: Record<string, unknown>, now: 
 
 /**
  * Erases the bodies of one partition key (Query pages of bodies not yet erased, one conditional UpdateItem
- * each) until `progress.deleted` reaches `max`; true when the partition has none left.
+ * each) until `max` writes were made; true when the partition has none left.
  */
 async function erasePartition(
   client: DynamoDBDocumentClient,
@@ -54,23 +52,16 @@ async function erasePartition(
   partitionKey: string,
   bounds: ErasureBounds,
 ): Promise<boolean> {
-  const { max, progress } = bounds;
-  let startKey: Key | undefined;
-  while (written(progress) < max) {
-    const page = await queryPage(
-      client,
-      buildBodyKeysQuery(tableName, partitionKey, Math.min(PAGE_SIZE, max - written(progress)), startKey),
-    );
-    const keys = page.items.map((item) => ({ pk: item.pk, sk: item.sk }));
-    const now = bounds.clock.now();
-    await mapBounded(keys, ERASES_IN_FLIGHT, async (key) => {
-      const outcome = await sendConditional(client, eraseBodyRequest(tableName, key, now));
-      if (outcome.ok) progress.deleted += 1;
-    });
-    startKey = page.next;
-    if (!startKey) return true;
-  }
-  return false;
+  const readPage = async (startKey: Key | undefined, remaining: number) => {
+    const query = buildBodyKeysQuery(tableName, partitionKey, Math.min(PAGE_SIZE, remaining), startKey);
+    const page = await queryPage(client, query);
+    const rows = page.items.map((item) => ({ pk: item.pk, sk: item.sk }));
+    return { rows, ...(page.next ? { next: page.next } : {}) };
+  };
+  return erasePages(bounds, readPage, async (key, now) => {
+    const outcome = await sendConditional(client, eraseBodyRequest(tableName, key, now));
+    if (outcome.ok) bounds.progress.deleted += 1;
+  });
 }
 
 /**
@@ -83,21 +74,11 @@ async function clearPartitionText(
   partitionKey: string,
   bounds: ErasureBounds,
 ): Promise<boolean> {
-  const { max, progress } = bounds;
-  let startKey: Key | undefined;
-  while (written(progress) < max) {
-    const page = await workRowsWithText(client, jobsTable, partitionKey, PAGE_SIZE, startKey);
-    const rows = page.rows.slice(0, max - written(progress));
-    const now = bounds.clock.now();
-    await mapBounded(rows, ERASES_IN_FLIGHT, async (row) => {
-      if (await eraseRowText(client, jobsTable, row, now)) progress.cleared += 1;
-    });
-    // A page cut short by `max` is read again next call (rows already cleared no longer match).
-    if (rows.length < page.rows.length) return false;
-    startKey = page.next;
-    if (!startKey) return true;
-  }
-  return false;
+  const readPage = (startKey: Key | undefined) =>
+    workRowsWithText(client, jobsTable, partitionKey, PAGE_SIZE, startKey);
+  return erasePages(bounds, readPage, async (row, now) => {
+    if (await eraseRowText(client, jobsTable, row, now)) bounds.progress.cleared += 1;
+  });
 }
 
 /** Where a tenant's data lives: its payload bodies, and the work rows whose text erasure removes. */

@@ -1,13 +1,11 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { mapBounded } from '../internal/bounded-parallel.js';
 import { sendConditional } from './conditional-write.js';
 import { type Key, queryPage } from './connection.js';
-import { type ErasureBounds, written } from './erasure-bounds.js';
+import { type ErasureBounds, erasePages } from './erasure-bounds.js';
 import { buildShadowErase, ERASED_EXECUTION_HASH } from './shadow-requests.js';
 import { KeyPrefix, TableKeys } from './table.js';
 
 const PAGE_SIZE = 100;
-const ERASES_IN_FLIGHT = 10;
 
 /** True when a shadow row's executions still hold something erasure removes (a hash that is not a tombstone). */
 function holdsExecutions(item: Record<string, unknown>): boolean {
@@ -26,10 +24,7 @@ async function erasePartitionShadows(
   partitionKey: string,
   bounds: ErasureBounds,
 ): Promise<boolean> {
-  const { max, progress } = bounds;
-  let startKey: Key | undefined;
-  const writes = () => written(progress);
-  while (writes() < max) {
+  const readPage = async (startKey: Key | undefined) => {
     const page = await queryPage(client, {
       TableName: jobsTable,
       KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
@@ -40,22 +35,14 @@ async function erasePartitionShadows(
       ConsistentRead: true,
       ...(startKey ? { ExclusiveStartKey: startKey } : {}),
     });
-    const rows = page.items.filter(holdsExecutions).slice(0, max - writes());
-    const now = bounds.clock.now();
-    await mapBounded(rows, ERASES_IN_FLIGHT, async (row) => {
-      const key = { pk: String(row.pk), sk: String(row.sk) };
-      const count = (row.x as unknown[]).length;
-      const outcome = await sendConditional(client, {
-        kind: 'update',
-        ...buildShadowErase(jobsTable, key, count, now),
-      });
-      if (outcome.ok) progress.shadowCleared = (progress.shadowCleared ?? 0) + 1;
-    });
-    if (rows.length < page.items.filter(holdsExecutions).length) return false;
-    startKey = page.next;
-    if (!startKey) return true;
-  }
-  return false;
+    return { rows: page.items.filter(holdsExecutions), ...(page.next ? { next: page.next } : {}) };
+  };
+  return erasePages(bounds, readPage, async (row, now) => {
+    const key = { pk: String(row.pk), sk: String(row.sk) };
+    const count = (row.x as unknown[]).length;
+    const outcome = await sendConditional(client, { kind: 'update', ...buildShadowErase(jobsTable, key, count, now) });
+    if (outcome.ok) bounds.progress.shadowCleared = (bounds.progress.shadowCleared ?? 0) + 1;
+  });
 }
 
 export { erasePartitionShadows };
