@@ -1,15 +1,12 @@
-import type { SQSClient } from '@aws-sdk/client-sqs';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../lib/clock.js';
+import { describe, expect, it } from 'vitest';
 import type { JobIdentity } from '../../../lib/identity.js';
 import { parseEnvelope } from '../../../lib/messaging/envelope.js';
 import { WorkState } from '../../../lib/states.js';
 import { DEFAULT_DEADLINE_SHARDS, deadlineShardFor } from '../../../lib/store/table.js';
 import { loadSweepCursor, saveSweepCursor, sweepFromStoredCursor } from '../../../lib/sweeper/cursor.js';
-import { createTestQueue, createTestTables, type TestTables, testSqsClient } from '../../support/engine.js';
 import { newIdentity, putWorkItem } from '../../support/factories.js';
 import { drainQueue } from '../../support/queue-reader.js';
-import { type StoreFixture, storeFixture } from '../../support/store.js';
+import { useSweepEnvironment } from '../../support/sweep-environment.js';
 
 const SHARDS = DEFAULT_DEADLINE_SHARDS;
 
@@ -19,23 +16,7 @@ function shardOf(identity: JobIdentity): number {
 }
 
 describe('sweeper: no shard starves, across cold starts (cursor stored in the jobs table)', () => {
-  let tables: TestTables;
-  let sqs: SQSClient;
-  let queueUrl: string;
-  let clock: ManualClock;
-  let fixture: StoreFixture;
-
-  beforeEach(async () => {
-    tables = await createTestTables('sweep-fair');
-    sqs = testSqsClient();
-    ({ queueUrl } = await createTestQueue(sqs, 'sweep-fair'));
-    clock = new ManualClock();
-    fixture = storeFixture(tables.jobsTable, { clock });
-  });
-  afterEach(async () => {
-    await tables.drop();
-    sqs.destroy();
-  });
+  const env = useSweepEnvironment('sweep-fair');
 
   /** Seeds `perShard` expired claims in each listed shard (identities drawn until every shard is full). */
   async function backlog(perShard: number, shards: readonly number[] = [...Array(SHARDS).keys()]): Promise<void> {
@@ -48,10 +29,10 @@ describe('sweeper: no shard starves, across cold starts (cursor stored in the jo
       wanted.set(shardOf(identity), left - 1);
       identities.push(identity);
     }
-    const now = clock.now();
+    const now = env.clock.now();
     await Promise.all(
       identities.map((identity) =>
-        putWorkItem(fixture.client, tables.jobsTable, {
+        putWorkItem(env.fixture.client, env.tables.jobsTable, {
           identity,
           state: WorkState.claimed,
           now,
@@ -63,10 +44,15 @@ describe('sweeper: no shard starves, across cold starts (cursor stored in the jo
 
   /** One run as a fresh container would do it (nothing in memory); returns the shards it re-signalled. */
   async function coldRun(maxItemsPerRun: number): Promise<Set<number>> {
-    const summary = await sweepFromStoredCursor({ store: fixture.store, sqs, queueUrl, maxItemsPerRun });
+    const summary = await sweepFromStoredCursor({
+      store: env.fixture.store,
+      sqs: env.sqs,
+      queueUrl: env.queueUrl,
+      maxItemsPerRun,
+    });
     expect(summary.cursorStored).toBe(true);
     expect(summary.scanned).toBeLessThanOrEqual(maxItemsPerRun);
-    const woken = (await drainQueue(sqs, queueUrl)).map((message) => {
+    const woken = (await drainQueue(env.sqs, env.queueUrl)).map((message) => {
       const parsed = parseEnvelope(message.body);
       if (!parsed.ok) throw new Error(parsed.detail);
       return shardOf(parsed.envelope);
@@ -117,7 +103,12 @@ describe('sweeper: no shard starves, across cold starts (cursor stored in the jo
     await backlog(40, [5]);
 
     // Act
-    const summary = await sweepFromStoredCursor({ store: fixture.store, sqs, queueUrl, maxItemsPerRun: 16 });
+    const summary = await sweepFromStoredCursor({
+      store: env.fixture.store,
+      sqs: env.sqs,
+      queueUrl: env.queueUrl,
+      maxItemsPerRun: 16,
+    });
 
     // Assert
     expect(summary).toMatchObject({ scanned: 16, resignalled: 16 });
@@ -126,15 +117,15 @@ describe('sweeper: no shard starves, across cold starts (cursor stored in the jo
 
   it('stores the cursor conditionally: a run that read an older version does not overwrite a newer one', async () => {
     // Prepare
-    const first = await loadSweepCursor(fixture.store);
+    const first = await loadSweepCursor(env.fixture.store);
     expect(first).toEqual({ cursor: undefined, version: 0 });
-    expect(await saveSweepCursor(fixture.store, first.version, { shard: 3 })).toBe(true);
+    expect(await saveSweepCursor(env.fixture.store, first.version, { shard: 3 })).toBe(true);
 
     // Act: a second writer still holding version 0.
-    const stale = await saveSweepCursor(fixture.store, first.version, { shard: 6 });
+    const stale = await saveSweepCursor(env.fixture.store, first.version, { shard: 6 });
 
     // Assert
     expect(stale).toBe(false);
-    expect(await loadSweepCursor(fixture.store)).toEqual({ cursor: { shard: 3 }, version: 1 });
+    expect(await loadSweepCursor(env.fixture.store)).toEqual({ cursor: { shard: 3 }, version: 1 });
   });
 });
