@@ -12,16 +12,20 @@ const SNS_TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256
  */
 const ROUTE_LABEL = /^[A-Za-z0-9][A-Za-z0-9:#@._/+-]{0,99}$/;
 
+// Built on first use (z.lazy: the same checks and issues), not at import: a cold start whose first events never
+// reach this schema does not pay for building it (BENCHMARKS.md figure 5).
 /**
  * Where a job type's alarms go: an SNS topic ARN (notified directly), or a label on the construct's default topic
  * (delivered to the subscriptions made with that label's filter). One grammar for defineJob and the construct.
  */
-const alertRouteSchema = z
-  .string()
-  .refine(
-    (route) => (route.startsWith('arn:') ? SNS_TOPIC_ARN.test(route) : ROUTE_LABEL.test(route)),
-    'an alert route is an SNS topic ARN (arn:aws:sns:<region>:<account>:<topic>) or a label of 1-100 chars of [A-Za-z0-9:#@._/+-]',
-  );
+const alertRouteSchema = z.lazy(() =>
+  z
+    .string()
+    .refine(
+      (route) => (route.startsWith('arn:') ? SNS_TOPIC_ARN.test(route) : ROUTE_LABEL.test(route)),
+      'an alert route is an SNS topic ARN (arn:aws:sns:<region>:<account>:<topic>) or a label of 1-100 chars of [A-Za-z0-9:#@._/+-]',
+    ),
+);
 
 /** An alert route, parsed: which topic it names. */
 type ParsedAlertRoute = { kind: 'topic'; topicArn: string } | { kind: 'label'; label: string };
@@ -32,7 +36,7 @@ function parseAlertRoute(route: string): ParsedAlertRoute {
 }
 
 /** Job type → alert route, every key a job type and every value a route. */
-const alertRoutesSchema = z.record(jobTypeSchema, alertRouteSchema);
+const alertRoutesSchema = z.lazy(() => z.record(jobTypeSchema, alertRouteSchema));
 
 /**
  * Checks a job type → route map (the construct's alertRoutes); InvalidInputError naming each bad entry, before

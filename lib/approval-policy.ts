@@ -33,19 +33,23 @@ const common = {
   expiresAfterMs: z.number().int().min(1_000).max(MAX_APPROVAL_WAIT_MS),
 };
 
+// Built on first use (z.lazy: the same checks and issues), not at import: a cold start whose first events never
+// reach this schema does not pay for building it (BENCHMARKS.md figure 5).
 /** The shape defineJob checks an approval policy against: exactly one of `required: true` or `when`. */
-const approvalPolicySchema = z
-  .strictObject({
-    required: z.literal(true, 'required must be true (leave the policy out for no approval)').optional(),
-    when: z
-      .custom<(payload: unknown) => boolean>((value) => typeof value === 'function', 'when must be a function')
-      .optional(),
-    ...common,
-  })
-  .refine((policy) => (policy.required === true) !== (policy.when !== undefined), {
-    message: 'give exactly one of required: true or when(payload)',
-    path: ['required'],
-  });
+const approvalPolicySchema = z.lazy(() =>
+  z
+    .strictObject({
+      required: z.literal(true, 'required must be true (leave the policy out for no approval)').optional(),
+      when: z
+        .custom<(payload: unknown) => boolean>((value) => typeof value === 'function', 'when must be a function')
+        .optional(),
+      ...common,
+    })
+    .refine((policy) => (policy.required === true) !== (policy.when !== undefined), {
+      message: 'give exactly one of required: true or when(payload)',
+      path: ['required'],
+    }),
+);
 
 /** What a gated job's new row records: when the wait ends, who may approve, and who produced it (when known). */
 interface ApprovalGate {

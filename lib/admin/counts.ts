@@ -1,7 +1,7 @@
-import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import * as z from 'zod';
 import { tenantIdSchema } from '../identity.js';
 import { parseInput } from '../internal/validation.js';
+import { resolveSqsClient } from '../messaging/wake.js';
 import { PARKED_STATES, WorkState as State, WORK_STATES, type WorkState } from '../states.js';
 import { type AdminDeps, adminClock } from './deps.js';
 
@@ -37,7 +37,12 @@ async function parkedCount(deps: AdminDeps, state: WorkState, tenantId?: string)
 async function deadLetterDepth(deps: AdminDeps): Promise<QueueDepth> {
   if (!deps.deadLetterQueueUrl) return { available: false, reason: 'no dead-letter queue configured' };
   try {
-    const output = await deps.sqs.send(
+    // The SDK loads here, on the first count, not at the admin function's cold start.
+    const [client, { GetQueueAttributesCommand }] = await Promise.all([
+      resolveSqsClient(deps.sqs),
+      import('@aws-sdk/client-sqs'),
+    ]);
+    const output = await client.send(
       new GetQueueAttributesCommand({
         QueueUrl: deps.deadLetterQueueUrl,
         AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],

@@ -1,7 +1,7 @@
-import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Clock } from '../clock.js';
 import type { SenderTenants } from '../messaging/sender-tenants.js';
+import type { SqsClientSource } from '../messaging/wake.js';
 import type { WorkItemStore } from '../store/work-item-store.js';
 import type { RoutePrincipals } from './route-principals.js';
 
@@ -17,7 +17,8 @@ interface MetricCounts {
  */
 interface AdminDeps {
   store: WorkItemStore;
-  sqs: SQSClient;
+  /** The queues' client, or its loader (the handler's: the SQS SDK loads on the first route that sends or reads a queue). */
+  sqs: SqsClientSource;
   queueUrl: string;
   /** Needed only by redrive; absent ▶ ConfigurationError. */
   deadLetterQueueUrl?: string;

@@ -1,16 +1,11 @@
-import {
-  DeleteMessageBatchCommand,
-  type Message,
-  type MessageAttributeValue,
-  ReceiveMessageCommand,
-  SendMessageBatchCommand,
-} from '@aws-sdk/client-sqs';
+import type { Message, MessageAttributeValue, SQSClient } from '@aws-sdk/client-sqs';
 import * as z from 'zod';
 import { ConfigurationError } from '../errors.js';
 import { parseInput } from '../internal/validation.js';
 import { parseEnvelope } from '../messaging/envelope.js';
 import { messageGroupOf } from '../messaging/message-group.js';
 import { isRelay, ORIGINAL_SENDER_ATTRIBUTE, type SenderTenants } from '../messaging/sender-tenants.js';
+import { resolveSqsClient } from '../messaging/wake.js';
 import type { CallerIdentity } from '../store/work-item.js';
 import { writeAuditRecord } from './audit.js';
 import type { AdminDeps } from './deps.js';
@@ -44,6 +39,12 @@ const redriveSchema = z.strictObject({
   caller: callerSchema.optional(),
 });
 
+/** The SQS client and the SDK module its commands come from, both loaded by the first redrive. */
+interface Queues {
+  client: SQSClient;
+  sdk: typeof import('@aws-sdk/client-sqs');
+}
+
 /** While a batch is being moved it is hidden in the DLQ for this long; a crash makes it reappear there. */
 const DLQ_VISIBILITY_SECONDS = 60;
 
@@ -62,9 +63,12 @@ async function redriveDeadLetters(deps: AdminDeps, input: RedriveInput): Promise
   const counts = { received: 0, moved: 0, movedInvalid: 0, sendFailed: 0, deleteFailed: 0 };
   let failure: unknown;
   try {
+    // Loaded here, not at import: the admin function's cold start does not pay for the SQS SDK.
+    const [client, sdk] = await Promise.all([resolveSqsClient(deps.sqs), import('@aws-sdk/client-sqs')]);
+    const queues: Queues = { client, sdk };
     while (counts.received < valid.max) {
-      const output = await deps.sqs.send(
-        new ReceiveMessageCommand({
+      const output = await client.send(
+        new sdk.ReceiveMessageCommand({
           QueueUrl: dlqUrl,
           MaxNumberOfMessages: Math.min(10, valid.max - counts.received),
           VisibilityTimeout: DLQ_VISIBILITY_SECONDS,
@@ -76,7 +80,7 @@ async function redriveDeadLetters(deps: AdminDeps, input: RedriveInput): Promise
       const messages = (output.Messages ?? []).filter((message) => message.Body !== undefined && message.ReceiptHandle);
       if (messages.length === 0) break;
       counts.received += messages.length;
-      await moveBatch(deps, dlqUrl, messages, counts);
+      await moveBatch(deps, queues, dlqUrl, messages, counts);
     }
   } catch (error) {
     failure = error;
@@ -96,13 +100,14 @@ async function redriveDeadLetters(deps: AdminDeps, input: RedriveInput): Promise
 /** Sends one received batch to the jobs queue, then deletes from the DLQ exactly the entries that were sent. */
 async function moveBatch(
   deps: AdminDeps,
+  { client, sdk }: Queues,
   dlqUrl: string,
   messages: Message[],
   counts: Omit<RedriveReport, 'auditId'>,
 ): Promise<void> {
   const parsed = messages.map((message) => parseEnvelope(message.Body ?? ''));
-  const sent = await deps.sqs.send(
-    new SendMessageBatchCommand({
+  const sent = await client.send(
+    new sdk.SendMessageBatchCommand({
       QueueUrl: deps.queueUrl,
       Entries: messages.map((message, index) => {
         const group = groupToSend(message, parsed[index]);
@@ -118,8 +123,8 @@ async function moveBatch(
   const sentIndexes = (sent.Successful ?? []).map((entry) => Number(entry.Id));
   counts.sendFailed += messages.length - sentIndexes.length;
   if (sentIndexes.length === 0) return;
-  const deleted = await deps.sqs.send(
-    new DeleteMessageBatchCommand({
+  const deleted = await client.send(
+    new sdk.DeleteMessageBatchCommand({
       QueueUrl: dlqUrl,
       Entries: sentIndexes.map((index) => ({ Id: String(index), ReceiptHandle: messages[index]?.ReceiptHandle ?? '' })),
     }),

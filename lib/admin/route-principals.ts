@@ -17,14 +17,15 @@ const RESTRICTABLE_ROUTES = [
 /** One of the routes above, by its AdminRoute name. */
 type RestrictableRoute = (typeof RESTRICTABLE_ROUTES)[number];
 
+// Built on first use (z.lazy: the same checks and issues), not at import: a cold start whose first events never
+// reach this schema does not pay for building it (BENCHMARKS.md figure 5).
 /**
  * Per-route allowlists: a route named here answers only the principals listed for it (a role ARN covers every
  * session of the role; see lib/internal/principals.ts); a route not named answers whoever may invoke the admin
  * function. At least one entry per named route: an empty list would lock the route for everyone by accident.
  */
-const routePrincipalsSchema = z.partialRecord(
-  z.enum(RESTRICTABLE_ROUTES),
-  z.array(principalEntrySchema).min(1).max(100),
+const routePrincipalsSchema = z.lazy(() =>
+  z.partialRecord(z.enum(RESTRICTABLE_ROUTES), z.array(principalEntrySchema).min(1).max(100)),
 );
 
 /** Parsed per-route allowlists (see routePrincipalsSchema). */

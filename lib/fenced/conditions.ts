@@ -37,26 +37,32 @@ function attributePathProblem(path: string): string | undefined {
   return isWriterAttribute(top) ? WRITER_NAMES_MESSAGE : undefined;
 }
 
+// The schemas here are built on first use (z.lazy: the same checks and issues), not at import: a cold start
+// whose first events never reach them does not pay for building them (BENCHMARKS.md figure 5).
 /** A top-level or dotted attribute path (map members only; list indexes are not supported). */
-const attributePathSchema = z.string().superRefine((path, context) => {
-  const problem = attributePathProblem(path);
-  if (problem !== undefined) context.addIssue({ code: 'custom', message: problem });
-});
+const attributePathSchema = z.lazy(() =>
+  z.string().superRefine((path, context) => {
+    const problem = attributePathProblem(path);
+    if (problem !== undefined) context.addIssue({ code: 'custom', message: problem });
+  }),
+);
 
-const scalarSchema = z.union([z.string(), z.number().finite(), z.boolean()]);
-const orderedSchema = z.union([z.string(), z.number().finite()]);
+const scalarSchema = z.lazy(() => z.union([z.string(), z.number().finite(), z.boolean()]));
+const orderedSchema = z.lazy(() => z.union([z.string(), z.number().finite()]));
 
-const expectationSchema = z.union([
-  scalarSchema,
-  z.strictObject({ eq: scalarSchema }),
-  z.strictObject({ ne: scalarSchema }),
-  z.strictObject({ in: z.array(scalarSchema).min(1).max(50) }),
-  z.strictObject({ exists: z.boolean() }),
-  z.strictObject({ lt: orderedSchema }),
-  z.strictObject({ le: orderedSchema }),
-  z.strictObject({ gt: orderedSchema }),
-  z.strictObject({ ge: orderedSchema }),
-]);
+const expectationSchema = z.lazy(() =>
+  z.union([
+    scalarSchema,
+    z.strictObject({ eq: scalarSchema }),
+    z.strictObject({ ne: scalarSchema }),
+    z.strictObject({ in: z.array(scalarSchema).min(1).max(50) }),
+    z.strictObject({ exists: z.boolean() }),
+    z.strictObject({ lt: orderedSchema }),
+    z.strictObject({ le: orderedSchema }),
+    z.strictObject({ gt: orderedSchema }),
+    z.strictObject({ ge: orderedSchema }),
+  ]),
+);
 
 /** A map keyed by attribute paths; each bad path is reported with its own reason. */
 function attributeMapSchema<V extends z.ZodType>(values: V) {
@@ -70,9 +76,10 @@ function attributeMapSchema<V extends z.ZodType>(values: V) {
 }
 
 /** Validates a business condition at the boundary (at most 20 attributes). */
-const businessConditionSchema = attributeMapSchema(expectationSchema).refine(
-  (condition) => Object.keys(condition).length <= 20,
-  { message: 'at most 20 attributes per condition' },
+const businessConditionSchema = z.lazy(() =>
+  attributeMapSchema(expectationSchema).refine((condition) => Object.keys(condition).length <= 20, {
+    message: 'at most 20 attributes per condition',
+  }),
 );
 
 const COMPARATORS = { eq: '=', ne: '<>', lt: '<', le: '<=', gt: '>', ge: '>=' } as const;

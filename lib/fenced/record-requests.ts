@@ -55,25 +55,31 @@ interface FencedRecordRequest {
   readonly operation: string;
 }
 
+// The schemas here are built on first use (z.lazy: the same checks and issues), not at import: a cold start
+// whose first events never reach them does not pay for building them (BENCHMARKS.md figure 5).
 // A plain object, copied (a batch builds its writes later; the caller's object may have changed by then). Its
 // names are checked by checkWriteTargets in one pass: a record schema walking each name through a string
 // schema was the costliest part of validating a write.
-const attributesSchema = z
-  .custom<Record<string, unknown>>(
-    (value) => typeof value === 'object' && value !== null && isPlainRecord(value),
-    'must be a plain object of attributes',
-  )
-  .transform((attributes) => ({ ...attributes }));
-const refSchema = z.strictObject({ tableName: tableNameSchema, key: attributesSchema });
-const writeIdSchema = z.string().min(1).max(200);
-const changeSchema = z
-  .strictObject({
-    set: attributeMapSchema(z.unknown()).optional(),
-    remove: z.array(attributePathSchema).max(50).optional(),
-    where: businessConditionSchema.optional(),
-    writeId: writeIdSchema.optional(),
-  })
-  .refine((change) => change.set === undefined || Object.keys(change.set).length <= 100, 'at most 100 attributes');
+const attributesSchema = z.lazy(() =>
+  z
+    .custom<Record<string, unknown>>(
+      (value) => typeof value === 'object' && value !== null && isPlainRecord(value),
+      'must be a plain object of attributes',
+    )
+    .transform((attributes) => ({ ...attributes })),
+);
+const refSchema = z.lazy(() => z.strictObject({ tableName: tableNameSchema, key: attributesSchema }));
+const writeIdSchema = z.lazy(() => z.string().min(1).max(200));
+const changeSchema = z.lazy(() =>
+  z
+    .strictObject({
+      set: attributeMapSchema(z.unknown()).optional(),
+      remove: z.array(attributePathSchema).max(50).optional(),
+      where: businessConditionSchema.optional(),
+      writeId: writeIdSchema.optional(),
+    })
+    .refine((change) => change.set === undefined || Object.keys(change.set).length <= 100, 'at most 100 attributes'),
+);
 /** The attribute names of a key or item, reported at `path` when one is empty. */
 function checkAttributeNames(value: object, path: string[], context: z.RefinementCtx): string[] {
   const names = Object.keys(value);
@@ -100,22 +106,28 @@ function checkWriteTargets(
     context.addIssue({ code: 'custom', path: ['item', name], message: `${name} belongs to the fence` });
   }
 }
-const updateWriteSchema = z.strictObject({ kind: z.literal('update'), ref: refSchema, change: changeSchema });
-const putWriteSchema = z.strictObject({
-  kind: z.literal('put'),
-  ref: refSchema,
-  item: attributesSchema,
-  where: businessConditionSchema.optional(),
-  writeId: writeIdSchema.optional(),
-});
+const updateWriteSchema = z.lazy(() =>
+  z.strictObject({ kind: z.literal('update'), ref: refSchema, change: changeSchema }),
+);
+const putWriteSchema = z.lazy(() =>
+  z.strictObject({
+    kind: z.literal('put'),
+    ref: refSchema,
+    item: attributesSchema,
+    where: businessConditionSchema.optional(),
+    writeId: writeIdSchema.optional(),
+  }),
+);
 // One schema per kind, picked by the caller's method: cheaper than a discriminated union on every write.
-const checkedUpdateSchema = updateWriteSchema.superRefine(checkWriteTargets);
-const checkedPutSchema = putWriteSchema.superRefine(checkWriteTargets);
-const ruleSchema = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('advance') }),
-  z.strictObject({ kind: z.literal('sequence'), seq: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER) }),
-  z.strictObject({ kind: z.literal('confirm') }),
-]);
+const checkedUpdateSchema = z.lazy(() => updateWriteSchema.superRefine(checkWriteTargets));
+const checkedPutSchema = z.lazy(() => putWriteSchema.superRefine(checkWriteTargets));
+const ruleSchema = z.lazy(() =>
+  z.discriminatedUnion('kind', [
+    z.strictObject({ kind: z.literal('advance') }),
+    z.strictObject({ kind: z.literal('sequence'), seq: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER) }),
+    z.strictObject({ kind: z.literal('confirm') }),
+  ]),
+);
 /** The rules FencedRecords passes as frozen constants: nothing of the caller's to validate in them. */
 const ADVANCE_RULE: FenceRule = Object.freeze({ kind: 'advance' });
 const CONFIRM_RULE: FenceRule = Object.freeze({ kind: 'confirm' });

@@ -51,11 +51,15 @@ interface FencedBatchOptions {
 
 const ADVANCE = ADVANCE_RULE;
 const CONFIRM = CONFIRM_RULE;
-const batchOptionsSchema = z.strictObject({
-  concurrency: z.number().int().min(1).max(64).optional(),
-  rule: z.enum(['advance', 'confirm']).optional(),
-  throwOnIncomplete: z.boolean().optional(),
-});
+// The schemas here are built on first use (z.lazy: the same checks and issues), not at import: a cold start
+// whose first events never reach them does not pay for building them (BENCHMARKS.md figure 5).
+const batchOptionsSchema = z.lazy(() =>
+  z.strictObject({
+    concurrency: z.number().int().min(1).max(64).optional(),
+    rule: z.enum(['advance', 'confirm']).optional(),
+    throwOnIncomplete: z.boolean().optional(),
+  }),
+);
 
 /**
  * Fenced writes to class B records (records owned by ONE operation, keyed by its identity), bound to one

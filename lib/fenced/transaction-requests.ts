@@ -63,36 +63,42 @@ interface WorkItemLocation {
 /** TransactWriteItems takes at most 100 items; one is the work item. */
 const MAX_SHARED_WRITES = 99;
 
-const keySchema = z
-  .record(z.string().min(1), z.unknown())
-  .refine((key) => Object.keys(key).length >= 1 && Object.keys(key).length <= 2, 'key must have 1 or 2 attributes');
-const base = { tableName: tableNameSchema, key: keySchema };
-const sharedWriteSchema = z.discriminatedUnion('kind', [
+// The schemas here are built on first use (z.lazy: the same checks and issues), not at import: a cold start
+// whose first events never reach them does not pay for building them (BENCHMARKS.md figure 5).
+const keySchema = z.lazy(() =>
   z
-    .strictObject({
-      kind: z.literal('update'),
+    .record(z.string().min(1), z.unknown())
+    .refine((key) => Object.keys(key).length >= 1 && Object.keys(key).length <= 2, 'key must have 1 or 2 attributes'),
+);
+const base = { tableName: tableNameSchema, key: keySchema };
+const sharedWriteSchema = z.lazy(() =>
+  z.discriminatedUnion('kind', [
+    z
+      .strictObject({
+        kind: z.literal('update'),
+        ...base,
+        set: attributeMapSchema(z.unknown()).optional(),
+        add: attributeMapSchema(z.number().finite()).optional(),
+        remove: z.array(attributePathSchema).optional(),
+        where: businessConditionSchema.optional(),
+      })
+      .refine(
+        (write) => Object.keys({ ...write.set, ...write.add }).length + (write.remove?.length ?? 0) > 0,
+        'an update must set, add or remove something',
+      ),
+    z.strictObject({
+      kind: z.literal('put'),
       ...base,
-      set: attributeMapSchema(z.unknown()).optional(),
-      add: attributeMapSchema(z.number().finite()).optional(),
-      remove: z.array(attributePathSchema).optional(),
+      item: z.record(z.string().min(1), z.unknown()),
       where: businessConditionSchema.optional(),
-    })
-    .refine(
-      (write) => Object.keys({ ...write.set, ...write.add }).length + (write.remove?.length ?? 0) > 0,
-      'an update must set, add or remove something',
-    ),
-  z.strictObject({
-    kind: z.literal('put'),
-    ...base,
-    item: z.record(z.string().min(1), z.unknown()),
-    where: businessConditionSchema.optional(),
-  }),
-  z.strictObject({
-    kind: z.literal('check'),
-    ...base,
-    where: businessConditionSchema.refine((where) => Object.keys(where).length > 0, 'a check needs a condition'),
-  }),
-]);
+    }),
+    z.strictObject({
+      kind: z.literal('check'),
+      ...base,
+      where: businessConditionSchema.refine((where) => Object.keys(where).length > 0, 'a check needs a condition'),
+    }),
+  ]),
+);
 
 /**
  * Validates the business writes: shape, count, and that no item appears twice — neither two writes to one

@@ -13,13 +13,17 @@ const UNIQUE_ID = /^A[A-Z0-9]{15,127}(:[\w+=,.@-]{2,64})?$/;
 /** A user or role ARN of any partition (`arn:aws:iam::123456789012:role/path/name`). */
 const PRINCIPAL_ARN = /^arn:[\w-]+:iam::\d{12}:(user|role)\/[\w+=,.@/-]{1,512}$/;
 
+// Built on first use (z.lazy: the same checks and issues), not at import: a cold start whose first events never
+// reach this schema does not pay for building it (BENCHMARKS.md figure 5).
 /** An IAM unique id (`AIDA…`, `AROA…`), optionally `:session`: what SQS reports as a message's SenderId. */
-const uniqueIdSchema = z.string().regex(UNIQUE_ID, 'must be an IAM unique id (AIDA…, AROA…[:session])');
+const uniqueIdSchema = z.lazy(() => z.string().regex(UNIQUE_ID, 'must be an IAM unique id (AIDA…, AROA…[:session])'));
 
 /** One allowlist entry: a unique id (optionally with its session) or a user or role ARN. */
-const principalEntrySchema = z.string().refine((entry) => UNIQUE_ID.test(entry) || PRINCIPAL_ARN.test(entry), {
-  message: 'must be an IAM unique id (AIDA…, AROA…[:session]) or a user or role ARN',
-});
+const principalEntrySchema = z.lazy(() =>
+  z.string().refine((entry) => UNIQUE_ID.test(entry) || PRINCIPAL_ARN.test(entry), {
+    message: 'must be an IAM unique id (AIDA…, AROA…[:session]) or a user or role ARN',
+  }),
+);
 
 /** Who a request or message came from, as AWS authenticated it. */
 interface AuthenticatedPrincipal {

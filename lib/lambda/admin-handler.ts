@@ -6,9 +6,8 @@ import { type LeasefenceConfig, readConfig } from '../config.js';
 import { ConfigurationError } from '../errors.js';
 import { hashIdentifier, type IdentifierKey } from '../hashing.js';
 import { serviceName } from '../metric-names.js';
-import { createSqsClient } from '../sqs-client.js';
 import type { CallerIdentity } from '../store/work-item.js';
-import { createHandlerClients, sqsEndpointOptions } from './clients.js';
+import { createHandlerClients, lazySqsClient } from './clients.js';
 import { identifierKeyLoader, type LoadedIdentifierKey } from './identifier-key.js';
 import { describeError } from './sweeper-handler.js';
 
@@ -73,10 +72,10 @@ function createAdminHandler(options: AdminHandlerOptions = {}): AdminHandler {
     const config = options.config ?? readConfig();
     if (!config.queueUrl) throw new ConfigurationError('LEASEFENCE_QUEUE_URL is required by the admin API');
     const { client, store } = createHandlerClients(config);
-    const sqs = createSqsClient(sqsEndpointOptions(config));
     const deps = {
       store,
-      sqs,
+      // Loaded by the first route that sends or reads a queue (retry, approve, raise-fences, counts, redrive).
+      sqs: lazySqsClient(config),
       recordClient: client,
       queueUrl: config.queueUrl,
       payloadsTable: config.payloadsTable,

@@ -2,31 +2,35 @@ import * as z from 'zod';
 import { tenantIdSchema } from '../identity.js';
 import { principalMatches, uniqueIdSchema } from '../internal/principals.js';
 
+// Built on first use (z.lazy: the same checks and issues), not at import: a cold start whose first events never
+// reach this schema does not pay for building it (BENCHMARKS.md figure 5).
 /**
  * Which principals may produce for which tenants. SQS stamps every message with its sender's IAM unique id
  * (`SenderId`: `AIDA…` for a user, `AROA…:session` for a role session), which no sender can forge; the message's
  * `tenantId` is the sender's claim. With a policy configured, the worker runs a message only when its sender may
  * produce for the tenant it names. A sender entry without `:session` covers every session of the role.
  */
-const senderTenantsEntrySchema = z.union([
-  /** A producer for these tenants only (a tenant-scoped principal). */
-  z.strictObject({ sender: uniqueIdSchema, tenants: z.array(tenantIdSchema).min(1).max(1000) }),
-  /** A producer for every tenant (a trusted service). */
-  z.strictObject({ sender: uniqueIdSchema, tenants: z.literal('*') }),
-  /**
-   * A role whose session name is the tenant (`AROA…:acme` may produce for acme only): for a role only a trusted
-   * broker may assume, naming each session after the tenant it is for (the tenant's own code never picks it).
-   */
-  z.strictObject({ sender: uniqueIdSchema, tenants: z.literal('session') }),
-  /**
-   * leasefence's own senders (sweeper, admin): their wake-ups never create a row, so they may name any tenant; a
-   * message the admin moved back from the DLQ carries its original sender (ORIGINAL_SENDER_ATTRIBUTE), checked instead.
-   */
-  z.strictObject({ sender: uniqueIdSchema, relay: z.literal(true) }),
-]);
+const senderTenantsEntrySchema = z.lazy(() =>
+  z.union([
+    /** A producer for these tenants only (a tenant-scoped principal). */
+    z.strictObject({ sender: uniqueIdSchema, tenants: z.array(tenantIdSchema).min(1).max(1000) }),
+    /** A producer for every tenant (a trusted service). */
+    z.strictObject({ sender: uniqueIdSchema, tenants: z.literal('*') }),
+    /**
+     * A role whose session name is the tenant (`AROA…:acme` may produce for acme only): for a role only a trusted
+     * broker may assume, naming each session after the tenant it is for (the tenant's own code never picks it).
+     */
+    z.strictObject({ sender: uniqueIdSchema, tenants: z.literal('session') }),
+    /**
+     * leasefence's own senders (sweeper, admin): their wake-ups never create a row, so they may name any tenant; a
+     * message the admin moved back from the DLQ carries its original sender (ORIGINAL_SENDER_ATTRIBUTE), checked instead.
+     */
+    z.strictObject({ sender: uniqueIdSchema, relay: z.literal(true) }),
+  ]),
+);
 
 /** The whole policy (LEASEFENCE_SENDER_TENANTS, JSON). */
-const senderTenantsSchema = z.array(senderTenantsEntrySchema).min(1).max(5000);
+const senderTenantsSchema = z.lazy(() => z.array(senderTenantsEntrySchema).min(1).max(5000));
 
 /** A parsed sender policy. */
 type SenderTenants = z.infer<typeof senderTenantsSchema>;

@@ -6,6 +6,11 @@ import { type WakeSubject, wakeEnvelope } from './wake-envelope.js';
 /** An SQS client, or a loader of one called on the first wake-up that has something to send (the SDK loads then). */
 type SqsClientSource = SQSClient | (() => Promise<SQSClient>);
 
+/** The client a source gives: itself, or what its loader resolves to (a failed load rejects). */
+function resolveSqsClient(sqs: SqsClientSource): Promise<SQSClient> {
+  return typeof sqs === 'function' ? sqs() : Promise.resolve(sqs);
+}
+
 /** SendMessageBatch takes at most ten entries. */
 const SQS_BATCH_SIZE = 10;
 
@@ -52,8 +57,8 @@ async function sendWakeSignals(
   if (bodies.length === 0) return report;
   // Loaded here, not at import: the worker and the sweeper bundle this module, but only a successor or a due row
   // needs a wake-up, so the SQS SDK stays out of their cold start. A failed load fails these wake-ups, never throws.
-  const ready = await Promise.all([import('@aws-sdk/client-sqs'), typeof sqs === 'function' ? sqs() : sqs]).catch(
-    (error: unknown) => fail(bodies.length, error),
+  const ready = await Promise.all([import('@aws-sdk/client-sqs'), resolveSqsClient(sqs)]).catch((error: unknown) =>
+    fail(bodies.length, error),
   );
   if (!ready) return report;
   const [sdk, client] = ready;
@@ -85,4 +90,4 @@ async function sendWakeSignals(
   return report;
 }
 
-export { type SqsClientSource, sendWakeSignals, type WakeReport };
+export { resolveSqsClient, type SqsClientSource, sendWakeSignals, type WakeReport };

@@ -19,10 +19,14 @@ interface StoredCursorRow {
   version: number;
 }
 
-const cursorRowSchema = z.object({
-  nextShard: z.number().int().min(0).optional(),
-  version: z.number().int().min(0),
-});
+// The schemas here are built on first use (z.lazy: the same checks and issues), not at import: a cold start
+// whose first events never reach them does not pay for building them (BENCHMARKS.md figure 5).
+const cursorRowSchema = z.lazy(() =>
+  z.object({
+    nextShard: z.number().int().min(0).optional(),
+    version: z.number().int().min(0),
+  }),
+);
 
 /** One page of the fence scan: the identities it found and where the Scan goes on (absent: the table's end). */
 interface WorkItemScanPage {

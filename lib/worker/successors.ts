@@ -16,12 +16,16 @@ import type { Claim } from '../store/work-item.js';
 import type { WorkItemStore } from '../store/work-item-store.js';
 import type { Telemetry } from '../telemetry.js';
 
-const successorOptionsSchema = z
-  .strictObject({ name: successorNameSchema.optional(), operationId: operationIdSchema.optional() })
-  .refine((options) => options.name === undefined || options.operationId === undefined, {
-    message: 'give a name or an operationId, not both',
-    path: ['operationId'],
-  });
+// Built on first use (z.lazy: the same checks and issues), not at import: a cold start whose first events never
+// reach this schema does not pay for building it (BENCHMARKS.md figure 5).
+const successorOptionsSchema = z.lazy(() =>
+  z
+    .strictObject({ name: successorNameSchema.optional(), operationId: operationIdSchema.optional() })
+    .refine((options) => options.name === undefined || options.operationId === undefined, {
+      message: 'give a name or an operationId, not both',
+      path: ['operationId'],
+    }),
+);
 
 /** What the buffer needs to check a successor where the job asks for it. */
 interface SuccessorBufferDependencies {

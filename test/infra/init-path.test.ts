@@ -89,4 +89,14 @@ describe('sweeper and admin cold start', () => {
     ]);
     expect(sweeper.dynamicPackages).toContain('@aws-sdk/client-sqs');
   });
+
+  it('the admin function imports only the DynamoDB SDK at module scope; SQS loads for the first route that needs it', () => {
+    const admin = pathOf('admin');
+    expect(admin.staticPackages.sort()).toEqual([
+      '@aws-sdk/client-dynamodb',
+      '@aws-sdk/lib-dynamodb',
+      '@aws-sdk/util-dynamodb',
+    ]);
+    expect(admin.dynamicPackages).toContain('@aws-sdk/client-sqs');
+  });
 });

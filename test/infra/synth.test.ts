@@ -11,8 +11,11 @@ import { logicalIdOf, type Template } from './support/template-queries.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const FUNCTIONS = ['worker', 'sweeper', 'admin'] as const;
-/** Budget per bundle (minified code; the AWS SDK comes from the runtime by default): the issue's worker target. */
-const CODE_BUDGET_BYTES = 300 * 1024;
+/**
+ * Budget per bundle (minified code; the AWS SDK comes from the runtime by default): about 2 % above the worker's 282 kB
+ * (BENCHMARKS.md figure 5), so growth fails here; issue #29's target, 120 kB, is not reached.
+ */
+const CODE_BUDGET_BYTES = 288_000;
 
 let programmatic: SynthResult;
 let cli: { outdir: string; template: Template; validationReport: { pluginReports: Array<{ violations: unknown[] }> } };

@@ -86,12 +86,12 @@ describe('bad input is rejected before any request', () => {
   it.each(badIdentities)(
     'showItem, cancelItem and sendJob with %s: InvalidInputError naming %s, nothing sent',
     async (_l, identity, field) => {
-      const deps: AdminDeps = {
+      const deps = {
         store: fixture.store,
         sqs: unreachableSqs,
         queueUrl: 'http://127.0.0.1:9/000000000000/jobs',
         payloadsTable: tables.payloadsTable,
-      };
+      } satisfies AdminDeps;
       fixture.counter.reset();
 
       const show = await expectRejection(showItem(deps, identity), InvalidInputError);
