@@ -49,6 +49,12 @@ async function bundle(entry: string, name: string, bundleAwsSdk: boolean): Promi
   return outfile;
 }
 
+/** `BENCH_CPU_PROFILE_DIR=dir`: the child writes a V8 CPU profile there (`node --cpu-prof`), for finding where time goes. */
+function cpuProfileFlags(): string[] {
+  const directory = process.env.BENCH_CPU_PROFILE_DIR;
+  return directory ? ['--cpu-prof', `--cpu-prof-dir=${directory}`] : [];
+}
+
 async function countItems(engine: BenchEngine, tableName: string): Promise<number> {
   const client = engine.rawClient();
   let count = 0;
@@ -129,7 +135,12 @@ async function measureHandlerBatches(engine: BenchEngine, options: HandlerBatchO
     const lines = await runJsonChild<{ figure?: string; rows?: HandlerBatchRow[] }>(
       childBundle,
       config as unknown as Record<string, unknown>,
-      { name: 'handler figure', loader: 'none', nodeFlags: ['--enable-source-maps'], timeoutMs: 60 * 60_000 },
+      {
+        name: 'handler figure',
+        loader: 'none',
+        nodeFlags: ['--enable-source-maps', ...cpuProfileFlags()],
+        timeoutMs: 60 * 60_000,
+      },
     );
     // The handlers log (Powertools Logger and EMF metrics) on stdout as in Lambda; the figure's line is tagged.
     const rows = lines.find((line) => line.figure === 'handler-batches')?.rows;
