@@ -19,7 +19,7 @@ function handlerSection(report: HandlerBatchReport): string {
   return [
     '## 9. End to end: SQS batches through the deployed handlers',
     '',
-    `Events of ${report.batchSize} records, shaped as the Lambda event source delivers them (first receive, SenderId, a Lambda context), into the worker handler built exactly as the construct builds it: a user's entry under \`createSqsWorkerHandler\` (test/bench/handler/leasefence-entry.ts), esbuild with the construct's settings (ESM, minified, names kept, source maps, the AWS SDK external as by default, Powertools bundled), the construct's environment (Powertools Logger at its default level, so two INFO lines per job, and EMF metrics per invocation, as deployed). Peer: Powertools \`BatchProcessor\` + \`makeIdempotent\` (test/bench/handler/peer-entry.ts), built the same way, its client with the same SDK options. Both run in one child process, one at a time, from their own bundles; the engine in its own process (${report.cpuPinning}). "fencing on": each job writes one record, leasefence with a fenced put, the peer with a PutItem. Per cell: a warm-up, then paired runs in alternating order; medians, and the medians of the per-pair ratios. Batch latency is the handler's whole invocation.`,
+    `Events of ${report.batchSize} records, shaped as the Lambda event source delivers them (first receive, SenderId, a Lambda context), into the worker handler built exactly as the construct builds it: a user's entry under \`createSqsWorkerHandler\` (test/bench/handler/leasefence-entry.ts), esbuild with the construct's settings (ESM, minified, names kept, source maps, the AWS SDK external as by default, Powertools bundled), the construct's environment (Powertools Logger at its default level, so one INFO line per job ("attempt ended"; a takeover also logs "claimed"), and EMF metrics per invocation, as deployed). Peer: Powertools \`BatchProcessor\` + \`makeIdempotent\` (test/bench/handler/peer-entry.ts), built the same way, its client with the same SDK options. Both run in one child process, one at a time, from their own bundles; the engine in its own process (${report.cpuPinning}). "fencing on": each job writes one record, leasefence with a fenced put, the peer with a PutItem. Per cell: a warm-up, then paired runs in alternating order; medians, and the medians of the per-pair ratios. Batch latency is the handler's whole invocation.`,
     '',
     table(
       [
@@ -106,7 +106,7 @@ function handlerTargets(report: HandlerBatchReport | undefined): TargetRow[] {
       ...(cpuMet
         ? {}
         : {
-            note: `Protocol only: ${protocol((row) => row.cpuPerJobRatio)}. As deployed, leasefence's handler also logs two INFO lines per job through Powertools Logger and publishes EMF metrics per invocation, which the peer does not (\`POWERTOOLS_LOG_LEVEL=WARN\` drops the lines); its own work around the requests (validation, the payload hash check, the attempt history) is test/bench/README.md, "Worker CPU". None of it is removed for speed.`,
+            note: `Protocol only: ${protocol((row) => row.cpuPerJobRatio)}. As deployed, leasefence's handler also logs one INFO line per job through Powertools Logger and publishes EMF metrics per invocation, which the peer does not (\`POWERTOOLS_LOG_LEVEL=WARN\` drops the lines); its own work around the requests (validation, the payload hash check, the attempt history) is test/bench/README.md, "Worker CPU". None of it is removed for speed.`,
           }),
     },
   ];

@@ -21,7 +21,7 @@ const BATCH_SIZE = 10;
 /**
  * Modes: protocol only, or each job writes one record (leasefence: a fenced put; the peer: a PutItem; the judged
  * mode). `fenced-record-quiet-logs` is the record mode with leasefence's Logger at WARN (`POWERTOOLS_LOG_LEVEL`),
- * reported only: what its two INFO lines per job cost as deployed.
+ * reported only: what its INFO line per job costs as deployed.
  */
 type HandlerMode = 'protocol' | 'fenced-record' | 'fenced-record-quiet-logs';
 
