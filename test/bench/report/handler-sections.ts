@@ -95,7 +95,7 @@ function handlerTargets(report: HandlerBatchReport | undefined): TargetRow[] {
       ...(throughputMet
         ? {}
         : {
-            note: `Both handlers send the same writes per job (figure 9's table). Protocol only: ${protocol((row) => row.jobsPerSecondRatio)}. Engine CPU per job with fencing on, leasefence / peer: ${fenced.map((row) => `c=${row.concurrency}: ${num(row.leasefence.engineCpuMsPerJob, 2)} / ${num(row.peer.engineCpuMsPerJob, 2)} ms`).join(', ')} (the engine evaluates leasefence's longer conditions, which DynamoDB does server-side); the handler's own CPU per job is the next row. With one child process holding every concurrent batch (Lambda gives each its own container) and the machine's load in the header, the 8-batch cells are the noisiest.`,
+            note: `Both handlers send the same writes per job (figure 9's table). Protocol only: ${protocol((row) => row.jobsPerSecondRatio)}. Engine CPU per job with fencing on, leasefence / peer: ${fenced.map((row) => `c=${row.concurrency}: ${num(row.leasefence.engineCpuMsPerJob, 2)} / ${num(row.peer.engineCpuMsPerJob, 2)} ms`).join(', ')} (the engine evaluates leasefence's longer conditions and writes the jobs table's index entries, 4 WRU a job against the peer's 2 by design, work DynamoDB does server-side); on a loaded machine jobs/s follows the CPU per job of worker and engine together. The handler's own CPU per job is the next row. Checked equal on both sides: the engine, the process, the SDK options (the defaults: keep-alive, checksums, standard retries) and the writes per job. With one child process holding every concurrent batch (Lambda gives each its own container) and the machine's load in the header, the 8-batch cells are the noisiest.`,
           }),
     },
     {
@@ -106,7 +106,7 @@ function handlerTargets(report: HandlerBatchReport | undefined): TargetRow[] {
       ...(cpuMet
         ? {}
         : {
-            note: `Protocol only: ${protocol((row) => row.cpuPerJobRatio)}. As deployed, leasefence's handler also logs one INFO line per job through Powertools Logger and publishes EMF metrics per invocation, which the peer does not (\`POWERTOOLS_LOG_LEVEL=WARN\` drops the lines); its own work around the requests (validation, the payload hash check, the attempt history) is test/bench/README.md, "Worker CPU". None of it is removed for speed.`,
+            note: `Protocol only: ${protocol((row) => row.cpuPerJobRatio)}. As deployed, leasefence's handler also logs one INFO line per job through Powertools Logger and publishes EMF metrics per invocation, which the peer does not (\`POWERTOOLS_LOG_LEVEL=WARN\` drops the lines); its own work around the requests (validation, the payload hash check, the attempt history) is test/bench/README.md, "Worker CPU". Removed for issue #29: the second INFO line per job ("claimed", now logged for a takeover only). The rest is kept: each part is a protection.`,
           }),
     },
   ];
