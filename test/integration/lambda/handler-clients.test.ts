@@ -132,14 +132,42 @@ describe('the handlers’ DynamoDB client: every store write runs the client’s
 
 const JOB_TYPE = 'batch-count';
 
+/**
+ * While set, each run of the job waits here until `expected` runs have started (or, so a serialized batch fails
+ * instead of hanging, until the guard passes): the most that were ever waiting at once is how many ran together.
+ */
+let batchGate: { expected: number; waiting: number; most: number; open: () => void; opened: Promise<void> } | undefined;
+/** Only bounds a failing run; nothing is measured against it. */
+const GATE_GUARD_MS = 2_000;
+
+function openBatchGate(expected: number): NonNullable<typeof batchGate> {
+  let open = () => {};
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  batchGate = { expected, waiting: 0, most: 0, open, opened };
+  return batchGate;
+}
+
+async function passBatchGate(): Promise<void> {
+  const gate = batchGate;
+  if (!gate) return;
+  gate.waiting += 1;
+  gate.most = Math.max(gate.most, gate.waiting);
+  if (gate.waiting === gate.expected) gate.open();
+  await Promise.race([gate.opened, new Promise((resolve) => setTimeout(resolve, GATE_GUARD_MS))]);
+  gate.waiting -= 1;
+}
+
 /** The payload of an operation, recomputed from its ref (the resolver needs no I/O, as in figure 9). */
 const payloadOf = (ref: string) => ({ order: ref });
 
 /**
- * Per batch through the deployed handler (figure 9's path): what a job costs in requests and log lines. Counts,
- * never time: a change that adds a request or a log line per record fails here.
+ * Per batch through the deployed handler (figure 9's path): what a job costs in requests and log lines, and how many
+ * jobs of a batch run at once. Counts, never time: a change that adds a request or a log line per record, or runs a
+ * batch's records one after another, fails here.
  */
-describe('the SQS worker handler: requests and INFO lines per job of a batch', () => {
+describe('the SQS worker handler: requests, INFO lines and concurrency per batch', () => {
   let tables: TestTables;
   let handler: SqsWorkerHandler;
   const clock = new ManualClock();
@@ -158,6 +186,7 @@ describe('the SQS worker handler: requests and INFO lines per job of a batch', (
       target: 'B',
       payload: z.strictObject({ order: z.string() }),
       run: async (ctx) => {
+        await passBatchGate();
         await ctx.records.put(recordOf(ctx.identity), { order: ctx.payload.order });
         return { outcomeCode: 'done' };
       },
@@ -224,6 +253,18 @@ describe('the SQS worker handler: requests and INFO lines per job of a batch', (
     for (const identity of identities) {
       expect(await store.get(identity, { consistent: true })).toMatchObject({ state: 'succeeded', fence: 1 });
     }
+  });
+
+  it('the ten records of a batch run their jobs at the same time, not one after another', async () => {
+    const identities = Array.from({ length: 10 }, () => newIdentity('tenant-batch'));
+    const gate = openBatchGate(identities.length);
+    try {
+      const response = await handler(eventOf(identities));
+      expect(response.batchItemFailures).toEqual([]);
+    } finally {
+      batchGate = undefined;
+    }
+    expect(gate.most).toBe(10);
   });
 
   it('a takeover says so when it claims and again when its attempt ends', async () => {
