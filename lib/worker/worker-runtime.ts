@@ -167,7 +167,9 @@ class WorkerRuntime {
     this.telemetry.count(MetricName.Claims);
     if (claim.takeover) this.telemetry.count(MetricName.Takeovers);
     const fields = { identity, jobType: envelope.jobType, fence: claim.fence, attempt: claim.attempt };
-    this.telemetry.info('claimed', { ...fields, takeover: claim.takeover });
+    // One INFO line per attempt ("attempt ended", below); a takeover also says so when it happens, since the attempt
+    // it supersedes may never log its end. A first claim is in the row's attempt history and the Claims metric.
+    if (claim.takeover) this.telemetry.info('claimed', { ...fields, takeover: true });
     const payload = await this.verifiedPayload(claim, definition.payload, precheck);
     if (!payload.ok) {
       await this.options.store.quarantine(claim, { errorCode: payload.errorCode, message: payload.message });
@@ -203,7 +205,7 @@ class WorkerRuntime {
       payload.body,
     );
     this.countOutcome(result, claim.jobType);
-    this.telemetry.info('attempt ended', { ...fields, state: result.state });
+    this.telemetry.info('attempt ended', { ...fields, takeover: claim.takeover, state: result.state });
     return { status: 'executed', identity, fence: claim.fence, result };
   }
 

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
@@ -11,17 +11,21 @@ import type { BenchEngine } from '../support/bench-engine.js';
 import { runJsonChild } from '../support/child-json.js';
 import { constructBundling } from '../support/construct-bundling.js';
 import { describeSplit, splitCpus, unpinEngine } from '../support/cpu-pinning.js';
+import { runName } from '../support/jobs.js';
 
 const HANDLER_DIR = fileURLToPath(new URL('../handler/', import.meta.url));
-/** Inside the repository, so the SDK-external bundles import the SDK from node_modules, as Lambda's runtime provides it. */
-const BUILD_DIR = fileURLToPath(new URL('../../../node_modules/.cache/leasefence-bench/handler/', import.meta.url));
+/**
+ * Inside the repository, so the SDK-external bundles import the SDK from node_modules, as Lambda's runtime provides
+ * it; a directory per run, since node_modules may be shared by several checkouts whose runs must not swap bundles.
+ */
+const CACHE_DIR = fileURLToPath(new URL('../../../node_modules/.cache/leasefence-bench/', import.meta.url));
 /** Records per event: the construct's default batchSize, the most the event source puts in one event by default. */
 const BATCH_SIZE = 10;
 
 /**
  * Modes: protocol only, or each job writes one record (leasefence: a fenced put; the peer: a PutItem; the judged
  * mode). `fenced-record-quiet-logs` is the record mode with leasefence's Logger at WARN (`POWERTOOLS_LOG_LEVEL`),
- * reported only: what its two INFO lines per job cost as deployed.
+ * reported only: what its INFO line per job costs as deployed.
  */
 type HandlerMode = 'protocol' | 'fenced-record' | 'fenced-record-quiet-logs';
 
@@ -43,10 +47,16 @@ interface HandlerBatchReport {
   recordsWritten: { leasefence: number; peer: number };
 }
 
-async function bundle(entry: string, name: string, bundleAwsSdk: boolean): Promise<string> {
-  const outfile = join(BUILD_DIR, `${name}.mjs`);
+async function bundle(directory: string, entry: string, name: string, bundleAwsSdk: boolean): Promise<string> {
+  const outfile = join(directory, `${name}.mjs`);
   await build({ ...constructBundling(bundleAwsSdk), entryPoints: [join(HANDLER_DIR, entry)], outfile });
   return outfile;
+}
+
+/** `BENCH_CPU_PROFILE_DIR=dir`: the child writes a V8 CPU profile there (`node --cpu-prof`), for finding where time goes. */
+function cpuProfileFlags(): string[] {
+  const directory = process.env.BENCH_CPU_PROFILE_DIR;
+  return directory ? ['--cpu-prof', `--cpu-prof-dir=${directory}`] : [];
 }
 
 async function countItems(engine: BenchEngine, tableName: string): Promise<number> {
@@ -71,11 +81,12 @@ async function countItems(engine: BenchEngine, tableName: string): Promise<numbe
  * makeIdempotent handler built the same way, both in one child process, the engine in its own.
  */
 async function measureHandlerBatches(engine: BenchEngine, options: HandlerBatchOptions): Promise<HandlerBatchReport> {
-  mkdirSync(BUILD_DIR, { recursive: true });
+  const directory = join(CACHE_DIR, runName('handler'));
+  mkdirSync(directory, { recursive: true });
   const [leasefenceBundle, peerBundle, childBundle] = await Promise.all([
-    bundle('leasefence-entry.ts', 'leasefence-worker', false),
-    bundle('peer-entry.ts', 'peer-worker', false),
-    bundle('child.ts', 'handler-child', false),
+    bundle(directory, 'leasefence-entry.ts', 'leasefence-worker', false),
+    bundle(directory, 'peer-entry.ts', 'peer-worker', false),
+    bundle(directory, 'child.ts', 'handler-child', false),
   ]);
   const tables = await engine.createLeasefenceTables('e2e');
   const idempotency = await engine.createKeyedTable('e2e-idempotency', 'id');
@@ -129,7 +140,12 @@ async function measureHandlerBatches(engine: BenchEngine, options: HandlerBatchO
     const lines = await runJsonChild<{ figure?: string; rows?: HandlerBatchRow[] }>(
       childBundle,
       config as unknown as Record<string, unknown>,
-      { name: 'handler figure', loader: 'none', nodeFlags: ['--enable-source-maps'], timeoutMs: 60 * 60_000 },
+      {
+        name: 'handler figure',
+        loader: 'none',
+        nodeFlags: ['--enable-source-maps', ...cpuProfileFlags()],
+        timeoutMs: 60 * 60_000,
+      },
     );
     // The handlers log (Powertools Logger and EMF metrics) on stdout as in Lambda; the figure's line is tagged.
     const rows = lines.find((line) => line.figure === 'handler-batches')?.rows;
@@ -145,6 +161,8 @@ async function measureHandlerBatches(engine: BenchEngine, options: HandlerBatchO
     };
   } finally {
     if (split.pinned && engine.enginePid !== undefined) unpinEngine(engine.enginePid);
+    // A CPU profile's frames are resolved through the bundles' source maps: kept when one was written.
+    if (!process.env.BENCH_CPU_PROFILE_DIR) rmSync(directory, { recursive: true, force: true });
   }
 }
 
