@@ -9,6 +9,7 @@ import { defineJob } from '../../../lib/job-definition.js';
 import { createSqsWorkerHandler } from '../../../lib/lambda/sqs-worker-handler.js';
 import { newWorkItem } from '../../../lib/store/schemas.js';
 import { countingTelemetry } from '../../../lib/telemetry.js';
+import { PAYLOAD_WAIT_HORIZON_MS } from '../../../lib/worker/await-payload.js';
 import { engineEndpoints, testHandlerConfig } from '../../support/engine.js';
 import { FaultProxy } from '../../support/fault-proxy.js';
 import { createWorkerHarness, type WorkerHarness } from '../../support/worker-harness.js';
@@ -262,5 +263,24 @@ describe('payload bodies carried in the message (docs/PRODUCERS.md, section 4)',
     } finally {
       await proxy.stop();
     }
+  });
+
+  it('a row whose body never came is quarantined payload_missing once no message can still carry it (14 days)', async () => {
+    const stale = parseIdentity({ tenantId: 'acme', operationId: 'never-came' });
+    const job = { name: 'never', amount: 1 };
+    await harness.store.enqueue(
+      newWorkItem(stale, { jobType: 'settle', payloadHash: payloadHash(job), payload: { inline: true } }, 3),
+    );
+    const runs = ran.length;
+    const wake = carrying('never-came', job, { kind: 'wake', payload: { inline: true } });
+
+    await deliver([wake]);
+    const waiting = await harness.store.get(stale);
+    harness.clock.advance(PAYLOAD_WAIT_HORIZON_MS);
+    await deliver([wake]);
+
+    expect(waiting).toMatchObject({ state: 'queued', errorCode: 'payload_pending', attempts: 0 });
+    expect(await harness.store.get(stale)).toMatchObject({ state: 'quarantined', errorCode: 'payload_missing' });
+    expect(ran).toHaveLength(runs);
   });
 });
