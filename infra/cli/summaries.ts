@@ -2,7 +2,8 @@
 const COMMAND_SUMMARIES = {
   start: 'run the whole system locally on embedded engines (dynalite + fauxqs): worker, sweeper, admin API, console',
   demo: 'run the example jobs, inject a stalled worker, and show that every side effect lands once',
-  enqueue: 'send a job: the payload hash binds it to its identity, the body goes to the payloads table',
+  enqueue:
+    'send a job: the payload hash binds it to its identity, the body goes to the payloads table (or in the message)',
   ls: 'list work items by state, tenant and age (parked oldest first; succeeded, cancelled per tenant; paginated)',
   counts: 'count items per state (never a Scan), the DLQ depth and the five health signals',
   show: 'show one work item, its attempt history and its audit trail (no payload, only its hash), or the quarantined messages that named it',

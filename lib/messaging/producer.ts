@@ -1,7 +1,7 @@
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import * as z from 'zod';
 import { InvalidInputError, isLeasefenceError, PayloadConflictError } from '../errors.js';
-import { payloadHash } from '../hashing.js';
+import { canonicalJson, payloadHash } from '../hashing.js';
 import { formatIdentity, parseIdentity, type ValidIdentity } from '../identity.js';
 import { parseInput } from '../internal/validation.js';
 import { jobTypeSchema, jobVersionSchema, type PayloadBinding, payloadHashSchema, payloadRefSchema } from '../rules.js';
@@ -51,6 +51,12 @@ type SendJobInput = {
    * more than the default path, where the worker creates the row.
    */
   confirm?: boolean;
+  /**
+   * Carry the body in the message (`payload: { body }`) instead of storing it: one SQS message, no table write; the
+   * worker verifies the body and stores it (docs/PRODUCERS.md: it sits in SQS and the DLQ for their retention, where
+   * erasure cannot reach it; a deployment may refuse it). Not with a payloadRef, `confirm` or a delay.
+   */
+  carryBody?: boolean;
 } & ({ payload: unknown; payloadRef?: undefined } | { payloadRef: string; payload?: unknown; payloadHash?: string });
 
 /** A stored job's state and recorded outcome, as a replay answer reports it (never the payload or error text). */
@@ -79,9 +85,10 @@ interface SentJob {
   stored?: StoredJob | null;
   /**
    * 'replay' when the same inline body was already stored for this identity (a producer retry); 'erased' when
-   * the same body was stored and then erased (it is not stored again).
+   * the same body was stored and then erased (it is not stored again); 'carried' when the body went in the message
+   * (`carryBody`: the worker stores it).
    */
-  payloadStored: 'stored' | 'replay' | 'erased' | 'by_reference';
+  payloadStored: 'stored' | 'replay' | 'erased' | 'by_reference' | 'carried';
   /** Rows-first jobs (delayed, or `confirm`): the queued row written before the message (a replay sent nothing; messageId is ''). */
   row?: ScheduledRow;
 }
@@ -91,6 +98,7 @@ const sendOptionsSchema = z.object({
   jobVersion: jobVersionSchema.optional(),
   delaySeconds: z.number().int().min(0).max(SQS_MAX_DELAY_SECONDS).optional(),
   confirm: z.boolean().optional(),
+  carryBody: z.boolean().optional(),
   payloadRef: payloadRefSchema.optional(),
   payloadHash: payloadHashSchema.optional(),
 });
@@ -102,7 +110,8 @@ const sendOptionsSchema = z.object({
  * replay carries the stored row's state and outcome, a finished job is not signalled again, and a payloadRef
  * job whose row holds another hash is a PayloadConflictError before anything is sent. With `delaySeconds` > 0
  * or `confirm` the queued row is written first and the message is its wake-up (see scheduleDelayedJob): visible
- * and cancellable at once, one extra write. Bad input ▶ InvalidInputError before anything is written or sent.
+ * and cancellable at once, one extra write. With `carryBody` the body travels in the message and nothing is written
+ * (see sendCarried). Bad input ▶ InvalidInputError before anything is written or sent.
  * @example
  * await sendJob({ sqs, queueUrl, payloads }, { tenantId: 'acme', operationId: 'refund-r_815', jobType: 'refund', payload: { amount: 70.25 } });
  */
@@ -115,6 +124,7 @@ async function sendJob(deps: ProducerDependencies, input: SendJobInput): Promise
       jobVersion: input.jobVersion,
       delaySeconds: input.delaySeconds,
       confirm: input.confirm,
+      carryBody: input.carryBody,
       payloadRef: input.payloadRef,
       payloadHash: 'payloadHash' in input ? input.payloadHash : undefined,
     },
@@ -122,6 +132,7 @@ async function sendJob(deps: ProducerDependencies, input: SendJobInput): Promise
   );
   const hash = resolveHash(input, options.payloadHash);
   const rowsFirst = options.confirm === true || (options.delaySeconds !== undefined && options.delaySeconds > 0);
+  if (options.carryBody === true) return sendCarried(deps, identity, options, input.payload, hash, rowsFirst);
   // Refused before the body is stored: bad input mutates nothing.
   if (rowsFirst) requireRowsConfig(deps, options.jobType);
   let payloadStored: SentJob['payloadStored'] = 'by_reference';
@@ -155,6 +166,38 @@ async function sendJob(deps: ProducerDependencies, input: SendJobInput): Promise
 }
 
 /**
+ * `carryBody`: the body goes in the `job` message and nothing is written (the hash, computed above, already refused
+ * a body over MAX_PAYLOAD_BYTES). With the jobs table (`delayed`) a row holding another hash is a
+ * PayloadConflictError and a finished one a replay, both before anything is sent. A payloadRef, `confirm` or a
+ * delay ▶ InvalidInputError (a row written first is woken by a message without a body), nothing sent.
+ */
+async function sendCarried(
+  deps: ProducerDependencies,
+  identity: ValidIdentity,
+  options: z.output<typeof sendOptionsSchema>,
+  payload: unknown,
+  hash: string,
+  rowsFirst: boolean,
+): Promise<SentJob> {
+  const clash = options.payloadRef !== undefined ? 'payloadRef' : rowsFirst ? 'confirm or delaySeconds' : undefined;
+  if (clash !== undefined) {
+    throw new InvalidInputError(`carryBody cannot be combined with ${clash}`, [
+      { path: 'carryBody', message: `not with ${clash}: the message carries the body of a first send only` },
+    ]);
+  }
+  const stored = deps.delayed ? await storedJob(deps.delayed, identity, hash) : undefined;
+  const answer = stored ? 'replay' : 'new';
+  const known = stored !== undefined ? { stored } : {};
+  if (stored && FINISHED_STATES.includes(stored.state)) {
+    return { messageId: '', payloadHash: hash, answer, payloadStored: 'carried', ...known };
+  }
+  // The canonical form travels (what the hash was computed over), so the worker hashes exactly what was checked.
+  const body = JSON.parse(canonicalJson(payload)) as unknown;
+  const messageId = await sendJobMessage(deps, identity, options, hash, { body });
+  return { messageId, payloadHash: hash, answer, payloadStored: 'carried', ...known };
+}
+
+/**
  * Sends the `job` message. Every field was parsed where it came in, once: the identity (parseIdentity), the type,
  * version and ref (sendOptionsSchema), the hash (computed from the body, or given and parsed); so the envelope is
  * sent without a second walk.
@@ -164,7 +207,7 @@ async function sendJobMessage(
   identity: ValidIdentity,
   options: z.output<typeof sendOptionsSchema>,
   hash: string,
-  binding: PayloadBinding,
+  binding: PayloadBinding | { body: unknown },
 ): Promise<string> {
   const envelope = {
     v: ENVELOPE_VERSION,

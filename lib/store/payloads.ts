@@ -14,6 +14,15 @@ interface StoredPayload {
 }
 
 /**
+ * What an identity's payload slot holds: nothing (never stored, or its retention ran out), a tombstone (the body
+ * was erased; the hash stays), or a body with the hash it was stored under (`intact`: the body still hashes to it).
+ */
+type PayloadSlot =
+  | { kind: 'empty' }
+  | { kind: 'erased'; payloadHash: string }
+  | ({ kind: 'stored' } & StoredPayload & { intact: boolean });
+
+/**
  * Inline payload bodies, kept out of the work row in their own table with a TTL (retention) and erasable
  * per tenant. A body is immutable: storing a different body for an existing identity is a conflict.
  */
@@ -77,17 +86,30 @@ class PayloadStore {
 
   /** get, for an identity already parsed at its boundary (a claim's): not checked again. */
   async read(identity: ValidIdentity): Promise<(StoredPayload & { intact: boolean }) | undefined> {
+    const slot = await this.inspect(identity);
+    if (slot.kind !== 'stored') return undefined;
+    const { kind: _, ...stored } = slot;
+    return stored;
+  }
+
+  /**
+   * One consistent read of an identity (parsed at its boundary) telling an empty slot from an erased one: a body
+   * not stored yet may still arrive (a carried body is stored after its row), an erased one never comes back.
+   */
+  async inspect(identity: ValidIdentity): Promise<PayloadSlot> {
     const output = await this.client.send(
       new GetCommand({ TableName: this.tableName, Key: payloadKey(identity), ConsistentRead: true }),
     );
     const item = output.Item;
-    if (!item || typeof item.body !== 'string') return undefined;
+    if (!item) return { kind: 'empty' };
+    const payloadHash = String(item.payloadHash);
+    if (typeof item.body !== 'string') return { kind: 'erased', payloadHash };
     const body = JSON.parse(item.body) as unknown;
-    return { body, payloadHash: String(item.payloadHash), intact: sha256Hex(item.body) === item.payloadHash };
+    return { kind: 'stored', body, payloadHash, intact: sha256Hex(item.body) === item.payloadHash };
   }
 }
 
 /** Set on a payload row whose body was erased: the row is a tombstone keeping the identity's payload hash. */
 const ERASED_ATTRIBUTE = 'erasedAt';
 
-export { ERASED_ATTRIBUTE, PayloadStore, type StoredPayload };
+export { ERASED_ATTRIBUTE, type PayloadSlot, PayloadStore, type StoredPayload };

@@ -129,6 +129,33 @@ function retryLaterTransition(failure: FailureReport, availableAt: number, now: 
   };
 }
 
+/**
+ * claimed ▶ queued until `availableAt`, the attempt given back: the row's inline body is not stored yet (a
+ * carried body is stored after its row; a crash between the two leaves the row without it), so nothing ran and
+ * nothing could. The claim's fence stays raised; the row waits for its message's redelivery to store the body.
+ */
+function awaitPayloadTransition(
+  claim: Claim,
+  failure: FailureReport,
+  availableAt: number,
+  now: number,
+): HolderTransition {
+  return {
+    name: 'await_payload',
+    set: {
+      state: WorkState.queued,
+      ...failureAttributes(failure),
+      attempts: claim.attempt - 1,
+      availableAt,
+      deadlineAt: availableAt,
+      updatedAt: now,
+    },
+    remove: ['leaseOwner', 'leaseExpiresAt'],
+    endsAttempt: { code: failure.errorCode, at: now },
+    appliedIn: landedUnderMyFence(WorkState.queued),
+  };
+}
+
 /** claimed ▶ unknown or quarantined: an outcome nobody can confirm, or input nobody can interpret. */
 function parkTransition(
   claim: Claim,
@@ -162,6 +189,7 @@ function stepTransition(stepName: string, result: unknown, claim: Claim, now: nu
 }
 
 export {
+  awaitPayloadTransition,
   completeTransition,
   type FailureReport,
   failTerminalTransition,

@@ -50,6 +50,7 @@ import {
 import { DEFAULT_DEADLINE_SHARDS, workItemKey } from './table.js';
 import { TenantPartitions } from './tenant-partitions.js';
 import {
+  awaitPayloadTransition,
   completeTransition,
   type FailureReport,
   failTerminalTransition,
@@ -275,6 +276,15 @@ class WorkItemStore {
     }
     await this.applyFenced(claim, retryLaterTransition(failure, now + failure.retryDelayMs, now));
     return WorkState.queued;
+  }
+
+  /**
+   * claimed ▶ queued for `waitMs`, the attempt given back (awaitPayloadTransition): the row's inline body is not
+   * stored yet. OwnershipLostError when superseded.
+   */
+  async awaitPayload(claim: Claim, failure: FailureReport, waitMs: number): Promise<void> {
+    const now = this.clock.now();
+    await this.applyFenced(claim, awaitPayloadTransition(claim, failure, now + waitMs, now));
   }
 
   /** claimed ▶ unknown: the outcome cannot be confirmed; never success, never a blind retry. */

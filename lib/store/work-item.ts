@@ -138,6 +138,8 @@ interface Claim {
   readonly effectMayHaveHappened: boolean;
   /** The attempt history as this claim wrote it (its own entry open, last): the end transition closes it. */
   readonly history: readonly AttemptRecord[];
+  /** When the row was created (store clock): how long a row without its body has waited for it. */
+  readonly createdAt: number;
 }
 
 /**
@@ -170,6 +172,7 @@ function claimFromItem(item: WorkItem, identity: ValidIdentity, takeover: boolea
     steps: Object.freeze({ ...(item.steps ?? {}) }),
     effectMayHaveHappened: effectBefore,
     history: Object.freeze([...(item.ah ?? [])]),
+    createdAt: item.createdAt,
   });
 }
 

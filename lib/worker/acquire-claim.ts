@@ -28,6 +28,8 @@ type Acquisition =
  * another version is not claimed: `version_unsupported`, the row untouched); the claim adds the records the
  * type declares it owns for this identity. With `gate` (the job needs approval) a first delivery creates the row
  * awaiting_approval instead and claims nothing: `awaiting_approval`, acknowledged; the approval sends a wake-up.
+ * `rowBound` runs once the row's conditional write found it bound to this message (created now, or existing with
+ * the same hash and type), before any claim of an existing row: where a carried body is stored after its row.
  */
 async function acquireClaim(
   store: WorkItemStore,
@@ -36,6 +38,7 @@ async function acquireClaim(
   typeLease: LeaseRequest,
   mayCreate: boolean,
   gate?: ApprovalGate,
+  rowBound?: RowBound,
 ): Promise<Acquisition> {
   const { envelope, identity } = received;
   // The records this identity's job owns ride on the claim, so the row names them for a cancel to stamp.
@@ -56,6 +59,7 @@ async function acquireClaim(
       newWorkItem(identity, envelope, definition.maxAttempts, undefined, gate),
       lease,
     );
+    if (enqueued.outcome === 'created') await rowBound?.('created');
     if (enqueued.outcome === 'created' && enqueued.claim)
       return { acquired: true, claim: enqueued.claim, created: true };
     if (enqueued.outcome === 'created') return { acquired: false, reason: 'awaiting_approval' };
@@ -66,8 +70,12 @@ async function acquireClaim(
     }
     throw error;
   }
+  if (existing.jobType === envelope.jobType) await rowBound?.(existing);
   return replayClaim(store, existing, received, lease);
 }
+
+/** Called with the row a message's conditional write found bound to it: `created` now, or the existing one. */
+type RowBound = (row: WorkItem | 'created') => Promise<void>;
 
 /** A message for a row that exists with the same hash: the same job type, then a claim only if the row allows one. */
 async function replayClaim(
@@ -99,4 +107,4 @@ function fromClaimResult(result: Awaited<ReturnType<WorkItemStore['claim']>>): A
   return { acquired: false, reason: result.reason };
 }
 
-export { type Acquisition, acquireClaim };
+export { type Acquisition, acquireClaim, type RowBound };

@@ -2,7 +2,9 @@ import { ConfigurationError, InvalidInputError, isLeasefenceError, PayloadConfli
 import { canonicalJson, MAX_PAYLOAD_BYTES, sha256Hex } from '../hashing.js';
 import type { BoundMessage, ReceivedMessage } from '../messaging/envelope.js';
 import type { InlinePayloadPolicy } from '../rules.js';
+import { FINISHED_STATES } from '../states.js';
 import type { PayloadStore } from '../store/payloads.js';
+import type { WorkItem } from '../store/work-item.js';
 import type { LoadedPayload } from './load-payload.js';
 
 /** Quarantine reasons of a message whose carried body cannot be adopted (the body itself is never recorded). */
@@ -20,20 +22,22 @@ const CarriedBodyRefusal = {
 } as const;
 
 /**
- * What adopting a message's carried body came to: the message bound to the body now in the payloads table, with
- * the payload as verified (a `payload_missing` one when the same body was stored and erased since: it is not
- * stored again), or why the message is quarantined, with nothing written.
+ * What checking a message's carried body came to, with nothing written: the message bound as an inline job, with
+ * the payload as verified (a `payload_missing` one when the same body was stored and erased since: it is not stored
+ * again) and `storeAfterRow` when the payloads table has no body for it yet (storeCarriedBody stores it once the row
+ * is ours), or why the message is quarantined.
  */
 type Adoption =
-  | { adopted: true; bound: BoundMessage; precheck: LoadedPayload }
+  | { adopted: true; bound: BoundMessage; precheck: LoadedPayload; storeAfterRow: boolean }
   | { adopted: false; reason: (typeof CarriedBodyRefusal)[keyof typeof CarriedBodyRefusal]; detail: string };
 
 /**
- * Moves the body a first message carries into the payloads table, through the store's one conditional put by
- * identity: verified against the message's hash first (a body that does not match is never stored), the same hash
- * again is a replay, a different one a conflict with nothing written. Then the message is an inline job like any
- * other. A message without a body is returned bound as it is. The details name rules, never the body. Throws for
- * infrastructure errors (redelivered) and when a carried body meets a worker without a payloads table.
+ * Checks the body a first message carries, writing nothing: the deployment's policy, the canonical size, the hash,
+ * then the identity's payload slot (one consistent read): a different body stored (or erased) there is a conflict,
+ * the same one a replay. The body itself is stored only after the row (storeCarriedBody), so a message that
+ * conflicts with the row leaves the payloads table as it was. A message without a body answers undefined. The
+ * details name rules, never the body. Throws for infrastructure errors (redelivered) and when a carried body meets
+ * a worker without a payloads table.
  */
 async function adoptCarriedBody(
   received: ReceivedMessage,
@@ -65,20 +69,51 @@ async function adoptCarriedBody(
     const detail = 'payload body does not hash to the message payloadHash; nothing was stored';
     return { adopted: false, reason: CarriedBodyRefusal.hashMismatch, detail };
   }
-  let stored: Awaited<ReturnType<PayloadStore['write']>>;
-  try {
-    stored = await payloads.write(identity, body, envelope.payloadHash);
-  } catch (error) {
-    if (!isLeasefenceError(error, PayloadConflictError)) throw error;
-    const detail = 'same identity, a different payload body is stored; nothing was changed';
-    return { adopted: false, reason: CarriedBodyRefusal.conflict, detail };
-  }
+  const slot = await payloads.inspect(identity);
+  if (slot.kind !== 'empty' && slot.payloadHash !== envelope.payloadHash) return CONFLICT;
   const bound = { identity, envelope: { ...envelope, payload: { inline: true as const } } } as BoundMessage;
   const precheck: LoadedPayload =
-    stored === 'erased'
-      ? { ok: false, errorCode: 'payload_missing', message: 'the same payload was stored and erased since' }
-      : { ok: true, body, payloadHash: envelope.payloadHash };
-  return { adopted: true, bound, precheck };
+    slot.kind === 'erased' ? ERASED_SINCE : { ok: true, body, payloadHash: envelope.payloadHash };
+  return { adopted: true, bound, precheck, storeAfterRow: slot.kind === 'empty' };
 }
 
-export { type Adoption, adoptCarriedBody, CarriedBodyRefusal };
+const CONFLICT: Adoption = {
+  adopted: false,
+  reason: CarriedBodyRefusal.conflict,
+  detail: 'same identity, a different payload body is stored; nothing was changed',
+};
+
+const ERASED_SINCE: LoadedPayload = {
+  ok: false,
+  errorCode: 'payload_missing',
+  message: 'the same payload was stored and erased since',
+};
+
+/**
+ * Stores a carried body once its row is ours: `created` by this message, or an existing row bound inline to the
+ * same hash and type that has not finished (a crash between the row and the body left it without one; that row
+ * waits, queued, for this redelivery). A row bound by payloadRef, or finished, gets no body. Answers the payload
+ * the claim may not reuse when the store did not keep this body (erased since, or another body stored meanwhile by
+ * a producer: the claim then reads the table and quarantines), else undefined. Throws for infrastructure errors:
+ * the message is redelivered and the row, without its body, is never run.
+ */
+async function storeCarriedBody(
+  payloads: PayloadStore,
+  { identity, envelope }: ReceivedMessage,
+  row: WorkItem | 'created',
+): Promise<LoadedPayload | undefined> {
+  if (!('body' in envelope.payload)) return undefined;
+  if (row !== 'created') {
+    const ours = row.payloadInline === true && row.payloadHash === envelope.payloadHash;
+    if (!ours || row.jobType !== envelope.jobType || FINISHED_STATES.includes(row.state)) return undefined;
+  }
+  try {
+    const stored = await payloads.write(identity, envelope.payload.body, envelope.payloadHash);
+    return stored === 'erased' ? ERASED_SINCE : undefined;
+  } catch (error) {
+    if (!isLeasefenceError(error, PayloadConflictError)) throw error;
+    return { ok: false, errorCode: 'payload_hash_mismatch', message: 'another body was stored for this identity' };
+  }
+}
+
+export { type Adoption, adoptCarriedBody, CarriedBodyRefusal, storeCarriedBody };

@@ -4,6 +4,7 @@ import type { JobDefinition } from '../job-definition.js';
 import type { BoundMessage } from '../messaging/envelope.js';
 import { newWorkItem } from '../store/schemas.js';
 import type { WorkItemStore } from '../store/work-item-store.js';
+import type { RowBound } from './acquire-claim.js';
 
 /** What deferring a message of a switched-off job type came to (`not_created`: no row, and none may be created). */
 type Deferral =
@@ -24,6 +25,7 @@ const PAYLOAD_CONFLICT: Deferral = {
  * so once the type is switched on the next wake-up runs it. A different payload is still a conflict. Without
  * `mayCreate` (the payload did not verify) no row is created: an existing one with the same hash is left as it is.
  * With `gate` (the job needs approval) the row is created awaiting_approval, as when the type is switched on.
+ * `rowBound` runs once the row is bound to this message (as in acquireClaim: a carried body is stored then).
  */
 async function deferDisabled(
   store: WorkItemStore,
@@ -31,6 +33,7 @@ async function deferDisabled(
   { envelope, identity }: BoundMessage,
   mayCreate: boolean,
   gate?: ApprovalGate,
+  rowBound?: RowBound,
 ): Promise<Deferral> {
   if (envelope.kind === 'wake') return { deferred: true };
   if (!mayCreate) {
@@ -40,7 +43,10 @@ async function deferDisabled(
   }
   try {
     const jobVersion = envelope.jobVersion ?? definition.version;
-    await store.enqueue(newWorkItem(identity, { ...envelope, jobVersion }, definition.maxAttempts, undefined, gate));
+    const enqueued = await store.enqueue(
+      newWorkItem(identity, { ...envelope, jobVersion }, definition.maxAttempts, undefined, gate),
+    );
+    await rowBound?.(enqueued.outcome === 'created' ? 'created' : enqueued.item);
     return { deferred: true };
   } catch (error) {
     if (isLeasefenceError(error, PayloadConflictError)) {

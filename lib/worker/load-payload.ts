@@ -11,10 +11,18 @@ import type { Claim } from '../store/work-item.js';
  */
 type PayloadResolver = (ref: string, identity: JobIdentity) => Promise<unknown>;
 
-/** The payload, re-verified against the hash bound to the identity (`payloadHash`), or why it cannot be used. */
+/**
+ * The payload, re-verified against the hash bound to the identity (`payloadHash`), or why it cannot be used.
+ * `notStoredYet`: the inline slot is empty, not erased: a carried body stored after its row may still arrive.
+ */
 type LoadedPayload =
   | { ok: true; body: unknown; payloadHash: string }
-  | { ok: false; errorCode: 'payload_missing' | 'payload_hash_mismatch' | 'payload_unreadable'; message: string };
+  | {
+      ok: false;
+      errorCode: 'payload_missing' | 'payload_hash_mismatch' | 'payload_unreadable';
+      message: string;
+      notStoredYet?: true;
+    };
 
 /** What binds a payload to an identity: the hash, and where the body is (a claim or a first message carries it). */
 type PayloadBinding = Pick<Claim, 'identity' | 'payloadHash' | 'payloadInline' | 'payloadRef'>;
@@ -34,9 +42,13 @@ async function loadVerifiedPayload(sources: PayloadSources, claim: PayloadBindin
   let body: unknown;
   if (claim.payloadInline) {
     if (!sources.payloads) throw new ConfigurationError('inline payload but no payloads table is configured');
-    const stored = await sources.payloads.read(claim.identity);
-    if (!stored) return missing('inline payload body is absent (erased or never stored)');
-    body = stored.body;
+    const slot = await sources.payloads.inspect(claim.identity);
+    if (slot.kind === 'erased') return missing('inline payload body was erased');
+    if (slot.kind === 'empty') {
+      const message = 'inline payload body is not stored (not yet, or its retention ran out)';
+      return { ok: false, errorCode: 'payload_missing', message, notStoredYet: true };
+    }
+    body = slot.body;
   } else {
     if (claim.payloadRef === undefined) return missing('item has neither an inline payload nor a payloadRef');
     if (!sources.resolver) throw new ConfigurationError('payloadRef job but the worker has no payload resolver');

@@ -22,9 +22,10 @@ import { type LeaseRequest, parseLease } from '../store/schemas.js';
 import type { Claim } from '../store/work-item.js';
 import type { WorkItemStore } from '../store/work-item-store.js';
 import { silentTelemetry, type Telemetry } from '../telemetry.js';
-import { acquireClaim } from './acquire-claim.js';
+import { acquireClaim, type RowBound } from './acquire-claim.js';
 import { firstMessageGate } from './approval-gate.js';
-import { adoptCarriedBody } from './carried-payload.js';
+import { awaitMissingBody, PAYLOAD_PENDING } from './await-payload.js';
+import { adoptCarriedBody, storeCarriedBody } from './carried-payload.js';
 import { deferDisabled } from './defer-disabled.js';
 import { type ExecutionResult, executeClaimedJob } from './execute-job.js';
 import { KeyedSerializer } from './keyed-serializer.js';
@@ -135,21 +136,28 @@ class WorkerRuntime {
         definition.type,
       );
     }
-    // A body carried in the message goes into the payloads table first; from then on it is an inline job.
+    // A body carried in the message is checked (nothing written), then it is an inline job whose body is stored
+    // once its row is bound to this message: a message the row refuses leaves the payloads table as it was.
     const inline = this.options.inlinePayloads ?? 'accept';
     const adoption = await adoptCarriedBody(parsed, this.options.payloads, inline);
     if (adoption && !adoption.adopted) {
       return this.quarantineMessage(message, adoption.reason, adoption.detail, identity);
     }
     const received = adoption?.bound ?? (boundAsReceived(parsed) as BoundMessage);
-    const precheck = adoption ? adoption.precheck : await this.payloadBeforeCreate(received);
+    let precheck = adoption ? adoption.precheck : await this.payloadBeforeCreate(received);
+    const rowBound: RowBound | undefined = adoption?.storeAfterRow
+      ? async (row) => {
+          // A body the table did not keep (erased since, or another stored meanwhile) is not reused by the claim.
+          precheck = (await storeCarriedBody(this.options.payloads as PayloadStore, parsed, row)) ?? precheck;
+        }
+      : undefined;
     const gate = firstMessageGate(definition, precheck, this.options.store.now(), message.sender?.senderId);
     if (this.options.disabledJobTypes?.includes(definition.type)) {
-      return this.defer(message, definition, received, precheck, gate);
+      return this.defer(message, definition, received, precheck, gate, rowBound);
     }
     const lease = this.leaseFor(definition);
     const mayCreate = precheck?.ok === true;
-    const acquisition = await acquireClaim(this.options.store, definition, received, lease, mayCreate, gate);
+    const acquisition = await acquireClaim(this.options.store, definition, received, lease, mayCreate, gate, rowBound);
     if (!acquisition.acquired) {
       if (acquisition.reason === 'payload_conflict') {
         return this.quarantineMessage(message, 'payload_conflict', acquisition.detail, identity, definition.type);
@@ -171,6 +179,16 @@ class WorkerRuntime {
     // it supersedes may never log its end. A first claim is in the row's attempt history and the Claims metric.
     if (claim.takeover) this.telemetry.info('claimed', { ...fields, takeover: true });
     const payload = await this.verifiedPayload(claim, definition.payload, precheck);
+    if (!payload.ok && payload.notStoredYet) {
+      const wait = await awaitMissingBody(this.options.store, claim, payload);
+      if (wait.waiting) {
+        this.telemetry.info('claimed row has no body yet: not run, queued for it', { ...fields, waitMs: wait.waitMs });
+        return { status: 'skipped', reason: PAYLOAD_PENDING, identity };
+      }
+      this.telemetry.count(MetricName.Quarantined, 1, claim.jobType);
+      this.telemetry.warn('work item quarantined', { ...fields, errorCode: wait.errorCode });
+      return { status: 'item_quarantined', reason: wait.errorCode, identity, fence: claim.fence };
+    }
     if (!payload.ok) {
       await this.options.store.quarantine(claim, { errorCode: payload.errorCode, message: payload.message });
       this.telemetry.count(MetricName.Quarantined, 1, claim.jobType);
@@ -231,9 +249,11 @@ class WorkerRuntime {
     received: BoundMessage,
     precheck: LoadedPayload | undefined,
     gate: ApprovalGate | undefined,
+    rowBound: RowBound | undefined,
   ): Promise<MessageResult> {
     const { envelope, identity } = received;
-    const deferral = await deferDisabled(this.options.store, definition, received, precheck?.ok === true, gate);
+    const mayCreate = precheck?.ok === true;
+    const deferral = await deferDisabled(this.options.store, definition, received, mayCreate, gate, rowBound);
     if (!deferral.deferred) {
       if (deferral.reason === 'not_created') return this.refuseUnverified(message, precheck, identity, definition.type);
       return this.quarantineMessage(message, deferral.reason, deferral.detail, identity, definition.type);
@@ -287,7 +307,7 @@ class WorkerRuntime {
     claim: Claim,
     schema: ZodType<unknown>,
     precheck: LoadedPayload | undefined,
-  ): Promise<{ ok: true; body: unknown } | { ok: false; errorCode: string; message: string }> {
+  ): Promise<{ ok: true; body: unknown } | { ok: false; errorCode: string; message: string; notStoredYet?: true }> {
     const reusable = precheck?.ok === true && precheck.payloadHash === claim.payloadHash;
     const loaded = reusable ? precheck : await loadVerifiedPayload(this.payloadSources(), claim);
     if (!loaded.ok) return loaded;

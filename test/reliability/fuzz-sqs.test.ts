@@ -138,7 +138,7 @@ describe('fuzzed SQS records through the worker', () => {
 });
 
 /** Confirm-first sends and outbox items built from bad input: a typed error every time, nothing written or sent. */
-describe('fuzzed producer input: confirm-first sends and outbox items', () => {
+describe('fuzzed producer input: confirm-first sends, carried bodies and outbox items', () => {
   const report = new ReliabilityReport(`${__filename}#producers`);
   let harness: WorkerHarness;
 
@@ -155,22 +155,24 @@ describe('fuzzed producer input: confirm-first sends and outbox items', () => {
     const rows = { client: harness.client, jobsTable: harness.tables.jobsTable, jobs: [job('demo')] };
     const good = { tenantId: 'fz', operationId: 'fz-producer', jobType: 'demo', payload: { order: 'x' } };
     const field = fc.constantFrom('tenantId', 'operationId', 'jobType', 'jobVersion', 'payload');
-    const cases = fc.sample(fc.tuple(field, hostileValue, fc.boolean()), { seed, numRuns: 300 });
+    const path = fc.constantFrom('confirm', 'carry', 'outbox');
+    const cases = fc.sample(fc.tuple(field, hostileValue, path), { seed, numRuns: 300 });
     const wrong: string[] = [];
     let refused = 0;
-    for (const [name, value, outbox] of cases) {
+    for (const [name, value, way] of cases) {
       const input = { ...good, [name]: value } as typeof good;
       // Values that happen to be valid for the field are not bad input: the property is about the others.
       if (name === 'payload' && isJsonPayload(value)) continue;
-      const attempt = outbox
-        ? enqueueTransactItems(
-            { sqs: harness.sqs, queueUrl: harness.queueUrl, rows, payloadsTable: harness.tables.payloadsTable },
-            input,
-          )
-        : sendJob(
-            { sqs: harness.sqs, queueUrl: harness.queueUrl, payloads: harness.payloads, delayed: rows },
-            { ...input, confirm: true },
-          );
+      const attempt =
+        way === 'outbox'
+          ? enqueueTransactItems(
+              { sqs: harness.sqs, queueUrl: harness.queueUrl, rows, payloadsTable: harness.tables.payloadsTable },
+              input,
+            )
+          : sendJob(
+              { sqs: harness.sqs, queueUrl: harness.queueUrl, payloads: harness.payloads, delayed: rows },
+              way === 'carry' ? { ...input, carryBody: true } : { ...input, confirm: true },
+            );
       const error = await attempt.then(
         () => undefined,
         (thrown: unknown) => thrown,

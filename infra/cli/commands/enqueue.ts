@@ -31,6 +31,11 @@ const spec: CommandSpec = {
       type: 'boolean',
       description: 'write the queued row first and answer created, or replay with the stored state (one write more)',
     },
+    'carry-body': {
+      type: 'boolean',
+      description:
+        'send the body in the message, no table write: the worker stores it (it sits in SQS and the DLQ, where erasure cannot reach it; the deployment must accept inline payloads)',
+    },
     jobs: {
       type: 'string',
       placeholder: '<module>',
@@ -41,6 +46,7 @@ const spec: CommandSpec = {
   },
   examples: [
     `leasefence enqueue --type refund-settlement --tenant m_4471 --operation refund-r_900 --payload '{"merchantId":"m_4471","amount":70.25,"currency":"EUR"}'`,
+    `leasefence enqueue --carry-body --type refund-settlement --tenant m_4471 --operation refund-r_901 --payload '{"merchantId":"m_4471","amount":12.5,"currency":"EUR"}'`,
     `leasefence enqueue --type statement-publication --tenant bank-eu --operation stmt-42-2026-09-13 --payload '{"accountId":"42","date":"2026-09-13","lines":3}'`,
   ],
 };
@@ -55,6 +61,7 @@ const schema = z
     'payload-file': z.string().min(1).optional(),
     delay: integerFlag(0, 900).optional(),
     confirm: z.boolean().optional(),
+    'carry-body': z.boolean().optional(),
     jobs: z.string().min(1).optional(),
   })
   .refine((input) => (input.payload === undefined) !== (input['payload-file'] === undefined), {
@@ -127,6 +134,7 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
         payload,
         ...(input.delay !== undefined ? { delaySeconds: input.delay } : {}),
         ...(input.confirm ? { confirm: true } : {}),
+        ...(input['carry-body'] ? { carryBody: true } : {}),
       },
     );
     const identity = { tenantId: input.tenant, operationId: input.operation };
@@ -134,7 +142,12 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
       printJson(io, { ...identity, jobType: input.type, ...sent });
       return 0;
     }
-    const body = sent.payloadStored === 'replay' ? 'same body already stored (a replay)' : 'body stored';
+    const body =
+      sent.payloadStored === 'replay'
+        ? 'same body already stored (a replay)'
+        : sent.payloadStored === 'carried'
+          ? 'body carried in the message: the worker stores it'
+          : 'body stored';
     if (sent.row) {
       io.out(
         sent.row.outcome === 'replay'

@@ -119,6 +119,36 @@ describe('leasefence CLI against a running local stack: items', () => {
     expect(human.stdout).toContain(`sha-256 ${JSON.parse(sent.stdout).payloadHash}`);
   });
 
+  it('enqueue --carry-body sends the body in the message, nothing written by the CLI; the local worker stores it and runs the job', async () => {
+    const identity = parseIdentity({ tenantId: 'm_1', operationId: 'r-carried' });
+    const payload = JSON.stringify({ merchantId: 'm_1', amount: 7.5, currency: 'EUR' });
+    const sent = await cli(
+      'enqueue',
+      '--carry-body',
+      '--type',
+      'refund-settlement',
+      '--tenant',
+      'm_1',
+      '--operation',
+      'r-carried',
+      '--payload',
+      payload,
+      '--json',
+    );
+    const store = new WorkItemStore({ client, tableName: stack.state.tables.jobs });
+    for (let tries = 0; tries < 100 && (await store.get(identity))?.state !== 'succeeded'; tries += 1) {
+      await new Promise((wait) => setTimeout(wait, 100));
+    }
+
+    expect(sent.code).toBe(0);
+    expect(JSON.parse(sent.stdout)).toMatchObject({
+      operationId: 'r-carried',
+      answer: 'new',
+      payloadStored: 'carried',
+    });
+    expect(await store.get(identity)).toMatchObject({ state: 'succeeded', payloadInline: true });
+  });
+
   it('ls pages parked items oldest first, filters by tenant and age, and lists claimed and queued items', async () => {
     // prepare
     const now = Date.now();

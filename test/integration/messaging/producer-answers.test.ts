@@ -1,13 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
+import { toSqsEvent } from '../../../infra/local/sqs-event-source.js';
 import { cancelItem } from '../../../lib/admin/cancel.js';
 import { InvalidInputError, PayloadConflictError } from '../../../lib/errors.js';
-import { payloadHash } from '../../../lib/hashing.js';
+import { MAX_PAYLOAD_BYTES, payloadHash } from '../../../lib/hashing.js';
 import { parseIdentity } from '../../../lib/identity.js';
 import { defineJob } from '../../../lib/job-definition.js';
+import { jobEnvelopeSchema } from '../../../lib/messaging/envelope.js';
 import { type ProducerDependencies, type SendJobInput, sendJob } from '../../../lib/messaging/producer.js';
 import { testDocumentClient } from '../../support/engine.js';
 import { expectRejection } from '../../support/expectations.js';
+import { drainQueue } from '../../support/queue-reader.js';
 import { countRequests } from '../../support/request-counter.js';
 import { createWorkerHarness, type WorkerHarness } from '../../support/worker-harness.js';
 
@@ -155,6 +158,91 @@ describe("sendJob's answer: new, replay with the stored row, or a conflict with 
     expect(await harness.payloads.get(identity)).toBeUndefined();
     expect(await harness.queueDepth()).toEqual({ visible: 0, inFlight: 0 });
   });
+  it('carryBody: one message carrying the canonical body under the envelope schema, no table write; a worker runs it', async () => {
+    const client = testDocumentClient();
+    const counter = countRequests(client);
+    // No payloads table: the body travels in the message.
+    const producer: ProducerDependencies = {
+      sqs: harness.sqs,
+      queueUrl: harness.queueUrl,
+      delayed: { client, jobsTable: harness.tables.jobsTable, jobs: [settle], clock: harness.clock },
+    };
+    const identity = parseIdentity({ tenantId: 'acme', operationId: 'settle-carried' });
+    const input = { ...identity, jobType: 'settle', payload: { amount: 70.0 }, carryBody: true } as SendJobInput;
+    const before = runs;
+
+    const sent = await sendJob(producer, input);
+    const messages = (await drainQueue(harness.sqs, harness.queueUrl)).filter((message) =>
+      message.body.includes('settle-carried'),
+    );
+
+    expect(sent).toMatchObject({ answer: 'new', payloadStored: 'carried', payloadHash: payloadHash({ amount: 70 }) });
+    expect(counter.writes()).toBe(0);
+    expect(messages).toHaveLength(1);
+    const envelope = JSON.parse(messages[0]?.body ?? '');
+    expect(envelope).toEqual({
+      v: 1,
+      kind: 'job',
+      tenantId: 'acme',
+      operationId: 'settle-carried',
+      jobType: 'settle',
+      payloadHash: payloadHash({ amount: 70 }),
+      payload: { body: { amount: 70 } },
+    });
+    expect(jobEnvelopeSchema.safeParse(envelope).success).toBe(true);
+    expect(await harness.payloads.get(identity)).toBeUndefined();
+
+    const record = { MessageId: messages[0]?.messageId ?? '', ReceiptHandle: 'r', Body: messages[0]?.body ?? '' };
+    const response = await harness.worker()(toSqsEvent([record], 'arn:aws:sqs:us-east-1:000000000000:q'));
+    const retry = await sendJob(producer, input);
+
+    expect(response.batchItemFailures).toEqual([]);
+    expect(runs).toBe(before + 1);
+    expect(await harness.payloads.get(identity)).toEqual({
+      body: { amount: 70 },
+      payloadHash: payloadHash({ amount: 70 }),
+      intact: true,
+    });
+    expect(retry).toMatchObject({
+      answer: 'replay',
+      messageId: '',
+      stored: { state: 'succeeded', outcomeCode: 'settled' },
+    });
+    expect(counter.writes()).toBe(0);
+    counter.detach();
+    client.destroy();
+  });
+
+  it('carryBody: a body over the cap, or with confirm or a payloadRef, is an InvalidInputError; nothing sent', async () => {
+    const large = { amount: 1, note: 'x'.repeat(MAX_PAYLOAD_BYTES) };
+    const carried = { carryBody: true };
+
+    const tooLarge = await expectRejection(
+      send({ operationId: 'settle-carried-large', payload: large, ...carried }),
+      InvalidInputError,
+    );
+    const withConfirm = await expectRejection(
+      send({ operationId: 'settle-carried-confirm', payload: { amount: 1 }, confirm: true, ...carried }),
+      InvalidInputError,
+    );
+    const withRef = await expectRejection(
+      send({ operationId: 'settle-carried-ref', payloadRef: 's3://b/k', payload: { amount: 1 }, ...carried }),
+      InvalidInputError,
+    );
+
+    expect(tooLarge.issues).toEqual([{ path: 'payload', message: 'too large' }]);
+    expect([withConfirm, withRef].map((error) => error.issues.map((issue) => issue.path))).toEqual([
+      ['carryBody'],
+      ['carryBody'],
+    ]);
+    expect(await harness.queueDepth()).toEqual({ visible: 0, inFlight: 0 });
+    for (const operationId of ['settle-carried-large', 'settle-carried-confirm', 'settle-carried-ref']) {
+      const identity = parseIdentity({ tenantId: 'acme', operationId });
+      expect(await harness.store.get(identity)).toBeUndefined();
+      expect(await harness.payloads.get(identity)).toBeUndefined();
+    }
+  });
+
   it('a producer that reuses its config reads the fence epoch once, not once per send', async () => {
     const client = testDocumentClient();
     const counter = countRequests(client);
