@@ -2,20 +2,7 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { recordTick } from '../../../lib/lambda/schedule-tick-handler.js';
 import { METRIC_NAMESPACE } from '../../../lib/metric-names.js';
-
-/** The EMF records Powertools wrote to stdout while `act` ran. */
-function emfRecordsOf(act: () => void): Array<Record<string, unknown>> {
-  vi.stubEnv('POWERTOOLS_DEV', 'false');
-  vi.stubEnv('POWERTOOLS_METRICS_DISABLED', 'false');
-  const printed = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
-  act();
-  const writes = [...printed.mock.calls];
-  printed.mockRestore();
-  return writes
-    .flatMap((args) => String(args[0]).split('\n'))
-    .filter((line) => line.startsWith('{"_aws"'))
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-}
+import { dimensionSetsOf, emfRecordsOf } from '../../support/emf.js';
 
 describe('schedule tick metrics', () => {
   afterEach(() => {
@@ -37,8 +24,7 @@ describe('schedule tick metrics', () => {
     expect(perSchedule).toHaveLength(2);
     for (const record of perSchedule) {
       expect(record).toMatchObject({ service: 'billing', Schedule: 'nightly', ScheduleTickDeliveries: 1 });
-      const [dimensions] = (record._aws as { CloudWatchMetrics: Array<{ Dimensions: string[][] }> }).CloudWatchMetrics;
-      expect(dimensions?.Dimensions[0]?.sort()).toEqual(['Schedule', 'service']);
+      expect(dimensionSetsOf(record)?.[0]?.sort()).toEqual(['Schedule', 'service']);
     }
     const serviceWide = records.filter((record) => record.Schedule === undefined);
     expect(serviceWide).toHaveLength(1);
