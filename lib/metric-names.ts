@@ -52,6 +52,11 @@ const MetricName = {
   ScheduleTicksMissed: 'ScheduleTicksMissed',
   /** Schedule tick: a tick refused with nothing written (unknown schedule, bad input, ahead of the clock). */
   ScheduleTicksRefused: 'ScheduleTicksRefused',
+  /**
+   * Schedule tick, under `service` + `Schedule` only: a delivery of that schedule's tick landed (created or replay).
+   * Its absence for longer than the schedule's longest gap plus slack is the schedule's silence alarm.
+   */
+  ScheduleTickDeliveries: 'ScheduleTickDeliveries',
 } as const;
 
 /** Dimension Powertools Metrics adds to every metric; its value is POWERTOOLS_SERVICE_NAME. */
@@ -62,6 +67,12 @@ const METRIC_SERVICE_DIMENSION = 'service';
  * alarms on it). Job types are registered names, never identifiers, so they are not hashed.
  */
 const METRIC_JOB_TYPE_DIMENSION = 'JobType';
+
+/**
+ * Dimension of ScheduleTickDeliveries: the schedule's declared name (a name in the template, never an identifier,
+ * so not hashed).
+ */
+const METRIC_SCHEDULE_DIMENSION = 'Schedule';
 
 /** Metrics emitted a second time under `service` + `JobType` (registered job types only, never a message's claim). */
 const JOB_TYPE_METRICS = [
@@ -87,6 +98,7 @@ export {
   JOB_TYPE_METRICS,
   METRIC_JOB_TYPE_DIMENSION,
   METRIC_NAMESPACE,
+  METRIC_SCHEDULE_DIMENSION,
   METRIC_SERVICE_DIMENSION,
   MetricName,
   serviceName,

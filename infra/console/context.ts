@@ -1,4 +1,5 @@
 import type { AdminDeps } from '../../lib/admin/deps.js';
+import type { ScheduleDeclaration } from '../../lib/messaging/schedule.js';
 
 /** What the banner says the console is connected to. */
 interface ConsoleTarget {
@@ -19,6 +20,8 @@ interface ConsoleContext {
   actor: string;
   /** Each job type's runbook section (Markdown), when the console knows the jobs module (the item page shows it). */
   runbooks?: Readonly<Record<string, string>>;
+  /** The jobs module's schedules, when the console knows it (the Schedules page judges their recent ticks). */
+  schedules?: readonly ScheduleDeclaration[];
 }
 
 /** Account and region of an SQS queue URL (https://sqs.<region>.amazonaws.com/<account>/<name>), when it is one. */

@@ -275,6 +275,7 @@ class FencedJobQueue extends Construct {
         ...Object.values(alarms.alarms),
         this.inFlightAlarm,
         ...Object.values(this.schedules?.alarms ?? {}),
+        ...Object.values(this.schedules?.silenceAlarms ?? {}),
         ...Object.values(this.jobTypeAlarms).flatMap(Object.values),
       ],
     }).dashboard;

@@ -17,6 +17,7 @@ import { schedulesVariable } from '../../lib/messaging/schedules-variable.js';
 import { METRIC_NAMESPACE, METRIC_SERVICE_DIMENSION, MetricName } from '../../lib/metric-names.js';
 import { createLeasefenceFunction, PackagedEntry } from './functions.js';
 import { grantAll, type LeasefenceResources, scheduleTickStatements } from './permissions.js';
+import { scheduleSilenceAlarms } from './schedule-silence.js';
 
 /** Retries of one tick by the Scheduler, within TICK_MAX_AGE_SECONDS (each retry of a tick is a replay). */
 const TICK_RETRY_ATTEMPTS = 10;
@@ -50,7 +51,8 @@ type ScheduleAlarmKey = 'scheduleTicksMissed' | 'scheduleTicksRefused' | 'schedu
  * off by default) invoking the schedule tick function with the schedule's name and `<aws.scheduler.scheduled-time>`;
  * the tick enqueues the occurrence through the library, so a retried or duplicate tick is a replay. The Scheduler's
  * role may invoke only that function (and send to the ticks' DLQ); the function writes only the schedules' tenants'
- * keys. Alarms: ticks without a job (missed), refused ticks, tick function errors, ticks dead-lettered.
+ * keys. Alarms: ticks without a job (missed), refused ticks, tick function errors, ticks dead-lettered, and per
+ * schedule no tick at all for longer than its longest gap plus slack (silence).
  */
 class JobSchedules extends Construct {
   /** The function the schedules invoke. */
@@ -60,6 +62,8 @@ class JobSchedules extends Construct {
   /** One Scheduler schedule per declared schedule, by name. */
   readonly schedules: Record<string, scheduler.Schedule>;
   readonly alarms: Record<ScheduleAlarmKey, cloudwatch.Alarm>;
+  /** Per schedule name, the alarm on no tick landing for its silence window (none for one that ends or ticks rarer than weekly). */
+  readonly silenceAlarms: Record<string, cloudwatch.Alarm>;
 
   constructor(scope: Construct, id: string, props: JobSchedulesProps) {
     super(scope, id);
@@ -100,6 +104,12 @@ class JobSchedules extends Construct {
       declared.map((schedule) => [schedule.name, this.schedule(schedule, group, role, props.flexibleWindow)]),
     );
     this.alarms = scheduleAlarms(this, props, tick.fn, this.deadLetterQueue);
+    this.silenceAlarms = scheduleSilenceAlarms(this, {
+      schedules: declared,
+      serviceName: props.serviceName,
+      action: new SnsAction(props.alarmTopic),
+      ...(props.flexibleWindow ? { flexibleWindow: props.flexibleWindow } : {}),
+    });
   }
 
   private schedule(

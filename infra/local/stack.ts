@@ -169,6 +169,7 @@ async function startLocalStack(options: LocalStackOptions): Promise<RunningLocal
       admin: adminDeps,
       actor: `${DEFAULT_LOCAL_ACTOR} (console)`,
       runbooks: Object.fromEntries(jobs.map((job) => [job.type, runbookSection(job)])),
+      schedules: schedulesOf(jobsSource),
     };
     const operatorConsole = await listenOn(options.ports.console, (port) =>
       startConsoleServer(consoleContext, { port }),

@@ -8,7 +8,7 @@ import { parseInput } from '../internal/validation.js';
 import type { ScheduleDeclaration } from '../messaging/schedule.js';
 import { type ScheduleTickDependencies, type TickOutcome, tickSchedule } from '../messaging/schedule-tick.js';
 import { parseSchedulesVariable } from '../messaging/schedules-variable.js';
-import { METRIC_NAMESPACE, MetricName, serviceName } from '../metric-names.js';
+import { METRIC_NAMESPACE, METRIC_SCHEDULE_DIMENSION, MetricName, serviceName } from '../metric-names.js';
 import { createSqsClient } from '../sqs-client.js';
 import { PayloadStore } from '../store/payloads.js';
 import { createHandlerClients, sqsEndpointOptions } from './clients.js';
@@ -47,7 +47,8 @@ function boot(options: ScheduleTickHandlerOptions): ScheduleTickDependencies {
 /**
  * Builds the schedule tick Lambda handler (EventBridge Scheduler target): enqueues the tick's occurrence through
  * tickSchedule, so a duplicate or late delivery of a tick is a replay. Emits ScheduleTicks, ScheduleTickReplays,
- * ScheduleTicksMissed (ticks of the recent window with no job) and ScheduleTicksRefused; logs the schedule name
+ * ScheduleTicksMissed (ticks of the recent window with no job), ScheduleTicksRefused and, per schedule,
+ * ScheduleTickDeliveries; logs the schedule name
  * and outcome only, never the payload. A refused tick (unknown schedule, bad input, a time ahead of the clock)
  * returns without throwing, so the Scheduler does not retry it; a store or queue failure throws (retried).
  * @example
@@ -63,13 +64,13 @@ function createScheduleTickHandler(options: ScheduleTickHandlerOptions = {}): Sc
     try {
       const tick = parseInput(tickEventSchema, event, 'schedule tick');
       const outcome = await tickSchedule(deps, tick.schedule, Date.parse(tick.scheduledTime));
-      record(metrics, outcome);
+      recordTick(metrics, outcome);
       logger.info('schedule tick', { ...outcome });
       return outcome;
     } catch (error) {
       if (isLeasefenceError(error, InvalidInputError)) {
         const refused: TickOutcome = { outcome: 'refused', reason: 'invalid_tick' };
-        record(metrics, refused);
+        recordTick(metrics, refused);
         logger.warn('schedule tick refused', { error: describeError(error) });
         return refused;
       }
@@ -81,8 +82,11 @@ function createScheduleTickHandler(options: ScheduleTickHandlerOptions = {}): Sc
   };
 }
 
-/** The tick's counts as metrics (the alarms read ScheduleTicksMissed and ScheduleTicksRefused). */
-function record(metrics: Metrics, outcome: TickOutcome): void {
+/**
+ * The tick's counts as metrics (the alarms read ScheduleTicksMissed and ScheduleTicksRefused), and for a tick that
+ * landed one ScheduleTickDeliveries under its schedule's name (the silence alarm reads its absence).
+ */
+function recordTick(metrics: Metrics, outcome: TickOutcome): void {
   if (outcome.outcome === 'refused') {
     metrics.addMetric(MetricName.ScheduleTicksRefused, MetricUnit.Count, 1);
     return;
@@ -90,6 +94,16 @@ function record(metrics: Metrics, outcome: TickOutcome): void {
   const name = outcome.outcome === 'created' ? MetricName.ScheduleTicks : MetricName.ScheduleTickReplays;
   metrics.addMetric(name, MetricUnit.Count, 1);
   metrics.addMetric(MetricName.ScheduleTicksMissed, MetricUnit.Count, outcome.missed);
+  // A separate EMF record: the stored metrics share one dimension set, the per-schedule count needs its own.
+  const perSchedule = metrics.singleMetric();
+  perSchedule.addDimension(METRIC_SCHEDULE_DIMENSION, outcome.schedule);
+  perSchedule.addMetric(MetricName.ScheduleTickDeliveries, MetricUnit.Count, 1);
 }
 
-export { createScheduleTickHandler, type ScheduleTickHandler, type ScheduleTickHandlerOptions, tickEventSchema };
+export {
+  createScheduleTickHandler,
+  recordTick,
+  type ScheduleTickHandler,
+  type ScheduleTickHandlerOptions,
+  tickEventSchema,
+};

@@ -142,6 +142,34 @@ describe('construct schedules: EventBridge Scheduler ticks that enqueue through 
     expect(missed[0]?.Properties.AlarmActions).toHaveLength(1);
   });
 
+  it('alarms per schedule when no tick landed for its longest gap plus slack, missing data breaching', () => {
+    const silence = built.jobs.schedules?.silenceAlarms ?? {};
+    expect(Object.keys(silence).sort()).toEqual(['nightly-invoices', 'usage-rollup']);
+    const byName = (name: string) =>
+      Object.values(
+        assertions.findResources('AWS::CloudWatch::Alarm', { Properties: { MetricName: 'ScheduleTickDeliveries' } }),
+      )
+        .map((resource) => resource.Properties)
+        .filter((properties) => properties.Dimensions.some((entry: { Value: string }) => entry.Value === name));
+    const common = {
+      Namespace: 'Leasefence',
+      Statistic: 'Sum',
+      Threshold: 1,
+      ComparisonOperator: 'LessThanThreshold',
+      TreatMissingData: 'breaching',
+    };
+    // rate(15 minutes): 900 s + 900 s of retries + 300 s of metric delay = 2,100 s: seven 5-minute periods.
+    expect(byName('usage-rollup')).toEqual([
+      expect.objectContaining({ ...common, Period: 300, EvaluationPeriods: 7, DatapointsToAlarm: 7 }),
+    ]);
+    // 02:00 Berlin daily: 25 h across the autumn DST change + 20 min: over a day, so hourly periods, 26 of them.
+    const [nightly] = byName('nightly-invoices');
+    expect(nightly).toMatchObject({ ...common, Period: 3600, EvaluationPeriods: 26, DatapointsToAlarm: 26 });
+    expect(nightly?.Dimensions).toContainEqual({ Name: 'service', Value: 'leasefence' });
+    expect(nightly?.AlarmActions).toHaveLength(1);
+    expect(nightly?.OKActions).toHaveLength(1);
+  });
+
   it('cdk-nag finds nothing unacknowledged in a stack with schedules', () => {
     const report = new AwsSolutionsChecks(built.app, { verbose: true }).validateScope(built.stack);
     expect(

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import type { ScheduleDeclaration } from '../../../lib/messaging/schedule.js';
 import { type ConsoleContext, queueUrlAccount } from '../../console/context.js';
 import { startConsoleServer } from '../../console/server.js';
 import { type CommandSpec, parseCommandLine } from '../args.js';
@@ -9,6 +10,7 @@ import type { Io } from '../output.js';
 import { commonShape, TARGET_OPTIONS, targetShape } from '../schemas.js';
 import { COMMAND_SUMMARIES } from '../summaries.js';
 import type { CliTarget } from '../target.js';
+import { declaredSchedules } from './schedules.js';
 
 /** Default port of this command (one above the local stack's own console, 8790, so both can run). */
 const DEFAULT_CONSOLE_PORT = 8791;
@@ -23,15 +25,32 @@ const spec: CommandSpec = {
       placeholder: '<port>',
       description: `port on 127.0.0.1 (default ${DEFAULT_CONSOLE_PORT}; 0 = any free port)`,
     },
+    jobs: {
+      type: 'string',
+      placeholder: '<module>',
+      description: 'jobs module exporting `schedules`, for the Schedules page (default: the one the local stack runs)',
+    },
     ...TARGET_OPTIONS,
   },
-  examples: ['leasefence console', 'leasefence console --stack leasefence-prod --region eu-west-1 --port 8791'],
+  examples: [
+    'leasefence console',
+    'leasefence console --stack leasefence-prod --region eu-west-1 --port 8791 --jobs ./src/jobs/module.ts',
+  ],
 };
 
-const schema = z.strictObject({ ...commonShape, ...targetShape, port: portFlag.optional() });
+const schema = z.strictObject({
+  ...commonShape,
+  ...targetShape,
+  port: portFlag.optional(),
+  jobs: z.string().min(1).optional(),
+});
 
-/** The console's view of a CLI target: the same admin deps, named for the banner. */
-function consoleContext(target: CliTarget, stack: string | undefined): ConsoleContext {
+/** The console's view of a CLI target: the same admin deps, named for the banner, and the schedules if known. */
+function consoleContext(
+  target: CliTarget,
+  stack: string | undefined,
+  schedules?: readonly ScheduleDeclaration[],
+): ConsoleContext {
   return {
     target: {
       kind: target.kind,
@@ -42,6 +61,7 @@ function consoleContext(target: CliTarget, stack: string | undefined): ConsoleCo
     },
     admin: target.admin,
     actor: `${target.actor} (console)`,
+    ...(schedules ? { schedules } : {}),
   };
 }
 
@@ -62,7 +82,9 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
   const input = parseCommandLine(spec, schema, argv);
   const port = input.port ?? DEFAULT_CONSOLE_PORT;
   return withTarget(input, io, async (target) => {
-    const server = await startConsoleServer(consoleContext(target, input.stack), { port });
+    // Without --jobs and outside a local stack the Schedules page says it cannot judge them (never an empty list).
+    const schedules = input.jobs || target.local ? await declaredSchedules(input.jobs, target) : undefined;
+    const server = await startConsoleServer(consoleContext(target, input.stack, schedules), { port });
     io.out(`leasefence console for ${target.label}: ${server.url}`);
     io.out(`actions are audited as "${target.actor} (console)"; only this machine can reach it. Stop with Ctrl-C.`);
     const signal = await stopSignal();

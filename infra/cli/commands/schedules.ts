@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { isLeasefenceError } from '../../../lib/errors.js';
 import type { ScheduleDeclaration } from '../../../lib/messaging/schedule.js';
-import { DEFAULT_LOOKBACK_TICKS, type ScheduleStatus, scheduleStatus } from '../../../lib/messaging/schedule-status.js';
+import { type ScheduleReport, scheduleReports } from '../../../lib/messaging/schedule-report.js';
+import { DEFAULT_LOOKBACK_TICKS } from '../../../lib/messaging/schedule-status.js';
 import { EXAMPLE_JOBS_SOURCE, exampleJobs, JobsModuleError, loadJobsModule } from '../../local/jobs-module.js';
 import { schedulesOf } from '../../local/schedules-module.js';
 import { type CommandSpec, parseCommandLine } from '../args.js';
@@ -42,7 +43,10 @@ const schema = z.strictObject({
   lookback: integerFlag(1, 100).optional(),
 });
 
-/** The schedules of `--jobs`, else of the jobs module the local stack runs; UsageError when there is neither. */
+/**
+ * The schedules of `--jobs`, else of the jobs module the local stack runs (also `leasefence console`); UsageError
+ * when there is neither.
+ */
 async function declaredSchedules(path: string | undefined, target: CliTarget): Promise<readonly ScheduleDeclaration[]> {
   const source = path ?? target.local?.jobs.source;
   if (!source) throw new UsageError('--jobs: name the jobs module that exports `schedules` (the one your app deploys)');
@@ -54,43 +58,24 @@ async function declaredSchedules(path: string | undefined, target: CliTarget): P
   }
 }
 
-/** The verdict as a person reads it: a count of missed ticks, NOT EVALUATED, or ok. */
-function verdictText(status: ScheduleStatus): string {
-  if (status.verdict === 'missed') {
-    return `MISSED ${status.ticks.filter((tick) => tick.status === 'missed').length}`;
-  }
-  return status.verdict === 'not_evaluated' ? 'NOT EVALUATED' : 'ok';
-}
-
-function printStatuses(io: Io, schedules: readonly ScheduleDeclaration[], statuses: readonly ScheduleStatus[]): void {
+function printReports(io: Io, reports: readonly ScheduleReport[]): void {
   const now = io.now();
   const iso = (time: number | undefined) => (time === undefined ? '-' : new Date(time).toISOString());
   io.out(
     formatTable(
       ['SCHEDULE', 'EXPRESSION', 'NEXT', 'LAST RUN', 'STATE', 'TICKS'],
-      statuses.map((status, index) => {
-        const schedule = schedules[index] as ScheduleDeclaration;
-        return [
-          status.name,
-          `${schedule.expression} ${schedule.timeZone}`,
-          status.next === undefined ? '-' : `${iso(status.next)} (${relativeTime(status.next, now)})`,
-          status.lastRun
-            ? `${iso(status.lastRun.scheduledAt)} (${relativeTime(status.lastRun.scheduledAt, now)})`
-            : '-',
-          status.lastRun?.state ?? '-',
-          verdictText(status),
-        ];
-      }),
+      reports.map(({ name, expression, timeZone, status, verdictText }) => [
+        name,
+        `${expression} ${timeZone}`,
+        status.next === undefined ? '-' : `${iso(status.next)} (${relativeTime(status.next, now)})`,
+        status.lastRun ? `${iso(status.lastRun.scheduledAt)} (${relativeTime(status.lastRun.scheduledAt, now)})` : '-',
+        status.lastRun?.state ?? '-',
+        verdictText,
+      ]),
     ),
   );
-  for (const status of statuses) {
-    for (const tick of status.ticks.filter((entry) => entry.status === 'missed' || entry.status === 'not_evaluated')) {
-      const what =
-        tick.status === 'missed'
-          ? 'missed: no job'
-          : 'NOT EVALUATED: no job, and no sign the schedule existed then (declare `start`)';
-      io.out(`  ${status.name} ${iso(tick.scheduledAt)}: ${what}`);
-    }
+  for (const report of reports) {
+    for (const note of report.notes) io.out(`  ${report.name} ${iso(note.scheduledAt)}: ${note.text}`);
   }
 }
 
@@ -98,15 +83,16 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
   const input = parseCommandLine(spec, schema, argv);
   return withTarget(input, io, async (target) => {
     const schedules = await declaredSchedules(input.jobs, target);
-    const now = io.now();
-    const statuses = await Promise.all(
-      schedules.map((schedule) =>
-        scheduleStatus(schedule, now, (identity) => target.store.get(identity), input.lookback),
-      ),
+    const reports = await scheduleReports(
+      schedules,
+      io.now(),
+      (identity) => target.store.get(identity),
+      input.lookback,
     );
+    const statuses = reports.map((report) => report.status);
     if (input.json) printJson(io, { schedules: statuses });
     else if (schedules.length === 0) io.out('no schedules declared (the jobs module exports no `schedules`)');
-    else printStatuses(io, schedules, statuses);
+    else printReports(io, reports);
     return statuses.some((status) => status.verdict === 'missed') ? 1 : 0;
   });
 }
@@ -114,4 +100,4 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
 /** `leasefence schedules`: each schedule's next tick, last run and missed ticks, from the occurrence rows. */
 const schedulesCommand: CliCommand = { spec, run };
 
-export { schedulesCommand };
+export { declaredSchedules, schedulesCommand };

@@ -7,6 +7,7 @@ import { Dlq } from './views/dlq.js';
 import { ItemPage } from './views/item.js';
 import { Items } from './views/items.js';
 import { Overview } from './views/overview.js';
+import { SchedulesPage } from './views/schedules.js';
 import { ShadowPage } from './views/shadow.js';
 
 const html = htm.bind(h);
@@ -31,6 +32,7 @@ const NAV = [
   ['/', 'Overview'],
   ['/items', 'Items', '?state=unknown'],
   ['/dlq', 'Dead letters'],
+  ['/schedules', 'Schedules'],
   ['/audit', 'Audit log'],
   ['/shadow', 'Shadow mode'],
 ];
@@ -61,6 +63,7 @@ function Page({ route }) {
   if (head === 'dlq') return html`<${Dlq} />`;
   if (head === 'audit') return html`<${AuditLog} />`;
   if (head === 'shadow') return html`<${ShadowPage} />`;
+  if (head === 'schedules') return html`<${SchedulesPage} />`;
   return html`<${Overview} key=${route.query.tenant ?? ''} query=${route.query} />`;
 }
 

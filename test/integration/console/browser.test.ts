@@ -1,36 +1,19 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningLocalStack } from '../../../infra/local/stack.js';
+import { describe, expect, it } from 'vitest';
 import { parseIdentity } from '../../../lib/identity.js';
-import { browserMissing, launchChromium } from '../../support/browser.js';
+import { browserMissing, useConsoleSession } from '../../support/browser.js';
 import { putWorkItem } from '../../support/factories.js';
-import { startQuietStack } from '../../support/quiet-stack.js';
 
 const missing = browserMissing();
 if (missing) console.log(`[leasefence tests] SKIPPED console browser tests: ${missing}`);
 
 describe.skipIf(missing !== undefined)('operator console in a real browser (Debian chromium)', () => {
-  let stack: RunningLocalStack;
-  let browser: Browser;
-  let page: Page;
-  let consoleUrl: string;
-
-  beforeAll(async () => {
-    stack = await startQuietStack('.local/console-test');
-    consoleUrl = stack.state.endpoints.console as string;
-    browser = await launchChromium();
-    page = await browser.newPage();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await stack?.stop();
-  });
+  const ui = useConsoleSession('.local/console-test');
 
   const seedUnknown = (operationId: string) =>
-    putWorkItem(stack.client, stack.state.tables.jobs, {
+    putWorkItem(ui.stack.client, ui.stack.state.tables.jobs, {
       identity: { tenantId: 'acme', operationId },
       state: 'unknown',
       now: Date.now() - 60_000,
@@ -42,41 +25,41 @@ describe.skipIf(missing !== undefined)('operator console in a real browser (Debi
     await seedUnknown('refund-r_815');
 
     // act: overview ▶ unknown listing ▶ item ▶ resolve with a reason
-    await page.goto(consoleUrl);
-    await expect.poll(() => page.getByTestId('count-unknown').textContent()).toBe('1');
-    const banner = await page.getByTestId('target-banner').textContent();
-    await page.getByTestId('count-unknown').click();
-    await page.getByRole('link', { name: 'acme/refund-r_815' }).click();
-    await expect.poll(() => page.getByTestId('item-state').textContent()).toBe('unknown');
-    await page.getByLabel('Reason').fill('provider dashboard shows refund rf_77 settled');
+    await ui.page.goto(ui.url);
+    await expect.poll(() => ui.page.getByTestId('count-unknown').textContent()).toBe('1');
+    const banner = await ui.page.getByTestId('target-banner').textContent();
+    await ui.page.getByTestId('count-unknown').click();
+    await ui.page.getByRole('link', { name: 'acme/refund-r_815' }).click();
+    await expect.poll(() => ui.page.getByTestId('item-state').textContent()).toBe('unknown');
+    await ui.page.getByLabel('Reason').fill('provider dashboard shows refund rf_77 settled');
     // no verdict is preselected: with a reason but no choice the action cannot be sent
-    const verdictBeforeChoice = await page.getByLabel('Resolve to').inputValue();
-    const enabledBeforeChoice = await page.getByRole('button', { name: 'Resolve item' }).isEnabled();
-    await page.getByLabel('Resolve to').selectOption('succeeded');
-    await page.getByRole('button', { name: 'Resolve item' }).click();
+    const verdictBeforeChoice = await ui.page.getByLabel('Resolve to').inputValue();
+    const enabledBeforeChoice = await ui.page.getByRole('button', { name: 'Resolve item' }).isEnabled();
+    await ui.page.getByLabel('Resolve to').selectOption('succeeded');
+    await ui.page.getByRole('button', { name: 'Resolve item' }).click();
 
     // assert: the page shows the new state, fence and audit entry; the row and the overview agree
     expect(verdictBeforeChoice).toBe('');
     expect(enabledBeforeChoice).toBe(false);
-    await expect.poll(() => page.getByTestId('item-state').textContent()).toBe('succeeded');
-    expect(await page.getByRole('status').textContent()).toContain('unknown → succeeded (fence 4)');
-    expect(await page.getByTestId('item-fence').textContent()).toBe('4');
-    expect(await page.getByTestId('audit-trail').textContent()).toContain(
+    await expect.poll(() => ui.page.getByTestId('item-state').textContent()).toBe('succeeded');
+    expect(await ui.page.getByRole('status').textContent()).toContain('unknown → succeeded (fence 4)');
+    expect(await ui.page.getByTestId('item-fence').textContent()).toBe('4');
+    expect(await ui.page.getByTestId('audit-trail').textContent()).toContain(
       'provider dashboard shows refund rf_77 settled',
     );
-    const stored = await stack.store.get(parseIdentity({ tenantId: 'acme', operationId: 'refund-r_815' }));
+    const stored = await ui.stack.store.get(parseIdentity({ tenantId: 'acme', operationId: 'refund-r_815' }));
     expect(stored).toMatchObject({ state: 'succeeded', fence: 4 });
     expect(stored?.audit).toEqual([
       expect.objectContaining({ actor: 'local-operator (console)', action: 'resolve_succeeded', from: 'unknown' }),
     ]);
-    await page.getByRole('link', { name: 'Overview' }).click();
-    await expect.poll(() => page.getByTestId('count-unknown').textContent()).toBe('0');
+    await ui.page.getByRole('link', { name: 'Overview' }).click();
+    await expect.poll(() => ui.page.getByTestId('count-unknown').textContent()).toBe('0');
     expect(banner).toContain('Local stack');
   });
 
   it('retries a class D item only after the operator states the effect did not happen', async () => {
     // prepare: a class D item whose effect may have happened (the claim marked it)
-    await putWorkItem(stack.client, stack.state.tables.jobs, {
+    await putWorkItem(ui.stack.client, ui.stack.state.tables.jobs, {
       identity: { tenantId: 'dtenant', operationId: 'notify-1' },
       state: 'unknown',
       now: Date.now() - 60_000,
@@ -84,22 +67,22 @@ describe.skipIf(missing !== undefined)('operator console in a real browser (Debi
     });
 
     // act: retry without the statement, then with it
-    await page.goto(`${consoleUrl}#/items?state=unknown&tenant=dtenant`);
-    await page.getByRole('link', { name: 'dtenant/notify-1' }).click();
-    await page.getByRole('tab', { name: 'Retry' }).click();
-    await page.getByLabel('Reason (required').fill('mail provider shows no message sent');
-    await page.getByRole('button', { name: 'Retry item' }).click();
-    const statement = page.getByLabel(/the effect did NOT happen/);
+    await ui.page.goto(`${ui.url}#/items?state=unknown&tenant=dtenant`);
+    await ui.page.getByRole('link', { name: 'dtenant/notify-1' }).click();
+    await ui.page.getByRole('tab', { name: 'Retry' }).click();
+    await ui.page.getByLabel('Reason (required').fill('mail provider shows no message sent');
+    await ui.page.getByRole('button', { name: 'Retry item' }).click();
+    const statement = ui.page.getByLabel(/the effect did NOT happen/);
     await statement.waitFor();
-    const refusedRow = await stack.store.get(parseIdentity({ tenantId: 'dtenant', operationId: 'notify-1' }));
+    const refusedRow = await ui.stack.store.get(parseIdentity({ tenantId: 'dtenant', operationId: 'notify-1' }));
     await statement.check();
-    await page.getByRole('button', { name: 'Retry item' }).click();
+    await ui.page.getByRole('button', { name: 'Retry item' }).click();
 
     // assert: refused first (nothing changed), then requeued with the statement audited
     expect(refusedRow).toMatchObject({ state: 'unknown', fence: 1 });
     expect(refusedRow?.audit).toBeUndefined();
-    await expect.poll(() => page.getByRole('status').textContent()).toContain('retry: unknown → queued (fence 2)');
-    const stored = await stack.store.get(parseIdentity({ tenantId: 'dtenant', operationId: 'notify-1' }));
+    await expect.poll(() => ui.page.getByRole('status').textContent()).toContain('retry: unknown → queued (fence 2)');
+    const stored = await ui.stack.store.get(parseIdentity({ tenantId: 'dtenant', operationId: 'notify-1' }));
     expect(stored?.audit).toEqual([expect.objectContaining({ action: 'retry', statement: 'effect_did_not_happen' })]);
   });
 
@@ -107,7 +90,7 @@ describe.skipIf(missing !== undefined)('operator console in a real browser (Debi
     // prepare
     const rows = await Promise.all(
       ['a', 'b', 'c'].map((suffix) =>
-        putWorkItem(stack.client, stack.state.tables.jobs, {
+        putWorkItem(ui.stack.client, ui.stack.state.tables.jobs, {
           identity: { tenantId: 'bulk', operationId: `stmt-${suffix}` },
           state: 'failed_terminal',
           now: Date.now() - 600_000,
@@ -117,17 +100,17 @@ describe.skipIf(missing !== undefined)('operator console in a real browser (Debi
     );
 
     // act
-    await page.goto(`${consoleUrl}#/items?state=failed_terminal&tenant=bulk`);
-    await page.getByRole('button', { name: 'Bulk retry the filtered set…' }).click();
-    await page.getByRole('heading', { name: 'Bulk retry: 3 items' }).waitFor();
-    await page.getByLabel('Reason').fill('statement service restored');
-    await page.getByLabel('I checked these 3 items').check();
-    await page.getByRole('button', { name: 'Retry 3 items' }).click();
+    await ui.page.goto(`${ui.url}#/items?state=failed_terminal&tenant=bulk`);
+    await ui.page.getByRole('button', { name: 'Bulk retry the filtered set…' }).click();
+    await ui.page.getByRole('heading', { name: 'Bulk retry: 3 items' }).waitFor();
+    await ui.page.getByLabel('Reason').fill('statement service restored');
+    await ui.page.getByLabel('I checked these 3 items').check();
+    await ui.page.getByRole('button', { name: 'Retry 3 items' }).click();
 
     // assert
-    await page.getByText('3 of 3 done · finished').waitFor();
+    await ui.page.getByText('3 of 3 done · finished').waitFor();
     for (const row of rows) {
-      const stored = await stack.store.get(parseIdentity({ tenantId: row.tenantId, operationId: row.operationId }));
+      const stored = await ui.stack.store.get(parseIdentity({ tenantId: row.tenantId, operationId: row.operationId }));
       expect(stored?.fence).toBe(3);
       expect(stored?.audit).toEqual([
         expect.objectContaining({ action: 'retry', from: 'failed_terminal', reason: 'statement service restored' }),
@@ -138,7 +121,7 @@ describe.skipIf(missing !== undefined)('operator console in a real browser (Debi
   it('bulk retry goes on past a refused item in the middle, lists the refusal, and retries the rest', async () => {
     // prepare: three unknown items; the middle one is class D whose effect may have happened (409 statement_required)
     const seed = (operationId: string, overrides: Record<string, unknown> = {}) =>
-      putWorkItem(stack.client, stack.state.tables.jobs, {
+      putWorkItem(ui.stack.client, ui.stack.state.tables.jobs, {
         identity: { tenantId: 'bulkd', operationId },
         state: 'unknown',
         now: Date.now() - 600_000,
@@ -149,21 +132,23 @@ describe.skipIf(missing !== undefined)('operator console in a real browser (Debi
     await seed('op-3');
 
     // act
-    await page.goto(`${consoleUrl}#/items?state=unknown&tenant=bulkd`);
-    await page.getByRole('button', { name: 'Bulk retry the filtered set…' }).click();
-    await page.getByRole('heading', { name: 'Bulk retry: 3 items' }).waitFor();
-    await page.getByLabel('Reason').fill('provider outage over');
-    await page.getByLabel('I checked these 3 items').check();
-    await page.getByRole('button', { name: 'Retry 3 items' }).click();
+    await ui.page.goto(`${ui.url}#/items?state=unknown&tenant=bulkd`);
+    await ui.page.getByRole('button', { name: 'Bulk retry the filtered set…' }).click();
+    await ui.page.getByRole('heading', { name: 'Bulk retry: 3 items' }).waitFor();
+    await ui.page.getByLabel('Reason').fill('provider outage over');
+    await ui.page.getByLabel('I checked these 3 items').check();
+    await ui.page.getByRole('button', { name: 'Retry 3 items' }).click();
 
     // assert: all three were tried, the refusal is listed, the other two are queued, the refused one unchanged
-    await page.getByText('3 of 3 done, 1 refused · finished').waitFor();
-    const failures = await page.locator('ul.failures li').allTextContents();
+    await ui.page.getByText('3 of 3 done, 1 refused · finished').waitFor();
+    const failures = await ui.page.locator('ul.failures li').allTextContents();
     expect(failures).toHaveLength(1);
     expect(failures[0]).toContain('bulkd/op-2');
     expect(failures[0]).toContain('class D');
     const stored = await Promise.all(
-      ['op-1', 'op-2', 'op-3'].map((operationId) => stack.store.get(parseIdentity({ tenantId: 'bulkd', operationId }))),
+      ['op-1', 'op-2', 'op-3'].map((operationId) =>
+        ui.stack.store.get(parseIdentity({ tenantId: 'bulkd', operationId })),
+      ),
     );
     expect(stored.map((item) => [item?.state, item?.fence])).toEqual([
       ['queued', 3],
@@ -172,10 +157,10 @@ describe.skipIf(missing !== undefined)('operator console in a real browser (Debi
     ]);
 
     // act again: the operator states the effect did not happen for the refused one, and retries it
-    await page.getByLabel(/the effect did NOT happen/).check();
-    await page.getByRole('button', { name: 'Retry the 1 refused item' }).click();
-    await page.getByText('1 of 1 done · finished').waitFor();
-    const statement = await stack.store.get(parseIdentity({ tenantId: 'bulkd', operationId: 'op-2' }));
+    await ui.page.getByLabel(/the effect did NOT happen/).check();
+    await ui.page.getByRole('button', { name: 'Retry the 1 refused item' }).click();
+    await ui.page.getByText('1 of 1 done · finished').waitFor();
+    const statement = await ui.stack.store.get(parseIdentity({ tenantId: 'bulkd', operationId: 'op-2' }));
     expect(statement).toMatchObject({ state: 'queued', fence: 3 });
     expect(statement?.audit).toEqual([
       expect.objectContaining({ action: 'retry', statement: 'effect_did_not_happen' }),
@@ -184,24 +169,24 @@ describe.skipIf(missing !== undefined)('operator console in a real browser (Debi
 
   it("lists a tenant's items in every state for state=all (the CLI's --state all), and refuses an unknown state", async () => {
     // prepare
-    await putWorkItem(stack.client, stack.state.tables.jobs, {
+    await putWorkItem(ui.stack.client, ui.stack.state.tables.jobs, {
       identity: { tenantId: 'alls', operationId: 'done-1' },
       state: 'succeeded',
       now: Date.now() - 60_000,
     });
-    await putWorkItem(stack.client, stack.state.tables.jobs, {
+    await putWorkItem(ui.stack.client, ui.stack.state.tables.jobs, {
       identity: { tenantId: 'alls', operationId: 'stuck-1' },
       state: 'unknown',
       now: Date.now() - 60_000,
     });
 
     // act
-    await page.goto(`${consoleUrl}#/items?tenant=alls&state=all`);
-    await page.getByRole('link', { name: 'alls/stuck-1' }).waitFor();
-    const listed = await page.locator('table.items').textContent();
-    const allAlert = await page.getByRole('alert').count();
-    await page.goto(`${consoleUrl}#/items?tenant=alls&state=finished`);
-    const refused = await page.getByRole('alert').textContent();
+    await ui.page.goto(`${ui.url}#/items?tenant=alls&state=all`);
+    await ui.page.getByRole('link', { name: 'alls/stuck-1' }).waitFor();
+    const listed = await ui.page.locator('table.items').textContent();
+    const allAlert = await ui.page.getByRole('alert').count();
+    await ui.page.goto(`${ui.url}#/items?tenant=alls&state=finished`);
+    const refused = await ui.page.getByRole('alert').textContent();
 
     // assert
     expect(listed).toContain('alls/done-1');
@@ -212,46 +197,46 @@ describe.skipIf(missing !== undefined)('operator console in a real browser (Debi
 
   it('offers a tenant box on the states counted per tenant only, and counts them for that tenant', async () => {
     // prepare
-    await putWorkItem(stack.client, stack.state.tables.jobs, {
+    await putWorkItem(ui.stack.client, ui.stack.state.tables.jobs, {
       identity: { tenantId: 'cnt', operationId: 'ok-1' },
       state: 'succeeded',
       now: Date.now() - 60_000,
     });
 
     // act
-    await page.goto(consoleUrl);
-    const acrossTenants = await page.getByTestId('count-succeeded').textContent();
-    await page.locator('input[name="tenant-succeeded"]').fill('cnt');
-    await page.locator('input[name="tenant-succeeded"]').press('Enter');
+    await ui.page.goto(ui.url);
+    const acrossTenants = await ui.page.getByTestId('count-succeeded').textContent();
+    await ui.page.locator('input[name="tenant-succeeded"]').fill('cnt');
+    await ui.page.locator('input[name="tenant-succeeded"]').press('Enter');
 
     // assert
     expect(acrossTenants).toBe('per tenant');
-    await expect.poll(() => page.getByTestId('count-succeeded').textContent()).toBe('1');
-    expect(page.url()).toContain('tenant=cnt');
+    await expect.poll(() => ui.page.getByTestId('count-succeeded').textContent()).toBe('1');
+    expect(ui.page.url()).toContain('tenant=cnt');
   });
 
   it('redrives the DLQ with progress', async () => {
     // prepare: three wake-ups in the DLQ
     for (let index = 0; index < 3; index += 1) {
-      await stack.sqs.send(
+      await ui.stack.sqs.send(
         new SendMessageCommand({
-          QueueUrl: stack.state.queues.deadLetter,
+          QueueUrl: ui.stack.state.queues.deadLetter,
           MessageBody: `{"not":"an envelope ${index}"}`,
         }),
       );
     }
 
     // act
-    await page.goto(`${consoleUrl}#/dlq`);
-    await expect.poll(() => page.getByTestId('dlq-depth').textContent()).toBe('3');
-    expect(await page.locator('main').textContent()).toContain(
+    await ui.page.goto(`${ui.url}#/dlq`);
+    await expect.poll(() => ui.page.getByTestId('dlq-depth').textContent()).toBe('3');
+    expect(await ui.page.locator('main').textContent()).toContain(
       'Each chunk of 25 messages is one audited admin action.',
     );
-    await page.getByRole('button', { name: 'Redrive' }).click();
+    await ui.page.getByRole('button', { name: 'Redrive' }).click();
 
     // assert
-    await expect.poll(() => page.getByTestId('redrive-progress').textContent()).toContain('moved 3 of 3');
-    expect(await page.getByTestId('redrive-progress').textContent()).toContain('finished');
+    await expect.poll(() => ui.page.getByTestId('redrive-progress').textContent()).toContain('moved 3 of 3');
+    expect(await ui.page.getByTestId('redrive-progress').textContent()).toContain('finished');
   });
 
   it('refuses a POST that another origin makes from the browser, and changes nothing', async () => {
@@ -265,8 +250,8 @@ describe.skipIf(missing !== undefined)('operator console in a real browser (Debi
     const hostileUrl = `http://127.0.0.1:${(hostile.address() as AddressInfo).port}/`;
 
     // act: the hostile page posts a resolve to the console's API (as a form would: no CORS preflight)
-    await page.goto(hostileUrl);
-    const status = await page.evaluate(async (target) => {
+    await ui.page.goto(hostileUrl);
+    const status = await ui.page.evaluate(async (target) => {
       const response = await fetch(target, {
         method: 'POST',
         headers: { 'content-type': 'text/plain' },
@@ -274,12 +259,12 @@ describe.skipIf(missing !== undefined)('operator console in a real browser (Debi
         mode: 'no-cors',
       }).catch(() => undefined);
       return response?.type ?? 'network-error';
-    }, `${consoleUrl}api/items/acme/refund-r_902/resolve`);
+    }, `${ui.url}api/items/acme/refund-r_902/resolve`);
     hostile.close();
 
     // assert: the browser got nothing readable, and the item is untouched
     expect(['opaque', 'network-error']).toContain(status);
-    const stored = await stack.store.get(parseIdentity({ tenantId: 'acme', operationId: 'refund-r_902' }));
+    const stored = await ui.stack.store.get(parseIdentity({ tenantId: 'acme', operationId: 'refund-r_902' }));
     expect(stored).toMatchObject({ state: 'unknown', fence: 3 });
     expect(stored?.audit).toBeUndefined();
   });

@@ -3,10 +3,9 @@ import * as z from 'zod';
 import { ScheduleTimer } from '../../../infra/local/schedule-timer.js';
 import { parseIdentity } from '../../../lib/identity.js';
 import { defineJob } from '../../../lib/job-definition.js';
-import { createScheduleTickHandler } from '../../../lib/lambda/schedule-tick-handler.js';
 import { defineSchedules } from '../../../lib/messaging/schedule.js';
 import { scheduleStatus } from '../../../lib/messaging/schedule-status.js';
-import { engineEndpoints } from '../../support/engine.js';
+import { scheduleTickDeps, scheduleTickHandler } from '../../support/schedule-fixture.js';
 import { createWorkerHarness, type WorkerHarness } from '../../support/worker-harness.js';
 
 const MINUTE = 60_000;
@@ -39,20 +38,7 @@ describe('local stack schedules: ticks fired at their times through the tick cod
     await harness.close();
   });
 
-  const timer = () =>
-    new ScheduleTimer({
-      deps: {
-        producer: {
-          sqs: harness.sqs,
-          queueUrl: harness.queueUrl,
-          payloads: harness.payloads,
-          delayed: { client: harness.client, jobsTable: harness.tables.jobsTable, jobs: [ping], clock: harness.clock },
-        },
-        store: harness.store,
-        schedules,
-        clock: harness.clock,
-      },
-    });
+  const timer = () => new ScheduleTimer({ deps: scheduleTickDeps(harness, schedules, [ping]) });
   const created = (fired: Awaited<ReturnType<ScheduleTimer['fireDue']>>, name: string) =>
     fired.filter((entry) => entry.name === name && entry.outcome.outcome === 'created').length;
 
@@ -86,20 +72,7 @@ describe('local stack schedules: ticks fired at their times through the tick cod
     harness.clock.set(Date.UTC(2026, 11, 2, 0, 1, 0));
     const local = timer();
     harness.clock.set(Date.UTC(2026, 11, 2, 0, 5, 1));
-    const { dynamo, sqs } = engineEndpoints();
-    const lambda = createScheduleTickHandler({
-      config: {
-        jobsTable: harness.tables.jobsTable,
-        payloadsTable: harness.tables.payloadsTable,
-        queueUrl: harness.queueUrl,
-        deadlineShards: 32,
-        payloadRetentionDays: 30,
-        dynamodbEndpoint: dynamo,
-        sqsEndpoint: sqs,
-      },
-      schedules,
-      clock: harness.clock,
-    });
+    const lambda = scheduleTickHandler(harness, schedules);
     const [fromLambda, fromTimer] = await Promise.all([
       lambda({ schedule: 'every-5', scheduledTime: '2026-12-02T00:05:00Z' }),
       local.fireDue(),

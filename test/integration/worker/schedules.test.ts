@@ -4,10 +4,10 @@ import { defineJob } from '../../../lib/job-definition.js';
 import { createScheduleTickHandler } from '../../../lib/lambda/schedule-tick-handler.js';
 import { defineSchedule, enqueueOccurrence, occurrenceAt } from '../../../lib/messaging/schedule.js';
 import { scheduleStatus } from '../../../lib/messaging/schedule-status.js';
-import { type ScheduleTickDependencies, tickSchedule } from '../../../lib/messaging/schedule-tick.js';
+import { tickSchedule } from '../../../lib/messaging/schedule-tick.js';
 import { WorkState } from '../../../lib/states.js';
-import { engineEndpoints } from '../../support/engine.js';
 import { expectState } from '../../support/expectations.js';
+import { scheduleProducer, scheduleTickDeps, scheduleTickHandler } from '../../support/schedule-fixture.js';
 import { createWorkerHarness, type WorkerHarness } from '../../support/worker-harness.js';
 
 const HOUR = 60 * 60_000;
@@ -41,18 +41,8 @@ describe('schedules: one job per tick, a duplicate or late tick is a replay', ()
     await harness.close();
   });
 
-  const producer = (jobs: readonly (typeof report)[] = [report]) => ({
-    sqs: harness.sqs,
-    queueUrl: harness.queueUrl,
-    payloads: harness.payloads,
-    delayed: { client: harness.client, jobsTable: harness.tables.jobsTable, jobs, clock: harness.clock },
-  });
-  const tickDeps = (schedules = [hourly]): ScheduleTickDependencies => ({
-    producer: producer([]),
-    store: harness.store,
-    schedules,
-    clock: harness.clock,
-  });
+  const producer = () => scheduleProducer(harness, [report]);
+  const tickDeps = (schedules = [hourly]) => scheduleTickDeps(harness, schedules);
 
   it('a duplicate and a late delivery of the same tick are one job; the next interval is another', async () => {
     const tick = Date.UTC(2026, 11, 1, 9, 0, 0);
@@ -79,19 +69,7 @@ describe('schedules: one job per tick, a duplicate or late tick is a replay', ()
   it('eight concurrent deliveries of one tick through the Lambda handler create one row and send one wake-up', async () => {
     const scheduledAt = Date.UTC(2026, 11, 2, 9, 0, 0);
     harness.clock.set(scheduledAt + 1000);
-    const handler = createScheduleTickHandler({
-      config: {
-        jobsTable: harness.tables.jobsTable,
-        payloadsTable: harness.tables.payloadsTable,
-        queueUrl: harness.queueUrl,
-        deadlineShards: 32,
-        payloadRetentionDays: 30,
-        dynamodbEndpoint: engineEndpoints().dynamo,
-        sqsEndpoint: engineEndpoints().sqs,
-      },
-      schedules: [hourly],
-      clock: harness.clock,
-    });
+    const handler = scheduleTickHandler(harness, [hourly]);
     const event = { schedule: 'hourly-report', scheduledTime: new Date(scheduledAt).toISOString() };
     const before = await harness.queueDepth();
     const outcomes = await Promise.all(Array.from({ length: 8 }, () => handler(event)));

@@ -3,14 +3,7 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { METRIC_NAMESPACE, MetricName } from '../../../lib/metric-names.js';
 import { countingTelemetry, powertoolsTelemetry } from '../../../lib/telemetry.js';
-
-/** The EMF records Powertools wrote to stdout (its own Console on process.stdout, as in Lambda). */
-function emfRecords(writes: unknown[][]): Array<Record<string, unknown>> {
-  return writes
-    .flatMap((args) => String(args[0]).split('\n'))
-    .filter((line) => line.startsWith('{"_aws"'))
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-}
+import { dimensionSetsOf, emfRecordsOf } from '../../support/emf.js';
 
 describe('per-job-type metrics', () => {
   afterEach(() => {
@@ -19,23 +12,17 @@ describe('per-job-type metrics', () => {
   });
 
   it('emits a count with a job type twice: service-wide, and under service + JobType (what the routed alarms watch)', () => {
-    vi.stubEnv('POWERTOOLS_DEV', 'false');
-    vi.stubEnv('POWERTOOLS_METRICS_DISABLED', 'false');
-    const printed = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
-    const metrics = new Metrics({ namespace: METRIC_NAMESPACE, serviceName: 'billing' });
-    const telemetry = powertoolsTelemetry(new Logger({ serviceName: 'billing' }), metrics, () => undefined);
-    telemetry.count(MetricName.Quarantined, 1, 'refund');
-    telemetry.count(MetricName.Claims);
-    metrics.publishStoredMetrics();
-    const writes = [...printed.mock.calls];
-    printed.mockRestore();
-    const records = emfRecords(writes);
-    const dimensionSets = (record: Record<string, unknown>) =>
-      (record._aws as { CloudWatchMetrics: Array<{ Dimensions: string[][] }> }).CloudWatchMetrics[0]?.Dimensions;
+    const records = emfRecordsOf(() => {
+      const metrics = new Metrics({ namespace: METRIC_NAMESPACE, serviceName: 'billing' });
+      const telemetry = powertoolsTelemetry(new Logger({ serviceName: 'billing' }), metrics, () => undefined);
+      telemetry.count(MetricName.Quarantined, 1, 'refund');
+      telemetry.count(MetricName.Claims);
+      metrics.publishStoredMetrics();
+    });
     const perType = records.filter((record) => record.JobType === 'refund');
     expect(perType).toHaveLength(1);
     expect(perType[0]).toMatchObject({ service: 'billing', JobType: 'refund', Quarantined: 1 });
-    expect(dimensionSets(perType[0] ?? {})?.[0]?.sort()).toEqual(['JobType', 'service']);
+    expect(dimensionSetsOf(perType[0] ?? {})?.[0]?.sort()).toEqual(['JobType', 'service']);
     const serviceWide = records.filter((record) => record.JobType === undefined);
     expect(serviceWide).toHaveLength(1);
     expect(serviceWide[0]).toMatchObject({ service: 'billing', Quarantined: 1, Claims: 1 });
