@@ -205,7 +205,9 @@ async function checkThroughStack(flags: StackFlags & { stack: string }, io: Io):
     const settle = flags['settle-timeout'];
     const timing = settle !== undefined ? { ...DEFAULT_TIMING, settleMs: settle } : DEFAULT_TIMING;
     const check = new StackCheck(stackUnderCheck(resolved.target), timing);
+    let interrupted = false;
     const forget = onInterrupt(async () => {
+      interrupted = true;
       io.err(cleanupLine(await check.cleanup(), check.probe.runId));
     });
     // Unregistered only once the cleanup finished: a Ctrl-C during it waits for the same cleanup.
@@ -216,6 +218,12 @@ async function checkThroughStack(flags: StackFlags & { stack: string }, io: Io):
     } finally {
       cleanup = await check.cleanup();
       forget();
+    }
+    if (interrupted) {
+      // Reports of a run cut short are not printed: a job type finished before the signal is no verdict of the run.
+      if (flags.json) printJson(io, { go: false, interrupted: true, cleanup });
+      else io.out(`interrupted: NOT EVALUATED, no verdict\n${cleanupLine(cleanup, check.probe.runId)}`);
+      return 1;
     }
     const go = reports.every((report) => report.verdict === 'GO');
     if (flags.json) {

@@ -125,7 +125,8 @@ describe('leasefence check --stack: the go/no-go scenarios through a running sta
     expect(left.mine).toBe(0);
     expect((await rows()).mine).toBe(0);
     expect(code).toBe(1);
-    expect(out).toContain('not evaluated: the check was interrupted');
+    expect(out).toContain('interrupted: NOT EVALUATED, no verdict');
+    expect(out).toMatch(/cleanup: \d+ row\(s\) the check made .*, 0 left/);
     expect(out).not.toMatch(/▶ GO|all GO/);
   });
 
