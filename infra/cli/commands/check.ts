@@ -201,7 +201,10 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
   return go ? 0 : 1;
 }
 
-/** `leasefence check`: exit 0 when every job type is GO, 1 when any is NO-GO or not evaluated, 2 on usage errors. */
+/**
+ * `leasefence check`: exit 0 when every job type is GO, 1 when any is NO-GO or not evaluated, 2 on usage errors.
+ * With `--stack <local|name>` it runs through a running stack instead (check-stack.ts).
+ */
 const checkCommand: CliCommand = { spec, run };
 
 export { checkCommand };
