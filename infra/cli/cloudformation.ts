@@ -14,6 +14,8 @@ interface StackOutputs {
   deadlineShards: number;
   deadLetterQueueUrl?: string;
   examplesTable?: string;
+  /** The construct's `environment` (its `Environment` output); absent on a stack that does not output it. */
+  environment?: 'test' | 'staging' | 'production';
 }
 
 /** Optional peer: not a dependency of leasefence, loaded only when `--stack` is used. */
@@ -30,6 +32,8 @@ const outputsSchema = z.object({
     .pipe(deadlineShardsSchema),
   DeadLetterQueueUrl: queueUrlSchema.optional(),
   ExamplesTableName: tableNameSchema.optional(),
+  // Anything but a known value reads as unmarked (production to `check --stack`); it never breaks other commands.
+  Environment: z.enum(['test', 'staging', 'production']).optional().catch(undefined),
 });
 
 const REQUIRED_OUTPUTS = 'JobsTableName, PayloadsTableName, QueueUrl and DeadlineShards';
@@ -81,6 +85,7 @@ async function readStackOutputs(stackName: string, region: string | undefined): 
       deadlineShards: parsed.data.DeadlineShards,
       ...(parsed.data.DeadLetterQueueUrl ? { deadLetterQueueUrl: parsed.data.DeadLetterQueueUrl } : {}),
       ...(parsed.data.ExamplesTableName ? { examplesTable: parsed.data.ExamplesTableName } : {}),
+      ...(parsed.data.Environment ? { environment: parsed.data.Environment } : {}),
     };
   } finally {
     client.destroy();

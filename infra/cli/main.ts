@@ -2,6 +2,7 @@ import { InvalidInputError, isLeasefenceError } from '../../lib/errors.js';
 import { helpText, wantsHelp } from './args.js';
 import type { CliCommand } from './command.js';
 import { ExitCode, UsageError } from './errors.js';
+import { runInterruptCleanups } from './interrupt-cleanup.js';
 import { type Io, processIo } from './output.js';
 import { COMMAND_SUMMARIES, type CommandName } from './summaries.js';
 import { packageVersion } from './version.js';
@@ -132,7 +133,7 @@ const INTERRUPTED_RESULT: Partial<Record<CommandName, string>> = {
 
 /**
  * Ctrl-C or SIGTERM during any other command ends it at once, saying so: a result cut short must not look
- * like a quiet success or failure. Exit code 128 + the signal's number (130 for SIGINT, 143 for SIGTERM).
+ * like a quiet success or failure. Cleanups the command registered (interrupt-cleanup.ts) run before the exit. Exit code 128 + the signal's number (130 for SIGINT, 143 for SIGTERM).
  */
 function exitSayingInterrupted(name: string | undefined): void {
   if (name === undefined || RUNS_UNTIL_STOPPED.has(name)) return;
@@ -144,7 +145,8 @@ function exitSayingInterrupted(name: string | undefined): void {
     process.once(signal, () => {
       const meaning = (command && INTERRUPTED_RESULT[command]) ?? 'what it committed before the signal stays';
       process.stderr.write(`leasefence ${name}: interrupted by ${signal} before it finished; ${meaning}\n`);
-      process.exit(128 + number);
+      // What the command registered to undo (check --stack: the rows it made) runs first, bounded.
+      void runInterruptCleanups().finally(() => process.exit(128 + number));
     });
   }
 }

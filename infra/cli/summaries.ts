@@ -28,7 +28,8 @@ const COMMAND_SUMMARIES = {
     'write a runbook per job type: owner, alert route, honest claim, parked states and the commands to resolve them',
   schedules:
     'list each schedule with its next tick and last run; a past tick with no job is MISSED (exit 1), NOT EVALUATED when it cannot tell',
-  check: 'go/no-go: runs the fault-injection scenarios on every job type and derives the nine controls from them',
+  check:
+    'go/no-go: runs the fault-injection scenarios on every job type and derives the nine controls from them (--stack: the scenarios a running stack can show, through it)',
 } as const;
 
 /** A command name. */

@@ -90,4 +90,10 @@ function sanitizeMessageId(messageId: string): string {
   return cleaned.length > 0 ? cleaned : `empty-${sha256Hex(messageId).slice(0, 16)}`;
 }
 
-export { DEFAULT_QUARANTINE_RETENTION_MS, type QuarantineInput, type QuarantineRecord, recordQuarantine };
+export {
+  DEFAULT_QUARANTINE_RETENTION_MS,
+  type QuarantineInput,
+  type QuarantineRecord,
+  recordQuarantine,
+  sanitizeMessageId,
+};

@@ -13,6 +13,7 @@ import { loadJobModule } from '../job-module.js';
 import { formatTable, type Io, printJson } from '../output.js';
 import { commonShape } from '../schemas.js';
 import { COMMAND_SUMMARIES } from '../summaries.js';
+import { checkFlagCombination, checkThroughStack, STACK_OPTIONS, stackShape } from './check-stack.js';
 
 const spec: CommandSpec = {
   name: 'check',
@@ -35,12 +36,15 @@ const spec: CommandSpec = {
       description:
         'run on this local DynamoDB (moto, DynamoDB Local) instead of an embedded dynalite; class A needs one (not AWS: requests are observed through a loopback proxy)',
     },
+    ...STACK_OPTIONS,
   },
   examples: [
     'leasefence check',
     'leasefence check --jobs ./src/jobs.ts --json',
     'leasefence check --inventory',
     'leasefence check --dynamodb-endpoint http://127.0.0.1:5000',
+    'leasefence check --stack local',
+    'leasefence check --stack my-staging-stack --jobs ./src/jobs.ts --region eu-west-1',
   ],
 };
 
@@ -49,6 +53,7 @@ const schema = z.strictObject({
   jobs: z.string().min(1).optional(),
   inventory: z.boolean().optional(),
   'dynamodb-endpoint': z.url().optional(),
+  ...stackShape,
 });
 
 /** The seed's first rollout step: job types by side-effect class, irreversible first. */
@@ -171,6 +176,8 @@ async function evaluate(module: JobConformanceModule, endpoint: string | undefin
 
 async function run(argv: readonly string[], io: Io): Promise<number> {
   const input = parseCommandLine(spec, schema, argv);
+  checkFlagCombination(input);
+  if (input.stack !== undefined) return checkThroughStack({ ...input, stack: input.stack }, io);
   // Before the job module is imported: a client it builds at import time reads the observed endpoint.
   if (!input.inventory) await observeProcessClientsFromNow();
   const module = await loadJobModule(input.jobs);
@@ -194,7 +201,10 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
   return go ? 0 : 1;
 }
 
-/** `leasefence check`: exit 0 when every job type is GO, 1 when any is NO-GO or not evaluated, 2 on usage errors. */
+/**
+ * `leasefence check`: exit 0 when every job type is GO, 1 when any is NO-GO or not evaluated, 2 on usage errors.
+ * With `--stack <local|name>` it runs through a running stack instead (check-stack.ts).
+ */
 const checkCommand: CliCommand = { spec, run };
 
 export { checkCommand };

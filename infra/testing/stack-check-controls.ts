@@ -1,0 +1,172 @@
+import { canonicalJson } from '../../lib/hashing.js';
+import type { JobDefinition } from '../../lib/job-definition.js';
+import { CONTROL_NAMES } from './controls.js';
+import { Remedy } from './remedies.js';
+import { StackScenarioId, type StackScenarioResult } from './stack-check-support.js';
+import type { StackProbe } from './stack-probe.js';
+
+/** One go/no-go control as a stack check judged it; `claimed` when the stack check stands behind it. */
+interface StackControlResult {
+  readonly id: number;
+  readonly control: string;
+  readonly status: 'PASS' | 'FAIL' | 'NOT EVALUATED';
+  readonly evidence: string;
+  readonly remedy?: string;
+  readonly scenarios: readonly string[];
+  /** True for the controls a running stack can show (CLAIMED_CONTROLS): only these can make a GO. */
+  readonly claimed: boolean;
+}
+
+/** The controls a stack check exercises end to end through the stack's queue, worker and tables. */
+const CLAIMED_CONTROLS = [1, 2, 7] as const;
+
+/** What would let an unclaimed control be judged: the in-process check, which injects the faults. */
+const IN_PROCESS = 'run `leasefence check` (in-process, with fault injection) for this control';
+
+/** Why each other control cannot be observed through a running stack (never PASS: a NO-GO is still reported). */
+function notObservable(job: JobDefinition<unknown>): Record<number, string> {
+  const target =
+    job.target === 'C' || job.target === 'D'
+      ? "counting the provider's effect calls at an instrumented client inside the worker"
+      : 'a worker paused past its lease and resumed after a takeover (stale-resume)';
+  return {
+    3: "needs concurrent claims forced at once: copies sent to the stack's queue may reach its workers one after the other, so one claim there shows a replay, not atomicity",
+    4: 'needs every DynamoDB request of the worker observed at the engine boundary and a stale attempt resumed after a takeover',
+    5: `needs ${target}`,
+    6: 'needs a lost completion response, a crash after the effect and a provider timeout injected into the worker',
+    8: 'needs a worker crashed between receiving a message and committing its work row',
+    9: "needs the stack's logs, which the check does not read (CloudWatch Logs, or the local stack's output)",
+  };
+}
+
+type Judgement = Pick<StackControlResult, 'status' | 'evidence' | 'scenarios'> & { remedy?: string };
+
+function remedyOf(results: readonly StackScenarioResult[]): { remedy?: string } {
+  const remedies = [...new Set(results.flatMap((result) => result.remedies))];
+  return remedies.length > 0 ? { remedy: remedies.join('; ') } : {};
+}
+
+const quote = (results: readonly StackScenarioResult[]) =>
+  results.map((result) => `${result.id}: ${result.detail}`).join('; ');
+
+/** FAIL when one of the scenarios failed, NOT EVALUATED when one was skipped or none ran, else PASS. */
+function fromScenarios(results: readonly StackScenarioResult[], ids: readonly string[]): Judgement {
+  const mine = results.filter((result) => ids.includes(result.id));
+  const failed = mine.filter((result) => result.status === 'failed');
+  if (failed.length > 0) return { status: 'FAIL', evidence: quote(failed), scenarios: ids, ...remedyOf(failed) };
+  const skipped = mine.filter((result) => result.status === 'skipped');
+  if (skipped.length > 0 || mine.length === 0) {
+    return {
+      status: 'NOT EVALUATED',
+      evidence: quote(skipped) || 'no scenario ran',
+      scenarios: ids,
+      ...remedyOf(skipped),
+    };
+  }
+  return { status: 'PASS', evidence: quote(mine), scenarios: ids };
+}
+
+/** An unclaimed control: FAIL when a scenario that bears on it failed, else NOT EVALUATED saying why. */
+function unclaimed(
+  results: readonly StackScenarioResult[],
+  ids: readonly string[],
+  why: string,
+  seen?: string,
+): Judgement {
+  const judged = fromScenarios(results, ids);
+  if (judged.status === 'FAIL') return judged;
+  const also = judged.status === 'PASS' ? `; seen through the stack: ${judged.evidence}` : '';
+  return {
+    status: 'NOT EVALUATED',
+    evidence: `not observable through a running stack: ${why}${seen ? `; ${seen}` : ''}${also}`,
+    scenarios: ids,
+    remedy: IN_PROCESS,
+  };
+}
+
+/** Control 7 through the stack: owner, route and bounded attempts declared; every kind of bad input quarantined. */
+function ownedAndQuarantined(job: JobDefinition<unknown>, results: readonly StackScenarioResult[]): Judgement {
+  const missing = [...(job.owner ? [] : ['owner']), ...(job.alertRoute ? [] : ['alertRoute'])];
+  if (missing.length > 0)
+    return { status: 'FAIL', evidence: `missing: ${missing.join(', ')}`, remedy: Remedy.ownerAndBounds, scenarios: [] };
+  const judged = fromScenarios(results, [
+    StackScenarioId.changedPayload,
+    StackScenarioId.malformedMessage,
+    StackScenarioId.unknownJobType,
+    StackScenarioId.schemaInvalid,
+  ]);
+  return {
+    ...judged,
+    evidence: `owner ${job.owner}, alerts to ${job.alertRoute}, maxAttempts ${job.maxAttempts}; ${judged.evidence}`,
+  };
+}
+
+/** Control 9's part a stack shows: the check's own work rows hold no payload body (FAIL when one does). */
+async function rowsWithoutBodies(
+  probe: StackProbe,
+  payloads: readonly unknown[],
+): Promise<{ leaks: string[]; rows: number }> {
+  const bodies = payloads.map((payload) => canonicalJson(payload));
+  const leaks: string[] = [];
+  let rows = 0;
+  for (const identity of probe.identities) {
+    const row = await probe.row(identity);
+    if (!row) continue;
+    rows += 1;
+    const text = JSON.stringify(row);
+    if (bodies.some((body) => text.includes(body) || text.includes(JSON.stringify(body)))) {
+      leaks.push(`work row of ${row.operationId} holds a payload body`);
+    }
+  }
+  return { leaks: [...new Set(leaks)], rows };
+}
+
+/**
+ * The nine controls as a stack check can judge them: 1, 2 and 7 from the scenarios it ran through the stack
+ * (CLAIMED_CONTROLS); every other one NOT EVALUATED with the reason it needs fault injection, or FAIL when a
+ * scenario the stack did run contradicts it (a shared record, a payload body in a work row).
+ */
+async function deriveStackControls(
+  job: JobDefinition<unknown>,
+  results: readonly StackScenarioResult[],
+  probe: StackProbe,
+  payloads: readonly unknown[],
+): Promise<StackControlResult[]> {
+  const why = notObservable(job);
+  const privacy = await rowsWithoutBodies(probe, payloads);
+  const judgements: Judgement[] = [
+    fromScenarios(results, [StackScenarioId.replay, StackScenarioId.collidingIds]),
+    fromScenarios(results, [StackScenarioId.changedPayload]),
+    unclaimed(results, [], why[3] ?? ''),
+    unclaimed(results, [], why[4] ?? ''),
+    unclaimed(results, [StackScenarioId.sharedRecord], why[5] ?? ''),
+    unclaimed(results, [], why[6] ?? ''),
+    ownedAndQuarantined(job, results),
+    unclaimed(results, [], why[8] ?? ''),
+    privacy.leaks.length > 0
+      ? { status: 'FAIL', evidence: privacy.leaks.join('; '), remedy: Remedy.privacy, scenarios: [] }
+      : unclaimed(results, [], why[9] ?? '', `${privacy.rows} work rows the check made hold no payload body`),
+  ];
+  return judgements.map((judgement, index) => ({
+    id: index + 1,
+    control: CONTROL_NAMES[index] ?? '',
+    ...judgement,
+    claimed: (CLAIMED_CONTROLS as readonly number[]).includes(index + 1),
+  }));
+}
+
+/**
+ * GO only when every claimed control passed and every approval scenario passed; NO-GO on any FAIL (claimed or
+ * not); otherwise NOT EVALUATED. The unclaimed controls are never PASS, so GO here means "what a running stack can
+ * show was shown", and the report says which controls it does not cover.
+ */
+function stackVerdict(controls: readonly StackControlResult[], results: readonly StackScenarioResult[]) {
+  const approvals = results.filter((result) => result.id.startsWith('approval-'));
+  if (controls.some((control) => control.status === 'FAIL') || approvals.some((result) => result.status === 'failed'))
+    return 'NO-GO' as const;
+  const claimedOpen = controls.some((control) => control.claimed && control.status !== 'PASS');
+  if (claimedOpen || approvals.some((result) => result.status === 'skipped')) return 'NOT EVALUATED' as const;
+  return 'GO' as const;
+}
+
+export { CLAIMED_CONTROLS, deriveStackControls, type StackControlResult, stackVerdict };
