@@ -13,7 +13,7 @@ interface StackControlResult {
   readonly evidence: string;
   readonly remedy?: string;
   readonly scenarios: readonly string[];
-  /** True for the controls a running stack can show (CLAIMED_CONTROLS): only these can make a GO. */
+  /** True for the controls a running stack can show (CLAIMED_CONTROLS): only these can make a stack PASS. */
   readonly claimed: boolean;
 }
 
@@ -156,9 +156,9 @@ async function deriveStackControls(
 }
 
 /**
- * GO only when every claimed control passed and every approval scenario passed; NO-GO on any FAIL (claimed or
- * not); otherwise NOT EVALUATED. The unclaimed controls are never PASS, so GO here means "what a running stack can
- * show was shown", and the report says which controls it does not cover.
+ * PASS only when every claimed control passed and every approval scenario passed; NO-GO on any FAIL (claimed or
+ * not); otherwise NOT EVALUATED. Never GO: a running stack cannot inject faults, so six controls stay unseen and a
+ * stack can refute the go/no-go (NO-GO) but never grant it; PASS means "what a running stack can show was shown".
  */
 function stackVerdict(controls: readonly StackControlResult[], results: readonly StackScenarioResult[]) {
   const approvals = results.filter((result) => result.id.startsWith('approval-'));
@@ -166,7 +166,7 @@ function stackVerdict(controls: readonly StackControlResult[], results: readonly
     return 'NO-GO' as const;
   const claimedOpen = controls.some((control) => control.claimed && control.status !== 'PASS');
   if (claimedOpen || approvals.some((result) => result.status === 'skipped')) return 'NOT EVALUATED' as const;
-  return 'GO' as const;
+  return 'PASS' as const;
 }
 
 export { CLAIMED_CONTROLS, deriveStackControls, type StackControlResult, stackVerdict };

@@ -25,7 +25,7 @@ interface StackCheckReport {
   readonly controls: readonly StackControlResult[];
   /** The controls this verdict stands for (the others are NOT EVALUATED through a stack, or FAIL). */
   readonly claimedControls: readonly number[];
-  readonly verdict: 'GO' | 'NO-GO' | 'NOT EVALUATED';
+  readonly verdict: 'PASS' | 'NO-GO' | 'NOT EVALUATED';
 }
 
 /** What the cleanup found and removed: the check's rows before and after, and work rows left to a live holder. */

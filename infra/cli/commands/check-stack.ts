@@ -182,20 +182,20 @@ function printText(
   for (const report of reports) printReport(io, report);
   io.out(`\n${cleanupLine(cleanup, runId)}`);
   const notGo = reports
-    .filter((report) => report.verdict !== 'GO')
+    .filter((report) => report.verdict !== 'PASS')
     .map((report) => `${report.jobType} ${report.verdict}`);
   io.out(
-    `${reports.length} job type(s): ${notGo.length ? notGo.join(', ') : 'all GO on the controls a stack can show'}`,
+    `${reports.length} job type(s): ${notGo.length ? notGo.join(', ') : 'all PASS on the controls a stack can show (not a GO: run `leasefence check` for the others)'}`,
   );
   io.out(
-    'GO through a stack covers its claimed controls only; it is not the in-process check and not a production-readiness review.',
+    'A stack check never says GO: PASS covers its claimed controls only; it is not the in-process check and not a production-readiness review.',
   );
 }
 
 /**
  * `leasefence check --stack <local|name>`: resolves the stack (refusing one not marked test or staging unless
  * --allow-production, before anything is sent), runs the stack scenarios, deletes the rows it made (also on
- * Ctrl-C), prints the reports. Exit 0 when every job type is GO and nothing was left behind, else 1; 2 on usage.
+ * Ctrl-C), prints the reports. Exit 0 when every job type is PASS and nothing was left behind, else 1; 2 on usage.
  */
 async function checkThroughStack(flags: StackFlags & { stack: string }, io: Io): Promise<number> {
   const resolved =
@@ -221,16 +221,16 @@ async function checkThroughStack(flags: StackFlags & { stack: string }, io: Io):
     }
     if (interrupted) {
       // Reports of a run cut short are not printed: a job type finished before the signal is no verdict of the run.
-      if (flags.json) printJson(io, { go: false, interrupted: true, cleanup });
+      if (flags.json) printJson(io, { passed: false, interrupted: true, cleanup });
       else io.out(`interrupted: NOT EVALUATED, no verdict\n${cleanupLine(cleanup, check.probe.runId)}`);
       return 1;
     }
-    const go = reports.every((report) => report.verdict === 'GO');
+    const passed = reports.every((report) => report.verdict === 'PASS');
     if (flags.json) {
       const stack = { label: resolved.target.label, environment: resolved.environment, runId: check.probe.runId };
-      printJson(io, { go, stack, jobTypes: reports, cleanup });
+      printJson(io, { passed, stack, jobTypes: reports, cleanup });
     } else printText(io, resolved, reports, cleanup, check.probe.runId);
-    return go && cleanup.rowsAfter === 0 ? 0 : 1;
+    return passed && cleanup.rowsAfter === 0 ? 0 : 1;
   } finally {
     resolved.target.close();
   }

@@ -62,7 +62,7 @@ describe('leasefence check --stack: the go/no-go scenarios through a running sta
     await local?.remove();
   });
 
-  it('GO for the job types that earn it on controls 1, 2 and 7; the fault controls and class A on dynalite NOT EVALUATED; every row it made deleted', async () => {
+  it('PASS (never GO) for the job types that earn it on controls 1, 2 and 7; the fault controls and class A on dynalite NOT EVALUATED; every row it made deleted', async () => {
     // Prepare
     const before = await rows();
 
@@ -71,17 +71,18 @@ describe('leasefence check --stack: the go/no-go scenarios through a running sta
 
     // Assert
     const after = await rows();
-    const parsed = JSON.parse(out) as { go: boolean; jobTypes: Report[]; cleanup: Record<string, number> };
+    const parsed = JSON.parse(out) as { passed: boolean; jobTypes: Report[]; cleanup: Record<string, number> };
     const verdicts = Object.fromEntries(parsed.jobTypes.map((report) => [report.jobType, report.verdict]));
     expect(verdicts).toEqual({
-      'refund-settlement': 'GO',
-      'statement-publication': 'GO',
+      'refund-settlement': 'PASS',
+      'statement-publication': 'PASS',
       'inventory-reservation': 'NOT EVALUATED',
-      'gated-payout': 'GO',
+      'gated-payout': 'PASS',
     });
-    expect(parsed.go).toBe(false);
+    expect(parsed.passed).toBe(false);
+    expect(JSON.stringify(parsed.jobTypes.map((report) => report.verdict))).not.toContain('"GO"');
     expect(code).toBe(1);
-    for (const report of parsed.jobTypes.filter((job) => job.verdict === 'GO')) {
+    for (const report of parsed.jobTypes.filter((job) => job.verdict === 'PASS')) {
       expect(
         report.controls.filter((control) => control.claimed).map((control) => [control.id, control.status]),
       ).toEqual([
@@ -111,7 +112,7 @@ describe('leasefence check --stack: the go/no-go scenarios through a running sta
     expect(after).toEqual(before);
   });
 
-  it('interrupted: nothing more is sent, the rows made so far are deleted, and nothing says GO', async () => {
+  it('interrupted: nothing more is sent, the rows made so far are deleted, and nothing says PASS or GO', async () => {
     // Prepare: a check under way, some of its rows in the stack
     const running = check(...atLocal());
     await vi.waitUntil(async () => (await rows()).mine > 0, { timeout: 60_000, interval: 50 });
@@ -127,7 +128,7 @@ describe('leasefence check --stack: the go/no-go scenarios through a running sta
     expect(code).toBe(1);
     expect(out).toContain('interrupted: NOT EVALUATED, no verdict');
     expect(out).toMatch(/cleanup: \d+ row\(s\) the check made .*, 0 left/);
-    expect(out).not.toMatch(/▶ GO|all GO/);
+    expect(out).not.toMatch(/▶ (GO|PASS)|all (GO|PASS)/);
   });
 
   describe('a deployed stack (resolved through a loopback CloudFormation endpoint; nothing reaches AWS)', () => {
