@@ -140,20 +140,8 @@ function awaitPayloadTransition(
   availableAt: number,
   now: number,
 ): HolderTransition {
-  return {
-    name: 'await_payload',
-    set: {
-      state: WorkState.queued,
-      ...failureAttributes(failure),
-      attempts: claim.attempt - 1,
-      availableAt,
-      deadlineAt: availableAt,
-      updatedAt: now,
-    },
-    remove: ['leaseOwner', 'leaseExpiresAt'],
-    endsAttempt: { code: failure.errorCode, at: now },
-    appliedIn: landedUnderMyFence(WorkState.queued),
-  };
+  const retry = retryLaterTransition(failure, availableAt, now);
+  return { ...retry, name: 'await_payload', set: { ...retry.set, attempts: claim.attempt - 1 } };
 }
 
 /** claimed ▶ unknown or quarantined: an outcome nobody can confirm, or input nobody can interpret. */
