@@ -85,7 +85,10 @@ class InvariantOracle {
       fail(step, 'only an operator retry takes an item out of failed_terminal', { id, command });
     }
     const leftUnknown = before?.item?.state === 'unknown' && item.state !== 'unknown';
-    const byAdmin = ['resolve', 'cancel', 'retry'].includes(command.kind) && 'id' in command && command.id === id;
+    // A race's rival cancel is an operator cancel like any other (of an unknown item too).
+    const cancels = command.kind === 'race' && command.rival === 'cancel';
+    const byAdmin =
+      (['resolve', 'cancel', 'retry'].includes(command.kind) || cancels) && 'id' in command && command.id === id;
     if (leftUnknown && !byAdmin)
       fail(step, 'nothing but an admin action takes an item out of unknown', { id, command });
     this.checkEffectMark(step, id, command, before?.item, item);
