@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { type ApprovalCommand, approvalArbitraries, type GateKind, gateArbitrary } from './approval-commands.js';
 
 /** Shape of every randomized run: workers, tenants, operations and the lease, all small so they collide. */
 const Universe = {
@@ -45,7 +46,7 @@ function targetClassOf(id: number): 'B' | 'C' | 'D' {
  * the worker last obtained for the identity, stale or not; without one they claim instead.
  */
 type Command =
-  | { kind: 'enqueue'; id: number; worker: number | null; conflict: boolean }
+  | { kind: 'enqueue'; id: number; worker: number | null; conflict: boolean; gate: GateKind }
   | { kind: 'claim'; id: number; worker: number }
   | { kind: 'heartbeat'; id: number; worker: number }
   | { kind: 'advance'; ms: number }
@@ -58,7 +59,8 @@ type Command =
   | { kind: 'cancel'; id: number }
   | { kind: 'sweep' }
   | { kind: 'resolve'; id: number; to: 'succeeded' | 'failed_terminal' | 'queued'; statement: boolean }
-  | { kind: 'retry'; id: number; statement: boolean };
+  | { kind: 'retry'; id: number; statement: boolean }
+  | ApprovalCommand;
 
 const id = fc.integer({ min: 0, max: IDENTITY_COUNT - 1 });
 const worker = fc.integer({ min: 0, max: Universe.workers - 1 });
@@ -76,6 +78,7 @@ const commandArbitrary: fc.Arbitrary<Command> = fc.oneof(
       id,
       worker: fc.option(worker, { nil: null }),
       conflict: fc.integer({ min: 0, max: 7 }).map((roll) => roll === 0),
+      gate: gateArbitrary,
     }),
   },
   { weight: 4, arbitrary: fc.record({ kind: fc.constant('claim' as const), id, worker }) },
@@ -121,6 +124,7 @@ const commandArbitrary: fc.Arbitrary<Command> = fc.oneof(
     }),
   },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('retry' as const), id, statement: fc.boolean() }) },
+  ...approvalArbitraries(id),
 );
 
 /** One randomized run: the workers' clock skews and the command sequence. */
@@ -140,10 +144,20 @@ function runArbitrary(commandsPerRun: number): fc.Arbitrary<RunPlan> {
   });
 }
 
+/** The payload an enqueue of `id` sends (`conflict`: the other one, under the same identity); its hash binds the row. */
+function payloadOf(id: number, conflict: boolean): Record<string, unknown> {
+  return { id: identityOf(id), conflict };
+}
+
+/** Whether a command sweeps (every identity may change): a sweep, or an approval racing the sweeper's expiry. */
+function sweeps(command: Command): boolean {
+  return command.kind === 'sweep' || (command.kind === 'race' && command.rival === 'expire');
+}
+
 /** Identities whose stored item a command may change: its own, every one for a sweep, none for a clock move. */
 function touched(command: Command): number[] {
+  if (sweeps(command)) return Array.from({ length: IDENTITY_COUNT }, (_, index) => index);
   if ('id' in command) return [command.id];
-  if (command.kind === 'sweep') return Array.from({ length: IDENTITY_COUNT }, (_, index) => index);
   return [];
 }
 
@@ -154,8 +168,10 @@ export {
   IDENTITY_COUNT,
   identityOf,
   maxAttemptsOf,
+  payloadOf,
   type RunPlan,
   runArbitrary,
+  sweeps,
   targetClassOf,
   touched,
   twinOf,

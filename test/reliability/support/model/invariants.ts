@@ -2,7 +2,8 @@ import { writerOperation } from '../../../../lib/fenced/fence-rules.js';
 import { WORK_STATES } from '../../../../lib/states.js';
 import { tenantBucketOf } from '../../../../lib/store/table.js';
 import type { WorkItem } from '../../../../lib/store/work-item.js';
-import { type Command, IDENTITY_COUNT, identityOf, twinOf } from './commands.js';
+import { ApprovalOracle } from './approval-invariants.js';
+import { type Command, IDENTITY_COUNT, identityOf, sweeps, twinOf } from './commands.js';
 import type { ModelItem, ModelRecord, Outcome } from './reference-model.js';
 
 /** What the engine holds for one identity after a step. */
@@ -16,7 +17,7 @@ class InvariantViolation extends Error {
   override readonly name = 'InvariantViolation';
 }
 
-const PARKED = ['unknown', 'quarantined', 'failed_terminal'];
+const PARKED = ['unknown', 'quarantined', 'failed_terminal', 'awaiting_approval'];
 /** Throws the InvariantViolation for `invariant` at `step`, with what was seen. */
 const fail = (step: number, invariant: string, detail: unknown): never => {
   throw new InvariantViolation(`step ${step}: ${invariant}: ${JSON.stringify(detail)}`);
@@ -29,6 +30,7 @@ const fail = (step: number, invariant: string, detail: unknown): never => {
 class InvariantOracle {
   private readonly last: Array<Observation | undefined> = Array.from({ length: IDENTITY_COUNT }, () => undefined);
   private readonly completions: number[] = Array.from({ length: IDENTITY_COUNT }, () => 0);
+  private readonly approvals = new ApprovalOracle(fail);
 
   /** Checks one step: `observed` holds every identity the step may have changed, plus the twins of those. */
   check(
@@ -42,7 +44,7 @@ class InvariantOracle {
     this.checkLeaseDoubt(step, command, outcome, holderClock, observed);
     for (const [id, now] of observed) {
       const before = this.last[id];
-      const touchedByStep = !('id' in command) || command.id === id;
+      const touchedByStep = sweeps(command) || !('id' in command) || command.id === id;
       if (!touchedByStep && JSON.stringify(before?.item) !== JSON.stringify(now.item)) {
         fail(step, 'no effect crosses tenants (the twin identity changed)', {
           id,
@@ -52,6 +54,7 @@ class InvariantOracle {
       }
       this.checkItem(step, id, command, before, now);
       this.checkRecord(step, id, command, outcome, holderFence, before, now);
+      this.approvals.check(step, id, command, outcome, before, now);
       this.last[id] = now;
     }
     if (command.kind === 'complete' && outcome.kind === 'holder' && outcome.ok) {
@@ -82,7 +85,10 @@ class InvariantOracle {
       fail(step, 'only an operator retry takes an item out of failed_terminal', { id, command });
     }
     const leftUnknown = before?.item?.state === 'unknown' && item.state !== 'unknown';
-    const byAdmin = ['resolve', 'cancel', 'retry'].includes(command.kind) && 'id' in command && command.id === id;
+    // A race's rival cancel is an operator cancel like any other (of an unknown item too).
+    const cancels = command.kind === 'race' && command.rival === 'cancel';
+    const byAdmin =
+      (['resolve', 'cancel', 'retry'].includes(command.kind) || cancels) && 'id' in command && command.id === id;
     if (leftUnknown && !byAdmin)
       fail(step, 'nothing but an admin action takes an item out of unknown', { id, command });
     this.checkEffectMark(step, id, command, before?.item, item);
@@ -169,8 +175,9 @@ function checkOneState(step: number, id: number, item: WorkItem): void {
   const leased = item.leaseOwner !== undefined && item.leaseExpiresAt !== undefined;
   if (leased !== (item.state === 'claimed')) fail(step, 'a lease exists exactly while claimed', item);
   const inDeadlineIndex = item.deadlineShard !== undefined && item.deadlineAt !== undefined;
-  if (inDeadlineIndex !== ['queued', 'claimed'].includes(item.state))
-    fail(step, 'deadline index ⇔ queued|claimed', item);
+  // A job awaiting approval is due in the deadline index at its expiry (the sweeper finds it there).
+  if (inDeadlineIndex !== ['queued', 'claimed', 'awaiting_approval'].includes(item.state))
+    fail(step, 'deadline index ⇔ queued|claimed|awaiting_approval', item);
   const parked = PARKED.includes(item.state);
   // Parked keys are sharded by the identity's tenant bucket (the bucket of its row's partition key).
   const bucket = tenantBucketOf(identity);
@@ -198,6 +205,7 @@ function checkAgainstModel(
     maxAttempts: item.maxAttempts,
     ...(item.state === 'claimed' ? { leaseExpiresAt: item.leaseExpiresAt } : {}),
     ...(item.state === 'queued' ? { availableAt: item.availableAt } : {}),
+    ...(item.state === 'awaiting_approval' ? { approvalExpiresAt: item.approvalExpiresAt } : {}),
     effect: item.effectMayHaveHappened === true,
     targetClass: item.targetClass,
   };
@@ -208,6 +216,7 @@ function checkAgainstModel(
     maxAttempts: expected.maxAttempts,
     ...(expected.state === 'claimed' ? { leaseExpiresAt: expected.leaseExpiresAt } : {}),
     ...(expected.state === 'queued' ? { availableAt: expected.availableAt } : {}),
+    ...(expected.state === 'awaiting_approval' ? { approvalExpiresAt: expected.approvalExpiresAt } : {}),
     effect: expected.effect,
     targetClass: expected.targetClass,
   };

@@ -1,11 +1,13 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { approveItem, rejectItem } from '../../../../lib/admin/approve.js';
 import { cancelItem } from '../../../../lib/admin/cancel.js';
 import type { AdminDeps } from '../../../../lib/admin/deps.js';
 import { resolveItem } from '../../../../lib/admin/resolve.js';
 import { retryItem } from '../../../../lib/admin/retry.js';
 import { ManualClock } from '../../../../lib/clock.js';
 import {
+  ApprovalRefusedError,
   FenceRejectedError,
   IllegalTransitionError,
   ItemNotFoundError,
@@ -27,7 +29,17 @@ import { silentTelemetry } from '../../../../lib/telemetry.js';
 import { AttemptAbort } from '../../../../lib/worker/attempt-abort.js';
 import { createLeaseGuard } from '../../../../lib/worker/lease-guard.js';
 import { LeaseKeeper } from '../../../../lib/worker/lease-keeper.js';
-import { type Command, type HolderCommand, identityOf, maxAttemptsOf, targetClassOf, Universe } from './commands.js';
+import { APPROVAL_WAIT_MS, type ApprovalCommand, type GateKind, Principals } from './approval-commands.js';
+import { racingApproval } from './approval-model.js';
+import {
+  type Command,
+  type HolderCommand,
+  identityOf,
+  maxAttemptsOf,
+  payloadOf,
+  targetClassOf,
+  Universe,
+} from './commands.js';
 import type { Outcome } from './reference-model.js';
 
 /** Deadline shards of every store of a run (sweeps query each). */
@@ -72,6 +84,8 @@ class RealSystem {
   private readonly stores: WorkItemStore[];
   private readonly held = new Map<string, Held>();
   private readonly admin: AdminDeps;
+  /** Each decision has an actor of its own, so no later one is taken for a retry of an earlier one (same ms). */
+  private decisions = 0;
 
   constructor(
     private readonly run: RunTables,
@@ -95,20 +109,16 @@ class RealSystem {
         this.clock.advance(this.pauseDelta(command.worker));
         return { kind: 'time' };
       case 'enqueue':
-        return this.enqueue(command.id, command.worker, command.conflict);
+        return this.enqueue(command.id, command.worker, command.conflict, command.gate);
       case 'claim':
         return this.claim(command.id, command.worker);
-      case 'sweep': {
-        const summary = await sweep({
-          store: this.operator,
-          sqs: this.run.sqs,
-          queueUrl: this.run.queueUrl,
-          clock: this.clock,
-          dueGraceMs: 0,
-          resignalIntervalMs: 1,
-        });
-        return { kind: 'sweep', unknown: summary.sweptToUnknown };
-      }
+      case 'sweep':
+        return this.sweep();
+      case 'approve':
+      case 'reject':
+        return this.decide(command);
+      case 'race':
+        return this.race(command);
       case 'cancel':
         return this.operate(() => cancelItem(this.admin, identityOf(command.id), { actor: 'model', reason: 'model' }));
       case 'resolve':
@@ -131,6 +141,52 @@ class RealSystem {
       default:
         return this.holder(command);
     }
+  }
+
+  private async sweep(): Promise<Outcome> {
+    const summary = await sweep({
+      store: this.operator,
+      sqs: this.run.sqs,
+      queueUrl: this.run.queueUrl,
+      clock: this.clock,
+      dueGraceMs: 0,
+      resignalIntervalMs: 1,
+    });
+    return { kind: 'sweep', unknown: summary.sweptToUnknown, expired: summary.approvalsExpired };
+  }
+
+  /** Approve (through the admin API's function, with the payload hash the approver saw) or reject. */
+  private decide(command: Extract<ApprovalCommand, { kind: 'approve' | 'reject' }>): Promise<Outcome> {
+    this.decisions += 1;
+    const identity = identityOf(command.id);
+    const action = { actor: `approver-${this.decisions}`, reason: 'model' };
+    if (command.kind === 'reject') return this.operate(() => rejectItem(this.admin, identity, action));
+    const caller =
+      command.approver === 'none'
+        ? {}
+        : {
+            caller: {
+              accountId: '123456789012',
+              userId: `${Principals[command.approver]}:model-session`,
+              accessKeyId: 'ASIAMODEL0000000',
+            },
+          };
+    const payloadHashSeen = payloadHash(payloadOf(command.id, command.conflict));
+    return this.operate(() =>
+      approveItem(this.admin, identity, { ...action, ...caller, payloadHash: payloadHashSeen }),
+    );
+  }
+
+  /** An approval and its rival sent together (the expiry: once the clock passed it); each call's own outcome. */
+  private async race(command: Extract<ApprovalCommand, { kind: 'race' }>): Promise<Outcome> {
+    if (command.rival === 'expire') this.clock.advance(APPROVAL_WAIT_MS + 1);
+    const rival = () => {
+      if (command.rival === 'expire') return this.sweep();
+      if (command.rival === 'reject') return this.decide({ kind: 'reject', id: command.id });
+      return this.operate(() => cancelItem(this.admin, identityOf(command.id), { actor: 'model', reason: 'model' }));
+    };
+    const [approve, rivalOutcome] = await Promise.all([this.decide(racingApproval(command.id)), rival()]);
+    return { kind: 'race', approve, rival: rivalOutcome };
   }
 
   private pauseDelta(worker: number): number {
@@ -165,14 +221,25 @@ class RealSystem {
     return createLeaseGuard({ keeper, abort });
   }
 
-  private async enqueue(id: number, worker: number | null, conflict: boolean): Promise<Outcome> {
+  private async enqueue(id: number, worker: number | null, conflict: boolean, gate: GateKind): Promise<Outcome> {
     const identity = identityOf(id);
+    const approval =
+      gate === 'none'
+        ? {}
+        : {
+            approval: {
+              expiresAt: this.clock.now() + APPROVAL_WAIT_MS,
+              approvers: gate,
+              producerId: Principals.producer,
+            },
+          };
     const input = parseNewWorkItem({
       identity,
       jobType: 'model-job',
-      payloadHash: payloadHash({ id: identity, conflict }),
+      payloadHash: payloadHash(payloadOf(id, conflict)),
       payloadRef: `ref-${id}`,
       maxAttempts: maxAttemptsOf(id),
+      ...approval,
     });
     try {
       if (worker === null) {
@@ -265,6 +332,7 @@ class RealSystem {
       if (isLeasefenceError(error, IllegalTransitionError)) return { kind: 'operator', result: 'illegal' };
       if (isLeasefenceError(error, OperatorStatementRequiredError))
         return { kind: 'operator', result: 'statement_required' };
+      if (isLeasefenceError(error, ApprovalRefusedError)) return { kind: 'operator', result: error.refusal };
       throw error;
     }
   }

@@ -1,4 +1,15 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { WorkState } from '../../../../lib/states.js';
+import { APPROVAL_WAIT_MS, type ApprovalCommand, type GateKind } from './approval-commands.js';
+import {
+  approveModel,
+  type DecisionResult,
+  expireModel,
+  gateOf,
+  racingApproval,
+  rejectModel,
+  rivalCommand,
+} from './approval-model.js';
 import {
   type Command,
   type HolderCommand,
@@ -18,8 +29,10 @@ type Outcome =
   | { kind: 'holder'; ok: false }
   | { kind: 'write'; ok: true }
   | { kind: 'write'; ok: false; reason: string }
-  | { kind: 'operator'; result: 'ok' | 'not_found' | 'illegal' | 'statement_required' }
-  | { kind: 'sweep'; unknown: number };
+  | { kind: 'operator'; result: DecisionResult | 'illegal' | 'statement_required' }
+  | { kind: 'sweep'; unknown: number; expired: number }
+  /** An approval and its rival sent together: what each call reported. */
+  | { kind: 'race'; approve: Outcome; rival: Outcome };
 
 /** The work item as the model expects it. */
 interface ModelItem {
@@ -34,6 +47,9 @@ interface ModelItem {
   effect: boolean;
   /** Recorded by the claim with the mark. */
   targetClass?: 'B' | 'C' | 'D';
+  /** awaiting_approval: when the sweeper cancels it, and who may approve. */
+  approvalExpiresAt?: number;
+  approvers?: 'anyone' | 'not-producer';
 }
 
 /** The protected record of an identity as the model expects it. */
@@ -81,13 +97,22 @@ class ReferenceModel {
         this.now += this.pauseDelta(command.worker);
         return { kind: 'time' };
       case 'enqueue':
-        return this.enqueue(command.id, command.worker, command.conflict);
+        return this.enqueue(command.id, command.worker, command.conflict, command.gate);
       case 'claim':
         return this.claim(command.id, command.worker);
       case 'sweep':
         return this.sweep();
       case 'cancel':
-        return this.operate(command.id, ['queued', 'claimed', 'unknown'], (item) => ({ ...item, state: 'cancelled' }));
+        return this.operate(command.id, ['awaiting_approval', 'queued', 'claimed', 'unknown'], (item) => ({
+          ...item,
+          state: 'cancelled',
+        }));
+      case 'approve':
+        return { kind: 'operator', result: approveModel(this.items[command.id], command, this.now) };
+      case 'reject':
+        return { kind: 'operator', result: rejectModel(this.items[command.id]) };
+      case 'race':
+        throw new Error('a race is settled from what the engine reported: call settleRace');
       case 'resolve':
         if (command.to === 'queued') return this.requeue(command.id, ['unknown'], command.statement);
         return this.operate(command.id, ['unknown'], (item) => ({ ...item, state: command.to }));
@@ -111,11 +136,66 @@ class ReferenceModel {
     return this.now + (this.skews[worker] ?? 0);
   }
 
-  private enqueue(id: number, worker: number | null, conflict: boolean): Outcome {
+  /**
+   * An approval racing a cancel, a reject or the expiry (the clock first moves past it), settled by what the engine
+   * reported: exactly one serial order (or, for a cancel, its read before the approval committed: refused, nothing
+   * changed) must give those outcomes; the model moves to it. None ▶ the first order, which the caller then rejects.
+   */
+  settleRace(command: Extract<ApprovalCommand, { kind: 'race' }>, actual: Outcome): Outcome {
+    if (command.rival === 'expire') this.now += APPROVAL_WAIT_MS + 1;
+    const approve = racingApproval(command.id);
+    const rival = rivalCommand(command.id, command.rival);
+    const orders: Array<(model: ReferenceModel) => Outcome> = [
+      (model) => ({ kind: 'race', approve: model.apply(approve), rival: model.apply(rival) }),
+      (model) => {
+        const rivalOutcome = model.apply(rival);
+        return { kind: 'race', approve: model.apply(approve), rival: rivalOutcome };
+      },
+    ];
+    if (command.rival === 'cancel') {
+      orders.push((model) => ({
+        kind: 'race',
+        approve: model.apply(approve),
+        rival: { kind: 'operator', result: 'illegal' },
+      }));
+    }
+    const tried = orders.map((order) => {
+      const fork = this.fork();
+      return { fork, outcome: order(fork) };
+    });
+    const match = tried.find((candidate) => isDeepStrictEqual(candidate.outcome, actual)) ?? tried[0];
+    if (!match) throw new Error('no order to try');
+    this.adopt(match.fork);
+    return match.outcome;
+  }
+
+  /** A copy of the model to try one order of a race on. */
+  private fork(): ReferenceModel {
+    const copy = new ReferenceModel(this.now, this.skews);
+    copy.adopt(this);
+    return copy;
+  }
+
+  /** Takes over `other`'s state (deep copies: the two never share an item or a claim). */
+  private adopt(other: ReferenceModel): void {
+    this.now = other.now;
+    this.items.splice(0, this.items.length, ...structuredClone(other.items));
+    this.records.splice(0, this.records.length, ...structuredClone(other.records));
+    this.held.clear();
+    for (const [key, claim] of other.held) this.held.set(key, { ...claim });
+  }
+
+  private enqueue(id: number, worker: number | null, conflict: boolean, gateKind: GateKind): Outcome {
     const hash = conflict ? 'other' : 'main';
     const existing = this.items[id];
     if (existing) return { kind: 'enqueue', result: existing.hash === hash ? 'replay' : 'conflict' };
     const maxAttempts = maxAttemptsOf(id);
+    const gate = gateOf(gateKind, this.now);
+    if (gate) {
+      // Created awaiting_approval whoever enqueues it: no claim, no attempt, no lease (a worker's lease is not used).
+      this.items[id] = { state: 'awaiting_approval', fence: 0, attempts: 0, maxAttempts, hash, effect: false, ...gate };
+      return { kind: 'enqueue', result: 'created' };
+    }
     if (worker === null) {
       this.items[id] = {
         state: 'queued',
@@ -159,11 +239,13 @@ class ReferenceModel {
     }
     const reason = FINISHED.includes(item.state)
       ? 'finished'
-      : item.state === 'claimed' && (item.leaseExpiresAt ?? 0) >= now
-        ? 'leased'
-        : item.attempts >= item.maxAttempts
-          ? 'exhausted'
-          : 'not_due';
+      : item.state === 'awaiting_approval'
+        ? 'awaiting_approval'
+        : item.state === 'claimed' && (item.leaseExpiresAt ?? 0) >= now
+          ? 'leased'
+          : item.attempts >= item.maxAttempts
+            ? 'exhausted'
+            : 'not_due';
     return { kind: 'claim', claimed: false, reason };
   }
 
@@ -236,7 +318,7 @@ class ReferenceModel {
       delete item.leaseExpiresAt;
       unknown += 1;
     }
-    return { kind: 'sweep', unknown };
+    return { kind: 'sweep', unknown, expired: expireModel(this.items, this.now) };
   }
 
   /**

@@ -13,6 +13,7 @@ import { parkedStateKeys } from '../../../../lib/store/parked-keys.js';
 import { deadlineShardName, JobsIndex, jobsTableDefinition, workItemKey } from '../../../../lib/store/table.js';
 import type { WorkItem } from '../../../../lib/store/work-item.js';
 import { uniqueName } from '../../../support/engine.js';
+import { type ApprovalTally, emptyApprovalTally, tallyApproval } from './approval-invariants.js';
 import { IDENTITY_COUNT, identityOf, type RunPlan, touched } from './commands.js';
 import { checkAgainstModel, fail, InvariantOracle, type Observation, observedIds } from './invariants.js';
 import { RealSystem, RUN_SHARDS, recordRef } from './real-system.js';
@@ -30,9 +31,14 @@ const RUN_START = Date.UTC(2026, 0, 1);
 /**
  * Runs one generated plan on fresh tables: every command goes to the model and to the engine, the outcomes
  * must agree, and the invariants are checked on what the engine holds after every step; the indexes are
- * checked at the end. Returns the number of commands executed. Throws InvariantViolation on the first break.
+ * checked at the end. What the approval gate did is added to `approvals`. Returns the number of commands
+ * executed. Throws InvariantViolation on the first break.
  */
-async function runInterleaving(plan: RunPlan, env: InterleavingEnvironment): Promise<number> {
+async function runInterleaving(
+  plan: RunPlan,
+  env: InterleavingEnvironment,
+  approvals: ApprovalTally = emptyApprovalTally(),
+): Promise<number> {
   const jobsTable = uniqueName('lf-model-jobs');
   const recordsTable = uniqueName('lf-model-records');
   await env.client.send(new CreateTableCommand(jobsTableDefinition(jobsTable)));
@@ -46,9 +52,16 @@ async function runInterleaving(plan: RunPlan, env: InterleavingEnvironment): Pro
     const oracle = new InvariantOracle();
     const observe = (ids: readonly number[]) => observeAll(env.client, jobsTable, recordsTable, ids);
     for (const [step, command] of plan.commands.entries()) {
-      const expected = model.apply(command);
+      // A race has no single prediction: the model settles it from what the engine reported (one order must fit).
+      const predicted = command.kind === 'race' ? undefined : model.apply(command);
       const actual = await real.apply(command);
-      if (!isDeepStrictEqual(actual, expected)) fail(step, 'outcome matches the model', { command, expected, actual });
+      const expected = command.kind === 'race' ? model.settleRace(command, actual) : predicted;
+      if (!isDeepStrictEqual(actual, expected)) {
+        const rule =
+          command.kind === 'race' ? 'a race has the outcomes of one serial order' : 'outcome matches the model';
+        fail(step, rule, { command, expected, actual });
+      }
+      tallyApproval(approvals, command, actual);
       const observed = await observe(observedIds(touched(command)));
       oracle.check(step, command, actual, real.lastHolderFence, observed, real.lastHolderClock);
       for (const [id, now] of observed) checkAgainstModel(step, id, model.items[id], model.records[id] ?? {}, now);
@@ -129,7 +142,7 @@ async function checkIndexes(client: DynamoDBDocumentClient, tableName: string, s
       )
       .filter(Boolean)
       .sort();
-  for (const state of ['unknown', 'quarantined', 'failed_terminal']) {
+  for (const state of ['unknown', 'quarantined', 'failed_terminal', 'awaiting_approval']) {
     const shards = await Promise.all(parkedStateKeys(state).map((key) => query(JobsIndex.parkedByState, key)));
     const listed = shards.flat().sort();
     if (!isDeepStrictEqual(listed, expectedIn([state])))
@@ -138,8 +151,8 @@ async function checkIndexes(client: DynamoDBDocumentClient, tableName: string, s
   const deadlines: string[] = [];
   for (let shard = 0; shard < RUN_SHARDS; shard += 1)
     deadlines.push(...(await query(JobsIndex.byDeadline, deadlineShardName(shard))));
-  if (!isDeepStrictEqual(deadlines.sort(), expectedIn(['queued', 'claimed']))) {
-    fail(step, 'deadline index lists exactly the queued and claimed items', deadlines);
+  if (!isDeepStrictEqual(deadlines.sort(), expectedIn(['queued', 'claimed', 'awaiting_approval']))) {
+    fail(step, 'deadline index lists exactly the queued, claimed and awaiting items', deadlines);
   }
 }
 
