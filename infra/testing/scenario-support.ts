@@ -51,6 +51,8 @@ interface Scenario {
   readonly classes?: readonly string[];
   /** Only for job types this is true of (all when absent), e.g. those with an approval gate. */
   readonly applies?: (job: JobDefinition<unknown>) => boolean;
+  /** Set when the run decides whether it applies (it may have no result): why it has none, for a test runner. */
+  readonly absentWhen?: string;
   /**
    * `payloads[0]` is the sample under test; the others are there for the changed payload. Undefined: the run
    * showed the scenario does not apply to this job (e.g. it asked for no successor), so it has no result.

@@ -116,6 +116,21 @@ async function runDuplicateTick(bench: ConformanceBench, schedule: ScheduleDecla
   );
 }
 
+/** One schedule's outcome: not evaluated for class A without transactions, failed (saying why) when it throws. */
+async function tickOutcome(
+  bench: ConformanceBench,
+  schedule: ScheduleDeclaration,
+  transactions: boolean,
+): Promise<ScenarioOutcome> {
+  if (bench.job.target === 'A' && !transactions) return skipped(`${NO_TRANSACTIONS} (schedule ${schedule.name})`);
+  try {
+    return await runDuplicateTick(bench, schedule);
+  } catch (error) {
+    const detail = `schedule ${schedule.name}: the scenario stopped: ${(error as Error).name}: ${(error as Error).message}`;
+    return { status: 'failed', detail, remedies: [Remedy.scenarioStopped], evidence: {} };
+  }
+}
+
 /**
  * The duplicate-tick scenario once for each schedule of this job type (none: no result); class A on an engine
  * without transactions is not evaluated, as every other scenario. A scenario that throws is failed, saying why.
@@ -129,16 +144,8 @@ async function runScheduleScenarios(
   for (const schedule of schedules.filter((candidate) => candidate.jobType === bench.job.type)) {
     bench.begin(ScenarioId.duplicateTick, 1);
     const named = { id: ScenarioId.duplicateTick, title: TITLE, sample: 1 };
-    if (bench.job.target === 'A' && !transactions) {
-      results.push({ ...named, ...skipped(`${NO_TRANSACTIONS} (schedule ${schedule.name})`) });
-      continue;
-    }
-    try {
-      results.push({ ...named, ...(await runDuplicateTick(bench, schedule)) });
-    } catch (error) {
-      const detail = `schedule ${schedule.name}: the scenario stopped: ${(error as Error).name}: ${(error as Error).message}`;
-      results.push({ ...named, status: 'failed', detail, remedies: [Remedy.scenarioStopped], evidence: {} });
-    }
+    const outcome = await tickOutcome(bench, schedule, transactions);
+    results.push({ ...named, ...outcome, evidence: { schedule: schedule.name, ...outcome.evidence } });
   }
   return results;
 }

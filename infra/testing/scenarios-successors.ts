@@ -24,6 +24,9 @@ import { freshOperation } from './scenarios-faults.js';
  * is checked as a deployed worker checks it and its rows can be counted without running it.
  */
 
+/** Why a successor scenario has no result for a job type. */
+const NO_SUCCESSOR = 'does not apply: the job asked for no successor (ctx.enqueue) with this sample';
+
 const WRITES = ['PutItem', 'UpdateItem', 'DeleteItem', 'TransactWriteItems', 'BatchWriteItem'];
 
 /** How this engine writes successors: one transaction with the completion, or a durable step by identity. */
@@ -186,6 +189,7 @@ async function judgeSuccessors(
 const successorStale: Scenario = {
   id: ScenarioId.successorStale,
   title: "a stale holder's successor enqueue is refused (pause past the lease, takeover completes, stale resumes)",
+  absentWhen: NO_SUCCESSOR,
   run: async (bench, [payload]) => {
     if (!asksForSuccessors(bench)) return undefined;
     const { identity, message } = await freshOperation(bench, 'succ-stale', payload);
@@ -213,6 +217,7 @@ const successorStale: Scenario = {
 const successorTakeover: Scenario = {
   id: ScenarioId.successorTakeover,
   title: 'a takeover never enqueues the successors twice (the first holder crashes before its completion)',
+  absentWhen: NO_SUCCESSOR,
   run: async (bench, [payload]) => {
     if (!asksForSuccessors(bench)) return undefined;
     const { identity, message } = await freshOperation(bench, 'succ-takeover', payload);
