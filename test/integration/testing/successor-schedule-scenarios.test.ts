@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { describe, expect, it, type TestContext } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { runConformance } from '../../../infra/testing/run-conformance.js';
 import { defineJob, type JobDefinition } from '../../../lib/job-definition.js';
 import { defineSchedules } from '../../../lib/messaging/schedule.js';
-import { requireNoTransactions } from '../../support/capability.js';
 import { fixtureConformance, fixtureTables, goodOrderJob } from '../../support/conformance-jobs.js';
 import { engineEndpoints, uniqueName } from '../../support/engine.js';
 
@@ -103,13 +102,18 @@ describe('the conformance harness runs the successor and schedule fault tests (i
     expect(report.verdict).toBe('NO-GO');
   });
 
-  it('a successor named with a random part is enqueued twice by a takeover of the durable step: NO-GO', async (context: TestContext) => {
-    requireNoTransactions(context);
+  it('a successor named with a random part: enqueued twice by a takeover of the durable step (NO-GO); harmless in one transaction', async () => {
     const job = chainJob('chain-random', (operationId) => ({
       operationId: `${operationId}/leaf-${randomUUID().slice(0, 8)}`,
     })) as JobDefinition<unknown>;
     const report = await check(job);
     const takeover = results(report, ['successor-takeover'])[0];
+    if (report.transactions) {
+      // The crashed holder's successors rode in its refused transaction: only the takeover's exist.
+      expect(takeover?.evidence).toMatchObject({ mode: 'transaction', supersededRows: 0 });
+      expect(takeover?.status).toBe('passed');
+      return;
+    }
     expect(takeover?.status).toBe('failed');
     expect(takeover?.detail).toContain('the chain was enqueued twice');
     expect(takeover?.evidence).toMatchObject({ mode: 'durable_step', supersededRows: 1 });
