@@ -240,10 +240,7 @@ class ConformanceBench implements WireObserver, JobObserver {
     };
   }
 
-  /**
-   * What the library's producer needs on this bench's tables (rows first: the jobs table with the job's budget),
-   * as the schedule tick handler builds it.
-   */
+  /** What the library's producer needs on this bench's tables (rows first), as the schedule tick handler builds it. */
   producer(): ProducerDependencies {
     return {
       sqs: this.sqs,

@@ -2,7 +2,7 @@ import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import * as z from 'zod';
 import { InvalidInputError } from '../../lib/errors.js';
 import type { JobDefinition } from '../../lib/job-definition.js';
-import type { ScheduleDeclaration } from '../../lib/messaging/schedule.js';
+import { defineSchedules, type ScheduleDeclaration } from '../../lib/messaging/schedule.js';
 import { ConformanceBench, type PrepareTenant } from './bench.js';
 import {
   type ConformanceEngine,
@@ -96,7 +96,7 @@ interface ConformanceOptions {
    * types from ctx.enqueue, checked against their definitions, never run. Without them a successor is refused.
    */
   readonly successorJobs?: ReadonlyArray<JobDefinition<unknown>> | undefined;
-  /** The jobs module's schedules: each one of this job type gets the duplicate-tick scenario. */
+  /** The jobs module's schedules (checked as defineSchedules checks them): each of this job type is ticked twice. */
   readonly schedules?: readonly ScheduleDeclaration[] | undefined;
 }
 
@@ -266,10 +266,12 @@ async function runConformance(job: JobDefinition<unknown>, options: ConformanceO
   const problem = definitionProblem(job);
   if (problem) return unevaluatedReport(job, problem, true);
   checkOptions(job, options);
+  // Checked before anything starts (a bad schedule ▶ InvalidInputError naming its field), as the construct checks it.
+  const checked = { ...options, schedules: defineSchedules(options.schedules ?? []) };
   const engine = options.engine ?? (await startConformanceEngine({ endpoint: options.endpoint }));
   const { client, sqs } = harnessClients(engine);
   try {
-    return await withProcessClientsObserved(engine.proxy, () => evaluate(job, options, engine, client, sqs));
+    return await withProcessClientsObserved(engine.proxy, () => evaluate(job, checked, engine, client, sqs));
   } finally {
     client.destroy();
     sqs.destroy();

@@ -232,7 +232,8 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
 }
 
 /**
- * `leasefence check`: exit 0 when every job type is GO, 1 when any is NO-GO or not evaluated, 2 on usage errors.
+ * `leasefence check`: exit 0 when every job type is GO, 1 when any is NO-GO or not evaluated (or a schedule names a
+ * job type the module does not define: never ticked, so not seen), 2 on usage errors.
  * With `--stack <local|name>` it runs through a running stack instead (check-stack.ts).
  */
 const checkCommand: CliCommand = { spec, run };
