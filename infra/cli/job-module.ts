@@ -1,5 +1,6 @@
 import { isLeasefenceError } from '../../lib/errors.js';
 import { examplePath, JobsModuleError, loadJobsModule } from '../local/jobs-module.js';
+import { schedulesOf } from '../local/schedules-module.js';
 import type { JobConformanceModule } from '../testing/module.js';
 import { UsageError } from './errors.js';
 
@@ -17,7 +18,8 @@ function conformanceOf(path: string, exported: unknown): JobConformanceModule['c
 
 /**
  * Loads the job module `check` evaluates: the example jobs by default, else `path`, a jobs module as
- * `start --jobs` takes it (`jobs`, `tables`) plus `conformance` (sample payloads per job type, `prepare`).
+ * `start --jobs` takes it (`jobs`, `tables`) plus `conformance` (sample payloads per job type, `prepare`) and
+ * `schedules` (read as `leasefence schedules --jobs` reads them: schedulesOf, one home).
  * Anything wrong with it ▶ UsageError naming the file.
  */
 async function loadJobModule(path: string | undefined): Promise<JobConformanceModule> {
@@ -27,7 +29,12 @@ async function loadJobModule(path: string | undefined): Promise<JobConformanceMo
     // The tables keep their declared names: conformance runs on fresh engines (or the endpoint given).
     const names = Object.fromEntries(loaded.tables.map((table) => [String(table.TableName), String(table.TableName)]));
     const conformance = conformanceOf(modulePath, loaded.exports.conformance);
-    return { jobs: loaded.build({ tables: names }), tables: loaded.tables, ...(conformance ? { conformance } : {}) };
+    return {
+      jobs: loaded.build({ tables: names }),
+      tables: loaded.tables,
+      schedules: schedulesOf(loaded),
+      ...(conformance ? { conformance } : {}),
+    };
   } catch (error) {
     if (isLeasefenceError(error, JobsModuleError)) throw new UsageError(`--jobs: ${error.message}`);
     throw error;

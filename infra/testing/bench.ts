@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { SQSClient } from '@aws-sdk/client-sqs';
+import { DeleteMessageBatchCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AdminDeps } from '../../lib/admin/deps.js';
 import { createDocumentClient } from '../../lib/aws-clients.js';
@@ -9,6 +9,7 @@ import { payloadHash } from '../../lib/hashing.js';
 import { type JobIdentity, parseIdentity } from '../../lib/identity.js';
 import { type JobDefinition, JobRegistry } from '../../lib/job-definition.js';
 import { serializeEnvelope } from '../../lib/messaging/envelope.js';
+import type { ProducerDependencies } from '../../lib/messaging/producer.js';
 import { PayloadStore } from '../../lib/store/payloads.js';
 import type { WorkItem } from '../../lib/store/work-item.js';
 import { WorkItemStore } from '../../lib/store/work-item-store.js';
@@ -17,11 +18,19 @@ import { countingTelemetry } from '../../lib/telemetry.js';
 import { type MessageResult, type QueueMessage, WorkerRuntime } from '../../lib/worker/worker-runtime.js';
 import type { ConformanceEngine, ConformanceTables } from './conformance-engine.js';
 import { type Gate, within } from './gate.js';
-import { type JobObserver, observedJob, type ReconcileAnswer, type RunCall, type WorkerState } from './observed-job.js';
+import {
+  type EnqueueCall,
+  type JobObserver,
+  observedJob,
+  type ReconcileAnswer,
+  type RunCall,
+  type WorkerState,
+} from './observed-job.js';
 import type { WireObserver, WireRequest } from './observing-proxy.js';
 import { PROCESS_LABEL } from './process-endpoint.js';
 import { countEffects, operationKey, type ProviderEvent, type ProviderFaults } from './provider-probe.js';
 import { classifyRequest, type ObservedRequest, type RequestSource, tablesOf } from './request-log.js';
+import { successorStandIns } from './successor-stand-ins.js';
 import { TargetState } from './target-state.js';
 import { faultDecision, noFaults, type WorkerFaults } from './worker-faults.js';
 
@@ -77,6 +86,7 @@ class ConformanceBench implements WireObserver, JobObserver {
   readonly providerEvents: ProviderEvent[] = [];
   readonly reconciles: ReconcileAnswer[] = [];
   readonly runCalls: RunCall[] = [];
+  readonly enqueues: EnqueueCall[] = [];
   readonly jobErrors: JobError[] = [];
   readonly telemetry = countingTelemetry();
   /** Every tenant id the scenarios used (raw identifiers must not reach logs). */
@@ -98,6 +108,8 @@ class ConformanceBench implements WireObserver, JobObserver {
     readonly job: JobDefinition<unknown>,
     private readonly prepare: PrepareTenant | undefined,
     declaredTables: readonly string[],
+    /** The module's other job types: the successor types a worker accepts from ctx.enqueue (never run here). */
+    private readonly successorJobs: ReadonlyArray<JobDefinition<unknown>> = [],
   ) {
     this.store = new WorkItemStore({ client, tableName: tables.jobsTable, clock: this.clock });
     this.payloads = new PayloadStore(client, tables.payloadsTable, this.clock);
@@ -145,6 +157,12 @@ class ConformanceBench implements WireObserver, JobObserver {
   /** A tenant no other scenario uses, with the job's records prepared for `payload`. */
   async tenant(label: string, payload: unknown): Promise<string> {
     const tenantId = `lfc-${label}-${randomUUID().slice(0, 8)}`;
+    await this.prepareTenant(tenantId, payload);
+    return tenantId;
+  }
+
+  /** Prepares the job's records for a tenant someone else named (a schedule's), and keeps it out of logs. */
+  async prepareTenant(tenantId: string, payload: unknown): Promise<void> {
     this.tenants.push(tenantId);
     this.preparing = true;
     try {
@@ -152,7 +170,6 @@ class ConformanceBench implements WireObserver, JobObserver {
     } finally {
       this.preparing = false;
     }
-    return tenantId;
   }
 
   /** A first-send message; its body is stored like a producer would (unless `store` is false). */
@@ -192,6 +209,7 @@ class ConformanceBench implements WireObserver, JobObserver {
       client,
       registry: new JobRegistry([
         ungatedUnless(options.gated, observedJob(this, { worker: name, state, providerClient, pause: options.pause })),
+        ...successorStandIns(this.job, this.successorJobs),
       ]),
       payloads: new PayloadStore(client, this.tables.payloadsTable, this.clock),
       telemetry: this.telemetry,
@@ -220,6 +238,51 @@ class ConformanceBench implements WireObserver, JobObserver {
       queueUrl: this.tables.queueUrl,
       payloadsTable: this.tables.payloadsTable,
     };
+  }
+
+  /** What the library's producer needs on this bench's tables (rows first), as the schedule tick handler builds it. */
+  producer(): ProducerDependencies {
+    return {
+      sqs: this.sqs,
+      queueUrl: this.tables.queueUrl,
+      payloads: this.payloads,
+      // As the tick handler builds it: no job definitions, so each occurrence takes its schedule's budget.
+      delayed: { client: this.client, jobsTable: this.tables.jobsTable, jobs: [], clock: this.clock },
+    };
+  }
+
+  /**
+   * Takes every message now on the bench's queue (nobody else polls it: the sweeper's wake-ups and the producer's
+   * land there) and returns those naming an identity `wanted` accepts, as a worker would receive them.
+   */
+  async takeMessages(wanted: (identity: JobIdentity) => boolean): Promise<QueueMessage[]> {
+    const taken: QueueMessage[] = [];
+    for (;;) {
+      const output = await this.sqs.send(
+        new ReceiveMessageCommand({
+          QueueUrl: this.tables.queueUrl,
+          MaxNumberOfMessages: 10,
+          WaitTimeSeconds: 0,
+          VisibilityTimeout: 300,
+        }),
+      );
+      const messages = output.Messages ?? [];
+      if (messages.length === 0) return taken;
+      for (const message of messages) {
+        const queued = { messageId: message.MessageId ?? randomUUID(), body: message.Body ?? '' };
+        const identity = identityOf(queued);
+        if (identity && wanted(identity)) taken.push(queued);
+      }
+      await this.sqs.send(
+        new DeleteMessageBatchCommand({
+          QueueUrl: this.tables.queueUrl,
+          Entries: messages.map((message, index) => ({
+            Id: String(index),
+            ReceiptHandle: message.ReceiptHandle ?? '',
+          })),
+        }),
+      );
+    }
   }
 
   /** The work item as stored now. */

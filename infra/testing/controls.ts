@@ -91,9 +91,17 @@ function fail(evidence: string, remedy: string, scenarios: readonly ScenarioId[]
   return { status: 'FAIL', evidence, remedy, scenarios };
 }
 
-/** Control 4: no request took an unfenced path on any attempt, and the stale attempt was refused. */
+/**
+ * Control 4: no request took an unfenced path on any attempt, the stale attempt was refused, and (a job that asks
+ * for successors) a stale or crashed holder's successors were never written beside the winner's.
+ */
 function fencedEverywhere(evidence: ControlEvidence): Judgement {
-  const ids = [ScenarioId.staleResume, ScenarioId.everyAttempt];
+  const ids = [
+    ScenarioId.staleResume,
+    ScenarioId.everyAttempt,
+    ScenarioId.successorStale,
+    ScenarioId.successorTakeover,
+  ];
   if (evidence.unfencedWrites.length > 0) {
     const single = evidence.scenarios.every((result) => result.sample === 1);
     const remedies = evidence.unfencedWrites.map((write) =>
@@ -272,7 +280,8 @@ const CONTROL_NAMES = [
 /** The seed's nine all-required controls, each derived from scenario counts and the definition's own fields. */
 function deriveControls(evidence: ControlEvidence): ControlResult[] {
   const judgements: Judgement[] = [
-    fromScenarios(evidence, [ScenarioId.collidingIds]),
+    // A schedule's occurrence identity (name + tick) is the durable identity of each of its jobs.
+    fromScenarios(evidence, [ScenarioId.collidingIds, ScenarioId.duplicateTick]),
     fromScenarios(evidence, [ScenarioId.changedPayload]),
     fromScenarios(evidence, [ScenarioId.duplicateDelivery]),
     fencedEverywhere(evidence),

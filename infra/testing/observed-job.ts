@@ -32,12 +32,27 @@ interface WorkerState {
   paused: boolean;
 }
 
+/** One `ctx.enqueue` call a job made: by which worker, for which parent attempt and fence, and what it asked for. */
+interface EnqueueCall {
+  readonly worker: string;
+  readonly scenario: string;
+  readonly sample: number;
+  /** The parent's operation (operationKey) and the claim it ran under. */
+  readonly parent: string;
+  readonly fence: number;
+  readonly attempt: number;
+  readonly jobType: string;
+  /** The successor's operation id, or undefined when ctx.enqueue refused it (the error is recorded). */
+  readonly operationId: string | undefined;
+}
+
 /** What the observed job records into (the conformance bench). */
 interface JobObserver {
   readonly job: JobDefinition<unknown>;
   readonly providerEvents: ProviderEvent[];
   readonly reconciles: ReconcileAnswer[];
   readonly runCalls: RunCall[];
+  readonly enqueues: EnqueueCall[];
   /** The running scenario and sample. */
   running(): { scenario: string; sample: number };
   /** Effects the provider holds for an operation now. */
@@ -53,6 +68,35 @@ interface ObservedJobOptions {
   readonly providerClient: DynamoDBDocumentClient;
   /** Holds the first run/reconcile right after the claim until released. */
   readonly pause: Gate | undefined;
+}
+
+/**
+ * The job's context with `ctx.enqueue` observed: every successor it asks for (or is refused) is recorded with the
+ * parent's fence, so the successor scenarios know which job types enqueue successors and whose they are. The
+ * rest of the context is the runtime's own (a prototype link: its lazy getters stay lazy).
+ */
+function withObservedEnqueue(bench: JobObserver, worker: string, context: JobContext<unknown>): JobContext<unknown> {
+  const record = (jobType: string, operationId: string | undefined) =>
+    bench.enqueues.push({
+      worker,
+      ...bench.running(),
+      parent: operationKey(context.identity),
+      fence: context.fence,
+      attempt: context.attempt,
+      jobType,
+      operationId,
+    });
+  const enqueue: JobContext<unknown>['enqueue'] = (jobType, payload, options) => {
+    try {
+      const identity = context.enqueue(jobType, payload, options);
+      record(jobType, identity.operationId);
+      return identity;
+    } catch (error) {
+      record(jobType, undefined);
+      throw error;
+    }
+  };
+  return Object.create(context, { enqueue: { value: enqueue } }) as JobContext<unknown>;
 }
 
 /**
@@ -81,7 +125,7 @@ function observedJob(bench: JobObserver, options: ObservedJobOptions): JobDefini
   const run = (context: JobContext<unknown>) =>
     guarded(async () => {
       bench.runCalls.push({ operation: operationKey(context.identity), attempt: context.attempt });
-      const outcome = await job.run(context);
+      const outcome = await job.run(withObservedEnqueue(bench, worker, context));
       if (state.faults.failAfterRun) {
         state.faults.failAfterRun = false;
         throw new RetryableJobError('conformance_retry', 'a retryable failure injected after run() returned');
@@ -136,4 +180,4 @@ function observedJob(bench: JobObserver, options: ObservedJobOptions): JobDefini
   };
 }
 
-export { type JobObserver, observedJob, type ReconcileAnswer, type RunCall, type WorkerState };
+export { type EnqueueCall, type JobObserver, observedJob, type ReconcileAnswer, type RunCall, type WorkerState };

@@ -30,6 +30,13 @@ const Remedy = {
   privacy: 'keep payload values and raw tenant ids out of outcomes, error messages and log fields (hash them)',
   completingSample: 'give a sample payload the job completes with (conformance.samplePayloads)',
   runtime: 'the runtime did this, not the job: report it to leasefence with this evidence',
+  successorRegistered:
+    'define every successor type in the same jobs module with a payload the successor accepts (a deployed worker refuses an unregistered type too)',
+  stableSuccessorName:
+    'give each successor a name that is the same on every attempt (ctx.enqueue(type, payload, { name })): no random part, no attempt number, no time',
+  enqueueThroughContext:
+    'enqueue follow-up jobs only with ctx.enqueue inside run: it writes them with the fenced completion, so a stale attempt writes none',
+  schedulePayload: "give the schedule a payload the job's schema accepts and the job completes with",
   scenarioStopped: 'the scenario could not run to the end: fix the error it names (often the job throwing outside run)',
 } as const;
 

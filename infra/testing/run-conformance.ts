@@ -2,6 +2,7 @@ import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import * as z from 'zod';
 import { InvalidInputError } from '../../lib/errors.js';
 import type { JobDefinition } from '../../lib/job-definition.js';
+import { defineSchedules, type ScheduleDeclaration } from '../../lib/messaging/schedule.js';
 import { ConformanceBench, type PrepareTenant } from './bench.js';
 import {
   type ConformanceEngine,
@@ -26,10 +27,14 @@ import {
   sharedRecord,
   staleResume,
 } from './scenarios-ownership.js';
+import { runScheduleScenarios } from './scenarios-schedules.js';
+import { SUCCESSOR_SCENARIOS } from './scenarios-successors.js';
 
 /**
  * The scenarios, in the order they run for each sample payload (seed scenarios 1–5, the contract tests behind
- * controls 1, 5 and 8, then every attempt of one operation).
+ * controls 1, 5 and 8, every attempt of one operation, the approval gate's, then the successors': those apply to a
+ * job whose run asks for a successor and have no result for one that asks for none). The duplicate-tick scenario
+ * runs after them, once per schedule of the job type (scenarios-schedules.ts).
  */
 const SCENARIOS: readonly Scenario[] = [
   staleResume,
@@ -43,6 +48,7 @@ const SCENARIOS: readonly Scenario[] = [
   providerTimeout,
   everyAttempt,
   ...APPROVAL_SCENARIOS,
+  ...SUCCESSOR_SCENARIOS,
 ];
 
 /**
@@ -85,6 +91,13 @@ interface ConformanceOptions {
   readonly tables?: readonly CreateTableCommandInput[] | undefined;
   /** Prepares the job's records for each fresh tenant (e.g. stock to reserve). */
   readonly prepare?: PrepareTenant | undefined;
+  /**
+   * The jobs module's job types (the one under test among them is ignored): a worker accepts them as successor
+   * types from ctx.enqueue, checked against their definitions, never run. Without them a successor is refused.
+   */
+  readonly successorJobs?: ReadonlyArray<JobDefinition<unknown>> | undefined;
+  /** The jobs module's schedules (checked as defineSchedules checks them): each of this job type is ticked twice. */
+  readonly schedules?: readonly ScheduleDeclaration[] | undefined;
 }
 
 /** What one job type's run showed: every scenario, every unfenced path, each control and the verdict. */
@@ -205,7 +218,8 @@ async function runScenario(bench: ConformanceBench, scenario: Scenario, payloads
   bench.begin(scenario.id, sample);
   const named = { id: scenario.id, title: scenario.title, sample };
   try {
-    return { ...named, ...(await scenario.run(bench, payloads)) };
+    const outcome = await scenario.run(bench, payloads);
+    return outcome && { ...named, ...outcome };
   } catch (error) {
     const detail = `the scenario stopped: ${(error as Error).name}: ${(error as Error).message}`;
     return { ...named, status: 'failed' as const, detail, remedies: [Remedy.scenarioStopped], evidence: {} };
@@ -223,19 +237,19 @@ async function runScenarios(
   for (const [index] of samples.entries()) {
     for (const scenario of applicableScenarios(job)) {
       const sample = index + 1;
-      results.push(
+      const result =
         job.target === 'A' && !transactions
           ? {
               id: scenario.id,
               title: scenario.title,
               sample,
-              status: 'skipped',
+              status: 'skipped' as const,
               detail: NO_TRANSACTIONS,
               remedies: [],
               evidence: {},
             }
-          : await runScenario(bench, scenario, withSampleFirst(samples, index), sample),
-      );
+          : await runScenario(bench, scenario, withSampleFirst(samples, index), sample);
+      if (result) results.push(result);
     }
   }
   return results;
@@ -252,10 +266,12 @@ async function runConformance(job: JobDefinition<unknown>, options: ConformanceO
   const problem = definitionProblem(job);
   if (problem) return unevaluatedReport(job, problem, true);
   checkOptions(job, options);
+  // Checked before anything starts (a bad schedule ▶ InvalidInputError naming its field), as the construct checks it.
+  const checked = { ...options, schedules: defineSchedules(options.schedules ?? []) };
   const engine = options.engine ?? (await startConformanceEngine({ endpoint: options.endpoint }));
   const { client, sqs } = harnessClients(engine);
   try {
-    return await withProcessClientsObserved(engine.proxy, () => evaluate(job, options, engine, client, sqs));
+    return await withProcessClientsObserved(engine.proxy, () => evaluate(job, checked, engine, client, sqs));
   } finally {
     client.destroy();
     sqs.destroy();
@@ -273,9 +289,21 @@ async function evaluate(
   const userTables = options.tables ?? [];
   const tables = await createConformanceTables(engine, client, sqs, userTables);
   const declared = userTables.map((table) => String(table.TableName));
-  const bench = new ConformanceBench(engine, tables, client, sqs, job, options.prepare, declared);
+  const bench = new ConformanceBench(
+    engine,
+    tables,
+    client,
+    sqs,
+    job,
+    options.prepare,
+    declared,
+    options.successorJobs,
+  );
   try {
-    const scenarios = await runScenarios(bench, job, options.samplePayloads, tables.transactions);
+    const scenarios = [
+      ...(await runScenarios(bench, job, options.samplePayloads, tables.transactions)),
+      ...(await runScheduleScenarios(bench, options.schedules ?? [], tables.transactions)),
+    ];
     const privacy = await scanForLeaks(bench, options.samplePayloads);
     const unfenced = unfencedWrites(bench);
     const findings = reconcileFindings(bench);

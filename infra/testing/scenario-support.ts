@@ -20,6 +20,9 @@ const ScenarioId = {
   approvalNeverRuns: 'approval-never-runs',
   approvalRacingCancel: 'approval-racing-cancel',
   approvalReplacedPayload: 'approval-replaced-payload',
+  successorStale: 'successor-stale',
+  successorTakeover: 'successor-takeover',
+  duplicateTick: 'duplicate-tick',
 } as const;
 type ScenarioId = (typeof ScenarioId)[keyof typeof ScenarioId];
 
@@ -48,8 +51,13 @@ interface Scenario {
   readonly classes?: readonly string[];
   /** Only for job types this is true of (all when absent), e.g. those with an approval gate. */
   readonly applies?: (job: JobDefinition<unknown>) => boolean;
-  /** `payloads[0]` is the sample under test; the others are there for the changed payload. */
-  run(bench: ConformanceBench, payloads: readonly unknown[]): Promise<ScenarioOutcome>;
+  /** Set when the run decides whether it applies (it may have no result): why it has none, for a test runner. */
+  readonly absentWhen?: string;
+  /**
+   * `payloads[0]` is the sample under test; the others are there for the changed payload. Undefined: the run
+   * showed the scenario does not apply to this job (e.g. it asked for no successor), so it has no result.
+   */
+  run(bench: ConformanceBench, payloads: readonly unknown[]): Promise<ScenarioOutcome | undefined>;
 }
 
 /** The reason class A scenarios cannot run on dynalite. */

@@ -6,6 +6,7 @@ import {
   type ConformanceReport,
   runConformance,
 } from './run-conformance.js';
+import { ScenarioId } from './scenario-support.js';
 
 // vitest is only needed by describeJobConformance: `leasefence/testing` stays importable from plain Node without it.
 const vitest = await import('vitest').catch(() => undefined);
@@ -43,12 +44,25 @@ function describeJobConformance(job: JobDefinition<unknown>, options: Conformanc
           const result = report?.scenarios.find(
             (candidate) => candidate.id === scenario.id && candidate.sample === sample,
           );
+          if (!result && scenario.absentWhen) return skipWith(context, scenario.absentWhen);
           if (!result) throw new Error(`scenario ${scenario.id}${label} did not run`);
           if (result.status === 'skipped') return skipWith(context, result.detail);
           const remedy = result.remedies.length > 0 ? ` remedy: ${result.remedies.join('; ')}` : '';
           expect(result.status, `${result.detail}${remedy} ${JSON.stringify(result.evidence)}`).toBe('passed');
         });
       }
+    }
+
+    for (const schedule of (options.schedules ?? []).filter((candidate) => candidate.jobType === job.type)) {
+      it(`${ScenarioId.duplicateTick} (schedule ${schedule.name}): one job and one run per tick`, (context) => {
+        const result = report?.scenarios.find(
+          (candidate) =>
+            candidate.id === ScenarioId.duplicateTick && String(candidate.evidence.schedule) === schedule.name,
+        );
+        if (!result) throw new Error(`the duplicate tick of schedule ${schedule.name} did not run`);
+        if (result.status === 'skipped') return skipWith(context, result.detail);
+        expect(result.status, `${result.detail} ${JSON.stringify(result.evidence)}`).toBe('passed');
+      });
     }
 
     CONTROL_NAMES.forEach((name, index) => {

@@ -9,6 +9,8 @@ class InjectedCrash extends Error {
  * Faults armed on one simulated worker, applied at the engine boundary to every request attributed to it.
  * `crashed` cuts the worker off; the others fire once:
  * `crashBeforeCompletion` crashes the worker instead of sending its completion write;
+ * `crashBeforeCompletionUpdate` the same, but only for a completion sent as UpdateItem (on an engine without
+ * transactions, the durable step's last write, after its successor rows; the refused transaction before it passes);
  * `dropCompletionResponse` lets the completion write commit and loses its response (the SDK retries);
  * `failFirstCreate` refuses the first work-item write (a crash between receipt and commit);
  * `failAfterRun` makes the attempt end in a retryable failure after run() returned (the harness throws it).
@@ -16,6 +18,7 @@ class InjectedCrash extends Error {
 interface WorkerFaults {
   crashed: boolean;
   crashBeforeCompletion: boolean;
+  crashBeforeCompletionUpdate: boolean;
   dropCompletionResponse: boolean;
   failFirstCreate: boolean;
   failAfterRun: boolean;
@@ -28,6 +31,7 @@ function noFaults(): WorkerFaults {
   return {
     crashed: false,
     crashBeforeCompletion: false,
+    crashBeforeCompletionUpdate: false,
     dropCompletionResponse: false,
     failFirstCreate: false,
     failAfterRun: false,
@@ -55,6 +59,11 @@ function faultDecision(
   if (faults.crashed) return crash(`worker ${worker} has crashed`);
   if (faults.crashBeforeCompletion && isCompletion(operation, body, workTable)) {
     faults.crashBeforeCompletion = false;
+    faults.crashed = true;
+    return crash(`worker ${worker} crashed before its completion write`);
+  }
+  if (faults.crashBeforeCompletionUpdate && operation === 'UpdateItem' && isCompletion(operation, body, workTable)) {
+    faults.crashBeforeCompletionUpdate = false;
     faults.crashed = true;
     return crash(`worker ${worker} crashed before its completion write`);
   }

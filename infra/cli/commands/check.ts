@@ -24,7 +24,7 @@ const spec: CommandSpec = {
       type: 'string',
       placeholder: '<module>',
       description:
-        'jobs module (as for start --jobs) exporting `conformance` sample payloads; default: the example jobs',
+        'jobs module (as for start --jobs) exporting `conformance` sample payloads, and `schedules` (each gets the duplicate-tick scenario); default: the example jobs',
     },
     inventory: {
       type: 'boolean',
@@ -161,6 +161,8 @@ async function evaluate(module: JobConformanceModule, endpoint: string | undefin
             engine,
             tables: module.tables,
             prepare: module.conformance?.prepare?.[job.type],
+            successorJobs: module.jobs,
+            schedules: module.schedules,
           }),
         );
       } catch (error) {
@@ -174,6 +176,30 @@ async function evaluate(module: JobConformanceModule, endpoint: string | undefin
   }
 }
 
+/** The module's schedules as the report shows them, and those naming a job type the module does not define. */
+function scheduleSummary(module: JobConformanceModule) {
+  const schedules = module.schedules ?? [];
+  const types = new Set(module.jobs.map((job) => String(job.type)));
+  return {
+    declared: schedules.map((schedule) => ({ name: schedule.name, jobType: schedule.jobType })),
+    unmatched: schedules.filter((schedule) => !types.has(schedule.jobType)).map((schedule) => schedule.name),
+  };
+}
+
+/** One line on the schedules: none (so no duplicate-tick scenario), which ran it, and any no job type runs. */
+function printSchedules(io: Io, summary: ReturnType<typeof scheduleSummary>): void {
+  if (summary.declared.length === 0) {
+    io.out('schedules: none declared (the jobs module exports no `schedules`), so no duplicate-tick scenario');
+    return;
+  }
+  const listed = summary.declared.map((schedule) => `${schedule.name} (${schedule.jobType})`).join(', ');
+  io.out(`schedules: ${listed}: each gets the duplicate-tick scenario under its job type`);
+  for (const name of summary.unmatched) {
+    const jobType = summary.declared.find((schedule) => schedule.name === name)?.jobType;
+    io.out(`schedule ${name} ▶ NOT EVALUATED: it enqueues job type ${jobType}, which the jobs module does not define`);
+  }
+}
+
 async function run(argv: readonly string[], io: Io): Promise<number> {
   const input = parseCommandLine(spec, schema, argv);
   checkFlagCombination(input);
@@ -183,16 +209,20 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
   const module = await loadJobModule(input.jobs);
   if (input.inventory) return printInventory(io, input.json === true, module.jobs);
   const reports = await evaluate(module, input['dynamodb-endpoint']);
-  const go = reports.every((report) => report.verdict === 'GO');
-  if (input.json) printJson(io, { go, jobTypes: reports });
+  const schedules = scheduleSummary(module);
+  // A schedule no job type of the module runs was never ticked here: not seen, so never GO.
+  const go = reports.every((report) => report.verdict === 'GO') && schedules.unmatched.length === 0;
+  if (input.json) printJson(io, { go, jobTypes: reports, schedules });
   else {
     io.out(
       `go/no-go: nine controls per job type, each derived from fault-injection scenarios run now on ${reports.find((report) => report.engine !== 'none')?.engine ?? 'no engine'} (every one required: a score could hide the one that matters)`,
     );
+    printSchedules(io, schedules);
     for (const report of reports) printReport(io, report);
-    const notGo = reports
-      .filter((report) => report.verdict !== 'GO')
-      .map((report) => `${report.jobType} ${report.verdict}`);
+    const notGo = [
+      ...reports.filter((report) => report.verdict !== 'GO').map((report) => `${report.jobType} ${report.verdict}`),
+      ...schedules.unmatched.map((name) => `schedule ${name} NOT EVALUATED`),
+    ];
     io.out(`\n${reports.length} job type(s): ${notGo.length ? notGo.join(', ') : 'all GO'}`);
     io.out(
       'GO means the known, avoidable causes of duplicate side effects were not seen; it is not a production-readiness review.',
@@ -202,7 +232,8 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
 }
 
 /**
- * `leasefence check`: exit 0 when every job type is GO, 1 when any is NO-GO or not evaluated, 2 on usage errors.
+ * `leasefence check`: exit 0 when every job type is GO, 1 when any is NO-GO or not evaluated (or a schedule names a
+ * job type the module does not define: never ticked, so not seen), 2 on usage errors.
  * With `--stack <local|name>` it runs through a running stack instead (check-stack.ts).
  */
 const checkCommand: CliCommand = { spec, run };

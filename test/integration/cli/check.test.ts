@@ -72,6 +72,9 @@ describe('leasefence check: go/no-go from the scenarios run now', () => {
     const { code, out } = await check(...onEngine());
     expect(out).toContain('refund-settlement  class C  ▶ GO');
     expect(out).toContain('statement-publication  class B  ▶ GO');
+    expect(out).toContain(
+      'schedules: none declared (the jobs module exports no `schedules`), so no duplicate-tick scenario',
+    );
     if (engineEndpoints().transactions) {
       expect(out).toContain('inventory-reservation  class A  ▶ GO');
       expect(code).toBe(0);
@@ -80,6 +83,19 @@ describe('leasefence check: go/no-go from the scenarios run now', () => {
       expect(out).toContain('not evaluated: engine lacks TransactWriteItems');
       expect(code).toBe(1);
     }
+  });
+
+  it("successors and schedules: the chain and its successor's type GO, the tick one job; a schedule of no job type NOT EVALUATED (exit 1)", async () => {
+    const { code, out } = await check('--jobs', `${FIXTURES}/chain-module.ts`, ...onEngine());
+    expect(out).toContain('chain-order  class B  ▶ GO');
+    expect(out).toContain('chain-invoice  class B  ▶ GO');
+    expect(out).toContain('successor-stale passed, successor-takeover passed, duplicate-tick passed');
+    expect(out).toContain('schedules: nightly-orders (chain-order), orphan (not-in-module)');
+    expect(out).toContain(
+      'schedule orphan ▶ NOT EVALUATED: it enqueues job type not-in-module, which the jobs module does not define',
+    );
+    expect(out).toContain('job type(s): schedule orphan NOT EVALUATED');
+    expect(code).toBe(1);
   });
 
   it('a job type without sample payloads is NOT EVALUATED (exit 1), saying what to export', async () => {

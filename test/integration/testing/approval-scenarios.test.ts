@@ -53,5 +53,7 @@ describe('the conformance harness runs the approval fault tests on a job type wi
   it('a job type without a gate runs none of them', async () => {
     const report = await check(gatedOrder(undefined));
     expect(report.scenarios.filter((scenario) => APPROVAL_IDS.includes(scenario.id))).toEqual([]);
+    // Nor the successor scenarios (its run asks for no successor) or a duplicate tick (no schedule given).
+    expect(report.scenarios.filter((scenario) => /^successor-|^duplicate-tick$/.test(scenario.id))).toEqual([]);
   });
 });

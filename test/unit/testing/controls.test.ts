@@ -74,6 +74,9 @@ describe('deriveControls: each control follows its own evidence, none is a const
     [ScenarioId.sharedRecord, [5]],
     [ScenarioId.lostCompletion, [6]],
     [ScenarioId.receiptCrash, [8]],
+    [ScenarioId.successorStale, [4]],
+    [ScenarioId.successorTakeover, [4]],
+    [ScenarioId.duplicateTick, [1]],
   ])('a failed %s fails exactly controls %j, quoting the scenario and its remedy', (id, controls) => {
     const derived = deriveControls(replace(allGood(), failed(id, 'it went wrong')));
     expect(derived.filter((control) => control.status === 'FAIL').map((control) => control.id)).toEqual(controls);
@@ -147,6 +150,15 @@ describe('deriveControls: each control follows its own evidence, none is a const
     const skipped = { ...passed(ScenarioId.duplicateDelivery), status: 'skipped' as const, detail: 'no engine' };
     const derived = deriveControls(replace(allGood(), skipped));
     expect(derived[2]).toMatchObject({ status: 'NOT EVALUATED', evidence: 'duplicate-delivery: no engine' });
+    expect(verdictOf(derived)).toBe('NOT EVALUATED');
+  });
+
+  it('a duplicate tick or a successor scenario not evaluated keeps the job type from GO (controls 1 and 4)', () => {
+    const tick = { ...passed(ScenarioId.duplicateTick), status: 'skipped' as const, detail: 'no transactions' };
+    const stale = { ...passed(ScenarioId.successorStale), status: 'skipped' as const, detail: 'no transactions' };
+    const derived = deriveControls(replace(replace(allGood(), tick), stale));
+    expect(derived[0]).toMatchObject({ status: 'NOT EVALUATED', evidence: 'duplicate-tick: no transactions' });
+    expect(derived[3]).toMatchObject({ status: 'NOT EVALUATED', evidence: 'successor-stale: no transactions' });
     expect(verdictOf(derived)).toBe('NOT EVALUATED');
   });
 
