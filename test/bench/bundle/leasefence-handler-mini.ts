@@ -1,4 +1,4 @@
-import { benchPayloadMiniSchema } from '../support/bench-payload.js';
+import { benchPayloadMiniSchema } from '../support/bench-payload-mini.js';
 import { benchWorkerHandler } from './bench-worker-handler.js';
 
 // leasefence-handler.ts with the payload schema written with zod/mini: a job module that imports no classic zod,

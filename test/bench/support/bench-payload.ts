@@ -1,7 +1,5 @@
-import * as z from 'zod/mini';
-
 // The bench job's type and payload, apart from jobs.ts (which builds the classic schema and the messages), so a
-// handler bundle built from this module holds no classic zod: figure 5's zod/mini row.
+// handler bundle built from this module holds no classic zod: figure 5's zod/mini row (bench-payload-mini.ts).
 
 /** The job type both systems run. */
 const BENCH_JOB_TYPE = 'bench-job';
@@ -33,15 +31,4 @@ function resolveBenchRef(ref: string): BenchPayload | undefined {
   return ref.startsWith('bench:') ? benchPayload(ref.slice('bench:'.length)) : undefined;
 }
 
-/**
- * The benchmark's payload schema written with zod/mini: the same checks as `benchPayloadSchema` (jobs.ts, zod
- * classic), for the row of a job module that imports no classic zod.
- */
-const benchPayloadMiniSchema = z.strictObject({
-  orderId: z.string(),
-  amountCents: z.number().check(z.int()),
-  currency: z.string().check(z.length(3)),
-  lines: z.array(z.strictObject({ sku: z.string(), quantity: z.number().check(z.int(), z.gte(1)) })),
-});
-
-export { BENCH_JOB_TYPE, type BenchPayload, benchPayload, benchPayloadMiniSchema, resolveBenchRef };
+export { BENCH_JOB_TYPE, type BenchPayload, benchPayload, resolveBenchRef };
