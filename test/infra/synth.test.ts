@@ -116,6 +116,10 @@ describe('synthesis', () => {
     expect(existsSync(join(dir, 'index.mjs.map'))).toBe(true);
     const code = readFileSync(join(dir, 'index.mjs'), 'utf8');
     expect(code.startsWith("import { createRequire } from 'node:module';")).toBe(true);
+    // lib/ validates with zod/mini (constructor names kept by keepNames: "ZodMiniObject", classic's "ZodObject"):
+    // classic zod is in a bundle only through a job module, here the examples' in the worker's.
+    expect(code).toContain('"ZodMiniObject"');
+    if (name !== 'worker') expect(code).not.toContain('"ZodObject"');
     // The nodejs22.x runtime provides AWS SDK v3 and nothing else; here the repository's SDK stands in for it.
     const sdkOnly = mkdtempSync(join(tmpdir(), 'leasefence-runtime-sdk-'));
     mkdirSync(join(sdkOnly, 'node_modules'));
