@@ -44,7 +44,7 @@ function coldStartTargets(results: BenchResults): TargetRow[] {
       figure: '5',
       target: `worker bundle ≤ ${kb(ColdStartTargets.workerBundleBytes)} minified (default: SDK from the Lambda runtime)`,
       measured: worker
-        ? `${kb(worker.sdkExternalBytes)} (with bundleAwsSdk: true ${kb(worker.sdkBundledBytes)}, not judged)`
+        ? `${kb(worker.sdkExternalBytes)} (with bundleAwsSdk: true ${worker.sdkBundledBytes === undefined ? '–' : kb(worker.sdkBundledBytes)}, not judged)`
         : '–',
       status: !worker ? 'not run' : bundleMet ? 'met' : 'missed',
       ...(worker && !bundleMet

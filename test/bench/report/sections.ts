@@ -186,7 +186,7 @@ function bundleSection(results: BenchResults): string {
         kb(row.sdkExternalBytes),
         row.initSdkExternal ? `${num(row.initSdkExternal.medianMs)} / ${num(row.initSdkExternal.p90Ms)}` : '–',
         ratio(row.initSdkExternal?.medianMs, peer?.initSdkExternal?.medianMs),
-        kb(row.sdkBundledBytes),
+        row.sdkBundledBytes === undefined ? '–' : kb(row.sdkBundledBytes),
         row.initSdkBundled ? `${num(row.initSdkBundled.medianMs)} / ${num(row.initSdkBundled.p90Ms)}` : '–',
         ratio(row.initSdkBundled?.medianMs, peer?.initSdkBundled?.medianMs),
       ]),

@@ -194,9 +194,18 @@ describe('benchmark scenarios at tiny size', () => {
       'bench worker, mini payload',
       'powertools-idempotency',
     ]);
-    for (const row of report.rows) expect(row.sdkBundledBytes).toBeGreaterThan(row.sdkExternalBytes);
+    for (const row of report.rows.filter((candidate) => !candidate.name.startsWith('bench worker'))) {
+      expect(row.sdkBundledBytes).toBeGreaterThan(row.sdkExternalBytes);
+    }
     expect(report.rows.map((row) => row.initSdkExternal?.runs)).toEqual([1, 1, 1, 1, 1, 1]);
-    expect(report.rows.map((row) => row.initSdkBundled?.runs)).toEqual([1, undefined, undefined, 1, 1, 1]);
+    expect(report.rows.map((row) => row.initSdkBundled?.runs)).toEqual([
+      1,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      1,
+    ]);
     // A payload schema in zod/mini keeps classic zod out of the bundle: smaller than the same job in classic.
     const bytesOf = (name: string) => report.rows.find((row) => row.name === name)?.sdkExternalBytes ?? 0;
     expect(bytesOf('bench worker, mini payload')).toBeLessThan(bytesOf('bench worker, classic payload'));
