@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { parseInput } from './internal/validation.js';
 import { jobTypeSchema } from './rules.js';
 
@@ -21,9 +21,11 @@ const ROUTE_LABEL = /^[A-Za-z0-9][A-Za-z0-9:#@._/+-]{0,99}$/;
 const alertRouteSchema = z.lazy(() =>
   z
     .string()
-    .refine(
-      (route) => (route.startsWith('arn:') ? SNS_TOPIC_ARN.test(route) : ROUTE_LABEL.test(route)),
-      'an alert route is an SNS topic ARN (arn:aws:sns:<region>:<account>:<topic>) or a label of 1-100 chars of [A-Za-z0-9:#@._/+-]',
+    .check(
+      z.refine(
+        (route) => (route.startsWith('arn:') ? SNS_TOPIC_ARN.test(route) : ROUTE_LABEL.test(route)),
+        'an alert route is an SNS topic ARN (arn:aws:sns:<region>:<account>:<topic>) or a label of 1-100 chars of [A-Za-z0-9:#@._/+-]',
+      ),
     ),
 );
 

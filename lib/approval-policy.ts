@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 
 /**
  * Who may approve a job: anyone the admin API lets act, or only a principal other than the one that produced the
@@ -29,8 +29,8 @@ type ApprovalPolicy<Payload = unknown> = (
 };
 
 const common = {
-  approvers: z.enum([Approvers.anyone, Approvers.notProducer]).optional(),
-  expiresAfterMs: z.number().int().min(1_000).max(MAX_APPROVAL_WAIT_MS),
+  approvers: z.optional(z.enum([Approvers.anyone, Approvers.notProducer])),
+  expiresAfterMs: z.number().check(z.int(), z.gte(1_000), z.lte(MAX_APPROVAL_WAIT_MS)),
 };
 
 // Built on first use (z.lazy: the same checks and issues), not at import: a cold start whose first events never
@@ -39,16 +39,18 @@ const common = {
 const approvalPolicySchema = z.lazy(() =>
   z
     .strictObject({
-      required: z.literal(true, 'required must be true (leave the policy out for no approval)').optional(),
-      when: z
-        .custom<(payload: unknown) => boolean>((value) => typeof value === 'function', 'when must be a function')
-        .optional(),
+      required: z.optional(z.literal(true, 'required must be true (leave the policy out for no approval)')),
+      when: z.optional(
+        z.custom<(payload: unknown) => boolean>((value) => typeof value === 'function', 'when must be a function'),
+      ),
       ...common,
     })
-    .refine((policy) => (policy.required === true) !== (policy.when !== undefined), {
-      message: 'give exactly one of required: true or when(payload)',
-      path: ['required'],
-    }),
+    .check(
+      z.refine((policy) => (policy.required === true) !== (policy.when !== undefined), {
+        message: 'give exactly one of required: true or when(payload)',
+        path: ['required'],
+      }),
+    ),
 );
 
 /** What a gated job's new row records: when the wait ends, who may approve, and who produced it (when known). */

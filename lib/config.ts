@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { routePrincipalsSchema } from './admin/route-principals.js';
 import { parseInput } from './internal/validation.js';
 import { senderTenantsSchema } from './messaging/sender-tenants.js';
@@ -37,51 +37,55 @@ const EnvironmentVariable = {
 } as const;
 
 /** An environment variable holding JSON that must match `schema` (text that is not JSON is an issue, not a throw). */
-function jsonVariable<S extends z.ZodType>(schema: S) {
-  return z
-    .string()
-    .transform((text, context) => {
-      try {
-        return JSON.parse(text) as unknown;
-      } catch {
-        context.addIssue({ code: 'custom', message: 'must be JSON' });
-        return z.NEVER;
-      }
-    })
-    .pipe(schema);
+function jsonVariable<S extends z.core.$ZodType>(schema: S) {
+  return z.pipe(
+    z.pipe(
+      z.string(),
+      z.transform((text, context) => {
+        try {
+          return JSON.parse(text) as unknown;
+        } catch {
+          context.issues.push({ code: 'custom', message: 'must be JSON', input: text });
+          return z.NEVER;
+        }
+      }),
+    ),
+    schema,
+  );
 }
 
 const configSchema = z.object({
   jobsTable: tableNameSchema,
   payloadsTable: tableNameSchema,
-  queueUrl: queueUrlSchema.optional(),
-  deadLetterQueueUrl: queueUrlSchema.optional(),
-  deadlineShards: z.coerce.number().pipe(deadlineShardsSchema).default(DEFAULT_DEADLINE_SHARDS),
-  dynamodbEndpoint: z.string().url().optional(),
-  sqsEndpoint: z.string().url().optional(),
-  payloadRetentionDays: z.coerce
-    .number()
-    .int()
-    .min(RetentionDays.min)
-    .max(RetentionDays.max)
-    .default(RetentionDays.default),
-  disabledJobTypes: z
-    .string()
-    .transform((list) =>
-      list
-        .split(',')
-        .map((type) => type.trim())
-        .filter((type) => type.length > 0),
-    )
-    .pipe(z.array(jobTypeSchema))
-    .optional(),
-  identifierKeySecretArn: z
-    .string()
-    .regex(/^arn:[\w-]+:secretsmanager:/, 'must be a Secrets Manager ARN')
-    .optional(),
-  adminRoutePrincipals: jsonVariable(routePrincipalsSchema).optional(),
-  senderTenants: jsonVariable(senderTenantsSchema).optional(),
-  inlinePayloads: inlinePayloadsSchema.optional(),
+  queueUrl: z.optional(queueUrlSchema),
+  deadLetterQueueUrl: z.optional(queueUrlSchema),
+  deadlineShards: z._default(z.pipe(z.coerce.number(), deadlineShardsSchema), DEFAULT_DEADLINE_SHARDS),
+  dynamodbEndpoint: z.optional(z.string().check(z.url())),
+  sqsEndpoint: z.optional(z.string().check(z.url())),
+  payloadRetentionDays: z._default(
+    z.coerce.number().check(z.int(), z.gte(RetentionDays.min), z.lte(RetentionDays.max)),
+    RetentionDays.default,
+  ),
+  disabledJobTypes: z.optional(
+    z.pipe(
+      z.pipe(
+        z.string(),
+        z.transform((list) =>
+          list
+            .split(',')
+            .map((type) => type.trim())
+            .filter((type) => type.length > 0),
+        ),
+      ),
+      z.array(jobTypeSchema),
+    ),
+  ),
+  identifierKeySecretArn: z.optional(
+    z.string().check(z.regex(/^arn:[\w-]+:secretsmanager:/, 'must be a Secrets Manager ARN')),
+  ),
+  adminRoutePrincipals: z.optional(jsonVariable(routePrincipalsSchema)),
+  senderTenants: z.optional(jsonVariable(senderTenantsSchema)),
+  inlinePayloads: z.optional(inlinePayloadsSchema),
 });
 
 /** Runtime configuration of a handler, read once from the environment. */

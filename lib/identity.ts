@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { parseInput } from './internal/validation.js';
 
 /**
@@ -17,14 +17,16 @@ const OPERATION_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:/=+@-]{0,255}$/;
 /** Tenant id: 1–64 chars, letters, digits, `.`, `_`, `-`, starting with a letter or digit. */
 const tenantIdSchema = z
   .string()
-  .regex(TENANT_ID_PATTERN, 'tenantId must be 1-64 chars of [A-Za-z0-9._-] starting with a letter or digit');
+  .check(z.regex(TENANT_ID_PATTERN, 'tenantId must be 1-64 chars of [A-Za-z0-9._-] starting with a letter or digit'));
 
 /** Operation id: 1–256 chars, letters, digits and `._:/=+@-`, starting with a letter or digit. */
 const operationIdSchema = z
   .string()
-  .regex(
-    OPERATION_ID_PATTERN,
-    'operationId must be 1-256 chars of [A-Za-z0-9._:/=+@-] starting with a letter or digit',
+  .check(
+    z.regex(
+      OPERATION_ID_PATTERN,
+      'operationId must be 1-256 chars of [A-Za-z0-9._:/=+@-] starting with a letter or digit',
+    ),
   );
 
 /** An identity (strict: no other field); its output is a ValidIdentity. */

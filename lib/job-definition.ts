@@ -1,5 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
+import * as z from 'zod/mini';
+// A named import, not `z.core.$ZodType`: esbuild keeps a namespace read as a value whole (every locale with it).
+import { $ZodType } from 'zod/v4/core';
 import { alertRouteSchema } from './alert-route.js';
 import { type ApprovalPolicy, approvalPolicySchema } from './approval-policy.js';
 import { JobDefinitionError } from './errors.js';
@@ -115,7 +117,7 @@ interface JobDefinition<out Payload = unknown, out Provider = unknown> {
   readonly type: string;
   /** The one version this worker runs: a message naming another `jobVersion` is quarantined (job_version_unsupported). */
   readonly version: number;
-  readonly payload: z.ZodType<Payload>;
+  readonly payload: z.core.$ZodType<Payload>;
   readonly target: TargetClass;
   readonly maxAttempts: number;
   readonly leaseMs: number;
@@ -159,7 +161,7 @@ type AnyJobDefinition = JobDefinition<unknown>;
 interface JobDefinitionInput<Payload, Provider = unknown> {
   type: string;
   version: number;
-  payload: z.ZodType<Payload>;
+  payload: z.core.$ZodType<Payload>;
   target: TargetClass;
   maxAttempts?: number;
   leaseMs?: number;
@@ -177,25 +179,24 @@ interface JobDefinitionInput<Payload, Provider = unknown> {
 
 const definitionShape = z.object({
   type: jobTypeSchema,
-  version: z.number().int().min(1),
+  version: z.number().check(z.int(), z.gte(1)),
   target: z.enum(['A', 'B', 'C', 'D']),
   maxAttempts: maxAttemptsSchema,
-  leaseMs: z
-    .number()
-    .int()
-    .min(1_000)
-    .max(12 * 60 * 60 * 1000),
-  retry: z.object({ baseDelayMs: z.number().int().min(0), maxDelayMs: z.number().int().min(0) }),
-  owner: z.string().min(1).max(200).optional(),
-  alertRoute: alertRouteSchema.optional(),
-  reversibility: z.enum(['reversible', 'idempotent', 'irreversible']).optional(),
-  recordTables: z.array(z.string().regex(/^[A-Za-z0-9_.-]{3,255}$/, 'a DynamoDB table name')).optional(),
+  leaseMs: z.number().check(z.int(), z.gte(1_000), z.lte(12 * 60 * 60 * 1000)),
+  retry: z.object({
+    baseDelayMs: z.number().check(z.int(), z.gte(0)),
+    maxDelayMs: z.number().check(z.int(), z.gte(0)),
+  }),
+  owner: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
+  alertRoute: z.optional(alertRouteSchema),
+  reversibility: z.optional(z.enum(['reversible', 'idempotent', 'irreversible'])),
+  recordTables: z.optional(z.array(z.string().check(z.regex(/^[A-Za-z0-9_.-]{3,255}$/, 'a DynamoDB table name')))),
 });
 
 const providerShape = z.object({
   create: z.custom<ProviderDeclaration['create']>((value) => typeof value === 'function', 'must be a function'),
-  effects: z.array(z.string().min(1)).min(1, 'name at least one effect method'),
-  keyRetentionMs: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
+  effects: z.array(z.string().check(z.minLength(1))).check(z.minLength(1, 'name at least one effect method')),
+  keyRetentionMs: z.optional(z.number().check(z.int(), z.gte(1), z.lte(Number.MAX_SAFE_INTEGER))),
 });
 
 /** The target-class controls; returns the first missing one as a sentence, or undefined when all hold. */
@@ -253,7 +254,7 @@ function defineJob<Payload, Provider = unknown>(
     throw new JobDefinitionError(`job type ${input.type}: ownedRecords must be a function of the identity`);
   const missing = missingControl({ ...shape, reconcile: input.reconcile, run: input.run });
   if (missing) throw new JobDefinitionError(missing);
-  if (!(input.payload instanceof z.ZodType))
+  if (!(input.payload instanceof $ZodType))
     throw new JobDefinitionError(`job type ${input.type}: payload must be a zod schema`);
   return Object.freeze({
     ...shape,

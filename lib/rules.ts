@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { canonicalJson } from './hashing.js';
 
 /**
@@ -8,10 +8,12 @@ import { canonicalJson } from './hashing.js';
  */
 
 /** SHA-256 in lowercase hex. */
-const payloadHashSchema = z.string().regex(/^[0-9a-f]{64}$/, 'payloadHash must be 64 lowercase hex chars (SHA-256)');
+const payloadHashSchema = z
+  .string()
+  .check(z.regex(/^[0-9a-f]{64}$/, 'payloadHash must be 64 lowercase hex chars (SHA-256)'));
 
 /** A caller-owned pointer to the payload (an S3 key, a row id); never the payload itself. */
-const payloadRefSchema = z.string().min(1).max(1024);
+const payloadRefSchema = z.string().check(z.minLength(1), z.maxLength(1024));
 
 /** How a job finds its payload: a caller-owned ref, or the body stored inline in the payloads table. */
 const payloadBindingSchema = z.union([
@@ -23,28 +25,30 @@ const payloadBindingSchema = z.union([
 type PayloadBinding = z.output<typeof payloadBindingSchema>;
 
 /** Attempts a job gets (1 to 100); the same rule as a job definition's `maxAttempts`. */
-const maxAttemptsSchema = z.number().int().min(1).max(100);
+const maxAttemptsSchema = z.number().check(z.int(), z.gte(1), z.lte(100));
 
 /** The version of a job definition a message names: 1 to 1,000,000 (producer and envelope alike). */
-const jobVersionSchema = z.number().int().min(1).max(1_000_000);
+const jobVersionSchema = z.number().check(z.int(), z.gte(1), z.lte(1_000_000));
 
 /** Job type names: 1–64 chars of `[A-Za-z0-9._-]`, starting with a letter or digit. */
 const jobTypeSchema = z
   .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'jobType must be 1-64 chars of [A-Za-z0-9._-]');
+  .check(z.regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'jobType must be 1-64 chars of [A-Za-z0-9._-]'));
 
 /** DynamoDB table names: 3–255 chars of `[A-Za-z0-9_.-]` (DynamoDB's own rule, checked before any request). */
-const tableNameSchema = z.string().regex(/^[A-Za-z0-9_.-]{3,255}$/, 'tableName must be 3-255 chars of [A-Za-z0-9_.-]');
+const tableNameSchema = z
+  .string()
+  .check(z.regex(/^[A-Za-z0-9_.-]{3,255}$/, 'tableName must be 3-255 chars of [A-Za-z0-9_.-]'));
 
 /** Outcome codes: 1–64 chars of `[A-Za-z0-9._:-]`, starting with a letter or digit (machine-readable, short). */
 const outcomeCodeSchema = z
   .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/, 'outcomeCode must be 1-64 chars of [A-Za-z0-9._:-]');
+  .check(z.regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/, 'outcomeCode must be 1-64 chars of [A-Za-z0-9._:-]'));
 
 /** Step names: 1–64 chars of `[A-Za-z0-9._:-]`; stored as one map key (a dot never nests) and part of a request token. */
 const stepNameSchema = z
   .string()
-  .regex(/^[A-Za-z0-9._:-]{1,64}$/, 'step name must be 1-64 chars of [A-Za-z0-9._:-]')
+  .check(z.regex(/^[A-Za-z0-9._:-]{1,64}$/, 'step name must be 1-64 chars of [A-Za-z0-9._:-]'))
   .brand<'StepName'>();
 
 /** A step name that passed stepNameSchema where the job named it; the store records only these. */
@@ -56,7 +60,7 @@ type StepName = z.output<typeof stepNameSchema>;
  */
 const successorNameSchema = z
   .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/, 'successor name must be 1-64 chars of [A-Za-z0-9._:-]');
+  .check(z.regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/, 'successor name must be 1-64 chars of [A-Za-z0-9._:-]'));
 
 /**
  * Largest successor payload, in UTF-8 bytes of its canonical JSON: 49 of them (the most one completion enqueues)
@@ -68,25 +72,27 @@ const MAX_SUCCESSOR_PAYLOAD_BYTES = 64 * 1024;
 const MAX_RESULT_BYTES = 16 * 1024;
 
 /** A result recorded on the work item: absent, or a JSON value of at most MAX_RESULT_BYTES UTF-8 bytes. */
-const recordedResultSchema = z.unknown().superRefine((value, context) => {
-  if (value === undefined) return;
-  let bytes: number;
-  try {
-    bytes = Buffer.byteLength(canonicalJson(value), 'utf8');
-  } catch (error) {
-    context.addIssue({ code: 'custom', message: `a result must be JSON: ${(error as Error).message}` });
-    return;
-  }
-  if (bytes > MAX_RESULT_BYTES) {
-    context.addIssue({
-      code: 'custom',
-      message: `result is ${bytes} bytes of JSON (UTF-8); at most ${MAX_RESULT_BYTES}`,
-    });
-  }
-});
+const recordedResultSchema = z.unknown().check(
+  z.superRefine((value, context) => {
+    if (value === undefined) return;
+    let bytes: number;
+    try {
+      bytes = Buffer.byteLength(canonicalJson(value), 'utf8');
+    } catch (error) {
+      context.addIssue({ code: 'custom', message: `a result must be JSON: ${(error as Error).message}` });
+      return;
+    }
+    if (bytes > MAX_RESULT_BYTES) {
+      context.addIssue({
+        code: 'custom',
+        message: `result is ${bytes} bytes of JSON (UTF-8); at most ${MAX_RESULT_BYTES}`,
+      });
+    }
+  }),
+);
 
 /** A job's outcome: an outcome code and an optional small JSON result (never the payload). */
-const jobOutcomeSchema = z.strictObject({ outcomeCode: outcomeCodeSchema, result: recordedResultSchema.optional() });
+const jobOutcomeSchema = z.strictObject({ outcomeCode: outcomeCodeSchema, result: z.optional(recordedResultSchema) });
 
 /**
  * Longest free-text message leasefence stores about a failure (a work row's `errorMessage`, a quarantine
@@ -132,13 +138,13 @@ function isWriterAttribute(name: string): boolean {
  * An SQS queue URL: http(s), a host, a path. Checked by shape, not by a URL parser, because local engines hand
  * out URLs such as fauxqs' `http://sqs.us-east-1.127.0.0.1:PORT/000000000000/name` that WHATWG URL rejects.
  */
-const queueUrlSchema = z.string().regex(/^https?:\/\/[^\s/]+\/\S+$/, 'must be an http(s) queue URL');
+const queueUrlSchema = z.string().check(z.regex(/^https?:\/\/[^\s/]+\/\S+$/, 'must be an http(s) queue URL'));
 
 /**
  * Write shards of a deployment's deadline index: a setting the deployment chooses (construct, local stack) and
  * every tool reads from it; a reader with another count misses rows or files them where the sweeper never looks.
  */
-const deadlineShardsSchema = z.number().int().min(1).max(1000);
+const deadlineShardsSchema = z.number().check(z.int(), z.gte(1), z.lte(1000));
 
 /**
  * Whether a deployment takes payload bodies carried in the message (`accept`, the default: a producer in any

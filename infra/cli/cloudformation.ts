@@ -30,8 +30,8 @@ const outputsSchema = z.object({
     .regex(/^[0-9]+$/)
     .transform(Number)
     .pipe(deadlineShardsSchema),
-  DeadLetterQueueUrl: queueUrlSchema.optional(),
-  ExamplesTableName: tableNameSchema.optional(),
+  DeadLetterQueueUrl: z.optional(queueUrlSchema),
+  ExamplesTableName: z.optional(tableNameSchema),
   // Anything but a known value reads as unmarked (production to `check --stack`); it never breaks other commands.
   Environment: z.enum(['test', 'staging', 'production']).optional().catch(undefined),
 });

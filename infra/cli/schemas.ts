@@ -62,14 +62,14 @@ const targetShape = {
     .regex(/^[a-z]{2}(-[a-z]+)+-[0-9]$/, 'must be a region such as eu-west-1')
     .optional(),
   profile: nameFlag,
-  'jobs-table': tableNameSchema.optional(),
-  'payloads-table': tableNameSchema.optional(),
-  'queue-url': queueUrlSchema.optional(),
-  'dlq-url': queueUrlSchema.optional(),
+  'jobs-table': z.optional(tableNameSchema),
+  'payloads-table': z.optional(tableNameSchema),
+  'queue-url': z.optional(queueUrlSchema),
+  'dlq-url': z.optional(queueUrlSchema),
   'deadline-shards': integerFlag(1, 1000).pipe(deadlineShardsSchema).optional(),
   'dynamodb-endpoint': z.url().optional(),
   'sqs-endpoint': z.url().optional(),
-  actor: freeTextSchema('actor', 256).optional(),
+  actor: z.optional(freeTextSchema('actor', 256)),
 };
 
 /** The validated target flags. */

@@ -130,7 +130,7 @@ function checkOptions(job: JobDefinition<unknown>, options: ConformanceOptions):
     ]);
   }
   options.samplePayloads.forEach((payload, index) => {
-    if (!job.payload.safeParse(payload).success) {
+    if (!z.safeParse(job.payload, payload).success) {
       throw new InvalidInputError(`conformance of ${job.type}: sample payload ${index} fails the job's schema`, [
         { path: `samplePayloads.${index}`, message: "does not match the job's payload schema" },
       ]);
@@ -141,7 +141,7 @@ function checkOptions(job: JobDefinition<unknown>, options: ConformanceOptions):
 /** Why a hand-built definition cannot be run at all (bypassing defineJob), or undefined when it can. */
 function definitionProblem(job: JobDefinition<unknown>): string | undefined {
   if (typeof job.type !== 'string' || job.type.length === 0) return 'the definition has no type';
-  if (!(job.payload instanceof z.ZodType))
+  if (!(job.payload instanceof z.core.$ZodType))
     return 'payload is not a zod schema: the worker cannot validate what it runs';
   if (typeof job.run !== 'function') return 'run(context) is missing';
   if (!['A', 'B', 'C', 'D'].includes(String(job.target))) return 'no target class (A, B, C or D) is declared';

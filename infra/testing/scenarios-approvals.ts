@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import * as z from 'zod';
 import { approveItem } from '../../lib/admin/approve.js';
 import { cancelItem } from '../../lib/admin/cancel.js';
 import { requiresApproval } from '../../lib/approval-policy.js';
@@ -30,7 +31,7 @@ const hasGate = (job: JobDefinition<unknown>) => job.approval !== undefined;
 
 /** Why the sample cannot drive an approval scenario (its payload needs no approval), or undefined. */
 function ungatedSample(bench: ConformanceBench, payload: unknown): string | undefined {
-  const parsed = bench.job.payload.safeParse(payload);
+  const parsed = z.safeParse(bench.job.payload, payload);
   if (parsed.success && requiresApproval(bench.job.approval, parsed.data)) return undefined;
   return 'not evaluated: this sample payload needs no approval (give one the approval predicate gates)';
 }

@@ -1,3 +1,4 @@
+import * as z from 'zod';
 import { payloadHash } from '../../lib/hashing.js';
 import type { JobDefinition } from '../../lib/job-definition.js';
 import { serializeEnvelope } from '../../lib/messaging/envelope.js';
@@ -182,7 +183,7 @@ const schemaInvalid: StackScenario = {
   id: StackScenarioId.schemaInvalid,
   title: "a payload the job's schema refuses",
   run: async (probe, job) => {
-    if (job.payload.safeParse(SCHEMA_PROBE).success)
+    if (z.safeParse(job.payload, SCHEMA_PROBE).success)
       return notEvaluated("the job's schema accepts any payload the check could send");
     const identity = { tenantId: await probe.tenant('schema', SCHEMA_PROBE), operationId: OPERATION };
     const row = await completed(probe, job, identity, SCHEMA_PROBE, false);

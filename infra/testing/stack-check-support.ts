@@ -1,3 +1,4 @@
+import * as z from 'zod';
 import { approveItem } from '../../lib/admin/approve.js';
 import { requiresApproval } from '../../lib/approval-policy.js';
 import { payloadHash } from '../../lib/hashing.js';
@@ -138,7 +139,7 @@ function fingerprint(row: WorkItem | undefined): string {
 
 /** True when the sample payload needs the job type's approval. */
 function gated(job: JobDefinition<unknown>, payload: unknown): boolean {
-  const parsed = job.payload.safeParse(payload);
+  const parsed = z.safeParse(job.payload, payload);
   return parsed.success && requiresApproval(job.approval, parsed.data);
 }
 

@@ -1,3 +1,4 @@
+import * as z from 'zod/mini';
 import { principalOf } from '../approval-policy.js';
 import { type JobIdentity, parseIdentity } from '../identity.js';
 import { parseInput } from '../internal/validation.js';
@@ -15,7 +16,7 @@ interface ApproveInput extends OperatorAction {
   payloadHash: string;
 }
 
-const approveSchema = actionSchema.extend({ payloadHash: payloadHashSchema });
+const approveSchema = z.extend(actionSchema, { payloadHash: payloadHashSchema });
 
 /** The decision an authenticated action stands for: the approver is the caller's IAM principal (no session name). */
 function decisionOf(action: OperatorAction): ApprovalDecision {

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { parseInput } from '../internal/validation.js';
 import type { AuditInput, AuditRecord } from '../store/audit.js';
 import { AUDIT_PARTITION, TableKeys } from '../store/table.js';
@@ -12,7 +12,7 @@ function writeAuditRecord(deps: AdminDeps, input: AuditInput): Promise<AuditReco
   return deps.store.audit.put(input, adminClock(deps).now());
 }
 
-const listAuditSchema = z.strictObject({ limit: pageLimitSchema.default(25), cursor: z.string().optional() });
+const listAuditSchema = z.strictObject({ limit: z._default(pageLimitSchema, 25), cursor: z.optional(z.string()) });
 
 /** Lists audit records newest first, one Query per page, with an opaque validated cursor. */
 async function listAuditRecords(

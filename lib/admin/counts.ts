@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { tenantIdSchema } from '../identity.js';
 import { parseInput } from '../internal/validation.js';
 import { resolveSqsClient } from '../messaging/wake.js';
@@ -58,7 +58,7 @@ async function deadLetterDepth(deps: AdminDeps): Promise<QueueDepth> {
   }
 }
 
-const countsSchema = z.strictObject({ tenantId: tenantIdSchema.optional() });
+const countsSchema = z.strictObject({ tenantId: z.optional(tenantIdSchema) });
 
 /** Why a state has no count across tenants. */
 const NEEDS_SCAN = 'counting this state across tenants would need a Scan: pick a tenant';

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { InvalidInputError } from '../errors.js';
 import { JobsIndex } from '../store/table.js';
 import type { ShardPosition } from './shard-merge.js';
@@ -23,7 +23,10 @@ function keyValueProblem(attribute: string, value: string | number): string | un
 const MAX_CURSOR_LENGTH = 4096;
 
 /** Key attribute values a DynamoDB LastEvaluatedKey holds in our tables: strings and numbers only. */
-const keySchema = z.record(z.string().max(64), z.union([z.string().max(2048), z.number()]));
+const keySchema = z.record(
+  z.string().check(z.maxLength(64)),
+  z.union([z.string().check(z.maxLength(2048)), z.number()]),
+);
 
 /** Opaque pagination cursor: the LastEvaluatedKey, bound to the listing it came from by `scope`. */
 function encodeCursor(scope: string, key: Record<string, unknown> | undefined): string | undefined {
@@ -125,7 +128,7 @@ function decodeShardCursor(
 ): ShardPosition<Key>[] {
   if (cursor === undefined) return shardKeys.map(() => ({ at: 'start' }));
   const parsed = z
-    .strictObject({ s: z.string(), p: z.array(positionSchema).max(shardKeys.length) })
+    .strictObject({ s: z.string(), p: z.array(positionSchema).check(z.maxLength(shardKeys.length)) })
     .safeParse(openCursor(cursor, MAX_SHARDED_CURSOR_LENGTH));
   if (!parsed.success) throw invalidCursor(FOREIGN);
   if (parsed.data.s !== scope) throw invalidCursor(OTHER_LISTING);

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { tenantIdSchema } from '../identity.js';
 import { parseInput } from '../internal/validation.js';
 import type { ErasureProgress } from '../store/payload-erasure.js';
@@ -33,8 +33,8 @@ const eraseSchema = z.strictObject({
   tenantId: tenantIdSchema,
   reason: reasonSchema,
   actor: actorSchema,
-  caller: callerSchema.optional(),
-  max: z.number().int().min(1).max(100_000).default(10_000),
+  caller: z.optional(callerSchema),
+  max: z._default(z.number().check(z.int(), z.gte(1), z.lte(100_000)), 10_000),
 });
 
 /**

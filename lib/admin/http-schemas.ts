@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { tenantIdSchema } from '../identity.js';
 import { WORK_STATES } from '../states.js';
 import { pageLimitSchema } from './schemas.js';
@@ -10,30 +10,30 @@ import { pageLimitSchema } from './schemas.js';
  */
 
 /** A decimal page size in a query string. */
-const limitParameter = z
-  .string()
-  .regex(/^[0-9]{1,3}$/, 'limit must be an integer from 1 to 100')
-  .transform(Number)
-  .pipe(pageLimitSchema);
+const limitParameter = z.pipe(
+  z.pipe(z.string().check(z.regex(/^[0-9]{1,3}$/, 'limit must be an integer from 1 to 100')), z.transform(Number)),
+  pageLimitSchema,
+);
 
 /** GET /items: any state; succeeded, cancelled or no state need a tenant (checked by listItems). */
 const listQuerySchema = z.strictObject({
-  state: z.enum(WORK_STATES).optional(),
-  tenant: tenantIdSchema.optional(),
-  limit: limitParameter.optional(),
-  cursor: z.string().optional(),
-  olderThanSeconds: z
-    .string()
-    .regex(/^[0-9]{1,9}$/, 'olderThanSeconds must be a whole number of seconds')
-    .transform(Number)
-    .optional(),
+  state: z.optional(z.enum(WORK_STATES)),
+  tenant: z.optional(tenantIdSchema),
+  limit: z.optional(limitParameter),
+  cursor: z.optional(z.string()),
+  olderThanSeconds: z.optional(
+    z.pipe(
+      z.string().check(z.regex(/^[0-9]{1,9}$/, 'olderThanSeconds must be a whole number of seconds')),
+      z.transform(Number),
+    ),
+  ),
 });
 
 /** GET /counts */
-const countsQuerySchema = z.strictObject({ tenant: tenantIdSchema.optional() });
+const countsQuerySchema = z.strictObject({ tenant: z.optional(tenantIdSchema) });
 
 /** GET /audit */
-const auditQuerySchema = z.strictObject({ limit: limitParameter.optional(), cursor: z.string().optional() });
+const auditQuerySchema = z.strictObject({ limit: z.optional(limitParameter), cursor: z.optional(z.string()) });
 
 /** Routes that take no query parameters. */
 const noQuerySchema = z.strictObject({});

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { InvalidInputError } from '../errors.js';
 import { deadlineShardName, JobsIndex, TableKeys } from '../store/table.js';
 import type { WorkItemStore } from '../store/work-item-store.js';
@@ -29,8 +29,8 @@ const KEY_ATTRIBUTES = [TableKeys.partition, TableKeys.sort, JobsIndex.byDeadlin
 
 const cursorSchema = z.strictObject({
   s: z.string(),
-  shard: z.number().int().min(0).max(999),
-  k: z.record(z.string(), z.union([z.string().max(2048), z.number()])).optional(),
+  shard: z.number().check(z.int(), z.gte(0), z.lte(999)),
+  k: z.optional(z.record(z.string(), z.union([z.string().check(z.maxLength(2048)), z.number()]))),
 });
 
 function encode(scope: string, shard: number, key: Record<string, unknown> | undefined): string {

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { tenantIdSchema } from '../identity.js';
 import { mapBounded } from '../internal/bounded-parallel.js';
 import { parseInput } from '../internal/validation.js';
@@ -32,9 +32,9 @@ interface ParkedPage {
 
 const listSchema = z.strictObject({
   state: parkedStateSchema,
-  tenantId: tenantIdSchema.optional(),
-  limit: pageLimitSchema.default(25), // default page size
-  cursor: z.string().optional(),
+  tenantId: z.optional(tenantIdSchema),
+  limit: z._default(pageLimitSchema, 25), // default page size
+  cursor: z.optional(z.string()),
 });
 
 /**
@@ -97,24 +97,26 @@ const CROSS_TENANT_STATES: readonly WorkState[] = [...PARKED_LISTING, WorkState.
 
 const itemsSchema = z
   .strictObject({
-    state: z.enum(WORK_STATES).optional(),
-    tenantId: tenantIdSchema.optional(),
-    limit: pageLimitSchema.default(25),
-    cursor: z.string().optional(),
-    olderThanMs: z.number().int().min(0).optional(),
+    state: z.optional(z.enum(WORK_STATES)),
+    tenantId: z.optional(tenantIdSchema),
+    limit: z._default(pageLimitSchema, 25),
+    cursor: z.optional(z.string()),
+    olderThanMs: z.optional(z.number().check(z.int(), z.gte(0))),
   })
-  .refine((value) => value.state !== undefined || value.tenantId !== undefined, {
-    message: 'state is required unless a tenant is given',
-    path: ['state'],
-  })
-  .refine((value) => value.tenantId !== undefined || CROSS_TENANT_STATES.includes(value.state as WorkState), {
-    message: 'listing this state across tenants would need a Scan: name a tenant',
-    path: ['tenant'],
-  })
-  .refine((value) => value.olderThanMs === undefined || CROSS_TENANT_STATES.includes(value.state as WorkState), {
-    message: 'an age bound applies to parked, claimed and queued listings',
-    path: ['olderThan'],
-  });
+  .check(
+    z.refine((value) => value.state !== undefined || value.tenantId !== undefined, {
+      message: 'state is required unless a tenant is given',
+      path: ['state'],
+    }),
+    z.refine((value) => value.tenantId !== undefined || CROSS_TENANT_STATES.includes(value.state as WorkState), {
+      message: 'listing this state across tenants would need a Scan: name a tenant',
+      path: ['tenant'],
+    }),
+    z.refine((value) => value.olderThanMs === undefined || CROSS_TENANT_STATES.includes(value.state as WorkState), {
+      message: 'an age bound applies to parked, claimed and queued listings',
+      path: ['olderThan'],
+    }),
+  );
 
 /**
  * Lists items in any state without a Scan: parked states through the parked indexes (oldest first), claimed and

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { ConfigurationError, IllegalTransitionError } from '../errors.js';
 import { EQUAL_EPOCH_REFUSAL_CODES } from '../fenced/fence-terms.js';
 import { readRecordFloor } from '../fenced/record-floor.js';
@@ -68,7 +68,7 @@ const MAX_FENCE_RAISE = epochFloor(MAX_FENCE_EPOCH) - 1;
 /** The range of `above`: the new epoch's floor is above it; at most MAX_FENCE_RAISE. */
 const FenceAbove = { min: 0, max: MAX_FENCE_RAISE } as const;
 
-const tableNameSchema = z.string().regex(/^[A-Za-z0-9_.-]{3,255}$/, 'a DynamoDB table name');
+const tableNameSchema = z.string().check(z.regex(/^[A-Za-z0-9_.-]{3,255}$/, 'a DynamoDB table name'));
 
 /**
  * The one schema of a raise-fences request, whatever door it comes through: the admin API's body is parsed by
@@ -76,19 +76,21 @@ const tableNameSchema = z.string().regex(/^[A-Za-z0-9_.-]{3,255}$/, 'a DynamoDB 
  */
 const raiseFencesSchema = z
   .strictObject({
-    above: z.number().int().min(FenceAbove.min).max(FenceAbove.max).optional(),
-    recordTables: z.array(tableNameSchema).max(100).optional(),
+    above: z.optional(z.number().check(z.int(), z.gte(FenceAbove.min), z.lte(FenceAbove.max))),
+    recordTables: z.optional(z.array(tableNameSchema).check(z.maxLength(100))),
     reason: reasonSchema,
     actor: actorSchema,
-    caller: callerSchema.optional(),
-    epoch: z.number().int().min(1).max(MAX_FENCE_EPOCH).optional(),
-    cursor: z.string().optional(),
-    max: z.number().int().min(1).max(100_000).default(10_000),
+    caller: z.optional(callerSchema),
+    epoch: z.optional(z.number().check(z.int(), z.gte(1), z.lte(MAX_FENCE_EPOCH))),
+    cursor: z.optional(z.string()),
+    max: z._default(z.number().check(z.int(), z.gte(1), z.lte(100_000)), 10_000),
   })
-  .refine((input) => (input.cursor === undefined) === (input.epoch === undefined), {
-    message: 'cursor and epoch go together: both come from the report of the run being resumed',
-    path: ['epoch'],
-  });
+  .check(
+    z.refine((input) => (input.cursor === undefined) === (input.epoch === undefined), {
+      message: 'cursor and epoch go together: both come from the report of the run being resumed',
+      path: ['epoch'],
+    }),
+  );
 
 const PAGE_SIZE = 100;
 const TRIES = 3;

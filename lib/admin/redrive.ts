@@ -1,5 +1,5 @@
 import type { Message, MessageAttributeValue, SQSClient } from '@aws-sdk/client-sqs';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { ConfigurationError } from '../errors.js';
 import { parseInput } from '../internal/validation.js';
 import { parseEnvelope } from '../messaging/envelope.js';
@@ -34,9 +34,9 @@ interface RedriveReport {
 }
 
 const redriveSchema = z.strictObject({
-  max: z.number().int().min(1).max(1000).default(100),
+  max: z._default(z.number().check(z.int(), z.gte(1), z.lte(1000)), 100),
   actor: actorSchema,
-  caller: callerSchema.optional(),
+  caller: z.optional(callerSchema),
 });
 
 /** The SQS client and the SDK module its commands come from, both loaded by the first redrive. */

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { type JobIdentity, parseIdentity } from '../identity.js';
 import { parseInput } from '../internal/validation.js';
 import { outcomeCodeSchema } from '../rules.js';
@@ -39,18 +39,20 @@ const resolveSchema = z
     to: z.enum([ResolveTarget.succeeded, ResolveTarget.failed_terminal, ResolveTarget.queued]),
     reason: reasonSchema,
     actor: actorSchema,
-    caller: callerSchema.optional(),
-    outcomeCode: outcomeCodeSchema.optional(),
-    effectDidNotHappen: z.boolean().optional(),
+    caller: z.optional(callerSchema),
+    outcomeCode: z.optional(outcomeCodeSchema),
+    effectDidNotHappen: z.optional(z.boolean()),
   })
-  .refine((value) => value.to !== ResolveTarget.queued || value.outcomeCode === undefined, {
-    message: 'outcomeCode is only accepted when resolving to succeeded or failed_terminal',
-    path: ['outcomeCode'],
-  })
-  .refine((value) => value.to === ResolveTarget.queued || value.effectDidNotHappen === undefined, {
-    message: 'effectDidNotHappen is only accepted when resolving to queued',
-    path: ['effectDidNotHappen'],
-  });
+  .check(
+    z.refine((value) => value.to !== ResolveTarget.queued || value.outcomeCode === undefined, {
+      message: 'outcomeCode is only accepted when resolving to succeeded or failed_terminal',
+      path: ['outcomeCode'],
+    }),
+    z.refine((value) => value.to === ResolveTarget.queued || value.effectDidNotHappen === undefined, {
+      message: 'effectDidNotHappen is only accepted when resolving to queued',
+      path: ['effectDidNotHappen'],
+    }),
+  );
 
 /**
  * unknown ▶ succeeded | failed_terminal (fence + 1, audited in the same conditional write), or ▶ queued with

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { OperatorStatementRequiredError } from '../errors.js';
 import { formatIdentity, type JobIdentity, parseIdentity, type ValidIdentity } from '../identity.js';
 import { parseInput } from '../internal/validation.js';
@@ -96,7 +96,7 @@ interface RetryInput extends OperatorAction {
   effectDidNotHappen?: boolean;
 }
 
-const retrySchema = actionSchema.extend({ effectDidNotHappen: z.boolean().optional() });
+const retrySchema = z.extend(actionSchema, { effectDidNotHappen: z.optional(z.boolean()) });
 
 /** The requeue action an operator's input stands for (the statement only when explicitly true). */
 function requeueAction(input: RetryInput): RequeueAction {

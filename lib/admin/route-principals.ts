@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { type AuthenticatedPrincipal, principalEntrySchema, principalMatches } from '../internal/principals.js';
 import { AdminRoute } from './routes.js';
 
@@ -25,7 +25,7 @@ type RestrictableRoute = (typeof RESTRICTABLE_ROUTES)[number];
  * function. At least one entry per named route: an empty list would lock the route for everyone by accident.
  */
 const routePrincipalsSchema = z.lazy(() =>
-  z.partialRecord(z.enum(RESTRICTABLE_ROUTES), z.array(principalEntrySchema).min(1).max(100)),
+  z.partialRecord(z.enum(RESTRICTABLE_ROUTES), z.array(principalEntrySchema).check(z.minLength(1), z.maxLength(100))),
 );
 
 /** Parsed per-route allowlists (see routePrincipalsSchema). */

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { InvalidInputError } from '../errors.js';
 import { parseInput } from '../internal/validation.js';
 import type { OperatorAction } from '../store/operator-transitions.js';
@@ -65,7 +65,7 @@ async function handleAdminRequest(request: AdminRequest, deps: AdminDeps): Promi
     route = match.route;
     subject = { tenantId: match.tenantId, operationId: match.operationId };
     const who = parseInput(
-      z.strictObject({ actor: actorSchema, caller: callerSchema.optional() }),
+      z.strictObject({ actor: actorSchema, caller: z.optional(callerSchema) }),
       { actor: request.actor, ...(request.caller ? { caller: request.caller } : {}) },
       'caller identity',
     );
@@ -159,7 +159,7 @@ function itemReply(result: { item: WorkItem; wake?: string }): AdminReply {
 }
 
 /** Query parameters, absent ones dropped, checked strictly (an unknown parameter is named in the 400). */
-function parseQuery<S extends z.ZodType>(schema: S, request: AdminRequest): z.output<S> {
+function parseQuery<S extends z.core.$ZodType>(schema: S, request: AdminRequest): z.output<S> {
   const present = Object.fromEntries(Object.entries(request.query ?? {}).filter(([, value]) => value !== undefined));
   return parseInput(schema, present, 'query');
 }

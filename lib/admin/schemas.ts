@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { freeTextSchema } from '../internal/free-text.js';
 import { PARKED_STATES } from '../states.js';
 
@@ -10,22 +10,22 @@ const actorSchema = freeTextSchema('actor', 2048);
  * user id (`AROA…:session` for a role) and access key id. Audited beside the ARN, whose session name the caller chose.
  */
 const callerSchema = z.strictObject({
-  accountId: z.string().regex(/^\d{12}$/, 'accountId must be 12 digits'),
+  accountId: z.string().check(z.regex(/^\d{12}$/, 'accountId must be 12 digits')),
   // AIDA… (user), AROA…:session (role), the account id (root), account:name (federated user).
-  userId: z.string().regex(/^[\w+=,.@:-]{1,256}$/, 'userId must be an IAM user id'),
-  accessKeyId: z.string().regex(/^[A-Z0-9]{16,128}$/, 'accessKeyId must be an access key id'),
+  userId: z.string().check(z.regex(/^[\w+=,.@:-]{1,256}$/, 'userId must be an IAM user id')),
+  accessKeyId: z.string().check(z.regex(/^[A-Z0-9]{16,128}$/, 'accessKeyId must be an access key id')),
 });
 
 /** Why an operator acted; stored in the audit trail and shown by the CLI, so: short, no control characters. */
-const reasonSchema = z.string().trim().pipe(freeTextSchema('reason', 1000));
+const reasonSchema = z.pipe(z.string().check(z.trim()), freeTextSchema('reason', 1000));
 
 /** One of the parked states the admin API lists. */
 const parkedStateSchema = z.enum(PARKED_STATES);
 
 /** Page size of admin listings. */
-const pageLimitSchema = z.number().int().min(1).max(100);
+const pageLimitSchema = z.number().check(z.int(), z.gte(1), z.lte(100));
 
 /** Who and why, for every audited action. */
-const actionSchema = z.strictObject({ actor: actorSchema, caller: callerSchema.optional(), reason: reasonSchema });
+const actionSchema = z.strictObject({ actor: actorSchema, caller: z.optional(callerSchema), reason: reasonSchema });
 
 export { actionSchema, actorSchema, callerSchema, pageLimitSchema, parkedStateSchema, reasonSchema };

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { JobIdentity } from '../identity.js';
 import { parseInput } from '../internal/validation.js';
 import { ExpressionBuilder } from '../store/expressions.js';
@@ -8,7 +8,7 @@ import { identityOfItem, type OwnedRecordRef, type WorkItem } from '../store/wor
 import { renderFenceCondition, writerAttributes, writerOperation } from './fence-rules.js';
 import { ADVANCE_RULE, refSchema } from './record-requests.js';
 
-const ownedRecordsSchema = z.array(refSchema).max(MAX_OWNED_RECORDS);
+const ownedRecordsSchema = z.array(refSchema).check(z.maxLength(MAX_OWNED_RECORDS));
 
 /**
  * The records a job type declares it owns for one identity (`defineJob({ ownedRecords })`), checked like any

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { isWriterAttribute, WRITER_ATTRIBUTES } from '../rules.js';
 import type { ExpressionBuilder } from '../store/expressions.js';
 
@@ -41,21 +41,23 @@ function attributePathProblem(path: string): string | undefined {
 // whose first events never reach them does not pay for building them (BENCHMARKS.md figure 5).
 /** A top-level or dotted attribute path (map members only; list indexes are not supported). */
 const attributePathSchema = z.lazy(() =>
-  z.string().superRefine((path, context) => {
-    const problem = attributePathProblem(path);
-    if (problem !== undefined) context.addIssue({ code: 'custom', message: problem });
-  }),
+  z.string().check(
+    z.superRefine((path, context) => {
+      const problem = attributePathProblem(path);
+      if (problem !== undefined) context.addIssue({ code: 'custom', message: problem });
+    }),
+  ),
 );
 
-const scalarSchema = z.lazy(() => z.union([z.string(), z.number().finite(), z.boolean()]));
-const orderedSchema = z.lazy(() => z.union([z.string(), z.number().finite()]));
+const scalarSchema = z.lazy(() => z.union([z.string(), z.number(), z.boolean()]));
+const orderedSchema = z.lazy(() => z.union([z.string(), z.number()]));
 
 const expectationSchema = z.lazy(() =>
   z.union([
     scalarSchema,
     z.strictObject({ eq: scalarSchema }),
     z.strictObject({ ne: scalarSchema }),
-    z.strictObject({ in: z.array(scalarSchema).min(1).max(50) }),
+    z.strictObject({ in: z.array(scalarSchema).check(z.minLength(1), z.maxLength(50)) }),
     z.strictObject({ exists: z.boolean() }),
     z.strictObject({ lt: orderedSchema }),
     z.strictObject({ le: orderedSchema }),
@@ -65,21 +67,25 @@ const expectationSchema = z.lazy(() =>
 );
 
 /** A map keyed by attribute paths; each bad path is reported with its own reason. */
-function attributeMapSchema<V extends z.ZodType>(values: V) {
-  return z.record(z.string(), values).superRefine((map, context) => {
-    // A direct check per key: a nested safeParse per attribute was the costliest part of a fenced write's validation.
-    for (const path of Object.keys(map)) {
-      const problem = attributePathProblem(path);
-      if (problem !== undefined) context.addIssue({ code: 'custom', path: [path], message: problem });
-    }
-  });
+function attributeMapSchema<V extends z.core.$ZodType>(values: V) {
+  return z.record(z.string(), values).check(
+    z.superRefine((map, context) => {
+      // A direct check per key: a nested safeParse per attribute was the costliest part of a fenced write's validation.
+      for (const path of Object.keys(map)) {
+        const problem = attributePathProblem(path);
+        if (problem !== undefined) context.addIssue({ code: 'custom', path: [path], message: problem });
+      }
+    }),
+  );
 }
 
 /** Validates a business condition at the boundary (at most 20 attributes). */
 const businessConditionSchema = z.lazy(() =>
-  attributeMapSchema(expectationSchema).refine((condition) => Object.keys(condition).length <= 20, {
-    message: 'at most 20 attributes per condition',
-  }),
+  attributeMapSchema(expectationSchema).check(
+    z.refine((condition) => Object.keys(condition).length <= 20, {
+      message: 'at most 20 attributes per condition',
+    }),
+  ),
 );
 
 const COMPARATORS = { eq: '=', ne: '<>', lt: '<', le: '<=', gt: '>', ge: '>=' } as const;

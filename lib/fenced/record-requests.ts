@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { PutCommandInput, UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { sha256Hex } from '../hashing.js';
 import { parseInput } from '../internal/validation.js';
 import { isWriterAttribute, tableNameSchema } from '../rules.js';
@@ -61,27 +61,30 @@ interface FencedRecordRequest {
 // names are checked by checkWriteTargets in one pass: a record schema walking each name through a string
 // schema was the costliest part of validating a write.
 const attributesSchema = z.lazy(() =>
-  z
-    .custom<Record<string, unknown>>(
+  z.pipe(
+    z.custom<Record<string, unknown>>(
       (value) => typeof value === 'object' && value !== null && isPlainRecord(value),
       'must be a plain object of attributes',
-    )
-    .transform((attributes) => ({ ...attributes })),
+    ),
+    z.transform((attributes) => ({ ...attributes })),
+  ),
 );
 const refSchema = z.lazy(() => z.strictObject({ tableName: tableNameSchema, key: attributesSchema }));
-const writeIdSchema = z.lazy(() => z.string().min(1).max(200));
+const writeIdSchema = z.lazy(() => z.string().check(z.minLength(1), z.maxLength(200)));
 const changeSchema = z.lazy(() =>
   z
     .strictObject({
-      set: attributeMapSchema(z.unknown()).optional(),
-      remove: z.array(attributePathSchema).max(50).optional(),
-      where: businessConditionSchema.optional(),
-      writeId: writeIdSchema.optional(),
+      set: z.optional(attributeMapSchema(z.unknown())),
+      remove: z.optional(z.array(attributePathSchema).check(z.maxLength(50))),
+      where: z.optional(businessConditionSchema),
+      writeId: z.optional(writeIdSchema),
     })
-    .refine((change) => change.set === undefined || Object.keys(change.set).length <= 100, 'at most 100 attributes'),
+    .check(
+      z.refine((change) => change.set === undefined || Object.keys(change.set).length <= 100, 'at most 100 attributes'),
+    ),
 );
 /** The attribute names of a key or item, reported at `path` when one is empty. */
-function checkAttributeNames(value: object, path: string[], context: z.RefinementCtx): string[] {
+function checkAttributeNames(value: object, path: string[], context: z.core.$RefinementCtx): string[] {
   const names = Object.keys(value);
   if (names.includes('')) context.addIssue({ code: 'custom', path, message: 'attribute names must not be empty' });
   return names;
@@ -90,7 +93,7 @@ function checkAttributeNames(value: object, path: string[], context: z.Refinemen
 /** Keys have 1 or 2 attributes that cannot be changed, and the fence's writer attributes belong to the fence. */
 function checkWriteTargets(
   write: z.infer<typeof updateWriteSchema> | z.infer<typeof putWriteSchema>,
-  context: z.RefinementCtx,
+  context: z.core.$RefinementCtx,
 ): void {
   const keyNames = checkAttributeNames(write.ref.key, ['ref', 'key'], context);
   if (keyNames.length < 1 || keyNames.length > 2) {
@@ -114,17 +117,20 @@ const putWriteSchema = z.lazy(() =>
     kind: z.literal('put'),
     ref: refSchema,
     item: attributesSchema,
-    where: businessConditionSchema.optional(),
-    writeId: writeIdSchema.optional(),
+    where: z.optional(businessConditionSchema),
+    writeId: z.optional(writeIdSchema),
   }),
 );
 // One schema per kind, picked by the caller's method: cheaper than a discriminated union on every write.
-const checkedUpdateSchema = z.lazy(() => updateWriteSchema.superRefine(checkWriteTargets));
-const checkedPutSchema = z.lazy(() => putWriteSchema.superRefine(checkWriteTargets));
+const checkedUpdateSchema = z.lazy(() => updateWriteSchema.check(z.superRefine(checkWriteTargets)));
+const checkedPutSchema = z.lazy(() => putWriteSchema.check(z.superRefine(checkWriteTargets)));
 const ruleSchema = z.lazy(() =>
   z.discriminatedUnion('kind', [
     z.strictObject({ kind: z.literal('advance') }),
-    z.strictObject({ kind: z.literal('sequence'), seq: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER) }),
+    z.strictObject({
+      kind: z.literal('sequence'),
+      seq: z.number().check(z.int(), z.gte(1), z.lte(Number.MAX_SAFE_INTEGER)),
+    }),
     z.strictObject({ kind: z.literal('confirm') }),
   ]),
 );

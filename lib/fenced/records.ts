@@ -1,5 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { type FenceRejectedError, InvalidInputError } from '../errors.js';
 import { parseInput } from '../internal/validation.js';
 import { sendConditional } from '../store/conditional-write.js';
@@ -55,9 +55,9 @@ const CONFIRM = CONFIRM_RULE;
 // whose first events never reach them does not pay for building them (BENCHMARKS.md figure 5).
 const batchOptionsSchema = z.lazy(() =>
   z.strictObject({
-    concurrency: z.number().int().min(1).max(64).optional(),
-    rule: z.enum(['advance', 'confirm']).optional(),
-    throwOnIncomplete: z.boolean().optional(),
+    concurrency: z.optional(z.number().check(z.int(), z.gte(1), z.lte(64))),
+    rule: z.optional(z.enum(['advance', 'confirm'])),
+    throwOnIncomplete: z.optional(z.boolean()),
   }),
 );
 

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { InvalidInputError } from '../errors.js';
 import { sha256Hex } from '../hashing.js';
 import { parseInput } from '../internal/validation.js';
@@ -67,8 +67,13 @@ const MAX_SHARED_WRITES = 99;
 // whose first events never reach them does not pay for building them (BENCHMARKS.md figure 5).
 const keySchema = z.lazy(() =>
   z
-    .record(z.string().min(1), z.unknown())
-    .refine((key) => Object.keys(key).length >= 1 && Object.keys(key).length <= 2, 'key must have 1 or 2 attributes'),
+    .record(z.string().check(z.minLength(1)), z.unknown())
+    .check(
+      z.refine(
+        (key) => Object.keys(key).length >= 1 && Object.keys(key).length <= 2,
+        'key must have 1 or 2 attributes',
+      ),
+    ),
 );
 const base = { tableName: tableNameSchema, key: keySchema };
 const sharedWriteSchema = z.lazy(() =>
@@ -77,25 +82,29 @@ const sharedWriteSchema = z.lazy(() =>
       .strictObject({
         kind: z.literal('update'),
         ...base,
-        set: attributeMapSchema(z.unknown()).optional(),
-        add: attributeMapSchema(z.number().finite()).optional(),
-        remove: z.array(attributePathSchema).optional(),
-        where: businessConditionSchema.optional(),
+        set: z.optional(attributeMapSchema(z.unknown())),
+        add: z.optional(attributeMapSchema(z.number())),
+        remove: z.optional(z.array(attributePathSchema)),
+        where: z.optional(businessConditionSchema),
       })
-      .refine(
-        (write) => Object.keys({ ...write.set, ...write.add }).length + (write.remove?.length ?? 0) > 0,
-        'an update must set, add or remove something',
+      .check(
+        z.refine(
+          (write) => Object.keys({ ...write.set, ...write.add }).length + (write.remove?.length ?? 0) > 0,
+          'an update must set, add or remove something',
+        ),
       ),
     z.strictObject({
       kind: z.literal('put'),
       ...base,
-      item: z.record(z.string().min(1), z.unknown()),
-      where: businessConditionSchema.optional(),
+      item: z.record(z.string().check(z.minLength(1)), z.unknown()),
+      where: z.optional(businessConditionSchema),
     }),
     z.strictObject({
       kind: z.literal('check'),
       ...base,
-      where: businessConditionSchema.refine((where) => Object.keys(where).length > 0, 'a check needs a condition'),
+      where: businessConditionSchema.check(
+        z.refine((where) => Object.keys(where).length > 0, 'a check needs a condition'),
+      ),
     }),
   ]),
 );
@@ -106,7 +115,11 @@ const sharedWriteSchema = z.lazy(() =>
  */
 function parseSharedWrites(workItem: WorkItemLocation, writes: unknown): SharedWrite[] {
   refuseDeletes(writes);
-  const valid = parseInput(z.array(sharedWriteSchema).max(MAX_SHARED_WRITES), writes, 'fenced transaction writes');
+  const valid = parseInput(
+    z.array(sharedWriteSchema).check(z.maxLength(MAX_SHARED_WRITES)),
+    writes,
+    'fenced transaction writes',
+  );
   const seen = new Map<string, number>([[recordIdentity(workItem.tableName, workItem.key), -1]]);
   const issues = valid.flatMap((write, index) => {
     const id = recordIdentity(write.tableName, write.key);

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 
 /**
  * Characters that can rewrite what a terminal or console shows: C0/C1 controls and DEL (escape sequences,
@@ -17,12 +17,12 @@ function hasControlCharacter(text: string): boolean {
  * no control characters. Fails with `<field> must not contain control characters` (never stripped:
  * a rejected value mutates nothing and the caller sees why).
  */
-function freeTextSchema(field: string, max: number): z.ZodString {
-  return z
-    .string()
-    .min(1, `${field} must not be empty`)
-    .max(max, `${field} must be at most ${max} characters`)
-    .refine((text) => !hasControlCharacter(text), `${field} must not contain control characters`);
+function freeTextSchema(field: string, max: number): z.ZodMiniString<string> {
+  return z.string().check(
+    z.minLength(1, `${field} must not be empty`),
+    z.maxLength(max, `${field} must be at most ${max} characters`),
+    z.refine((text) => !hasControlCharacter(text), `${field} must not contain control characters`),
+  );
 }
 
 export { CONTROL_CHARACTER, freeTextSchema, hasControlCharacter };

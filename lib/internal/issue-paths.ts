@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type { z } from 'zod/mini';
 
 /**
  * Describes validation issues of untrusted input with what the schema defines and nothing the input chose:
@@ -60,7 +60,7 @@ function safePath(schema: unknown, path: readonly PropertyKey[]): string {
 }
 
 /** `path: code` for each issue (at most `max`), safe to store and show: no input text, no input keys. */
-function describeIssues(schema: z.ZodType, issues: readonly z.core.$ZodIssue[], max = 10): string {
+function describeIssues(schema: z.core.$ZodType, issues: readonly z.core.$ZodIssue[], max = 10): string {
   const described = issues.slice(0, max).map((issue) => `${safePath(schema, issue.path)}: ${issue.code}`);
   const more = issues.length > max ? `; ${issues.length - max} more` : '';
   return `${described.join('; ')}${more}`;

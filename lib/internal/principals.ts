@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 
 /**
  * How leasefence names an AWS principal in an allowlist, and how a caller is matched against one. IAM gives every
@@ -16,13 +16,17 @@ const PRINCIPAL_ARN = /^arn:[\w-]+:iam::\d{12}:(user|role)\/[\w+=,.@/-]{1,512}$/
 // Built on first use (z.lazy: the same checks and issues), not at import: a cold start whose first events never
 // reach this schema does not pay for building it (BENCHMARKS.md figure 5).
 /** An IAM unique id (`AIDA…`, `AROA…`), optionally `:session`: what SQS reports as a message's SenderId. */
-const uniqueIdSchema = z.lazy(() => z.string().regex(UNIQUE_ID, 'must be an IAM unique id (AIDA…, AROA…[:session])'));
+const uniqueIdSchema = z.lazy(() =>
+  z.string().check(z.regex(UNIQUE_ID, 'must be an IAM unique id (AIDA…, AROA…[:session])')),
+);
 
 /** One allowlist entry: a unique id (optionally with its session) or a user or role ARN. */
 const principalEntrySchema = z.lazy(() =>
-  z.string().refine((entry) => UNIQUE_ID.test(entry) || PRINCIPAL_ARN.test(entry), {
-    message: 'must be an IAM unique id (AIDA…, AROA…[:session]) or a user or role ARN',
-  }),
+  z.string().check(
+    z.refine((entry) => UNIQUE_ID.test(entry) || PRINCIPAL_ARN.test(entry), {
+      message: 'must be an IAM unique id (AIDA…, AROA…[:session]) or a user or role ARN',
+    }),
+  ),
 );
 
 /** Who a request or message came from, as AWS authenticated it. */

@@ -1,6 +1,6 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { Clock } from '../clock.js';
 import { EnvironmentVariable, type LeasefenceConfig, readConfig } from '../config.js';
 import { ConfigurationError, InvalidInputError, isLeasefenceError } from '../errors.js';
@@ -16,7 +16,7 @@ import { describeError } from './sweeper-handler.js';
 
 /** The Scheduler target's input: the schedule's name and `<aws.scheduler.scheduled-time>` (ISO 8601, UTC). */
 const tickEventSchema = z.strictObject({
-  schedule: z.string().min(1).max(64),
+  schedule: z.string().check(z.minLength(1), z.maxLength(64)),
   scheduledTime: z.iso.datetime({ offset: true }),
 });
 

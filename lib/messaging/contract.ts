@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { jobEnvelopeSchema } from './envelope.js';
 
 /** The published envelope schema's `$id`: names envelope version 1 (a URN: no web address is promised). */

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { operationIdSchema, tenantIdSchema, type ValidIdentity } from '../identity.js';
 import { describeIssues } from '../internal/issue-paths.js';
 import { parseInput } from '../internal/validation.js';
@@ -15,7 +15,7 @@ const ENVELOPE_VERSION = 1;
 const carriedBodySchema = z.strictObject({ body: z.json() });
 
 /** Where a message's payload is: a caller-owned ref, the payloads table, or carried in the message (exactly one). */
-const messagePayloadSchema = z.union([...payloadBindingSchema.options, carriedBodySchema]);
+const messagePayloadSchema = z.union([...payloadBindingSchema.def.options, carriedBodySchema]);
 
 /**
  * The SQS message body: a wake-up signal that names a job; its payload body only when the producer carries it
@@ -29,18 +29,17 @@ const jobEnvelopeFields = z.strictObject({
   operationId: operationIdSchema,
   jobType: jobTypeSchema,
   /** The job definition version the producer built the payload for; a worker running another one quarantines it. */
-  jobVersion: jobVersionSchema.optional(),
+  jobVersion: z.optional(jobVersionSchema),
   payloadHash: payloadHashSchema,
   payload: messagePayloadSchema,
 });
 
 /** The envelope schema: a wake-up never carries a body (it names a row that already has one). */
-const jobEnvelopeSchema = jobEnvelopeFields.refine(
-  (envelope) => envelope.kind === 'job' || !('body' in envelope.payload),
-  {
+const jobEnvelopeSchema = jobEnvelopeFields.check(
+  z.refine((envelope) => envelope.kind === 'job' || !('body' in envelope.payload), {
     message: 'only a kind "job" message may carry a payload body',
     path: ['payload'],
-  },
+  }),
 );
 
 /** A job message's fields (what a producer, the sweeper or a test builds; serializeEnvelope checks it). */

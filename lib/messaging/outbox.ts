@@ -1,6 +1,6 @@
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { approvalGateUnseen } from '../approval-policy.js';
 import { payloadHash } from '../hashing.js';
 import { parseIdentity, type ValidIdentity } from '../identity.js';
@@ -57,8 +57,8 @@ type OutboxReplay =
 
 const outboxOptionsSchema = z.strictObject({
   jobType: jobTypeSchema,
-  jobVersion: jobVersionSchema.optional(),
-  payloadRetentionDays: z.number().int().min(RetentionDays.min).max(RetentionDays.max).optional(),
+  jobVersion: z.optional(jobVersionSchema),
+  payloadRetentionDays: z.optional(z.number().check(z.int(), z.gte(RetentionDays.min), z.lte(RetentionDays.max))),
 });
 
 /**

@@ -1,5 +1,5 @@
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { InvalidInputError, isLeasefenceError, PayloadConflictError } from '../errors.js';
 import { canonicalJson, payloadHash } from '../hashing.js';
 import { formatIdentity, parseIdentity, type ValidIdentity } from '../identity.js';
@@ -95,12 +95,12 @@ interface SentJob {
 
 const sendOptionsSchema = z.object({
   jobType: jobTypeSchema,
-  jobVersion: jobVersionSchema.optional(),
-  delaySeconds: z.number().int().min(0).max(SQS_MAX_DELAY_SECONDS).optional(),
-  confirm: z.boolean().optional(),
-  carryBody: z.boolean().optional(),
-  payloadRef: payloadRefSchema.optional(),
-  payloadHash: payloadHashSchema.optional(),
+  jobVersion: z.optional(jobVersionSchema),
+  delaySeconds: z.optional(z.number().check(z.int(), z.gte(0), z.lte(SQS_MAX_DELAY_SECONDS))),
+  confirm: z.optional(z.boolean()),
+  carryBody: z.optional(z.boolean()),
+  payloadRef: z.optional(payloadRefSchema),
+  payloadHash: z.optional(payloadHashSchema),
 });
 
 /**

@@ -1,5 +1,5 @@
 import { Cron } from 'croner';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { InvalidInputError } from '../errors.js';
 
 const MINUTE_MS = 60_000;
@@ -124,13 +124,13 @@ function parseScheduleExpression(expression: string, timeZone: string): Schedule
 /** A schedule expression and its time zone, checked together (the zone changes what a cron or at() means). */
 const expressionFields = {
   /** `rate(...)`, `cron(...)` or `at(...)`, as EventBridge Scheduler writes them. */
-  expression: z.string().min(1).max(256),
+  expression: z.string().check(z.minLength(1), z.maxLength(256)),
   /** IANA time zone of a cron or at() expression. Default UTC. */
-  timeZone: z.string().min(1).max(64).default('UTC'),
+  timeZone: z._default(z.string().check(z.minLength(1), z.maxLength(64)), 'UTC'),
 };
 
 /** Adds an issue at `expression` when it does not parse in its time zone. */
-function checkExpression(value: { expression: string; timeZone: string }, ctx: z.RefinementCtx): void {
+function checkExpression(value: { expression: string; timeZone: string }, ctx: z.core.$RefinementCtx): void {
   try {
     parseScheduleExpression(value.expression, value.timeZone);
   } catch (error) {

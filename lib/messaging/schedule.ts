@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { InvalidInputError } from '../errors.js';
 import { payloadHash } from '../hashing.js';
 import { parseIdentity, tenantIdSchema, type ValidIdentity } from '../identity.js';
@@ -18,19 +18,21 @@ import {
 const MAX_SCHEDULE_PAYLOAD_CHARS = 2048;
 
 /** A JSON value, checked by a round trip (no functions, dates, undefined or cycles reach the template). */
-const jsonPayloadSchema = z.unknown().superRefine((value, ctx) => {
-  let text: string | undefined;
-  try {
-    text = JSON.stringify(value);
-  } catch {
-    text = undefined;
-  }
-  if (text === undefined || JSON.stringify(JSON.parse(text)) !== text || !isDeepJson(value)) {
-    ctx.addIssue({ code: 'custom', message: 'the payload must be plain JSON (it is stored in the template)' });
-  } else if (text.length > MAX_SCHEDULE_PAYLOAD_CHARS) {
-    ctx.addIssue({ code: 'custom', message: `the payload is over ${MAX_SCHEDULE_PAYLOAD_CHARS} characters of JSON` });
-  }
-});
+const jsonPayloadSchema = z.unknown().check(
+  z.superRefine((value, ctx) => {
+    let text: string | undefined;
+    try {
+      text = JSON.stringify(value);
+    } catch {
+      text = undefined;
+    }
+    if (text === undefined || JSON.stringify(JSON.parse(text)) !== text || !isDeepJson(value)) {
+      ctx.addIssue({ code: 'custom', message: 'the payload must be plain JSON (it is stored in the template)' });
+    } else if (text.length > MAX_SCHEDULE_PAYLOAD_CHARS) {
+      ctx.addIssue({ code: 'custom', message: `the payload is over ${MAX_SCHEDULE_PAYLOAD_CHARS} characters of JSON` });
+    }
+  }),
+);
 
 /** True for values JSON keeps as they are (plain objects, arrays, strings, finite numbers, booleans, null). */
 function isDeepJson(value: unknown): boolean {
@@ -44,7 +46,9 @@ function isDeepJson(value: unknown): boolean {
 const scheduleSchema = z
   .strictObject({
     /** 1–64 chars of `[A-Za-z0-9._-]`: part of every occurrence's operation id; never rename a live schedule. */
-    name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'a schedule name is 1-64 chars of [A-Za-z0-9._-]'),
+    name: z
+      .string()
+      .check(z.regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'a schedule name is 1-64 chars of [A-Za-z0-9._-]')),
     jobType: jobTypeSchema,
     tenantId: tenantIdSchema,
     /** The job's payload, the same for every occurrence; it is stored in the template, so nothing secret. */
@@ -54,13 +58,13 @@ const scheduleSchema = z
      * When the schedule began (ISO 8601 instant): ticks before it are not expected, so `leasefence schedules`
      * can tell a missed tick from one before the schedule existed. Also the Scheduler's start date.
      */
-    start: z.iso.datetime({ offset: true }).optional(),
+    start: z.optional(z.iso.datetime({ offset: true })),
     /** Attempt budget of each occurrence's row (the row records it). Default 3, defineJob's default. */
-    maxAttempts: maxAttemptsSchema.default(3),
+    maxAttempts: z._default(maxAttemptsSchema, 3),
     /** The job version every occurrence is bound to. Default: none, the first claim binds it. */
-    jobVersion: jobVersionSchema.optional(),
+    jobVersion: z.optional(jobVersionSchema),
   })
-  .superRefine(checkExpression);
+  .check(z.superRefine(checkExpression));
 
 /** A recurring job, checked: plain data (the construct puts it in the template and the tick function's environment). */
 type ScheduleDeclaration = Readonly<z.output<typeof scheduleSchema>>;

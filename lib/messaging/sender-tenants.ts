@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { tenantIdSchema } from '../identity.js';
 import { principalMatches, uniqueIdSchema } from '../internal/principals.js';
 
@@ -13,7 +13,10 @@ import { principalMatches, uniqueIdSchema } from '../internal/principals.js';
 const senderTenantsEntrySchema = z.lazy(() =>
   z.union([
     /** A producer for these tenants only (a tenant-scoped principal). */
-    z.strictObject({ sender: uniqueIdSchema, tenants: z.array(tenantIdSchema).min(1).max(1000) }),
+    z.strictObject({
+      sender: uniqueIdSchema,
+      tenants: z.array(tenantIdSchema).check(z.minLength(1), z.maxLength(1000)),
+    }),
     /** A producer for every tenant (a trusted service). */
     z.strictObject({ sender: uniqueIdSchema, tenants: z.literal('*') }),
     /**
@@ -30,7 +33,7 @@ const senderTenantsEntrySchema = z.lazy(() =>
 );
 
 /** The whole policy (LEASEFENCE_SENDER_TENANTS, JSON). */
-const senderTenantsSchema = z.lazy(() => z.array(senderTenantsEntrySchema).min(1).max(5000));
+const senderTenantsSchema = z.lazy(() => z.array(senderTenantsEntrySchema).check(z.minLength(1), z.maxLength(5000)));
 
 /** A parsed sender policy. */
 type SenderTenants = z.infer<typeof senderTenantsSchema>;

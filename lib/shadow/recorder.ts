@@ -1,5 +1,5 @@
 import type { SQSRecord } from 'aws-lambda';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { Clock } from '../clock.js';
 import { payloadHash } from '../hashing.js';
 import { identitySchema, type ValidIdentity } from '../identity.js';

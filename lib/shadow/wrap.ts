@@ -2,7 +2,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { Clock } from '../clock.js';
 import { type LeasefenceConfig, readConfig } from '../config.js';
 import { ConfigurationError } from '../errors.js';
@@ -34,9 +34,12 @@ interface ShadowOptions {
 }
 
 const boundsSchema = z.object({
-  leaseMs: z.number().int().min(1).max(43_200_000).default(30_000),
-  writeTimeoutMs: z.number().int().min(1).max(60_000).default(1_000),
-  retentionDays: z.number().int().min(RetentionDays.min).max(RetentionDays.max).default(RetentionDays.default),
+  leaseMs: z._default(z.number().check(z.int(), z.gte(1), z.lte(43_200_000)), 30_000),
+  writeTimeoutMs: z._default(z.number().check(z.int(), z.gte(1), z.lte(60_000)), 1_000),
+  retentionDays: z._default(
+    z.number().check(z.int(), z.gte(RetentionDays.min), z.lte(RetentionDays.max)),
+    RetentionDays.default,
+  ),
 });
 
 /** A wrapped handler, with the DynamoDB client its shadow writes use (for tooling and fault injection in tests). */

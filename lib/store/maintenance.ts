@@ -1,5 +1,5 @@
 import { GetCommand, QueryCommand, ScanCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { JobIdentity } from '../identity.js';
 import { sendConditional } from './conditional-write.js';
 import type { Key, StoreConnection } from './connection.js';
@@ -23,8 +23,8 @@ interface StoredCursorRow {
 // whose first events never reach them does not pay for building them (BENCHMARKS.md figure 5).
 const cursorRowSchema = z.lazy(() =>
   z.object({
-    nextShard: z.number().int().min(0).optional(),
-    version: z.number().int().min(0),
+    nextShard: z.optional(z.number().check(z.int(), z.gte(0))),
+    version: z.number().check(z.int(), z.gte(0)),
   }),
 );
 

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { identitySchema, operationIdSchema, type ValidIdentity } from '../identity.js';
 import { parseInput } from '../internal/validation.js';
 import {
@@ -21,30 +21,29 @@ const newWorkItemSchema = z
     identity: identitySchema,
     jobType: jobTypeSchema,
     payloadHash: payloadHashSchema,
-    payloadRef: payloadRefSchema.optional(),
-    payloadInline: z.boolean().optional(),
+    payloadRef: z.optional(payloadRefSchema),
+    payloadInline: z.optional(z.boolean()),
     maxAttempts: maxAttemptsSchema,
-    availableAt: z.number().int().nonnegative().optional(),
+    availableAt: z.optional(z.number().check(z.int(), z.nonnegative())),
     /** The job version the payload was built for, bound to the row from its first write on. */
-    jobVersion: jobVersionSchema.optional(),
+    jobVersion: z.optional(jobVersionSchema),
     /** The operation (same tenant) whose completion enqueued this one, for a successor job. */
-    parentOperationId: operationIdSchema.optional(),
+    parentOperationId: z.optional(operationIdSchema),
     /** The approval gate: the row is created awaiting_approval, never claimed (built by approvalGateFor). */
-    approval: z
-      .strictObject({
-        expiresAt: z.number().int().nonnegative(),
+    approval: z.optional(
+      z.strictObject({
+        expiresAt: z.number().check(z.int(), z.nonnegative()),
         approvers: z.enum(['anyone', 'not-producer']),
-        producerId: z
-          .string()
-          .regex(/^[\w+=,.@-]{1,128}$/)
-          .optional(),
-      })
-      .optional(),
+        producerId: z.optional(z.string().check(z.regex(/^[\w+=,.@-]{1,128}$/))),
+      }),
+    ),
   })
-  .refine((value) => (value.payloadRef !== undefined) !== (value.payloadInline === true), {
-    message: 'exactly one of payloadRef or payloadInline must be given',
-    path: ['payloadRef'],
-  })
+  .check(
+    z.refine((value) => (value.payloadRef !== undefined) !== (value.payloadInline === true), {
+      message: 'exactly one of payloadRef or payloadInline must be given',
+      path: ['payloadRef'],
+    }),
+  )
   .brand<'NewWorkItem'>();
 
 /** What a new work item needs, checked; the payload body is never part of it. */
@@ -59,9 +58,7 @@ const MAX_OWNED_RECORDS = 25;
 /** A lease duration: 1 ms to 12 h. */
 const leaseDurationSchema = z
   .number()
-  .int()
-  .min(1)
-  .max(12 * 60 * 60 * 1000)
+  .check(z.int(), z.gte(1), z.lte(12 * 60 * 60 * 1000))
   .brand<'LeaseDuration'>();
 
 /** A checked lease duration (the heartbeat extends a claim by one). */
@@ -73,13 +70,13 @@ type LeaseDuration = z.output<typeof leaseDurationSchema>;
  */
 const leaseRequestSchema = z
   .object({
-    targetClass: z.enum(['A', 'B', 'C', 'D']).optional(),
-    jobVersion: jobVersionSchema.optional(),
+    targetClass: z.optional(z.enum(['A', 'B', 'C', 'D'])),
+    jobVersion: z.optional(jobVersionSchema),
     /** Class C: how long the provider keeps an idempotency key (recorded with the effect mark). */
-    keyRetentionMs: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
+    keyRetentionMs: z.optional(z.number().check(z.int(), z.gte(1), z.lte(Number.MAX_SAFE_INTEGER))),
     /** The records the job type owns for the claimed identity, parsed where they are derived (lib/fenced). */
-    ownedRecords: z.array(z.custom<OwnedRecordRef>()).max(MAX_OWNED_RECORDS).optional(),
-    owner: z.string().min(1).max(256),
+    ownedRecords: z.optional(z.array(z.custom<OwnedRecordRef>()).check(z.maxLength(MAX_OWNED_RECORDS))),
+    owner: z.string().check(z.minLength(1), z.maxLength(256)),
     leaseMs: leaseDurationSchema,
   })
   .brand<'LeaseRequest'>();

@@ -1,5 +1,5 @@
 import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { UnexpectedItemError } from '../errors.js';
 import type { JobIdentity } from '../identity.js';
 import type { Key, StoreConnection } from './connection.js';
@@ -20,8 +20,8 @@ const executionSchema = z.lazy(() =>
     s: z.number(),
     l: z.number(),
     h: z.string(),
-    e: z.number().optional(),
-    o: z.enum(['succeeded', 'failed']).optional(),
+    e: z.optional(z.number()),
+    o: z.optional(z.enum(['succeeded', 'failed'])),
   }),
 );
 
@@ -31,7 +31,7 @@ const shadowRowSchema = z.lazy(() =>
     tenantId: z.string(),
     operationId: z.string(),
     jobType: z.string(),
-    fence: z.number().int().min(1),
+    fence: z.number().check(z.int(), z.gte(1)),
     x: z.array(executionSchema),
   }),
 );

@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { parseInput } from '../internal/validation.js';
 import { capMessage, jobOutcomeSchema } from '../rules.js';
 import { WorkState } from '../states.js';

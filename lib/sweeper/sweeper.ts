@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { parseInput } from '../internal/validation.js';
 import { WorkState } from '../states.js';
 import type { ReadCost } from '../store/connection.js';
@@ -14,12 +14,12 @@ const SweepDefaults = {
 } as const;
 
 const optionsSchema = z.strictObject({
-  maxItemsPerRun: z.number().int().min(1).max(10_000),
-  shards: z.number().int().min(1).max(1000),
-  dueGraceMs: z.number().int().min(0),
-  resignalIntervalMs: z.number().int().min(1),
-  concurrency: z.number().int().min(1).max(100),
-  cursor: z.object({ shard: z.number().int().min(0) }).optional(),
+  maxItemsPerRun: z.number().check(z.int(), z.gte(1), z.lte(10_000)),
+  shards: z.number().check(z.int(), z.gte(1), z.lte(1000)),
+  dueGraceMs: z.number().check(z.int(), z.gte(0)),
+  resignalIntervalMs: z.number().check(z.int(), z.gte(1)),
+  concurrency: z.number().check(z.int(), z.gte(1), z.lte(100)),
+  cursor: z.optional(z.object({ shard: z.number().check(z.int(), z.gte(0)) })),
 });
 
 /**

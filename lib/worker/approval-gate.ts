@@ -1,3 +1,4 @@
+import * as z from 'zod/mini';
 import { type ApprovalGate, approvalGateFor } from '../approval-policy.js';
 import type { AnyJobDefinition } from '../job-definition.js';
 import type { LoadedPayload } from './load-payload.js';
@@ -14,7 +15,7 @@ function firstMessageGate(
   senderId: string | undefined,
 ): ApprovalGate | undefined {
   if (definition.approval === undefined || verified?.ok !== true) return undefined;
-  const parsed = definition.payload.safeParse(verified.body);
+  const parsed = z.safeParse(definition.payload, verified.body);
   if (!parsed.success) return undefined;
   return approvalGateFor(definition.approval, parsed.data, now, senderId);
 }

@@ -1,5 +1,5 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { approvalGateFor } from '../approval-policy.js';
 import { ConfigurationError, InvalidInputError, isLeasefenceError, SuccessorRefusedError } from '../errors.js';
 import { canonicalJson, payloadHash } from '../hashing.js';
@@ -19,12 +19,12 @@ import type { Telemetry } from '../telemetry.js';
 // Built on first use (z.lazy: the same checks and issues), not at import: a cold start whose first events never
 // reach this schema does not pay for building it (BENCHMARKS.md figure 5).
 const successorOptionsSchema = z.lazy(() =>
-  z
-    .strictObject({ name: successorNameSchema.optional(), operationId: operationIdSchema.optional() })
-    .refine((options) => options.name === undefined || options.operationId === undefined, {
+  z.strictObject({ name: z.optional(successorNameSchema), operationId: z.optional(operationIdSchema) }).check(
+    z.refine((options) => options.name === undefined || options.operationId === undefined, {
       message: 'give a name or an operationId, not both',
       path: ['operationId'],
     }),
+  ),
 );
 
 /** What the buffer needs to check a successor where the job asks for it. */
@@ -58,7 +58,7 @@ class SuccessorBuffer {
     const identity = this.successorIdentity(
       valid.operationId ?? `${this.deps.claim.identity.operationId}/${valid.name ?? definition.type}`,
     );
-    const parsed = definition.payload.safeParse(payload);
+    const parsed = z.safeParse(definition.payload, payload);
     if (!parsed.success)
       throw refusal(
         `successor payload failed its schema at ${describeIssues(definition.payload, parsed.error.issues)}`,

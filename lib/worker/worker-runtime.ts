@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { ZodType } from 'zod';
+import * as z from 'zod/mini';
 import { type ApprovalGate, requiresApproval } from '../approval-policy.js';
 import type { JobIdentity } from '../identity.js';
 import { describeIssues } from '../internal/issue-paths.js';
@@ -305,13 +305,13 @@ class WorkerRuntime {
    */
   private async verifiedPayload(
     claim: Claim,
-    schema: ZodType<unknown>,
+    schema: z.core.$ZodType<unknown>,
     precheck: LoadedPayload | undefined,
   ): Promise<{ ok: true; body: unknown } | { ok: false; errorCode: string; message: string; notStoredYet?: true }> {
     const reusable = precheck?.ok === true && precheck.payloadHash === claim.payloadHash;
     const loaded = reusable ? precheck : await loadVerifiedPayload(this.payloadSources(), claim);
     if (!loaded.ok) return loaded;
-    const parsed = schema.safeParse(loaded.body);
+    const parsed = z.safeParse(schema, loaded.body);
     if (parsed.success) return { ok: true, body: parsed.data };
     return {
       ok: false,

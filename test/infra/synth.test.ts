@@ -12,10 +12,15 @@ import { logicalIdOf, type Template } from './support/template-queries.js';
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const FUNCTIONS = ['worker', 'sweeper', 'admin'] as const;
 /**
- * Budget per bundle (minified code; the AWS SDK comes from the runtime by default): about 2 % above the worker's 282 kB
- * (BENCHMARKS.md figure 5), so growth fails here; issue #29's target, 120 kB, is not reached.
+ * Budget per bundle (minified code; the AWS SDK comes from the runtime by default), about 2–3 % above each size in
+ * BENCHMARKS.md figure 5 (worker 282.9 kB with the examples' classic zod payload schemas, sweeper 149.3 kB and admin
+ * 172.8 kB, which hold only zod/mini), so growth fails here; issue #29's worker target, 120 kB, is not reached.
  */
-const CODE_BUDGET_BYTES = 288_000;
+const CODE_BUDGET_BYTES: Record<(typeof FUNCTIONS)[number], number> = {
+  worker: 288_000,
+  sweeper: 154_000,
+  admin: 178_000,
+};
 
 let programmatic: SynthResult;
 let cli: { outdir: string; template: Template; validationReport: { pluginReports: Array<{ violations: unknown[] }> } };
@@ -111,6 +116,10 @@ describe('synthesis', () => {
     expect(existsSync(join(dir, 'index.mjs.map'))).toBe(true);
     const code = readFileSync(join(dir, 'index.mjs'), 'utf8');
     expect(code.startsWith("import { createRequire } from 'node:module';")).toBe(true);
+    // lib/ validates with zod/mini (constructor names kept by keepNames: "ZodMiniObject", classic's "ZodObject"):
+    // classic zod is in a bundle only through a job module, here the examples' in the worker's.
+    expect(code).toContain('"ZodMiniObject"');
+    if (name !== 'worker') expect(code).not.toContain('"ZodObject"');
     // The nodejs22.x runtime provides AWS SDK v3 and nothing else; here the repository's SDK stands in for it.
     const sdkOnly = mkdtempSync(join(tmpdir(), 'leasefence-runtime-sdk-'));
     mkdirSync(join(sdkOnly, 'node_modules'));
@@ -141,7 +150,7 @@ describe('synthesis', () => {
     expect(line).toMatch(/^bundle-size worker=\d+ sweeper=\d+ admin=\d+$/);
     for (const name of FUNCTIONS) {
       expect(sizes[name].codeBytes).toBeGreaterThan(10_000);
-      expect(sizes[name].codeBytes).toBeLessThan(CODE_BUDGET_BYTES);
+      expect(sizes[name].codeBytes).toBeLessThan(CODE_BUDGET_BYTES[name]);
     }
   });
 });

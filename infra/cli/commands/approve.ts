@@ -36,7 +36,7 @@ const schema = z.strictObject({
   ...targetShape,
   ...identityShape,
   reason: reasonFlag,
-  'payload-hash': payloadHashSchema.optional(),
+  'payload-hash': z.optional(payloadHashSchema),
 });
 
 async function run(argv: readonly string[], io: Io): Promise<number> {

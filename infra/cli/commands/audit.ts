@@ -28,8 +28,8 @@ const schema = z
   .strictObject({
     ...commonShape,
     ...targetShape,
-    tenant: tenantIdSchema.optional(),
-    operation: operationIdSchema.optional(),
+    tenant: z.optional(tenantIdSchema),
+    operation: z.optional(operationIdSchema),
     limit: integerFlag(1, 100).default(25),
     cursor: z.string().max(8192).optional(),
   })

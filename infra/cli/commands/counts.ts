@@ -19,7 +19,7 @@ const spec: CommandSpec = {
   examples: ['leasefence counts', 'leasefence counts --tenant acme --json'],
 };
 
-const schema = z.strictObject({ ...commonShape, ...targetShape, tenant: tenantIdSchema.optional() });
+const schema = z.strictObject({ ...commonShape, ...targetShape, tenant: z.optional(tenantIdSchema) });
 
 async function run(argv: readonly string[], io: Io): Promise<number> {
   const input = parseCommandLine(spec, schema, argv);

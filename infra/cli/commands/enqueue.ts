@@ -108,7 +108,7 @@ function checkKnownSchema(
       io.err(`note: the local worker does not run ${jobType}; it will be quarantined as unknown_job_type`);
     return;
   }
-  const parsed = known.payload.safeParse(payload);
+  const parsed = z.safeParse(known.payload, payload);
   if (parsed.success) return;
   const where = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`);
   throw new UsageError(`--payload: does not match ${jobType}'s schema (${where.join('; ')})`);

@@ -47,7 +47,7 @@ const baseSchema = z.strictObject({
   ...commonShape,
   ...targetShape,
   state: z.enum([...WORK_STATES, 'all']).default(WorkState.unknown),
-  tenant: tenantIdSchema.optional(),
+  tenant: z.optional(tenantIdSchema),
   'older-than': durationFlag.optional(),
   limit: integerFlag(1, 100).default(25),
   cursor: z.string().max(8192).optional(),

@@ -42,7 +42,7 @@ const schema = z.strictObject({
   to: z.enum([ResolveTarget.succeeded, ResolveTarget.failed_terminal, ResolveTarget.queued]),
   reason: reasonFlag,
   'effect-did-not-happen': z.boolean().optional(),
-  'outcome-code': outcomeCodeSchema.optional(),
+  'outcome-code': z.optional(outcomeCodeSchema),
 });
 
 async function run(argv: readonly string[], io: Io): Promise<number> {

@@ -169,7 +169,7 @@ function bundleSection(results: BenchResults): string {
   return [
     '## 5. Lambda bundles: minified size and module initialisation',
     '',
-    "leasefence functions: the project's CDK synth (infra/app/synth.ts, sizes by infra/app/bundle-size.ts), esbuild minified ESM, once with the AWS SDK external (`bundleAwsSdk: false`, the construct's default: the Lambda runtime provides SDK v3) and once bundled. Peer: an SQS handler with Powertools batch + `makeIdempotent` (test/bench/bundle/peer-handler.ts) bundled with the same esbuild settings. Init = time of `import()` of the bundle in a fresh `node` process (median of N, round-robin across bundles): module evaluation of a cold start, not the Lambda runtime's own start. SDK-external bundles import the SDK from node_modules, as they would from the runtime.",
+    "leasefence functions: the project's CDK synth (infra/app/synth.ts, sizes by infra/app/bundle-size.ts), esbuild minified ESM, once with the AWS SDK external (`bundleAwsSdk: false`, the construct's default: the Lambda runtime provides SDK v3) and once bundled. Peer: an SQS handler with Powertools batch + `makeIdempotent` (test/bench/bundle/peer-handler.ts) bundled with the same esbuild settings. Init = time of `import()` of the bundle in a fresh `node` process (median of N, round-robin across bundles): module evaluation of a cold start, not the Lambda runtime's own start. SDK-external bundles import the SDK from node_modules, as they would from the runtime. The two `bench worker` rows are the worker handler running the benchmark job alone (test/bench/bundle/leasefence-handler.ts and leasefence-handler-mini.ts), its payload schema written with zod classic and with `zod/mini`: lib/ itself uses `zod/mini`, so classic zod is in a bundle only when the job module imports it. The targets judge `worker`, the project's own worker (the examples, their payload schemas in classic zod as the README shows them): the handler a user following the README deploys.",
     '',
     table(
       [
@@ -186,7 +186,7 @@ function bundleSection(results: BenchResults): string {
         kb(row.sdkExternalBytes),
         row.initSdkExternal ? `${num(row.initSdkExternal.medianMs)} / ${num(row.initSdkExternal.p90Ms)}` : '–',
         ratio(row.initSdkExternal?.medianMs, peer?.initSdkExternal?.medianMs),
-        kb(row.sdkBundledBytes),
+        row.sdkBundledBytes === undefined ? '–' : kb(row.sdkBundledBytes),
         row.initSdkBundled ? `${num(row.initSdkBundled.medianMs)} / ${num(row.initSdkBundled.p90Ms)}` : '–',
         ratio(row.initSdkBundled?.medianMs, peer?.initSdkBundled?.medianMs),
       ]),

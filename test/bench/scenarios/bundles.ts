@@ -15,9 +15,10 @@ import { measureColdInvocation } from './cold-invocation.js';
 
 /** One function of figure 5: minified code bytes with the AWS SDK left to the runtime (the default) and bundled. */
 interface BundleRow {
-  name: 'worker' | 'sweeper' | 'admin' | 'powertools-idempotency';
+  name: 'worker' | 'sweeper' | 'admin' | 'powertools-idempotency' | BenchWorkerName;
   sdkExternalBytes: number;
-  sdkBundledBytes: number;
+  /** Undefined for the bench worker rows: only the default (SDK external) is built for them, to keep the smoke test cheap. */
+  sdkBundledBytes: number | undefined;
   /** Module initialisation of the default bundle, the SDK resolved from node_modules as the runtime provides it. */
   initSdkExternal: InitTime | undefined;
   /** Module initialisation of the self-contained bundle (worker and peer only). */
@@ -33,6 +34,16 @@ interface BundleReport {
 }
 
 const PEER_ENTRY = fileURLToPath(new URL('../bundle/peer-handler.ts', import.meta.url));
+
+/**
+ * The bench job under the worker handler, its payload schema in zod classic and in zod/mini: what the bundle of a
+ * user's job module weighs either way (the project's worker above bundles the examples, written with classic zod).
+ */
+const BENCH_WORKERS = {
+  'bench worker, classic payload': fileURLToPath(new URL('../bundle/leasefence-handler.ts', import.meta.url)),
+  'bench worker, mini payload': fileURLToPath(new URL('../bundle/leasefence-handler-mini.ts', import.meta.url)),
+} as const;
+type BenchWorkerName = keyof typeof BENCH_WORKERS;
 /** SDK-external bundles are timed from here, so `@aws-sdk/*` resolves to this repository's node_modules. */
 const RESOLVABLE_DIR = fileURLToPath(new URL('../../../node_modules/.cache/leasefence-bench/', import.meta.url));
 
@@ -72,10 +83,15 @@ function synthBundles(bundleAwsSdk: boolean): {
   };
 }
 
-/** Bundles the peer handler like the construct bundles ours; returns the file and its code bytes. */
-async function bundlePeer(dir: string, bundleAwsSdk: boolean): Promise<{ file: string; bytes: number }> {
-  const file = join(dir, bundleAwsSdk ? 'peer-sdk-bundled.mjs' : 'peer-sdk-external.mjs');
-  await build({ ...constructBundling(bundleAwsSdk), entryPoints: [PEER_ENTRY], outfile: file });
+/** Bundles a handler like the construct bundles ours; returns the file and its code bytes. */
+async function bundleEntry(
+  entry: string,
+  dir: string,
+  name: string,
+  bundleAwsSdk: boolean,
+): Promise<{ file: string; bytes: number }> {
+  const file = join(dir, `${name.replace(/\W+/g, '-')}${bundleAwsSdk ? '-sdk-bundled' : '-sdk-external'}.mjs`);
+  await build({ ...constructBundling(bundleAwsSdk), entryPoints: [entry], outfile: file });
   return { file, bytes: statSync(file).size };
 }
 
@@ -98,8 +114,15 @@ async function measureBundles(options: { initRuns: number }): Promise<BundleRepo
   const bundled = synthBundles(true);
   const peerDir = mkdtempSync(join(tmpdir(), 'leasefence-bench-peer-'));
   try {
-    const peerExternal = await bundlePeer(peerDir, false);
-    const peerBundled = await bundlePeer(peerDir, true);
+    const peerExternal = await bundleEntry(PEER_ENTRY, peerDir, 'peer', false);
+    const peerBundled = await bundleEntry(PEER_ENTRY, peerDir, 'peer', true);
+    const benchNames = Object.keys(BENCH_WORKERS) as BenchWorkerName[];
+    const benchBundles = await Promise.all(
+      benchNames.map(async (name) => ({
+        name,
+        external: await bundleEntry(BENCH_WORKERS[name], peerDir, name, false),
+      })),
+    );
     const synthSeconds = (nowMs() - started) / 1000;
     const target = (name: string, file: string): InitTarget => ({ name, file, env: HANDLER_ENV });
     const targets: InitTarget[] = [
@@ -107,6 +130,9 @@ async function measureBundles(options: { initRuns: number }): Promise<BundleRepo
       target('sweeper', resolvable(external.files.sweeper, 'sweeper')),
       target('admin', resolvable(external.files.admin, 'admin')),
       target('powertools-idempotency', resolvable(peerExternal.file, 'powertools-idempotency')),
+      ...benchBundles.map((bench) =>
+        target(bench.name, resolvable(bench.external.file, bench.name.replace(/\W+/g, '-'))),
+      ),
       target('worker+sdk', bundled.files.worker),
       target('powertools-idempotency+sdk', peerBundled.file),
     ];
@@ -119,6 +145,15 @@ async function measureBundles(options: { initRuns: number }): Promise<BundleRepo
       initSdkExternal: initOf(name),
       initSdkBundled: initOf(`${name}+sdk`),
     }));
+    for (const bench of benchBundles) {
+      rows.push({
+        name: bench.name,
+        sdkExternalBytes: bench.external.bytes,
+        sdkBundledBytes: undefined,
+        initSdkExternal: initOf(bench.name),
+        initSdkBundled: undefined,
+      });
+    }
     rows.push({
       name: 'powertools-idempotency',
       sdkExternalBytes: peerExternal.bytes,

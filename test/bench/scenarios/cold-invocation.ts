@@ -8,6 +8,7 @@ import { constructBundling } from '../support/construct-bundling.js';
 import { benchIdentity, leasefenceMessage, peerJob, runName } from '../support/jobs.js';
 
 const LEASEFENCE_ENTRY = fileURLToPath(new URL('../bundle/leasefence-handler.ts', import.meta.url));
+const LEASEFENCE_MINI_ENTRY = fileURLToPath(new URL('../bundle/leasefence-handler-mini.ts', import.meta.url));
 const PEER_ENTRY = fileURLToPath(new URL('../bundle/peer-handler.ts', import.meta.url));
 /** Inside the repository, so the SDK-external bundles import `@aws-sdk/*` from node_modules as from the runtime. */
 const CACHE_DIR = fileURLToPath(new URL('../../../node_modules/.cache/leasefence-bench/', import.meta.url));
@@ -33,20 +34,37 @@ async function measureColdInvocation(options: { runs: number }): Promise<ColdInv
   mkdirSync(dir, { recursive: true });
   const engine = await startBenchEngine({ process: true });
   try {
-    const files = { leasefence: join(dir, 'leasefence.mjs'), peer: join(dir, 'peer.mjs') };
+    const files = {
+      leasefence: join(dir, 'leasefence.mjs'),
+      leasefenceMini: join(dir, 'leasefence-mini.mjs'),
+      peer: join(dir, 'peer.mjs'),
+    };
     await build({ ...constructBundling(false), entryPoints: [LEASEFENCE_ENTRY], outfile: files.leasefence });
+    await build({ ...constructBundling(false), entryPoints: [LEASEFENCE_MINI_ENTRY], outfile: files.leasefenceMini });
     await build({ ...constructBundling(false), entryPoints: [PEER_ENTRY], outfile: files.peer });
     const tables = await engine.createLeasefenceTables('cold');
     const idempotencyTable = await engine.createKeyedTable('cold-idempotency', 'id');
     const run = runName('cold');
     const env = engineEnvironment(engine.endpoint);
+    const workerEnv = {
+      ...env,
+      LEASEFENCE_JOBS_TABLE: tables.jobsTable,
+      LEASEFENCE_PAYLOADS_TABLE: tables.payloadsTable,
+    };
     return measureColdInvocations(
       [
         {
-          name: 'worker',
+          name: 'worker, classic payload',
           file: files.leasefence,
-          env: { ...env, LEASEFENCE_JOBS_TABLE: tables.jobsTable, LEASEFENCE_PAYLOADS_TABLE: tables.payloadsTable },
+          env: workerEnv,
           body: (index) => leasefenceMessage(benchIdentity(run, index), 'ref').body,
+        },
+        {
+          name: 'worker, mini payload',
+          file: files.leasefenceMini,
+          env: workerEnv,
+          // Its own identities: a run of one handler never replays a job the other finished.
+          body: (index) => leasefenceMessage(benchIdentity(`${run}-mini`, index), 'ref').body,
         },
         {
           name: 'powertools-idempotency',

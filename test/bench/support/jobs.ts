@@ -4,20 +4,10 @@ import { payloadHash } from '../../../lib/hashing.js';
 import type { JobIdentity } from '../../../lib/identity.js';
 import { type JobEnvelope, serializeEnvelope } from '../../../lib/messaging/envelope.js';
 import type { QueueMessage } from '../../../lib/worker/worker-runtime.js';
-
-/** The job type both systems run. */
-const BENCH_JOB_TYPE = 'bench-job';
+import { BENCH_JOB_TYPE, type BenchPayload, benchPayload, resolveBenchRef } from './bench-payload.js';
 
 /** The one tenant of the benchmark (tenancy costs nothing extra per request in either system). */
 const BENCH_TENANT = 'bench';
-
-/** A small business command, the size of a typical job payload (~200 bytes of JSON). */
-interface BenchPayload {
-  orderId: string;
-  amountCents: number;
-  currency: string;
-  lines: Array<{ sku: string; quantity: number }>;
-}
 
 /** The payload schema both systems' job validates its payload with (leasefence through the job definition). */
 const benchPayloadSchema = z.strictObject({
@@ -38,20 +28,6 @@ interface PeerJob {
   payload: BenchPayload;
 }
 
-/** The payload of an operation, derived from its id, so a payloadRef resolver needs no storage. */
-function benchPayload(operationId: string): BenchPayload {
-  const seed = operationId.length;
-  return {
-    orderId: `order-${operationId}`,
-    amountCents: 1_000 + seed,
-    currency: 'EUR',
-    lines: [
-      { sku: 'sku-001', quantity: 1 + (seed % 3) },
-      { sku: 'sku-002', quantity: 2 },
-    ],
-  };
-}
-
 /** A fresh run name: identities of different runs never collide on one table. */
 function runName(label: string): string {
   return `${label}-${randomUUID().slice(0, 8)}`;
@@ -65,11 +41,6 @@ function benchIdentity(run: string, index: number): JobIdentity {
 /** The payloadRef of an identity; the resolver turns it back into the payload. */
 function payloadRefFor(identity: JobIdentity): string {
   return `bench:${identity.operationId}`;
-}
-
-/** The resolver's half of payloadRefFor: recomputes the body from the ref (no I/O, no growing map). */
-function resolveBenchRef(ref: string): BenchPayload | undefined {
-  return ref.startsWith('bench:') ? benchPayload(ref.slice('bench:'.length)) : undefined;
 }
 
 /** The queue message the leasefence worker receives for `identity` (a producer's `job`, or a sweeper's `wake`). */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
+import * as zm from 'zod/mini';
 import { InvalidInputError } from '../../../lib/errors.js';
 import { parseInput } from '../../../lib/internal/validation.js';
 import { expectThrown } from '../../support/expectations.js';
@@ -41,5 +42,48 @@ describe('parsing an input at its boundary', () => {
 
     expect(() => parseInput(leaseLike, { ...lease, leaseMs: 0 }, 'lease')).toThrow(InvalidInputError);
     expect(Object.keys(lease)).toEqual(['owner', 'leaseMs']);
+  });
+});
+
+// The Lambda bundles load zod/mini, which sets no locale: without classic zod in the process (whose import sets
+// English), an issue with no message of its own would read "Invalid input". parseInput falls back to English.
+describe('issue messages without a configured locale (zod/mini alone)', () => {
+  const miniLease = zm.strictObject({ owner: zm.string().check(zm.minLength(1)), leaseMs: zm.number() });
+
+  function withoutLocale<T>(body: () => T): T {
+    const config = z.config();
+    const { localeError, customError } = config;
+    config.localeError = undefined;
+    config.customError = undefined;
+    try {
+      return body();
+    } finally {
+      config.localeError = localeError;
+      config.customError = customError;
+    }
+  }
+
+  it("gives zod's English messages", () => {
+    const error = withoutLocale(() =>
+      expectThrown(() => parseInput(miniLease, { owner: '', leaseMs: 'x', extra: 1 }, 'lease'), InvalidInputError),
+    );
+
+    expect(error.issues).toEqual([
+      { path: 'owner', message: 'Too small: expected string to have >=1 characters' },
+      { path: 'leaseMs', message: 'Invalid input: expected number, received string' },
+      { path: '(root)', message: 'Unrecognized key: "extra"' },
+    ]);
+  });
+
+  it('lets a configured locale or custom error speak first', () => {
+    const error = withoutLocale(() => {
+      z.config({ customError: (issue) => (issue.code === 'invalid_type' ? 'custom: wrong type' : undefined) });
+      return expectThrown(() => parseInput(miniLease, { owner: '', leaseMs: 'x' }, 'lease'), InvalidInputError);
+    });
+
+    expect(error.issues.map((issue) => issue.message)).toEqual([
+      'Too small: expected string to have >=1 characters',
+      'custom: wrong type',
+    ]);
   });
 });
