@@ -1,3 +1,4 @@
+import * as z from 'zod';
 import { occurrenceOf, type ScheduleDeclaration, scheduleTicks } from '../../lib/messaging/schedule.js';
 import { type ScheduleTickDependencies, type TickOutcome, tickSchedule } from '../../lib/messaging/schedule-tick.js';
 import type { ConformanceBench, Delivery } from './bench.js';
@@ -50,7 +51,7 @@ function tickProblems(outcomes: readonly TickOutcome[]): Problem[] {
 async function runDuplicateTick(bench: ConformanceBench, schedule: ScheduleDeclaration): Promise<ScenarioOutcome> {
   const tick = tickToDeliver(bench, schedule);
   if (tick === undefined) return skipped(`not evaluated: schedule ${schedule.name} has no tick to deliver`);
-  const accepted = bench.job.payload.safeParse(schedule.payload).success;
+  const accepted = z.safeParse(bench.job.payload, schedule.payload).success;
   await bench.prepareTenant(schedule.tenantId, schedule.payload);
   const deps: ScheduleTickDependencies = {
     producer: bench.producer(),
