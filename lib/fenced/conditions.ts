@@ -146,6 +146,7 @@ function unmetExpectations(
 
 export {
   attributeMapSchema,
+  attributePathProblem,
   attributePathSchema,
   type BusinessCondition,
   businessConditionSchema,
