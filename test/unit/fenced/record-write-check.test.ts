@@ -1,9 +1,10 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { InvalidInputError } from '../../../lib/errors.js';
 import { parseRecordWrite, recordWriteSchemaFor } from '../../../lib/fenced/record-requests.js';
 import { checkSimpleRecordWrite } from '../../../lib/fenced/record-write-check.js';
 import { parseInput } from '../../../lib/internal/validation.js';
+import { tableNameSchema } from '../../../lib/rules.js';
 
 // The one-pass check of a fenced write's common shapes must be exactly as strict as the full schema: whatever it
 // accepts, the schema accepts with the same result; whatever it declines goes to the schema. Generated writes mix
@@ -178,5 +179,19 @@ describe('the one-pass check of a fenced write (exactly as strict as the schema)
     expect(checkSimpleRecordWrite({ kind: 'put', ref, item: {}, where: { status: 'a' } })).toBeUndefined();
     expect(checkSimpleRecordWrite({ kind: 'update', ref, change: { remove: ['status'] } })).toBeUndefined();
     expect(checkSimpleRecordWrite({ kind: 'update', ref, change: { set: { a: 1 } }, extra: 1 })).toBeUndefined();
+  });
+
+  it('checks a table name with the schema once, however many writes name it', () => {
+    const check = vi.spyOn(tableNameSchema, 'safeParse');
+    try {
+      for (let index = 0; index < 10; index += 1) {
+        const ref = { tableName: 'records-named-once', key: { pk: `a${index}` } };
+        parseRecordWrite({ kind: 'put', ref, item: { n: index } }, { kind: 'advance' });
+        parseRecordWrite({ kind: 'update', ref, change: { set: { n: index } } }, { kind: 'advance' });
+      }
+      expect(check).toHaveBeenCalledTimes(1);
+    } finally {
+      check.mockRestore();
+    }
   });
 });

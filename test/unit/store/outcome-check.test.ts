@@ -1,8 +1,8 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { InvalidInputError } from '../../../lib/errors.js';
 import { parseInput } from '../../../lib/internal/validation.js';
-import { jobOutcomeSchema } from '../../../lib/rules.js';
+import { jobOutcomeSchema, outcomeCodeSchema } from '../../../lib/rules.js';
 import { checkPlainOutcome } from '../../../lib/store/outcome-check.js';
 import { parseJobOutcome } from '../../../lib/store/transitions.js';
 
@@ -74,5 +74,15 @@ describe('the one-pass check of a job outcome (exactly as strict as the schema)'
   it('takes the one pass for a bare outcome code, and leaves a result to the schema', () => {
     expect(checkPlainOutcome({ outcomeCode: 'done' })).toStrictEqual({ outcomeCode: 'done' });
     expect(checkPlainOutcome({ outcomeCode: 'done', result: { n: 1 } })).toBeUndefined();
+  });
+
+  it('checks an outcome code with the schema once, however many jobs report it', () => {
+    const check = vi.spyOn(outcomeCodeSchema, 'safeParse');
+    try {
+      for (let index = 0; index < 10; index += 1) parseJobOutcome({ outcomeCode: 'reported-once' });
+      expect(check).toHaveBeenCalledTimes(1);
+    } finally {
+      check.mockRestore();
+    }
   });
 });
