@@ -152,6 +152,7 @@ function unmetExpectations(
 
 export {
   attributeMapSchema,
+  attributePathProblem,
   attributePathSchema,
   type BusinessCondition,
   businessConditionSchema,

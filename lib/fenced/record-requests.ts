@@ -15,6 +15,7 @@ import {
   renderBusinessCondition,
 } from './conditions.js';
 import { type FenceRule, renderFenceCondition, writerAttributes, writerOperation } from './fence-rules.js';
+import { checkSimpleRecordWrite } from './record-write-check.js';
 
 /** Where a protected record lives: its table and its full primary key. */
 interface RecordRef {
@@ -138,11 +139,20 @@ const ruleSchema = z.lazy(() =>
 const ADVANCE_RULE: FenceRule = Object.freeze({ kind: 'advance' });
 const CONFIRM_RULE: FenceRule = Object.freeze({ kind: 'confirm' });
 
-/** Validates a write and its rule; InvalidInputError names each bad field and nothing is sent. */
+/** The full schema of a write of this kind (one per kind, picked by the caller's method). */
+function recordWriteSchemaFor(write: unknown) {
+  return (write as { kind?: unknown } | null)?.kind === 'put' ? checkedPutSchema : checkedUpdateSchema;
+}
+
+/**
+ * Validates a write and its rule; InvalidInputError names each bad field and nothing is sent. The common plain
+ * shapes are checked in one pass (record-write-check.ts, exactly as strict); everything else by the schema.
+ */
 function parseRecordWrite(write: unknown, rule: unknown): { write: RecordWrite; rule: FenceRule } {
-  const schema = (write as { kind?: unknown } | null)?.kind === 'put' ? checkedPutSchema : checkedUpdateSchema;
   return {
-    write: parseInput(schema, write, 'fenced record write') as RecordWrite,
+    write:
+      checkSimpleRecordWrite(write) ??
+      (parseInput(recordWriteSchemaFor(write), write, 'fenced record write') as RecordWrite),
     rule:
       rule === ADVANCE_RULE || rule === CONFIRM_RULE
         ? (rule as FenceRule)
@@ -213,5 +223,6 @@ export {
   type RecordRef,
   type RecordWrite,
   recordIdentity,
+  recordWriteSchemaFor,
   refSchema,
 };

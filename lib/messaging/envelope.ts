@@ -3,6 +3,7 @@ import { operationIdSchema, tenantIdSchema, type ValidIdentity } from '../identi
 import { describeIssues } from '../internal/issue-paths.js';
 import { parseInput } from '../internal/validation.js';
 import { jobTypeSchema, jobVersionSchema, payloadBindingSchema, payloadHashSchema } from '../rules.js';
+import { checkPlainEnvelope } from './envelope-check.js';
 
 /** Envelope versions this build understands; anything else is quarantined, never guessed at. */
 const ENVELOPE_VERSION = 1;
@@ -105,14 +106,20 @@ function parseEnvelope(
       detail: `envelope version (${seen}) is not ${ENVELOPE_VERSION}`,
     };
   }
+  // The common shapes in one pass (exactly as strict: envelope-check.ts), anything else by the schema.
+  const checked = checkPlainEnvelope(raw);
+  if (checked !== undefined) return receivedMessage(checked as JobEnvelope);
   const parsed = jobEnvelopeSchema.safeParse(raw);
-  if (parsed.success) {
-    const envelope = parsed.data as ReceivedEnvelope;
-    // The envelope's tenantId and operationId passed identitySchema's own field schemas just now.
-    const identity = Object.freeze({ tenantId: envelope.tenantId, operationId: envelope.operationId }) as ValidIdentity;
-    return { ok: true, envelope, identity };
-  }
+  if (parsed.success) return receivedMessage(parsed.data);
   return { ok: false, problem: 'invalid_envelope', detail: describeIssues(jobEnvelopeSchema, parsed.error.issues) };
+}
+
+/** A checked envelope and the identity it names, built once. */
+function receivedMessage(data: JobEnvelope): { ok: true } & ReceivedMessage {
+  const envelope = data as ReceivedEnvelope;
+  // The envelope's tenantId and operationId passed identitySchema's own field schemas just now.
+  const identity = Object.freeze({ tenantId: envelope.tenantId, operationId: envelope.operationId }) as ValidIdentity;
+  return { ok: true, envelope, identity };
 }
 
 /** An envelope whose every field passed its schema where it entered (the producer's parsed call): sent as is. */

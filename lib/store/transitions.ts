@@ -2,6 +2,7 @@ import type * as z from 'zod/mini';
 import { parseInput } from '../internal/validation.js';
 import { capMessage, jobOutcomeSchema } from '../rules.js';
 import { WorkState } from '../states.js';
+import { checkPlainOutcome } from './outcome-check.js';
 import { type HolderTransition, LEASE_ATTRIBUTES, parkedAttributes } from './requests.js';
 import type { Claim, WorkItem } from './work-item.js';
 
@@ -55,7 +56,8 @@ type ValidOutcome = z.output<typeof validOutcomeSchema>;
  * transaction's completion): InvalidInputError naming every bad field, nothing written.
  */
 function parseJobOutcome(value: unknown, what = 'job outcome'): ValidOutcome {
-  return parseInput(validOutcomeSchema, value, what);
+  // The plain `{ outcomeCode }` in one pass (exactly as strict: outcome-check.ts), anything else by the schema.
+  return (checkPlainOutcome(value) as ValidOutcome | undefined) ?? parseInput(validOutcomeSchema, value, what);
 }
 
 /** claimed ▶ succeeded; `successors` (operation ids, same tenant) are listed on the row when the completion enqueued some. */

@@ -106,7 +106,7 @@ function handlerTargets(report: HandlerBatchReport | undefined): TargetRow[] {
       ...(cpuMet
         ? {}
         : {
-            note: `Protocol only: ${protocol((row) => row.cpuPerJobRatio)}. As deployed, leasefence's handler also logs one INFO line per job through Powertools Logger and publishes EMF metrics per invocation, which the peer does not (\`POWERTOOLS_LOG_LEVEL=WARN\` drops the lines); its own work around the requests (validation, the payload hash check, the attempt history) is test/bench/README.md, "Worker CPU". Removed for issue #29: the second INFO line per job ("claimed", now logged for a takeover only). The rest is kept: each part is a protection.`,
+            note: `Protocol only: ${protocol((row) => row.cpuPerJobRatio)}. As deployed, leasefence's handler also logs one INFO line per job through Powertools Logger and publishes EMF metrics per invocation, which the peer does not (\`POWERTOOLS_LOG_LEVEL=WARN\` drops the lines); its own work around the requests (validation, the payload hash check, the attempt history) is test/bench/README.md, "Worker CPU". Removed for issue #29: the second INFO line per job ("claimed", now logged for a takeover only); the fenced write, the envelope and the job outcome are checked in one pass per shape, exactly as strict as their zod schemas, and expressions are built in one pass (fifth round). The rest is kept: each part is a protection.`,
           }),
     },
   ];

@@ -10,6 +10,7 @@ import { synthLeasefenceApp } from '../../../infra/app/synth.js';
 import type { ColdInvocation } from '../support/cold-invocation.js';
 import { constructBundling } from '../support/construct-bundling.js';
 import { type InitTarget, type InitTime, measureInitTimes } from '../support/init-time.js';
+import { runName } from '../support/jobs.js';
 import { nowMs } from '../support/stats.js';
 import { measureColdInvocation } from './cold-invocation.js';
 
@@ -44,8 +45,15 @@ const BENCH_WORKERS = {
   'bench worker, mini payload': fileURLToPath(new URL('../bundle/leasefence-handler-mini.ts', import.meta.url)),
 } as const;
 type BenchWorkerName = keyof typeof BENCH_WORKERS;
-/** SDK-external bundles are timed from here, so `@aws-sdk/*` resolves to this repository's node_modules. */
-const RESOLVABLE_DIR = fileURLToPath(new URL('../../../node_modules/.cache/leasefence-bench/', import.meta.url));
+/**
+ * SDK-external bundles are timed from here, so `@aws-sdk/*` resolves to this repository's node_modules; a directory
+ * of this run's own, removed at its end: node_modules may be shared by several checkouts, whose figure 9 runs keep
+ * their bundles beside it (removing the whole cache directory broke them mid-run).
+ */
+const RESOLVABLE_DIR = join(
+  fileURLToPath(new URL('../../../node_modules/.cache/leasefence-bench/', import.meta.url)),
+  runName('bundles'),
+);
 
 /** What the handlers read from the environment at import (never used to reach anything). */
 const HANDLER_ENV = {
