@@ -13,11 +13,11 @@ const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const FUNCTIONS = ['worker', 'sweeper', 'admin'] as const;
 /**
  * Budget per bundle (minified code; the AWS SDK comes from the runtime by default), about 2–3 % above each size in
- * BENCHMARKS.md figure 5 (worker 282.9 kB with the examples' classic zod payload schemas, sweeper 149.3 kB and admin
- * 172.8 kB, which hold only zod/mini), so growth fails here; issue #29's worker target, 120 kB, is not reached.
+ * BENCHMARKS.md figure 5 (worker 286.9 kB with the examples' classic zod payload schemas, sweeper 149.3 kB and admin
+ * 174.3 kB, which hold only zod/mini), so growth fails here; issue #29's worker target, 120 kB, is not reached.
  */
 const CODE_BUDGET_BYTES: Record<(typeof FUNCTIONS)[number], number> = {
-  worker: 288_000,
+  worker: 294_000,
   sweeper: 154_000,
   admin: 178_000,
 };
