@@ -1,4 +1,5 @@
 import { memoizeBounded } from '../internal/memoize.js';
+import { isOrdinaryObject, onlyEnumerableStringKeys, ownKeysWithin } from '../internal/object-shape.js';
 import { isWriterAttribute, tableNameSchema } from '../rules.js';
 import { isPlainRecord } from '../store/attribute-values.js';
 import { attributePathProblem } from './conditions.js';
@@ -105,23 +106,6 @@ function writeIdAcceptable(holder: Record<string, unknown>): boolean {
 /** What the schema's attribute check accepts: a non-null object that converts as a plain map. */
 function isAttributeRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && isPlainRecord(value);
-}
-
-/** A literal-like object: Object.prototype directly above it (no class, no null prototype, no array). */
-function isOrdinaryObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;
-}
-
-/** Every own key enumerable and a string, every key (for…in, as the schema looks) in `allowed`, `required` present. */
-function ownKeysWithin(value: object, allowed: ReadonlySet<string>, required: readonly string[]): boolean {
-  if (!onlyEnumerableStringKeys(value)) return false;
-  for (const key in value) if (!allowed.has(key)) return false;
-  for (const key of required) if (!Object.hasOwn(value, key)) return false;
-  return true;
-}
-
-function onlyEnumerableStringKeys(value: object): boolean {
-  return Reflect.ownKeys(value).length === Object.keys(value).length;
 }
 
 export { type CheckedRecordWrite, checkSimpleRecordWrite };

@@ -1,5 +1,6 @@
 import { operationIdSchema, tenantIdSchema } from '../identity.js';
 import { memoizeBounded } from '../internal/memoize.js';
+import { isOrdinaryObject, ownKeysWithin } from '../internal/object-shape.js';
 import { jobTypeSchema, jobVersionSchema, payloadHashSchema, payloadRefSchema } from '../rules.js';
 
 /** An envelope as envelope.ts's schema returns it, for the shapes checked here (no carried body). */
@@ -39,8 +40,7 @@ const validJobType = memoizeBounded((jobType) => jobTypeSchema.safeParse(jobType
  * union parse per message on figure 9's path (test/bench/README.md, "Worker CPU").
  */
 function checkPlainEnvelope(raw: unknown): CheckedEnvelopeFields | undefined {
-  if (!isOrdinaryObject(raw) || !membersWithin(raw, ENVELOPE_KEYS)) return undefined;
-  for (const key of REQUIRED_KEYS) if (!Object.hasOwn(raw, key)) return undefined;
+  if (!isOrdinaryObject(raw) || !ownKeysWithin(raw, ENVELOPE_KEYS, REQUIRED_KEYS)) return undefined;
   const { v, kind, tenantId, operationId, jobType, payloadHash } = raw;
   if (v !== 1 || (kind !== 'job' && kind !== 'wake')) return undefined;
   if (typeof jobType !== 'string' || !validJobType(jobType)) return undefined;
@@ -71,18 +71,6 @@ function checkBinding(payload: unknown): { ref: string } | { inline: true } | un
   if (Object.hasOwn(payload, 'inline')) return payload.inline === true ? { inline: true } : undefined;
   const ref = payload.ref;
   return Object.hasOwn(payload, 'ref') && payloadRefSchema.safeParse(ref).success ? { ref: ref as string } : undefined;
-}
-
-/** A literal-like object: Object.prototype directly above it (what JSON.parse makes of an object). */
-function isOrdinaryObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;
-}
-
-/** Every own key an enumerable string, and every key (for…in, as the schema looks) in `allowed`. */
-function membersWithin(value: object, allowed: ReadonlySet<string>): boolean {
-  if (Reflect.ownKeys(value).length !== Object.keys(value).length) return false;
-  for (const key in value) if (!allowed.has(key)) return false;
-  return true;
 }
 
 export { type CheckedEnvelopeFields, checkPlainEnvelope };
