@@ -15,7 +15,7 @@ import {
   renderBusinessCondition,
 } from './conditions.js';
 import { type FenceRule, renderFenceCondition, writerAttributes, writerOperation } from './fence-rules.js';
-import { checkSimpleRecordWrite } from './record-write-check.js';
+import { checkSimpleRecordWrite, MAX_SET_ATTRIBUTES, MAX_WRITE_ID_CHARS } from './record-write-check.js';
 
 /** Where a protected record lives: its table and its full primary key. */
 interface RecordRef {
@@ -71,7 +71,7 @@ const attributesSchema = z.lazy(() =>
   ),
 );
 const refSchema = z.lazy(() => z.strictObject({ tableName: tableNameSchema, key: attributesSchema }));
-const writeIdSchema = z.lazy(() => z.string().check(z.minLength(1), z.maxLength(200)));
+const writeIdSchema = z.lazy(() => z.string().check(z.minLength(1), z.maxLength(MAX_WRITE_ID_CHARS)));
 const changeSchema = z.lazy(() =>
   z
     .strictObject({
@@ -81,7 +81,10 @@ const changeSchema = z.lazy(() =>
       writeId: z.optional(writeIdSchema),
     })
     .check(
-      z.refine((change) => change.set === undefined || Object.keys(change.set).length <= 100, 'at most 100 attributes'),
+      z.refine(
+        (change) => change.set === undefined || Object.keys(change.set).length <= MAX_SET_ATTRIBUTES,
+        `at most ${MAX_SET_ATTRIBUTES} attributes`,
+      ),
     ),
 );
 /** The attribute names of a key or item, reported at `path` when one is empty. */

@@ -34,9 +34,9 @@ const PUT_KEYS: ReadonlySet<string> = new Set(['kind', 'ref', 'item', 'writeId']
 const UPDATE_KEYS: ReadonlySet<string> = new Set(['kind', 'ref', 'change']);
 const CHANGE_KEYS: ReadonlySet<string> = new Set(['set', 'writeId']);
 const REF_KEYS: ReadonlySet<string> = new Set(['tableName', 'key']);
-/** The schema's limit on the attributes one update sets. */
+/** The most attributes one update sets (record-requests.ts's schema and this check). */
 const MAX_SET_ATTRIBUTES = 100;
-/** The schema's limits on a write id's length. */
+/** The longest write id, in characters (record-requests.ts's schema and this check). */
 const MAX_WRITE_ID_CHARS = 200;
 
 /**
@@ -108,4 +108,4 @@ function isAttributeRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && isPlainRecord(value);
 }
 
-export { type CheckedRecordWrite, checkSimpleRecordWrite };
+export { type CheckedRecordWrite, checkSimpleRecordWrite, MAX_SET_ATTRIBUTES, MAX_WRITE_ID_CHARS };

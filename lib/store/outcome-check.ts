@@ -1,4 +1,5 @@
 import { memoizeBounded } from '../internal/memoize.js';
+import { isOrdinaryObject } from '../internal/object-shape.js';
 import { outcomeCodeSchema } from '../rules.js';
 
 /**
@@ -15,8 +16,7 @@ const validOutcomeCode = memoizeBounded((code) => outcomeCodeSchema.safeParse(co
  * (test/unit/store/outcome-check.test.ts). Why: a zod parse per job on figure 9's path (test/bench/README.md).
  */
 function checkPlainOutcome(value: unknown): { outcomeCode: string } | undefined {
-  if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype)
-    return undefined;
+  if (!isOrdinaryObject(value)) return undefined;
   if (Reflect.ownKeys(value).length !== 1) return undefined;
   for (const key in value) if (key !== 'outcomeCode') return undefined;
   const code = (value as { outcomeCode?: unknown }).outcomeCode;
