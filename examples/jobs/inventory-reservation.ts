@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { defineJob } from '../../lib/job-definition.js';
 
 /**
@@ -17,7 +17,10 @@ function inventoryReservationJob(tableName: string) {
     alertRoute: 'pagerduty:fulfilment',
     reversibility: 'reversible',
     recordTables: [tableName],
-    payload: z.strictObject({ sku: z.string().min(1).max(64), quantity: z.number().int().positive().max(1_000) }),
+    payload: z.strictObject({
+      sku: z.string().check(z.minLength(1), z.maxLength(64)),
+      quantity: z.int().check(z.positive(), z.lte(1_000)),
+    }),
     run: async (ctx) => {
       const stock = { tableName, key: { pk: `inventory#${ctx.identity.tenantId}#${ctx.payload.sku}`, sk: 'stock' } };
       const step = await ctx.transactions.runStep(

@@ -1,10 +1,10 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { defineJob, type JobContext } from '../../lib/job-definition.js';
 import { SimulatedGateway } from './simulated-gateway.js';
 
 const refundPayload = z.strictObject({
-  merchantId: z.string().min(1).max(64),
-  amount: z.number().positive().max(1_000_000),
+  merchantId: z.string().check(z.minLength(1), z.maxLength(64)),
+  amount: z.number().check(z.positive(), z.lte(1_000_000)),
   currency: z.enum(['EUR', 'USD', 'GBP']),
 });
 

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { JobIdentity } from '../../lib/identity.js';
 import { defineJob } from '../../lib/job-definition.js';
 
@@ -23,9 +23,9 @@ function statementPublicationJob(tableName: string) {
     reversibility: 'reversible',
     recordTables: [tableName],
     payload: z.strictObject({
-      accountId: z.string().min(1).max(64),
+      accountId: z.string().check(z.minLength(1), z.maxLength(64)),
       date: z.iso.date(),
-      lines: z.number().int().min(0).max(10_000),
+      lines: z.int().check(z.gte(0), z.lte(10_000)),
     }),
     run: async (ctx) => {
       const base = statementRecordKey(ctx.identity);
