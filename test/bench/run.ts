@@ -30,7 +30,7 @@ const Sizes = {
     warmupJobs: 100,
     staleOperations: 3,
     sweeperLarge: 100_000,
-    initRuns: 15,
+    initRuns: 25,
     writeBlocks: 7,
     loadJobsPerWorker: 1_500,
     handlerBatchesPerRun: 20,

@@ -1,4 +1,5 @@
 import type { RequestCount } from '../scenarios/request-counts.js';
+import { type InitTime, initRatio } from '../support/init-time.js';
 import { coldInvocationSection } from './cold-start-section.js';
 import { kb, mb, num, table } from './format.js';
 import type { BenchResults } from './results.js';
@@ -164,12 +165,14 @@ function sweeperSection(results: BenchResults): string {
 function bundleSection(results: BenchResults): string {
   const report = results.bundles;
   const peer = report?.rows.find((row) => row.name === 'powertools-idempotency');
-  const ratio = (mine: number | undefined, theirs: number | undefined) =>
-    mine !== undefined && theirs !== undefined ? num(mine / theirs, 2) : '–';
+  const ratio = (mine: InitTime | undefined, theirs: InitTime | undefined) => {
+    const value = initRatio(mine, theirs);
+    return value === undefined ? '–' : num(value, 2);
+  };
   return [
     '## 5. Lambda bundles: minified size and module initialisation',
     '',
-    "leasefence functions: the project's CDK synth (infra/app/synth.ts, sizes by infra/app/bundle-size.ts), esbuild minified ESM, once with the AWS SDK external (`bundleAwsSdk: false`, the construct's default: the Lambda runtime provides SDK v3) and once bundled. Peer: an SQS handler with Powertools batch + `makeIdempotent` (test/bench/bundle/peer-handler.ts) bundled with the same esbuild settings. Init = time of `import()` of the bundle in a fresh `node` process (median of N, round-robin across bundles): module evaluation of a cold start, not the Lambda runtime's own start. SDK-external bundles import the SDK from node_modules, as they would from the runtime. The two `bench worker` rows are the worker handler running the benchmark job alone (test/bench/bundle/leasefence-handler.ts and leasefence-handler-mini.ts), its payload schema written with zod classic and with `zod/mini`: lib/ itself uses `zod/mini`, so classic zod is in a bundle only when the job module imports it. The targets judge `worker`, the project's own worker (the examples, their payload schemas in classic zod as the README shows them): the handler a user following the README deploys.",
+    "leasefence functions: the project's CDK synth (infra/app/synth.ts, sizes by infra/app/bundle-size.ts), esbuild minified ESM, once with the AWS SDK external (`bundleAwsSdk: false`, the construct's default: the Lambda runtime provides SDK v3) and once bundled. Peer: an SQS handler with Powertools batch + `makeIdempotent` (test/bench/bundle/peer-handler.ts) bundled with the same esbuild settings. Init = time of `import()` of the bundle in a fresh `node` process (median of N, round-robin across bundles, every other round reversed): module evaluation of a cold start, not the Lambda runtime's own start. Init ÷ peer is the median of the per-round ratios (each bundle's run over the peer's run of the same round), so a drift in the machine's load moves both sides of a pair alike. SDK-external bundles import the SDK from node_modules, as they would from the runtime. The two `bench worker` rows are the worker handler running the benchmark job alone (test/bench/bundle/leasefence-handler.ts and leasefence-handler-mini.ts), its payload schema written with zod classic and with `zod/mini`: lib/ itself uses `zod/mini`, so classic zod is in a bundle only when the job module imports it. The targets judge `worker`, the project's own worker (the example jobs, their payload schemas in `zod/mini`).",
     '',
     table(
       [
@@ -185,10 +188,10 @@ function bundleSection(results: BenchResults): string {
         row.name,
         kb(row.sdkExternalBytes),
         row.initSdkExternal ? `${num(row.initSdkExternal.medianMs)} / ${num(row.initSdkExternal.p90Ms)}` : '–',
-        ratio(row.initSdkExternal?.medianMs, peer?.initSdkExternal?.medianMs),
+        ratio(row.initSdkExternal, peer?.initSdkExternal),
         row.sdkBundledBytes === undefined ? '–' : kb(row.sdkBundledBytes),
         row.initSdkBundled ? `${num(row.initSdkBundled.medianMs)} / ${num(row.initSdkBundled.p90Ms)}` : '–',
-        ratio(row.initSdkBundled?.medianMs, peer?.initSdkBundled?.medianMs),
+        ratio(row.initSdkBundled, peer?.initSdkBundled),
       ]),
     ),
     '',

@@ -14,6 +14,8 @@ interface ColdInvocationTarget {
 interface PhaseTime {
   medianMs: number;
   p90Ms: number;
+  /** Every run's value, in round order: run i of every bundle was taken in the same round. */
+  samples: number[];
 }
 
 /** A bundle's cold invocations: module init, the first event, both together, and the CPU of both. */
@@ -77,19 +79,20 @@ function invokeOnce(target: ColdInvocationTarget, run: number): Sample {
 }
 
 function phase(values: number[]): PhaseTime {
-  return { medianMs: median(values), p90Ms: percentile(values, 90) };
+  return { medianMs: median(values), p90Ms: percentile(values, 90), samples: values };
 }
 
 /**
  * A Lambda-like cold invocation of each bundle: `runs` fresh `node` processes per bundle, round-robin (so
- * background load falls on all alike), after one discarded warm-up each (run -1); `body(run)` gives each run a
+ * background load falls on all alike, every other round in reverse order), after one discarded warm-up each (run -1); `body(run)` gives each run a
  * job identity of its own, so every first event does the whole work (no replay).
  */
 function measureColdInvocations(targets: readonly ColdInvocationTarget[], runs: number): ColdInvocation[] {
   const samples = new Map<string, Sample[]>(targets.map((target) => [target.name, []]));
   for (const target of targets) invokeOnce(target, -1);
   for (let round = 0; round < runs; round += 1) {
-    for (const target of targets) samples.get(target.name)?.push(invokeOnce(target, round));
+    const order = round % 2 === 0 ? targets : [...targets].reverse();
+    for (const target of order) samples.get(target.name)?.push(invokeOnce(target, round));
   }
   return targets.map((target) => {
     const values = samples.get(target.name) ?? [];

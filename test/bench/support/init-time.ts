@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
-import { median, percentile } from './stats.js';
+import { median, pairedRatio, percentile } from './stats.js';
 
 /** A bundle whose module initialisation is timed, with the environment its handler reads at import. */
 interface InitTarget {
@@ -15,6 +15,8 @@ interface InitTime {
   medianMs: number;
   p90Ms: number;
   runs: number;
+  /** Every run's time, in round order: run i of every bundle was taken in the same round. */
+  samples: number[];
 }
 
 /** Runs in a fresh process: times one dynamic import (module evaluation, as a Lambda cold start pays it). */
@@ -40,18 +42,31 @@ function importOnce(target: InitTarget): number {
 
 /**
  * Module initialisation time of each bundle: `runs` fresh `node` processes per bundle, round-robin across the
- * bundles (so background load falls on all of them alike), after one discarded warm-up each (file cache).
+ * bundles (so background load falls on all of them alike), every other round in reverse order (so no bundle always
+ * runs right after the same one), after one discarded warm-up each (file cache).
  */
 function measureInitTimes(targets: readonly InitTarget[], runs: number): InitTime[] {
   const samples = new Map<string, number[]>(targets.map((target) => [target.name, []]));
   for (const target of targets) importOnce(target);
   for (let round = 0; round < runs; round += 1) {
-    for (const target of targets) samples.get(target.name)?.push(importOnce(target));
+    const order = round % 2 === 0 ? targets : [...targets].reverse();
+    for (const target of order) samples.get(target.name)?.push(importOnce(target));
   }
   return targets.map((target) => {
     const values = samples.get(target.name) ?? [];
-    return { name: target.name, medianMs: median(values), p90Ms: percentile(values, 90), runs: values.length };
+    return {
+      name: target.name,
+      medianMs: median(values),
+      p90Ms: percentile(values, 90),
+      runs: values.length,
+      samples: values,
+    };
   });
 }
 
-export { type InitTarget, type InitTime, measureInitTimes };
+/** Init of `mine` ÷ the peer's: the median of the per-round ratios (pairedRatio); undefined when either was not timed. */
+function initRatio(mine: InitTime | undefined, peer: InitTime | undefined): number | undefined {
+  return mine && peer ? pairedRatio(mine.samples, peer.samples) : undefined;
+}
+
+export { type InitTarget, type InitTime, initRatio, measureInitTimes };

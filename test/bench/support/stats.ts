@@ -17,6 +17,23 @@ function percentile(values: readonly number[], p: number): number {
   return sorted[rank - 1] as number;
 }
 
+/**
+ * The median over runs of mine[i] ÷ theirs[i], for samples taken in pairs (the same round of a round-robin): a
+ * drift in the machine's load moves both sides of a pair alike, where a ratio of two medians takes it whole.
+ * Undefined when there is no pair or a peer sample is not positive.
+ */
+function pairedRatio(mine: readonly number[], theirs: readonly number[]): number | undefined {
+  const pairs = Math.min(mine.length, theirs.length);
+  if (pairs === 0) return undefined;
+  const ratios: number[] = [];
+  for (let index = 0; index < pairs; index += 1) {
+    const peer = theirs[index] as number;
+    if (!(peer > 0)) return undefined;
+    ratios.push((mine[index] as number) / peer);
+  }
+  return median(ratios);
+}
+
 /** Least-squares slope of y over x (units of y per unit of x); 0 for fewer than two points. */
 function slope(points: ReadonlyArray<{ x: number; y: number }>): number {
   if (points.length < 2) return 0;
@@ -36,4 +53,4 @@ function nowMs(): number {
   return performance.now();
 }
 
-export { median, nowMs, percentile, slope };
+export { median, nowMs, pairedRatio, percentile, slope };
