@@ -7,6 +7,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { build } from 'esbuild';
 import { type BundleSizes, bundleSizesOf } from '../../../infra/app/bundle-size.js';
 import { synthLeasefenceApp } from '../../../infra/app/synth.js';
+import { FUNCTION_NODE_OPTIONS } from '../../../infra/construct/functions.js';
 import type { ColdInvocation } from '../support/cold-invocation.js';
 import { constructBundling } from '../support/construct-bundling.js';
 import { type InitTarget, type InitTime, measureInitTimes } from '../support/init-time.js';
@@ -55,8 +56,13 @@ const RESOLVABLE_DIR = join(
   runName('bundles'),
 );
 
-/** What the handlers read from the environment at import (never used to reach anything). */
+/**
+ * What the handlers read from the environment at import (never used to reach anything), and the Node flags the
+ * construct gives its functions (source maps on), for every bundle alike: the peer is built with the same
+ * settings, its source map included.
+ */
 const HANDLER_ENV = {
+  NODE_OPTIONS: FUNCTION_NODE_OPTIONS,
   LEASEFENCE_JOBS_TABLE: 'bench-jobs',
   LEASEFENCE_PAYLOADS_TABLE: 'bench-payloads',
   LEASEFENCE_EXAMPLES_TABLE: 'bench-examples',

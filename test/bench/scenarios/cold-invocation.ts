@@ -2,6 +2,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { FUNCTION_NODE_OPTIONS } from '../../../infra/construct/functions.js';
 import { startBenchEngine } from '../support/bench-engine.js';
 import { type ColdInvocation, measureColdInvocations } from '../support/cold-invocation.js';
 import { constructBundling } from '../support/construct-bundling.js';
@@ -13,9 +14,13 @@ const PEER_ENTRY = fileURLToPath(new URL('../bundle/peer-handler.ts', import.met
 /** Inside the repository, so the SDK-external bundles import `@aws-sdk/*` from node_modules as from the runtime. */
 const CACHE_DIR = fileURLToPath(new URL('../../../node_modules/.cache/leasefence-bench/', import.meta.url));
 
-/** Both systems reach the engine through the SDK's documented endpoint variable, with static credentials. */
+/**
+ * Both systems reach the engine through the SDK's documented endpoint variable, with static credentials, and run
+ * with the Node flags the construct gives its functions (source maps on; the peer is built with the same settings).
+ */
 function engineEnvironment(endpoint: string): Record<string, string> {
   return {
+    NODE_OPTIONS: FUNCTION_NODE_OPTIONS,
     AWS_REGION: 'us-east-1',
     AWS_ENDPOINT_URL_DYNAMODB: endpoint,
     AWS_ACCESS_KEY_ID: 'bench',

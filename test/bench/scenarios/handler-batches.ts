@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { build } from 'esbuild';
+import { FUNCTION_NODE_OPTIONS } from '../../../infra/construct/functions.js';
 import { EnvironmentVariable } from '../../../lib/config.js';
 import { METRIC_NAMESPACE } from '../../../lib/metric-names.js';
 import { DEFAULT_DEADLINE_SHARDS } from '../../../lib/store/table.js';
@@ -143,7 +144,7 @@ async function measureHandlerBatches(engine: BenchEngine, options: HandlerBatchO
       {
         name: 'handler figure',
         loader: 'none',
-        nodeFlags: ['--enable-source-maps', ...cpuProfileFlags()],
+        nodeFlags: [...FUNCTION_NODE_OPTIONS.split(' '), ...cpuProfileFlags()],
         timeoutMs: 60 * 60_000,
       },
     );

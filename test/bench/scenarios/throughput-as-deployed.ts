@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { FUNCTION_NODE_OPTIONS } from '../../../infra/construct/functions.js';
 import type { BenchEngine } from '../support/bench-engine.js';
 import { runJsonChild } from '../support/child-json.js';
 import { constructBundling } from '../support/construct-bundling.js';
@@ -38,7 +39,7 @@ async function measureThroughputAsDeployed(
         options,
         ...(split.pinned ? { workerCpus: split.worker } : {}),
       },
-      { name: 'figure 2', loader: 'none', nodeFlags: ['--enable-source-maps'], timeoutMs: 30 * 60_000 },
+      { name: 'figure 2', loader: 'none', nodeFlags: FUNCTION_NODE_OPTIONS.split(' '), timeoutMs: 30 * 60_000 },
     );
     if (!result) throw new Error('figure 2 child printed no rows');
     return { rows: result.rows, cpuPinning: describeSplit(split) };
