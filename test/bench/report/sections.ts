@@ -1,5 +1,6 @@
 import type { RequestCount } from '../scenarios/request-counts.js';
 import { type InitTime, initRatio } from '../support/init-time.js';
+import { bundleCompositionSection } from './bundle-composition-section.js';
 import { coldInvocationSection } from './cold-start-section.js';
 import { kb, mb, num, table } from './format.js';
 import type { BenchResults } from './results.js';
@@ -200,6 +201,8 @@ function bundleSection(results: BenchResults): string {
       : '',
     '',
     coldInvocationSection(report),
+    '',
+    bundleCompositionSection(report?.composition),
   ].join('\n');
 }
 

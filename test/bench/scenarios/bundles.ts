@@ -6,8 +6,10 @@ import { AssetStaging } from 'aws-cdk-lib';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { build } from 'esbuild';
 import { type BundleSizes, bundleSizesOf } from '../../../infra/app/bundle-size.js';
+import { EXAMPLE_WORKER_ENTRY } from '../../../infra/app/stacks/leasefence-stack.js';
 import { synthLeasefenceApp } from '../../../infra/app/synth.js';
 import { FUNCTION_NODE_OPTIONS } from '../../../infra/construct/functions.js';
+import { type BundleComposition, measureComposition } from '../support/bundle-composition.js';
 import type { ColdInvocation } from '../support/cold-invocation.js';
 import { constructBundling } from '../support/construct-bundling.js';
 import { type InitTarget, type InitTime, measureInitTimes } from '../support/init-time.js';
@@ -33,6 +35,8 @@ interface BundleReport {
   synthSeconds: number;
   /** Import + first handled SQS event, worker and peer (scenarios/cold-invocation.ts). */
   coldInvocation: ColdInvocation[];
+  /** What the project's worker bundle and the peer's hold, by part (esbuild's metafile). */
+  composition: BundleComposition[];
 }
 
 const PEER_ENTRY = fileURLToPath(new URL('../bundle/peer-handler.ts', import.meta.url));
@@ -175,7 +179,11 @@ async function measureBundles(options: { initRuns: number }): Promise<BundleRepo
       initSdkExternal: initOf('powertools-idempotency'),
       initSdkBundled: initOf('powertools-idempotency+sdk'),
     });
-    return { rows, synthSeconds, coldInvocation: await measureColdInvocation({ runs: options.initRuns }) };
+    const composition = [
+      await measureComposition('worker', EXAMPLE_WORKER_ENTRY),
+      await measureComposition('powertools-idempotency', PEER_ENTRY),
+    ];
+    return { rows, synthSeconds, coldInvocation: await measureColdInvocation({ runs: options.initRuns }), composition };
   } finally {
     for (const dir of [peerDir, bundled.outdir, external.outdir, RESOLVABLE_DIR]) {
       rmSync(dir, { recursive: true, force: true });

@@ -215,6 +215,12 @@ describe('benchmark scenarios at tiny size', () => {
       ['worker, mini payload', 1],
       ['powertools-idempotency', 1],
     ]);
+    // Figure 5c accounts for the very bundle the synth staged: the same entry and settings, the same bytes.
+    const [workerParts, peerParts] = report.composition;
+    expect(workerParts?.totalBytes).toBe(bytesOf('worker'));
+    // The peer's file has its own name, which its source-map comment repeats: a few bytes apart, no more.
+    expect(Math.abs((peerParts?.totalBytes ?? 0) - bytesOf('powertools-idempotency'))).toBeLessThan(64);
+    expect(workerParts?.parts.map((part) => part.part)).toContain('lib/store/');
   });
 
   it('figure 9: both handlers, built as the construct builds them, acknowledge every record and spend the same writes per job, with and without the record write', {

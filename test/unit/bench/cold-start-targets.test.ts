@@ -20,7 +20,10 @@ function row(name: BundleRow['name'], samples: number | number[] | undefined, by
 }
 
 function targets(rows: BundleRow[]) {
-  return coldStartTargets({ meta: runMeta('quick'), bundles: { rows, synthSeconds: 1, coldInvocation: [] } });
+  return coldStartTargets({
+    meta: runMeta('quick'),
+    bundles: { rows, synthSeconds: 1, coldInvocation: [], composition: [] },
+  });
 }
 
 describe('figure 5 targets: module init against the peer, bundle size', () => {
