@@ -28,10 +28,13 @@ type ApprovalPolicy<Payload = unknown> = (
   readonly expiresAfterMs: number;
 };
 
-const common = {
-  approvers: z.optional(z.enum([Approvers.anyone, Approvers.notProducer])),
-  expiresAfterMs: z.number().check(z.int(), z.gte(1_000), z.lte(MAX_APPROVAL_WAIT_MS)),
-};
+/** The fields every approval policy has, new schemas per call (built inside the policy's lazy schema). */
+function commonFields() {
+  return {
+    approvers: z.optional(z.enum([Approvers.anyone, Approvers.notProducer])),
+    expiresAfterMs: z.number().check(z.int(), z.gte(1_000), z.lte(MAX_APPROVAL_WAIT_MS)),
+  };
+}
 
 // Built on first use (z.lazy: the same checks and issues), not at import: a cold start whose first events never
 // reach this schema does not pay for building it (BENCHMARKS.md figure 5).
@@ -43,7 +46,7 @@ const approvalPolicySchema = z.lazy(() =>
       when: z.optional(
         z.custom<(payload: unknown) => boolean>((value) => typeof value === 'function', 'when must be a function'),
       ),
-      ...common,
+      ...commonFields(),
     })
     .check(
       z.refine((policy) => (policy.required === true) !== (policy.when !== undefined), {

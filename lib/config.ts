@@ -54,39 +54,44 @@ function jsonVariable<S extends z.core.$ZodType>(schema: S) {
   );
 }
 
-const configSchema = z.object({
-  jobsTable: tableNameSchema,
-  payloadsTable: tableNameSchema,
-  queueUrl: z.optional(queueUrlSchema),
-  deadLetterQueueUrl: z.optional(queueUrlSchema),
-  deadlineShards: z._default(z.pipe(z.coerce.number(), deadlineShardsSchema), DEFAULT_DEADLINE_SHARDS),
-  dynamodbEndpoint: z.optional(z.string().check(z.url())),
-  sqsEndpoint: z.optional(z.string().check(z.url())),
-  payloadRetentionDays: z._default(
-    z.coerce.number().check(z.int(), z.gte(RetentionDays.min), z.lte(RetentionDays.max)),
-    RetentionDays.default,
-  ),
-  disabledJobTypes: z.optional(
-    z.pipe(
-      z.pipe(
-        z.string(),
-        z.transform((list) =>
-          list
-            .split(',')
-            .map((type) => type.trim())
-            .filter((type) => type.length > 0),
-        ),
-      ),
-      z.array(jobTypeSchema),
+// The schemas here are built on first use (z.lazy: the same checks and issues), not at import:
+// readConfig parses them once (at import, in a handler), so one build either way
+// (test/unit/internal/module-scope-schemas.test.ts).
+const configSchema = z.lazy(() =>
+  z.object({
+    jobsTable: tableNameSchema,
+    payloadsTable: tableNameSchema,
+    queueUrl: z.optional(queueUrlSchema),
+    deadLetterQueueUrl: z.optional(queueUrlSchema),
+    deadlineShards: z._default(z.pipe(z.coerce.number(), deadlineShardsSchema), DEFAULT_DEADLINE_SHARDS),
+    dynamodbEndpoint: z.optional(z.string().check(z.url())),
+    sqsEndpoint: z.optional(z.string().check(z.url())),
+    payloadRetentionDays: z._default(
+      z.coerce.number().check(z.int(), z.gte(RetentionDays.min), z.lte(RetentionDays.max)),
+      RetentionDays.default,
     ),
-  ),
-  identifierKeySecretArn: z.optional(
-    z.string().check(z.regex(/^arn:[\w-]+:secretsmanager:/, 'must be a Secrets Manager ARN')),
-  ),
-  adminRoutePrincipals: z.optional(jsonVariable(routePrincipalsSchema)),
-  senderTenants: z.optional(jsonVariable(senderTenantsSchema)),
-  inlinePayloads: z.optional(inlinePayloadsSchema),
-});
+    disabledJobTypes: z.optional(
+      z.pipe(
+        z.pipe(
+          z.string(),
+          z.transform((list) =>
+            list
+              .split(',')
+              .map((type) => type.trim())
+              .filter((type) => type.length > 0),
+          ),
+        ),
+        z.array(jobTypeSchema),
+      ),
+    ),
+    identifierKeySecretArn: z.optional(
+      z.string().check(z.regex(/^arn:[\w-]+:secretsmanager:/, 'must be a Secrets Manager ARN')),
+    ),
+    adminRoutePrincipals: z.optional(jsonVariable(routePrincipalsSchema)),
+    senderTenants: z.optional(jsonVariable(senderTenantsSchema)),
+    inlinePayloads: z.optional(inlinePayloadsSchema),
+  }),
+);
 
 /** Runtime configuration of a handler, read once from the environment. */
 type LeasefenceConfig = z.infer<typeof configSchema>;

@@ -177,27 +177,34 @@ interface JobDefinitionInput<Payload, Provider = unknown> {
   reconcile?: JobDefinition<Payload, Provider>['reconcile'];
 }
 
-const definitionShape = z.object({
-  type: jobTypeSchema,
-  version: z.number().check(z.int(), z.gte(1)),
-  target: z.enum(['A', 'B', 'C', 'D']),
-  maxAttempts: maxAttemptsSchema,
-  leaseMs: z.number().check(z.int(), z.gte(1_000), z.lte(12 * 60 * 60 * 1000)),
-  retry: z.object({
-    baseDelayMs: z.number().check(z.int(), z.gte(0)),
-    maxDelayMs: z.number().check(z.int(), z.gte(0)),
+// The schemas here are built on first use (z.lazy: the same checks and issues), not at import:
+// defineJob parses them once per job type, so one build either way
+// (test/unit/internal/module-scope-schemas.test.ts).
+const definitionShape = z.lazy(() =>
+  z.object({
+    type: jobTypeSchema,
+    version: z.number().check(z.int(), z.gte(1)),
+    target: z.enum(['A', 'B', 'C', 'D']),
+    maxAttempts: maxAttemptsSchema,
+    leaseMs: z.number().check(z.int(), z.gte(1_000), z.lte(12 * 60 * 60 * 1000)),
+    retry: z.object({
+      baseDelayMs: z.number().check(z.int(), z.gte(0)),
+      maxDelayMs: z.number().check(z.int(), z.gte(0)),
+    }),
+    owner: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
+    alertRoute: z.optional(alertRouteSchema),
+    reversibility: z.optional(z.enum(['reversible', 'idempotent', 'irreversible'])),
+    recordTables: z.optional(z.array(z.string().check(z.regex(/^[A-Za-z0-9_.-]{3,255}$/, 'a DynamoDB table name')))),
   }),
-  owner: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
-  alertRoute: z.optional(alertRouteSchema),
-  reversibility: z.optional(z.enum(['reversible', 'idempotent', 'irreversible'])),
-  recordTables: z.optional(z.array(z.string().check(z.regex(/^[A-Za-z0-9_.-]{3,255}$/, 'a DynamoDB table name')))),
-});
+);
 
-const providerShape = z.object({
-  create: z.custom<ProviderDeclaration['create']>((value) => typeof value === 'function', 'must be a function'),
-  effects: z.array(z.string().check(z.minLength(1))).check(z.minLength(1, 'name at least one effect method')),
-  keyRetentionMs: z.optional(z.number().check(z.int(), z.gte(1), z.lte(Number.MAX_SAFE_INTEGER))),
-});
+const providerShape = z.lazy(() =>
+  z.object({
+    create: z.custom<ProviderDeclaration['create']>((value) => typeof value === 'function', 'must be a function'),
+    effects: z.array(z.string().check(z.minLength(1))).check(z.minLength(1, 'name at least one effect method')),
+    keyRetentionMs: z.optional(z.number().check(z.int(), z.gte(1), z.lte(Number.MAX_SAFE_INTEGER))),
+  }),
+);
 
 /** The target-class controls; returns the first missing one as a sentence, or undefined when all hold. */
 function missingControl(definition: {

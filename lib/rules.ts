@@ -5,6 +5,10 @@ import { canonicalJson } from './hashing.js';
  * The one home of each naming and size rule leasefence enforces at its boundaries (the identity rules live
  * with the identity, in identity.ts). Every module that checks one of these imports it from here, so two
  * copies can never drift apart; test/unit/rules.test.ts pins each at its boundary.
+ *
+ * Built on first use (z.lazy: the same checks and issues), not at import, except the few the worker parses on every
+ * job (payload hash and ref, attempts, version): a lazy wrapper costs each parse a call, and the first event builds
+ * them anyway (test/unit/internal/module-scope-schemas.test.ts lists them with their reasons).
  */
 
 /** SHA-256 in lowercase hex. */
@@ -16,10 +20,12 @@ const payloadHashSchema = z
 const payloadRefSchema = z.string().check(z.minLength(1), z.maxLength(1024));
 
 /** How a job finds its payload: a caller-owned ref, or the body stored inline in the payloads table. */
-const payloadBindingSchema = z.union([
-  z.strictObject({ ref: payloadRefSchema }),
-  z.strictObject({ inline: z.literal(true) }),
-]);
+const payloadBindingSchema = z.lazy(() => z.union(payloadBindingOptions()));
+
+/** The binding's two shapes, new schemas per call: for its own union and the envelope's wider one (envelope.ts). */
+function payloadBindingOptions() {
+  return [z.strictObject({ ref: payloadRefSchema }), z.strictObject({ inline: z.literal(true) })] as const;
+}
 
 /** A payload binding: `{ ref }` or `{ inline: true }`. */
 type PayloadBinding = z.output<typeof payloadBindingSchema>;
@@ -31,25 +37,27 @@ const maxAttemptsSchema = z.number().check(z.int(), z.gte(1), z.lte(100));
 const jobVersionSchema = z.number().check(z.int(), z.gte(1), z.lte(1_000_000));
 
 /** Job type names: 1–64 chars of `[A-Za-z0-9._-]`, starting with a letter or digit. */
-const jobTypeSchema = z
-  .string()
-  .check(z.regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'jobType must be 1-64 chars of [A-Za-z0-9._-]'));
+const jobTypeSchema = z.lazy(() =>
+  z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'jobType must be 1-64 chars of [A-Za-z0-9._-]')),
+);
 
 /** DynamoDB table names: 3–255 chars of `[A-Za-z0-9_.-]` (DynamoDB's own rule, checked before any request). */
-const tableNameSchema = z
-  .string()
-  .check(z.regex(/^[A-Za-z0-9_.-]{3,255}$/, 'tableName must be 3-255 chars of [A-Za-z0-9_.-]'));
+const tableNameSchema = z.lazy(() =>
+  z.string().check(z.regex(/^[A-Za-z0-9_.-]{3,255}$/, 'tableName must be 3-255 chars of [A-Za-z0-9_.-]')),
+);
 
 /** Outcome codes: 1–64 chars of `[A-Za-z0-9._:-]`, starting with a letter or digit (machine-readable, short). */
-const outcomeCodeSchema = z
-  .string()
-  .check(z.regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/, 'outcomeCode must be 1-64 chars of [A-Za-z0-9._:-]'));
+const outcomeCodeSchema = z.lazy(() =>
+  z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/, 'outcomeCode must be 1-64 chars of [A-Za-z0-9._:-]')),
+);
 
 /** Step names: 1–64 chars of `[A-Za-z0-9._:-]`; stored as one map key (a dot never nests) and part of a request token. */
-const stepNameSchema = z
-  .string()
-  .check(z.regex(/^[A-Za-z0-9._:-]{1,64}$/, 'step name must be 1-64 chars of [A-Za-z0-9._:-]'))
-  .brand<'StepName'>();
+const stepNameSchema = z.lazy(() =>
+  z
+    .string()
+    .check(z.regex(/^[A-Za-z0-9._:-]{1,64}$/, 'step name must be 1-64 chars of [A-Za-z0-9._:-]'))
+    .brand<'StepName'>(),
+);
 
 /** A step name that passed stepNameSchema where the job named it; the store records only these. */
 type StepName = z.output<typeof stepNameSchema>;
@@ -58,9 +66,11 @@ type StepName = z.output<typeof stepNameSchema>;
  * Successor names (`ctx.enqueue`'s `name`, default the job type): 1–64 chars of `[A-Za-z0-9._:-]` starting with a
  * letter or digit; the successor's operation id is `<parent operation id>/<name>`, so no `/` inside a name.
  */
-const successorNameSchema = z
-  .string()
-  .check(z.regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/, 'successor name must be 1-64 chars of [A-Za-z0-9._:-]'));
+const successorNameSchema = z.lazy(() =>
+  z
+    .string()
+    .check(z.regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/, 'successor name must be 1-64 chars of [A-Za-z0-9._:-]')),
+);
 
 /**
  * Largest successor payload, in UTF-8 bytes of its canonical JSON: 49 of them (the most one completion enqueues)
@@ -72,27 +82,31 @@ const MAX_SUCCESSOR_PAYLOAD_BYTES = 64 * 1024;
 const MAX_RESULT_BYTES = 16 * 1024;
 
 /** A result recorded on the work item: absent, or a JSON value of at most MAX_RESULT_BYTES UTF-8 bytes. */
-const recordedResultSchema = z.unknown().check(
-  z.superRefine((value, context) => {
-    if (value === undefined) return;
-    let bytes: number;
-    try {
-      bytes = Buffer.byteLength(canonicalJson(value), 'utf8');
-    } catch (error) {
-      context.addIssue({ code: 'custom', message: `a result must be JSON: ${(error as Error).message}` });
-      return;
-    }
-    if (bytes > MAX_RESULT_BYTES) {
-      context.addIssue({
-        code: 'custom',
-        message: `result is ${bytes} bytes of JSON (UTF-8); at most ${MAX_RESULT_BYTES}`,
-      });
-    }
-  }),
+const recordedResultSchema = z.lazy(() =>
+  z.unknown().check(
+    z.superRefine((value, context) => {
+      if (value === undefined) return;
+      let bytes: number;
+      try {
+        bytes = Buffer.byteLength(canonicalJson(value), 'utf8');
+      } catch (error) {
+        context.addIssue({ code: 'custom', message: `a result must be JSON: ${(error as Error).message}` });
+        return;
+      }
+      if (bytes > MAX_RESULT_BYTES) {
+        context.addIssue({
+          code: 'custom',
+          message: `result is ${bytes} bytes of JSON (UTF-8); at most ${MAX_RESULT_BYTES}`,
+        });
+      }
+    }),
+  ),
 );
 
 /** A job's outcome: an outcome code and an optional small JSON result (never the payload). */
-const jobOutcomeSchema = z.strictObject({ outcomeCode: outcomeCodeSchema, result: z.optional(recordedResultSchema) });
+const jobOutcomeSchema = z.lazy(() =>
+  z.strictObject({ outcomeCode: outcomeCodeSchema, result: z.optional(recordedResultSchema) }),
+);
 
 /**
  * Longest free-text message leasefence stores about a failure (a work row's `errorMessage`, a quarantine
@@ -138,20 +152,22 @@ function isWriterAttribute(name: string): boolean {
  * An SQS queue URL: http(s), a host, a path. Checked by shape, not by a URL parser, because local engines hand
  * out URLs such as fauxqs' `http://sqs.us-east-1.127.0.0.1:PORT/000000000000/name` that WHATWG URL rejects.
  */
-const queueUrlSchema = z.string().check(z.regex(/^https?:\/\/[^\s/]+\/\S+$/, 'must be an http(s) queue URL'));
+const queueUrlSchema = z.lazy(() =>
+  z.string().check(z.regex(/^https?:\/\/[^\s/]+\/\S+$/, 'must be an http(s) queue URL')),
+);
 
 /**
  * Write shards of a deployment's deadline index: a setting the deployment chooses (construct, local stack) and
  * every tool reads from it; a reader with another count misses rows or files them where the sweeper never looks.
  */
-const deadlineShardsSchema = z.number().check(z.int(), z.gte(1), z.lte(1000));
+const deadlineShardsSchema = z.lazy(() => z.number().check(z.int(), z.gte(1), z.lte(1000)));
 
 /**
  * Whether a deployment takes payload bodies carried in the message (`accept`, the default: a producer in any
  * language then needs only SQS) or quarantines them (`refuse`: no body ever sits in the queue or the DLQ, where
  * erasure cannot reach it). A setting the deployment chooses (environment, construct, local stack).
  */
-const inlinePayloadsSchema = z.enum(['accept', 'refuse']);
+const inlinePayloadsSchema = z.lazy(() => z.enum(['accept', 'refuse']));
 
 /** An inline-payload policy: `accept` or `refuse`. */
 type InlinePayloadPolicy = z.output<typeof inlinePayloadsSchema>;
@@ -172,6 +188,7 @@ export {
   maxAttemptsSchema,
   outcomeCodeSchema,
   type PayloadBinding,
+  payloadBindingOptions,
   payloadBindingSchema,
   payloadHashSchema,
   payloadRefSchema,

@@ -9,14 +9,16 @@ import type { OperatorAction } from '../store/operator-transitions.js';
 import type { WorkItem } from '../store/work-item.js';
 import type { AdminDeps } from './deps.js';
 import type { RequeueResult } from './retry.js';
-import { actionSchema } from './schemas.js';
+import { actionObjectSchema, actionSchema } from './schemas.js';
 
 /** Input of approve: who (the authenticated caller), why, and the payload hash the approver saw. */
 interface ApproveInput extends OperatorAction {
   payloadHash: string;
 }
 
-const approveSchema = z.extend(actionSchema, { payloadHash: payloadHashSchema });
+// The schemas here are built on first use (z.lazy: the same checks and issues), not at import: a cold start
+// that never reaches them does not build them (test/unit/internal/module-scope-schemas.test.ts).
+const approveSchema = z.lazy(() => z.extend(actionObjectSchema(), { payloadHash: payloadHashSchema }));
 
 /** The decision an authenticated action stands for: the approver is the caller's IAM principal (no session name). */
 function decisionOf(action: OperatorAction): ApprovalDecision {

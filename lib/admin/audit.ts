@@ -12,7 +12,11 @@ function writeAuditRecord(deps: AdminDeps, input: AuditInput): Promise<AuditReco
   return deps.store.audit.put(input, adminClock(deps).now());
 }
 
-const listAuditSchema = z.strictObject({ limit: z._default(pageLimitSchema, 25), cursor: z.optional(z.string()) });
+// The schemas here are built on first use (z.lazy: the same checks and issues), not at import: a cold start
+// that never reaches them does not build them (test/unit/internal/module-scope-schemas.test.ts).
+const listAuditSchema = z.lazy(() =>
+  z.strictObject({ limit: z._default(pageLimitSchema, 25), cursor: z.optional(z.string()) }),
+);
 
 /** Lists audit records newest first, one Query per page, with an opaque validated cursor. */
 async function listAuditRecords(

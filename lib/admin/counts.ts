@@ -58,7 +58,9 @@ async function deadLetterDepth(deps: AdminDeps): Promise<QueueDepth> {
   }
 }
 
-const countsSchema = z.strictObject({ tenantId: z.optional(tenantIdSchema) });
+// The schemas here are built on first use (z.lazy: the same checks and issues), not at import: a cold start
+// that never reaches them does not build them (test/unit/internal/module-scope-schemas.test.ts).
+const countsSchema = z.lazy(() => z.strictObject({ tenantId: z.optional(tenantIdSchema) }));
 
 /** Why a state has no count across tenants. */
 const NEEDS_SCAN = 'counting this state across tenants would need a Scan: pick a tenant';

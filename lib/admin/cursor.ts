@@ -22,10 +22,11 @@ function keyValueProblem(attribute: string, value: string | number): string | un
 /** Largest cursor accepted, in characters (a DynamoDB key is at most ~2 KB; its encoding stays well below). */
 const MAX_CURSOR_LENGTH = 4096;
 
+// The schemas here are built on first use (z.lazy: the same checks and issues), not at import: a cold start
+// that never reaches them does not build them (test/unit/internal/module-scope-schemas.test.ts).
 /** Key attribute values a DynamoDB LastEvaluatedKey holds in our tables: strings and numbers only. */
-const keySchema = z.record(
-  z.string().check(z.maxLength(64)),
-  z.union([z.string().check(z.maxLength(2048)), z.number()]),
+const keySchema = z.lazy(() =>
+  z.record(z.string().check(z.maxLength(64)), z.union([z.string().check(z.maxLength(2048)), z.number()])),
 );
 
 /** Opaque pagination cursor: the LastEvaluatedKey, bound to the listing it came from by `scope`. */
@@ -93,7 +94,7 @@ type Key = Record<string, string | number>;
 const MAX_SHARDED_CURSOR_LENGTH = 8192;
 
 /** One shard's position in a cursor: 0 not started, 1 done, else the key without the shard's partition value. */
-const positionSchema = z.union([z.literal(0), z.literal(1), keySchema]);
+const positionSchema = z.lazy(() => z.union([z.literal(0), z.literal(1), keySchema]));
 
 /**
  * Opaque cursor of a listing merged over `shardKeys.length` shards of an index whose partition attribute is

@@ -28,14 +28,18 @@ interface EraseReport {
   auditId: string;
 }
 
+// The schemas here are built on first use (z.lazy: the same checks and issues), not at import: a cold start
+// that never reaches them does not build them (test/unit/internal/module-scope-schemas.test.ts).
 /** Writes one erase call has made so far (bodies and rows together are bounded by `max`). */
-const eraseSchema = z.strictObject({
-  tenantId: tenantIdSchema,
-  reason: reasonSchema,
-  actor: actorSchema,
-  caller: z.optional(callerSchema),
-  max: z._default(z.number().check(z.int(), z.gte(1), z.lte(100_000)), 10_000),
-});
+const eraseSchema = z.lazy(() =>
+  z.strictObject({
+    tenantId: tenantIdSchema,
+    reason: reasonSchema,
+    actor: actorSchema,
+    caller: z.optional(callerSchema),
+    max: z._default(z.number().check(z.int(), z.gte(1), z.lte(100_000)), 10_000),
+  }),
+);
 
 /**
  * Removes the tenant's inline payload bodies (Query on each of the tenant's partition keys, one conditional

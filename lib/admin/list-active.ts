@@ -27,11 +27,15 @@ const MAX_QUERIES = 50;
 
 const KEY_ATTRIBUTES = [TableKeys.partition, TableKeys.sort, JobsIndex.byDeadline.partition, JobsIndex.byDeadline.sort];
 
-const cursorSchema = z.strictObject({
-  s: z.string(),
-  shard: z.number().check(z.int(), z.gte(0), z.lte(999)),
-  k: z.optional(z.record(z.string(), z.union([z.string().check(z.maxLength(2048)), z.number()]))),
-});
+// The schemas here are built on first use (z.lazy: the same checks and issues), not at import: a cold start
+// that never reaches them does not build them (test/unit/internal/module-scope-schemas.test.ts).
+const cursorSchema = z.lazy(() =>
+  z.strictObject({
+    s: z.string(),
+    shard: z.number().check(z.int(), z.gte(0), z.lte(999)),
+    k: z.optional(z.record(z.string(), z.union([z.string().check(z.maxLength(2048)), z.number()]))),
+  }),
+);
 
 function encode(scope: string, shard: number, key: Record<string, unknown> | undefined): string {
   return Buffer.from(JSON.stringify({ s: scope, shard, ...(key ? { k: key } : {}) }), 'utf8').toString('base64url');

@@ -30,12 +30,16 @@ interface ParkedPage {
   cursor?: string;
 }
 
-const listSchema = z.strictObject({
-  state: parkedStateSchema,
-  tenantId: z.optional(tenantIdSchema),
-  limit: z._default(pageLimitSchema, 25), // default page size
-  cursor: z.optional(z.string()),
-});
+// The schemas here are built on first use (z.lazy: the same checks and issues), not at import: a cold start
+// that never reaches them does not build them (test/unit/internal/module-scope-schemas.test.ts).
+const listSchema = z.lazy(() =>
+  z.strictObject({
+    state: parkedStateSchema,
+    tenantId: z.optional(tenantIdSchema),
+    limit: z._default(pageLimitSchema, 25), // default page size
+    cursor: z.optional(z.string()),
+  }),
+);
 
 /**
  * Merge order of parked records: parkedAt, then the table key (code-unit order), so the choice between shards is
@@ -95,28 +99,30 @@ interface ListItemsInput {
 /** States listed across tenants through a sparse index; every other state needs a tenant (else a Scan). */
 const CROSS_TENANT_STATES: readonly WorkState[] = [...PARKED_LISTING, WorkState.claimed, WorkState.queued];
 
-const itemsSchema = z
-  .strictObject({
-    state: z.optional(z.enum(WORK_STATES)),
-    tenantId: z.optional(tenantIdSchema),
-    limit: z._default(pageLimitSchema, 25),
-    cursor: z.optional(z.string()),
-    olderThanMs: z.optional(z.number().check(z.int(), z.gte(0))),
-  })
-  .check(
-    z.refine((value) => value.state !== undefined || value.tenantId !== undefined, {
-      message: 'state is required unless a tenant is given',
-      path: ['state'],
-    }),
-    z.refine((value) => value.tenantId !== undefined || CROSS_TENANT_STATES.includes(value.state as WorkState), {
-      message: 'listing this state across tenants would need a Scan: name a tenant',
-      path: ['tenant'],
-    }),
-    z.refine((value) => value.olderThanMs === undefined || CROSS_TENANT_STATES.includes(value.state as WorkState), {
-      message: 'an age bound applies to parked, claimed and queued listings',
-      path: ['olderThan'],
-    }),
-  );
+const itemsSchema = z.lazy(() =>
+  z
+    .strictObject({
+      state: z.optional(z.enum(WORK_STATES)),
+      tenantId: z.optional(tenantIdSchema),
+      limit: z._default(pageLimitSchema, 25),
+      cursor: z.optional(z.string()),
+      olderThanMs: z.optional(z.number().check(z.int(), z.gte(0))),
+    })
+    .check(
+      z.refine((value) => value.state !== undefined || value.tenantId !== undefined, {
+        message: 'state is required unless a tenant is given',
+        path: ['state'],
+      }),
+      z.refine((value) => value.tenantId !== undefined || CROSS_TENANT_STATES.includes(value.state as WorkState), {
+        message: 'listing this state across tenants would need a Scan: name a tenant',
+        path: ['tenant'],
+      }),
+      z.refine((value) => value.olderThanMs === undefined || CROSS_TENANT_STATES.includes(value.state as WorkState), {
+        message: 'an age bound applies to parked, claimed and queued listings',
+        path: ['olderThan'],
+      }),
+    ),
+);
 
 /**
  * Lists items in any state without a Scan: parked states through the parked indexes (oldest first), claimed and

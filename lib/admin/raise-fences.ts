@@ -68,29 +68,33 @@ const MAX_FENCE_RAISE = epochFloor(MAX_FENCE_EPOCH) - 1;
 /** The range of `above`: the new epoch's floor is above it; at most MAX_FENCE_RAISE. */
 const FenceAbove = { min: 0, max: MAX_FENCE_RAISE } as const;
 
-const tableNameSchema = z.string().check(z.regex(/^[A-Za-z0-9_.-]{3,255}$/, 'a DynamoDB table name'));
+// The schemas here are built on first use (z.lazy: the same checks and issues), not at import: a cold start
+// that never reaches them does not build them (test/unit/internal/module-scope-schemas.test.ts).
+const tableNameSchema = z.lazy(() => z.string().check(z.regex(/^[A-Za-z0-9_.-]{3,255}$/, 'a DynamoDB table name')));
 
 /**
  * The one schema of a raise-fences request, whatever door it comes through: the admin API's body is parsed by
  * it (with `actor`, the authenticated caller), the CLI calls raiseFences and bounds `--above` by FenceAbove.
  */
-const raiseFencesSchema = z
-  .strictObject({
-    above: z.optional(z.number().check(z.int(), z.gte(FenceAbove.min), z.lte(FenceAbove.max))),
-    recordTables: z.optional(z.array(tableNameSchema).check(z.maxLength(100))),
-    reason: reasonSchema,
-    actor: actorSchema,
-    caller: z.optional(callerSchema),
-    epoch: z.optional(z.number().check(z.int(), z.gte(1), z.lte(MAX_FENCE_EPOCH))),
-    cursor: z.optional(z.string()),
-    max: z._default(z.number().check(z.int(), z.gte(1), z.lte(100_000)), 10_000),
-  })
-  .check(
-    z.refine((input) => (input.cursor === undefined) === (input.epoch === undefined), {
-      message: 'cursor and epoch go together: both come from the report of the run being resumed',
-      path: ['epoch'],
-    }),
-  );
+const raiseFencesSchema = z.lazy(() =>
+  z
+    .strictObject({
+      above: z.optional(z.number().check(z.int(), z.gte(FenceAbove.min), z.lte(FenceAbove.max))),
+      recordTables: z.optional(z.array(tableNameSchema).check(z.maxLength(100))),
+      reason: reasonSchema,
+      actor: actorSchema,
+      caller: z.optional(callerSchema),
+      epoch: z.optional(z.number().check(z.int(), z.gte(1), z.lte(MAX_FENCE_EPOCH))),
+      cursor: z.optional(z.string()),
+      max: z._default(z.number().check(z.int(), z.gte(1), z.lte(100_000)), 10_000),
+    })
+    .check(
+      z.refine((input) => (input.cursor === undefined) === (input.epoch === undefined), {
+        message: 'cursor and epoch go together: both come from the report of the run being resumed',
+        path: ['epoch'],
+      }),
+    ),
+);
 
 const PAGE_SIZE = 100;
 const TRIES = 3;

@@ -33,11 +33,15 @@ interface RedriveReport {
   auditId: string;
 }
 
-const redriveSchema = z.strictObject({
-  max: z._default(z.number().check(z.int(), z.gte(1), z.lte(1000)), 100),
-  actor: actorSchema,
-  caller: z.optional(callerSchema),
-});
+// The schemas here are built on first use (z.lazy: the same checks and issues), not at import: a cold start
+// that never reaches them does not build them (test/unit/internal/module-scope-schemas.test.ts).
+const redriveSchema = z.lazy(() =>
+  z.strictObject({
+    max: z._default(z.number().check(z.int(), z.gte(1), z.lte(1000)), 100),
+    actor: actorSchema,
+    caller: z.optional(callerSchema),
+  }),
+);
 
 /** The SQS client and the SDK module its commands come from, both loaded by the first redrive. */
 interface Queues {

@@ -34,25 +34,29 @@ interface ResolveResult {
   wake?: RequeueResult['wake'];
 }
 
-const resolveSchema = z
-  .strictObject({
-    to: z.enum([ResolveTarget.succeeded, ResolveTarget.failed_terminal, ResolveTarget.queued]),
-    reason: reasonSchema,
-    actor: actorSchema,
-    caller: z.optional(callerSchema),
-    outcomeCode: z.optional(outcomeCodeSchema),
-    effectDidNotHappen: z.optional(z.boolean()),
-  })
-  .check(
-    z.refine((value) => value.to !== ResolveTarget.queued || value.outcomeCode === undefined, {
-      message: 'outcomeCode is only accepted when resolving to succeeded or failed_terminal',
-      path: ['outcomeCode'],
-    }),
-    z.refine((value) => value.to === ResolveTarget.queued || value.effectDidNotHappen === undefined, {
-      message: 'effectDidNotHappen is only accepted when resolving to queued',
-      path: ['effectDidNotHappen'],
-    }),
-  );
+// The schemas here are built on first use (z.lazy: the same checks and issues), not at import: a cold start
+// that never reaches them does not build them (test/unit/internal/module-scope-schemas.test.ts).
+const resolveSchema = z.lazy(() =>
+  z
+    .strictObject({
+      to: z.enum([ResolveTarget.succeeded, ResolveTarget.failed_terminal, ResolveTarget.queued]),
+      reason: reasonSchema,
+      actor: actorSchema,
+      caller: z.optional(callerSchema),
+      outcomeCode: z.optional(outcomeCodeSchema),
+      effectDidNotHappen: z.optional(z.boolean()),
+    })
+    .check(
+      z.refine((value) => value.to !== ResolveTarget.queued || value.outcomeCode === undefined, {
+        message: 'outcomeCode is only accepted when resolving to succeeded or failed_terminal',
+        path: ['outcomeCode'],
+      }),
+      z.refine((value) => value.to === ResolveTarget.queued || value.effectDidNotHappen === undefined, {
+        message: 'effectDidNotHappen is only accepted when resolving to queued',
+        path: ['effectDidNotHappen'],
+      }),
+    ),
+);
 
 /**
  * unknown ▶ succeeded | failed_terminal (fence + 1, audited in the same conditional write), or ▶ queued with

@@ -7,7 +7,7 @@ import { WorkState } from '../states.js';
 import { type OperatorAction, requeueTransition } from '../store/operator-transitions.js';
 import type { OperatorStatement, WorkItem } from '../store/work-item.js';
 import { type AdminDeps, adminClock } from './deps.js';
-import { actionSchema } from './schemas.js';
+import { actionObjectSchema } from './schemas.js';
 
 /** After a requeue: the item as committed, and whether its wake-up went out now or is left to the sweeper. */
 interface RequeueResult {
@@ -96,7 +96,9 @@ interface RetryInput extends OperatorAction {
   effectDidNotHappen?: boolean;
 }
 
-const retrySchema = z.extend(actionSchema, { effectDidNotHappen: z.optional(z.boolean()) });
+// The schemas here are built on first use (z.lazy: the same checks and issues), not at import: a cold start
+// that never reaches them does not build them (test/unit/internal/module-scope-schemas.test.ts).
+const retrySchema = z.lazy(() => z.extend(actionObjectSchema(), { effectDidNotHappen: z.optional(z.boolean()) }));
 
 /** The requeue action an operator's input stands for (the statement only when explicitly true). */
 function requeueAction(input: RetryInput): RequeueAction {

@@ -8,7 +8,9 @@ import { identityOfItem, type OwnedRecordRef, type WorkItem } from '../store/wor
 import { renderFenceCondition, writerAttributes, writerOperation } from './fence-rules.js';
 import { ADVANCE_RULE, refSchema } from './record-requests.js';
 
-const ownedRecordsSchema = z.array(refSchema).check(z.maxLength(MAX_OWNED_RECORDS));
+// The schemas here are built on first use (z.lazy: the same checks and issues), not at import: a cold start
+// that never reaches them does not build them (test/unit/internal/module-scope-schemas.test.ts).
+const ownedRecordsSchema = z.lazy(() => z.array(refSchema).check(z.maxLength(MAX_OWNED_RECORDS)));
 
 /**
  * The records a job type declares it owns for one identity (`defineJob({ ownedRecords })`), checked like any

@@ -16,7 +16,6 @@ interface SchemaDef {
   in?: unknown;
   options?: unknown[];
   items?: unknown[];
-  getter?: () => unknown;
 }
 
 const WRAPPERS = new Set(['optional', 'nullable', 'default', 'prefault', 'catch', 'readonly', 'nonoptional']);
@@ -26,13 +25,18 @@ function defOf(schema: unknown): SchemaDef | undefined {
   return (schema as { _zod?: { def?: SchemaDef } } | undefined)?._zod?.def;
 }
 
+function lazyInner(schema: unknown): unknown {
+  return (schema as { _zod?: { innerType?: unknown } } | undefined)?._zod?.innerType;
+}
+
 /** The schema one path segment leads to, or undefined when the segment is data (or the walk cannot tell). */
 function child(schema: unknown, segment: PropertyKey): { known: boolean; next: unknown } {
   const def = defOf(schema);
   if (!def) return { known: false, next: undefined };
   if (def.type && WRAPPERS.has(def.type)) return child(def.innerType, segment);
   if (def.type === 'pipe') return child(def.in, segment);
-  if (def.type === 'lazy' && def.getter) return child(def.getter(), segment);
+  // The lazy's own inner schema (built once, kept by zod), not def.getter(), which would build another copy.
+  if (def.type === 'lazy') return child(lazyInner(schema), segment);
   if (def.type === 'object' && typeof segment === 'string' && def.shape && Object.hasOwn(def.shape, segment)) {
     return { known: true, next: def.shape[segment] };
   }

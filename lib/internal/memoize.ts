@@ -14,4 +14,17 @@ function memoizeBounded<T>(compute: (input: string) => T, size: number): (input:
   };
 }
 
-export { memoizeBounded };
+/**
+ * A value built by its first caller, then the same one for every later call: for a schema a hot path parses on
+ * every job, built on first use and not at import, yet with no z.lazy wrapper to pass through on each parse (that
+ * costs a call per parse; test/bench/README.md, "Cold start"). A build that throws is retried by the next call.
+ */
+function builtOnce<T>(build: () => T): () => T {
+  let built: T | undefined;
+  return () => {
+    if (built === undefined) built = build();
+    return built;
+  };
+}
+
+export { builtOnce, memoizeBounded };

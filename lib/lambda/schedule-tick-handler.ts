@@ -14,11 +14,15 @@ import { PayloadStore } from '../store/payloads.js';
 import { createHandlerClients, sqsEndpointOptions } from './clients.js';
 import { describeError } from './sweeper-handler.js';
 
+// The schemas here are built on first use (z.lazy: the same checks and issues), not at import: a cold start
+// that never reaches them does not build them (test/unit/internal/module-scope-schemas.test.ts).
 /** The Scheduler target's input: the schedule's name and `<aws.scheduler.scheduled-time>` (ISO 8601, UTC). */
-const tickEventSchema = z.strictObject({
-  schedule: z.string().check(z.minLength(1), z.maxLength(64)),
-  scheduledTime: z.iso.datetime({ offset: true }),
-});
+const tickEventSchema = z.lazy(() =>
+  z.strictObject({
+    schedule: z.string().check(z.minLength(1), z.maxLength(64)),
+    scheduledTime: z.iso.datetime({ offset: true }),
+  }),
+);
 
 /** Options of the tick handler; everything defaults to the Lambda environment. */
 interface ScheduleTickHandlerOptions {

@@ -2,8 +2,11 @@ import * as z from 'zod/mini';
 import { operationIdSchema, tenantIdSchema, type ValidIdentity } from '../identity.js';
 import { describeIssues } from '../internal/issue-paths.js';
 import { parseInput } from '../internal/validation.js';
-import { jobTypeSchema, jobVersionSchema, payloadBindingSchema, payloadHashSchema } from '../rules.js';
+import { jobTypeSchema, jobVersionSchema, payloadBindingOptions, payloadHashSchema } from '../rules.js';
 import { checkPlainEnvelope } from './envelope-check.js';
+
+// The schemas here are built on first use (z.lazy: the same checks and issues), not at import: the worker checks a
+// plain envelope in one pass (envelope-check.ts) and parses with them only what that check does not accept.
 
 /** Envelope versions this build understands; anything else is quarantined, never guessed at. */
 const ENVELOPE_VERSION = 1;
@@ -13,34 +16,36 @@ const ENVELOPE_VERSION = 1;
  * moves it into the payloads table, after which the job is one with an inline body like any other. Only a first
  * send may carry one; its size is checked with the hash (MAX_PAYLOAD_BYTES of canonical JSON, payload_too_large).
  */
-const carriedBodySchema = z.strictObject({ body: z.json() });
+const carriedBodySchema = z.lazy(() => z.strictObject({ body: z.json() }));
 
 /** Where a message's payload is: a caller-owned ref, the payloads table, or carried in the message (exactly one). */
-const messagePayloadSchema = z.union([...payloadBindingSchema.def.options, carriedBodySchema]);
+const messagePayloadSchema = z.lazy(() => z.union([...payloadBindingOptions(), carriedBodySchema]));
 
 /**
  * The SQS message body: a wake-up signal that names a job; its payload body only when the producer carries it
  * (`payload: { body }`, a first send only). `kind: 'job'` is a producer's first send (the worker may create the
  * item); `kind: 'wake'` re-signals an existing item (sweeper, admin retry, redrive) and goes straight to claim.
  */
-const jobEnvelopeFields = z.strictObject({
-  v: z.literal(ENVELOPE_VERSION),
-  kind: z.enum(['job', 'wake']),
-  tenantId: tenantIdSchema,
-  operationId: operationIdSchema,
-  jobType: jobTypeSchema,
-  /** The job definition version the producer built the payload for; a worker running another one quarantines it. */
-  jobVersion: z.optional(jobVersionSchema),
-  payloadHash: payloadHashSchema,
-  payload: messagePayloadSchema,
-});
-
-/** The envelope schema: a wake-up never carries a body (it names a row that already has one). */
-const jobEnvelopeSchema = jobEnvelopeFields.check(
-  z.refine((envelope) => envelope.kind === 'job' || !('body' in envelope.payload), {
-    message: 'only a kind "job" message may carry a payload body',
-    path: ['payload'],
-  }),
+const jobEnvelopeSchema = z.lazy(() =>
+  z
+    .strictObject({
+      v: z.literal(ENVELOPE_VERSION),
+      kind: z.enum(['job', 'wake']),
+      tenantId: tenantIdSchema,
+      operationId: operationIdSchema,
+      jobType: jobTypeSchema,
+      /** The job definition version the producer built the payload for; a worker running another one quarantines it. */
+      jobVersion: z.optional(jobVersionSchema),
+      payloadHash: payloadHashSchema,
+      payload: messagePayloadSchema,
+    })
+    // A wake-up never carries a body (it names a row that already has one).
+    .check(
+      z.refine((envelope) => envelope.kind === 'job' || !('body' in envelope.payload), {
+        message: 'only a kind "job" message may carry a payload body',
+        path: ['payload'],
+      }),
+    ),
 );
 
 /** A job message's fields (what a producer, the sweeper or a test builds; serializeEnvelope checks it). */

@@ -55,11 +55,15 @@ type OutboxReplay =
   | { outcome: 'replay'; state: WorkState; outcomeCode?: string; result?: unknown; errorCode?: string }
   | { outcome: 'conflict'; storedPayloadHash: string };
 
-const outboxOptionsSchema = z.strictObject({
-  jobType: jobTypeSchema,
-  jobVersion: z.optional(jobVersionSchema),
-  payloadRetentionDays: z.optional(z.number().check(z.int(), z.gte(RetentionDays.min), z.lte(RetentionDays.max))),
-});
+// The schemas here are built on first use (z.lazy: the same checks and issues), not at import: a cold start
+// that never reaches them does not build them (test/unit/internal/module-scope-schemas.test.ts).
+const outboxOptionsSchema = z.lazy(() =>
+  z.strictObject({
+    jobType: jobTypeSchema,
+    jobVersion: z.optional(jobVersionSchema),
+    payloadRetentionDays: z.optional(z.number().check(z.int(), z.gte(RetentionDays.min), z.lte(RetentionDays.max))),
+  }),
+);
 
 /**
  * Transactional enqueue (the outbox): the TransactWriteItems entries that create a queued job (its payload body,

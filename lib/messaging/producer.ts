@@ -93,15 +93,19 @@ interface SentJob {
   row?: ScheduledRow;
 }
 
-const sendOptionsSchema = z.object({
-  jobType: jobTypeSchema,
-  jobVersion: z.optional(jobVersionSchema),
-  delaySeconds: z.optional(z.number().check(z.int(), z.gte(0), z.lte(SQS_MAX_DELAY_SECONDS))),
-  confirm: z.optional(z.boolean()),
-  carryBody: z.optional(z.boolean()),
-  payloadRef: z.optional(payloadRefSchema),
-  payloadHash: z.optional(payloadHashSchema),
-});
+// The schemas here are built on first use (z.lazy: the same checks and issues), not at import: a cold start
+// that never reaches them does not build them (test/unit/internal/module-scope-schemas.test.ts).
+const sendOptionsSchema = z.lazy(() =>
+  z.object({
+    jobType: jobTypeSchema,
+    jobVersion: z.optional(jobVersionSchema),
+    delaySeconds: z.optional(z.number().check(z.int(), z.gte(0), z.lte(SQS_MAX_DELAY_SECONDS))),
+    confirm: z.optional(z.boolean()),
+    carryBody: z.optional(z.boolean()),
+    payloadRef: z.optional(payloadRefSchema),
+    payloadHash: z.optional(payloadHashSchema),
+  }),
+);
 
 /**
  * Sends a job: computes the payload hash (RFC 8785 + SHA-256), stores an inline body immutably (a different

@@ -121,13 +121,18 @@ function parseScheduleExpression(expression: string, timeZone: string): Schedule
   throw expressionError('expected rate(N minutes|hours|days), cron(6 fields) or at(yyyy-mm-ddThh:mm:ss)');
 }
 
-/** A schedule expression and its time zone, checked together (the zone changes what a cron or at() means). */
-const expressionFields = {
-  /** `rate(...)`, `cron(...)` or `at(...)`, as EventBridge Scheduler writes them. */
-  expression: z.string().check(z.minLength(1), z.maxLength(256)),
-  /** IANA time zone of a cron or at() expression. Default UTC. */
-  timeZone: z._default(z.string().check(z.minLength(1), z.maxLength(64)), 'UTC'),
-};
+/**
+ * A schedule expression and its time zone, checked together (the zone changes what a cron or at() means): new
+ * schemas per call, built inside the schedule's lazy schema (schedule.ts), not at import.
+ */
+function expressionFields() {
+  return {
+    /** `rate(...)`, `cron(...)` or `at(...)`, as EventBridge Scheduler writes them. */
+    expression: z.string().check(z.minLength(1), z.maxLength(256)),
+    /** IANA time zone of a cron or at() expression. Default UTC. */
+    timeZone: z._default(z.string().check(z.minLength(1), z.maxLength(64)), 'UTC'),
+  };
+}
 
 /** Adds an issue at `expression` when it does not parse in its time zone. */
 function checkExpression(value: { expression: string; timeZone: string }, ctx: z.core.$RefinementCtx): void {

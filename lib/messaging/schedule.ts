@@ -17,21 +17,28 @@ import {
 /** Largest serialized payload of a schedule: it travels in the tick function's environment (4 KB in all). */
 const MAX_SCHEDULE_PAYLOAD_CHARS = 2048;
 
+// The schemas here are built on first use (z.lazy: the same checks and issues), not at import: a cold start
+// that never reaches them does not build them (test/unit/internal/module-scope-schemas.test.ts).
 /** A JSON value, checked by a round trip (no functions, dates, undefined or cycles reach the template). */
-const jsonPayloadSchema = z.unknown().check(
-  z.superRefine((value, ctx) => {
-    let text: string | undefined;
-    try {
-      text = JSON.stringify(value);
-    } catch {
-      text = undefined;
-    }
-    if (text === undefined || JSON.stringify(JSON.parse(text)) !== text || !isDeepJson(value)) {
-      ctx.addIssue({ code: 'custom', message: 'the payload must be plain JSON (it is stored in the template)' });
-    } else if (text.length > MAX_SCHEDULE_PAYLOAD_CHARS) {
-      ctx.addIssue({ code: 'custom', message: `the payload is over ${MAX_SCHEDULE_PAYLOAD_CHARS} characters of JSON` });
-    }
-  }),
+const jsonPayloadSchema = z.lazy(() =>
+  z.unknown().check(
+    z.superRefine((value, ctx) => {
+      let text: string | undefined;
+      try {
+        text = JSON.stringify(value);
+      } catch {
+        text = undefined;
+      }
+      if (text === undefined || JSON.stringify(JSON.parse(text)) !== text || !isDeepJson(value)) {
+        ctx.addIssue({ code: 'custom', message: 'the payload must be plain JSON (it is stored in the template)' });
+      } else if (text.length > MAX_SCHEDULE_PAYLOAD_CHARS) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `the payload is over ${MAX_SCHEDULE_PAYLOAD_CHARS} characters of JSON`,
+        });
+      }
+    }),
+  ),
 );
 
 /** True for values JSON keeps as they are (plain objects, arrays, strings, finite numbers, booleans, null). */
@@ -43,28 +50,30 @@ function isDeepJson(value: unknown): boolean {
   return Object.values(value as Record<string, unknown>).every(isDeepJson);
 }
 
-const scheduleSchema = z
-  .strictObject({
-    /** 1–64 chars of `[A-Za-z0-9._-]`: part of every occurrence's operation id; never rename a live schedule. */
-    name: z
-      .string()
-      .check(z.regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'a schedule name is 1-64 chars of [A-Za-z0-9._-]')),
-    jobType: jobTypeSchema,
-    tenantId: tenantIdSchema,
-    /** The job's payload, the same for every occurrence; it is stored in the template, so nothing secret. */
-    payload: jsonPayloadSchema,
-    ...expressionFields,
-    /**
-     * When the schedule began (ISO 8601 instant): ticks before it are not expected, so `leasefence schedules`
-     * can tell a missed tick from one before the schedule existed. Also the Scheduler's start date.
-     */
-    start: z.optional(z.iso.datetime({ offset: true })),
-    /** Attempt budget of each occurrence's row (the row records it). Default 3, defineJob's default. */
-    maxAttempts: z._default(maxAttemptsSchema, 3),
-    /** The job version every occurrence is bound to. Default: none, the first claim binds it. */
-    jobVersion: z.optional(jobVersionSchema),
-  })
-  .check(z.superRefine(checkExpression));
+const scheduleSchema = z.lazy(() =>
+  z
+    .strictObject({
+      /** 1–64 chars of `[A-Za-z0-9._-]`: part of every occurrence's operation id; never rename a live schedule. */
+      name: z
+        .string()
+        .check(z.regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'a schedule name is 1-64 chars of [A-Za-z0-9._-]')),
+      jobType: jobTypeSchema,
+      tenantId: tenantIdSchema,
+      /** The job's payload, the same for every occurrence; it is stored in the template, so nothing secret. */
+      payload: jsonPayloadSchema,
+      ...expressionFields(),
+      /**
+       * When the schedule began (ISO 8601 instant): ticks before it are not expected, so `leasefence schedules`
+       * can tell a missed tick from one before the schedule existed. Also the Scheduler's start date.
+       */
+      start: z.optional(z.iso.datetime({ offset: true })),
+      /** Attempt budget of each occurrence's row (the row records it). Default 3, defineJob's default. */
+      maxAttempts: z._default(maxAttemptsSchema, 3),
+      /** The job version every occurrence is bound to. Default: none, the first claim binds it. */
+      jobVersion: z.optional(jobVersionSchema),
+    })
+    .check(z.superRefine(checkExpression)),
+);
 
 /** A recurring job, checked: plain data (the construct puts it in the template and the tick function's environment). */
 type ScheduleDeclaration = Readonly<z.output<typeof scheduleSchema>>;

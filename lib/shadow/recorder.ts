@@ -20,11 +20,15 @@ interface ShadowIdentity {
 /** The team's function: message ▶ identity. It may throw; that message is then not recorded (counted). */
 type IdentifyMessage = (record: SQSRecord) => ShadowIdentity;
 
-const derivedSchema = z.object({
-  tenantId: z.string(),
-  operationId: z.string(),
-  jobType: jobTypeSchema,
-});
+// The schemas here are built on first use (z.lazy: the same checks and issues), not at import: a cold start
+// that never reaches them does not build them (test/unit/internal/module-scope-schemas.test.ts).
+const derivedSchema = z.lazy(() =>
+  z.object({
+    tenantId: z.string(),
+    operationId: z.string(),
+    jobType: jobTypeSchema,
+  }),
+);
 
 /** An execution whose start was recorded: what its end needs. */
 interface OpenExecution {

@@ -33,14 +33,18 @@ interface ShadowOptions {
   telemetry?: Telemetry;
 }
 
-const boundsSchema = z.object({
-  leaseMs: z._default(z.number().check(z.int(), z.gte(1), z.lte(43_200_000)), 30_000),
-  writeTimeoutMs: z._default(z.number().check(z.int(), z.gte(1), z.lte(60_000)), 1_000),
-  retentionDays: z._default(
-    z.number().check(z.int(), z.gte(RetentionDays.min), z.lte(RetentionDays.max)),
-    RetentionDays.default,
-  ),
-});
+// The schemas here are built on first use (z.lazy: the same checks and issues), not at import: a cold start
+// that never reaches them does not build them (test/unit/internal/module-scope-schemas.test.ts).
+const boundsSchema = z.lazy(() =>
+  z.object({
+    leaseMs: z._default(z.number().check(z.int(), z.gte(1), z.lte(43_200_000)), 30_000),
+    writeTimeoutMs: z._default(z.number().check(z.int(), z.gte(1), z.lte(60_000)), 1_000),
+    retentionDays: z._default(
+      z.number().check(z.int(), z.gte(RetentionDays.min), z.lte(RetentionDays.max)),
+      RetentionDays.default,
+    ),
+  }),
+);
 
 /** A wrapped handler, with the DynamoDB client its shadow writes use (for tooling and fault injection in tests). */
 type Shadowed<F> = F & { client: DynamoDBDocumentClient };

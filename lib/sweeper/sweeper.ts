@@ -13,14 +13,18 @@ const SweepDefaults = {
   concurrency: 16,
 } as const;
 
-const optionsSchema = z.strictObject({
-  maxItemsPerRun: z.number().check(z.int(), z.gte(1), z.lte(10_000)),
-  shards: z.number().check(z.int(), z.gte(1), z.lte(1000)),
-  dueGraceMs: z.number().check(z.int(), z.gte(0)),
-  resignalIntervalMs: z.number().check(z.int(), z.gte(1)),
-  concurrency: z.number().check(z.int(), z.gte(1), z.lte(100)),
-  cursor: z.optional(z.object({ shard: z.number().check(z.int(), z.gte(0)) })),
-});
+// The schemas here are built on first use (z.lazy: the same checks and issues), not at import: a cold start
+// that never reaches them does not build them (test/unit/internal/module-scope-schemas.test.ts).
+const optionsSchema = z.lazy(() =>
+  z.strictObject({
+    maxItemsPerRun: z.number().check(z.int(), z.gte(1), z.lte(10_000)),
+    shards: z.number().check(z.int(), z.gte(1), z.lte(1000)),
+    dueGraceMs: z.number().check(z.int(), z.gte(0)),
+    resignalIntervalMs: z.number().check(z.int(), z.gte(1)),
+    concurrency: z.number().check(z.int(), z.gte(1), z.lte(100)),
+    cursor: z.optional(z.object({ shard: z.number().check(z.int(), z.gte(0)) })),
+  }),
+);
 
 /**
  * One bounded, idempotent pass over the sparse deadline index (Query per shard, oldest first; never a Scan).

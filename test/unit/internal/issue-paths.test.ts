@@ -41,4 +41,17 @@ describe('validation details hold codes and schema paths only', () => {
     if (result.ok) return;
     expect(result.detail).not.toMatch(/alice|smith|example/);
   });
+
+  it('walks a lazy schema through the inner schema zod built, never building another copy', () => {
+    let builds = 0;
+    const lazy = z.lazy(() => {
+      builds += 1;
+      return z.strictObject({ lines: z.array(z.strictObject({ amount: z.number() })) });
+    });
+    const parsed = lazy.safeParse({ lines: [{ amount: SECRET }], [SECRET]: 1 });
+    if (parsed.success) throw new Error('expected a failure');
+
+    expect(describeIssues(lazy, parsed.error.issues)).toBe('lines.0.amount: invalid_type; (root): unrecognized_keys');
+    expect(builds).toBe(1);
+  });
 });

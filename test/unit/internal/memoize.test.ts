@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { memoizeBounded } from '../../../lib/internal/memoize.js';
+import { builtOnce, memoizeBounded } from '../../../lib/internal/memoize.js';
 
 describe('memoizeBounded', () => {
   it('computes each input once while it is held, and returns the same value', () => {
@@ -25,5 +25,33 @@ describe('memoizeBounded', () => {
     expect(length('a')).toBe(1);
     expect(length('dddd')).toBe(4);
     expect(calls).toEqual(['a', 'bb', 'ccc', 'dddd', 'a']);
+  });
+});
+
+describe('builtOnce', () => {
+  it('builds on the first call, not before, and returns that same value to every later call', () => {
+    let builds = 0;
+    const schema = builtOnce(() => {
+      builds += 1;
+      return { built: builds };
+    });
+
+    expect(builds).toBe(0);
+    const first = schema();
+    expect(schema()).toBe(first);
+    expect(builds).toBe(1);
+  });
+
+  it('a build that throws is tried again by the next call', () => {
+    let attempts = 0;
+    const value = builtOnce(() => {
+      attempts += 1;
+      if (attempts === 1) throw new Error('first build fails');
+      return 'built';
+    });
+
+    expect(() => value()).toThrow('first build fails');
+    expect(value()).toBe('built');
+    expect(attempts).toBe(2);
   });
 });
