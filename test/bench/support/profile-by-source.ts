@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { SourceMap } from 'node:module';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type ProfileNode, readProfile } from './cpu-profile.js';
 
 // `npx tsx test/bench/support/profile-by-source.ts <file.cpuprofile> [jobs per system] [maps directory]`: reads the
 // V8 CPU profile figure 9's child writes (BENCH_CPU_PROFILE_DIR) and prints CPU per job of each handler by source
@@ -11,25 +12,12 @@ import { fileURLToPath } from 'node:url';
 // is that system's; every other sample (SDK and Node work resumed from the event loop) goes to the system of the
 // nearest attributed sample, since the child runs one system's block of batches at a time. Idle time is left out.
 
-interface ProfileNode {
-  id: number;
-  callFrame: { url: string; functionName: string; lineNumber: number; columnNumber: number };
-  children?: number[];
-}
-interface CpuProfile {
-  nodes: ProfileNode[];
-  samples: number[];
-  timeDeltas: number[];
-}
 type System = 'leasefence' | 'peer';
 
-const profile = JSON.parse(readFileSync(process.argv[2] ?? '', 'utf8')) as CpuProfile;
+const { profile, nodes, parents } = readProfile(process.argv[2] ?? '');
 /** Figure 9's default: 3 modes × 2 concurrencies × (1,400 timed + 40 warm-up) jobs per system. */
 const jobs = Number(process.argv[3] ?? 8_640);
 const mapsDirectory = process.argv[4];
-const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
-const parents = new Map<number, number>();
-for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id);
 
 function systemOf(id: number): System | undefined {
   for (let at: number | undefined = id; at !== undefined; at = parents.get(at)) {

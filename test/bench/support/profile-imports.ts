@@ -8,6 +8,7 @@ import { EXAMPLE_WORKER_ENTRY } from '../../../infra/app/stacks/leasefence-stack
 import { FUNCTION_NODE_OPTIONS } from '../../../infra/construct/functions.js';
 import { partOf } from './bundle-composition.js';
 import { constructBundling } from './construct-bundling.js';
+import { type ProfileTree, readProfile } from './cpu-profile.js';
 
 // `npx tsx test/bench/support/profile-imports.ts [runs]`: where module initialisation goes (issue #29, figure 5).
 // Bundles the project's worker, the bench worker (zod/mini payload) and the peer with the construct's settings,
@@ -16,17 +17,6 @@ import { constructBundling } from './construct-bundling.js';
 // (resolved through the bundle's source map to a package or lib/ folder, native work it called included); a sample
 // with no bundle frame goes to the outermost package on its stack (the AWS SDK the runtime provides), or to Node's
 // own loading, compiling and garbage collection. Profiling slows everything down: read the parts, not the totals.
-
-interface ProfileNode {
-  id: number;
-  callFrame: { url: string; functionName: string; lineNumber: number; columnNumber: number };
-  children?: number[];
-}
-interface CpuProfile {
-  nodes: ProfileNode[];
-  samples: number[];
-  timeDeltas: number[];
-}
 
 const REPOSITORY = fileURLToPath(new URL('../../../', import.meta.url));
 const ENTRIES = {
@@ -49,10 +39,7 @@ const ENVIRONMENT = {
 const PROBE = 'await import(process.argv[1]);';
 
 /** Busy µs of one profile by part (see the header). */
-function partsOf(profile: CpuProfile, bundleUrl: string, map: SourceMap): Map<string, number> {
-  const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
-  const parents = new Map<number, number>();
-  for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id);
+function partsOf({ profile, nodes, parents }: ProfileTree, bundleUrl: string, map: SourceMap): Map<string, number> {
   const parts = new Map<string, number>();
   for (const [index, id] of profile.samples.entries()) {
     const frame = nodes.get(id)?.callFrame;
@@ -95,8 +82,7 @@ try {
     const map = new SourceMap(JSON.parse(readFileSync(`${bundle}.map`, 'utf8')));
     const totals = new Map<string, number>();
     for (const file of readdirSync(profiles)) {
-      const profile = JSON.parse(readFileSync(join(profiles, file), 'utf8')) as CpuProfile;
-      for (const [part, micros] of partsOf(profile, pathToFileURL(bundle).href, map)) {
+      for (const [part, micros] of partsOf(readProfile(join(profiles, file)), pathToFileURL(bundle).href, map)) {
         totals.set(part, (totals.get(part) ?? 0) + micros);
       }
     }
