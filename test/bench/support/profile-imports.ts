@@ -11,7 +11,8 @@ import { constructBundling } from './construct-bundling.js';
 import { type ProfileTree, readProfile } from './cpu-profile.js';
 
 // `npx tsx test/bench/support/profile-imports.ts [runs]`: where module initialisation goes (issue #29, figure 5).
-// Bundles the project's worker, the bench worker (zod/mini payload) and the peer with the construct's settings,
+// Bundles the project's worker, the bench worker (zod/mini payload), the sweeper, the admin function and the peer
+// with the construct's settings,
 // imports each `runs` times (default 8) in a fresh node process with the construct's NODE_OPTIONS and a V8 CPU
 // profile, and prints the busy ms per import by part: a sample goes to the nearest frame of the bundle on its stack
 // (resolved through the bundle's source map to a package or lib/ folder, native work it called included); a sample
@@ -22,6 +23,8 @@ const REPOSITORY = fileURLToPath(new URL('../../../', import.meta.url));
 const ENTRIES = {
   worker: EXAMPLE_WORKER_ENTRY,
   'bench worker, mini payload': join(REPOSITORY, 'test/bench/bundle/leasefence-handler-mini.ts'),
+  sweeper: join(REPOSITORY, 'functions/sweeper.ts'),
+  admin: join(REPOSITORY, 'functions/admin.ts'),
   'powertools-idempotency': join(REPOSITORY, 'test/bench/bundle/peer-handler.ts'),
 } as const;
 const ENVIRONMENT = {
