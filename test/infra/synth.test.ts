@@ -12,8 +12,8 @@ import { logicalIdOf, type Template } from './support/template-queries.js';
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const FUNCTIONS = ['worker', 'sweeper', 'admin'] as const;
 /**
- * Budget per bundle (minified code; the AWS SDK comes from the runtime by default), about 2–3 % above each size in
- * its size measured with the construct's settings (worker 222.9 kB, its example payload schemas in zod/mini like
+ * Budget per bundle (minified code; the AWS SDK comes from the runtime by default), about 2–3 % above each size
+ * measured with the construct's settings (worker 222.9 kB, its example payload schemas in zod/mini like
  * lib/; sweeper 149.5 kB and admin 175.0 kB, BENCHMARKS.md figure 5), so growth fails here; issue #29's worker
  * target, 120 kB, is not reached.
  */
