@@ -6,7 +6,7 @@ import { countRequests, type RequestCounter } from '../../support/request-counte
 import { attachBenchEngine } from '../support/attached-engine.js';
 import { pinProcess } from '../support/cpu-pinning.js';
 import { benchIdentity, leasefenceMessage, peerJob, runName } from '../support/jobs.js';
-import { median, nowMs, percentile } from '../support/stats.js';
+import { median, nowMs, pairedRatio, percentile } from '../support/stats.js';
 import type { HandlerBatchRow, HandlerChildConfig, HandlerRunSample, HandlerSystem } from './types.js';
 
 // Child process of the end-to-end figure: imports both handler bundles (each built as the construct builds a
@@ -176,7 +176,7 @@ async function measure(): Promise<HandlerBatchRow[]> {
         if (!leasefenceFirst) lf.push(await timedRun(leasefence, concurrency, config.batchesPerRun));
       }
       const paired = (pick: (sample: HandlerRunSample) => number) =>
-        median(lf.map((sample, index) => pick(sample) / pick(pe[index] as HandlerRunSample)));
+        pairedRatio(lf.map(pick), pe.map(pick)) ?? Number.NaN;
       rows.push({
         mode,
         concurrency,

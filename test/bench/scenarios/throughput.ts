@@ -3,7 +3,7 @@ import type { BenchEngine } from '../support/bench-engine.js';
 import { benchIdentity, leasefenceMessage, peerJob, runName } from '../support/jobs.js';
 import { createLeasefenceWorker } from '../support/leasefence-worker.js';
 import { createPeerWorker } from '../support/peer-worker.js';
-import { median, nowMs, percentile } from '../support/stats.js';
+import { median, nowMs, pairedRatio, percentile } from '../support/stats.js';
 
 /**
  * Protocol only (the job writes nothing), or with one side-effect write per job, which the peer makes with a
@@ -179,15 +179,17 @@ async function measureThroughput(engine: BenchEngine, options: ThroughputOptions
         peerSamples.push(await timedRun(peer, concurrency, jobsPerRun, engine));
         if (!leasefenceFirst) lfSamples.push(await timedRun(leasefence, concurrency, jobsPerRun, engine));
       }
-      const ratios = lfSamples.map(
-        (sample, index) => sample.jobsPerSecond / (peerSamples[index] as RunSample).jobsPerSecond,
-      );
       rows.push({
         mode,
         concurrency,
         leasefence: summarise(lfSamples),
         peer: summarise(peerSamples),
-        ratio: median(ratios),
+        // A peer run with no throughput gives no ratio: NaN, which no target judges met.
+        ratio:
+          pairedRatio(
+            lfSamples.map((sample) => sample.jobsPerSecond),
+            peerSamples.map((sample) => sample.jobsPerSecond),
+          ) ?? Number.NaN,
       });
     }
   }

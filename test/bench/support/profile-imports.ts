@@ -56,7 +56,7 @@ function partsOf({ profile, nodes, parents }: ProfileTree, bundleUrl: string, ma
         // Map sources are relative to the bundle; partOf names them from the repository's root.
         part = source ? partOf(relative(REPOSITORY, fileURLToPath(new URL(source, bundleUrl)))) : 'bundle (top level)';
       } else {
-        outerPackage = url.match(/node_modules\/((?:@[^/]+\/)?[^/]+)/)?.[1] ?? outerPackage;
+        if (url.includes('node_modules/')) outerPackage = partOf(url);
       }
     }
     part ??=

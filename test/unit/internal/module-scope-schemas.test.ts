@@ -160,8 +160,9 @@ describe('lib/ builds no zod schema at import (issue 29, cold start)', () => {
 
 /**
  * zod instances (schemas and checks) built while the handler modules are imported one after the other in one fresh
- * process (worker, then sweeper, then admin: each figure counts what its import adds), through zod's documented
- * global `postProcessor` hook (a diagnostic: nothing patched). Upper bounds measured after the lazy-schema round
+ * process (worker, then sweeper, then admin: each figure counts what its import adds), through the `postProcessor`
+ * key of zod's `config()`, which zod marks internal: a test-only diagnostic, nothing patched, and should zod drop the
+ * key the count reads 0 and the test fails (it expects the worker to build some). Upper bounds measured after the lazy-schema round
  * (test/bench/README.md, "Cold start"); the worker's includes its job's payload schema (17 instances) and what
  * readConfig and defineJob parse at import.
  */
@@ -173,7 +174,8 @@ const IMPORT_BOUNDS = [
 
 const COUNT_PROBE = `
 let built = 0;
-globalThis.__zod_globalConfig = { postProcessor: () => { built += 1; } };
+const { config } = await import('zod/v4/core');
+config({ postProcessor: () => { built += 1; } });
 const counts = [];
 for (const entry of process.argv.slice(1)) {
   const before = built;
