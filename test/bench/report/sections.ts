@@ -1,5 +1,6 @@
 import type { RequestCount } from '../scenarios/request-counts.js';
 import { type InitTime, initRatio } from '../support/init-time.js';
+import { RulesFloor } from '../support/rules-floor.js';
 import { bundleCompositionSection } from './bundle-composition-section.js';
 import { coldInvocationSection } from './cold-start-section.js';
 import { kb, mb, num, table } from './format.js';
@@ -162,6 +163,15 @@ function sweeperSection(results: BenchResults): string {
   ].join('\n');
 }
 
+/** Figure 5's reading of its two rules-floor rows: what each holds and what its init ÷ peer bounds. */
+function rulesFloorText(): string {
+  return [
+    "**The floor the project's rules set.** The two rules-floor rows hold only what the project's rules put in a leasefence Lambda, and no leasefence code.",
+    `\`${RulesFloor.worker}\` (test/bench/bundle/rules-floor.ts) is what every leasefence worker must hold: a \`zod/mini\` schema of the SQS envelope built at import (leasefence's fields and checks, written apart from lib/), Powertools Logger, Metrics and batch (partial batch responses), and the DocumentClient the worker gives each job as \`ctx.client\`, one PutCommand per record; a worker held to the rules cannot import faster or bundle smaller, so the worker's init ÷ peer minus this row's is leasefence's own share.`,
+    `\`${RulesFloor.plainClient}\` (rules-floor-plain-client.ts) is the same with a plain \`DynamoDBClient\`, \`PutItemCommand\` and \`marshall\`, the floor the sweeper and admin functions could reach (they give no job a DocumentClient): their init ÷ peer minus this row's is their leasefence share (they need no batch processor, so for them the floor is close, not exact).`,
+  ].join(' ');
+}
+
 /** Figure section: bundle. */
 function bundleSection(results: BenchResults): string {
   const report = results.bundles;
@@ -174,6 +184,8 @@ function bundleSection(results: BenchResults): string {
     '## 5. Lambda bundles: minified size and module initialisation',
     '',
     "leasefence functions: the project's CDK synth (infra/app/synth.ts, sizes by infra/app/bundle-size.ts), esbuild minified ESM, once with the AWS SDK external (`bundleAwsSdk: false`, the construct's default: the Lambda runtime provides SDK v3) and once bundled. Peer: an SQS handler with Powertools batch + `makeIdempotent` (test/bench/bundle/peer-handler.ts) bundled with the same esbuild settings. Init = time of `import()` of the bundle in a fresh `node` process with the construct's `NODE_OPTIONS` (`--enable-source-maps`, for every bundle alike: Node registers the bundle's source map at import, which a deployed function pays) (median of N, round-robin across bundles, every other round reversed): module evaluation of a cold start, not the Lambda runtime's own start. Init ÷ peer is the median of the per-round ratios (each bundle's run over the peer's run of the same round), so a drift in the machine's load moves both sides of a pair alike. SDK-external bundles import the SDK from node_modules, as they would from the runtime. The two `bench worker` rows are the worker handler running the benchmark job alone (test/bench/bundle/leasefence-handler.ts and leasefence-handler-mini.ts), its payload schema written with zod classic and with `zod/mini`: lib/ itself uses `zod/mini`, so classic zod is in a bundle only when the job module imports it. The targets judge `worker`, the project's own worker (the example jobs, their payload schemas in `zod/mini`).",
+    '',
+    rulesFloorText(),
     '',
     table(
       [

@@ -14,14 +14,15 @@ import type { ColdInvocation } from '../support/cold-invocation.js';
 import { constructBundling } from '../support/construct-bundling.js';
 import { type InitTarget, type InitTime, measureInitTimes } from '../support/init-time.js';
 import { runName } from '../support/jobs.js';
+import { RulesFloor, type RulesFloorName } from '../support/rules-floor.js';
 import { nowMs } from '../support/stats.js';
 import { measureColdInvocation } from './cold-invocation.js';
 
 /** One function of figure 5: minified code bytes with the AWS SDK left to the runtime (the default) and bundled. */
 interface BundleRow {
-  name: 'worker' | 'sweeper' | 'admin' | 'powertools-idempotency' | BenchWorkerName;
+  name: 'worker' | 'sweeper' | 'admin' | 'powertools-idempotency' | SdkExternalOnlyName;
   sdkExternalBytes: number;
-  /** Undefined for the bench worker rows: only the default (SDK external) is built for them, to keep the smoke test cheap. */
+  /** Undefined for the bench worker and rules floor rows: only the default (SDK external) is built for them, to keep the smoke test cheap. */
   sdkBundledBytes: number | undefined;
   /** Module initialisation of the default bundle, the SDK resolved from node_modules as the runtime provides it. */
   initSdkExternal: InitTime | undefined;
@@ -49,7 +50,18 @@ const BENCH_WORKERS = {
   'bench worker, classic payload': fileURLToPath(new URL('../bundle/leasefence-handler.ts', import.meta.url)),
   'bench worker, mini payload': fileURLToPath(new URL('../bundle/leasefence-handler-mini.ts', import.meta.url)),
 } as const;
-type BenchWorkerName = keyof typeof BENCH_WORKERS;
+
+/**
+ * The floor the project's rules set (issue #29, support/rules-floor.ts): a function held to those rules cannot
+ * import faster than these, so its init ÷ peer minus the floor's is leasefence's own share.
+ */
+const RULES_FLOORS: Record<RulesFloorName, string> = {
+  [RulesFloor.worker]: fileURLToPath(new URL('../bundle/rules-floor.ts', import.meta.url)),
+  [RulesFloor.plainClient]: fileURLToPath(new URL('../bundle/rules-floor-plain-client.ts', import.meta.url)),
+};
+/** The entries built only with the AWS SDK external: the bench workers, then the rules floors. */
+const SDK_EXTERNAL_ONLY: Record<SdkExternalOnlyName, string> = { ...BENCH_WORKERS, ...RULES_FLOORS };
+type SdkExternalOnlyName = keyof typeof BENCH_WORKERS | RulesFloorName;
 /**
  * SDK-external bundles are timed from here, so `@aws-sdk/*` resolves to this repository's node_modules; a directory
  * of this run's own, removed at its end: node_modules may be shared by several checkouts, whose figure 9 runs keep
@@ -124,7 +136,8 @@ function resolvable(file: string, name: string): string {
 /**
  * Figure 5: the three leasefence bundles (through the project's own CDK synth and infra/app/bundle-size.ts) and a
  * Powertools-idempotency SQS handler bundled the same way, with the AWS SDK external (the construct's default)
- * and bundled; then the import time of each bundle in fresh node processes.
+ * and bundled, and the bench workers and rules floors with the SDK external only; then the import time of each
+ * bundle in fresh node processes.
  */
 async function measureBundles(options: { initRuns: number }): Promise<BundleReport> {
   const started = nowMs();
@@ -134,11 +147,11 @@ async function measureBundles(options: { initRuns: number }): Promise<BundleRepo
   try {
     const peerExternal = await bundleEntry(PEER_ENTRY, peerDir, 'peer', false);
     const peerBundled = await bundleEntry(PEER_ENTRY, peerDir, 'peer', true);
-    const benchNames = Object.keys(BENCH_WORKERS) as BenchWorkerName[];
-    const benchBundles = await Promise.all(
-      benchNames.map(async (name) => ({
+    const externalOnlyNames = Object.keys(SDK_EXTERNAL_ONLY) as SdkExternalOnlyName[];
+    const externalOnly = await Promise.all(
+      externalOnlyNames.map(async (name) => ({
         name,
-        external: await bundleEntry(BENCH_WORKERS[name], peerDir, name, false),
+        external: await bundleEntry(SDK_EXTERNAL_ONLY[name], peerDir, name, false),
       })),
     );
     const synthSeconds = (nowMs() - started) / 1000;
@@ -148,8 +161,8 @@ async function measureBundles(options: { initRuns: number }): Promise<BundleRepo
       target('sweeper', resolvable(external.files.sweeper, 'sweeper')),
       target('admin', resolvable(external.files.admin, 'admin')),
       target('powertools-idempotency', resolvable(peerExternal.file, 'powertools-idempotency')),
-      ...benchBundles.map((bench) =>
-        target(bench.name, resolvable(bench.external.file, bench.name.replace(/\W+/g, '-'))),
+      ...externalOnly.map((entry) =>
+        target(entry.name, resolvable(entry.external.file, entry.name.replace(/\W+/g, '-'))),
       ),
       target('worker+sdk', bundled.files.worker),
       target('powertools-idempotency+sdk', peerBundled.file),
@@ -163,12 +176,12 @@ async function measureBundles(options: { initRuns: number }): Promise<BundleRepo
       initSdkExternal: initOf(name),
       initSdkBundled: initOf(`${name}+sdk`),
     }));
-    for (const bench of benchBundles) {
+    for (const entry of externalOnly) {
       rows.push({
-        name: bench.name,
-        sdkExternalBytes: bench.external.bytes,
+        name: entry.name,
+        sdkExternalBytes: entry.external.bytes,
         sdkBundledBytes: undefined,
-        initSdkExternal: initOf(bench.name),
+        initSdkExternal: initOf(entry.name),
         initSdkBundled: undefined,
       });
     }

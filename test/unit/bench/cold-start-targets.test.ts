@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { coldStartTargets } from '../../bench/report/cold-start-targets.js';
 import { runMeta } from '../../bench/report/results.js';
 import type { BundleRow } from '../../bench/scenarios/bundles.js';
+import { RulesFloor } from '../../bench/support/rules-floor.js';
 import { median } from '../../bench/support/stats.js';
 
 /** A figure 5 row whose SDK-external init took `samples` ms, one per round (a number: 15 rounds alike; undefined: not timed). */
@@ -58,6 +59,49 @@ describe('figure 5 targets: module init against the peer, bundle size', () => {
     const [bundle] = targets([row('worker', 90, 120_001), row('powertools-idempotency', 100)]);
 
     expect(bundle?.status).toBe('missed');
+  });
+
+  it("gives a missed init target the rules floor's ratio and each function's share above it", () => {
+    const [, worker, others] = targets([
+      row('worker', 127),
+      row('sweeper', 120),
+      row('admin', 115),
+      row(RulesFloor.worker, 109),
+      row(RulesFloor.plainClient, 95),
+      row('powertools-idempotency', 100),
+    ]);
+
+    expect(worker?.status).toBe('missed');
+    expect(worker?.note).toContain('imports at 1.09× the peer');
+    expect(worker?.note).toContain("leasefence's own share: worker 0.18.");
+    // The floor itself is over 1.0×: the note says the target is below it.
+    expect(worker?.note).toContain('The 1.0× target is below that floor in this run.');
+    expect(others?.note).toContain('plain DynamoDB client');
+    expect(others?.note).toContain('sweeper 0.25, admin 0.20.');
+    expect(others?.note).not.toContain('below that floor');
+  });
+
+  it('leaves the floor out of the notes when it was not measured, and never judges from it', () => {
+    const [, worker] = targets([
+      row('worker', 127),
+      row(RulesFloor.worker, undefined),
+      row('powertools-idempotency', 100),
+    ]);
+    const [, met] = targets([row('worker', 90), row('powertools-idempotency', 100)]);
+
+    expect(worker).toMatchObject({ status: 'missed' });
+    expect(worker?.note).toBeUndefined();
+    expect(met).toMatchObject({ status: 'met' });
+    expect(met?.note).toBeUndefined();
+  });
+
+  it("adds the rules floor's size to the missed bundle target when it was built", () => {
+    const [withFloor] = targets([row('worker', 90, 222_900), row(RulesFloor.worker, 90, 62_000)]);
+    const [notBuilt] = targets([row('worker', 90, 222_900), row(RulesFloor.worker, 90, Number.NaN)]);
+
+    expect(withFloor?.note).toContain('is 62.0 kB minified in this run: 120.0 kB leaves 58.0 kB');
+    expect(notBuilt?.status).toBe('missed');
+    expect(notBuilt?.note).not.toContain('rules floor');
   });
 
   it('is not run, never met, when a function or the peer was not timed', () => {
