@@ -1,8 +1,9 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { createDocumentClient, type EndpointOptions, loadSqsClient } from '../aws-clients.js';
+import { type EndpointOptions, loadSqsClient } from '../aws-clients.js';
 import { type Clock, systemClock } from '../clock.js';
 import type { LeasefenceConfig } from '../config.js';
+import { createDocumentClient } from '../document-client.js';
 import { WorkItemStore } from '../store/work-item-store.js';
 
 /** The clients a handler builds once per container from its configuration, and the clock its store runs on. */
