@@ -290,7 +290,6 @@ export {
   type PlainUpdate,
   plainSender,
   putItemInput,
-  type SendOptions,
   sendDelete,
   sendGet,
   sendPut,
@@ -300,6 +299,5 @@ export {
   sendUpdate,
   type TableClient,
   toPlainItem,
-  translationOf,
   updateItemInput,
 };
