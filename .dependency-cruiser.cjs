@@ -17,7 +17,7 @@ const SHIPPED = '^(lib|functions|infra/(construct|cli|console|local|testing))/';
 const DYNAMODB_ITEM_ACCESS_ALLOWED = [
   '^lib/store/',
   '^lib/fenced/',
-  '^lib/aws-clients\\.ts$',
+  '^lib/(aws-clients|document-client)\\.ts$',
   '^infra/testing/(conformance-engine|target-state)\\.ts$',
   '^infra/local/resources\\.ts$',
   '^infra/cli/commands/raise-fences\\.ts$',

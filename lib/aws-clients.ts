@@ -1,6 +1,6 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import type { SQSClient, SQSClientConfig } from '@aws-sdk/client-sqs';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { marshallOptions } from '@aws-sdk/util-dynamodb';
 
 /** Where the AWS clients point: AWS by default, or a local engine (dynalite, fauxqs, moto) by endpoint. */
 interface EndpointOptions {
@@ -11,6 +11,16 @@ interface EndpointOptions {
   /** SDK attempts per request (the SDK retries throttles and network errors; the store copes with lost responses). */
   maxAttempts?: number;
 }
+
+/**
+ * How leasefence marshals items: undefined attributes are dropped (optional fields never become NULLs), on
+ * util-dynamodb's defaults otherwise. createDocumentClient configures its DocumentClient with these; the store
+ * applies them itself when it sends through a plain client (createPlainClient).
+ */
+const MARSHALL_OPTIONS: Readonly<marshallOptions> = Object.freeze({
+  removeUndefinedValues: true,
+  convertClassInstanceToMap: false,
+});
 
 const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 
@@ -26,14 +36,12 @@ function clientConfig(options: EndpointOptions): DynamoDBClientConfig & SQSClien
 }
 
 /**
- * A DocumentClient that drops undefined attributes (optional fields never become NULLs), on the SDK's defaults
- * otherwise. Every request it sends, the store's plain conditional writes included, runs its one middleware
- * stack, resolved per request: an observer or fault added to it at any time reaches the next request.
+ * A plain DynamoDBClient on the SDK's defaults, for code that sends only through the store (the sweeper, the admin
+ * API): the store marshals its requests itself with the same options a DocumentClient from createDocumentClient
+ * (lib/document-client.ts) has, so this module loads no @aws-sdk/lib-dynamodb at a cold start.
  */
-function createDocumentClient(options: EndpointOptions = {}): DynamoDBDocumentClient {
-  return DynamoDBDocumentClient.from(new DynamoDBClient(clientConfig(options)), {
-    marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
-  });
+function createPlainClient(options: EndpointOptions = {}): DynamoDBClient {
+  return new DynamoDBClient(clientConfig(options));
 }
 
 /**
@@ -45,4 +53,4 @@ async function loadSqsClient(options: EndpointOptions = {}): Promise<SQSClient> 
   return new SQSClient(clientConfig(options));
 }
 
-export { clientConfig, createDocumentClient, type EndpointOptions, loadSqsClient };
+export { clientConfig, createPlainClient, type EndpointOptions, loadSqsClient, MARSHALL_OPTIONS };

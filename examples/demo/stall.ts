@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { DemoEnvironment, Timeline, TimelineEvent } from '../../infra/local/demo-types.js';
-import { createDocumentClient } from '../../lib/aws-clients.js';
 import { type Clock, ManualClock } from '../../lib/clock.js';
+import { createDocumentClient } from '../../lib/document-client.js';
 import { payloadHash } from '../../lib/hashing.js';
 import { formatIdentity, type JobIdentity, parseIdentity } from '../../lib/identity.js';
 import { type AnyJobDefinition, JobRegistry } from '../../lib/job-definition.js';

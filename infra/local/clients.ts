@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { createDocumentClient } from '../../lib/aws-clients.js';
 import { systemClock } from '../../lib/clock.js';
+import { createDocumentClient } from '../../lib/document-client.js';
 import type { ProducerDependencies } from '../../lib/messaging/producer.js';
 import { createSqsClient } from '../../lib/sqs-client.js';
 import { PayloadStore } from '../../lib/store/payloads.js';

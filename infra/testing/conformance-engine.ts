@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { CreateTableCommand, type CreateTableCommandInput, DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { createDocumentClient } from '../../lib/aws-clients.js';
+import { createDocumentClient } from '../../lib/document-client.js';
 import { InvalidInputError } from '../../lib/errors.js';
 import { createSqsClient } from '../../lib/sqs-client.js';
 import { jobsTableDefinition, payloadsTableDefinition } from '../../lib/store/table.js';

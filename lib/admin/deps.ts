@@ -1,7 +1,7 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Clock } from '../clock.js';
 import type { SenderTenants } from '../messaging/sender-tenants.js';
 import type { SqsClientSource } from '../messaging/wake.js';
+import type { TableClient } from '../store/plain-requests.js';
 import type { WorkItemStore } from '../store/work-item-store.js';
 import type { RoutePrincipals } from './route-principals.js';
 
@@ -29,7 +29,7 @@ interface AdminDeps {
    * Reads the user's record tables when raise-fences looks for their highest `writer_epoch` (never the jobs
    * table: that is the store's); the caller's credentials need Scan on those tables.
    */
-  recordClient?: DynamoDBDocumentClient;
+  recordClient?: TableClient;
   /** Defaults to the store's clock. */
   clock?: Clock;
   /** The worker's counters, where the host keeps them in process (the local stack); absent on AWS (CloudWatch). */

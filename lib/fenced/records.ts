@@ -1,8 +1,8 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { type FenceRejectedError, InvalidInputError } from '../errors.js';
 import { parseInput } from '../internal/validation.js';
 import { sendConditional } from '../store/conditional-write.js';
+import type { TableClient } from '../store/plain-requests.js';
 import type { Claim } from '../store/work-item.js';
 import { type FencedBatchReport, incompleteBatchError, runFencedBatch } from './batch.js';
 import type { BusinessCondition } from './conditions.js';
@@ -21,7 +21,7 @@ import {
 
 /** How a FencedRecords helper is bound: the client, the claim whose fence every write carries, and who to tell. */
 interface FencedRecordsOptions {
-  client: DynamoDBDocumentClient;
+  client: TableClient;
   /** The claim of the running attempt. Never a bare number: fences of different operations are unrelated. */
   claim: Claim;
   /** Called once, before the error is thrown, when a rejection shows this claim superseded (abort the job here). */
@@ -74,7 +74,7 @@ const batchOptionsSchema = z.lazy(() =>
  */
 class FencedRecords {
   readonly claim: Claim;
-  private readonly client: DynamoDBDocumentClient;
+  private readonly client: TableClient;
   private readonly onFenceRejected: ((error: FenceRejectedError) => void) | undefined;
   private readonly signal: Pick<AbortSignal, 'throwIfAborted'> | undefined;
   private readonly guard: (() => void) | undefined;

@@ -1,6 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import {
   CapabilityMissingError,
   OwnershipLostError,
@@ -10,6 +9,7 @@ import {
 } from '../errors.js';
 import { formatIdentity } from '../identity.js';
 import { WorkState } from '../states.js';
+import { sendGet, type TableClient } from '../store/plain-requests.js';
 import { type JobOutcome, parseJobOutcome } from '../store/transitions.js';
 import { type Claim, isWorkItem, type StepRecord, type WorkItem } from '../store/work-item.js';
 import type { WorkItemStore } from '../store/work-item-store.js';
@@ -32,7 +32,7 @@ import {
 interface FencedTransactionsOptions {
   store: Pick<WorkItemStore, 'commitFencedTransaction' | 'get' | 'now' | 'workItemLocation'>;
   /** Reads a business record back when a cancellation did not return it (the caller's tables, never the store's). */
-  client: DynamoDBDocumentClient;
+  client: TableClient;
   claim: Claim;
   /** Called once, before the error is thrown, when the work item shows this claim superseded. */
   onOwnershipLost?: (error: OwnershipLostError) => void;
@@ -212,11 +212,8 @@ class FencedTransactions {
     const write = plan.writes[index] as SharedWrite;
     const current =
       returned ??
-      (
-        await this.options.client.send(
-          new GetCommand({ TableName: write.tableName, Key: { ...write.key }, ConsistentRead: true }),
-        )
-      ).Item;
+      (await sendGet(this.options.client, { TableName: write.tableName, Key: { ...write.key }, ConsistentRead: true }))
+        .Item;
     return businessConditionError(write.tableName, unmetExpectations(current, write.where), current, {
       label: `${label}: write ${index} (${write.kind})`,
       write: { index, kind: write.kind },

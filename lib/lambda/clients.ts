@@ -1,25 +1,39 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { createDocumentClient, type EndpointOptions, loadSqsClient } from '../aws-clients.js';
+import { createPlainClient, type EndpointOptions, loadSqsClient } from '../aws-clients.js';
 import { type Clock, systemClock } from '../clock.js';
 import type { LeasefenceConfig } from '../config.js';
+import type { TableClient } from '../store/plain-requests.js';
 import { WorkItemStore } from '../store/work-item-store.js';
 
 /** The clients a handler builds once per container from its configuration, and the clock its store runs on. */
-interface HandlerClients {
-  client: DynamoDBDocumentClient;
+interface HandlerClients<C extends TableClient = DynamoDBClient> {
+  client: C;
   store: WorkItemStore;
   clock: Clock;
 }
 
+/** Where a handler's DynamoDB client points: the configured local engine, or AWS. */
+function dynamodbEndpointOptions(config: LeasefenceConfig): EndpointOptions {
+  return config.dynamodbEndpoint ? { endpoint: config.dynamodbEndpoint } : {};
+}
+
 /**
- * Builds the DynamoDB client and the store (local endpoints when configured, AWS otherwise), on the
- * SDK's default options: one DynamoDB client whose middleware stack every request of the handler runs, so a
- * tracer or counter added to `client`, at any time, sees the store's writes too. Not `cacheMiddleware`: it would
- * save a little CPU per request (test/bench/README.md, "Worker CPU") but ignores middleware added after the first one.
+ * The clients of a handler whose code reaches DynamoDB only through the store (the sweeper, the admin API): a plain
+ * DynamoDBClient (the store marshals its own requests, so no @aws-sdk/lib-dynamodb loads at a cold start) and the
+ * store on it. Handlers that give jobs a DocumentClient use createJobHandlerClients (lib/lambda/job-clients.ts).
  */
 function createHandlerClients(config: LeasefenceConfig, clock: Clock = systemClock): HandlerClients {
-  const client = createDocumentClient(config.dynamodbEndpoint ? { endpoint: config.dynamodbEndpoint } : {});
+  return handlerClientsOn(createPlainClient(dynamodbEndpointOptions(config)), config, clock);
+}
+
+/**
+ * The store on `client` (local endpoints when configured, AWS otherwise), on the SDK's default options: one
+ * DynamoDB client whose middleware stack every request of the handler runs, so a tracer or counter added to
+ * `client`, at any time, sees the store's writes too. Not `cacheMiddleware`: it would save a little CPU per request
+ * (test/bench/README.md, "Worker CPU") but ignores middleware added after the first one.
+ */
+function handlerClientsOn<C extends TableClient>(client: C, config: LeasefenceConfig, clock: Clock): HandlerClients<C> {
   const store = new WorkItemStore({
     client,
     tableName: config.jobsTable,
@@ -49,4 +63,11 @@ function lazySqsClient(config: LeasefenceConfig): () => Promise<SQSClient> {
   };
 }
 
-export { createHandlerClients, type HandlerClients, lazySqsClient, sqsEndpointOptions };
+export {
+  createHandlerClients,
+  dynamodbEndpointOptions,
+  type HandlerClients,
+  handlerClientsOn,
+  lazySqsClient,
+  sqsEndpointOptions,
+};

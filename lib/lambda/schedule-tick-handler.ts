@@ -11,7 +11,8 @@ import { parseSchedulesVariable } from '../messaging/schedules-variable.js';
 import { METRIC_NAMESPACE, METRIC_SCHEDULE_DIMENSION, MetricName, serviceName } from '../metric-names.js';
 import { createSqsClient } from '../sqs-client.js';
 import { PayloadStore } from '../store/payloads.js';
-import { createHandlerClients, sqsEndpointOptions } from './clients.js';
+import { sqsEndpointOptions } from './clients.js';
+import { createJobHandlerClients } from './job-clients.js';
 import { describeError } from './sweeper-handler.js';
 
 // The schemas here are built on first use (z.lazy: the same checks and issues), not at import: a cold start
@@ -41,7 +42,7 @@ function boot(options: ScheduleTickHandlerOptions): ScheduleTickDependencies {
   const config = options.config ?? readConfig();
   if (!config.queueUrl) throw new ConfigurationError('LEASEFENCE_QUEUE_URL is required by the schedule tick');
   const schedules = options.schedules ?? parseSchedulesVariable(process.env[EnvironmentVariable.schedules]);
-  const { client, store, clock } = createHandlerClients(config, options.clock);
+  const { client, store, clock } = createJobHandlerClients(config, options.clock);
   const payloads = new PayloadStore(client, config.payloadsTable, clock);
   const delayed = { client, jobsTable: config.jobsTable, jobs: [], deadlineShards: config.deadlineShards, clock };
   const sqs = createSqsClient(sqsEndpointOptions(config));

@@ -15,8 +15,9 @@ import { PayloadStore } from '../store/payloads.js';
 import { powertoolsTelemetry, type Telemetry } from '../telemetry.js';
 import type { PayloadResolver } from '../worker/load-payload.js';
 import { type MessageResult, WorkerRuntime } from '../worker/worker-runtime.js';
-import { createHandlerClients, lazySqsClient } from './clients.js';
+import { lazySqsClient } from './clients.js';
 import { identifierKeyLoader } from './identifier-key.js';
+import { createJobHandlerClients } from './job-clients.js';
 
 /** Options of the SQS worker handler: the job types it runs and how to reach its resources. */
 interface SqsWorkerHandlerOptions {
@@ -56,7 +57,7 @@ function senderOf(record: SQSRecord): MessageSender {
  */
 function createSqsWorkerHandler(options: SqsWorkerHandlerOptions): SqsWorkerHandler {
   const config = options.config ?? readConfig();
-  const { client, store, clock } = createHandlerClients(config, options.clock);
+  const { client, store, clock } = createJobHandlerClients(config, options.clock);
   const sqs = lazySqsClient(config);
   const logger = new Logger({ serviceName: serviceName() });
   const metrics = new Metrics({

@@ -7,7 +7,7 @@ import type { Clock } from '../clock.js';
 import { type LeasefenceConfig, readConfig } from '../config.js';
 import { ConfigurationError } from '../errors.js';
 import { parseInput } from '../internal/validation.js';
-import { createHandlerClients } from '../lambda/clients.js';
+import { createJobHandlerClients } from '../lambda/job-clients.js';
 import { METRIC_NAMESPACE, serviceName } from '../metric-names.js';
 import { DAY_MS, RetentionDays } from '../rules.js';
 import { powertoolsTelemetry, type Telemetry } from '../telemetry.js';
@@ -58,7 +58,7 @@ function createRecorder(options: ShadowOptions): {
   if (typeof options.identify !== 'function') throw new ConfigurationError('shadow: identify must be a function');
   const bounds = parseInput(boundsSchema, options, 'shadow options');
   const config = options.config ?? readConfig();
-  const { client, store, clock } = createHandlerClients(config, options.clock);
+  const { client, store, clock } = createJobHandlerClients(config, options.clock);
   const metrics = new Metrics({ namespace: METRIC_NAMESPACE, serviceName: serviceName() });
   // Identifiers are withheld from these logs (no key is loaded): the shadow path logs only failures.
   const telemetry =

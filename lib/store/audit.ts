@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { PutCommand, type PutCommandInput, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { PutCommandInput, QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { type Key, type QueryPage, queryPage, type StoreConnection } from './connection.js';
+import { sendPut } from './plain-requests.js';
 import { AUDIT_PARTITION, TableKeys } from './table.js';
 import type { CallerIdentity } from './work-item.js';
 
@@ -78,7 +79,7 @@ class AuditLog {
   /** Writes one audit record stamped `at` (never overwrites one: fresh id in the key). Throws on a storage error. */
   async put(input: AuditInput, at: number): Promise<AuditRecord> {
     const record = auditRecord(input, at, randomUUID());
-    await this.db.client.send(new PutCommand(buildAuditPut(this.db.table.tableName, record)));
+    await sendPut(this.db.client, buildAuditPut(this.db.table.tableName, record));
     return record;
   }
 

@@ -1,5 +1,6 @@
-import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { Clock } from '../clock.js';
+import { sendQuery, type TableClient } from './plain-requests.js';
 import type { TableContext } from './requests.js';
 import { deadlineShardName } from './table.js';
 
@@ -9,7 +10,7 @@ import { deadlineShardName } from './table.js';
  * talks to the table.
  */
 interface StoreConnection {
-  readonly client: DynamoDBDocumentClient;
+  readonly client: TableClient;
   readonly table: TableContext;
   readonly clock: Clock;
 }
@@ -45,23 +46,21 @@ function deadlineShardNames(table: TableContext): string[] {
 }
 
 /** Sends one Query and returns its rows and where it stopped. */
-async function queryPage(client: DynamoDBDocumentClient, input: QueryCommandInput): Promise<QueryPage> {
-  const output = await client.send(new QueryCommand(input));
+async function queryPage(client: TableClient, input: QueryCommandInput): Promise<QueryPage> {
+  const output = await sendQuery(client, input);
   return { items: output.Items ?? [], ...(output.LastEvaluatedKey ? { next: output.LastEvaluatedKey } : {}) };
 }
 
 /** Sums `Count` over the pages of one Query (Select COUNT), stopping after `maxPages` (then not complete). */
 async function countMatching(
-  client: DynamoDBDocumentClient,
+  client: TableClient,
   input: QueryCommandInput,
   maxPages = MAX_COUNT_PAGES,
 ): Promise<PartialCount> {
   let count = 0;
   let key: Key | undefined;
   for (let page = 0; page < maxPages; page += 1) {
-    const output = await client.send(
-      new QueryCommand({ ...input, Select: 'COUNT', ...(key ? { ExclusiveStartKey: key } : {}) }),
-    );
+    const output = await sendQuery(client, { ...input, Select: 'COUNT', ...(key ? { ExclusiveStartKey: key } : {}) });
     count += output.Count ?? 0;
     key = output.LastEvaluatedKey;
     if (!key) return { count, complete: true };

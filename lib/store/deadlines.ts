@@ -1,4 +1,3 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { JobIdentity } from '../identity.js';
 import { sendConditional } from './conditional-write.js';
 import {
@@ -22,6 +21,7 @@ import {
   buildShardStateQuery,
   resignalLanded,
 } from './deadline-requests.js';
+import { sendQuery } from './plain-requests.js';
 import { deadlineShardFor, deadlineShardName } from './table.js';
 import type { WorkItem } from './work-item.js';
 
@@ -49,7 +49,7 @@ class Deadlines {
   /** One page of shard number `shard`: entries whose deadline is before `now`, oldest first, with its read cost. */
   async duePage(shard: number, now: number, limit: number, startKey?: Key): Promise<QueryPage & { cost: ReadCost }> {
     const request = buildDeadlineQuery(this.db.table.tableName, deadlineShardName(shard), now, limit, startKey);
-    const output = await this.db.client.send(new QueryCommand(request));
+    const output = await sendQuery(this.db.client, request);
     const items = output.Items ?? [];
     return {
       items,

@@ -1,7 +1,8 @@
-import { GetCommand, type GetCommandInput, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { GetCommandInput, UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { InvalidInputError } from '../errors.js';
 import { sendConditional } from './conditional-write.js';
 import type { StoreConnection } from './connection.js';
+import { sendGet } from './plain-requests.js';
 
 /*
  * The fence epoch: a fence is `epoch × FENCE_EPOCH_UNIT + counter`, so fences order by deployment epoch first,
@@ -89,7 +90,7 @@ class FenceEpochs {
 
   /** The stored epoch, read consistently now (no cache). */
   async read(): Promise<number> {
-    const output = await this.db.client.send(new GetCommand(buildFenceEpochRead(this.db.table.tableName)));
+    const output = await sendGet(this.db.client, buildFenceEpochRead(this.db.table.tableName));
     return storedEpoch(output.Item);
   }
 

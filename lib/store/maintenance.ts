@@ -1,4 +1,3 @@
-import { GetCommand, QueryCommand, ScanCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import type { JobIdentity } from '../identity.js';
 import { sendConditional } from './conditional-write.js';
@@ -12,6 +11,7 @@ import {
 } from './maintenance-requests.js';
 import { buildProbeQuery } from './parked-requests.js';
 import { type ErasureBounds, eraseTenantData } from './payload-erasure.js';
+import { sendGet, sendQuery, sendScan, sendTransactWrite } from './plain-requests.js';
 
 /** The sweeper's stored position: the shard the next run starts at (none: shard 0) and the row's version. */
 interface StoredCursorRow {
@@ -44,7 +44,7 @@ class Maintenance {
 
   /** Reads the sweeper's cursor row (consistent). A missing or malformed row is version 0, no shard. */
   async loadSweepCursor(): Promise<StoredCursorRow> {
-    const output = await this.db.client.send(new GetCommand(buildSweepCursorRead(this.db.table.tableName)));
+    const output = await sendGet(this.db.client, buildSweepCursorRead(this.db.table.tableName));
     const parsed = cursorRowSchema.safeParse(output.Item);
     if (!parsed.success) return { version: 0 };
     const { nextShard, version } = parsed.data;
@@ -63,9 +63,7 @@ class Maintenance {
 
   /** One page (at most `limit` rows read) of the identities of every work item, by a consistent Scan. */
   async scanWorkItems(limit: number, startKey?: Key): Promise<WorkItemScanPage> {
-    const output = await this.db.client.send(
-      new ScanCommand(buildWorkItemScan(this.db.table.tableName, limit, startKey)),
-    );
+    const output = await sendScan(this.db.client, buildWorkItemScan(this.db.table.tableName, limit, startKey));
     const identities = (output.Items ?? []).map((row) => ({
       tenantId: row.tenantId as string,
       operationId: row.operationId as string,
@@ -80,9 +78,7 @@ class Maintenance {
   async *allRows(pageSize = 500): AsyncGenerator<Record<string, unknown>> {
     let startKey: Key | undefined;
     do {
-      const output = await this.db.client.send(
-        new ScanCommand(buildRowScan(this.db.table.tableName, pageSize, startKey)),
-      );
+      const output = await sendScan(this.db.client, buildRowScan(this.db.table.tableName, pageSize, startKey));
       yield* output.Items ?? [];
       startKey = output.LastEvaluatedKey;
     } while (startKey);
@@ -94,7 +90,7 @@ class Maintenance {
    */
   async supportsTransactions(): Promise<boolean> {
     try {
-      await this.db.client.send(new TransactWriteCommand(buildTransactionProbe(this.db.table.tableName)));
+      await sendTransactWrite(this.db.client, buildTransactionProbe(this.db.table.tableName));
       return true;
     } catch {
       return false;
@@ -108,7 +104,7 @@ class Maintenance {
 
   /** One cheap read of the jobs table and its parked index; throws when the table does not answer. */
   async probe(): Promise<void> {
-    await this.db.client.send(new QueryCommand(buildProbeQuery(this.db.table.tableName)));
+    await sendQuery(this.db.client, buildProbeQuery(this.db.table.tableName));
   }
 }
 

@@ -1,4 +1,3 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { mapBounded } from '../internal/bounded-parallel.js';
 import {
   countMatching,
@@ -12,6 +11,7 @@ import {
 } from './connection.js';
 import { PARKED_SHARD_READS_IN_FLIGHT, type ParkedIndex, parkedShards } from './parked-keys.js';
 import { buildOldestParkedQuery, buildParkedPageQuery, buildParkedShardQuery } from './parked-requests.js';
+import { sendQuery } from './plain-requests.js';
 
 /** The oldest parked time of a state (absent: nothing parked) and what reading it cost. */
 interface OldestParked {
@@ -31,7 +31,7 @@ class ParkedReads {
   async oldest(state: string, tenantId?: string): Promise<OldestParked> {
     const { index, keys } = parkedShards(state, tenantId);
     const firsts = await mapBounded(keys, PARKED_SHARD_READS_IN_FLIGHT, (key) =>
-      this.db.client.send(new QueryCommand(buildOldestParkedQuery(this.db.table.tableName, index, key))),
+      sendQuery(this.db.client, buildOldestParkedQuery(this.db.table.tableName, index, key)),
     );
     const cost: ReadCost = { requests: 0, items: 0, capacityUnits: 0 };
     for (const first of firsts) {

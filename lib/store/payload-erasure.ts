@@ -1,8 +1,9 @@
-import type { DynamoDBDocumentClient, QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { type ConditionalRequest, sendConditional } from './conditional-write.js';
 import { type Key, queryPage } from './connection.js';
 import { type ErasureBounds, type ErasureProgress, erasePages } from './erasure-bounds.js';
 import { ERASED_ATTRIBUTE } from './payloads.js';
+import type { TableClient } from './plain-requests.js';
 import { eraseRowText, workRowsWithText } from './row-text.js';
 import { erasePartitionShadows } from './shadow-erasure.js';
 import { KeyPrefix, TableKeys, TTL_ATTRIBUTE, tenantPartitionKeys } from './table.js';
@@ -47,7 +48,7 @@ function eraseBodyRequest(tableName: string, key: Record<string, unknown>, now: 
  * each) until `max` writes were made; true when the partition has none left.
  */
 async function erasePartition(
-  client: DynamoDBDocumentClient,
+  client: TableClient,
   tableName: string,
   partitionKey: string,
   bounds: ErasureBounds,
@@ -69,7 +70,7 @@ async function erasePartition(
  * a job's result or an error can quote its payload) until `max` writes were made; true when none is left.
  */
 async function clearPartitionText(
-  client: DynamoDBDocumentClient,
+  client: TableClient,
   jobsTable: string,
   partitionKey: string,
   bounds: ErasureBounds,
@@ -94,7 +95,7 @@ interface ErasureTables {
  * every write, also when a later request throws (the caller audits what was erased).
  */
 async function eraseTenantData(
-  client: DynamoDBDocumentClient,
+  client: TableClient,
   tables: ErasureTables,
   tenantId: string,
   bounds: ErasureBounds,

@@ -1,10 +1,11 @@
-import { type DynamoDBDocumentClient, GetCommand, type PutCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { PutCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { Clock } from '../clock.js';
 import { PayloadConflictError } from '../errors.js';
 import { canonicalJson, sha256Hex } from '../hashing.js';
 import { formatIdentity, type JobIdentity, parseIdentity, type ValidIdentity } from '../identity.js';
 import { DAY_MS, RetentionDays } from '../rules.js';
 import { sendConditional } from './conditional-write.js';
+import { sendGet, type TableClient } from './plain-requests.js';
 import { payloadKey, TTL_ATTRIBUTE } from './table.js';
 
 /** A stored inline payload body and the hash it was stored under. */
@@ -28,7 +29,7 @@ type PayloadSlot =
  */
 class PayloadStore {
   constructor(
-    private readonly client: DynamoDBDocumentClient,
+    private readonly client: TableClient,
     private readonly tableName: string,
     private readonly clock: Clock,
     private readonly retentionMs = RetentionDays.default * DAY_MS,
@@ -97,9 +98,11 @@ class PayloadStore {
    * not stored yet may still arrive (a carried body is stored after its row), an erased one never comes back.
    */
   async inspect(identity: ValidIdentity): Promise<PayloadSlot> {
-    const output = await this.client.send(
-      new GetCommand({ TableName: this.tableName, Key: payloadKey(identity), ConsistentRead: true }),
-    );
+    const output = await sendGet(this.client, {
+      TableName: this.tableName,
+      Key: payloadKey(identity),
+      ConsistentRead: true,
+    });
     const item = output.Item;
     if (!item) return { kind: 'empty' };
     const payloadHash = String(item.payloadHash);

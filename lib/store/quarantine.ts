@@ -1,9 +1,9 @@
-import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Clock } from '../clock.js';
 import { sha256Hex } from '../hashing.js';
 import { capMessage, DAY_MS, RetentionDays } from '../rules.js';
 import { WorkState } from '../states.js';
 import { parkedKeyAttributes, quarantineBucketOf } from './parked-keys.js';
+import { sendPut, type TableClient } from './plain-requests.js';
 import { JobsIndex, quarantineKey, TTL_ATTRIBUTE } from './table.js';
 
 /** Default retention of quarantine records: the one retention default (RetentionDays). */
@@ -52,7 +52,7 @@ interface QuarantineInput {
  * Touches no work item. The detail is capped (capMessage) so a hostile body cannot bloat the table.
  */
 async function recordQuarantine(
-  client: DynamoDBDocumentClient,
+  client: TableClient,
   tableName: string,
   clock: Clock,
   input: QuarantineInput,
@@ -80,7 +80,7 @@ async function recordQuarantine(
     [JobsIndex.parkedByState.sort]: now,
     [TTL_ATTRIBUTE]: Math.floor((now + retentionMs) / 1000),
   } as QuarantineRecord;
-  await client.send(new PutCommand({ TableName: tableName, Item: record }));
+  await sendPut(client, { TableName: tableName, Item: record });
   return record;
 }
 

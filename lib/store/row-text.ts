@@ -1,6 +1,6 @@
-import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { sendConditional } from './conditional-write.js';
 import { ExpressionBuilder } from './expressions.js';
+import { sendQuery, type TableClient } from './plain-requests.js';
 import { KeyPrefix, TableKeys } from './table.js';
 
 /**
@@ -33,30 +33,28 @@ function textOf(item: Record<string, unknown>): Pick<RowWithText, 'attributes' |
  * `limit` rows read; `next` resumes the page.
  */
 async function workRowsWithText(
-  client: DynamoDBDocumentClient,
+  client: TableClient,
   tableName: string,
   partitionKey: string,
   limit: number,
   startKey?: Record<string, unknown>,
 ): Promise<{ rows: RowWithText[]; next?: Record<string, unknown> }> {
-  const page = await client.send(
-    new QueryCommand({
-      TableName: tableName,
-      KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
-      ExpressionAttributeNames: {
-        '#pk': TableKeys.partition,
-        '#sk': TableKeys.sort,
-        '#result': 'result',
-        '#errorMessage': 'errorMessage',
-        '#steps': 'steps',
-      },
-      ExpressionAttributeValues: { ':pk': partitionKey, ':prefix': KeyPrefix.workItem },
-      ProjectionExpression: '#pk, #sk, #result, #errorMessage, #steps',
-      Limit: limit,
-      ConsistentRead: true,
-      ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-    }),
-  );
+  const page = await sendQuery(client, {
+    TableName: tableName,
+    KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+    ExpressionAttributeNames: {
+      '#pk': TableKeys.partition,
+      '#sk': TableKeys.sort,
+      '#result': 'result',
+      '#errorMessage': 'errorMessage',
+      '#steps': 'steps',
+    },
+    ExpressionAttributeValues: { ':pk': partitionKey, ':prefix': KeyPrefix.workItem },
+    ProjectionExpression: '#pk, #sk, #result, #errorMessage, #steps',
+    Limit: limit,
+    ConsistentRead: true,
+    ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+  });
   const rows = (page.Items ?? [])
     .map((item) => ({ key: { pk: String(item.pk), sk: String(item.sk) }, ...textOf(item) }))
     .filter((row) => row.attributes.length > 0 || row.steps.length > 0);
@@ -90,12 +88,7 @@ function eraseRowTextRequest(tableName: string, row: RowWithText, now: number) {
 }
 
 /** Removes one row's text; false when the row or a step it named is gone (nothing written). */
-async function eraseRowText(
-  client: DynamoDBDocumentClient,
-  tableName: string,
-  row: RowWithText,
-  now: number,
-): Promise<boolean> {
+async function eraseRowText(client: TableClient, tableName: string, row: RowWithText, now: number): Promise<boolean> {
   return (await sendConditional(client, eraseRowTextRequest(tableName, row, now))).ok;
 }
 

@@ -1,8 +1,8 @@
-import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { UnexpectedItemError } from '../errors.js';
 import type { JobIdentity } from '../identity.js';
 import type { Key, StoreConnection } from './connection.js';
+import { sendScan, sendUpdate } from './plain-requests.js';
 import {
   buildShadowEnd,
   buildShadowScan,
@@ -67,8 +67,9 @@ class ShadowClaims {
 
   /** Records the start of an execution; returns its fence. Throws on a refused or failed write. */
   async start(start: ShadowStart, bound: WriteBound = {}): Promise<number> {
-    const output = await this.db.client.send(
-      new UpdateCommand(buildShadowStart(this.db.table.tableName, start)),
+    const output = await sendUpdate(
+      this.db.client,
+      buildShadowStart(this.db.table.tableName, start),
       bound.signal ? { abortSignal: bound.signal } : {},
     );
     const fence = output.Attributes?.fence;
@@ -84,8 +85,9 @@ class ShadowClaims {
     end: { endedAt: number; outcome: ShadowOutcome },
     bound: WriteBound = {},
   ): Promise<void> {
-    await this.db.client.send(
-      new UpdateCommand(buildShadowEnd(this.db.table.tableName, identity, fence, end)),
+    await sendUpdate(
+      this.db.client,
+      buildShadowEnd(this.db.table.tableName, identity, fence, end),
       bound.signal ? { abortSignal: bound.signal } : {},
     );
   }
@@ -100,9 +102,7 @@ class ShadowClaims {
     let erased = 0;
     let startKey: Key | undefined;
     for (let page = 0; page < maxPages; page += 1) {
-      const output = await this.db.client.send(
-        new ScanCommand(buildShadowScan(this.db.table.tableName, pageSize, startKey)),
-      );
+      const output = await sendScan(this.db.client, buildShadowScan(this.db.table.tableName, pageSize, startKey));
       for (const item of output.Items ?? []) {
         const parsed = shadowRowSchema.safeParse(item);
         if (!parsed.success) {

@@ -1,7 +1,7 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { sendConditional } from './conditional-write.js';
 import { type Key, queryPage } from './connection.js';
 import { type ErasureBounds, erasePages } from './erasure-bounds.js';
+import type { TableClient } from './plain-requests.js';
 import { buildShadowErase, ERASED_EXECUTION_HASH } from './shadow-requests.js';
 import { KeyPrefix, TableKeys } from './table.js';
 
@@ -19,7 +19,7 @@ function holdsExecutions(item: Record<string, unknown>): boolean {
  * A row a shadow start changed in between is left for the next call (its condition failed, nothing written).
  */
 async function erasePartitionShadows(
-  client: DynamoDBDocumentClient,
+  client: TableClient,
   jobsTable: string,
   partitionKey: string,
   bounds: ErasureBounds,

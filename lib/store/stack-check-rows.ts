@@ -1,9 +1,9 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { InvalidInputError } from '../errors.js';
 import type { JobIdentity } from '../identity.js';
 import { mapBounded } from '../internal/bounded-parallel.js';
 import { WorkState } from '../states.js';
+import { type PlainDelete, sendDelete, sendGet, type TableClient } from './plain-requests.js';
 import { sanitizeMessageId } from './quarantine.js';
 import { payloadKey, quarantineKey, TableKeys, workItemKey } from './table.js';
 
@@ -56,7 +56,7 @@ function checkIdentities(identities: readonly JobIdentity[]): void {
  */
 class StackCheckRows {
   constructor(
-    private readonly client: DynamoDBDocumentClient,
+    private readonly client: TableClient,
     private readonly tables: StackCheckTables,
   ) {}
 
@@ -117,7 +117,7 @@ class StackCheckRows {
   }
 
   private async read(table: string, key: { pk: string; sk: string }): Promise<Record<string, unknown> | undefined> {
-    const output = await this.client.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: true }));
+    const output = await sendGet(this.client, { TableName: table, Key: key, ConsistentRead: true });
     return output.Item;
   }
 
@@ -143,9 +143,9 @@ class StackCheckRows {
     });
   }
 
-  private async conditionalDelete(input: ConstructorParameters<typeof DeleteCommand>[0]): Promise<boolean> {
+  private async conditionalDelete(input: PlainDelete): Promise<boolean> {
     try {
-      await this.client.send(new DeleteCommand(input));
+      await sendDelete(this.client, input);
       return true;
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) return false;

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, TransactWriteCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { sendConditional } from './conditional-write.js';
+import { sendTransactWrite, type TableClient } from './plain-requests.js';
 import type { TransactItem } from './requests.js';
 
 /**
@@ -16,16 +17,17 @@ type StampedCommit = 'committed' | 'work_item_refused' | 'apart';
 
 /** Sends the cancel and its stamps as one transaction; an SDK retry reuses the token, so a lost response is applied. */
 async function commitCancelWithStamps(
-  client: DynamoDBDocumentClient,
+  client: TableClient,
   cancel: UpdateCommandInput,
   stamps: readonly TransactItem[],
 ): Promise<StampedCommit> {
   const { ReturnValues: _returns, ...update } = cancel;
   const work = { ...update, UpdateExpression: update.UpdateExpression ?? '' };
   try {
-    await client.send(
-      new TransactWriteCommand({ ClientRequestToken: randomUUID(), TransactItems: [{ Update: work }, ...stamps] }),
-    );
+    await sendTransactWrite(client, {
+      ClientRequestToken: randomUUID(),
+      TransactItems: [{ Update: work }, ...stamps],
+    });
     return 'committed';
   } catch (error) {
     if ((error as { name?: string }).name === 'UnknownOperationException') return 'apart';
@@ -43,7 +45,7 @@ async function commitCancelWithStamps(
  * carries a fence at or above the cancel's (the holder is refused there anyway) or another operation's (the
  * declaration names a record this operation does not own). Other errors propagate; the cancel stands.
  */
-async function stampEach(client: DynamoDBDocumentClient, stamps: readonly TransactItem[]): Promise<void> {
+async function stampEach(client: TableClient, stamps: readonly TransactItem[]): Promise<void> {
   for (const stamp of stamps) {
     if (stamp.Update === undefined) continue;
     await sendConditional(client, { kind: 'update', ...stamp.Update });

@@ -1,6 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type CancellationReason, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { OwnershipLostError, PayloadConflictError, TransactionCancelledError } from '../errors.js';
 import { sha256Hex } from '../hashing.js';
@@ -8,6 +7,7 @@ import { formatIdentity } from '../identity.js';
 import type { StepName } from '../rules.js';
 import type { StoreConnection } from './connection.js';
 import type { PayloadStore } from './payloads.js';
+import { sendGet, sendTransactWrite } from './plain-requests.js';
 import type { HolderTransition } from './requests.js';
 import { buildSuccessorTransaction, type NewSuccessor, type SuccessorTransaction } from './successor-requests.js';
 import { workItemKey } from './table.js';
@@ -68,7 +68,7 @@ async function completeInTransaction(
   for (;;) {
     const plan = buildSuccessorTransaction(db.table, claim, outcome, ids, pending, payloads, now);
     try {
-      await db.client.send(new TransactWriteCommand(plan.request));
+      await sendTransactWrite(db.client, plan.request);
       return { mode: 'transaction', created: plan.rows, replayed };
     } catch (error) {
       if ((error as { name?: string }).name === 'UnknownOperationException') return 'unsupported';
@@ -156,9 +156,11 @@ async function readItem(
   identity: NewSuccessor['item']['identity'],
 ): Promise<WorkItem | undefined> {
   const { db } = port;
-  const output = await db.client.send(
-    new GetCommand({ TableName: db.table.tableName, Key: workItemKey(identity), ConsistentRead: true }),
-  );
+  const output = await sendGet(db.client, {
+    TableName: db.table.tableName,
+    Key: workItemKey(identity),
+    ConsistentRead: true,
+  });
   return isWorkItem(output.Item) ? output.Item : undefined;
 }
 

@@ -1,5 +1,5 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { type Key, MAX_COUNT_PAGES, type QueryPage, queryPage, type StoreConnection } from './connection.js';
+import { sendQuery } from './plain-requests.js';
 import { tenantPartitionKeys } from './table.js';
 import { buildTenantPageQuery, buildTenantStatesQuery } from './tenant-requests.js';
 
@@ -25,7 +25,7 @@ class TenantPartitions {
       let pages = 0;
       do {
         const request = buildTenantStatesQuery(this.db.table.tableName, partition, key);
-        const output = await this.db.client.send(new QueryCommand(request));
+        const output = await sendQuery(this.db.client, request);
         for (const item of output.Items ?? [])
           counts.set(String(item.state), (counts.get(String(item.state)) ?? 0) + 1);
         key = output.LastEvaluatedKey;

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { type DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { type Clock, systemClock } from '../clock.js';
 import {
   IllegalTransitionError,
@@ -23,6 +22,7 @@ import { buildOperatorUpdate, type OperatorTransition, operatorFence } from './o
 import { cancelTransition, type OperatorAction } from './operator-transitions.js';
 import { ParkedReads } from './parked-reads.js';
 import type { PayloadStore } from './payloads.js';
+import { sendGet, sendTransactWrite, type TableClient } from './plain-requests.js';
 import { type QuarantineInput, type QuarantineRecord, recordQuarantine } from './quarantine.js';
 import { CANCELLABLE_STATES, operatorApplied } from './read-back.js';
 import {
@@ -64,7 +64,7 @@ import { type Claim, claimFromItem, identityOfItem, isWorkItem, type StepRecord,
 
 /** How to reach the jobs table. */
 interface WorkItemStoreOptions {
-  client: DynamoDBDocumentClient;
+  client: TableClient;
   tableName: string;
   clock?: Clock;
   deadlineShards?: number;
@@ -94,7 +94,7 @@ interface RetryableFailure extends FailureReport {
  * `deadlines`, `parked`, `tenants`, `audit`, `maintenance`, `shadow`, `approvals`.
  */
 class WorkItemStore {
-  private readonly client: DynamoDBDocumentClient;
+  private readonly client: TableClient;
   private readonly table: TableContext;
   private readonly clock: Clock;
   /** Whether the engine has TransactWriteItems, once a successor completion found out. */
@@ -385,13 +385,11 @@ class WorkItemStore {
 
   /** Reads one work item (strongly consistent by default). */
   async get(identity: ValidIdentity, options: { consistent?: boolean } = {}): Promise<WorkItem | undefined> {
-    const output = await this.client.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: workItemKey(identity),
-        ConsistentRead: options.consistent ?? true,
-      }),
-    );
+    const output = await sendGet(this.client, {
+      TableName: this.table.tableName,
+      Key: workItemKey(identity),
+      ConsistentRead: options.consistent ?? true,
+    });
     return isWorkItem(output.Item) ? output.Item : undefined;
   }
 
@@ -400,7 +398,7 @@ class WorkItemStore {
    * caller's own items. Errors propagate unchanged: the caller reads the cancellation (index 0 is the work item).
    */
   async commitFencedTransaction(claim: Claim, parts: FencedTransactionParts): Promise<void> {
-    await this.client.send(new TransactWriteCommand(buildFencedTransaction(this.table, claim, parts)));
+    await sendTransactWrite(this.client, buildFencedTransaction(this.table, claim, parts));
   }
 
   /** Where an identity's work item is: a fenced transaction's business writes may not touch it too. */

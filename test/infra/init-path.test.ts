@@ -73,6 +73,24 @@ describe('worker cold start: what its module init loads', () => {
   });
 });
 
+describe('the DocumentClient (lib-dynamodb) at cold start: only where jobs get one', () => {
+  const LIB_DYNAMODB = '@aws-sdk/lib-dynamodb';
+
+  it('neither the sweeper nor the admin function imports lib-dynamodb, statically or dynamically', () => {
+    for (const name of ['sweeper', 'admin'] as const) {
+      const { staticPackages, dynamicPackages } = pathOf(name);
+      expect({ name, imports: [...staticPackages, ...dynamicPackages] }).toEqual({
+        name,
+        imports: expect.not.arrayContaining([LIB_DYNAMODB]),
+      });
+    }
+  });
+
+  it('the worker still imports it at module scope: its jobs get a DocumentClient (ctx.client)', () => {
+    expect(pathOf('worker').staticPackages).toContain(LIB_DYNAMODB);
+  });
+});
+
 describe('sweeper and admin cold start', () => {
   it('neither imports Secrets Manager at module scope', () => {
     for (const name of ['sweeper', 'admin'] as const) {
@@ -82,21 +100,13 @@ describe('sweeper and admin cold start', () => {
 
   it('the sweeper imports only the DynamoDB SDK at module scope; SQS loads for its first wake-up', () => {
     const sweeper = pathOf('sweeper');
-    expect(sweeper.staticPackages.sort()).toEqual([
-      '@aws-sdk/client-dynamodb',
-      '@aws-sdk/lib-dynamodb',
-      '@aws-sdk/util-dynamodb',
-    ]);
+    expect(sweeper.staticPackages.sort()).toEqual(['@aws-sdk/client-dynamodb', '@aws-sdk/util-dynamodb']);
     expect(sweeper.dynamicPackages).toContain('@aws-sdk/client-sqs');
   });
 
   it('the admin function imports only the DynamoDB SDK at module scope; SQS loads for the first route that needs it', () => {
     const admin = pathOf('admin');
-    expect(admin.staticPackages.sort()).toEqual([
-      '@aws-sdk/client-dynamodb',
-      '@aws-sdk/lib-dynamodb',
-      '@aws-sdk/util-dynamodb',
-    ]);
+    expect(admin.staticPackages.sort()).toEqual(['@aws-sdk/client-dynamodb', '@aws-sdk/util-dynamodb']);
     expect(admin.dynamicPackages).toContain('@aws-sdk/client-sqs');
   });
 });

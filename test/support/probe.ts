@@ -1,5 +1,5 @@
 import { CreateTableCommand, DeleteTableCommand, TransactWriteItemsCommand } from '@aws-sdk/client-dynamodb';
-import { createDocumentClient } from '../../lib/aws-clients.js';
+import { createDocumentClient } from '../../lib/document-client.js';
 
 /** What the DynamoDB engine under test can do; tests that need a missing capability skip with the reason. */
 interface EngineCapabilities {

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { createDocumentClient } from '../../lib/aws-clients.js';
+import { createDocumentClient } from '../../lib/document-client.js';
 import { sendConditional } from '../../lib/store/conditional-write.js';
 
 /** What left the client: the HTTP request the SDK signed, as the network would see it. */

@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalAdminServer, pathProblem, startAdminServer } from '../../infra/local/admin-server.js';
 import type { AdminDeps } from '../../lib/admin/deps.js';
-import { createDocumentClient } from '../../lib/aws-clients.js';
+import { createDocumentClient } from '../../lib/document-client.js';
 import { createSqsClient } from '../../lib/sqs-client.js';
 import { WorkItemStore } from '../../lib/store/work-item-store.js';
 

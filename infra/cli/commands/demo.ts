@@ -1,7 +1,7 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import { createDocumentClient } from '../../../lib/aws-clients.js';
+import { createDocumentClient } from '../../../lib/document-client.js';
 import { createSqsClient } from '../../../lib/sqs-client.js';
 import type { DemoEnvironment, DemoReport } from '../../local/demo-types.js';
 import { EXAMPLE_JOBS_SOURCE, loadDemo } from '../../local/jobs-module.js';

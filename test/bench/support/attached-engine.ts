@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { createDocumentClient } from '../../../lib/aws-clients.js';
+import { createDocumentClient } from '../../../lib/document-client.js';
 import { createLeasefenceTablePair, waitUntilActive } from '../../support/tables.js';
 
 /** Credentials dynalite accepts (any); the same for every client of the benchmark. */

@@ -9,7 +9,8 @@ import { payloadHash } from '../../../lib/hashing.js';
 import type { JobIdentity } from '../../../lib/identity.js';
 import { mapBounded } from '../../../lib/internal/bounded-parallel.js';
 import { defineJob } from '../../../lib/job-definition.js';
-import { createHandlerClients, type HandlerClients } from '../../../lib/lambda/clients.js';
+import { createHandlerClients } from '../../../lib/lambda/clients.js';
+import { createJobHandlerClients } from '../../../lib/lambda/job-clients.js';
 import { createSqsWorkerHandler, type SqsWorkerHandler } from '../../../lib/lambda/sqs-worker-handler.js';
 import { serializeEnvelope } from '../../../lib/messaging/envelope.js';
 import { parseLease } from '../../../lib/store/schemas.js';
@@ -29,20 +30,24 @@ const UNUSED_QUEUE = {
 };
 
 /**
- * The clients every Lambda handler builds (lib/lambda/clients.ts): one DocumentClient whose middleware stack runs
- * every request, the store's plain conditional writes included. A client that reused one resolved handler per
- * command type (the SDK's cacheMiddleware) would break the last test; one that kept its first request's input
+ * The clients every Lambda handler builds: one DynamoDB client whose middleware stack runs every request, the
+ * store's plain requests included. The worker's (createJobHandlerClients) is a DocumentClient, the sweeper's and the
+ * admin's (createHandlerClients) a plain DynamoDBClient; both are checked. A client that reused one resolved handler
+ * per command type (the SDK's cacheMiddleware) would break the last test; one that kept its first request's input
  * (a cached DocumentClient command) would write one job's values into another's row and break the first.
  */
-describe('the handlers’ DynamoDB client: every store write runs the client’s own middleware stack', () => {
+describe.each([
+  ['the worker’s DocumentClient', createJobHandlerClients],
+  ['the sweeper’s and admin’s plain client', createHandlerClients],
+])('%s: every store write runs the client’s own middleware stack', (_kind, create) => {
   let tables: TestTables;
-  let clients: HandlerClients;
+  let clients: ReturnType<typeof create>;
   const clock = new ManualClock();
   const reader = testDocumentClient();
 
   beforeAll(async () => {
     tables = await createTestTables('handler-clients');
-    clients = createHandlerClients(testHandlerConfig(tables, UNUSED_QUEUE), clock);
+    clients = create(testHandlerConfig(tables, UNUSED_QUEUE), clock);
   });
   afterAll(async () => {
     clients.client.destroy();

@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDocumentClient } from '../../../lib/aws-clients.js';
+import { createDocumentClient } from '../../../lib/document-client.js';
 import type { WorkState } from '../../../lib/states.js';
 import { killAll, runCli, startCommand, startMemoryStack } from '../../support/cli-runner.js';
 import { putWorkItem } from '../../support/factories.js';

@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDocumentClient } from '../../../lib/aws-clients.js';
 import { systemClock } from '../../../lib/clock.js';
+import { createDocumentClient } from '../../../lib/document-client.js';
 import { parseIdentity } from '../../../lib/identity.js';
 import { recordQuarantine } from '../../../lib/store/quarantine.js';
 import { WorkItemStore } from '../../../lib/store/work-item-store.js';

@@ -1,8 +1,8 @@
 import { GetQueueAttributesCommand, SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDocumentClient } from '../../../lib/aws-clients.js';
 import { systemClock } from '../../../lib/clock.js';
+import { createDocumentClient } from '../../../lib/document-client.js';
 import { payloadHash } from '../../../lib/hashing.js';
 import { createSqsClient } from '../../../lib/sqs-client.js';
 import { PayloadStore } from '../../../lib/store/payloads.js';

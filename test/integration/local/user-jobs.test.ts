@@ -1,6 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDocumentClient } from '../../../lib/aws-clients.js';
+import { createDocumentClient } from '../../../lib/document-client.js';
 import { parseIdentity } from '../../../lib/identity.js';
 import { WorkItemStore } from '../../../lib/store/work-item-store.js';
 import { killAll, runCli, startMemoryStack } from '../../support/cli-runner.js';

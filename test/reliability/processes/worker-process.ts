@@ -1,5 +1,5 @@
 import { pollOnce } from '../../../infra/local/sqs-event-source.js';
-import { createDocumentClient } from '../../../lib/aws-clients.js';
+import { createDocumentClient } from '../../../lib/document-client.js';
 import { createSqsWorkerHandler } from '../../../lib/lambda/sqs-worker-handler.js';
 import { RetentionDays } from '../../../lib/rules.js';
 import { createSqsClient } from '../../../lib/sqs-client.js';

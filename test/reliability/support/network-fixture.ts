@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { createDocumentClient } from '../../../lib/aws-clients.js';
 import { ManualClock } from '../../../lib/clock.js';
+import { createDocumentClient } from '../../../lib/document-client.js';
 import { payloadHash } from '../../../lib/hashing.js';
 import type { JobIdentity } from '../../../lib/identity.js';
 import { JobRegistry } from '../../../lib/job-definition.js';

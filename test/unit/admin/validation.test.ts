@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AdminDeps } from '../../../lib/admin/deps.js';
 import { handleAdminRequest } from '../../../lib/admin/router.js';
-import { createDocumentClient } from '../../../lib/aws-clients.js';
+import { createDocumentClient } from '../../../lib/document-client.js';
 import { hasControlCharacter } from '../../../lib/internal/free-text.js';
 import { createSqsClient } from '../../../lib/sqs-client.js';
 import { WorkItemStore } from '../../../lib/store/work-item-store.js';

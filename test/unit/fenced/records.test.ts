@@ -24,7 +24,7 @@ function refusingClient(current: Record<string, unknown> | undefined): {
   const client = {
     send: async (command: { constructor: { name: string } }) => {
       sent.push(command.constructor.name);
-      if (command.constructor.name === 'GetCommand') return { Item: current };
+      if (command.constructor.name === 'GetItemCommand') return current ? { Item: marshall(current) } : {};
       throw new ConditionalCheckFailedException({
         message: 'The conditional request failed',
         $metadata: {},

@@ -93,7 +93,7 @@ describe('one step API: ctx.step and ctx.transactions.runStep share one ledger',
     });
     expect(result).toEqual({ reserved: 2 });
     expect(runs).toBe(0);
-    expect(sent).toEqual(['TransactWriteCommand']);
+    expect(sent).toEqual(['TransactWriteItemsCommand']);
   });
 
   it('the step record written by runStep carries the injected clock time, read once', async () => {

@@ -278,7 +278,7 @@ describe('FencedTransactions error mapping', () => {
     await expect(tx.runStep('reserve', [decrement])).rejects.toBeInstanceOf(OwnershipLostError);
     await expect(tx.runStep('release', [decrement])).rejects.toBeInstanceOf(OwnershipLostError);
     expect(lost).toHaveLength(1);
-    expect(sent).toEqual(['TransactWriteCommand']);
+    expect(sent).toEqual(['TransactWriteItemsCommand']);
   });
 
   it('the step already recorded under my fence is applied (a retried send whose first try committed)', async () => {

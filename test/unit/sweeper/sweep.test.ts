@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createDocumentClient } from '../../../lib/aws-clients.js';
+import { createDocumentClient } from '../../../lib/document-client.js';
 import { InvalidInputError } from '../../../lib/errors.js';
 import { createSqsClient } from '../../../lib/sqs-client.js';
 import { WorkItemStore } from '../../../lib/store/work-item-store.js';
