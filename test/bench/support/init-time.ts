@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
-import { median, pairedRatio, percentile } from './stats.js';
+import { type Interval, median, medianInterval, pairedRatio, pairedRatios, percentile } from './stats.js';
 
 /** A bundle whose module initialisation is timed, with the environment its handler reads at import. */
 interface InitTarget {
@@ -69,4 +69,13 @@ function initRatio(mine: InitTime | undefined, peer: InitTime | undefined): numb
   return mine && peer ? pairedRatio(mine.samples, peer.samples) : undefined;
 }
 
-export { type InitTarget, type InitTime, initRatio, measureInitTimes };
+/**
+ * The 95 % confidence interval of initRatio (medianInterval over the per-round ratios): how far this run's noise
+ * lets the median move; undefined when either was not timed.
+ */
+function initRatioInterval(mine: InitTime | undefined, peer: InitTime | undefined): Interval | undefined {
+  const ratios = mine && peer ? pairedRatios(mine.samples, peer.samples) : undefined;
+  return ratios === undefined ? undefined : medianInterval(ratios);
+}
+
+export { type InitTarget, type InitTime, initRatio, initRatioInterval, measureInitTimes };

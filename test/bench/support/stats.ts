@@ -18,11 +18,10 @@ function percentile(values: readonly number[], p: number): number {
 }
 
 /**
- * The median over runs of mine[i] ÷ theirs[i], for samples taken in pairs (the same round of a round-robin): a
- * drift in the machine's load moves both sides of a pair alike, where a ratio of two medians takes it whole.
- * Undefined when there is no pair or a peer sample is not positive.
+ * mine[i] ÷ theirs[i] for every pair of samples taken in the same round of a round-robin. Undefined when there is
+ * no pair or a peer sample is not positive.
  */
-function pairedRatio(mine: readonly number[], theirs: readonly number[]): number | undefined {
+function pairedRatios(mine: readonly number[], theirs: readonly number[]): number[] | undefined {
   const pairs = Math.min(mine.length, theirs.length);
   if (pairs === 0) return undefined;
   const ratios: number[] = [];
@@ -31,7 +30,35 @@ function pairedRatio(mine: readonly number[], theirs: readonly number[]): number
     if (!(peer > 0)) return undefined;
     ratios.push((mine[index] as number) / peer);
   }
-  return median(ratios);
+  return ratios;
+}
+
+/**
+ * The median over runs of mine[i] ÷ theirs[i] (pairedRatios): a drift in the machine's load moves both sides of a
+ * pair alike, where a ratio of two medians takes it whole. Undefined as pairedRatios.
+ */
+function pairedRatio(mine: readonly number[], theirs: readonly number[]): number | undefined {
+  const ratios = pairedRatios(mine, theirs);
+  return ratios === undefined ? undefined : median(ratios);
+}
+
+/** A range a statistic lies in, with the stated confidence. */
+interface Interval {
+  low: number;
+  high: number;
+}
+
+/**
+ * A distribution-free 95 % confidence interval of the median of `values`: the order statistics n/2 ∓ 1.96·√n/2
+ * (the binomial's normal approximation), so no assumption on the samples' distribution. Too few samples for that
+ * (n < 6) give the whole range, min to max: wider, never narrower. NaN bounds when empty.
+ */
+function medianInterval(values: readonly number[]): Interval {
+  if (values.length === 0) return { low: Number.NaN, high: Number.NaN };
+  const sorted = [...values].sort((a, b) => a - b);
+  const n = sorted.length;
+  const k = Math.max(0, Math.floor((n - 1.96 * Math.sqrt(n)) / 2));
+  return { low: sorted[k] as number, high: sorted[n - 1 - k] as number };
 }
 
 /** Least-squares slope of y over x (units of y per unit of x); 0 for fewer than two points. */
@@ -53,4 +80,4 @@ function nowMs(): number {
   return performance.now();
 }
 
-export { median, nowMs, pairedRatio, percentile, slope };
+export { type Interval, median, medianInterval, nowMs, pairedRatio, pairedRatios, percentile, slope };
