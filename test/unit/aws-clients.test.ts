@@ -1,7 +1,8 @@
 import { Readable } from 'node:stream';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { createDocumentClient } from '../../lib/document-client.js';
+import { clientConfig, MARSHALL_OPTIONS } from '../../lib/aws-clients.js';
 import { sendConditional } from '../../lib/store/conditional-write.js';
 
 /** What left the client: the HTTP request the SDK signed, as the network would see it. */
@@ -13,32 +14,36 @@ interface SentRequest {
 }
 
 /**
- * A client for AWS itself (no local endpoint), whose connection handler is swapped for one that records each
- * request and answers `{}`: nothing leaves the machine.
+ * A DocumentClient for AWS itself (no local endpoint), built as createDocumentClient builds one (clientConfig,
+ * MARSHALL_OPTIONS), with a request handler given through the SDK's documented `requestHandler` option that
+ * records each request and answers `{}`: nothing leaves the machine.
  */
 function recordingAwsClient() {
-  const client = createDocumentClient({
+  const sent: SentRequest[] = [];
+  const requestHandler = {
+    handle: async (request: { hostname: string; headers: Record<string, string>; body: string | Uint8Array }) => {
+      sent.push({
+        hostname: request.hostname,
+        target: request.headers['x-amz-target'] ?? '',
+        authorization: request.headers.authorization ?? '',
+        body: Buffer.from(request.body).toString('utf8'),
+      });
+      return {
+        response: {
+          statusCode: 200,
+          headers: { 'content-type': 'application/x-amz-json-1.0' },
+          body: Readable.from([Buffer.from('{}')]),
+        },
+      };
+    },
+  };
+  const config = clientConfig({
     region: 'eu-west-1',
     credentials: { accessKeyId: 'AKIDCLIENTTEST', secretAccessKey: 'secret' },
   });
-  const sent: SentRequest[] = [];
-  const handler = client.config.requestHandler as unknown as { handle: (request: unknown) => Promise<unknown> };
-  handler.handle = async (request) => {
-    const http = request as { hostname: string; headers: Record<string, string>; body: string | Uint8Array };
-    sent.push({
-      hostname: http.hostname,
-      target: http.headers['x-amz-target'] ?? '',
-      authorization: http.headers.authorization ?? '',
-      body: Buffer.from(http.body).toString('utf8'),
-    });
-    return {
-      response: {
-        statusCode: 200,
-        headers: { 'content-type': 'application/x-amz-json-1.0' },
-        body: Readable.from([Buffer.from('{}')]),
-      },
-    };
-  };
+  const client = DynamoDBDocumentClient.from(new DynamoDBClient({ ...config, requestHandler }), {
+    marshallOptions: { ...MARSHALL_OPTIONS },
+  });
   return { client, sent };
 }
 

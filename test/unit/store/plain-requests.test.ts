@@ -1,8 +1,8 @@
 import { Readable } from 'node:stream';
-import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   DeleteCommand,
-  type DynamoDBDocumentClient,
+  DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
   QueryCommand,
@@ -10,9 +10,9 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import type { marshallOptions } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { createPlainClient } from '../../../lib/aws-clients.js';
-import { createDocumentClient } from '../../../lib/document-client.js';
+import { clientConfig, MARSHALL_OPTIONS } from '../../../lib/aws-clients.js';
 import { sendConditional } from '../../../lib/store/conditional-write.js';
 import {
   sendDelete,
@@ -34,33 +34,42 @@ interface SentRequest {
 const OPTIONS = { region: 'eu-west-1', credentials: { accessKeyId: 'AKIDPLAINTEST', secretAccessKey: 'secret' } };
 
 /**
- * A client whose connection handler is swapped for one that records each request and answers `answer` (a
- * low-level JSON response, status 200 unless given): nothing leaves the machine.
+ * A request handler, given through the SDK's documented `requestHandler` option, that records each request and
+ * answers `answer` (a low-level JSON response, status 200 unless given): nothing leaves the machine.
  */
-function recording<C extends TableClient>(client: C, answer: unknown = {}, statusCode = 200) {
+function recorder(answer: unknown, statusCode: number) {
   const sent: SentRequest[] = [];
-  const handler = client.config.requestHandler as unknown as { handle: (request: unknown) => Promise<unknown> };
-  handler.handle = async (request) => {
-    const http = request as { headers: Record<string, string>; body: string | Uint8Array };
-    sent.push({
-      target: http.headers['x-amz-target'] ?? '',
-      body: JSON.parse(Buffer.from(http.body).toString('utf8')),
-    });
-    return {
-      response: {
-        statusCode,
-        headers: { 'content-type': 'application/x-amz-json-1.0' },
-        body: Readable.from([Buffer.from(JSON.stringify(answer))]),
-      },
-    };
+  const requestHandler = {
+    handle: async (request: { headers: Record<string, string>; body: string | Uint8Array }) => {
+      sent.push({
+        target: request.headers['x-amz-target'] ?? '',
+        body: JSON.parse(Buffer.from(request.body).toString('utf8')),
+      });
+      return {
+        response: {
+          statusCode,
+          headers: { 'content-type': 'application/x-amz-json-1.0' },
+          body: Readable.from([Buffer.from(JSON.stringify(answer))]),
+        },
+      };
+    },
   };
+  return { sent, requestHandler };
+}
+
+/** A plain client as createPlainClient builds it (clientConfig), answered by a recorder. */
+function plainClient(answer: unknown = {}, statusCode = 200) {
+  const { sent, requestHandler } = recorder(answer, statusCode);
+  const client = new DynamoDBClient({ ...clientConfig({ ...OPTIONS, maxAttempts: 1 }), requestHandler });
   return { client, sent };
 }
 
-const documentClient = (answer?: unknown, status?: number) =>
-  recording<DynamoDBDocumentClient>(createDocumentClient({ ...OPTIONS, maxAttempts: 1 }), answer, status);
-const plainClient = (answer?: unknown, status?: number) =>
-  recording<DynamoDBClient>(createPlainClient({ ...OPTIONS, maxAttempts: 1 }), answer, status);
+/** A DocumentClient as createDocumentClient builds it (MARSHALL_OPTIONS unless given), answered by a recorder. */
+function documentClient(answer: unknown = {}, statusCode = 200, marshallOptions: marshallOptions = MARSHALL_OPTIONS) {
+  const { client: plain, sent } = plainClient(answer, statusCode);
+  const client = DynamoDBDocumentClient.from(plain, { marshallOptions: { ...marshallOptions } });
+  return { client, sent };
+}
 
 /** Values of every kind the store writes, with an undefined attribute the client's options drop. */
 const ITEM = {
@@ -143,11 +152,7 @@ describe('the store’s plain requests: the bytes a DocumentClient command sends
   });
 
   it('a DocumentClient’s own marshall options are honoured: without removeUndefinedValues a nested undefined is refused', async () => {
-    const strict = () => {
-      const recorded = recording(createDocumentClient({ ...OPTIONS, maxAttempts: 1 }));
-      (recorded.client.config as { translateConfig?: unknown }).translateConfig = { marshallOptions: {} };
-      return recorded;
-    };
+    const strict = () => documentClient({}, 200, {});
     const reference = strict();
     const viaHelper = strict();
     // Top-level undefined values are left out by the command, whatever the options: the same request.
