@@ -141,26 +141,24 @@ async function sendGet(client: TableClient, input: GetCommandInput): Promise<Get
 
 /** One Query page: items and LastEvaluatedKey as plain values. */
 async function sendQuery(client: TableClient, input: PlainQuery): Promise<QueryOutput> {
-  const options = marshallingOf(client);
-  const { ExclusiveStartKey, ExpressionAttributeValues, ...rest } = input;
-  const request: QueryCommandInput = {
-    ...rest,
-    ...optional('ExclusiveStartKey', attributes(ExclusiveStartKey, options)),
-    ...optional('ExpressionAttributeValues', attributes(ExpressionAttributeValues, options)),
-  };
+  const request: QueryCommandInput = pageInput(input, marshallingOf(client));
   return plainPage(client, await plainSender(client).send(new QueryCommand(request)));
 }
 
 /** One Scan page: items and LastEvaluatedKey as plain values. */
 async function sendScan(client: TableClient, input: PlainScan): Promise<ScanOutput> {
-  const options = marshallingOf(client);
+  const request: ScanCommandInput = pageInput(input, marshallingOf(client));
+  return plainPage(client, await plainSender(client).send(new ScanCommand(request)));
+}
+
+/** A Query's or Scan's input with its start key and expression values marshalled (absent ones stay absent). */
+function pageInput<I extends PlainQuery | PlainScan>(input: I, options: marshallOptions) {
   const { ExclusiveStartKey, ExpressionAttributeValues, ...rest } = input;
-  const request: ScanCommandInput = {
+  return {
     ...rest,
     ...optional('ExclusiveStartKey', attributes(ExclusiveStartKey, options)),
     ...optional('ExpressionAttributeValues', attributes(ExpressionAttributeValues, options)),
   };
-  return plainPage(client, await plainSender(client).send(new ScanCommand(request)));
 }
 
 function plainPage<O extends QueryCommandOutput | ScanCommandOutput>(
