@@ -1,7 +1,8 @@
 /**
  * Layering rules, checked by `npm test` (`npm run deps`). The architecture in one page:
  * - lib/ is the library: it imports nothing outside lib/;
- * - only lib/store/ talks to the jobs and payloads tables (the store is their driver);
+ * - only lib/store/ talks to the jobs and payloads tables (the store is their driver), and the rest of the code
+ *   reaches it through its one door, lib/store/index.ts;
  * - shipped code (lib/, functions/, infra/ but the project's own app) never imports examples/;
  * - no import cycles anywhere.
  */
@@ -53,6 +54,14 @@ module.exports = {
       comment: 'functions/ wires lib/ to Lambda events: it imports only lib/.',
       from: { path: '^functions/' },
       to: { path: '^(infra|examples|test)/' },
+    },
+    {
+      name: 'the-store-has-one-door',
+      severity: 'error',
+      comment:
+        'Outside lib/store/, code imports the store through its public face (lib/store/index.ts), never a room inside it; tests may open a room to test it.',
+      from: { pathNot: '^(lib/store/|test/)' },
+      to: { path: '^lib/store/', pathNot: '^lib/store/index\\.ts$' },
     },
     {
       name: 'only-the-store-talks-to-the-tables',

@@ -10,7 +10,7 @@ import {
   RetentionDays,
   tableNameSchema,
 } from './rules.js';
-import { DEFAULT_DEADLINE_SHARDS } from './store/table.js';
+import { DEFAULT_DEADLINE_SHARDS } from './store/index.js';
 
 /** Environment variable names shared by the Lambda handlers, the CDK construct and the local stack. */
 const EnvironmentVariable = {

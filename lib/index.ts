@@ -106,10 +106,9 @@ export type { IdentifyMessage, ShadowIdentity } from './shadow/recorder.js';
 export type { JobTypeShadowReport, ShadowReport, ShadowVerdict } from './shadow/report.js';
 export { type ShadowOptions, shadowHandler, shadowRecordHandler } from './shadow/wrap.js';
 export { WorkState } from './states.js';
+export type { Claim, FailureReport, JobOutcome, StepRecord, WorkItem } from './store/index.js';
 // The producer stores inline payload bodies through it (ProducerDependencies.payloads).
-export { PayloadStore } from './store/payloads.js';
-export type { FailureReport, JobOutcome } from './store/transitions.js';
-export type { Claim, StepRecord, WorkItem } from './store/work-item.js';
+export { PayloadStore } from './store/index.js';
 export type { SweepSummary } from './sweeper/sweeper.js';
 export type { Telemetry } from './telemetry.js';
 export type { PayloadResolver } from './worker/load-payload.js';

@@ -10,8 +10,7 @@ import type { FencedTransactions } from './fenced/transaction.js';
 import type { JobIdentity } from './identity.js';
 import { parseInput } from './internal/validation.js';
 import { jobTypeSchema, maxAttemptsSchema } from './rules.js';
-import type { JobOutcome } from './store/transitions.js';
-import type { Claim, OwnedRecordRef } from './store/work-item.js';
+import type { Claim, JobOutcome, OwnedRecordRef } from './store/index.js';
 
 /**
  * Where a job's side effect lands, and so what leasefence can honestly promise:

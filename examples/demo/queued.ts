@@ -4,9 +4,8 @@ import { systemClock } from '../../lib/clock.js';
 import { parseIdentity } from '../../lib/identity.js';
 import { sendJob } from '../../lib/messaging/producer.js';
 import { FINISHED_STATES } from '../../lib/states.js';
-import { PayloadStore } from '../../lib/store/payloads.js';
-import type { WorkItem } from '../../lib/store/work-item.js';
-import { WorkItemStore } from '../../lib/store/work-item-store.js';
+import type { WorkItem } from '../../lib/store/index.js';
+import { PayloadStore, WorkItemStore } from '../../lib/store/index.js';
 import type { DemoCase } from './cases.js';
 
 /** A case sent through the queue, and its row once a worker finished it. */

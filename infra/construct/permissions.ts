@@ -5,8 +5,7 @@ import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
-import { SETTINGS_PARTITION } from '../../lib/store/fence-epoch.js';
-import { AUDIT_PARTITION, JobsIndex, SWEEPER_PARTITION } from '../../lib/store/table.js';
+import { AUDIT_PARTITION, JobsIndex, SETTINGS_PARTITION, SWEEPER_PARTITION } from '../../lib/store/index.js';
 import { indexArn } from './tables.js';
 import { leadingKeyPattern, type TenantScope, tenantConditions } from './tenant-access.js';
 

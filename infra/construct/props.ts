@@ -9,7 +9,7 @@ import { RESTRICTABLE_ROUTES, type RestrictableRoute } from '../../lib/admin/rou
 import { principalEntrySchema } from '../../lib/internal/principals.js';
 import type { ScheduleInput } from '../../lib/messaging/schedule.js';
 import { type InlinePayloadPolicy, inlinePayloadsSchema, jobTypeSchema, RetentionDays } from '../../lib/rules.js';
-import { DEFAULT_DEADLINE_SHARDS } from '../../lib/store/table.js';
+import { DEFAULT_DEADLINE_SHARDS } from '../../lib/store/index.js';
 import type { AlarmThresholds } from './alarms.js';
 import { checkInFlightThreshold } from './in-flight-alarm.js';
 import { checkWarmThroughput, type WarmThroughputSettings } from './warm-throughput.js';

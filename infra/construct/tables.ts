@@ -3,7 +3,7 @@ import type { RemovalPolicy } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
-import { jobsTableDefinition, payloadsTableDefinition, TTL_ATTRIBUTE } from '../../lib/store/table.js';
+import { jobsTableDefinition, payloadsTableDefinition, TTL_ATTRIBUTE } from '../../lib/store/index.js';
 import { cdkWarmThroughput, type WarmThroughputSettings, type WarmUnits } from './warm-throughput.js';
 
 /** How a table is kept (the construct defaults to RETAIN with deletion protection on), its TTL and its key. */

@@ -2,7 +2,7 @@ import { Token } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { tenantIdSchema } from '../../lib/identity.js';
-import { tenantBucketKey } from '../../lib/store/table.js';
+import { tenantBucketKey } from '../../lib/store/index.js';
 
 /** Which tenant a principal is confined to: a fixed tenant id, or the value of one of its principal tags. */
 type TenantScope = { tenantId: string } | { principalTag: string };

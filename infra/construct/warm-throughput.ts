@@ -1,6 +1,6 @@
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as z from 'zod';
-import { JobsIndex } from '../../lib/store/table.js';
+import { JobsIndex } from '../../lib/store/index.js';
 
 /**
  * What a new on-demand table, and each new GSI, serves at once without a ramp (docs/SCALE.md, "The ramp"):

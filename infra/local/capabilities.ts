@@ -1,5 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { WorkItemStore } from '../../lib/store/work-item-store.js';
+import { WorkItemStore } from '../../lib/store/index.js';
 
 /** True when the engine behind `client` runs TransactWriteItems (class A needs it); the store probes, writing nothing. */
 function supportsTransactions(client: DynamoDBDocumentClient, tableName: string): Promise<boolean> {

@@ -5,7 +5,7 @@ import { systemClock } from '../../lib/clock.js';
 import { createDocumentClient } from '../../lib/document-client.js';
 import type { ProducerDependencies } from '../../lib/messaging/producer.js';
 import { createSqsClient } from '../../lib/sqs-client.js';
-import { PayloadStore } from '../../lib/store/payloads.js';
+import { PayloadStore } from '../../lib/store/index.js';
 import { LocalStackNotRunningError } from './errors.js';
 import { DEFAULT_LOCAL_DIR, readLiveStackState, type StackState, stateFilePath } from './state-file.js';
 

@@ -1,7 +1,7 @@
 import { CreateTableCommand, type CreateTableCommandInput, DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { jobsTableDefinition, payloadsTableDefinition } from '../../lib/store/table.js';
+import { jobsTableDefinition, payloadsTableDefinition } from '../../lib/store/index.js';
 
 /** Names of the local tables and queues. Fixed, so data kept in `.local/` is found again after a restart. */
 const LocalNames = {

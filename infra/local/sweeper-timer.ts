@@ -1,5 +1,5 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import type { WorkItemStore } from '../../lib/store/work-item-store.js';
+import type { WorkItemStore } from '../../lib/store/index.js';
 import { sweepFromStoredCursor } from '../../lib/sweeper/cursor.js';
 import type { SweepSummary } from '../../lib/sweeper/sweeper.js';
 import { pause } from './pollers.js';

@@ -5,7 +5,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../../lib/document-client.js';
 import { InvalidInputError } from '../../lib/errors.js';
 import { createSqsClient } from '../../lib/sqs-client.js';
-import { jobsTableDefinition, payloadsTableDefinition } from '../../lib/store/table.js';
+import { jobsTableDefinition, payloadsTableDefinition } from '../../lib/store/index.js';
 import { supportsTransactions } from '../local/capabilities.js';
 import { type RunningEngine, startDynalite, startSqsEngine } from '../local/engines.js';
 import { ObservingProxy } from './observing-proxy.js';

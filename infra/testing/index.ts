@@ -5,7 +5,7 @@
  * `localStackClients()` returns SDK clients pointed at the local stack `leasefence start` runs.
  */
 export { ManualClock } from '../../lib/clock.js';
-export { jobsTableDefinition, payloadsTableDefinition } from '../../lib/store/table.js';
+export { jobsTableDefinition, payloadsTableDefinition } from '../../lib/store/index.js';
 export { type LocalStackClients, type LocalStackClientsOptions, localStackClients } from '../local/clients.js';
 export { EngineNotInstalledError, type RunningEngine, startDynalite, startSqsEngine } from '../local/engines.js';
 export { LocalStackNotRunningError } from '../local/errors.js';

@@ -4,7 +4,7 @@ import { payloadHash } from '../../lib/hashing.js';
 import type { JobIdentity } from '../../lib/identity.js';
 import type { JobDefinition } from '../../lib/job-definition.js';
 import { FINISHED_STATES, WorkState } from '../../lib/states.js';
-import type { WorkItem } from '../../lib/store/work-item.js';
+import type { WorkItem } from '../../lib/store/index.js';
 import { Remedy } from './remedies.js';
 import { changedPayload } from './scenarios-ownership.js';
 import {

@@ -1,5 +1,5 @@
 import type { JobDefinition } from '../../lib/job-definition.js';
-import type { StackCheckCleanup } from '../../lib/store/stack-check-rows.js';
+import type { StackCheckCleanup } from '../../lib/store/index.js';
 import type { JobConformanceModule } from './module.js';
 import {
   CLAIMED_CONTROLS,

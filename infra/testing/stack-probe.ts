@@ -9,10 +9,8 @@ import { messageGroupOf } from '../../lib/messaging/message-group.js';
 import { sendJob } from '../../lib/messaging/producer.js';
 import { wakeEnvelope } from '../../lib/messaging/wake-envelope.js';
 import { FINISHED_STATES, WorkState } from '../../lib/states.js';
-import type { PayloadStore } from '../../lib/store/payloads.js';
-import { STACK_CHECK_TENANT_PREFIX, StackCheckRows } from '../../lib/store/stack-check-rows.js';
-import type { WorkItem } from '../../lib/store/work-item.js';
-import type { WorkItemStore } from '../../lib/store/work-item-store.js';
+import type { PayloadStore, WorkItem, WorkItemStore } from '../../lib/store/index.js';
+import { STACK_CHECK_TENANT_PREFIX, StackCheckRows } from '../../lib/store/index.js';
 import type { PrepareTenant } from './bench.js';
 
 /**

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { parseInput } from '../internal/validation.js';
-import type { AuditInput, AuditRecord } from '../store/audit.js';
-import { AUDIT_PARTITION, TableKeys } from '../store/table.js';
+import type { AuditInput, AuditRecord } from '../store/index.js';
+import { AUDIT_PARTITION, TableKeys } from '../store/index.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { type AdminDeps, adminClock } from './deps.js';
 import { pageLimitSchema } from './schemas.js';

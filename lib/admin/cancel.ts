@@ -1,8 +1,7 @@
 import { cancelStamps } from '../fenced/cancel-stamps.js';
 import { type JobIdentity, parseIdentity } from '../identity.js';
 import { parseInput } from '../internal/validation.js';
-import type { OperatorAction } from '../store/operator-transitions.js';
-import type { WorkItem } from '../store/work-item.js';
+import type { OperatorAction, WorkItem } from '../store/index.js';
 import type { AdminDeps } from './deps.js';
 import { actionSchema } from './schemas.js';
 

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { InvalidInputError } from '../errors.js';
-import { JobsIndex } from '../store/table.js';
+import { JobsIndex } from '../store/index.js';
 import type { ShardPosition } from './shard-merge.js';
 
 /** Key attributes of our tables that hold numbers (index sort keys); every other key attribute is a string. */

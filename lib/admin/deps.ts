@@ -1,8 +1,7 @@
 import type { Clock } from '../clock.js';
 import type { SenderTenants } from '../messaging/sender-tenants.js';
 import type { SqsClientSource } from '../messaging/wake.js';
-import type { TableClient } from '../store/plain-requests.js';
-import type { WorkItemStore } from '../store/work-item-store.js';
+import type { TableClient, WorkItemStore } from '../store/index.js';
 import type { RoutePrincipals } from './route-principals.js';
 
 /** Worker counters since `since` (epoch ms), where the host keeps them (the local stack); keyed by MetricName. */

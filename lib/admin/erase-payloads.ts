@@ -1,8 +1,7 @@
 import * as z from 'zod/mini';
 import { tenantIdSchema } from '../identity.js';
 import { parseInput } from '../internal/validation.js';
-import type { ErasureProgress } from '../store/payload-erasure.js';
-import type { CallerIdentity } from '../store/work-item.js';
+import type { CallerIdentity, ErasureProgress } from '../store/index.js';
 import { writeAuditRecord } from './audit.js';
 import { type AdminDeps, adminClock } from './deps.js';
 import { actorSchema, callerSchema, reasonSchema } from './schemas.js';

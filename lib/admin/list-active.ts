@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { InvalidInputError } from '../errors.js';
-import { deadlineShardName, JobsIndex, TableKeys } from '../store/table.js';
-import type { WorkItemStore } from '../store/work-item-store.js';
+import type { WorkItemStore } from '../store/index.js';
+import { deadlineShardName, JobsIndex, TableKeys } from '../store/index.js';
 import { cutPage, rowsToEvaluate } from './filtered-page.js';
 import { type RecordView, recordView } from './views.js';
 

@@ -1,5 +1,5 @@
 import type { WorkState } from '../states.js';
-import { KeyPrefix, TableKeys, tenantPartitionKeys } from '../store/table.js';
+import { KeyPrefix, TableKeys, tenantPartitionKeys } from '../store/index.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import type { AdminDeps } from './deps.js';
 import { cutPage, type Key, rowsToEvaluate } from './filtered-page.js';

@@ -6,11 +6,19 @@ import type { JobIdentity } from '../identity.js';
 import { parseInput } from '../internal/validation.js';
 import { sendWakeSignals } from '../messaging/wake.js';
 import { WorkState } from '../states.js';
-import { epochFloor, fenceEpochOf, MAX_FENCE_EPOCH } from '../store/fence-epoch.js';
-import type { OperatorTransition } from '../store/operator-requests.js';
-import { type OperatorAction, raiseFenceTransition, requeueTransition } from '../store/operator-transitions.js';
-import { TableKeys } from '../store/table.js';
-import { type CallerIdentity, identityOfItem, type WorkItem } from '../store/work-item.js';
+import type { OperatorTransition } from '../store/index.js';
+import {
+  type CallerIdentity,
+  epochFloor,
+  fenceEpochOf,
+  identityOfItem,
+  MAX_FENCE_EPOCH,
+  type OperatorAction,
+  raiseFenceTransition,
+  requeueTransition,
+  TableKeys,
+  type WorkItem,
+} from '../store/index.js';
 import { writeAuditRecord } from './audit.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { type AdminDeps, adminClock } from './deps.js';
@@ -60,7 +68,7 @@ interface RaiseFencesReport {
 
 /**
  * The highest `above` raise-fences accepts: the last fence of epoch MAX_FENCE_EPOCH − 1, so a higher epoch is
- * left to raise into. A fence is epoch × 2^40 + counter (lib/store/fence-epoch.ts) and stays below 2^53: a
+ * left to raise into. A fence is epoch × 2^40 + counter (lib/store/work-items/fence-epoch.ts) and stays below 2^53: a
  * DynamoDB number read as a JS number, exact for every later `fence + 1`.
  */
 const MAX_FENCE_RAISE = epochFloor(MAX_FENCE_EPOCH) - 1;

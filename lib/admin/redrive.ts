@@ -6,7 +6,7 @@ import { parseEnvelope } from '../messaging/envelope.js';
 import { messageGroupOf } from '../messaging/message-group.js';
 import { isRelay, ORIGINAL_SENDER_ATTRIBUTE, type SenderTenants } from '../messaging/sender-tenants.js';
 import { resolveSqsClient } from '../messaging/wake.js';
-import type { CallerIdentity } from '../store/work-item.js';
+import type { CallerIdentity } from '../store/index.js';
 import { writeAuditRecord } from './audit.js';
 import type { AdminDeps } from './deps.js';
 import { actorSchema, callerSchema } from './schemas.js';

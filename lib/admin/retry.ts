@@ -4,8 +4,8 @@ import { formatIdentity, type JobIdentity, parseIdentity, type ValidIdentity } f
 import { parseInput } from '../internal/validation.js';
 import { sendWakeSignals } from '../messaging/wake.js';
 import { WorkState } from '../states.js';
-import { type OperatorAction, requeueTransition } from '../store/operator-transitions.js';
-import type { OperatorStatement, WorkItem } from '../store/work-item.js';
+import type { OperatorStatement, WorkItem } from '../store/index.js';
+import { type OperatorAction, requeueTransition } from '../store/index.js';
 import { type AdminDeps, adminClock } from './deps.js';
 import { actionObjectSchema } from './schemas.js';
 

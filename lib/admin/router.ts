@@ -1,8 +1,7 @@
 import * as z from 'zod/mini';
 import { InvalidInputError } from '../errors.js';
 import { parseInput } from '../internal/validation.js';
-import type { OperatorAction } from '../store/operator-transitions.js';
-import type { CallerIdentity, WorkItem } from '../store/work-item.js';
+import type { CallerIdentity, OperatorAction, WorkItem } from '../store/index.js';
 import { type ApproveInput, approveItem, rejectItem } from './approve.js';
 import { listAuditRecords } from './audit.js';
 import { cancelItem } from './cancel.js';

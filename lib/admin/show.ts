@@ -1,6 +1,6 @@
 import { ItemNotFoundError } from '../errors.js';
 import { formatIdentity, type JobIdentity, parseIdentity } from '../identity.js';
-import type { AuditEntry } from '../store/work-item.js';
+import type { AuditEntry } from '../store/index.js';
 import type { AdminDeps } from './deps.js';
 import { type RecordView, recordView } from './views.js';
 

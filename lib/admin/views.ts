@@ -1,5 +1,4 @@
-import { stateOfParkedKey } from '../store/parked-keys.js';
-import { JobsIndex, TableKeys, TTL_ATTRIBUTE } from '../store/table.js';
+import { JobsIndex, stateOfParkedKey, TableKeys, TTL_ATTRIBUTE } from '../store/index.js';
 
 /** Storage-only attributes (keys, index keys, TTL) that mean nothing to an operator. */
 const HIDDEN_ATTRIBUTES = new Set<string>([

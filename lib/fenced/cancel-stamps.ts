@@ -1,10 +1,14 @@
 import * as z from 'zod/mini';
 import type { JobIdentity } from '../identity.js';
 import { parseInput } from '../internal/validation.js';
-import { ExpressionBuilder } from '../store/expressions.js';
-import type { TransactItem } from '../store/requests.js';
-import { MAX_OWNED_RECORDS } from '../store/schemas.js';
-import { identityOfItem, type OwnedRecordRef, type WorkItem } from '../store/work-item.js';
+import type { TransactItem } from '../store/index.js';
+import {
+  ExpressionBuilder,
+  identityOfItem,
+  MAX_OWNED_RECORDS,
+  type OwnedRecordRef,
+  type WorkItem,
+} from '../store/index.js';
 import { renderFenceCondition, writerAttributes, writerOperation } from './fence-rules.js';
 import { ADVANCE_RULE, refSchema } from './record-requests.js';
 

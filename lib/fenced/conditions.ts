@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { isWriterAttribute, WRITER_ATTRIBUTES } from '../rules.js';
-import type { ExpressionBuilder } from '../store/expressions.js';
+import type { ExpressionBuilder } from '../store/index.js';
 
 /**
  * The caller's own business condition on a protected record, as data rather than an expression string:

@@ -1,7 +1,7 @@
 import { sha256Hex } from '../hashing.js';
 import type { JobIdentity } from '../identity.js';
 import { WriterAttribute } from '../rules.js';
-import type { ExpressionBuilder } from '../store/expressions.js';
+import type { ExpressionBuilder } from '../store/index.js';
 import { FenceRejectReason, type FenceRule } from './fence-terms.js';
 
 /**

@@ -1,5 +1,5 @@
 import { WriterAttribute } from '../rules.js';
-import { sendScan, type TableClient } from '../store/plain-requests.js';
+import { sendScan, type TableClient } from '../store/index.js';
 
 /** The highest `writer_epoch` found, and in how many records of how many tables. */
 interface RecordFloor {

@@ -1,6 +1,6 @@
 import { BusinessConditionError, FenceRejectedError } from '../errors.js';
 import { WriterAttribute } from '../rules.js';
-import type { Claim } from '../store/work-item.js';
+import type { Claim } from '../store/index.js';
 import { type BusinessCondition, unmetExpectations } from './conditions.js';
 import { FenceRejectReason, type FenceRule, fenceVerdict, landedAlready } from './fence-rules.js';
 

@@ -4,9 +4,8 @@ import * as z from 'zod/mini';
 import { sha256Hex } from '../hashing.js';
 import { parseInput } from '../internal/validation.js';
 import { isWriterAttribute, tableNameSchema } from '../rules.js';
-import { isPlainRecord } from '../store/attribute-values.js';
-import { ExpressionBuilder } from '../store/expressions.js';
-import type { Claim } from '../store/work-item.js';
+import type { Claim } from '../store/index.js';
+import { ExpressionBuilder, isPlainRecord } from '../store/index.js';
 import {
   attributeMapSchema,
   attributePathSchema,

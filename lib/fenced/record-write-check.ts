@@ -1,7 +1,7 @@
 import { memoizeBounded } from '../internal/memoize.js';
 import { isOrdinaryObject, onlyEnumerableStringKeys, ownKeysWithin } from '../internal/object-shape.js';
 import { isWriterAttribute, tableNameSchema } from '../rules.js';
-import { isPlainRecord } from '../store/attribute-values.js';
+import { isPlainRecord } from '../store/index.js';
 import { attributePathProblem } from './conditions.js';
 
 /** A record's table and key, as the ref schema returns them. */

@@ -1,9 +1,8 @@
 import * as z from 'zod/mini';
 import { type FenceRejectedError, InvalidInputError } from '../errors.js';
 import { parseInput } from '../internal/validation.js';
-import { sendConditional } from '../store/conditional-write.js';
-import type { TableClient } from '../store/plain-requests.js';
-import type { Claim } from '../store/work-item.js';
+import type { Claim, TableClient } from '../store/index.js';
+import { sendConditional } from '../store/index.js';
 import { type FencedBatchReport, incompleteBatchError, runFencedBatch } from './batch.js';
 import type { BusinessCondition } from './conditions.js';
 import type { FenceRule } from './fence-rules.js';

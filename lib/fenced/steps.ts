@@ -1,6 +1,6 @@
 import { parseInput } from '../internal/validation.js';
 import { recordedResultSchema, type StepName, stepNameSchema } from '../rules.js';
-import type { Claim, StepRecord } from '../store/work-item.js';
+import type { Claim, StepRecord } from '../store/index.js';
 
 /**
  * The steps one claim knows are done: seeded from the claim (steps of earlier holders) and updated by

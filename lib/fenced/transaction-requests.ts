@@ -3,10 +3,8 @@ import { InvalidInputError } from '../errors.js';
 import { sha256Hex } from '../hashing.js';
 import { parseInput } from '../internal/validation.js';
 import { tableNameSchema } from '../rules.js';
-import { ExpressionBuilder } from '../store/expressions.js';
-import type { FencedTransactionParts, HolderTransition, TransactItem } from '../store/requests.js';
-import { completeTransition, type JobOutcome, stepTransition } from '../store/transitions.js';
-import type { Claim } from '../store/work-item.js';
+import type { Claim, FencedTransactionParts, HolderTransition, TransactItem } from '../store/index.js';
+import { completeTransition, ExpressionBuilder, type JobOutcome, stepTransition } from '../store/index.js';
 import {
   attributeMapSchema,
   attributePathSchema,

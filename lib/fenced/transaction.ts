@@ -9,10 +9,17 @@ import {
 } from '../errors.js';
 import { formatIdentity } from '../identity.js';
 import { WorkState } from '../states.js';
-import { sendGet, type TableClient } from '../store/plain-requests.js';
-import { type JobOutcome, parseJobOutcome } from '../store/transitions.js';
-import { type Claim, isWorkItem, type StepRecord, type WorkItem } from '../store/work-item.js';
-import type { WorkItemStore } from '../store/work-item-store.js';
+import type { WorkItemStore } from '../store/index.js';
+import {
+  type Claim,
+  isWorkItem,
+  type JobOutcome,
+  parseJobOutcome,
+  type StepRecord,
+  sendGet,
+  type TableClient,
+  type WorkItem,
+} from '../store/index.js';
 import { interpretCancellation } from './cancellation.js';
 import { unmetExpectations } from './conditions.js';
 import { businessConditionError } from './record-outcome.js';

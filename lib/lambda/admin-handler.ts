@@ -6,7 +6,7 @@ import { type LeasefenceConfig, readConfig } from '../config.js';
 import { ConfigurationError } from '../errors.js';
 import { hashIdentifier, type IdentifierKey } from '../hashing.js';
 import { serviceName } from '../metric-names.js';
-import type { CallerIdentity } from '../store/work-item.js';
+import type { CallerIdentity } from '../store/index.js';
 import { createHandlerClients, lazySqsClient } from './clients.js';
 import { identifierKeyLoader, type LoadedIdentifierKey } from './identifier-key.js';
 import { describeError } from './sweeper-handler.js';

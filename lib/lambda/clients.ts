@@ -3,8 +3,8 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import { createPlainClient, type EndpointOptions, loadSqsClient } from '../aws-clients.js';
 import { type Clock, systemClock } from '../clock.js';
 import type { LeasefenceConfig } from '../config.js';
-import type { TableClient } from '../store/plain-requests.js';
-import { WorkItemStore } from '../store/work-item-store.js';
+import type { TableClient } from '../store/index.js';
+import { WorkItemStore } from '../store/index.js';
 
 /** The clients a handler builds once per container from its configuration, and the clock its store runs on. */
 interface HandlerClients<C extends TableClient = DynamoDBClient> {

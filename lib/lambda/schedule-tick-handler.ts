@@ -10,7 +10,7 @@ import { type ScheduleTickDependencies, type TickOutcome, tickSchedule } from '.
 import { parseSchedulesVariable } from '../messaging/schedules-variable.js';
 import { METRIC_NAMESPACE, METRIC_SCHEDULE_DIMENSION, MetricName, serviceName } from '../metric-names.js';
 import { createSqsClient } from '../sqs-client.js';
-import { PayloadStore } from '../store/payloads.js';
+import { PayloadStore } from '../store/index.js';
 import { sqsEndpointOptions } from './clients.js';
 import { createJobHandlerClients } from './job-clients.js';
 import { describeError } from './sweeper-handler.js';

@@ -11,7 +11,7 @@ import { createRetryWaker } from '../messaging/retry-wake.js';
 import { type MessageSender, ORIGINAL_SENDER_ATTRIBUTE } from '../messaging/sender-tenants.js';
 import { METRIC_NAMESPACE, serviceName } from '../metric-names.js';
 import { DAY_MS } from '../rules.js';
-import { PayloadStore } from '../store/payloads.js';
+import { PayloadStore } from '../store/index.js';
 import { powertoolsTelemetry, type Telemetry } from '../telemetry.js';
 import type { PayloadResolver } from '../worker/load-payload.js';
 import { type MessageResult, WorkerRuntime } from '../worker/worker-runtime.js';

@@ -6,8 +6,7 @@ import { formatIdentity, parseIdentity, type ValidIdentity } from '../identity.j
 import { parseInput } from '../internal/validation.js';
 import { jobTypeSchema, jobVersionSchema, type PayloadBinding, payloadHashSchema, payloadRefSchema } from '../rules.js';
 import { FINISHED_STATES, type WorkState } from '../states.js';
-import type { PayloadStore } from '../store/payloads.js';
-import type { WorkItem } from '../store/work-item.js';
+import type { PayloadStore, WorkItem } from '../store/index.js';
 import {
   type DelayedJobsConfig,
   jobsStore,

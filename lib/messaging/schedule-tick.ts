@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import type { WorkItemStore } from '../store/work-item-store.js';
+import type { WorkItemStore } from '../store/index.js';
 import type { ProducerDependencies } from './producer.js';
 import { enqueueOccurrence, occurrenceAt, type ScheduleDeclaration } from './schedule.js';
 import { scheduleStatus, TICK_MAX_AGE_SECONDS } from './schedule-status.js';

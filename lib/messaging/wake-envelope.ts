@@ -1,5 +1,5 @@
 import { InvalidInputError } from '../errors.js';
-import type { WorkItem } from '../store/work-item.js';
+import type { WorkItem } from '../store/index.js';
 import { ENVELOPE_VERSION, type JobEnvelope } from './envelope.js';
 
 /** The longest DelaySeconds SQS accepts on a message (15 minutes); later wake-ups are the sweeper's. */

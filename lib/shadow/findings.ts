@@ -1,4 +1,4 @@
-import type { ShadowExecution } from '../store/shadow-requests.js';
+import type { ShadowExecution } from '../store/index.js';
 
 /**
  * What shadow mode finds in one identity's executions: the double-runs the existing mechanism let through and

@@ -5,8 +5,7 @@ import { payloadHash } from '../hashing.js';
 import { identitySchema, type ValidIdentity } from '../identity.js';
 import { MetricName } from '../metric-names.js';
 import { jobTypeSchema } from '../rules.js';
-import type { ShadowClaims } from '../store/shadow-claims.js';
-import type { ShadowOutcome } from '../store/shadow-requests.js';
+import type { ShadowClaims, ShadowOutcome } from '../store/index.js';
 import type { Telemetry } from '../telemetry.js';
 
 /** What the team's function derives from a message: the identity leasefence would key it by, and what it runs. */

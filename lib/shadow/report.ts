@@ -1,5 +1,5 @@
 import type { JobIdentity } from '../identity.js';
-import type { ShadowRead } from '../store/shadow-claims.js';
+import type { ShadowRead } from '../store/index.js';
 import { findingsOf, ShadowFinding } from './findings.js';
 
 /** Examples kept per job type and finding. */

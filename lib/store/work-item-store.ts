@@ -10,21 +10,32 @@ import {
 import { formatIdentity, type ValidIdentity } from '../identity.js';
 import type { StepName } from '../rules.js';
 import { WorkState } from '../states.js';
-import { Approvals } from './approvals.js';
-import { openAttempt } from './attempt-history.js';
-import { AuditLog } from './audit.js';
-import { sendConditional } from './conditional-write.js';
-import type { StoreConnection } from './connection.js';
-import { Deadlines } from './deadlines.js';
-import { DEFAULT_FENCE_EPOCH_CACHE_MS, epochFloor, FenceEpochs } from './fence-epoch.js';
-import { Maintenance } from './maintenance.js';
-import { buildOperatorUpdate, type OperatorTransition, operatorFence } from './operator-requests.js';
-import { cancelTransition, type OperatorAction } from './operator-transitions.js';
-import { ParkedReads } from './parked-reads.js';
-import type { PayloadStore } from './payloads.js';
-import { sendGet, sendTransactWrite, type TableClient } from './plain-requests.js';
-import { type QuarantineInput, type QuarantineRecord, recordQuarantine } from './quarantine.js';
-import { CANCELLABLE_STATES, operatorApplied } from './read-back.js';
+import { Approvals } from './approvals/approvals.js';
+import { Deadlines } from './deadlines/deadlines.js';
+import { sendConditional } from './driver/conditional-write.js';
+import type { StoreConnection } from './driver/connection.js';
+import { sendGet, sendTransactWrite, type TableClient } from './driver/plain-requests.js';
+import { Maintenance } from './maintenance/maintenance.js';
+import { buildOperatorUpdate, type OperatorTransition, operatorFence } from './operator/operator-requests.js';
+import { cancelTransition, type OperatorAction } from './operator/operator-transitions.js';
+import { CANCELLABLE_STATES, operatorApplied } from './operator/read-back.js';
+import { commitCancelWithStamps, stampEach } from './operator/stamped-cancel.js';
+import { ParkedReads } from './parked/parked-reads.js';
+import { TenantPartitions } from './parked/tenant-partitions.js';
+import type { PayloadStore } from './payloads/payloads.js';
+import { AuditLog } from './records/audit.js';
+import { type QuarantineInput, type QuarantineRecord, recordQuarantine } from './records/quarantine.js';
+import { ShadowClaims } from './shadow/shadow-claims.js';
+import type { NewSuccessor } from './successors/successor-requests.js';
+import {
+  completeAsDurableStep,
+  completeInTransaction,
+  type SuccessorCommit,
+  type SuccessorWriterPort,
+} from './successors/successors.js';
+import { DEFAULT_DEADLINE_SHARDS, workItemKey } from './table.js';
+import { openAttempt } from './work-items/attempt-history.js';
+import { DEFAULT_FENCE_EPOCH_CACHE_MS, epochFloor, FenceEpochs } from './work-items/fence-epoch.js';
 import {
   buildClaimRequest,
   buildCreateRequest,
@@ -36,19 +47,8 @@ import {
   type NotClaimableReason,
   type TableContext,
   type TransactItem,
-} from './requests.js';
-import type { LeaseDuration, LeaseRequest, NewWorkItem } from './schemas.js';
-import { ShadowClaims } from './shadow-claims.js';
-import { commitCancelWithStamps, stampEach } from './stamped-cancel.js';
-import type { NewSuccessor } from './successor-requests.js';
-import {
-  completeAsDurableStep,
-  completeInTransaction,
-  type SuccessorCommit,
-  type SuccessorWriterPort,
-} from './successors.js';
-import { DEFAULT_DEADLINE_SHARDS, workItemKey } from './table.js';
-import { TenantPartitions } from './tenant-partitions.js';
+} from './work-items/requests.js';
+import type { LeaseDuration, LeaseRequest, NewWorkItem } from './work-items/schemas.js';
 import {
   awaitPayloadTransition,
   completeTransition,
@@ -59,8 +59,15 @@ import {
   retryLaterTransition,
   stepTransition,
   type ValidOutcome,
-} from './transitions.js';
-import { type Claim, claimFromItem, identityOfItem, isWorkItem, type StepRecord, type WorkItem } from './work-item.js';
+} from './work-items/transitions.js';
+import {
+  type Claim,
+  claimFromItem,
+  identityOfItem,
+  isWorkItem,
+  type StepRecord,
+  type WorkItem,
+} from './work-items/work-item.js';
 
 /** How to reach the jobs table. */
 interface WorkItemStoreOptions {

@@ -1,4 +1,4 @@
-import type { WorkItemStore } from '../store/work-item-store.js';
+import type { WorkItemStore } from '../store/index.js';
 import { sweep } from './sweeper.js';
 import type { SweepCursor, SweepOptions, SweepSummary } from './types.js';
 

@@ -1,10 +1,8 @@
 import { mapBounded } from '../internal/bounded-parallel.js';
 import { sendWakeSignals } from '../messaging/wake.js';
 import { WorkState } from '../states.js';
-import { expireApprovalTransition } from '../store/approval-requests.js';
-import { sweepToUnknownTransition } from '../store/operator-transitions.js';
-import { isWorkItem, type WorkItem } from '../store/work-item.js';
-import type { WorkItemStore } from '../store/work-item-store.js';
+import type { WorkItemStore } from '../store/index.js';
+import { expireApprovalTransition, isWorkItem, sweepToUnknownTransition, type WorkItem } from '../store/index.js';
 import type { SweepOptions, SweepSummary } from './types.js';
 
 /** The settings of a sweep run that decide what happens to one page of due index entries. */

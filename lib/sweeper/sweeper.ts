@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { parseInput } from '../internal/validation.js';
 import { WorkState } from '../states.js';
-import type { ReadCost } from '../store/connection.js';
+import type { ReadCost } from '../store/index.js';
 import { handlePage } from './page.js';
 import type { SweepCursor, SweepOptions, SweepSummary } from './types.js';
 

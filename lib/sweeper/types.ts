@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { SqsClientSource } from '../messaging/wake.js';
-import type { WorkItemStore } from '../store/work-item-store.js';
+import type { WorkItemStore } from '../store/index.js';
 
 /** Where the next run starts: the deadline shard served first. Safe to drop (the index is the truth). */
 interface SweepCursor {

@@ -3,10 +3,8 @@ import { isLeasefenceError, PayloadConflictError } from '../errors.js';
 import { ownedRecordsFor } from '../fenced/cancel-stamps.js';
 import type { AnyJobDefinition } from '../job-definition.js';
 import type { BoundMessage } from '../messaging/envelope.js';
-import { claimability, type NotClaimableReason } from '../store/requests.js';
-import { type LeaseRequest, newWorkItem } from '../store/schemas.js';
-import type { Claim, WorkItem } from '../store/work-item.js';
-import type { WorkItemStore } from '../store/work-item-store.js';
+import type { Claim, WorkItem, WorkItemStore } from '../store/index.js';
+import { claimability, type LeaseRequest, type NotClaimableReason, newWorkItem } from '../store/index.js';
 
 type SkipReason = NotClaimableReason | 'replay_finished';
 

@@ -1,6 +1,5 @@
 import { DAY_MS } from '../rules.js';
-import type { Claim } from '../store/work-item.js';
-import type { WorkItemStore } from '../store/work-item-store.js';
+import type { Claim, WorkItemStore } from '../store/index.js';
 import type { LoadedPayload } from './load-payload.js';
 
 /** The row's errorCode while it waits, queued, for an inline body not stored yet. */

@@ -3,8 +3,7 @@ import { canonicalJson, MAX_PAYLOAD_BYTES, sha256Hex } from '../hashing.js';
 import type { BoundMessage, ReceivedMessage } from '../messaging/envelope.js';
 import type { InlinePayloadPolicy } from '../rules.js';
 import { FINISHED_STATES } from '../states.js';
-import type { PayloadStore } from '../store/payloads.js';
-import type { WorkItem } from '../store/work-item.js';
+import type { PayloadStore, WorkItem } from '../store/index.js';
 import type { LoadedPayload } from './load-payload.js';
 
 /** Quarantine reasons of a message whose carried body cannot be adopted (the body itself is never recorded). */

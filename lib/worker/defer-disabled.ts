@@ -2,8 +2,8 @@ import type { ApprovalGate } from '../approval-policy.js';
 import { isLeasefenceError, PayloadConflictError } from '../errors.js';
 import type { JobDefinition } from '../job-definition.js';
 import type { BoundMessage } from '../messaging/envelope.js';
-import { newWorkItem } from '../store/schemas.js';
-import type { WorkItemStore } from '../store/work-item-store.js';
+import type { WorkItemStore } from '../store/index.js';
+import { newWorkItem } from '../store/index.js';
 import type { RowBound } from './acquire-claim.js';
 
 /** What deferring a message of a switched-off job type came to (`not_created`: no row, and none may be created). */

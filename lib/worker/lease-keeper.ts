@@ -1,8 +1,6 @@
 import { isLeasefenceError, LeaseInDoubtError, OwnershipLostError } from '../errors.js';
 import { MetricName } from '../metric-names.js';
-import type { LeaseDuration } from '../store/schemas.js';
-import type { Claim } from '../store/work-item.js';
-import type { WorkItemStore } from '../store/work-item-store.js';
+import type { Claim, LeaseDuration, WorkItemStore } from '../store/index.js';
 import type { Telemetry } from '../telemetry.js';
 
 /** How the lease keeper renews. */

@@ -1,8 +1,7 @@
 import { ConfigurationError } from '../errors.js';
 import { payloadHash } from '../hashing.js';
 import type { JobIdentity } from '../identity.js';
-import type { PayloadStore } from '../store/payloads.js';
-import type { Claim } from '../store/work-item.js';
+import type { Claim, PayloadStore } from '../store/index.js';
 
 /**
  * Loads the body behind a caller-owned payloadRef (S3 object, row, …) for `identity`. It must return undefined for

@@ -8,12 +8,8 @@ import { describeIssues } from '../internal/issue-paths.js';
 import { parseInput } from '../internal/validation.js';
 import type { JobRegistry, SuccessorOptions } from '../job-definition.js';
 import { MAX_SUCCESSOR_PAYLOAD_BYTES, successorNameSchema } from '../rules.js';
-import type { PayloadStore } from '../store/payloads.js';
-import { newWorkItem } from '../store/schemas.js';
-import { MAX_SUCCESSORS, type NewSuccessor } from '../store/successor-requests.js';
-import type { ValidOutcome } from '../store/transitions.js';
-import type { Claim } from '../store/work-item.js';
-import type { WorkItemStore } from '../store/work-item-store.js';
+import type { Claim, PayloadStore, ValidOutcome, WorkItemStore } from '../store/index.js';
+import { MAX_SUCCESSORS, type NewSuccessor, newWorkItem } from '../store/index.js';
 import type { Telemetry } from '../telemetry.js';
 
 // Built on first use (z.lazy: the same checks and issues), not at import: a cold start whose first events never

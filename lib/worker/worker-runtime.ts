@@ -17,10 +17,8 @@ import { checkSender, type MessageSender, type SenderTenants } from '../messagin
 import { MetricName } from '../metric-names.js';
 import type { InlinePayloadPolicy } from '../rules.js';
 import { WorkState } from '../states.js';
-import type { PayloadStore } from '../store/payloads.js';
-import { type LeaseRequest, parseLease } from '../store/schemas.js';
-import type { Claim } from '../store/work-item.js';
-import type { WorkItemStore } from '../store/work-item-store.js';
+import type { Claim, PayloadStore, WorkItemStore } from '../store/index.js';
+import { type LeaseRequest, parseLease } from '../store/index.js';
 import { silentTelemetry, type Telemetry } from '../telemetry.js';
 import { acquireClaim, type RowBound } from './acquire-claim.js';
 import { firstMessageGate } from './approval-gate.js';

@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLE_WORKER_ENTRY, type LeasefenceStack } from '../../infra/app/stacks/leasefence-stack.js';
 import { cdkJsonContext, type SynthResult, synthLeasefenceApp } from '../../infra/app/synth.js';
 import { FencedJobQueue } from '../../infra/construct/index.js';
-import { SETTINGS_PARTITION } from '../../lib/store/fence-epoch.js';
 import { AUDIT_PARTITION, SWEEPER_PARTITION, workItemKey } from '../../lib/store/table.js';
+import { SETTINGS_PARTITION } from '../../lib/store/work-items/fence-epoch.js';
 import { conditionMatches } from './support/iam-conditions.js';
 import {
   denialsOfFunction,

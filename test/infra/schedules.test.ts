@@ -7,7 +7,7 @@ import { cdkJsonContext } from '../../infra/app/synth.js';
 import { FencedJobQueue, type FencedJobQueueProps } from '../../infra/construct/index.js';
 import { EnvironmentVariable } from '../../lib/config.js';
 import { parseSchedulesVariable } from '../../lib/messaging/schedules-variable.js';
-import { SETTINGS_PARTITION } from '../../lib/store/fence-epoch.js';
+import { SETTINGS_PARTITION } from '../../lib/store/work-items/fence-epoch.js';
 import { logicalIdOf, permissionsOfFunction, permissionsOfRole, type Template } from './support/template-queries.js';
 
 const SCHEDULES: FencedJobQueueProps['schedules'] = [

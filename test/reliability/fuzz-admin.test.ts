@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listAuditRecords } from '../../lib/admin/audit.js';
 import { type AdminResponse, handleAdminRequest } from '../../lib/admin/router.js';
 import { payloadHash } from '../../lib/hashing.js';
-import { PayloadStore } from '../../lib/store/payloads.js';
+import { PayloadStore } from '../../lib/store/payloads/payloads.js';
 import { type AdminFixture, createAdminFixture } from '../support/admin.js';
 import { budget, runSeed } from './support/chaos-mode.js';
 import { adminRequestArbitrary } from './support/fuzz/admin-requests.js';

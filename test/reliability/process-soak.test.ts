@@ -2,7 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type JobIdentity, parseIdentity } from '../../lib/identity.js';
 import { sendJob } from '../../lib/messaging/producer.js';
-import type { WorkItem } from '../../lib/store/work-item.js';
+import type { WorkItem } from '../../lib/store/work-items/work-item.js';
 import { budget, runSeed } from './support/chaos-mode.js';
 import { createProcessFixture, type ProcessFixture } from './support/process-fixture.js';
 import { seededRandom } from './support/random.js';

@@ -1,5 +1,5 @@
 import { workItemKey } from '../../lib/store/table.js';
-import { type Claim, claimFromItem, identityOfItem, type WorkItem } from '../../lib/store/work-item.js';
+import { type Claim, claimFromItem, identityOfItem, type WorkItem } from '../../lib/store/work-items/work-item.js';
 
 /** A claimed work item in memory (unit tests of request builders need a Claim without a table). */
 function claimedItem(overrides: Partial<WorkItem> = {}): WorkItem {

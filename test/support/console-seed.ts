@@ -1,8 +1,8 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { WorkState } from '../../lib/states.js';
-import type { AttemptRecord } from '../../lib/store/attempt-history.js';
-import { recordQuarantine } from '../../lib/store/quarantine.js';
-import type { WorkItem } from '../../lib/store/work-item.js';
+import { recordQuarantine } from '../../lib/store/records/quarantine.js';
+import type { AttemptRecord } from '../../lib/store/work-items/attempt-history.js';
+import type { WorkItem } from '../../lib/store/work-items/work-item.js';
 import { putWorkItem } from './factories.js';
 
 const MINUTE = 60_000;

@@ -4,8 +4,8 @@ import { expect } from 'vitest';
 import type { ValidIdentity } from '../../lib/identity.js';
 import type { WorkState } from '../../lib/states.js';
 import { workItemKey } from '../../lib/store/table.js';
-import type { Claim, WorkItem } from '../../lib/store/work-item.js';
 import type { ClaimResult, EnqueueResult, WorkItemStore } from '../../lib/store/work-item-store.js';
+import type { Claim, WorkItem } from '../../lib/store/work-items/work-item.js';
 
 /** Reads the item (strongly consistent) and asserts it exists in `state`. Returns it for further checks. */
 async function expectState(store: WorkItemStore, identity: ValidIdentity, state: WorkState): Promise<WorkItem> {

@@ -3,10 +3,10 @@ import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { payloadHash } from '../../lib/hashing.js';
 import { type JobIdentity, parseIdentity, type ValidIdentity } from '../../lib/identity.js';
 import type { WorkState } from '../../lib/states.js';
-import { parkedKeysOf } from '../../lib/store/parked-keys.js';
-import { type NewWorkItem, type NewWorkItemInput, parseNewWorkItem } from '../../lib/store/schemas.js';
+import { parkedKeysOf } from '../../lib/store/parked/parked-keys.js';
 import { DEFAULT_DEADLINE_SHARDS, deadlineShardFor, workItemKey } from '../../lib/store/table.js';
-import type { WorkItem } from '../../lib/store/work-item.js';
+import { type NewWorkItem, type NewWorkItemInput, parseNewWorkItem } from '../../lib/store/work-items/schemas.js';
+import type { WorkItem } from '../../lib/store/work-items/work-item.js';
 
 /** A fixed instant the factories use when the test gives none (the ManualClock default). */
 const FACTORY_NOW = Date.UTC(2026, 0, 1);

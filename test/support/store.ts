@@ -1,6 +1,6 @@
 import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { type Clock, ManualClock } from '../../lib/clock.js';
-import { parkedStateKeys, parkedTenantStateKeys } from '../../lib/store/parked-keys.js';
+import { parkedStateKeys, parkedTenantStateKeys } from '../../lib/store/parked/parked-keys.js';
 import { JobsIndex } from '../../lib/store/table.js';
 import { WorkItemStore } from '../../lib/store/work-item-store.js';
 import { testDocumentClient } from './engine.js';

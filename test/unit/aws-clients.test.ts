@@ -3,7 +3,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { clientConfig, MARSHALL_OPTIONS } from '../../lib/aws-clients.js';
-import { sendConditional } from '../../lib/store/conditional-write.js';
+import { sendConditional } from '../../lib/store/driver/conditional-write.js';
 
 /** What left the client: the HTTP request the SDK signed, as the network would see it. */
 interface SentRequest {

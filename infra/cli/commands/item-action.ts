@@ -1,5 +1,5 @@
 import { recordView } from '../../../lib/admin/views.js';
-import type { AuditEntry } from '../../../lib/store/work-item.js';
+import type { AuditEntry } from '../../../lib/store/index.js';
 import { cell, type Io, printJson } from '../output.js';
 import { subject } from '../views.js';
 

@@ -2,7 +2,7 @@ import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import * as z from 'zod';
 import { FenceAbove, raiseFences } from '../../../lib/admin/raise-fences.js';
 import { reasonSchema } from '../../../lib/admin/schemas.js';
-import { MAX_FENCE_EPOCH } from '../../../lib/store/fence-epoch.js';
+import { MAX_FENCE_EPOCH } from '../../../lib/store/index.js';
 import { type CommandSpec, parseCommandLine } from '../args.js';
 import { type CliCommand, withTarget } from '../command.js';
 import { loadJobModule } from '../job-module.js';

@@ -11,7 +11,7 @@ import type { Units } from './capacity.js';
 /**
  * What shadow mode writes per shadowed execution (the bill's "shadow mode" line, figure 10), by the capacity
  * accountant: the start (a conditional UpdateItem creating the identity's shadow row) and the end, as the shadow
- * wrapper records them through the store (lib/store/shadow-claims.ts).
+ * wrapper records them through the store (lib/store/shadow/shadow-claims.ts).
  */
 async function measureShadowUnits(engine: BenchEngine): Promise<Units> {
   const tables = await engine.createLeasefenceTables('shadow-capacity');

@@ -1,7 +1,7 @@
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { buildFencedRecordWrite, parseRecordWrite } from '../../../lib/fenced/record-requests.js';
 import { FencedRecords } from '../../../lib/fenced/records.js';
-import { sendConditional } from '../../../lib/store/conditional-write.js';
+import { sendConditional } from '../../../lib/store/driver/conditional-write.js';
 import { claimFixture } from '../../support/claim-fixture.js';
 import type { BenchEngine } from '../support/bench-engine.js';
 import { median, nowMs } from '../support/stats.js';

@@ -3,7 +3,7 @@ import { type Clock, systemClock } from '../../../lib/clock.js';
 import { payloadHash } from '../../../lib/hashing.js';
 import type { JobIdentity } from '../../../lib/identity.js';
 import { defineJob, type JobDefinition, JobRegistry } from '../../../lib/job-definition.js';
-import { PayloadStore } from '../../../lib/store/payloads.js';
+import { PayloadStore } from '../../../lib/store/payloads/payloads.js';
 import { WorkItemStore } from '../../../lib/store/work-item-store.js';
 import { silentTelemetry } from '../../../lib/telemetry.js';
 import { WorkerRuntime } from '../../../lib/worker/worker-runtime.js';

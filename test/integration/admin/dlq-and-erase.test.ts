@@ -6,7 +6,7 @@ import { payloadHash } from '../../../lib/hashing.js';
 import type { JobIdentity } from '../../../lib/identity.js';
 import { serializeEnvelope } from '../../../lib/messaging/envelope.js';
 import { sendJob } from '../../../lib/messaging/producer.js';
-import { PayloadStore } from '../../../lib/store/payloads.js';
+import { PayloadStore } from '../../../lib/store/payloads/payloads.js';
 import { payloadKey } from '../../../lib/store/table.js';
 import { type AdminFixture, createAdminFixture } from '../../support/admin.js';
 import { newIdentity, newWorkItem } from '../../support/factories.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobIdentity } from '../../../lib/identity.js';
 import { WorkState } from '../../../lib/states.js';
-import { recordQuarantine } from '../../../lib/store/quarantine.js';
+import { recordQuarantine } from '../../../lib/store/records/quarantine.js';
 import {
   DEFAULT_DEADLINE_SHARDS,
   deadlineShardFor,

@@ -5,9 +5,9 @@ import { CapabilityMissingError, OwnershipLostError } from '../../../lib/errors.
 import { FencedTransactions, type SharedWrite } from '../../../lib/fenced/transaction.js';
 import { payloadHash } from '../../../lib/hashing.js';
 import { parseIdentity, type ValidIdentity } from '../../../lib/identity.js';
-import { parseLease, parseNewWorkItem } from '../../../lib/store/schemas.js';
-import type { Claim } from '../../../lib/store/work-item.js';
 import { WorkItemStore } from '../../../lib/store/work-item-store.js';
+import { parseLease, parseNewWorkItem } from '../../../lib/store/work-items/schemas.js';
+import type { Claim } from '../../../lib/store/work-items/work-item.js';
 import { requireNoTransactions, requireTransactions } from '../../support/capability.js';
 import { createTestTables, type TestTables, testDocumentClient } from '../../support/engine.js';
 import { countRequests, type RequestCounter } from '../../support/request-counter.js';

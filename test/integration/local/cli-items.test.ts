@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../../lib/clock.js';
 import { createDocumentClient } from '../../../lib/document-client.js';
 import { parseIdentity } from '../../../lib/identity.js';
-import { recordQuarantine } from '../../../lib/store/quarantine.js';
+import { recordQuarantine } from '../../../lib/store/records/quarantine.js';
 import { WorkItemStore } from '../../../lib/store/work-item-store.js';
 import { killAll, runCli, startMemoryStack } from '../../support/cli-runner.js';
 import { putWorkItem } from '../../support/factories.js';

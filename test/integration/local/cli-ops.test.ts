@@ -5,7 +5,7 @@ import { systemClock } from '../../../lib/clock.js';
 import { createDocumentClient } from '../../../lib/document-client.js';
 import { payloadHash } from '../../../lib/hashing.js';
 import { createSqsClient } from '../../../lib/sqs-client.js';
-import { PayloadStore } from '../../../lib/store/payloads.js';
+import { PayloadStore } from '../../../lib/store/payloads/payloads.js';
 import { killAll, runCli, startMemoryStack, tempLocalDir } from '../../support/cli-runner.js';
 import { putWorkItem } from '../../support/factories.js';
 

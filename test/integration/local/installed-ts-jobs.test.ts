@@ -6,8 +6,8 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentClient } from '../../../lib/document-client.js';
 import { parseIdentity } from '../../../lib/identity.js';
-import type { WorkItem } from '../../../lib/store/work-item.js';
 import { WorkItemStore } from '../../../lib/store/work-item-store.js';
+import type { WorkItem } from '../../../lib/store/work-items/work-item.js';
 import { type CliLaunch, killAll, ROOT, runCli, startMemoryStack } from '../../support/cli-runner.js';
 import { compilePackage, consumerProject } from '../../support/compiled-package.js';
 

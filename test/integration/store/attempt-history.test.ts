@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ATTEMPT_HISTORY_LIMIT } from '../../../lib/store/attempt-history.js';
-import { parseLease } from '../../../lib/store/schemas.js';
-import { parseJobOutcome } from '../../../lib/store/transitions.js';
+import { ATTEMPT_HISTORY_LIMIT } from '../../../lib/store/work-items/attempt-history.js';
+import { parseLease } from '../../../lib/store/work-items/schemas.js';
+import { parseJobOutcome } from '../../../lib/store/work-items/transitions.js';
 import { createTestTables, type TestTables } from '../../support/engine.js';
 import { newIdentity, newWorkItem } from '../../support/factories.js';
 import { type StoreFixture, storeFixture } from '../../support/store.js';

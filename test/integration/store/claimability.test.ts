@@ -1,9 +1,9 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WorkState } from '../../../lib/states.js';
-import { claimability, type NotClaimableReason } from '../../../lib/store/requests.js';
-import { parseLease } from '../../../lib/store/schemas.js';
-import type { WorkItem } from '../../../lib/store/work-item.js';
+import { claimability, type NotClaimableReason } from '../../../lib/store/work-items/requests.js';
+import { parseLease } from '../../../lib/store/work-items/schemas.js';
+import type { WorkItem } from '../../../lib/store/work-items/work-item.js';
 import { createTestTables, type TestTables } from '../../support/engine.js';
 import { expectClaimed, expectCreatedClaim, expectState, readRawItem } from '../../support/expectations.js';
 import { FACTORY_NOW, newIdentity, newWorkItem, putWorkItem, workItemInState } from '../../support/factories.js';

@@ -1,7 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sendConditional } from '../../../lib/store/conditional-write.js';
+import { sendConditional } from '../../../lib/store/driver/conditional-write.js';
 import {
   createTestTables,
   engineEndpoints,

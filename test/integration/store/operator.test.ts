@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IllegalTransitionError, ItemNotFoundError, OwnershipLostError } from '../../../lib/errors.js';
 import { WorkState } from '../../../lib/states.js';
-import { requeueTransition, resolveTransition } from '../../../lib/store/operator-transitions.js';
-import { parseLease, parseLeaseDuration } from '../../../lib/store/schemas.js';
-import { parseJobOutcome } from '../../../lib/store/transitions.js';
-import type { WorkItem } from '../../../lib/store/work-item.js';
+import { requeueTransition, resolveTransition } from '../../../lib/store/operator/operator-transitions.js';
+import { parseLease, parseLeaseDuration } from '../../../lib/store/work-items/schemas.js';
+import { parseJobOutcome } from '../../../lib/store/work-items/transitions.js';
+import type { WorkItem } from '../../../lib/store/work-items/work-item.js';
 import { createTestTables, type TestTables } from '../../support/engine.js';
 import {
   expectClaimed,

@@ -4,10 +4,10 @@ import { OwnershipLostError } from '../../../lib/errors.js';
 import { parseStepName } from '../../../lib/fenced/steps.js';
 import type { ValidIdentity } from '../../../lib/identity.js';
 import { WorkState } from '../../../lib/states.js';
-import { parseLease, parseLeaseDuration } from '../../../lib/store/schemas.js';
-import { parseJobOutcome } from '../../../lib/store/transitions.js';
-import type { Claim, WorkItem } from '../../../lib/store/work-item.js';
 import type { WorkItemStore } from '../../../lib/store/work-item-store.js';
+import { parseLease, parseLeaseDuration } from '../../../lib/store/work-items/schemas.js';
+import { parseJobOutcome } from '../../../lib/store/work-items/transitions.js';
+import type { Claim, WorkItem } from '../../../lib/store/work-items/work-item.js';
 import { createTestTables, type TestTables } from '../../support/engine.js';
 import {
   expectClaimed,

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../lib/clock.js';
 import { parseIdentity } from '../../../lib/identity.js';
 import { buildShadowReport } from '../../../lib/shadow/report.js';
-import type { ErasureProgress } from '../../../lib/store/payload-erasure.js';
+import type { ErasureProgress } from '../../../lib/store/payloads/payload-erasure.js';
 import { shadowKey } from '../../../lib/store/table.js';
 import { WorkItemStore } from '../../../lib/store/work-item-store.js';
 import { createTestTables, type TestTables, testDocumentClient } from '../../support/engine.js';

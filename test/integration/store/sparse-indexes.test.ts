@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ValidIdentity } from '../../../lib/identity.js';
 import { WorkState } from '../../../lib/states.js';
-import { parkedStateKey, parkedTenantStateKey } from '../../../lib/store/parked-keys.js';
-import { parseLease, parseLeaseDuration } from '../../../lib/store/schemas.js';
+import { parkedStateKey, parkedTenantStateKey } from '../../../lib/store/parked/parked-keys.js';
 import { tenantBucketOf, workItemKey } from '../../../lib/store/table.js';
-import { parseJobOutcome } from '../../../lib/store/transitions.js';
-import type { Claim, WorkItem } from '../../../lib/store/work-item.js';
 import type { WorkItemStore } from '../../../lib/store/work-item-store.js';
+import { parseLease, parseLeaseDuration } from '../../../lib/store/work-items/schemas.js';
+import { parseJobOutcome } from '../../../lib/store/work-items/transitions.js';
+import type { Claim, WorkItem } from '../../../lib/store/work-items/work-item.js';
 import { createTestTables, type TestTables } from '../../support/engine.js';
 import { eventually, expectCreatedClaim, expectState } from '../../support/expectations.js';
 import { newIdentity, newWorkItem } from '../../support/factories.js';

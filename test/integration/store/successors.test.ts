@@ -4,12 +4,12 @@ import { OwnershipLostError, PayloadConflictError } from '../../../lib/errors.js
 import { payloadHash } from '../../../lib/hashing.js';
 import { parseIdentity, type ValidIdentity } from '../../../lib/identity.js';
 import { WorkState } from '../../../lib/states.js';
-import { PayloadStore } from '../../../lib/store/payloads.js';
-import { newWorkItem as buildNewWorkItem, parseLease } from '../../../lib/store/schemas.js';
-import type { NewSuccessor } from '../../../lib/store/successor-requests.js';
-import { SUCCESSORS_STEP } from '../../../lib/store/successors.js';
-import { parseJobOutcome } from '../../../lib/store/transitions.js';
-import type { Claim } from '../../../lib/store/work-item.js';
+import { PayloadStore } from '../../../lib/store/payloads/payloads.js';
+import type { NewSuccessor } from '../../../lib/store/successors/successor-requests.js';
+import { SUCCESSORS_STEP } from '../../../lib/store/successors/successors.js';
+import { newWorkItem as buildNewWorkItem, parseLease } from '../../../lib/store/work-items/schemas.js';
+import { parseJobOutcome } from '../../../lib/store/work-items/transitions.js';
+import type { Claim } from '../../../lib/store/work-items/work-item.js';
 import { requireNoTransactions, requireTransactions } from '../../support/capability.js';
 import { createTestTables, engineEndpoints, type TestTables } from '../../support/engine.js';
 import { expectClaimed, expectCreatedClaim, expectRejection, expectState } from '../../support/expectations.js';

@@ -3,9 +3,9 @@ import { InvalidInputError } from '../../../lib/errors.js';
 import { payloadHash } from '../../../lib/hashing.js';
 import { parseIdentity } from '../../../lib/identity.js';
 import { WorkState } from '../../../lib/states.js';
-import { parseLease } from '../../../lib/store/schemas.js';
 import { workItemKey } from '../../../lib/store/table.js';
-import { parseJobOutcome } from '../../../lib/store/transitions.js';
+import { parseLease } from '../../../lib/store/work-items/schemas.js';
+import { parseJobOutcome } from '../../../lib/store/work-items/transitions.js';
 import { createTestTables, type TestTables } from '../../support/engine.js';
 import {
   expectAbsent,

@@ -9,7 +9,7 @@ import { MAX_PAYLOAD_BYTES, payloadHash } from '../../../lib/hashing.js';
 import type { JobIdentity } from '../../../lib/identity.js';
 import { sendJob } from '../../../lib/messaging/producer.js';
 import { WorkState } from '../../../lib/states.js';
-import { type NewWorkItemInput, parseLease, parseLeaseDuration } from '../../../lib/store/schemas.js';
+import { type NewWorkItemInput, parseLease, parseLeaseDuration } from '../../../lib/store/work-items/schemas.js';
 import { createTestTables, type TestTables } from '../../support/engine.js';
 import {
   expectAbsent,

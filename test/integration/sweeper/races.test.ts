@@ -1,9 +1,9 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../lib/clock.js';
 import { WorkState } from '../../../lib/states.js';
-import { parseLease, parseLeaseDuration } from '../../../lib/store/schemas.js';
-import { claimFromItem } from '../../../lib/store/work-item.js';
 import { WorkItemStore } from '../../../lib/store/work-item-store.js';
+import { parseLease, parseLeaseDuration } from '../../../lib/store/work-items/schemas.js';
+import { claimFromItem } from '../../../lib/store/work-items/work-item.js';
 import { sweep } from '../../../lib/sweeper/sweeper.js';
 import { expectClaimed, expectState } from '../../support/expectations.js';
 import { newIdentity, putWorkItem } from '../../support/factories.js';

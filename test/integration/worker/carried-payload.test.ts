@@ -7,7 +7,7 @@ import { canonicalJson, MAX_PAYLOAD_BYTES, payloadHash } from '../../../lib/hash
 import { parseIdentity } from '../../../lib/identity.js';
 import { defineJob } from '../../../lib/job-definition.js';
 import { createSqsWorkerHandler } from '../../../lib/lambda/sqs-worker-handler.js';
-import { newWorkItem } from '../../../lib/store/schemas.js';
+import { newWorkItem } from '../../../lib/store/work-items/schemas.js';
 import { countingTelemetry } from '../../../lib/telemetry.js';
 import { PAYLOAD_WAIT_HORIZON_MS } from '../../../lib/worker/await-payload.js';
 import { engineEndpoints, testHandlerConfig } from '../../support/engine.js';

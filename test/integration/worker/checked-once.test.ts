@@ -7,7 +7,7 @@ import { payloadHash } from '../../../lib/hashing.js';
 import { parseIdentity } from '../../../lib/identity.js';
 import { type AnyJobDefinition, defineJob, JobRegistry } from '../../../lib/job-definition.js';
 import { serializeEnvelope } from '../../../lib/messaging/envelope.js';
-import { PayloadStore } from '../../../lib/store/payloads.js';
+import { PayloadStore } from '../../../lib/store/payloads/payloads.js';
 import { WorkItemStore } from '../../../lib/store/work-item-store.js';
 import { WorkerRuntime } from '../../../lib/worker/worker-runtime.js';
 import { createTestTables, type TestTables, testDocumentClient } from '../../support/engine.js';

@@ -5,7 +5,7 @@ import { toSqsEvent } from '../../../infra/local/sqs-event-source.js';
 import { AmbiguousOutcomeError } from '../../../lib/errors.js';
 import { parseIdentity } from '../../../lib/identity.js';
 import { defineJob } from '../../../lib/job-definition.js';
-import { sweepToUnknownTransition } from '../../../lib/store/operator-transitions.js';
+import { sweepToUnknownTransition } from '../../../lib/store/operator/operator-transitions.js';
 import {
   FakeGateway,
   FakeMailer,

@@ -6,7 +6,7 @@ import { examplesTableDefinition } from '../../../examples/jobs/examples-table.j
 import { statementPublicationJob, statementRecordKey } from '../../../examples/jobs/statement-publication.js';
 import { parseIdentity } from '../../../lib/identity.js';
 import { defineJob } from '../../../lib/job-definition.js';
-import { parkedStateKey } from '../../../lib/store/parked-keys.js';
+import { parkedStateKey } from '../../../lib/store/parked/parked-keys.js';
 import { tenantBucketOf } from '../../../lib/store/table.js';
 import { testDocumentClient, uniqueName } from '../../support/engine.js';
 import { createWorkerHarness, type WorkerHarness } from '../../support/worker-harness.js';

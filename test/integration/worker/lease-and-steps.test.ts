@@ -5,7 +5,7 @@ import { LeaseInDoubtError, OwnershipLostError } from '../../../lib/errors.js';
 import { payloadHash } from '../../../lib/hashing.js';
 import { parseIdentity } from '../../../lib/identity.js';
 import { defineJob } from '../../../lib/job-definition.js';
-import { parseLease } from '../../../lib/store/schemas.js';
+import { parseLease } from '../../../lib/store/work-items/schemas.js';
 import { freezeForever, waitUntil } from '../../support/fake-external.js';
 import { createWorkerHarness, type WorkerHarness } from '../../support/worker-harness.js';
 

@@ -7,7 +7,7 @@ import { LeaseInDoubtError, OwnershipLostError } from '../../../lib/errors.js';
 import { payloadHash } from '../../../lib/hashing.js';
 import { parseIdentity } from '../../../lib/identity.js';
 import { defineJob } from '../../../lib/job-definition.js';
-import { parseLease, parseLeaseDuration, parseNewWorkItem } from '../../../lib/store/schemas.js';
+import { parseLease, parseLeaseDuration, parseNewWorkItem } from '../../../lib/store/work-items/schemas.js';
 import { silentTelemetry } from '../../../lib/telemetry.js';
 import { LeaseKeeper } from '../../../lib/worker/lease-keeper.js';
 import { testDocumentClient, uniqueName } from '../../support/engine.js';

@@ -10,7 +10,7 @@ import { parseIdentity } from '../../../lib/identity.js';
 import { defineJob } from '../../../lib/job-definition.js';
 import { sendWakeSignals } from '../../../lib/messaging/wake.js';
 import { WorkState } from '../../../lib/states.js';
-import { requeueTransition } from '../../../lib/store/operator-transitions.js';
+import { requeueTransition } from '../../../lib/store/operator/operator-transitions.js';
 import { engineEndpoints } from '../../support/engine.js';
 import { FakeGateway, FakeMailer, reconcileWithGateway } from '../../support/fake-external.js';
 import { drainQueue } from '../../support/queue-reader.js';

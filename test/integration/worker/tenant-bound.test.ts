@@ -11,7 +11,7 @@ import { parseIdentity } from '../../../lib/identity.js';
 import { defineJob } from '../../../lib/job-definition.js';
 import { serializeEnvelope } from '../../../lib/messaging/envelope.js';
 import { ORIGINAL_SENDER_ATTRIBUTE, type SenderTenants } from '../../../lib/messaging/sender-tenants.js';
-import { newWorkItem } from '../../../lib/store/schemas.js';
+import { newWorkItem } from '../../../lib/store/work-items/schemas.js';
 import { createWorkerHarness, type WorkerHarness } from '../../support/worker-harness.js';
 
 /** The SenderIds SQS would stamp: acme's producer role, globex's, and the sweeper and admin roles (relays). */

@@ -1,4 +1,4 @@
-import type { WorkItem } from '../../../lib/store/work-item.js';
+import type { WorkItem } from '../../../lib/store/work-items/work-item.js';
 import type { DatabaseFixture, SentJob } from './database-fixture.js';
 import { ReliabilityJobType, type ReliabilityPayload } from './reliability-jobs.js';
 

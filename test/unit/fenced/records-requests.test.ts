@@ -3,7 +3,7 @@ import { InvalidInputError } from '../../../lib/errors.js';
 import { renderBusinessCondition, unmetExpectations } from '../../../lib/fenced/conditions.js';
 import { writerOperation } from '../../../lib/fenced/fence-rules.js';
 import { buildFencedRecordWrite, parseRecordWrite } from '../../../lib/fenced/record-requests.js';
-import { ExpressionBuilder } from '../../../lib/store/expressions.js';
+import { ExpressionBuilder } from '../../../lib/store/driver/expressions.js';
 import { claimFixture } from '../../support/claim-fixture.js';
 
 const refund = { tableName: 'refunds', key: { merchant: 'm_4471', refundId: 'r_815' } } as const;

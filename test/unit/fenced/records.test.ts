@@ -7,7 +7,7 @@ import { incompleteBatchError, runFencedBatch } from '../../../lib/fenced/batch.
 import { writerOperation } from '../../../lib/fenced/fence-rules.js';
 import { classifyRejection } from '../../../lib/fenced/record-outcome.js';
 import { FencedRecords } from '../../../lib/fenced/records.js';
-import type { Claim } from '../../../lib/store/work-item.js';
+import type { Claim } from '../../../lib/store/work-items/work-item.js';
 import { claimFixture } from '../../support/claim-fixture.js';
 
 const claim = claimFixture({ fence: 3 });

@@ -19,11 +19,11 @@ import {
   type SharedWrite,
   transactionToken,
 } from '../../../lib/fenced/transaction-requests.js';
-import { buildFencedTransaction, buildFencedUpdate } from '../../../lib/store/requests.js';
 import { workItemKey } from '../../../lib/store/table.js';
-import { completeTransition } from '../../../lib/store/transitions.js';
-import type { Claim, WorkItem } from '../../../lib/store/work-item.js';
 import { WorkItemStore } from '../../../lib/store/work-item-store.js';
+import { buildFencedTransaction, buildFencedUpdate } from '../../../lib/store/work-items/requests.js';
+import { completeTransition } from '../../../lib/store/work-items/transitions.js';
+import type { Claim, WorkItem } from '../../../lib/store/work-items/work-item.js';
 import { claimedItem, claimFixture } from '../../support/claim-fixture.js';
 
 const table = { tableName: 'jobs', deadlineShards: 8 };

@@ -23,7 +23,8 @@ const EAGER: Readonly<Record<string, string>> = {
   'lib/identity.ts:identitySchema': 'parsed per job by the payload store (parseIdentity) for inline payloads',
   'lib/rules.ts:payloadHashSchema': 'parsed per message by envelope-check.ts',
   'lib/rules.ts:payloadRefSchema': 'parsed per message by envelope-check.ts',
-  'lib/rules.ts:maxAttemptsSchema': "part of the attempt budget parsed per new job (store/schemas.ts's newWorkItem)",
+  'lib/rules.ts:maxAttemptsSchema':
+    "part of the attempt budget parsed per new job (store/work-items/schemas.ts's newWorkItem)",
   'lib/rules.ts:jobVersionSchema': 'parsed per message by envelope-check.ts and part of the per-claim lease schema',
 };
 

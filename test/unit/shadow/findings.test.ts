@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { findingsOf, ShadowFinding } from '../../../lib/shadow/findings.js';
 import { buildShadowReport } from '../../../lib/shadow/report.js';
-import type { ShadowExecution } from '../../../lib/store/shadow-requests.js';
-import { buildShadowEnd, buildShadowStart } from '../../../lib/store/shadow-requests.js';
+import type { ShadowExecution } from '../../../lib/store/shadow/shadow-requests.js';
+import { buildShadowEnd, buildShadowStart } from '../../../lib/store/shadow/shadow-requests.js';
 
 const done = (s: number, e: number, h = 'h1', o: 'succeeded' | 'failed' = 'succeeded'): ShadowExecution => ({
   s,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseIdentity } from '../../../lib/identity.js';
-import { buildApproveUpdate, buildRejectUpdate } from '../../../lib/store/approval-requests.js';
+import { buildApproveUpdate, buildRejectUpdate } from '../../../lib/store/approvals/approval-requests.js';
 
 const table = { tableName: 'jobs', deadlineShards: 32 };
 const identity = parseIdentity({ tenantId: 'acme', operationId: 'refund-1' });

@@ -1,13 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { sweepToUnknownTransition } from '../../../lib/store/operator/operator-transitions.js';
 import {
   ATTEMPT_HISTORY_LIMIT,
   type AttemptRecord,
   closeAttempts,
   LEASE_LOST_CODE,
   openAttempt,
-} from '../../../lib/store/attempt-history.js';
-import { sweepToUnknownTransition } from '../../../lib/store/operator-transitions.js';
+} from '../../../lib/store/work-items/attempt-history.js';
 import { workItemInState } from '../../support/factories.js';
 
 describe('attempt history', () => {

@@ -2,7 +2,7 @@ import { NumberValue } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { toAttributeMap } from '../../../lib/store/attribute-values.js';
+import { toAttributeMap } from '../../../lib/store/driver/attribute-values.js';
 
 /** What a call did: the attribute map, or the error message it threw. */
 function outcomeOf(run: () => unknown): { value: unknown } | { error: string } {

@@ -7,7 +7,7 @@ import {
   buildResignalUpdate,
   buildShardStateQuery,
   resignalLanded,
-} from '../../../lib/store/deadline-requests.js';
+} from '../../../lib/store/deadlines/deadline-requests.js';
 
 const NOW = 1_767_225_600_000;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ExpressionBuilder } from '../../../lib/store/expressions.js';
+import { ExpressionBuilder } from '../../../lib/store/driver/expressions.js';
 
 describe('ExpressionBuilder', () => {
   it('names each segment of a path and reuses a placeholder for the same name', () => {

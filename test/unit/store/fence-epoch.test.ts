@@ -7,7 +7,7 @@ import {
   FENCE_EPOCH_UNIT,
   fenceEpochOf,
   MAX_FENCE_EPOCH,
-} from '../../../lib/store/fence-epoch.js';
+} from '../../../lib/store/work-items/fence-epoch.js';
 
 describe('fence epochs: a fence is epoch × 2^40 + counter, always a safe integer', () => {
   it('orders by epoch first: the floor of epoch e + 1 is above every fence of epoch e', () => {

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { auditRecord, buildAuditPageQuery, buildAuditPut } from '../../../lib/store/audit.js';
 import {
   buildRowScan,
   buildSweepCursorRead,
   buildSweepCursorUpdate,
   buildTransactionProbe,
   buildWorkItemScan,
-} from '../../../lib/store/maintenance-requests.js';
-import { buildBodyKeysQuery, eraseBodyRequest } from '../../../lib/store/payload-erasure.js';
+} from '../../../lib/store/maintenance/maintenance-requests.js';
+import { buildBodyKeysQuery, eraseBodyRequest } from '../../../lib/store/payloads/payload-erasure.js';
+import { auditRecord, buildAuditPageQuery, buildAuditPut } from '../../../lib/store/records/audit.js';
 
 const NOW = 1_767_225_600_000;
 

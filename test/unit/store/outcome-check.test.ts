@@ -3,8 +3,8 @@ import { describe, expect, it, vi } from 'vitest';
 import { InvalidInputError } from '../../../lib/errors.js';
 import { parseInput } from '../../../lib/internal/validation.js';
 import { jobOutcomeSchema, outcomeCodeSchema } from '../../../lib/rules.js';
-import { checkPlainOutcome } from '../../../lib/store/outcome-check.js';
-import { parseJobOutcome } from '../../../lib/store/transitions.js';
+import { checkPlainOutcome } from '../../../lib/store/work-items/outcome-check.js';
+import { parseJobOutcome } from '../../../lib/store/work-items/transitions.js';
 
 // The one-pass check of `{ outcomeCode }` must be exactly as strict as the full outcome schema: what it accepts the
 // schema accepts with the same result; what it declines goes to the schema (same result or same typed error).

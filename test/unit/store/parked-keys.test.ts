@@ -8,7 +8,7 @@ import {
   parkedTenantStateKeys,
   quarantineBucketOf,
   stateOfParkedKey,
-} from '../../../lib/store/parked-keys.js';
+} from '../../../lib/store/parked/parked-keys.js';
 import { JobsIndex, TENANT_BUCKETS, tenantBucketOf } from '../../../lib/store/table.js';
 
 describe('parked index keys', () => {

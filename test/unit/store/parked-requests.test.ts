@@ -4,7 +4,7 @@ import {
   buildParkedPageQuery,
   buildParkedShardQuery,
   buildProbeQuery,
-} from '../../../lib/store/parked-requests.js';
+} from '../../../lib/store/parked/parked-requests.js';
 import { JobsIndex } from '../../../lib/store/table.js';
 
 describe('parked-index requests (exact DynamoDB input)', () => {

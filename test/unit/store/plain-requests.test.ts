@@ -13,7 +13,7 @@ import {
 import type { marshallOptions } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { clientConfig, MARSHALL_OPTIONS } from '../../../lib/aws-clients.js';
-import { sendConditional } from '../../../lib/store/conditional-write.js';
+import { sendConditional } from '../../../lib/store/driver/conditional-write.js';
 import {
   sendDelete,
   sendGet,
@@ -23,7 +23,7 @@ import {
   sendTransactWrite,
   sendUpdate,
   type TableClient,
-} from '../../../lib/store/plain-requests.js';
+} from '../../../lib/store/driver/plain-requests.js';
 
 /** What left the client: the operation and the JSON body, as the network would see them. */
 interface SentRequest {

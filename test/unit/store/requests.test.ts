@@ -1,11 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_MESSAGE_CHARS } from '../../../lib/rules.js';
-import { epochFloor } from '../../../lib/store/fence-epoch.js';
-import { buildOperatorUpdate } from '../../../lib/store/operator-requests.js';
-import { cancelTransition, sweepToUnknownTransition } from '../../../lib/store/operator-transitions.js';
-import { buildClaimRequest, buildCreateRequest, buildFencedUpdate, claimability } from '../../../lib/store/requests.js';
-import { parseNewWorkItem } from '../../../lib/store/schemas.js';
+import { buildOperatorUpdate } from '../../../lib/store/operator/operator-requests.js';
+import { cancelTransition, sweepToUnknownTransition } from '../../../lib/store/operator/operator-transitions.js';
 import { deadlineShardFor, jobsTableDefinition } from '../../../lib/store/table.js';
+import { epochFloor } from '../../../lib/store/work-items/fence-epoch.js';
+import {
+  buildClaimRequest,
+  buildCreateRequest,
+  buildFencedUpdate,
+  claimability,
+} from '../../../lib/store/work-items/requests.js';
+import { parseNewWorkItem } from '../../../lib/store/work-items/schemas.js';
 import {
   completeTransition,
   failTerminalTransition,
@@ -13,8 +18,8 @@ import {
   parkTransition,
   retryLaterTransition,
   stepTransition,
-} from '../../../lib/store/transitions.js';
-import { claimFromItem, identityOfItem, type WorkItem } from '../../../lib/store/work-item.js';
+} from '../../../lib/store/work-items/transitions.js';
+import { claimFromItem, identityOfItem, type WorkItem } from '../../../lib/store/work-items/work-item.js';
 import { workItemInState } from '../../support/factories.js';
 
 const table = { tableName: 'jobs', deadlineShards: 8 };

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../../lib/errors.js';
 import { parseIdentity } from '../../../lib/identity.js';
 import { boundAsReceived, parseEnvelope } from '../../../lib/messaging/envelope.js';
-import { type NewWorkItem, newWorkItem, parseNewWorkItem } from '../../../lib/store/schemas.js';
+import { type NewWorkItem, newWorkItem, parseNewWorkItem } from '../../../lib/store/work-items/schemas.js';
 import { expectThrown } from '../../support/expectations.js';
 
 const valid = {

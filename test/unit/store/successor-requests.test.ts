@@ -2,15 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../lib/clock.js';
 import { payloadHash } from '../../../lib/hashing.js';
 import { parseIdentity } from '../../../lib/identity.js';
-import { PayloadStore } from '../../../lib/store/payloads.js';
-import { newWorkItem } from '../../../lib/store/schemas.js';
+import { PayloadStore } from '../../../lib/store/payloads/payloads.js';
 import {
   buildSuccessorTransaction,
   MAX_SUCCESSORS,
   MAX_TRANSACTION_ITEMS,
   type NewSuccessor,
-} from '../../../lib/store/successor-requests.js';
-import { parseJobOutcome } from '../../../lib/store/transitions.js';
+} from '../../../lib/store/successors/successor-requests.js';
+import { newWorkItem } from '../../../lib/store/work-items/schemas.js';
+import { parseJobOutcome } from '../../../lib/store/work-items/transitions.js';
 import { claimFixture } from '../../support/claim-fixture.js';
 
 const table = { tableName: 'jobs', deadlineShards: 4 };

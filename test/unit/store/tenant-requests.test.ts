@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildTenantPageQuery, buildTenantStatesQuery } from '../../../lib/store/tenant-requests.js';
+import { buildTenantPageQuery, buildTenantStatesQuery } from '../../../lib/store/parked/tenant-requests.js';
 
 describe('tenant-partition requests (exact DynamoDB input)', () => {
   it('pages the work items of one partition key, a state as a filter, never a Scan', () => {

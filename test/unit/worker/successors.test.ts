@@ -4,7 +4,7 @@ import { SuccessorRefusedError } from '../../../lib/errors.js';
 import { payloadHash } from '../../../lib/hashing.js';
 import { defineJob, JobRegistry } from '../../../lib/job-definition.js';
 import { MAX_SUCCESSOR_PAYLOAD_BYTES } from '../../../lib/rules.js';
-import { MAX_SUCCESSORS } from '../../../lib/store/successor-requests.js';
+import { MAX_SUCCESSORS } from '../../../lib/store/successors/successor-requests.js';
 import { SuccessorBuffer } from '../../../lib/worker/successors.js';
 import { claimFixture } from '../../support/claim-fixture.js';
 import { expectThrown } from '../../support/expectations.js';

@@ -1,5 +1,5 @@
 import { payloadHash } from '../../../../lib/hashing.js';
-import type { WorkItem } from '../../../../lib/store/work-item.js';
+import type { WorkItem } from '../../../../lib/store/work-items/work-item.js';
 import { racingApproval } from './approval-model.js';
 import { type Command, IDENTITY_COUNT, payloadOf, sweeps } from './commands.js';
 import type { Outcome } from './reference-model.js';

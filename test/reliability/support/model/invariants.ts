@@ -1,7 +1,7 @@
 import { writerOperation } from '../../../../lib/fenced/fence-rules.js';
 import { WORK_STATES } from '../../../../lib/states.js';
 import { tenantBucketOf } from '../../../../lib/store/table.js';
-import type { WorkItem } from '../../../../lib/store/work-item.js';
+import type { WorkItem } from '../../../../lib/store/work-items/work-item.js';
 import { ApprovalOracle } from './approval-invariants.js';
 import { type Command, IDENTITY_COUNT, identityOf, sweeps, twinOf } from './commands.js';
 import type { ModelItem, ModelRecord, Outcome } from './reference-model.js';

@@ -20,10 +20,10 @@ import {
 import { FencedRecords } from '../../../../lib/fenced/records.js';
 import { payloadHash } from '../../../../lib/hashing.js';
 import { parseIdentity } from '../../../../lib/identity.js';
-import { parseLease, parseLeaseDuration, parseNewWorkItem } from '../../../../lib/store/schemas.js';
-import { parseJobOutcome } from '../../../../lib/store/transitions.js';
-import type { Claim } from '../../../../lib/store/work-item.js';
 import { WorkItemStore } from '../../../../lib/store/work-item-store.js';
+import { parseLease, parseLeaseDuration, parseNewWorkItem } from '../../../../lib/store/work-items/schemas.js';
+import { parseJobOutcome } from '../../../../lib/store/work-items/transitions.js';
+import type { Claim } from '../../../../lib/store/work-items/work-item.js';
 import { sweep } from '../../../../lib/sweeper/sweeper.js';
 import { silentTelemetry } from '../../../../lib/telemetry.js';
 import { AttemptAbort } from '../../../../lib/worker/attempt-abort.js';

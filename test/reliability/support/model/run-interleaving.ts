@@ -9,9 +9,9 @@ import {
   QueryCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { examplesTableDefinition } from '../../../../examples/jobs/examples-table.js';
-import { parkedStateKeys } from '../../../../lib/store/parked-keys.js';
+import { parkedStateKeys } from '../../../../lib/store/parked/parked-keys.js';
 import { deadlineShardName, JobsIndex, jobsTableDefinition, workItemKey } from '../../../../lib/store/table.js';
-import type { WorkItem } from '../../../../lib/store/work-item.js';
+import type { WorkItem } from '../../../../lib/store/work-items/work-item.js';
 import { uniqueName } from '../../../support/engine.js';
 import { type ApprovalTally, emptyApprovalTally, tallyApproval } from './approval-invariants.js';
 import { IDENTITY_COUNT, identityOf, type RunPlan, touched } from './commands.js';

@@ -1,0 +1,79 @@
+/**
+ * The store's one door: everything outside lib/store/ reaches the jobs and payloads tables through these names
+ * (tests may open a room directly). Rooms: driver/ (requests and marshalling), work-items/ (rows, holder
+ * transitions, fences), payloads/, approvals/, successors/, shadow/, operator/, deadlines/ (the sweeper's index),
+ * parked/ (listings), records/ (audit, quarantine), maintenance/; table.ts holds the table format.
+ */
+export { type ApprovalDecision, expireApprovalTransition } from './approvals/approval-requests.js';
+export { isPlainRecord } from './driver/attribute-values.js';
+export { sendConditional } from './driver/conditional-write.js';
+export type { ReadCost } from './driver/connection.js';
+export { ExpressionBuilder } from './driver/expressions.js';
+export { sendGet, sendScan, type TableClient } from './driver/plain-requests.js';
+export { STACK_CHECK_TENANT_PREFIX, type StackCheckCleanup, StackCheckRows } from './maintenance/stack-check-rows.js';
+export type { OperatorTransition } from './operator/operator-requests.js';
+export {
+  type OperatorAction,
+  raiseFenceTransition,
+  requeueTransition,
+  resolveTransition,
+  sweepToUnknownTransition,
+} from './operator/operator-transitions.js';
+export { PARKED_SHARD_READS_IN_FLIGHT, parkedShards, stateOfParkedKey } from './parked/parked-keys.js';
+export type { ErasureProgress } from './payloads/payload-erasure.js';
+export { PayloadStore } from './payloads/payloads.js';
+export type { AuditInput, AuditRecord } from './records/audit.js';
+export type { ShadowClaims, ShadowRead } from './shadow/shadow-claims.js';
+export type { ShadowExecution, ShadowOutcome } from './shadow/shadow-requests.js';
+export { MAX_SUCCESSORS, type NewSuccessor } from './successors/successor-requests.js';
+export {
+  AUDIT_PARTITION,
+  DEFAULT_DEADLINE_SHARDS,
+  deadlineShardName,
+  JobsIndex,
+  jobsTableDefinition,
+  KeyPrefix,
+  payloadsTableDefinition,
+  SWEEPER_PARTITION,
+  TableKeys,
+  TTL_ATTRIBUTE,
+  tenantBucketKey,
+  tenantPartitionKeys,
+} from './table.js';
+export { WorkItemStore } from './work-item-store.js';
+export type { AttemptRecord } from './work-items/attempt-history.js';
+export { epochFloor, fenceEpochOf, MAX_FENCE_EPOCH, SETTINGS_PARTITION } from './work-items/fence-epoch.js';
+export {
+  claimability,
+  type FencedTransactionParts,
+  type HolderTransition,
+  type NotClaimableReason,
+  type TransactItem,
+} from './work-items/requests.js';
+export {
+  type JobBinding,
+  type LeaseDuration,
+  type LeaseRequest,
+  MAX_OWNED_RECORDS,
+  newWorkItem,
+  parseLease,
+} from './work-items/schemas.js';
+export {
+  completeTransition,
+  type FailureReport,
+  type JobOutcome,
+  parseJobOutcome,
+  stepTransition,
+  type ValidOutcome,
+} from './work-items/transitions.js';
+export {
+  type AuditEntry,
+  type CallerIdentity,
+  type Claim,
+  identityOfItem,
+  isWorkItem,
+  type OperatorStatement,
+  type OwnedRecordRef,
+  type StepRecord,
+  type WorkItem,
+} from './work-items/work-item.js';
