@@ -2,7 +2,7 @@
  * The store's one door: everything outside lib/store/ reaches the jobs and payloads tables through these names
  * (tests may open a room directly). Rooms: driver/ (requests and marshalling), work-items/ (rows, holder
  * transitions, fences), payloads/, approvals/, successors/, shadow/, operator/, deadlines/ (the sweeper's index),
- * parked/ (listings), records/ (audit, quarantine), maintenance/; table.ts holds the table format.
+ * parked/ (listings), records/ (audit, quarantine), maintenance/, unrunnable/ (rows no deployed worker runs); table.ts holds the table format.
  */
 export { type ApprovalDecision, expireApprovalTransition } from './approvals/approval-requests.js';
 export { isPlainRecord } from './driver/attribute-values.js';
@@ -41,6 +41,8 @@ export {
   tenantBucketKey,
   tenantPartitionKeys,
 } from './table.js';
+export type { RefusalOutcome } from './unrunnable/unrunnable.js';
+export { UNRUNNABLE_CEILING, UnrunnableCode, type UnrunnableRefusal } from './unrunnable/unrunnable-requests.js';
 export { WorkItemStore } from './work-item-store.js';
 export type { AttemptRecord } from './work-items/attempt-history.js';
 export { epochFloor, fenceEpochOf, MAX_FENCE_EPOCH, SETTINGS_PARTITION } from './work-items/fence-epoch.js';

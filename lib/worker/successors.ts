@@ -88,13 +88,7 @@ class SuccessorBuffer {
       jobVersion: definition.version,
     };
     const item = {
-      ...newWorkItem(
-        identity,
-        binding,
-        definition.maxAttempts,
-        undefined,
-        gate,
-      ),
+      ...newWorkItem(identity, binding, definition.maxAttempts, undefined, gate),
       parentOperationId: this.deps.claim.identity.operationId,
     };
     this.byId.set(identity.operationId, { item, body: payload });

@@ -7,11 +7,20 @@
  * Applied inside the write builders (buildClaimRequest, buildFencedUpdate, buildOperatorUpdate), never by a caller.
  */
 
-/** The attribute on a queued row that workers refused because none of them runs its version or type. */
-const UNRUNNABLE_ATTRIBUTE = 'unrunnable';
+/**
+ * The note on a queued row that workers refused because none of them runs its version or type (unrunnable/): since
+ * when, and how many refusals.
+ */
+const UnrunnableAttribute = { since: 'unrunnableSince', refusals: 'unrunnableRefusals' } as const;
 
 /** Attributes that describe how the row's current state was entered (or, for a queued row, why nobody runs it). */
-const STATE_RESIDUE = ['errorCode', 'errorMessage', 'outcomeCode', 'result', UNRUNNABLE_ATTRIBUTE] as const;
+const STATE_RESIDUE = [
+  'errorCode',
+  'errorMessage',
+  'outcomeCode',
+  'result',
+  ...Object.values(UnrunnableAttribute),
+] as const;
 
 /**
  * The removals of a write that enters a new state (or claims): `remove` plus every STATE_RESIDUE attribute that
@@ -25,4 +34,4 @@ function removingStaleResidue(set: Readonly<Record<string, unknown>>, remove: re
   return removals;
 }
 
-export { removingStaleResidue, STATE_RESIDUE, UNRUNNABLE_ATTRIBUTE };
+export { removingStaleResidue, STATE_RESIDUE, UnrunnableAttribute };

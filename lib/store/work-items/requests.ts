@@ -145,18 +145,12 @@ function buildClaimRequest(
     ...effectMark(lease),
   };
   // A new attempt: what earlier attempts left (error, outcome) goes; their codes stay in the attempt history.
-  const update = x.update(
-    set,
-    removingStaleResidue(set, ['availableAt']),
-    [
-      `${x.name('fence')} = ${x.name('fence')} + ${one}`,
-      `${x.name('attempts')} = ${x.name('attempts')} + ${one}`,
-      `${x.name(ATTEMPT_HISTORY_ATTRIBUTE)} = list_append(if_not_exists(${x.name(ATTEMPT_HISTORY_ATTRIBUTE)}, ${x.value([])}), ${x.value([openAttempt(lease.owner, now)])})`,
-      ...(version !== undefined
-        ? [`${x.name('jobVersion')} = if_not_exists(${x.name('jobVersion')}, ${version})`]
-        : []),
-    ],
-  );
+  const update = x.update(set, removingStaleResidue(set, ['availableAt']), [
+    `${x.name('fence')} = ${x.name('fence')} + ${one}`,
+    `${x.name('attempts')} = ${x.name('attempts')} + ${one}`,
+    `${x.name(ATTEMPT_HISTORY_ATTRIBUTE)} = list_append(if_not_exists(${x.name(ATTEMPT_HISTORY_ATTRIBUTE)}, ${x.value([])}), ${x.value([openAttempt(lease.owner, now)])})`,
+    ...(version !== undefined ? [`${x.name('jobVersion')} = if_not_exists(${x.name('jobVersion')}, ${version})`] : []),
+  ]);
   const nowValue = x.value(now);
   const due = `(${x.name('state')} = ${x.value(WorkState.queued)} AND ${x.name('availableAt')} <= ${nowValue})`;
   const expired = `(${x.name('state')} = ${x.value(WorkState.claimed)} AND ${x.name('leaseExpiresAt')} < ${nowValue})`;

@@ -8,6 +8,7 @@ import {
   resolveTransition,
   sweepToUnknownTransition,
 } from '../../../lib/store/operator/operator-transitions.js';
+import { UNRUNNABLE_CEILING, UnrunnableCode } from '../../../lib/store/unrunnable/unrunnable-requests.js';
 import type { WorkItemStore } from '../../../lib/store/work-item-store.js';
 import { parseLease } from '../../../lib/store/work-items/schemas.js';
 import { parseJobOutcome } from '../../../lib/store/work-items/transitions.js';
@@ -193,6 +194,25 @@ const ACTIONS: Record<string, Action> = {
       return {};
     },
   },
+  unrunnableNote: {
+    from: [WorkState.queued],
+    apply: async (store, run) => {
+      // A worker that runs no version of the row's type refused its wake-up: noted on the row, nothing visible.
+      await store.unrunnable.refused({ identity: run.identity, jobType: 'demo' });
+      return 'same';
+    },
+  },
+  parkUnrunnable: {
+    from: [WorkState.queued],
+    apply: async (store, run, _item, { clock }) => {
+      await store.unrunnable.refused({ identity: run.identity, jobType: 'demo' });
+      clock.advance(UNRUNNABLE_CEILING.maxWaitMs);
+      expect(await store.unrunnable.refused({ identity: run.identity, jobType: 'demo' })).toBe('parked');
+      const parked = (await store.get(run.identity)) as WorkItem;
+      expect(parked.errorMessage).toContain('no worker runs job type demo');
+      return { errorCode: UnrunnableCode.jobType, errorMessage: parked.errorMessage as string };
+    },
+  },
   cancel: {
     from: [WorkState.queued, WorkState.claimed, WorkState.unknown],
     apply: async (store, run) => {
@@ -258,6 +278,7 @@ describe('what an earlier attempt left on a row never outlives its state', () =>
         ...run.visible,
       });
       if (after.state !== WorkState.succeeded) expect(after.result).toBeUndefined();
+      if (after.state !== WorkState.queued) expect(after).not.toHaveProperty('unrunnableRefusals');
     }
   }
 

@@ -118,7 +118,7 @@ describe('ctx.enqueue: a job starts its successors with its completion', () => {
     expect(await harness.store.get(identity('order-3/email'))).toBeUndefined();
   });
 
-  it('a successor is bound to the version that built it: a v2 worker never runs a v1 parent\'s successor', async () => {
+  it("a successor is bound to the version that built it: a v2 worker never runs a v1 parent's successor", async () => {
     notified.length = 0;
     notifiedV2.length = 0;
     await harness.send({ tenantId: 'acme', operationId: 'order-4', jobType: 'ship', payload: { order: 'o4' } });

@@ -142,7 +142,7 @@ describe('buildClaimRequest', () => {
         'SET #state = :v4, #leaseOwner = :v5, #claimId = :v6, #leaseExpiresAt = :v7, #deadlineShard = :v8, ' +
         '#deadlineAt = :v9, #updatedAt = :v10, #effectMayHaveHappened = :v11, #fence = #fence + :v1, ' +
         '#attempts = #attempts + :v1, #ah = list_append(if_not_exists(#ah, :v2), :v3) ' +
-        'REMOVE #availableAt, #errorCode, #errorMessage, #outcomeCode, #result, #unrunnable',
+        'REMOVE #availableAt, #errorCode, #errorMessage, #outcomeCode, #result, #unrunnableSince, #unrunnableRefusals',
       ConditionExpression:
         'attribute_exists(#pk) AND #attempts < #maxAttempts AND ' +
         '((#state = :v13 AND #availableAt <= :v12) OR (#state = :v14 AND #leaseExpiresAt < :v12))',
@@ -163,7 +163,8 @@ describe('buildClaimRequest', () => {
         '#errorMessage': 'errorMessage',
         '#outcomeCode': 'outcomeCode',
         '#result': 'result',
-        '#unrunnable': 'unrunnable',
+        '#unrunnableSince': 'unrunnableSince',
+        '#unrunnableRefusals': 'unrunnableRefusals',
         '#pk': 'pk',
         '#maxAttempts': 'maxAttempts',
       },
@@ -228,7 +229,8 @@ describe('buildFencedUpdate', () => {
       Key: key,
       UpdateExpression:
         'SET #state = :v1, #outcomeCode = :v2, #result = :v3, #finishedAt = :v4, #updatedAt = :v5, #ah = :v6 ' +
-        'REMOVE #leaseOwner, #leaseExpiresAt, #deadlineShard, #deadlineAt, #errorCode, #errorMessage, #unrunnable',
+        'REMOVE #leaseOwner, #leaseExpiresAt, #deadlineShard, #deadlineAt, #errorCode, #errorMessage, ' +
+        '#unrunnableSince, #unrunnableRefusals',
       ConditionExpression: '#fence = :v7 AND #state = :v8',
       ExpressionAttributeNames: {
         '#state': 'state',
@@ -243,7 +245,8 @@ describe('buildFencedUpdate', () => {
         '#deadlineAt': 'deadlineAt',
         '#errorCode': 'errorCode',
         '#errorMessage': 'errorMessage',
-        '#unrunnable': 'unrunnable',
+        '#unrunnableSince': 'unrunnableSince',
+        '#unrunnableRefusals': 'unrunnableRefusals',
         '#fence': 'fence',
       },
       ExpressionAttributeValues: {
@@ -345,7 +348,7 @@ describe('buildOperatorUpdate', () => {
         'SET #finishedAt = :v4, #ah = :v5, #state = :v6, #updatedAt = :v7, #fence = #fence + :v1, ' +
         '#audit = list_append(if_not_exists(#audit, :v2), :v3) ' +
         'REMOVE #leaseOwner, #leaseExpiresAt, #deadlineShard, #deadlineAt, #parkedState, #parkedTenantState, #parkedAt, ' +
-        '#errorCode, #errorMessage, #outcomeCode, #result, #unrunnable',
+        '#errorCode, #errorMessage, #outcomeCode, #result, #unrunnableSince, #unrunnableRefusals',
       ConditionExpression: '#state = :v8 AND #fence = :v9',
       ExpressionAttributeNames: {
         '#fence': 'fence',
@@ -365,7 +368,8 @@ describe('buildOperatorUpdate', () => {
         '#errorMessage': 'errorMessage',
         '#outcomeCode': 'outcomeCode',
         '#result': 'result',
-        '#unrunnable': 'unrunnable',
+        '#unrunnableSince': 'unrunnableSince',
+        '#unrunnableRefusals': 'unrunnableRefusals',
       },
       ExpressionAttributeValues: {
         ':v1': 1,
@@ -419,7 +423,7 @@ describe('buildOperatorUpdate', () => {
 
     expect(request.UpdateExpression).toBe(
       'SET #availableAt = :v2, #state = :v3, #updatedAt = :v4, #attempts = :v5, #fence = #fence + :v1 ' +
-        'REMOVE #errorCode, #errorMessage, #outcomeCode, #result, #unrunnable',
+        'REMOVE #errorCode, #errorMessage, #outcomeCode, #result, #unrunnableSince, #unrunnableRefusals',
     );
     expect(request.ExpressionAttributeValues).toMatchObject({ ':v3': 'queued', ':v5': 0 });
   });
