@@ -18,7 +18,10 @@ function parkedMeaning(target: string): Array<[string, string]> {
         : "the outcome could not be confirmed: compare the record's writer_epoch (B) or the steps (A) with the fence";
   return [
     ['unknown', unknown],
-    ['quarantined', 'the message could not be interpreted (schema, version, payload conflict): nothing ran under it'],
+    [
+      'quarantined',
+      'the message could not be interpreted (schema, version, payload conflict), or no deployed worker runs its version or type (`no_worker_runs_version`, `no_worker_runs_job_type`: deploy one, then retry): nothing ran under it',
+    ],
     ['failed_terminal', 'a confirmed failure (terminal error or attempts exhausted): no effect is pending'],
   ];
 }

@@ -2,7 +2,7 @@
  * The store's one door: everything outside lib/store/ reaches the jobs and payloads tables through these names
  * (tests may open a room directly). Rooms: driver/ (requests and marshalling), work-items/ (rows, holder
  * transitions, fences), payloads/, approvals/, successors/, shadow/, operator/, deadlines/ (the sweeper's index),
- * parked/ (listings), records/ (audit, quarantine), maintenance/; table.ts holds the table format.
+ * parked/ (listings), records/ (audit, quarantine), maintenance/, unrunnable/ (rows no deployed worker runs); table.ts holds the table format.
  */
 export { type ApprovalDecision, expireApprovalTransition } from './approvals/approval-requests.js';
 export { isPlainRecord } from './driver/attribute-values.js';
@@ -20,6 +20,7 @@ export {
   sweepToUnknownTransition,
 } from './operator/operator-transitions.js';
 export { PARKED_SHARD_READS_IN_FLIGHT, parkedShards, stateOfParkedKey } from './parked/parked-keys.js';
+export { rowAwaitsBody } from './payloads/body-binding.js';
 export type { ErasureProgress } from './payloads/payload-erasure.js';
 export { PayloadStore } from './payloads/payloads.js';
 export type { AuditInput, AuditRecord } from './records/audit.js';
@@ -40,6 +41,8 @@ export {
   tenantBucketKey,
   tenantPartitionKeys,
 } from './table.js';
+export type { RefusalOutcome } from './unrunnable/unrunnable.js';
+export { UNRUNNABLE_CEILING, UnrunnableCode, type UnrunnableRefusal } from './unrunnable/unrunnable-requests.js';
 export { WorkItemStore } from './work-item-store.js';
 export type { AttemptRecord } from './work-items/attempt-history.js';
 export { epochFloor, fenceEpochOf, MAX_FENCE_EPOCH, SETTINGS_PARTITION } from './work-items/fence-epoch.js';

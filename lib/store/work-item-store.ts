@@ -34,6 +34,7 @@ import {
   type SuccessorWriterPort,
 } from './successors/successors.js';
 import { DEFAULT_DEADLINE_SHARDS, workItemKey } from './table.js';
+import { UnrunnableRows } from './unrunnable/unrunnable.js';
 import { openAttempt } from './work-items/attempt-history.js';
 import { DEFAULT_FENCE_EPOCH_CACHE_MS, epochFloor, FenceEpochs } from './work-items/fence-epoch.js';
 import {
@@ -98,7 +99,7 @@ interface RetryableFailure extends FailureReport {
  * claim's fence in their condition; a failed condition is `OwnershipLostError` unless the item shows the
  * same transition already applied under my fence (a lost response retried by the SDK), which is success.
  * The reads and writes of the sweeper, the admin API and the tools are grouped by what they read:
- * `deadlines`, `parked`, `tenants`, `audit`, `maintenance`, `shadow`, `approvals`.
+ * `deadlines`, `parked`, `tenants`, `audit`, `maintenance`, `shadow`, `approvals`, `unrunnable`.
  */
 class WorkItemStore {
   private readonly client: TableClient;
@@ -122,6 +123,8 @@ class WorkItemStore {
   readonly shadow: ShadowClaims;
   /** Approve and reject a job awaiting approval, each one conditional write without a read (admin). */
   readonly approvals: Approvals;
+  /** Rows no deployed worker can run: refusals noted on the row, parked quarantined past the ceiling (worker). */
+  readonly unrunnable: UnrunnableRows;
 
   constructor(options: WorkItemStoreOptions) {
     this.client = options.client;
@@ -136,6 +139,7 @@ class WorkItemStore {
     this.epochs = new FenceEpochs(db, options.fenceEpochCacheMs ?? DEFAULT_FENCE_EPOCH_CACHE_MS);
     this.shadow = new ShadowClaims(db);
     this.approvals = new Approvals(db);
+    this.unrunnable = new UnrunnableRows(db);
   }
 
   /** The time on the store's clock, the one every write stamps and every lease is measured on. */

@@ -2,8 +2,7 @@ import { ConfigurationError, InvalidInputError, isLeasefenceError, PayloadConfli
 import { canonicalJson, MAX_PAYLOAD_BYTES, sha256Hex } from '../hashing.js';
 import type { BoundMessage, ReceivedMessage } from '../messaging/envelope.js';
 import type { InlinePayloadPolicy } from '../rules.js';
-import { FINISHED_STATES } from '../states.js';
-import type { PayloadStore, WorkItem } from '../store/index.js';
+import { type PayloadStore, rowAwaitsBody, type WorkItem } from '../store/index.js';
 import type { LoadedPayload } from './load-payload.js';
 
 /** Quarantine reasons of a message whose carried body cannot be adopted (the body itself is never recorded). */
@@ -102,10 +101,7 @@ async function storeCarriedBody(
   row: WorkItem | 'created',
 ): Promise<LoadedPayload | undefined> {
   if (!('body' in envelope.payload)) return undefined;
-  if (row !== 'created') {
-    const ours = row.payloadInline === true && row.payloadHash === envelope.payloadHash;
-    if (!ours || row.jobType !== envelope.jobType || FINISHED_STATES.includes(row.state)) return undefined;
-  }
+  if (row !== 'created' && !rowAwaitsBody(row, envelope)) return undefined;
   try {
     const stored = await payloads.write(identity, envelope.payload.body, envelope.payloadHash);
     return stored === 'erased' ? ERASED_SINCE : undefined;

@@ -79,14 +79,16 @@ class SuccessorBuffer {
       throw refusal(`one completion enqueues at most ${MAX_SUCCESSORS} successors`, 'count');
     // A gated successor waits for approval like any other job of its type (no producer principal: the parent job).
     const gate = approvalGateFor(definition.approval, parsed.data, this.deps.now?.() ?? Date.now());
+    // Bound to the version whose schema checked the payload here: during a rolling deploy a worker of another
+    // version never runs it (the claim is conditional on the row's version), as for every other row.
+    const binding = {
+      jobType: definition.type,
+      payloadHash: hash,
+      payload: { inline: true as const },
+      jobVersion: definition.version,
+    };
     const item = {
-      ...newWorkItem(
-        identity,
-        { jobType: definition.type, payloadHash: hash, payload: { inline: true } },
-        definition.maxAttempts,
-        undefined,
-        gate,
-      ),
+      ...newWorkItem(identity, binding, definition.maxAttempts, undefined, gate),
       parentOperationId: this.deps.claim.identity.operationId,
     };
     this.byId.set(identity.operationId, { item, body: payload });

@@ -29,6 +29,7 @@ import { type ExecutionResult, executeClaimedJob } from './execute-job.js';
 import { KeyedSerializer } from './keyed-serializer.js';
 import { type LoadedPayload, loadVerifiedPayload, type PayloadResolver, type PayloadSources } from './load-payload.js';
 import type { SuccessorWake } from './successors.js';
+import { noteUnrunnable } from './unrunnable-refusal.js';
 
 /** Quarantine reason: a claimed row of a gated job type whose payload needs approval carries none. */
 const APPROVAL_MISSING = 'approval_missing';
@@ -121,10 +122,13 @@ class WorkerRuntime {
     }
     const definition = this.options.registry.get(envelope.jobType);
     if (!definition) {
+      await noteUnrunnable(this.options.store, this.telemetry, { identity, jobType: envelope.jobType });
       // The job type came from the body: the detail does not repeat it.
       return this.quarantineMessage(message, 'unknown_job_type', 'job type is not registered', identity);
     }
+    const unrunnable = { identity, jobType: definition.type, runsVersion: definition.version };
     if (envelope.jobVersion !== undefined && envelope.jobVersion !== definition.version) {
+      await noteUnrunnable(this.options.store, this.telemetry, unrunnable);
       // Never guess at a payload built for another version of the job (the numbers are not repeated: they came from the body).
       return this.quarantineMessage(
         message,
@@ -163,6 +167,7 @@ class WorkerRuntime {
       if (acquisition.reason === 'not_created')
         return this.refuseUnverified(message, precheck, identity, definition.type);
       if (acquisition.reason === 'version_unsupported') {
+        await noteUnrunnable(this.options.store, this.telemetry, unrunnable);
         const detail = 'the row is bound to a job version this worker does not run';
         return this.quarantineMessage(message, JOB_VERSION_UNSUPPORTED, detail, identity, definition.type);
       }

@@ -33,6 +33,8 @@ interface WorkerHarness {
   /** A new worker handler (each is one "Lambda container" with its own worker id). */
   worker(options?: {
     workerId?: string;
+    /** The job types this worker runs, when not the harness's (a worker of another deployment's versions). */
+    jobs?: readonly AnyJobDefinition[];
     payloadResolver?: PayloadResolver;
     /** Job types this deployment switches off (LEASEFENCE_DISABLED_JOB_TYPES). */
     disabledJobTypes?: string[];
@@ -70,10 +72,10 @@ async function createWorkerHarness(prefix: string, jobs: readonly AnyJobDefiniti
     clock,
     store,
     payloads,
-    worker: ({ disabledJobTypes, senderTenants, inlinePayloads, ...options } = {}) => {
+    worker: ({ disabledJobTypes, senderTenants, inlinePayloads, jobs: ownJobs, ...options } = {}) => {
       const telemetry = countingTelemetry();
       const handler = createSqsWorkerHandler({
-        jobs,
+        jobs: ownJobs ?? jobs,
         config: {
           ...config,
           ...(disabledJobTypes ? { disabledJobTypes } : {}),

@@ -3,6 +3,7 @@ import type { JobIdentity } from '../../identity.js';
 import type { WorkState } from '../../states.js';
 import { ExpressionBuilder } from '../driver/expressions.js';
 import { workItemKey } from '../table.js';
+import { removingStaleResidue } from '../work-items/attempt-residue.js';
 import type { TableContext } from '../work-items/requests.js';
 import type { AuditEntry, CallerIdentity, OperatorStatement } from '../work-items/work-item.js';
 
@@ -67,7 +68,12 @@ function buildOperatorUpdate(
     updatedAt: now,
     ...(transition.resetAttempts ? { attempts: 0 } : {}),
   };
-  const update = x.update(set, transition.remove ?? [], raw);
+  // Into another state: what the earlier state or attempt left goes (attempt-residue.ts); a raised fence keeps it.
+  const removals =
+    transition.to !== transition.expected.state
+      ? removingStaleResidue(set, transition.remove)
+      : (transition.remove ?? []);
+  const update = x.update(set, removals, raw);
   const conditions = [
     `${x.name('state')} = ${x.value(transition.expected.state)}`,
     `${x.name('fence')} = ${x.value(transition.expected.fence)}`,

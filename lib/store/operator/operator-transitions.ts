@@ -98,7 +98,6 @@ function requeueTransition(
       'leaseOwner',
       'leaseExpiresAt',
       'finishedAt',
-      'outcomeCode',
       ...PARKED_ATTRIBUTES,
       ...(statement === 'effect_did_not_happen' ? ['effectMayHaveHappened'] : []),
     ],

@@ -7,6 +7,7 @@ import { formatIdentity } from '../../identity.js';
 import type { StepName } from '../../rules.js';
 import type { StoreConnection } from '../driver/connection.js';
 import { sendGet, sendTransactWrite } from '../driver/plain-requests.js';
+import { rowAwaitsBody } from '../payloads/body-binding.js';
 import type { PayloadStore } from '../payloads/payloads.js';
 import { workItemKey } from '../table.js';
 import type { HolderTransition } from '../work-items/requests.js';
@@ -167,8 +168,11 @@ async function readItem(
 /**
  * Completes the parent and enqueues its successors on an engine without transactions (dynalite), as a durable
  * step: first a fenced step on the parent records the successor set (a superseded parent is refused here and
- * writes nothing), then each successor's body and row are written by identity (conditional: the same job again
- * is a replay, another job there ▶ PayloadConflictError), then the parent completes under its fence. Promises:
+ * writes nothing), then each successor's row is written by identity (conditional: the same job again is a replay,
+ * another job there ▶ PayloadConflictError with nothing written for it) and only then its body, once the row is
+ * bound to it (rowAwaitsBody, the carried-body order: a refused successor never writes into another job's payload
+ * slot; a crash between the two leaves the row waiting, queued, for the body a takeover's replay stores), then the
+ * parent completes under its fence. Promises:
  * no successor is ever written twice and the parent never completes without its successors; NOT that a successor
  * exists only if the parent succeeded: a holder that loses its fence after the step leaves successors behind for
  * a parent that a later holder may end otherwise (a takeover replays them by identity).
@@ -178,7 +182,7 @@ async function completeAsDurableStep(
   claim: Claim,
   outcome: ValidOutcome,
   successors: readonly NewSuccessor[],
-  payloads: Pick<PayloadStore, 'write'>,
+  payloads: Pick<PayloadStore, 'write' | 'inspect'>,
 ): Promise<SuccessorCommit> {
   const ids = successors.map(({ item }) => item.identity.operationId);
   const digest = sha256Hex(
@@ -189,15 +193,25 @@ async function completeAsDurableStep(
   const replayed: string[] = [];
   for (const successor of successors) {
     const { identity, payloadHash } = successor.item;
-    await payloads.write(identity, successor.body, payloadHash);
+    // Another body already in the slot (a producer's, whose message has not made its row yet): refused, nothing written.
+    const slot = await payloads.inspect(identity);
+    if (slot.kind !== 'empty' && slot.payloadHash !== payloadHash) {
+      throw new PayloadConflictError(
+        `successor ${formatIdentity(identity)} already has another payload stored; nothing more was written`,
+        { payloadHash: slot.payloadHash },
+      );
+    }
     const result = await port.enqueue({ ...successor.item, availableAt: port.db.clock.now() });
-    if (result.outcome === 'created') created.push(result.item);
-    else if (result.item.jobType !== successor.item.jobType) {
+    if (result.outcome === 'replay' && result.item.jobType !== successor.item.jobType) {
       throw new PayloadConflictError(
         `successor ${formatIdentity(identity)} already exists as a job of another type; nothing more was written`,
         result.item,
       );
-    } else replayed.push(identity.operationId);
+    }
+    if (result.outcome === 'created' || rowAwaitsBody(result.item, successor.item))
+      await payloads.write(identity, successor.body, payloadHash);
+    if (result.outcome === 'created') created.push(result.item);
+    else replayed.push(identity.operationId);
   }
   await port.applyFenced(claim, completeTransition(outcome, port.db.clock.now(), ids));
   return { mode: 'durable_step', created, replayed };

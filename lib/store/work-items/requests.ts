@@ -5,6 +5,7 @@ import { ExpressionBuilder } from '../driver/expressions.js';
 import { parkedKeysOf } from '../parked/parked-keys.js';
 import { deadlineShardFor, TableKeys, workItemKey } from '../table.js';
 import { ATTEMPT_HISTORY_ATTRIBUTE, closeAttempts, openAttempt } from './attempt-history.js';
+import { removingStaleResidue } from './attempt-residue.js';
 import type { NewWorkItem } from './schemas.js';
 import type { Claim, OwnedRecordRef, StoredTargetClass, WorkItem } from './work-item.js';
 
@@ -120,8 +121,8 @@ function buildCreateRequest(
 }
 
 /**
- * The claim: one conditional UpdateItem that raises fence and attempts, sets the lease and appends an open
- * attempt-history entry, only if attempts remain and the item is queued and due, or claimed with an expired lease,
+ * The claim: one conditional UpdateItem that raises fence and attempts, sets the lease, appends an open
+ * attempt-history entry and removes what earlier attempts left on the row (attempt-residue.ts), only if attempts remain and the item is queued and due, or claimed with an expired lease,
  * and (when the lease names a job version) the row is bound to that version or to none (it is bound to it then).
  */
 function buildClaimRequest(
@@ -133,27 +134,23 @@ function buildClaimRequest(
   const x = new ExpressionBuilder();
   const one = x.value(1);
   const version = lease.jobVersion !== undefined ? x.value(lease.jobVersion) : undefined;
-  const update = x.update(
-    {
-      state: WorkState.claimed,
-      leaseOwner: lease.owner,
-      claimId: lease.claimId,
-      leaseExpiresAt: now + lease.leaseMs,
-      deadlineShard: deadlineShardFor(identity, table.deadlineShards),
-      deadlineAt: now + lease.leaseMs,
-      updatedAt: now,
-      ...effectMark(lease),
-    },
-    ['availableAt'],
-    [
-      `${x.name('fence')} = ${x.name('fence')} + ${one}`,
-      `${x.name('attempts')} = ${x.name('attempts')} + ${one}`,
-      `${x.name(ATTEMPT_HISTORY_ATTRIBUTE)} = list_append(if_not_exists(${x.name(ATTEMPT_HISTORY_ATTRIBUTE)}, ${x.value([])}), ${x.value([openAttempt(lease.owner, now)])})`,
-      ...(version !== undefined
-        ? [`${x.name('jobVersion')} = if_not_exists(${x.name('jobVersion')}, ${version})`]
-        : []),
-    ],
-  );
+  const set = {
+    state: WorkState.claimed,
+    leaseOwner: lease.owner,
+    claimId: lease.claimId,
+    leaseExpiresAt: now + lease.leaseMs,
+    deadlineShard: deadlineShardFor(identity, table.deadlineShards),
+    deadlineAt: now + lease.leaseMs,
+    updatedAt: now,
+    ...effectMark(lease),
+  };
+  // A new attempt: what earlier attempts left (error, outcome) goes; their codes stay in the attempt history.
+  const update = x.update(set, removingStaleResidue(set, ['availableAt']), [
+    `${x.name('fence')} = ${x.name('fence')} + ${one}`,
+    `${x.name('attempts')} = ${x.name('attempts')} + ${one}`,
+    `${x.name(ATTEMPT_HISTORY_ATTRIBUTE)} = list_append(if_not_exists(${x.name(ATTEMPT_HISTORY_ATTRIBUTE)}, ${x.value([])}), ${x.value([openAttempt(lease.owner, now)])})`,
+    ...(version !== undefined ? [`${x.name('jobVersion')} = if_not_exists(${x.name('jobVersion')}, ${version})`] : []),
+  ]);
   const nowValue = x.value(now);
   const due = `(${x.name('state')} = ${x.value(WorkState.queued)} AND ${x.name('availableAt')} <= ${nowValue})`;
   const expired = `(${x.name('state')} = ${x.value(WorkState.claimed)} AND ${x.name('leaseExpiresAt')} < ${nowValue})`;
@@ -243,7 +240,9 @@ function buildFencedUpdate(table: TableContext, claim: Claim, transition: Holder
         [ATTEMPT_HISTORY_ATTRIBUTE]: closeAttempts(claim.history, claim.fence, ended.at, ended.code),
       }
     : transition.set;
-  const update = x.update(set, transition.remove ?? [], transition.raw?.(x) ?? []);
+  // A transition into another state removes what the earlier state or attempt left (attempt-residue.ts).
+  const removals = set.state !== undefined ? removingStaleResidue(set, transition.remove) : (transition.remove ?? []);
+  const update = x.update(set, removals, transition.raw?.(x) ?? []);
   const fenced = `${x.name('fence')} = ${x.value(claim.fence)} AND ${x.name('state')} = ${x.value(WorkState.claimed)}`;
   const condition = transition.condition ? `${fenced} AND ${transition.condition(x)}` : fenced;
   return {

@@ -113,6 +113,10 @@ interface WorkItem extends JobIdentity {
   producerId?: string;
   /** When an approver approved this row's payload (set by the approval's conditional write, never removed). */
   approvedAt?: number;
+  /** queued: when a worker first refused it because it runs neither its version nor its type (unrunnable/). */
+  unrunnableSince?: number;
+  /** queued: how many such refusals since; past the ceiling the row is parked quarantined. */
+  unrunnableRefusals?: number;
 }
 
 /** Proof of one claim: the fence every write of this attempt carries. Only the store creates one. */

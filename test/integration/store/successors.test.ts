@@ -122,9 +122,10 @@ describe('successor jobs: written with the parent completion, each once, under i
     await expectState(worker1.store, parent, WorkState.succeeded);
   });
 
-  it('another job under a successor identity is a conflict: the parent is not completed', async () => {
+  it('another job under a successor identity is a conflict: the parent is not completed, and nothing is written anywhere', async () => {
     const parent = newIdentity();
     const claim = await claimed(parent);
+    // The other job's row exists and its body is not stored yet (a carried body is stored after its row).
     const other = successorOf(parent, 'email', { to: 'someone else' });
     await worker1.store.enqueue(other.item);
 
@@ -133,6 +134,29 @@ describe('successor jobs: written with the parent completion, each once, under i
       PayloadConflictError,
     );
 
+    await expectState(worker1.store, parent, WorkState.claimed);
+    // The refused successor left the other job's payload slot empty: that job's own body still goes there, and it runs.
+    expect(await payloads.inspect(other.item.identity)).toEqual({ kind: 'empty' });
+    expect(await payloads.write(other.item.identity, other.body, other.item.payloadHash)).toBe('stored');
+    const otherClaim = expectClaimed(
+      await worker2.store.claim(other.item.identity, parseLease({ owner: 'w2', leaseMs: LEASE_MS })),
+    );
+    expect(otherClaim.payloadHash).toBe(other.item.payloadHash);
+  });
+
+  it("another job's body already in a successor's slot (its row not made yet) is a conflict: no successor row", async () => {
+    const parent = newIdentity();
+    const claim = await claimed(parent);
+    const other = successorOf(parent, 'email', { to: 'a producer body' });
+    await payloads.write(other.item.identity, other.body, other.item.payloadHash);
+
+    await expectRejection(
+      worker1.store.completeWithSuccessors(claim, outcome, [successorOf(parent, 'email', { to: 'a' })], payloads),
+      PayloadConflictError,
+    );
+
+    expect(await worker1.store.get(other.item.identity)).toBeUndefined();
+    expect((await payloads.read(other.item.identity))?.body).toEqual(other.body);
     await expectState(worker1.store, parent, WorkState.claimed);
   });
 

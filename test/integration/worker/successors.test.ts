@@ -37,6 +37,19 @@ const ship = defineJob({
   },
 });
 
+const notifiedV2: string[] = [];
+/** The next version of `notify`, as a rolling deploy brings it: another payload shape, another run. */
+const notifyV2 = defineJob({
+  type: 'notify',
+  version: 2,
+  target: 'B',
+  payload: z.object({ channel: z.string(), order: z.string() }),
+  run: async (ctx) => {
+    notifiedV2.push(ctx.identity.operationId);
+    return { outcomeCode: 'notified_v2' };
+  },
+});
+
 describe('ctx.enqueue: a job starts its successors with its completion', () => {
   let harness: WorkerHarness;
   beforeAll(async () => {
@@ -103,5 +116,27 @@ describe('ctx.enqueue: a job starts its successors with its completion', () => {
     expect(parent.errorCode).toBe('successor_refused');
     expect(parent.successors).toBeUndefined();
     expect(await harness.store.get(identity('order-3/email'))).toBeUndefined();
+  });
+
+  it("a successor is bound to the version that built it: a v2 worker never runs a v1 parent's successor", async () => {
+    notified.length = 0;
+    notifiedV2.length = 0;
+    await harness.send({ tenantId: 'acme', operationId: 'order-4', jobType: 'ship', payload: { order: 'o4' } });
+    // The v1 deployment runs the parent; the rolling deploy's v2 worker then receives the successors' wake-ups.
+    await harness.poll(harness.worker());
+    const v2 = harness.worker({ jobs: [ship, notifyV2] });
+
+    await harness.poll(v2);
+
+    const email = await expectState(harness.store, identity('order-4/email'), WorkState.queued);
+    expect(email).toMatchObject({ jobVersion: 1, attempts: 0, fence: 0 });
+    expect(notifiedV2).toEqual([]);
+    // A worker of the version that built it runs it.
+    const { sendWakeSignals } = await import('../../../lib/messaging/wake.js');
+    await sendWakeSignals(harness.sqs, harness.queueUrl, [email]);
+    await harness.poll(harness.worker());
+    await expectState(harness.store, identity('order-4/email'), WorkState.succeeded);
+    expect(notified).toContain('order-4/email:email');
+    expect(notifiedV2).toEqual([]);
   });
 });

@@ -141,7 +141,8 @@ describe('buildClaimRequest', () => {
       UpdateExpression:
         'SET #state = :v4, #leaseOwner = :v5, #claimId = :v6, #leaseExpiresAt = :v7, #deadlineShard = :v8, ' +
         '#deadlineAt = :v9, #updatedAt = :v10, #effectMayHaveHappened = :v11, #fence = #fence + :v1, ' +
-        '#attempts = #attempts + :v1, #ah = list_append(if_not_exists(#ah, :v2), :v3) REMOVE #availableAt',
+        '#attempts = #attempts + :v1, #ah = list_append(if_not_exists(#ah, :v2), :v3) ' +
+        'REMOVE #availableAt, #errorCode, #errorMessage, #outcomeCode, #result, #unrunnableSince, #unrunnableRefusals',
       ConditionExpression:
         'attribute_exists(#pk) AND #attempts < #maxAttempts AND ' +
         '((#state = :v13 AND #availableAt <= :v12) OR (#state = :v14 AND #leaseExpiresAt < :v12))',
@@ -158,6 +159,12 @@ describe('buildClaimRequest', () => {
         '#updatedAt': 'updatedAt',
         '#effectMayHaveHappened': 'effectMayHaveHappened',
         '#availableAt': 'availableAt',
+        '#errorCode': 'errorCode',
+        '#errorMessage': 'errorMessage',
+        '#outcomeCode': 'outcomeCode',
+        '#result': 'result',
+        '#unrunnableSince': 'unrunnableSince',
+        '#unrunnableRefusals': 'unrunnableRefusals',
         '#pk': 'pk',
         '#maxAttempts': 'maxAttempts',
       },
@@ -222,7 +229,8 @@ describe('buildFencedUpdate', () => {
       Key: key,
       UpdateExpression:
         'SET #state = :v1, #outcomeCode = :v2, #result = :v3, #finishedAt = :v4, #updatedAt = :v5, #ah = :v6 ' +
-        'REMOVE #leaseOwner, #leaseExpiresAt, #deadlineShard, #deadlineAt',
+        'REMOVE #leaseOwner, #leaseExpiresAt, #deadlineShard, #deadlineAt, #errorCode, #errorMessage, ' +
+        '#unrunnableSince, #unrunnableRefusals',
       ConditionExpression: '#fence = :v7 AND #state = :v8',
       ExpressionAttributeNames: {
         '#state': 'state',
@@ -235,6 +243,10 @@ describe('buildFencedUpdate', () => {
         '#leaseExpiresAt': 'leaseExpiresAt',
         '#deadlineShard': 'deadlineShard',
         '#deadlineAt': 'deadlineAt',
+        '#errorCode': 'errorCode',
+        '#errorMessage': 'errorMessage',
+        '#unrunnableSince': 'unrunnableSince',
+        '#unrunnableRefusals': 'unrunnableRefusals',
         '#fence': 'fence',
       },
       ExpressionAttributeValues: {
@@ -269,11 +281,13 @@ describe('buildFencedUpdate', () => {
     }
   });
 
-  it('omits undefined outcome fields instead of writing NULLs', () => {
+  it('omits undefined outcome fields instead of writing NULLs, and removes what an earlier attempt left there', () => {
     const request = buildFencedUpdate(table, claim, completeTransition({ outcomeCode: 'ok' }, now));
 
-    expect(request.UpdateExpression).not.toContain('#result');
-    expect(request.ExpressionAttributeNames).not.toHaveProperty('#result');
+    const [setClause, removeClause] = (request.UpdateExpression ?? '').split(' REMOVE ');
+    expect(setClause).not.toContain('#result');
+    expect(removeClause).toContain('#result');
+    expect(Object.values(request.ExpressionAttributeValues ?? {})).not.toContain(null);
   });
 
   it('heartbeat moves only the lease, never an indexed attribute, under the fence, only from my own unexpired lease', () => {
@@ -333,7 +347,8 @@ describe('buildOperatorUpdate', () => {
       UpdateExpression:
         'SET #finishedAt = :v4, #ah = :v5, #state = :v6, #updatedAt = :v7, #fence = #fence + :v1, ' +
         '#audit = list_append(if_not_exists(#audit, :v2), :v3) ' +
-        'REMOVE #leaseOwner, #leaseExpiresAt, #deadlineShard, #deadlineAt, #parkedState, #parkedTenantState, #parkedAt',
+        'REMOVE #leaseOwner, #leaseExpiresAt, #deadlineShard, #deadlineAt, #parkedState, #parkedTenantState, #parkedAt, ' +
+        '#errorCode, #errorMessage, #outcomeCode, #result, #unrunnableSince, #unrunnableRefusals',
       ConditionExpression: '#state = :v8 AND #fence = :v9',
       ExpressionAttributeNames: {
         '#fence': 'fence',
@@ -349,6 +364,12 @@ describe('buildOperatorUpdate', () => {
         '#parkedState': 'parkedState',
         '#parkedTenantState': 'parkedTenantState',
         '#parkedAt': 'parkedAt',
+        '#errorCode': 'errorCode',
+        '#errorMessage': 'errorMessage',
+        '#outcomeCode': 'outcomeCode',
+        '#result': 'result',
+        '#unrunnableSince': 'unrunnableSince',
+        '#unrunnableRefusals': 'unrunnableRefusals',
       },
       ExpressionAttributeValues: {
         ':v1': 1,
@@ -401,7 +422,8 @@ describe('buildOperatorUpdate', () => {
     );
 
     expect(request.UpdateExpression).toBe(
-      'SET #availableAt = :v2, #state = :v3, #updatedAt = :v4, #attempts = :v5, #fence = #fence + :v1',
+      'SET #availableAt = :v2, #state = :v3, #updatedAt = :v4, #attempts = :v5, #fence = #fence + :v1 ' +
+        'REMOVE #errorCode, #errorMessage, #outcomeCode, #result, #unrunnableSince, #unrunnableRefusals',
     );
     expect(request.ExpressionAttributeValues).toMatchObject({ ':v3': 'queued', ':v5': 0 });
   });
