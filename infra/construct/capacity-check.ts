@@ -227,12 +227,17 @@ function partitionWarnings(
       ),
     );
   }
-  for (const [name, load, units] of [
-    ['the busiest tenant’s 16 keys on the jobs table', model.tenantKeys, model.demand.busiestTenantWrite],
-    ['one parked state’s 16 keys in each parked index', model.parkedKeys, model.demand.parkedIndex.write],
+  for (const [name, load, units, keys] of [
+    [
+      `the jobs table’s ${fmt(model.demand.tableKeys)} tenant keys`,
+      model.tableKeys,
+      model.demand.jobsTable.write,
+      model.demand.tableKeys,
+    ],
+    ['one parked state’s 16 keys in each parked index', model.parkedKeys, model.demand.parkedIndex.write, 16],
   ] as const) {
     if (load.fits) continue;
-    const fit = warmWriteToFit(units, 16, quota);
+    const fit = warmWriteToFit(units, keys, quota);
     warnings.push(
       warn(
         'partitions',

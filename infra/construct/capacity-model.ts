@@ -41,8 +41,11 @@ interface Demand {
   readonly byDeadline: Units;
   readonly parkedIndex: Units;
   readonly payloadsTable: Units;
-  /** The busiest tenant's share of the jobs table, on its TENANT_BUCKETS keys. */
-  readonly busiestTenantWrite: number;
+  /**
+   * The jobs table's keys, for the partition rule: the fewest tenants that make the rate at the busiest tenant's
+   * (the safe side: fewer, hotter keys collide worse), TENANT_BUCKETS keys each.
+   */
+  readonly tableKeys: number;
 }
 
 const DEFAULT_SECONDS_PER_BATCH = 0.15;
@@ -73,13 +76,14 @@ function writesOf(target: CapacityTarget, path: 'table' | 'deadlineIndex'): numb
 function demandOf(target: CapacityTarget): Demand {
   const inline = target.jobsPerSecond * (target.inlinePayloadShare ?? 0);
   const table = writesOf(target, 'table');
-  const tenantShare = Math.min(1, (target.busiestTenantJobsPerSecond ?? target.jobsPerSecond) / target.jobsPerSecond);
+  const busiest = Math.min(target.jobsPerSecond, target.busiestTenantJobsPerSecond ?? target.jobsPerSecond);
+  const tenants = busiest > 0 ? Math.ceil(target.jobsPerSecond / busiest) : 1;
   return {
     jobsTable: { write: table, read: 0 },
     byDeadline: { write: writesOf(target, 'deadlineIndex'), read: 0 },
     parkedIndex: { write: (target.parksPerSecond ?? 0) * WRITE_UNITS.park.parkedIndex, read: 0 },
     payloadsTable: { write: inline, read: inline },
-    busiestTenantWrite: table * tenantShare,
+    tableKeys: tenants * TENANT_BUCKETS,
   };
 }
 
@@ -137,8 +141,8 @@ interface Assessment {
   /** Minutes a cold table needs to ramp to the target (jobs table and deadline index alike, L3). */
   readonly rampMinutes: { readonly jobsTable: number; readonly byDeadline: number };
   readonly deadlineIndex: IndexPlan;
-  /** The busiest tenant's 16 keys on the jobs table, at the table's warm throughput. */
-  readonly tenantKeys: PartitionLoad;
+  /** The jobs table's tenant keys (Demand.tableKeys) on the busiest partition, at the table's warm throughput. */
+  readonly tableKeys: PartitionLoad;
   /** One parked state's 16 keys in each parked index, at its warm throughput. */
   readonly parkedKeys: PartitionLoad;
   readonly concurrentInvokes: number;
@@ -162,9 +166,9 @@ function assess(
     demand,
     rampMinutes: { jobsTable: rampMinutes(demand.jobsTable.write), byDeadline: rampMinutes(demand.byDeadline.write) },
     deadlineIndex: planDeadlineIndex(demand.byDeadline.write, quota),
-    tenantKeys: busiestPartition({
-      writeUnits: demand.busiestTenantWrite,
-      keys: TENANT_BUCKETS,
+    tableKeys: busiestPartition({
+      writeUnits: demand.jobsTable.write,
+      keys: demand.tableKeys,
       warmWrite: Math.max(warm.jobsTable ?? 0, demand.jobsTable.write),
     }),
     parkedKeys: busiestPartition({
