@@ -148,8 +148,18 @@ function shardsBlock(): string {
   return table(['index WRU/s', 'shards', 'warm WRU', 'busiest partition WRU', 'quota needed'], rows);
 }
 
+/** The highest rate (a multiple of `step`) whose `unitsPerItem` WRU over `keys` keys fit the partition rule within the quota. */
+function mostWithinQuota(unitsPerItem: number, keys: number, step = 50): number {
+  let rate = 0;
+  while (warmWriteToFit((rate + step) * unitsPerItem, keys, LIMIT.tableQuotaWrite) !== undefined) rate += step;
+  return rate;
+}
+
 function smallBlock(): string {
   const rows = [
+    ['most jobs/s for one tenant (2 WRU each on its 16 keys) within the default quota', n(mostWithinQuota(2, 16))],
+    ['the same with 2 heartbeats per job (4 WRU each)', n(mostWithinQuota(4, 16))],
+    ['most parks/s in one state (1 WRU on each of its 16 keys) within the default quota', n(mostWithinQuota(1, 16))],
     [
       'worker reservation ceiling, default account (sweeper 1, admin 5, schedule tick 5)',
       n(workerReservationCeiling(11)),
@@ -184,8 +194,11 @@ function smallBlock(): string {
   return table(['quantity', 'value'], rows);
 }
 
+/** The names of the generated blocks (their markers in docs/SCALE.md). */
+type BlockName = 'limits' | 'scenarios' | 'partitions' | 'shards' | 'numbers';
+
 /** Every generated block, by marker name. */
-function renderBlocks(): Record<string, string> {
+function renderBlocks(): Record<BlockName, string> {
   return {
     limits: limitsBlock(),
     scenarios: scenariosBlock(),
@@ -199,12 +212,12 @@ function renderBlocks(): Record<string, string> {
 function applyBlocks(markdown: string, blocks: Record<string, string> = renderBlocks()): string {
   let out = markdown;
   for (const [name, body] of Object.entries(blocks)) {
-    const pattern = new RegExp(`(<!-- model:${name} -->\\n)[\\s\\S]*?(\\n<!-- /model:${name} -->)`);
+    const pattern = new RegExp(`(<!-- model:${name} -->\\n)[\\s\\S]*?(<!-- /model:${name} -->)`);
     if (!pattern.test(out))
       throw new Error(`docs/SCALE.md has no <!-- model:${name} --> … <!-- /model:${name} --> block`);
-    out = out.replace(pattern, (_, open: string, close: string) => `${open}${body}${close}`);
+    out = out.replace(pattern, (_, open: string, close: string) => `${open}${body}\n${close}`);
   }
   return out;
 }
 
-export { applyBlocks, renderBlocks, SCENARIOS };
+export { applyBlocks, type BlockName, renderBlocks, SCENARIOS };
