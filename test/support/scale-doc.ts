@@ -68,9 +68,11 @@ function scenariosBlock(): string {
   const rows = SCENARIOS.map(([name, target]) => {
     const model = assess(target);
     const { demand, deadlineIndex: plan } = model;
-    const index = plan.quotaNeeded
-      ? `no layout under the quota: ${plan.shards} shards need ${n(plan.quotaNeeded)} WRU warm (quota)`
-      : `${plan.shards} shards, warm ${plan.warmWrite ? n(plan.warmWrite) : 'not needed'}`;
+    const index = !plan.load.fits
+      ? `none fits, even ${n(plan.shards)} shards at ${n(plan.quotaNeeded ?? 0)} WRU warm: more shards or cells`
+      : plan.quotaNeeded
+        ? `no layout under the quota: ${n(plan.shards)} shards need ${n(plan.quotaNeeded)} WRU warm (quota)`
+        : `${n(plan.shards)} shards, warm ${plan.warmWrite ? n(plan.warmWrite) : 'not needed'}`;
     const invokes = model.concurrentInvokes;
     const mode =
       invokes <= LIMIT.maxConcurrencyMax
@@ -139,7 +141,7 @@ function shardsBlock(): string {
     const plan = planDeadlineIndex(units);
     return [
       n(units),
-      String(plan.shards),
+      n(plan.shards),
       plan.warmWrite ? n(plan.warmWrite) : 'not needed',
       `${n(plan.load.busiest)} (${plan.load.keysOnBusiest} shards)`,
       plan.quotaNeeded ? `**${n(plan.quotaNeeded)}**` : 'default 40,000',

@@ -36,7 +36,10 @@ function layoutsOver(keys: number, partitions: number, bound: number, trials: nu
   let over = 0;
   for (let trial = 0; trial < trials; trial++) {
     const counts = new Array<number>(partitions).fill(0);
-    for (let key = 0; key < keys; key++) counts[Math.floor(next() * partitions)]! += 1;
+    for (let key = 0; key < keys; key++) {
+      const partition = Math.floor(next() * partitions);
+      counts[partition] = (counts[partition] ?? 0) + 1;
+    }
     if (Math.max(...counts) > bound) over += 1;
   }
   return over;
