@@ -181,7 +181,7 @@ function targetWarnings(deployed: DeployedCapacity, target: CapacityTarget): Cap
       warnings.push(
         warn(
           'warm',
-          `capacityTarget puts ${fmt(units)} ${kind === 'write' ? 'WRU' : 'RRU'}/s on ${name}, above its warm throughput ${fmt(warmed)}: warm it (warmThroughputFor) or ramp it${minutes > 0 ? ` (at least ${minutes} minutes from a new table)` : ''}`,
+          `capacityTarget puts ${fmt(units)} ${kind === 'write' ? 'WRU' : 'RRU'}/s on ${name}, above its warm throughput ${fmt(warmed)}: warm it (capacityPlanFor or warmThroughputFor) or ramp it${minutes > 0 ? ` (at least ${minutes} minutes from a new table)` : ''}`,
         ),
       );
     }
