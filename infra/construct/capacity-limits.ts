@@ -27,7 +27,10 @@ const AWS_LIMITS = {
     sources: [
       { title: 'warm throughput scenarios', url: `${DDB}/warm-throughput-scenarios.html` },
       { title: 'key range throughput exceeded', url: `${DDB}/throttling-key-range-limit-exceeded-mitigation.html` },
-      { title: 'partitions and data distribution', url: `${DDB}/HowItWorks.Partitions.html` },
+      {
+        title: 'KeySchemaElement (internal hash of the partition key)',
+        url: 'https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_KeySchemaElement.html',
+      },
     ],
   },
   L2: {
