@@ -65,13 +65,21 @@ function busiestPartition(layout: KeyLayout): PartitionLoad {
   return { partitions, keysOnBusiest, busiest, fits: busiest <= LIMIT.partitionWrite };
 }
 
-/** The least warm write throughput (a multiple of 1,000, from the demand up to `ceiling`) at which a layout fits. */
+/**
+ * The least warm write throughput (a multiple of 1,000, from the demand up to `ceiling`) at which a layout fits.
+ * More partitions never put more keys on the busiest one, so the search halves the range each step.
+ */
 function warmWriteToFit(writeUnits: number, keys: number, ceiling: number): number | undefined {
-  const start = Math.max(Math.ceil(writeUnits / 1_000) * 1_000, LIMIT.initialWrite);
-  for (let warmWrite = start; warmWrite <= ceiling; warmWrite += 1_000) {
-    if (busiestPartition({ writeUnits, keys, warmWrite }).fits) return warmWrite;
+  const fits = (thousands: number) => busiestPartition({ writeUnits, keys, warmWrite: thousands * 1_000 }).fits;
+  let low = Math.max(Math.ceil(writeUnits / 1_000), LIMIT.initialWrite / 1_000);
+  let high = Math.floor(ceiling / 1_000);
+  if (low > high || !fits(high)) return undefined;
+  while (low < high) {
+    const middle = Math.floor((low + high) / 2);
+    if (fits(middle)) high = middle;
+    else low = middle + 1;
   }
-  return undefined;
+  return low * 1_000;
 }
 
 /** Deadline shard counts the planner tries, fewest first (the sweeper reads one Query per shard per run). */

@@ -69,6 +69,17 @@ describe('capacity model: partitions, not keys (docs/SCALE.md, "Partitions, not 
     }
   });
 
+  it('never puts more keys on the busiest partition when there are more partitions (the planner searches on it)', () => {
+    for (const keys of [16, 160, 1_000]) {
+      let previous = Number.POSITIVE_INFINITY;
+      for (let partitions = 4; partitions <= 200; partitions++) {
+        const bound = keysOnBusiestPartition(keys, partitions);
+        expect(bound, `${keys} keys on ${partitions} partitions`).toBeLessThanOrEqual(previous);
+        previous = bound;
+      }
+    }
+  });
+
   it('plans the deadline index so the busiest partition stays within 1,000 WRU, and names the quota when none fits', () => {
     const plan = planDeadlineIndex(20_000);
     expect(plan.quotaNeeded).toBeUndefined();
