@@ -16,7 +16,11 @@ import { EnvironmentVariable } from '../../lib/config.js';
 import { METRIC_NAMESPACE } from '../../lib/metric-names.js';
 import { createAlarmTopic } from './alarm-topic.js';
 import { DEFAULT_ALARM_THRESHOLDS, type JobAlarmKey, JobAlarms } from './alarms.js';
+import { annotateCapacity } from './capacity-check.js';
+import { eventSourceCeiling } from './capacity-model.js';
+import { createConcurrencyAlarm } from './concurrency-alarm.js';
 import { JobDashboard } from './dashboard.js';
+import { eventSourceScaling } from './event-source.js';
 import { createLeasefenceFunction, PackagedEntry } from './functions.js';
 import { createIdentifierKeySecret } from './identifier-key.js';
 import { createInFlightAlarm } from './in-flight-alarm.js';
@@ -39,7 +43,7 @@ import {
   resolveProps,
 } from './props.js';
 import { createQueues } from './queues.js';
-import { JobSchedules } from './schedules.js';
+import { JobSchedules, SCHEDULE_TICK_RESERVED } from './schedules.js';
 import { SenderRegistry, type SenderTenantList } from './sender-registry.js';
 import { shadowWriteStatements } from './shadow-access.js';
 import { createTables } from './tables.js';
@@ -76,6 +80,8 @@ class FencedJobQueue extends Construct {
   readonly alarms: Record<JobAlarmKey, cloudwatch.Alarm>;
   /** Jobs-queue messages in flight near SQS's quota (`ApproximateNumberOfMessagesNotVisible`); notifies alarmTopic. */
   readonly inFlightAlarm: cloudwatch.Alarm;
+  /** The worker at 90 % of what its event source may invoke at once (maxConcurrency or pollers × 10); notifies alarmTopic. */
+  readonly concurrencyAlarm: cloudwatch.Alarm;
   /** The topic the alarms notify (created unless one was passed). */
   readonly alarmTopic: sns.ITopic;
   /** What this deployment is (props.environment, default production), also its `leasefence:environment` tag. */
@@ -177,7 +183,7 @@ class FencedJobQueue extends Construct {
       eventSourceArn: queue.queueArn,
       batchSize: config.batchSize,
       maxBatchingWindow: config.maxBatchingWindow,
-      maxConcurrency: config.maxConcurrency,
+      ...eventSourceScaling(config.eventSource),
       reportBatchItemFailures: true,
     });
 
@@ -246,6 +252,22 @@ class FencedJobQueue extends Construct {
       alarmTopic: this.alarmTopic,
       ...(config.inFlightAlarmThreshold !== undefined ? { threshold: config.inFlightAlarmThreshold } : {}),
     });
+    this.concurrencyAlarm = createConcurrencyAlarm(this, {
+      serviceName: config.serviceName,
+      worker: this.worker,
+      ceiling: eventSourceCeiling(config.eventSource),
+      alarmTopic: this.alarmTopic,
+    });
+    annotateCapacity(this, {
+      target: config.capacityTarget,
+      tableQuota: config.tableQuota,
+      warmThroughput: config.warmThroughput,
+      deadlineShards: config.deadlineShards,
+      eventSource: config.eventSource,
+      batchSize: config.batchSize,
+      workerReservedConcurrency: config.workerReservedConcurrency,
+      otherReservations: 1 + config.adminReservedConcurrency + (config.schedules?.length ? SCHEDULE_TICK_RESERVED : 0),
+    });
     this.schedules = config.schedules?.length
       ? new JobSchedules(this, 'Schedules', {
           schedules: config.schedules,
@@ -274,6 +296,7 @@ class FencedJobQueue extends Construct {
       alarms: [
         ...Object.values(alarms.alarms),
         this.inFlightAlarm,
+        this.concurrencyAlarm,
         ...Object.values(this.schedules?.alarms ?? {}),
         ...Object.values(this.schedules?.silenceAlarms ?? {}),
         ...Object.values(this.jobTypeAlarms).flatMap(Object.values),

@@ -11,6 +11,9 @@ import type { ScheduleInput } from '../../lib/messaging/schedule.js';
 import { type InlinePayloadPolicy, inlinePayloadsSchema, jobTypeSchema, RetentionDays } from '../../lib/rules.js';
 import { DEFAULT_DEADLINE_SHARDS } from '../../lib/store/index.js';
 import type { AlarmThresholds } from './alarms.js';
+import { checkCapacityProps, type TableQuota } from './capacity-check.js';
+import type { CapacityTarget, EventSourceMode } from './capacity-model.js';
+import { type ProvisionedPollers, reservationRange, resolveEventSource } from './event-source.js';
 import { checkInFlightThreshold } from './in-flight-alarm.js';
 import { checkWarmThroughput, type WarmThroughputSettings } from './warm-throughput.js';
 
@@ -45,11 +48,19 @@ interface FencedJobQueueProps {
   readonly batchSize?: number;
   /** How long the event source gathers records before invoking. Default 1 s. */
   readonly maxBatchingWindow?: Duration;
-  /** Upper bound on concurrent worker invocations from the queue (2..1000). Default 10. */
+  /**
+   * Upper bound on concurrent worker invocations from the queue, standard mode (2..1000). Default 10. Not with
+   * provisionedPollers (AWS refuses both: InvalidInputError).
+   */
   readonly maxConcurrency?: number;
   /**
-   * Reserved concurrency of the worker: a cap, and capacity no other function can take. At least
-   * maxConcurrency (else the event source is throttled). Default maxConcurrency.
+   * Provisioned mode for the queue's event source instead of maxConcurrency: dedicated pollers (billed), each up to
+   * 10 concurrent invokes, for rates past standard mode's 1,250 (docs/SCALE.md, "Lambda sizing"). Default: standard.
+   */
+  readonly provisionedPollers?: ProvisionedPollers;
+  /**
+   * Reserved concurrency of the worker: a cap, and capacity no other function can take. At least what the event
+   * source may invoke at once (maxConcurrency, or maximumPollers × 10; else it is throttled). Default that number.
    */
   readonly workerReservedConcurrency?: number;
   /** Reserved concurrency of the admin function (1..100): operators are few. Default 5. The sweeper's is always 1. */
@@ -72,6 +83,13 @@ interface FencedJobQueueProps {
    * its launch rate from the first second instead of ramping (values per target: docs/SCALE.md). Default none.
    */
   readonly warmThroughput?: WarmThroughputSettings;
+  /**
+   * The peak this deployment is built for (jobs/s, retry share, …): checked against the capacity model at synth,
+   * with a warning naming the quota, warm throughput, shard count or concurrency to raise (docs/SCALE.md). Default none.
+   */
+  readonly capacityTarget?: CapacityTarget;
+  /** The account's DynamoDB table-level quotas, once raised (Service Quotas). Default AWS's 40,000 WRU and RRU. */
+  readonly tableQuota?: TableQuota;
   /** How long inline payload bodies are kept (TTL), 1 to 3650 days. Default 30 days (RetentionDays). */
   readonly payloadRetention?: Duration;
   /**
@@ -155,6 +173,10 @@ type ResolvedProps = Required<
   Omit<
     FencedJobQueueProps,
     | 'workerEntry'
+    | 'maxConcurrency'
+    | 'provisionedPollers'
+    | 'capacityTarget'
+    | 'tableQuota'
     | 'depsLockFilePath'
     | 'projectRoot'
     | 'sweeperEntry'
@@ -174,7 +196,10 @@ type ResolvedProps = Required<
     | 'scheduleFlexibleWindow'
   >
 > &
-  FencedJobQueueProps;
+  FencedJobQueueProps & {
+    /** The worker's event-source mode, resolved (standard with maxConcurrency, or provisioned). */
+    readonly eventSource: EventSourceMode;
+  };
 
 function checkRange(name: string, value: number, min: number, max: number): void {
   if (!Number.isInteger(value) || value < min || value > max) {
@@ -195,6 +220,8 @@ function scheduleRate(schedule: events.Schedule | undefined): Duration {
 
 /** Applies the defaults and rejects values AWS or leasefence would refuse later. */
 function resolveProps(props: FencedJobQueueProps): ResolvedProps {
+  const eventSource = resolveEventSource(props);
+  const reservation = reservationRange(eventSource);
   const resolved: ResolvedProps = {
     ...props,
     workerEnvironment: props.workerEnvironment ?? {},
@@ -202,8 +229,8 @@ function resolveProps(props: FencedJobQueueProps): ResolvedProps {
     workerMemorySize: props.workerMemorySize ?? 512,
     batchSize: props.batchSize ?? 10,
     maxBatchingWindow: props.maxBatchingWindow ?? Duration.seconds(1),
-    maxConcurrency: props.maxConcurrency ?? 10,
-    workerReservedConcurrency: props.workerReservedConcurrency ?? props.maxConcurrency ?? 10,
+    eventSource,
+    workerReservedConcurrency: props.workerReservedConcurrency ?? reservation.min,
     adminReservedConcurrency: props.adminReservedConcurrency ?? 5,
     maxReceiveCount: props.maxReceiveCount ?? 5,
     sweeperSchedule: props.sweeperSchedule ?? events.Schedule.rate(Duration.minutes(1)),
@@ -229,13 +256,12 @@ function resolveProps(props: FencedJobQueueProps): ResolvedProps {
     throw new Error(`inlinePayloads must be 'accept' or 'refuse', got ${String(resolved.inlinePayloads)}`);
   }
   checkRange('payloadRetention (days)', resolved.payloadRetention.toDays(), RetentionDays.min, RetentionDays.max);
-  checkRange('maxConcurrency', resolved.maxConcurrency, 2, 1000);
-  if (resolved.workerReservedConcurrency < resolved.maxConcurrency) {
+  if (resolved.workerReservedConcurrency < reservation.min) {
     throw new Error(
-      `workerReservedConcurrency ${resolved.workerReservedConcurrency} is below maxConcurrency ${resolved.maxConcurrency}: the event source would be throttled`,
+      `workerReservedConcurrency ${resolved.workerReservedConcurrency} is below ${eventSource.mode === 'standard' ? 'maxConcurrency' : 'maximumPollers × 10 ='} ${reservation.min}: the event source would be throttled`,
     );
   }
-  checkRange('workerReservedConcurrency', resolved.workerReservedConcurrency, 2, 1000);
+  checkRange('workerReservedConcurrency', resolved.workerReservedConcurrency, 2, reservation.max);
   checkRange('adminReservedConcurrency', resolved.adminReservedConcurrency, 1, 100);
   checkRange('sweeperInterval (s)', resolved.sweeperInterval.toSeconds(), 60, 86_400);
   checkRange('batchSize', resolved.batchSize, 1, resolved.maxBatchingWindow.toSeconds() > 0 ? 10_000 : 10);
@@ -247,6 +273,7 @@ function resolveProps(props: FencedJobQueueProps): ResolvedProps {
     throw new Error(`invalid serviceName ${resolved.serviceName}`);
   checkRoutePrincipals(props.adminRoutePrincipals);
   checkWarmThroughput(props.warmThroughput);
+  checkCapacityProps(props);
   checkInFlightThreshold(props.inFlightAlarmThreshold);
   if (!['test', 'staging', 'production'].includes(resolved.environment)) {
     throw new Error(`environment must be test, staging or production, got ${String(resolved.environment)}`);

@@ -22,6 +22,9 @@ import { scheduleSilenceAlarms } from './schedule-silence.js';
 /** Retries of one tick by the Scheduler, within TICK_MAX_AGE_SECONDS (each retry of a tick is a replay). */
 const TICK_RETRY_ATTEMPTS = 10;
 
+/** Reserved concurrency of the schedule tick function (counted against the account with the worker's, L9). */
+const SCHEDULE_TICK_RESERVED = 5;
+
 /** What the schedules need from the FencedJobQueue around them. */
 interface JobSchedulesProps {
   /** Checked here (defineSchedules): a bad expression, zone or payload fails the synth, naming the field. */
@@ -74,7 +77,7 @@ class JobSchedules extends Construct {
       description: 'leasefence schedule tick: enqueues one occurrence per tick of each schedule',
       timeout: Duration.seconds(30),
       memorySize: 256,
-      reservedConcurrentExecutions: 5,
+      reservedConcurrentExecutions: SCHEDULE_TICK_RESERVED,
       environment: { ...props.environment, [EnvironmentVariable.schedules]: schedulesVariable(declared) },
     });
     grantAll(
@@ -231,4 +234,4 @@ function scheduleAlarms(
   return Object.fromEntries(entries) as Record<ScheduleAlarmKey, cloudwatch.Alarm>;
 }
 
-export { JobSchedules, type JobSchedulesProps, type ScheduleAlarmKey };
+export { JobSchedules, type JobSchedulesProps, SCHEDULE_TICK_RESERVED, type ScheduleAlarmKey };

@@ -1,12 +1,13 @@
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as z from 'zod';
 import { JobsIndex } from '../../lib/store/index.js';
+import { LIMIT } from './capacity-limits.js';
 
 /**
  * What a new on-demand table, and each new GSI, serves at once without a ramp (docs/SCALE.md, "The ramp"):
  * a warm throughput at or below it changes nothing, so the construct refuses it as a mistake.
  */
-const ON_DEMAND_INITIAL = { readUnitsPerSecond: 12_000, writeUnitsPerSecond: 4_000 } as const;
+const ON_DEMAND_INITIAL = { readUnitsPerSecond: LIMIT.initialRead, writeUnitsPerSecond: LIMIT.initialWrite } as const;
 
 /** Warm throughput of one table or index: the request units per second it serves from the first second. */
 interface WarmUnits {
@@ -120,7 +121,7 @@ function entry(write: number, read = 0): WarmUnits | undefined {
 /**
  * The warmThroughput prop for a launch rate: each table and index warmed to the write (and read) units the
  * target puts on it, rounded up to a thousand; entries a new on-demand table serves anyway are left out. No
- * headroom is added: scale the target for your own margin.
+ * headroom is added, and hashed keys may still meet on one partition: capacityPlanFor sizes for that too.
  * @example
  * new FencedJobQueue(this, 'Jobs', { workerEntry, warmThroughput: warmThroughputFor({ jobsPerSecond: 10_000 }) });
  */

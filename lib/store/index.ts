@@ -37,6 +37,7 @@ export {
   payloadsTableDefinition,
   SWEEPER_PARTITION,
   TableKeys,
+  TENANT_BUCKETS,
   TTL_ATTRIBUTE,
   tenantBucketKey,
   tenantPartitionKeys,

@@ -291,10 +291,11 @@ describe('alarms and dashboard', () => {
   it('every alarm notifies the topic on ALARM and OK; only the not-running alarm breaches on missing data', () => {
     const alarms = resourcesOfType(json, 'AWS::CloudWatch::Alarm');
     const perJobType = Object.values(stack.jobs.jobTypeAlarms).flatMap(Object.values);
-    // The keyed alarms, the in-flight alarm (infra/construct/in-flight-alarm.ts) and the per-job-type ones.
-    expect(alarms).toHaveLength(Object.keys(stack.jobs.alarms).length + 1 + perJobType.length);
-    // 19 service-wide, and 5 for each of the 3 example job types (their routes are labels: the default topic).
-    expect(alarms).toHaveLength(19 + 3 * 5);
+    // The keyed alarms, the in-flight and worker-concurrency alarms (in-flight-alarm.ts, concurrency-alarm.ts) and
+    // the per-job-type ones.
+    expect(alarms).toHaveLength(Object.keys(stack.jobs.alarms).length + 2 + perJobType.length);
+    // 20 service-wide, and 5 for each of the 3 example job types (their routes are labels: the default topic).
+    expect(alarms).toHaveLength(20 + 3 * 5);
     for (const [id, alarm] of alarms) {
       expect(alarm.Properties?.AlarmActions, id).toEqual([topic()]);
       expect(alarm.Properties?.OKActions, id).toEqual([topic()]);
