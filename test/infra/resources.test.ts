@@ -293,8 +293,8 @@ describe('alarms and dashboard', () => {
     const perJobType = Object.values(stack.jobs.jobTypeAlarms).flatMap(Object.values);
     // The keyed alarms, the in-flight alarm (infra/construct/in-flight-alarm.ts) and the per-job-type ones.
     expect(alarms).toHaveLength(Object.keys(stack.jobs.alarms).length + 1 + perJobType.length);
-    // 19 service-wide, and 5 for each of the 3 example job types (their routes are labels: the default topic).
-    expect(alarms).toHaveLength(19 + 3 * 5);
+    // 20 service-wide, and 5 for each of the 3 example job types (their routes are labels: the default topic).
+    expect(alarms).toHaveLength(20 + 3 * 5);
     for (const [id, alarm] of alarms) {
       expect(alarm.Properties?.AlarmActions, id).toEqual([topic()]);
       expect(alarm.Properties?.OKActions, id).toEqual([topic()]);
