@@ -20,7 +20,7 @@ export {
   sweepToUnknownTransition,
 } from './operator/operator-transitions.js';
 export { PARKED_SHARD_READS_IN_FLIGHT, parkedShards, stateOfParkedKey } from './parked/parked-keys.js';
-export type { ErasureProgress } from './payloads/payload-erasure.js';
+export type { ErasureProgress, ErasureScope } from './payloads/payload-erasure.js';
 export { PayloadStore } from './payloads/payloads.js';
 export type { AuditInput, AuditRecord } from './records/audit.js';
 export type { ShadowClaims, ShadowRead } from './shadow/shadow-claims.js';
