@@ -288,6 +288,17 @@ describe('alarms and dashboard', () => {
     });
   });
 
+  it('alarms on the first restore mismatch (RestoreMismatch, Sum >= 1), naming the raise-fences remedy', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: METRIC_NAMESPACE,
+      MetricName: MetricName.RestoreMismatch,
+      Statistic: 'Sum',
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      AlarmDescription: Match.stringLikeRegexp('raise-fences'),
+    });
+  });
+
   it('every alarm notifies the topic on ALARM and OK; only the not-running alarm breaches on missing data', () => {
     const alarms = resourcesOfType(json, 'AWS::CloudWatch::Alarm');
     const perJobType = Object.values(stack.jobs.jobTypeAlarms).flatMap(Object.values);
