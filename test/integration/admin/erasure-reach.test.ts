@@ -61,6 +61,7 @@ describe('erasure reaches a carried body in the DLQ, erases by operation, and au
     await toDlq('not json at all');
 
     // act
+    admin.clock.advance(1_000);
     const reply = await admin.call('POST', '/tenants/tenant-gdpr/erase-payloads', { body: { reason: 'GDPR 77' } });
     const audit = await admin.call('GET', '/audit', { query: { limit: '1' } });
     const left = await everythingLeft();
@@ -98,7 +99,8 @@ describe('erasure reaches a carried body in the DLQ, erases by operation, and au
       await toDlq(carried(identity, body));
     }
 
-    // act
+    // act (a later time than the first test's erase: the audit log reads newest first)
+    admin.clock.advance(1_000);
     const reply = await admin.call('POST', '/tenants/tenant-ops/erase-payloads', {
       body: { reason: 'GDPR 78', operationId: 'op-1' },
     });
