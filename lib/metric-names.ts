@@ -14,6 +14,11 @@ const MetricName = {
   StaleFenceRejected: 'StaleFenceRejected',
   /** A work-item transition found the fence superseded; the worker stopped. */
   OwnershipLost: 'OwnershipLost',
+  /**
+   * A record's `writer_epoch` is above every fence the jobs table has issued for its job (the jobs table was restored
+   * to an earlier point than the record tables): the job was parked `restore_mismatch`. Stop and raise the fences.
+   */
+  RestoreMismatch: 'RestoreMismatch',
   /** A fence refused a job's write for a reason other than a newer claim (a bug in the job's writes). */
   FenceRefusedByJob: 'FenceRefusedByJob',
   /** Outcomes by state. */

@@ -25,6 +25,8 @@ interface AlarmThresholds {
   takeovers: number;
   /** Sum of fenced writes rejected because a newer claim wrote first. */
   staleFenceRejected: number;
+  /** Sum of jobs parked `restore_mismatch`: a record above every fence the jobs table issued (a restore mismatch). */
+  restoreMismatch: number;
   /** Maximum number of visible messages on the DLQ. */
   deadLetterQueueDepth: number;
   /** Age of the oldest DLQ message, in seconds: it is deleted at 14 days, so this pages again before that. */
@@ -47,6 +49,7 @@ const DEFAULT_ALARM_THRESHOLDS: AlarmThresholds = {
   quarantined: 1,
   takeovers: 5,
   staleFenceRejected: 1,
+  restoreMismatch: 1,
   deadLetterQueueDepth: 1,
   deadLetterOldestMessageAgeSeconds: 10 * 86_400,
   oldestMessageAgeSeconds: 3600,
@@ -192,6 +195,12 @@ function alarmSpecs(props: JobAlarmsProps, thresholds: AlarmThresholds): Record<
       metric: custom(MetricName.StaleFenceRejected, 'Sum'),
       threshold: thresholds.staleFenceRejected,
       description: 'a superseded worker tried to write a fenced record; the fence held, but leases are too short.',
+    },
+    restoreMismatch: {
+      metric: custom(MetricName.RestoreMismatch, 'Sum'),
+      threshold: thresholds.restoreMismatch,
+      description:
+        'a record holds a writer_epoch above every fence the jobs table issued: the jobs table was restored to an earlier point than the record tables. Stop the workers and run raise-fences (infra/README.md, Restoring from a backup).',
     },
     deadLetterQueueDepth: {
       metric: props.deadLetterQueue.metricApproximateNumberOfMessagesVisible(maximum),

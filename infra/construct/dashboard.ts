@@ -57,6 +57,7 @@ class JobDashboard extends Construct {
           MetricName.LeaseRenewalFailed,
           MetricName.EffectRefusedInLeaseDoubt,
           MetricName.FenceRefusedByJob,
+          MetricName.RestoreMismatch,
         ].map(sum),
       ),
       graph(

@@ -196,10 +196,11 @@ function adminStatements(resources: LeasefenceResources): iam.PolicyStatement[] 
     statement('RaiseFencesAfterRestore', ['dynamodb:Scan'], [resources.jobsTable.tableArn]),
     // Store methods: store.maintenance.eraseTenantData (payload bodies; the work rows' text under OperateWorkItems).
     statement('ErasePayloads', ['dynamodb:Query', 'dynamodb:UpdateItem'], [resources.payloadsTable.tableArn]),
-    // No store method: the DLQ and the jobs queue (admin/redrive.ts, admin/counts.ts deadLetterDepth).
+    // No store method: the DLQ and the jobs queue (admin/redrive.ts, admin/counts.ts deadLetterDepth; erasure's DLQ
+    // pass, admin/erase-dead-letters.ts, deletes the erased scope's messages and makes the others visible again).
     statement(
       'DrainDeadLetterQueue',
-      ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'],
+      ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueAttributes'],
       [resources.deadLetterQueue.queueArn],
     ),
     statement('RedriveToJobsQueue', ['sqs:SendMessage'], [resources.queue.queueArn]),

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { DEVELOPMENT_IDENTIFIER_KEY, hashIdentifier } from '../hashing.js';
 import { parseInput } from '../internal/validation.js';
 import type { AuditInput, AuditRecord } from '../store/index.js';
 import { AUDIT_PARTITION, TableKeys } from '../store/index.js';
@@ -7,9 +8,23 @@ import { type AdminDeps, adminClock } from './deps.js';
 import { pageLimitSchema } from './schemas.js';
 import { type RecordView, recordView } from './views.js';
 
-/** Writes one audit record at the admin clock's time (never overwrites one). Throws on a storage error. */
-function writeAuditRecord(deps: AdminDeps, input: AuditInput): Promise<AuditRecord> {
-  return deps.store.audit.put(input, adminClock(deps).now());
+/** An audit record to write, naming what it concerned by raw ids (written as pseudonyms only). */
+type AdminAuditInput = Omit<AuditInput, 'tenant' | 'operation'> & { tenantId?: string; operationId?: string };
+
+/**
+ * Writes one audit record at the admin clock's time (never overwrites one), with the tenant and operation it
+ * concerned as keyed pseudonyms (hashIdentifier under the deployment's key): erasure leaves no raw id in the audit
+ * log. Throws on a storage error.
+ */
+function writeAuditRecord(deps: AdminDeps, input: AdminAuditInput): Promise<AuditRecord> {
+  const { tenantId, operationId, ...rest } = input;
+  const key = deps.identifierKey ?? DEVELOPMENT_IDENTIFIER_KEY;
+  const record: AuditInput = {
+    ...rest,
+    ...(tenantId !== undefined ? { tenant: hashIdentifier(tenantId, key) } : {}),
+    ...(operationId !== undefined ? { operation: hashIdentifier(operationId, key) } : {}),
+  };
+  return deps.store.audit.put(record, adminClock(deps).now());
 }
 
 // The schemas here are built on first use (z.lazy: the same checks and issues), not at import: a cold start
@@ -33,4 +48,4 @@ async function listAuditRecords(
   return { records: page.items.map(recordView), ...(cursor ? { cursor } : {}) };
 }
 
-export { type AuditInput, type AuditRecord, listAuditRecords, writeAuditRecord };
+export { type AdminAuditInput, type AuditInput, type AuditRecord, listAuditRecords, writeAuditRecord };

@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.js';
+import type { IdentifierKey } from '../hashing.js';
 import type { SenderTenants } from '../messaging/sender-tenants.js';
 import type { SqsClientSource } from '../messaging/wake.js';
 import type { TableClient, WorkItemStore } from '../store/index.js';
@@ -37,6 +38,8 @@ interface AdminDeps {
   routePrincipals?: RoutePrincipals;
   /** The worker's sender policy (LEASEFENCE_SENDER_TENANTS): a redrive tells relays' messages from producers'. */
   senderTenants?: SenderTenants;
+  /** The deployment's key for pseudonyms (audit records name tenants and operations by them); default: the development key. */
+  identifierKey?: IdentifierKey;
 }
 
 /** The clock admin operations use: the deps' own, else the store's. */

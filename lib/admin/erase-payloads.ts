@@ -1,14 +1,17 @@
 import * as z from 'zod/mini';
-import { tenantIdSchema } from '../identity.js';
+import { operationIdSchema, tenantIdSchema } from '../identity.js';
 import { parseInput } from '../internal/validation.js';
 import type { CallerIdentity, ErasureProgress } from '../store/index.js';
 import { writeAuditRecord } from './audit.js';
 import { type AdminDeps, adminClock } from './deps.js';
+import { type DeadLetterErasure, eraseDeadLetters } from './erase-dead-letters.js';
 import { actorSchema, callerSchema, reasonSchema } from './schemas.js';
 
-/** Whose payload bodies to erase, why, who asked, and at most how many in this call. */
+/** Whose payload bodies to erase (a tenant, or one of its operations), why, who asked, and at most how many in this call. */
 interface EraseInput {
   tenantId: string;
+  /** Erase this one operation of the tenant only (its body, row text, shadow row and DLQ messages). */
+  operationId?: string;
   reason: string;
   actor: string;
   caller?: CallerIdentity;
@@ -23,6 +26,9 @@ interface EraseReport {
   cleared: number;
   /** Shadow rows (shadow mode) whose executions' hashes and times became tombstones. */
   shadowCleared: number;
+  /** The DLQ pass (absent when no DLQ is configured): messages naming the scope were deleted with their bodies. */
+  deadLetters?: DeadLetterErasure;
+  /** True when the tables hold nothing more to erase and the DLQ pass saw every visible message. */
   complete: boolean;
   auditId: string;
 }
@@ -33,6 +39,7 @@ interface EraseReport {
 const eraseSchema = z.lazy(() =>
   z.strictObject({
     tenantId: tenantIdSchema,
+    operationId: z.optional(operationIdSchema),
     reason: reasonSchema,
     actor: actorSchema,
     caller: z.optional(callerSchema),
@@ -40,28 +47,36 @@ const eraseSchema = z.lazy(() =>
   }),
 );
 
+/** DLQ messages one erase call reads at most (the rest is read by the next call). */
+const DEAD_LETTERS_PER_CALL = 1_000;
+
 /**
- * Removes the tenant's inline payload bodies (Query on each of the tenant's partition keys, one conditional
+ * Removes the tenant's (or, with `operationId`, one operation's) inline payload bodies (Query on each of the tenant's partition keys, one conditional
  * UpdateItem per body, paginated, bounded by `max`). Each body's row stays as a tombstone with the payload
  * hash and no TTL, so the identity stays bound: a different payload afterwards is a PayloadConflictError,
  * nothing stored or sent. The tenant's work rows lose their text (result, error message, step results) and keep
  * identity, hash, state, codes and fence; its shadow rows' executions become tombstones (identity, job type and fence
- * kept). `max` bounds the writes of one call (bodies and rows). Writes an audit
- * record with the counts.
+ * kept). `max` bounds the writes of one call (bodies and rows). Then deletes from the DLQ every message naming the
+ * scope (a carried body sits there for 14 days otherwise; eraseDeadLetters), up to DEAD_LETTERS_PER_CALL. Writes an
+ * audit record with the counts, naming the tenant and operation by keyed pseudonyms only.
  * @example
  * const { deleted, complete } = await erasePayloads(deps, { tenantId: 'acme', reason: 'GDPR request 42', actor });
  */
 async function erasePayloads(deps: AdminDeps, input: EraseInput): Promise<EraseReport> {
   const valid = parseInput(eraseSchema, input, 'erase');
   const progress: ErasureProgress = { deleted: 0, cleared: 0, shadowCleared: 0 };
+  const scope = { tenantId: valid.tenantId, ...(valid.operationId ? { operationId: valid.operationId } : {}) };
   let complete = false;
+  let deadLetters: DeadLetterErasure | undefined;
   let failure: unknown;
   try {
-    complete = await deps.store.maintenance.eraseTenantData(deps.payloadsTable, valid.tenantId, {
+    complete = await deps.store.maintenance.eraseTenantData(deps.payloadsTable, scope, {
       max: valid.max,
       progress,
       clock: adminClock(deps),
     });
+    deadLetters = await eraseDeadLetters(deps, scope, DEAD_LETTERS_PER_CALL);
+    complete &&= deadLetters?.complete ?? true;
   } catch (error) {
     complete = false;
     failure = error;
@@ -74,17 +89,20 @@ async function erasePayloads(deps: AdminDeps, input: EraseInput): Promise<EraseR
     ...(valid.caller ? { caller: valid.caller } : {}),
     action: 'erase_payloads',
     reason: valid.reason,
-    tenantId: valid.tenantId,
+    ...scope,
     counts: {
       deleted,
       cleared,
       shadowCleared,
+      ...(deadLetters
+        ? { deadLettersRemoved: deadLetters.removed, deadLettersUnattributed: deadLetters.unattributed }
+        : {}),
       complete: complete ? 1 : 0,
       ...(failure !== undefined ? { aborted: 1 } : {}),
     },
   });
   if (failure !== undefined) throw failure;
-  return { deleted, cleared, shadowCleared, complete, auditId: audit.auditId };
+  return { deleted, cleared, shadowCleared, ...(deadLetters ? { deadLetters } : {}), complete, auditId: audit.auditId };
 }
 
 export { type EraseInput, type EraseReport, erasePayloads };

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { ConfigurationError, IllegalTransitionError } from '../errors.js';
-import { EQUAL_EPOCH_REFUSAL_CODES } from '../fenced/fence-terms.js';
+import { RESTORE_REQUEUE_CODES } from '../fenced/fence-terms.js';
 import { readRecordFloor } from '../fenced/record-floor.js';
 import type { JobIdentity } from '../identity.js';
 import { parseInput } from '../internal/validation.js';
@@ -55,7 +55,7 @@ interface RaiseFencesReport {
   scanned: number;
   /** Items whose fence was lifted to the epoch's floor. */
   raised: number;
-  /** Of those, items parked failed_terminal by an equal-epoch refusal, now queued again (and woken). */
+  /** Of those, items parked failed_terminal by a restore (an equal-epoch refusal, `restore_mismatch`), now queued again (and woken). */
   requeued: number;
   /** Items already in the epoch (left alone). */
   alreadyAbove: number;
@@ -119,8 +119,9 @@ function cursorScope(epoch: number): string {
  * store's cached epoch has expired (new rows then start in the new epoch), then lifts every work item below the
  * epoch's floor to it (one conditional UpdateItem each, on the state and fence it read, audited on the item).
  * Every fence issued from then on, on rows that exist and rows created later, is above every fence issued before;
- * a holder of an old fence is cut off as by a cancel. An item parked failed_terminal by an equal-epoch refusal
- * (`fence_same_claim_already_wrote`: a restored fence equal to a record's) is queued again with a fresh attempt
+ * a holder of an old fence is cut off as by a cancel. An item parked failed_terminal by a restore (an equal-epoch
+ * refusal, `fence_same_claim_already_wrote`; or `restore_mismatch`, a record above every fence the row had issued)
+ * is queued again with a fresh attempt
  * budget and woken. Walks the table with a paginated Scan, resumable with `cursor` + `epoch`, bounded by `max`
  * per call, one audit record per call. Bad input ▶ InvalidInputError, nothing written; record tables without
  * `deps.recordClient` ▶ ConfigurationError, nothing written; a record table that cannot be read throws, nothing
@@ -221,12 +222,15 @@ async function resumeEpoch(deps: AdminDeps, epoch: number): Promise<WalkStart> {
   return { epoch };
 }
 
-/** True when the item was parked by a refusal a restore can cause: a fence equal to a record's epoch. */
-function parkedByEqualEpoch(item: WorkItem): boolean {
+/**
+ * True when the item was parked by a refusal a restore can cause: a fence equal to a record's epoch, or a record's
+ * epoch above every fence the row had issued (`restore_mismatch`).
+ */
+function parkedByRestore(item: WorkItem): boolean {
   return (
     item.state === WorkState.failed_terminal &&
     item.errorCode !== undefined &&
-    EQUAL_EPOCH_REFUSAL_CODES.includes(item.errorCode) &&
+    RESTORE_REQUEUE_CODES.includes(item.errorCode) &&
     item.targetClass !== 'D'
   );
 }
@@ -244,7 +248,7 @@ async function raiseOne(
   for (let attempt = 0; attempt < TRIES; attempt += 1) {
     const item = await deps.store.get(identityOfItem(identity));
     if (!item || item.fence >= fenceTo) return { kind: 'alreadyAbove' };
-    const requeue = parkedByEqualEpoch(item);
+    const requeue = parkedByRestore(item);
     const transition: OperatorTransition = requeue
       ? {
           ...requeueTransition(

@@ -41,4 +41,20 @@ const EQUAL_EPOCH_REFUSAL_CODES: readonly string[] = [
   fenceRefusalCode(FenceRejectReason.sequence_not_newer),
 ];
 
-export { EQUAL_EPOCH_REFUSAL_CODES, FenceRejectReason, type FenceRule, fenceRefusalCode };
+/**
+ * The error code of a job parked because a record holds a `writer_epoch` above every fence the jobs table has issued
+ * for it (the jobs table restored to an earlier point than the record tables): no claim could ever write it.
+ */
+const RESTORE_MISMATCH_CODE = 'restore_mismatch';
+
+/** Error codes of items a restore parked, which raise-fences queues again once every fence is above the records'. */
+const RESTORE_REQUEUE_CODES: readonly string[] = [...EQUAL_EPOCH_REFUSAL_CODES, RESTORE_MISMATCH_CODE];
+
+export {
+  EQUAL_EPOCH_REFUSAL_CODES,
+  FenceRejectReason,
+  type FenceRule,
+  fenceRefusalCode,
+  RESTORE_MISMATCH_CODE,
+  RESTORE_REQUEUE_CODES,
+};

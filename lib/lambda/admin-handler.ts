@@ -110,7 +110,7 @@ function createAdminHandler(options: AdminHandlerOptions = {}): AdminHandler {
         actor,
         caller,
       },
-      container.deps,
+      { ...container.deps, identifierKey: key },
     );
     if (response.error !== undefined) {
       logger.error('admin request failed', {

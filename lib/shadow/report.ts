@@ -1,5 +1,5 @@
 import type { JobIdentity } from '../identity.js';
-import type { ShadowRead } from '../store/index.js';
+import { MAX_SHADOW_EXECUTIONS, type ShadowRead } from '../store/index.js';
 import { findingsOf, ShadowFinding } from './findings.js';
 
 /** Examples kept per job type and finding. */
@@ -16,6 +16,10 @@ interface JobTypeShadowReport {
   examples: Record<ShadowFinding, JobIdentity[]>;
   /** Operations with a pair of executions whose overlap could not be decided (an end never recorded). */
   undetermined: number;
+  /** Operations whose execution list is full: later executions were refused a record, so they were never seen. */
+  listFull: number;
+  /** Up to EXAMPLES_PER_FINDING identities not fully seen (a full list or an undecided pair). */
+  notEvaluatedExamples: JobIdentity[];
   /** Operations with at least one finding: the double-runs leasefence would have prevented. */
   doubleRuns: number;
 }
@@ -49,12 +53,14 @@ function emptyJobType(jobType: string): JobTypeShadowReport {
     counts: emptyCounts(() => 0),
     examples: emptyCounts((): JobIdentity[] => []),
     undetermined: 0,
+    listFull: 0,
+    notEvaluatedExamples: [],
     doubleRuns: 0,
   };
 }
 
 /** Why a read of the shadow rows is not the whole picture. */
-function gapsOf(read: ShadowRead, undetermined: number): string[] {
+function gapsOf(read: ShadowRead, undetermined: number, listFull: number): string[] {
   const gaps: string[] = [];
   if (!read.complete) gaps.push('the read stopped before the end of the table (page bound): rows were not read');
   if (read.unreadable > 0) gaps.push(`${read.unreadable} shadow rows could not be parsed`);
@@ -64,12 +70,16 @@ function gapsOf(read: ShadowRead, undetermined: number): string[] {
     gaps.push(
       `${undetermined} operations have an execution with no recorded end (crash, timeout or a failed shadow write) followed by another: overlap unknown`,
     );
+  if (listFull > 0)
+    gaps.push(
+      `${listFull} operations reached the cap of ${MAX_SHADOW_EXECUTIONS} recorded executions: later executions were refused a record, so a double-run among them would not show`,
+    );
   return gaps;
 }
 
 /**
- * Builds the report from every shadow row read. Never "none recorded" unless every row was read and parsed and
- * every pair of executions was decided; findings are always reported (a lower bound when the read was partial).
+ * Builds the report from every shadow row read. Never "none recorded" unless every row was read and parsed, no
+ * identity's execution list was full and every pair of executions was decided; findings are always reported (a lower bound when the read was partial).
  */
 function buildShadowReport(read: ShadowRead): ShadowReport {
   const byType = new Map<string, JobTypeShadowReport>();
@@ -80,6 +90,9 @@ function buildShadowReport(read: ShadowRead): ShadowReport {
     entry.executions += row.executions.length;
     const { findings, undetermined } = findingsOf(row.executions);
     if (undetermined) entry.undetermined += 1;
+    if (row.full) entry.listFull += 1;
+    if ((undetermined || row.full) && entry.notEvaluatedExamples.length < EXAMPLES_PER_FINDING)
+      entry.notEvaluatedExamples.push({ tenantId: row.tenantId, operationId: row.operationId });
     if (findings.size > 0) entry.doubleRuns += 1;
     for (const finding of findings) {
       entry.counts[finding] += 1;
@@ -94,6 +107,7 @@ function buildShadowReport(read: ShadowRead): ShadowReport {
   const notEvaluated = gapsOf(
     read,
     sum((entry) => entry.undetermined),
+    sum((entry) => entry.listFull),
   );
   return {
     verdict: doubleRuns > 0 ? 'findings' : notEvaluated.length > 0 ? 'not_evaluated' : 'none_recorded',

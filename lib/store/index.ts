@@ -21,11 +21,11 @@ export {
 } from './operator/operator-transitions.js';
 export { PARKED_SHARD_READS_IN_FLIGHT, parkedShards, stateOfParkedKey } from './parked/parked-keys.js';
 export { rowAwaitsBody } from './payloads/body-binding.js';
-export type { ErasureProgress } from './payloads/payload-erasure.js';
+export type { ErasureProgress, ErasureScope } from './payloads/payload-erasure.js';
 export { PayloadStore } from './payloads/payloads.js';
 export type { AuditInput, AuditRecord } from './records/audit.js';
 export type { ShadowClaims, ShadowRead } from './shadow/shadow-claims.js';
-export type { ShadowExecution, ShadowOutcome } from './shadow/shadow-requests.js';
+export { MAX_SHADOW_EXECUTIONS, type ShadowExecution, type ShadowOutcome } from './shadow/shadow-requests.js';
 export { MAX_SUCCESSORS, type NewSuccessor } from './successors/successor-requests.js';
 export {
   AUDIT_PARTITION,

@@ -228,6 +228,7 @@ export {
   DEFAULT_DEADLINE_SHARDS,
   deadlineShardFor,
   deadlineShardName,
+  identityPartitionKey,
   JobsIndex,
   jobsTableDefinition,
   KeyPrefix,

@@ -10,7 +10,7 @@ import {
   SuccessorRefusedError,
   TerminalJobError,
 } from '../errors.js';
-import { fenceRefusalCode } from '../fenced/fence-terms.js';
+import { fenceRefusalCode, RESTORE_MISMATCH_CODE } from '../fenced/fence-terms.js';
 import {
   type AnyJobDefinition,
   type JobContext,
@@ -198,7 +198,7 @@ async function classifyAndRecord(
   // Lease doubt: another worker may hold the job. Nothing is written: the lease lapses to the next claim.
   if (isLeasefenceError(error, LeaseInDoubtError)) return { state: 'lease_in_doubt', reason: error.message };
   if (isLeasefenceError(error, FenceRejectedError)) {
-    if (error.superseded === true) return ownershipLost(deps, claim, error);
+    if (error.superseded === true) return supersededOrRestoreMismatch(deps, claim, error);
     return refusedByFence(deps, claim, error);
   }
   if (isLeasefenceError(error, SuccessorRefusedError)) {
@@ -289,6 +289,33 @@ async function refusedByFence(
   deps.telemetry.count(MetricName.FenceRefusedByJob);
   await deps.store.failTerminal(claim, { errorCode, message: error.message });
   return { state: WorkState.failed_terminal, errorCode };
+}
+
+/**
+ * A record holds a `writer_epoch` above my fence. Either a newer claim wrote it (the row's fence moved on: I am
+ * superseded), or no claim the jobs table knows did (the table was restored to an earlier point than the records):
+ * the park, conditional on the row still holding my fence in `claimed`, tells the two apart in the write itself. When
+ * it lands, every fence this row has issued is below the record's, so no retry could ever write it: the job is
+ * parked `restore_mismatch` (failed_terminal, which raise-fences requeues) and RestoreMismatch raises the alarm,
+ * instead of being claimed and refused until the sweeper gives up. When it is refused, the newer claim exists.
+ */
+async function supersededOrRestoreMismatch(
+  deps: ExecutionDependencies,
+  claim: Claim,
+  error: FenceRejectedError,
+): Promise<ExecutionResult> {
+  const message =
+    `a record of ${error.tableName ?? 'a record table'} holds writer_epoch ${String(error.recordEpoch)}, above every fence ` +
+    `the jobs table has issued for this job (${claim.fence}): the jobs table was restored to an earlier point than the ` +
+    'record tables. Stop the workers and run raise-fences (infra/README.md, "Restoring from a backup"); it requeues this job.';
+  try {
+    await deps.store.failTerminal(claim, { errorCode: RESTORE_MISMATCH_CODE, message });
+  } catch (parkError) {
+    if (isLeasefenceError(parkError, OwnershipLostError)) return ownershipLost(deps, claim, error);
+    throw parkError;
+  }
+  deps.telemetry.count(MetricName.RestoreMismatch);
+  return { state: WorkState.failed_terminal, errorCode: RESTORE_MISMATCH_CODE };
 }
 
 function ownershipLost(

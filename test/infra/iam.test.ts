@@ -134,6 +134,7 @@ describe('IAM matrix: each function has exactly the actions it uses', () => {
         'dynamodb:UpdateItem on PayloadsTable.Arn',
         ...logs('Admin'),
         'secretsmanager:GetSecretValue on IdentifierKeySecret',
+        'sqs:ChangeMessageVisibility on DeadLetterQueue.Arn',
         'sqs:DeleteMessage on DeadLetterQueue.Arn',
         'sqs:GetQueueAttributes on DeadLetterQueue.Arn',
         'sqs:ReceiveMessage on DeadLetterQueue.Arn',

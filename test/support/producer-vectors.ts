@@ -17,6 +17,8 @@ interface ProducerVectors {
     messageGroupId: string;
   }[];
   rejectedIdentities: { tenantId: string; operationId: string; field: 'tenantId' | 'operationId' }[];
+  /** SQS message bodies (JSON text) and whether the worker accepts them; the published schema must agree. */
+  envelopes: { name: string; body: string; accepted: boolean }[];
 }
 
 /** Path of the vectors file the package ships as `leasefence/schema/test-vectors.json`. */

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { erasePayloads } from '../../../lib/admin/erase-payloads.js';
-import { tenantIdSchema } from '../../../lib/identity.js';
+import { operationIdSchema, tenantIdSchema } from '../../../lib/identity.js';
 import { type CommandSpec, parseCommandLine } from '../args.js';
 import { type CliCommand, withTarget } from '../command.js';
 import { type Io, printJson } from '../output.js';
@@ -17,16 +17,25 @@ const spec: CommandSpec = {
       placeholder: '<text>',
       description: 'why (kept in the audit trail), e.g. the request id',
     },
+    operation: {
+      type: 'string',
+      placeholder: '<operationId>',
+      description: 'erase this one operation of the tenant only (its body, row text, shadow row, DLQ messages)',
+    },
     yes: { type: 'boolean', description: 'confirm: erasing cannot be undone' },
     ...TARGET_OPTIONS,
   },
-  examples: ['leasefence erase acme --reason "GDPR request 42" --yes'],
+  examples: [
+    'leasefence erase acme --reason "GDPR request 42" --yes',
+    'leasefence erase acme --operation refund-r_815 --reason "GDPR request 43" --yes',
+  ],
 };
 
 const schema = z.strictObject({
   ...commonShape,
   ...targetShape,
   tenant: tenantIdSchema,
+  operation: z.optional(operationIdSchema),
   reason: reasonFlag,
   yes: z.literal(true, { error: 'erasing cannot be undone: pass --yes to confirm' }),
 });
@@ -37,30 +46,50 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
     let deleted = 0;
     let cleared = 0;
     let shadowCleared = 0;
+    const deadLetters = { removed: 0, unattributed: 0 };
     const auditIds: string[] = [];
     for (;;) {
       const report = await erasePayloads(target.admin, {
         tenantId: input.tenant,
+        ...(input.operation !== undefined ? { operationId: input.operation } : {}),
         reason: input.reason,
         actor: target.actor,
       });
       deleted += report.deleted;
       cleared += report.cleared;
       shadowCleared += report.shadowCleared;
+      deadLetters.removed += report.deadLetters?.removed ?? 0;
+      // Each call reads the whole DLQ again: the last call's count is the one that stands.
+      deadLetters.unattributed = report.deadLetters?.unattributed ?? 0;
       auditIds.push(report.auditId);
       if (report.complete) break;
     }
+    const scope =
+      input.operation !== undefined ? `operation ${input.tenant}/${input.operation}` : `tenant ${input.tenant}`;
     if (input.json)
-      printJson(io, { tenantId: input.tenant, deleted, cleared, shadowCleared, complete: true, auditIds });
+      printJson(io, {
+        tenantId: input.tenant,
+        ...(input.operation !== undefined ? { operationId: input.operation } : {}),
+        deleted,
+        cleared,
+        shadowCleared,
+        deadLetters,
+        complete: true,
+        auditIds,
+      });
     else {
       io.out(
-        `erased ${deleted} payload bod${deleted === 1 ? 'y' : 'ies'} of tenant ${input.tenant} and the results and error text of ${cleared} work row(s) and the executions of ${shadowCleared} shadow row(s); rows kept as tombstones`,
+        `erased ${deleted} payload bod${deleted === 1 ? 'y' : 'ies'} of ${scope} and the results and error text of ${cleared} work row(s) and the executions of ${shadowCleared} shadow row(s); rows kept as tombstones; ${deadLetters.removed} DLQ message(s) naming it deleted`,
       );
       io.out(
-        `jobs of ${input.tenant} that have not run yet will be quarantined (payload missing); audited as ${target.actor}`,
+        `jobs of ${scope} that have not run yet will be quarantined (payload missing); audited as ${target.actor}`,
       );
+      if (deadLetters.unattributed > 0)
+        io.out(
+          `NOT EVALUATED: ${deadLetters.unattributed} DLQ message(s) name no tenant (not a JSON object with a tenantId) and may hold anyone's data: redrive them (the worker quarantines them, keeping a digest, never the body)`,
+        );
     }
-    return 0;
+    return deadLetters.unattributed > 0 ? 1 : 0;
   });
 }
 

@@ -52,7 +52,15 @@ function reportText(report: ShadowReport): string {
   const lines = [verdictLine(report), ''];
   lines.push(
     formatTable(
-      ['JOB TYPE', 'OPERATIONS', 'EXECUTIONS', 'DOUBLE-RUNS', ...findings.map((f) => f.toUpperCase()), 'UNDECIDED'],
+      [
+        'JOB TYPE',
+        'OPERATIONS',
+        'EXECUTIONS',
+        'DOUBLE-RUNS',
+        ...findings.map((f) => f.toUpperCase()),
+        'UNDECIDED',
+        'FULL LIST',
+      ],
       report.jobTypes.map((entry) => [
         entry.jobType,
         String(entry.operations),
@@ -60,6 +68,7 @@ function reportText(report: ShadowReport): string {
         String(entry.doubleRuns),
         ...findings.map((finding) => String(entry.counts[finding])),
         String(entry.undetermined),
+        String(entry.listFull),
       ]),
     ),
   );
@@ -70,6 +79,14 @@ function reportText(report: ShadowReport): string {
       lines.push('', `${entry.jobType}: ${entry.counts[finding]} ${FINDING_TEXT[finding]}, e.g.`);
       for (const example of examples) lines.push(`  leasefence show ${formatIdentity(example)}`);
     }
+  }
+  for (const entry of report.jobTypes) {
+    if (entry.notEvaluatedExamples.length === 0) continue;
+    lines.push(
+      '',
+      `${entry.jobType}: not fully seen (${entry.listFull} full lists, ${entry.undetermined} undecided), e.g.`,
+    );
+    for (const example of entry.notEvaluatedExamples) lines.push(`  leasefence show ${formatIdentity(example)}`);
   }
   for (const gap of report.notEvaluated) lines.push('', `NOT EVALUATED: ${gap}`);
   lines.push(

@@ -4,7 +4,7 @@ import { sendConditional } from '../driver/conditional-write.js';
 import type { Key, StoreConnection } from '../driver/connection.js';
 import { sendGet, sendQuery, sendScan, sendTransactWrite } from '../driver/plain-requests.js';
 import { buildProbeQuery } from '../parked/parked-requests.js';
-import { type ErasureBounds, eraseTenantData } from '../payloads/payload-erasure.js';
+import { type ErasureBounds, type ErasureScope, eraseTenantData } from '../payloads/payload-erasure.js';
 import {
   buildRowScan,
   buildSweepCursorRead,
@@ -97,9 +97,9 @@ class Maintenance {
     }
   }
 
-  /** Erases a tenant's payload bodies in `payloadsTable` and its work rows' text (see eraseTenantData). */
-  eraseTenantData(payloadsTable: string, tenantId: string, bounds: ErasureBounds): Promise<boolean> {
-    return eraseTenantData(this.db.client, { payloadsTable, jobsTable: this.db.table.tableName }, tenantId, bounds);
+  /** Erases a tenant's (or one operation's) payload bodies in `payloadsTable`, rows' text and shadow executions (see eraseTenantData). */
+  eraseTenantData(payloadsTable: string, scope: ErasureScope, bounds: ErasureBounds): Promise<boolean> {
+    return eraseTenantData(this.db.client, { payloadsTable, jobsTable: this.db.table.tableName }, scope, bounds);
   }
 
   /** One cheap read of the jobs table and its parked index; throws when the table does not answer. */

@@ -26,6 +26,32 @@ interface ErasureBounds {
   clock: Clock;
 }
 
+/** Whose data an erasure reaches: every row of a tenant, or the rows of one of its operations only. */
+interface ErasureScope {
+  tenantId: string;
+  operationId?: string;
+}
+
+/**
+ * The key condition of an erasure's Query on one partition key: every row of the kind (`prefix`), or, for one
+ * operation, exactly its row (an equality, never `begins_with`: `op-1` must not reach `op-10`). Pure.
+ */
+function erasureKeyCondition(
+  partitionKey: string,
+  prefix: string,
+  operationId: string | undefined,
+): { KeyConditionExpression: string; values: Record<string, string> } {
+  if (operationId === undefined)
+    return {
+      KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+      values: { ':pk': partitionKey, ':prefix': prefix },
+    };
+  return {
+    KeyConditionExpression: '#pk = :pk AND #sk = :prefix',
+    values: { ':pk': partitionKey, ':prefix': `${prefix}${operationId}` },
+  };
+}
+
 /** One page of rows still holding something to erase, and the cursor after it. */
 interface ErasurePage<Row> {
   rows: Row[];
@@ -56,4 +82,12 @@ async function erasePages<Row>(
   return false;
 }
 
-export { type ErasureBounds, type ErasurePage, type ErasureProgress, erasePages, written };
+export {
+  type ErasureBounds,
+  type ErasurePage,
+  type ErasureProgress,
+  type ErasureScope,
+  erasePages,
+  erasureKeyCondition,
+  written,
+};

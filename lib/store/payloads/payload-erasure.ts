@@ -3,23 +3,39 @@ import { type ConditionalRequest, sendConditional } from '../driver/conditional-
 import { type Key, queryPage } from '../driver/connection.js';
 import type { TableClient } from '../driver/plain-requests.js';
 import { erasePartitionShadows } from '../shadow/shadow-erasure.js';
-import { KeyPrefix, TableKeys, TTL_ATTRIBUTE, tenantPartitionKeys } from '../table.js';
-import { type ErasureBounds, type ErasureProgress, erasePages } from './erasure-bounds.js';
+import { identityPartitionKey, KeyPrefix, TableKeys, TTL_ATTRIBUTE, tenantPartitionKeys } from '../table.js';
+import {
+  type ErasureBounds,
+  type ErasureProgress,
+  type ErasureScope,
+  erasePages,
+  erasureKeyCondition,
+} from './erasure-bounds.js';
 import { ERASED_ATTRIBUTE } from './payloads.js';
 import { eraseRowText, workRowsWithText } from './row-text.js';
 
 /** Rows read per Query page. */
 const PAGE_SIZE = 100;
 
-/** Keys of the bodies of one partition key not yet erased (tombstones are skipped), from `startKey` on. Pure. */
-function buildBodyKeysQuery(tableName: string, partitionKey: string, limit: number, startKey?: Key): QueryCommandInput {
+/**
+ * Keys of the bodies of one partition key not yet erased (tombstones are skipped), from `startKey` on; with
+ * `operationId`, that operation's body only. Pure.
+ */
+function buildBodyKeysQuery(
+  tableName: string,
+  partitionKey: string,
+  limit: number,
+  startKey?: Key,
+  operationId?: string,
+): QueryCommandInput {
+  const condition = erasureKeyCondition(partitionKey, KeyPrefix.payload, operationId);
   return {
     TableName: tableName,
-    KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+    KeyConditionExpression: condition.KeyConditionExpression,
     // Tombstones (already erased) are skipped, so a repeated erase rewrites nothing.
     FilterExpression: 'attribute_exists(#body)',
     ExpressionAttributeNames: { '#pk': TableKeys.partition, '#sk': TableKeys.sort, '#body': 'body' },
-    ExpressionAttributeValues: { ':pk': partitionKey, ':prefix': KeyPrefix.payload },
+    ExpressionAttributeValues: condition.values,
     ProjectionExpression: '#pk, #sk',
     Limit: limit,
     ...(startKey ? { ExclusiveStartKey: startKey } : {}),
@@ -52,9 +68,10 @@ async function erasePartition(
   tableName: string,
   partitionKey: string,
   bounds: ErasureBounds,
+  operationId?: string,
 ): Promise<boolean> {
   const readPage = async (startKey: Key | undefined, remaining: number) => {
-    const query = buildBodyKeysQuery(tableName, partitionKey, Math.min(PAGE_SIZE, remaining), startKey);
+    const query = buildBodyKeysQuery(tableName, partitionKey, Math.min(PAGE_SIZE, remaining), startKey, operationId);
     const page = await queryPage(client, query);
     const rows = page.items.map((item) => ({ pk: item.pk, sk: item.sk }));
     return { rows, ...(page.next ? { next: page.next } : {}) };
@@ -74,9 +91,10 @@ async function clearPartitionText(
   jobsTable: string,
   partitionKey: string,
   bounds: ErasureBounds,
+  operationId?: string,
 ): Promise<boolean> {
   const readPage = (startKey: Key | undefined) =>
-    workRowsWithText(client, jobsTable, partitionKey, PAGE_SIZE, startKey);
+    workRowsWithText(client, jobsTable, partitionKey, PAGE_SIZE, startKey, operationId);
   return erasePages(bounds, readPage, async (row, now) => {
     if (await eraseRowText(client, jobsTable, row, now)) bounds.progress.cleared += 1;
   });
@@ -89,23 +107,34 @@ interface ErasureTables {
 }
 
 /**
- * Erases a tenant's inline payload bodies, its work rows' text and its shadow rows' executions, partition key by partition key (a Query on
- * each, never a Scan), until `max` writes were made; true when nothing is left. Each body's row stays as a
+ * Erases a tenant's (or, with `scope.operationId`, one operation's) inline payload bodies, work rows' text and shadow
+ * rows' executions, partition key by partition key (a Query on each, never a Scan; one operation: its own partition
+ * key and exact sort keys), until `max` writes were made; true when nothing is left. Each body's row stays as a
  * tombstone with its payload hash; each work row keeps identity, hash, state, codes and fence. `progress` counts
  * every write, also when a later request throws (the caller audits what was erased).
  */
 async function eraseTenantData(
   client: TableClient,
   tables: ErasureTables,
-  tenantId: string,
+  scope: ErasureScope,
   bounds: ErasureBounds,
 ): Promise<boolean> {
-  for (const partitionKey of tenantPartitionKeys(tenantId)) {
-    if (!(await erasePartition(client, tables.payloadsTable, partitionKey, bounds))) return false;
-    if (!(await clearPartitionText(client, tables.jobsTable, partitionKey, bounds))) return false;
-    if (!(await erasePartitionShadows(client, tables.jobsTable, partitionKey, bounds))) return false;
+  const { tenantId, operationId } = scope;
+  const partitionKeys =
+    operationId === undefined ? tenantPartitionKeys(tenantId) : [identityPartitionKey({ tenantId, operationId })];
+  for (const partitionKey of partitionKeys) {
+    if (!(await erasePartition(client, tables.payloadsTable, partitionKey, bounds, operationId))) return false;
+    if (!(await clearPartitionText(client, tables.jobsTable, partitionKey, bounds, operationId))) return false;
+    if (!(await erasePartitionShadows(client, tables.jobsTable, partitionKey, bounds, operationId))) return false;
   }
   return true;
 }
 
-export { buildBodyKeysQuery, type ErasureBounds, type ErasureProgress, eraseBodyRequest, eraseTenantData };
+export {
+  buildBodyKeysQuery,
+  type ErasureBounds,
+  type ErasureProgress,
+  type ErasureScope,
+  eraseBodyRequest,
+  eraseTenantData,
+};

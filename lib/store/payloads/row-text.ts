@@ -2,6 +2,7 @@ import { sendConditional } from '../driver/conditional-write.js';
 import { ExpressionBuilder } from '../driver/expressions.js';
 import { sendQuery, type TableClient } from '../driver/plain-requests.js';
 import { KeyPrefix, TableKeys } from '../table.js';
+import { erasureKeyCondition } from './erasure-bounds.js';
 
 /**
  * The text a work row may hold that came from a job or its payload: the job's `result`, its `errorMessage`, and the
@@ -29,8 +30,8 @@ function textOf(item: Record<string, unknown>): Pick<RowWithText, 'attributes' |
 }
 
 /**
- * One page of the work rows of partition `partitionKey` (a Query, never a Scan) that still hold text, at most
- * `limit` rows read; `next` resumes the page.
+ * One page of the work rows of partition `partitionKey` (a Query, never a Scan; with `operationId`, that operation's
+ * row only) that still hold text, at most `limit` rows read; `next` resumes the page.
  */
 async function workRowsWithText(
   client: TableClient,
@@ -38,10 +39,12 @@ async function workRowsWithText(
   partitionKey: string,
   limit: number,
   startKey?: Record<string, unknown>,
+  operationId?: string,
 ): Promise<{ rows: RowWithText[]; next?: Record<string, unknown> }> {
+  const condition = erasureKeyCondition(partitionKey, KeyPrefix.workItem, operationId);
   const page = await sendQuery(client, {
     TableName: tableName,
-    KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+    KeyConditionExpression: condition.KeyConditionExpression,
     ExpressionAttributeNames: {
       '#pk': TableKeys.partition,
       '#sk': TableKeys.sort,
@@ -49,7 +52,7 @@ async function workRowsWithText(
       '#errorMessage': 'errorMessage',
       '#steps': 'steps',
     },
-    ExpressionAttributeValues: { ':pk': partitionKey, ':prefix': KeyPrefix.workItem },
+    ExpressionAttributeValues: condition.values,
     ProjectionExpression: '#pk, #sk, #result, #errorMessage, #steps',
     Limit: limit,
     ConsistentRead: true,

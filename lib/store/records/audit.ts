@@ -20,12 +20,15 @@ interface AuditRecord {
   caller?: CallerIdentity;
   action: string;
   reason?: string;
-  tenantId?: string;
+  /** The tenant the action concerned, as its keyed pseudonym (hashIdentifier): an audit record keeps no raw id. */
+  tenant?: string;
+  /** The operation the action concerned, as its keyed pseudonym (hashIdentifier). */
+  operation?: string;
   counts: Record<string, number>;
 }
 
-/** What to record: who, what, why, and the counts the action produced. */
-type AuditInput = Pick<AuditRecord, 'actor' | 'caller' | 'action' | 'reason' | 'tenantId' | 'counts'>;
+/** What to record: who, what, why, the pseudonyms of what it concerned, and the counts the action produced. */
+type AuditInput = Pick<AuditRecord, 'actor' | 'caller' | 'action' | 'reason' | 'tenant' | 'operation' | 'counts'>;
 
 /** Sort key: time first, so the partition reads in chronological order; the id keeps it unique. */
 function auditSortKey(at: number, auditId: string): string {
@@ -44,7 +47,8 @@ function auditRecord(input: AuditInput, at: number, auditId: string): AuditRecor
     ...(input.caller !== undefined ? { caller: input.caller } : {}),
     action: input.action,
     ...(input.reason !== undefined ? { reason: input.reason } : {}),
-    ...(input.tenantId !== undefined ? { tenantId: input.tenantId } : {}),
+    ...(input.tenant !== undefined ? { tenant: input.tenant } : {}),
+    ...(input.operation !== undefined ? { operation: input.operation } : {}),
     counts: input.counts,
   };
 }

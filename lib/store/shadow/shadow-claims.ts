@@ -8,6 +8,7 @@ import {
   buildShadowScan,
   buildShadowStart,
   ERASED_EXECUTION_HASH,
+  MAX_SHADOW_EXECUTIONS,
   type ShadowExecution,
   type ShadowOutcome,
   type ShadowStart,
@@ -41,6 +42,11 @@ interface ShadowRow extends JobIdentity {
   jobType: string;
   fence: number;
   executions: ShadowExecution[];
+  /**
+   * The row holds MAX_SHADOW_EXECUTIONS executions (tombstones included): every later start was refused, so what
+   * the identity ran after them is not recorded and the row cannot show it ran clean.
+   */
+  full: boolean;
 }
 
 /** Every shadow row the read reached, how many rows it could not parse, and whether it reached the table's end. */
@@ -126,6 +132,7 @@ function toRow(row: z.output<typeof shadowRowSchema>): ShadowRow {
     operationId: row.operationId,
     jobType: row.jobType,
     fence: row.fence,
+    full: row.x.length >= MAX_SHADOW_EXECUTIONS,
     // Tombstones of an erasure are not executions any more: the report counts them apart (not evaluated).
     executions: row.x
       .filter((execution) => execution.h !== ERASED_EXECUTION_HASH)

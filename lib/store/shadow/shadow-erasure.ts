@@ -1,7 +1,7 @@
 import { sendConditional } from '../driver/conditional-write.js';
 import { type Key, queryPage } from '../driver/connection.js';
 import type { TableClient } from '../driver/plain-requests.js';
-import { type ErasureBounds, erasePages } from '../payloads/erasure-bounds.js';
+import { type ErasureBounds, erasePages, erasureKeyCondition } from '../payloads/erasure-bounds.js';
 import { KeyPrefix, TableKeys } from '../table.js';
 import { buildShadowErase, ERASED_EXECUTION_HASH } from './shadow-requests.js';
 
@@ -14,7 +14,8 @@ function holdsExecutions(item: Record<string, unknown>): boolean {
 }
 
 /**
- * Erases the shadow rows of one partition key of the jobs table (a Query on the `shadow#` rows, never a Scan; one
+ * Erases the shadow rows of one partition key of the jobs table (a Query on the `shadow#` rows, or one operation's
+ * row with `operationId`, never a Scan; one
  * conditional UpdateItem per row still holding executions) until `max` writes were made; true when none is left.
  * A row a shadow start changed in between is left for the next call (its condition failed, nothing written).
  */
@@ -23,13 +24,15 @@ async function erasePartitionShadows(
   jobsTable: string,
   partitionKey: string,
   bounds: ErasureBounds,
+  operationId?: string,
 ): Promise<boolean> {
+  const condition = erasureKeyCondition(partitionKey, KeyPrefix.shadow, operationId);
   const readPage = async (startKey: Key | undefined) => {
     const page = await queryPage(client, {
       TableName: jobsTable,
-      KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+      KeyConditionExpression: condition.KeyConditionExpression,
       ExpressionAttributeNames: { '#pk': TableKeys.partition, '#sk': TableKeys.sort, '#x': 'x' },
-      ExpressionAttributeValues: { ':pk': partitionKey, ':prefix': KeyPrefix.shadow },
+      ExpressionAttributeValues: condition.values,
       ProjectionExpression: '#pk, #sk, #x',
       Limit: PAGE_SIZE,
       ConsistentRead: true,

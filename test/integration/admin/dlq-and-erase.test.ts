@@ -2,7 +2,7 @@ import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PayloadConflictError } from '../../../lib/errors.js';
-import { payloadHash } from '../../../lib/hashing.js';
+import { DEVELOPMENT_IDENTIFIER_KEY, hashIdentifier, payloadHash } from '../../../lib/hashing.js';
 import type { JobIdentity } from '../../../lib/identity.js';
 import { serializeEnvelope } from '../../../lib/messaging/envelope.js';
 import { sendJob } from '../../../lib/messaging/producer.js';
@@ -120,13 +120,27 @@ describe('admin API on the real engines: DLQ redrive, payload erasure, audit rec
     expect(audit.body.records).toEqual([
       expect.objectContaining({
         action: 'erase_payloads',
-        tenantId: 'tenant-erase',
+        tenant: hashIdentifier('tenant-erase', DEVELOPMENT_IDENTIFIER_KEY),
         reason: 'GDPR request 42',
-        counts: { deleted: 1, cleared: 0, shadowCleared: 0, complete: 1 },
+        counts: {
+          deleted: 1,
+          cleared: 0,
+          shadowCleared: 0,
+          deadLettersRemoved: 0,
+          deadLettersUnattributed: 0,
+          complete: 1,
+        },
       }),
       expect.objectContaining({
         action: 'erase_payloads',
-        counts: { deleted: 2, cleared: 0, shadowCleared: 0, complete: 0 },
+        counts: {
+          deleted: 2,
+          cleared: 0,
+          shadowCleared: 0,
+          deadLettersRemoved: 0,
+          deadLettersUnattributed: 0,
+          complete: 0,
+        },
       }),
     ]);
   });

@@ -102,38 +102,37 @@ describe('restores: a fence epoch above every fence issued before, on existing r
     return worker;
   }
 
-  it('a job stalled on newer_claim by a rolled-back fence runs to success after the raise, which found the floor itself', async () => {
+  it('a record above every fence the restored jobs table issued: parked restore_mismatch at once (alarm metric), no loop; the raise requeues it and it succeeds', async () => {
     // prepare: the record was written at fence 3 before the jobs table was restored to a point where the
     // row did not exist yet (the record tables were not restored).
     const identity = parseIdentity({ tenantId: 'bank', operationId: 'entry-7' });
     await recordBeforeRestore(identity, 3);
     await harness.send({ ...identity, jobType: 'ledger', payload: { entry: 'after the restore' } });
 
-    // act 1: the job stalls, attempt after attempt
+    // act 1: the first attempt meets the record; a lease later, the sweeper and a worker find nothing to retry
     const first = harness.worker();
     await harness.poll(first);
+    const parked = await harness.store.get(identity);
     const second = await nextAttempt();
-    const stalled = await harness.store.get(identity);
+    const stillParked = await harness.store.get(identity);
 
     // act 2: the operator raises the epoch; no floor given, the record table is read
     const raised = await raiseThroughApi('jobs table restored alone to 09:00');
-    const lifted = await harness.store.get(identity);
-    const third = await nextAttempt();
+    const requeued = await harness.store.get(identity);
+    const third = harness.worker();
+    await harness.poll(third, { waitTimeSeconds: 2 });
 
     // assert
     const floor = epochFloor(raised.epoch);
-    expect(first.telemetry.counts).toMatchObject({ StaleFenceRejected: 1 });
-    expect(second.telemetry.counts).toMatchObject({ StaleFenceRejected: 1 });
-    expect(first.telemetry.byJobType).toMatchObject({ ledger: { StaleFenceRejected: 1 } });
-    expect(stalled).toMatchObject({ state: 'claimed', fence: 2, attempts: 2 });
-    expect(raised).toMatchObject({ epoch: 1, floor: 3, complete: true });
-    expect(lifted).toMatchObject({ state: 'claimed', fence: floor });
-    expect(lifted?.audit?.at(-1)).toMatchObject({
-      action: 'raise_fence',
-      fence: floor,
-      from: 'claimed',
-      to: 'claimed',
-    });
+    expect(first.telemetry.counts).toMatchObject({ RestoreMismatch: 1 });
+    expect(first.telemetry.counts.StaleFenceRejected ?? 0).toBe(0);
+    expect(parked).toMatchObject({ state: 'failed_terminal', errorCode: 'restore_mismatch', fence: 1, attempts: 1 });
+    expect(parked?.errorMessage).toMatch(/writer_epoch 3, above every fence .* raise-fences/);
+    expect(second.telemetry.counts.Claims ?? 0).toBe(0);
+    expect(stillParked).toMatchObject({ state: 'failed_terminal', errorCode: 'restore_mismatch', attempts: 1 });
+    expect(raised).toMatchObject({ epoch: 1, floor: 3, requeued: 1, complete: true });
+    expect(requeued).toMatchObject({ state: 'queued', fence: floor, attempts: 0 });
+    expect(requeued?.audit?.at(-1)).toMatchObject({ action: 'raise_fence_requeue', from: 'failed_terminal' });
     expect(third.telemetry.counts).toMatchObject({ Succeeded: 1 });
     expect(await harness.store.get(identity)).toMatchObject({ state: 'succeeded', fence: floor + 1 });
     expect(await record('entry-7')).toMatchObject({ entry: 'after the restore', writer_epoch: floor + 1 });

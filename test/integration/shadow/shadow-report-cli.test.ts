@@ -17,7 +17,7 @@ describe('leasefence shadow report', () => {
     await tables.drop();
   });
 
-  const cli = (extra: string[] = []) =>
+  const cli = (extra: string[] = [], on: TestTables = tables) =>
     runCli(
       [
         'shadow',
@@ -25,9 +25,9 @@ describe('leasefence shadow report', () => {
         '--dynamodb-endpoint',
         engineEndpoints().dynamo,
         '--jobs-table',
-        tables.jobsTable,
+        on.jobsTable,
         '--payloads-table',
-        tables.payloadsTable,
+        on.payloadsTable,
         '--queue-url',
         'http://127.0.0.1:1/000000000000/none',
         '--deadline-shards',
@@ -38,12 +38,19 @@ describe('leasefence shadow report', () => {
     );
 
   /** Records one execution through the store's shadow door, started and ended at chosen times. */
-  async function execution(operationId: string, at: number, endAt: number | undefined, payloadHash = 'h1') {
-    const store = new WorkItemStore({ client, tableName: tables.jobsTable });
+  async function execution(
+    operationId: string,
+    at: number,
+    endAt: number | undefined,
+    payloadHash = 'h1',
+    outcome: 'succeeded' | 'failed' = 'succeeded',
+    on: TestTables = tables,
+  ) {
+    const store = new WorkItemStore({ client, tableName: on.jobsTable });
     const identity = parseIdentity({ tenantId: 'acme', operationId });
     const common = { identity, jobType: 'refund', payloadHash, leaseMs: 100, retentionMs: 86_400_000 };
     const fence = await store.shadow.start({ ...common, startedAt: at });
-    if (endAt !== undefined) await store.shadow.end(identity, fence, { endedAt: endAt, outcome: 'succeeded' });
+    if (endAt !== undefined) await store.shadow.end(identity, fence, { endedAt: endAt, outcome });
   }
 
   it('no shadow rows: nothing recorded, exit 0', async () => {
@@ -72,4 +79,34 @@ describe('leasefence shadow report', () => {
     const json = JSON.parse((await cli(['--json'])).stdout);
     expect(json.jobTypes[0].counts.concurrent).toBe(1);
   });
+
+  it('an operation whose execution list is full (100) and then ran twice unrecorded: NOT EVALUATED naming it, exit 1', async () => {
+    const own = await createTestTables('shadow-cli-full');
+    try {
+      await fullListThenTwoRuns(own);
+      await expectFullListNotEvaluated(own);
+    } finally {
+      await own.drop();
+    }
+  });
+
+  /** 100 clean executions (each failed, none overlapping), then two runs whose starts the full list refuses. */
+  async function fullListThenTwoRuns(on: TestTables) {
+    for (let at = 10_000; at < 10_000 + 100 * 10; at += 10) await execution('op-full', at, at + 5, 'h1', 'failed', on);
+    await expect(execution('op-full', 20_000, 20_005, 'h1', 'succeeded', on)).rejects.toThrow();
+    await expect(execution('op-full', 20_010, 20_015, 'h1', 'succeeded', on)).rejects.toThrow();
+  }
+
+  async function expectFullListNotEvaluated(on: TestTables) {
+    const run = await cli([], on);
+    expect(run.stdout).not.toMatch(/NO DOUBLE-RUNS RECORDED/);
+    expect(run.stdout).toMatch(/NOT EVALUATED: 1 operations reached the cap of 100 recorded executions/);
+    expect(run.stdout).toContain('leasefence show acme/op-full');
+    expect(run.stdout).toMatch(/^NOT EVALUATED/);
+    expect(run.code).toBe(1);
+    const json = JSON.parse((await cli(['--json'], on)).stdout);
+    expect(json.verdict).toBe('not_evaluated');
+    expect(json.notEvaluated.some((gap: string) => gap.includes('cap of 100'))).toBe(true);
+    expect(json.jobTypes[0].listFull).toBe(1);
+  }
 });

@@ -48,6 +48,7 @@ describe('the shadow report', () => {
     jobType,
     fence: executions.length,
     executions,
+    full: false,
   });
 
   it('counts findings by job type with examples', () => {
@@ -72,6 +73,14 @@ describe('the shadow report', () => {
     const undecided = buildShadowReport({ rows: [row('d', [open(0), done(150, 160)])], unreadable: 0, complete: true });
     expect(undecided.verdict).toBe('not_evaluated');
     expect(undecided.notEvaluated.join(' ')).toMatch(/no recorded end/);
+    const full = buildShadowReport({
+      rows: [{ ...row('e', [done(0, 10)]), full: true }],
+      unreadable: 0,
+      complete: true,
+    });
+    expect(full.verdict).toBe('not_evaluated');
+    expect(full.notEvaluated.join(' ')).toMatch(/cap of 100 recorded executions/);
+    expect(full.jobTypes[0]?.notEvaluatedExamples).toEqual([{ tenantId: 'acme', operationId: 'e' }]);
   });
 });
 

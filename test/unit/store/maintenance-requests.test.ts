@@ -113,6 +113,11 @@ describe('maintenance requests (exact DynamoDB input)', () => {
       ProjectionExpression: '#pk, #sk',
       Limit: 50,
     });
+    // One operation: its exact sort key (an equality: op-1 must never reach op-10), in its own partition key.
+    expect(buildBodyKeysQuery('payloads', 'acme#2', 50, undefined, 'op-1')).toMatchObject({
+      KeyConditionExpression: '#pk = :pk AND #sk = :prefix',
+      ExpressionAttributeValues: { ':pk': 'acme#2', ':prefix': 'payload#op-1' },
+    });
     expect(eraseBodyRequest('payloads', { pk: 'acme#2', sk: 'payload#r-1' }, NOW)).toEqual({
       kind: 'update',
       TableName: 'payloads',

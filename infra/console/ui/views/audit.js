@@ -28,7 +28,7 @@ function AuditLog() {
                       <td><${Time} at=${record.at} /></td>
                       <td>${record.actor}</td>
                       <td><span class="code">${record.action}</span></td>
-                      <td>${record.tenantId ?? '—'}</td>
+                      <td class="code" title="keyed pseudonym of the tenant (an audit record keeps no raw id)">${record.tenant ?? record.tenantId ?? '—'}</td>
                       <td class="small">${Object.entries(record.counts ?? {})
                         .map(([name, value]) => `${name} ${value}`)
                         .join(' · ')}</td>
