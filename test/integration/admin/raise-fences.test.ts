@@ -423,7 +423,7 @@ describe('restores: a fence epoch above every fence issued before, on existing r
     expect(refused.length).toBe(refusedBefore + 9);
     expect(
       refused.filter((record) =>
-        /^fence epoch 8191 is beyond the epoch budget.*reason given: forged floor$/.test(record.reason ?? ''),
+        /^fence epoch 8191 is beyond the epoch budget.*reason given: forged floor$/.test(String(record.reason ?? '')),
       ),
     ).toHaveLength(1);
 
