@@ -37,6 +37,11 @@ interface RaiseFencesInput {
   recordTables?: readonly string[];
   /** A fence some record outside `recordTables` may have seen (the new epoch clears it too). */
   above?: number;
+  /**
+   * An epoch whose every fence the new epoch must clear: after a restore to before an earlier raise, the epoch that
+   * raise wrote (its audit record names it). The new epoch is at least one above it, within the epoch budget.
+   */
+  aboveEpoch?: number;
   /** Resuming: the epoch of the run `cursor` came from. */
   epoch?: number;
   cursor?: string;
@@ -88,6 +93,7 @@ const raiseFencesSchema = z.lazy(() =>
   z
     .strictObject({
       above: z.optional(z.number().check(z.int(), z.gte(FenceAbove.min), z.lte(FenceAbove.max))),
+      aboveEpoch: z.optional(z.number().check(z.int(), z.gte(0), z.lte(MAX_FENCE_EPOCH))),
       recordTables: z.optional(z.array(tableNameSchema).check(z.maxLength(100))),
       reason: reasonSchema,
       actor: actorSchema,
@@ -115,7 +121,8 @@ function cursorScope(epoch: number): string {
 /**
  * After a restore (of the jobs table alone, or of every table: workers that ran at the failure hold fences the
  * restored tables never saw): raises the deployment's fence epoch once, above the stored epoch and above the
- * highest `writer_epoch` in `recordTables` (read with `deps.recordClient`) and `above`, waits until every
+ * highest `writer_epoch` in `recordTables` (read with `deps.recordClient`), `above` and `aboveEpoch`, within
+ * the epoch budget (fenceEpochBudget: past it ▶ IllegalTransitionError, nothing written), waits until every
  * store's cached epoch has expired (new rows then start in the new epoch), then lifts every work item below the
  * epoch's floor to it (one conditional UpdateItem each, on the state and fence it read, audited on the item).
  * Every fence issued from then on, on rows that exist and rows created later, is above every fence issued before;
@@ -234,7 +241,7 @@ interface WalkStart {
 /** First call: finds the floor, raises the epoch above it and above the stored one, waits out every cache. */
 async function raiseEpoch(
   deps: AdminDeps,
-  valid: { above?: number | undefined; recordTables?: readonly string[] | undefined },
+  valid: { above?: number | undefined; aboveEpoch?: number | undefined; recordTables?: readonly string[] | undefined },
 ): Promise<WalkStart> {
   const tables = valid.recordTables ?? [];
   if (tables.length > 0 && !deps.recordClient) {
@@ -245,7 +252,7 @@ async function raiseEpoch(
     : { highestWriterEpoch: 0, recordsRead: 0 };
   const floor = Math.max(valid.above ?? 0, records.highestWriterEpoch);
   const stored = await deps.store.epochs.read();
-  const epoch = Math.max(stored, fenceEpochOf(floor)) + 1;
+  const epoch = Math.max(stored, fenceEpochOf(floor), valid.aboveEpoch ?? 0) + 1;
   const now = await deps.store.epochs.raise(epoch);
   if (now !== epoch) {
     throw new IllegalTransitionError(

@@ -341,6 +341,30 @@ describe('restores: a fence epoch above every fence issued before, on existing r
     expect(totals.raised).toBeGreaterThanOrEqual(9);
   });
 
+  it('the CLI refuses --above past 10^12 before it contacts anything, and passes --above-epoch on', async () => {
+    const { dynamo, sqs } = engineEndpoints();
+    const target = ['--jobs-table', harness.tables.jobsTable, '--payloads-table', harness.tables.payloadsTable];
+    const endpoints = ['--queue-url', harness.queueUrl, '--dynamodb-endpoint', dynamo, '--sqs-endpoint', sqs];
+    const shards = ['--deadline-shards', String(harness.store.deadlines.shardCount)];
+    const run = async (...flags: string[]) => {
+      const io = captureIo();
+      const code = await main(
+        ['raise-fences', '--reason', 'drill', '--json', ...flags, ...target, ...endpoints, ...shards],
+        io,
+      );
+      return { code, io };
+    };
+    const before = await admin.store.epochs.read();
+
+    const past = await run('--above', String(10 ** 13));
+    const epochFlag = await run('--above-epoch', String(before + 2));
+
+    expect(past.code).not.toBe(0);
+    expect(past.io.stderr()).toContain('--above');
+    expect(epochFlag.code).toBe(0);
+    expect(JSON.parse(epochFlag.io.stdout())).toMatchObject({ epoch: before + 3, complete: true });
+  });
+
   /** The `raise_fences_refused` records of the audit trail (where `leasefence audit` and the console look). */
   const refusals = async () =>
     (await listAuditRecords(admin, { limit: 100 })).records.filter(
@@ -377,6 +401,19 @@ describe('restores: a fence epoch above every fence issued before, on existing r
     const report = await raiseFences(admin, { above: MAX_FENCE_ABOVE, reason: 'drill at the cap', actor: 'ops' });
 
     expect(report).toMatchObject({ epoch: before + 1, floor: MAX_FENCE_ABOVE, complete: true });
+  });
+
+  it('`aboveEpoch` clears every fence of an epoch an earlier raise wrote (a restore to before that raise)', async () => {
+    const before = await admin.store.epochs.read();
+
+    const report = await raiseFences(admin, {
+      aboveEpoch: before + 3,
+      reason: 'restored to before a raise',
+      actor: 'ops',
+    });
+
+    expect(report).toMatchObject({ epoch: before + 4, complete: true });
+    expect(await admin.store.epochs.read()).toBe(before + 4);
   });
 
   it('no number of raises uses the epochs up: past the budget each is refused (409, audited, nothing changed) until time adds one', async () => {
