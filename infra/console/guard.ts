@@ -75,14 +75,16 @@ function checkLoopbackRequest(request: GuardedRequest, policy: LoopbackPolicy): 
 const SITES = ['same-origin', 'none'] as const;
 
 /**
- * The console: every request must reach it by a loopback Host (421 otherwise, DNS rebinding); its API also refuses
- * an Origin other than its own, a Sec-Fetch-Site other than same-origin, and a missing or wrong per-server token
- * (403). Only our own page knows the token, and the browser never lets another origin set it.
+ * The console: every request must reach it by a loopback Host (421 otherwise, DNS rebinding) and come from no
+ * other site (403: an Origin other than its own, a Sec-Fetch-Site other than same-origin or none, so the page is
+ * opened from the address bar, not framed, linked or fetched by another site); its API also refuses a Sec-Fetch-Site
+ * other than same-origin and a missing or wrong per-server token (403). Only our own page knows the token, and the
+ * browser never lets another origin set it.
  */
 function checkRequest(request: GuardedRequest, policy: GuardPolicy): GuardVerdict {
   const wrongHost = checkHost(request, policy.hosts);
   if (wrongHost) return wrongHost;
-  if (!request.path.startsWith('/api/')) return { ok: true };
+  if (!request.path.startsWith('/api/')) return checkOrigin(request, SITES) ?? { ok: true };
   const foreign = checkOrigin(request, ['same-origin']);
   if (foreign) return foreign;
   if (!sameToken(header(request, TOKEN_HEADER), policy.token)) {

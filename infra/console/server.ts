@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { extname } from 'node:path';
 import { handleAdminRequest } from '../../lib/admin/router.js';
 import { readBody } from '../local/admin-server.js';
+import { parseRequestTarget } from '../local/request-target.js';
 import { type Asset, IMPORT_MAP, loadAssets, UI_DIR } from './assets.js';
 import { serveConsoleApi } from './console-api.js';
 import type { ConsoleContext } from './context.js';
@@ -41,7 +42,7 @@ function securityHeaders(importMapHash: string): Record<string, string> {
 async function serveApi(
   context: ConsoleContext,
   request: IncomingMessage,
-  url: URL,
+  url: { pathname: string; query: Record<string, string> },
 ): Promise<{ status: number; body: unknown }> {
   const path = url.pathname.slice('/api'.length);
   if (path === '/target') return { status: 200, body: { target: context.target, actor: context.actor } };
@@ -53,7 +54,7 @@ async function serveApi(
     {
       method: request.method ?? 'GET',
       path,
-      query: Object.fromEntries(url.searchParams),
+      query: url.query,
       body,
       actor: context.actor,
     },
@@ -86,7 +87,9 @@ async function startConsoleServer(context: ConsoleContext, options: ConsoleOptio
     send(response, status, 'application/json; charset=utf-8', `${JSON.stringify(body)}\n`);
 
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
-    const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+    // Split without a URL parser, which would read `//x/…` as host `x` (or throw on `//`): a malformed target is a 400.
+    const url = parseRequestTarget(request.url ?? '/');
+    if (!url.ok) return sendJson(response, 400, { error: 'invalid_input', message: `invalid path: ${url.problem}` });
     const verdict = checkRequest(
       { method: request.method ?? 'GET', path: url.pathname, headers: request.headers },
       { token, hosts },

@@ -4,6 +4,7 @@ import type { AdminDeps } from '../../lib/admin/deps.js';
 import { handleAdminRequest } from '../../lib/admin/router.js';
 import { checkJsonBody, checkLoopbackRequest, type LoopbackPolicy } from '../console/guard.js';
 import { ACTOR_HEADER, DEFAULT_LOCAL_ACTOR } from './local-actor.js';
+import { parseRequestTarget } from './request-target.js';
 
 /** Largest request body accepted, in bytes (admin bodies are a reason and a few fields). */
 const MAX_BODY_BYTES = 64 * 1024;
@@ -65,10 +66,11 @@ async function serve(
     reply(response, 413, { error: 'body_too_large', message: `bodies are limited to ${MAX_BODY_BYTES} bytes` });
     return;
   }
-  const raw = request.url ?? '/';
-  // Checked before URL parsing, which would resolve `/items/acme/../../dlq/redrive` into another route.
-  const problem = pathProblem(raw.split('?')[0] ?? '');
-  if (problem) {
+  // Split without a URL parser: it would read `//x/health` as host `x` (or throw on `//`) and resolve
+  // `/items/acme/../../dlq/redrive` into another route. Every malformed target is a 400 before any routing.
+  const target = parseRequestTarget(request.url ?? '/');
+  const problem = target.ok ? pathProblem(target.pathname) : target.problem;
+  if (!target.ok || problem !== undefined) {
     reply(response, 400, {
       error: 'invalid_input',
       message: `invalid path: ${problem}`,
@@ -76,11 +78,10 @@ async function serve(
     });
     return;
   }
-  const url = new URL(raw, 'http://127.0.0.1');
   const header = request.headers[ACTOR_HEADER];
   const actor = (Array.isArray(header) ? header[0] : header) ?? DEFAULT_LOCAL_ACTOR;
   const answer = await handleAdminRequest(
-    { method: request.method ?? 'GET', path: url.pathname, query: Object.fromEntries(url.searchParams), body, actor },
+    { method: request.method ?? 'GET', path: target.pathname, query: target.query, body, actor },
     deps,
   );
   reply(response, answer.statusCode, answer.body);
@@ -95,8 +96,9 @@ function loopbackHosts(port: number): string[] {
  * Serves the admin API (lib/admin router) on 127.0.0.1 over plain HTTP. The actor is the `x-leasefence-actor`
  * header or "local-operator": there is no IAM locally, unlike the AWS_IAM Function URL, so the server answers
  * programs on this machine only: a foreign Host (DNS rebinding, 421), a foreign Origin or a cross-site request
- * (403) and a POST without `content-type: application/json` (415) are refused (infra/console/guard.ts). Paths
- * with dot segments or encoded slashes get a 400 before any routing. A taken port rejects with the listen error
+ * (403) and a POST without `content-type: application/json` (415) are refused (infra/console/guard.ts). A target
+ * that is not a plain path (`//…`, `http://…`, `*`, a `#`), or a path with dot segments or encoded slashes, gets a
+ * 400 before any routing. A taken port rejects with the listen error
  * (EADDRINUSE).
  */
 async function startAdminServer(deps: AdminDeps, port: number): Promise<LocalAdminServer> {

@@ -16,15 +16,20 @@ function forwardable(headers: IncomingHttpHeaders): IncomingHttpHeaders {
   return Object.fromEntries(Object.entries(headers).filter(([name]) => !HOP_BY_HOP.has(name)));
 }
 
+/** Where the engine behind the endpoint listens: a Unix domain socket (or named pipe) path. */
+interface Upstream {
+  socketPath: string;
+}
+
 /**
- * Listens on 127.0.0.1:`port` (0: any free port) and forwards to the engine on 127.0.0.1:`upstreamPort` only what
+ * Listens on 127.0.0.1:`port` (0: any free port) and forwards to the engine on `upstream.socketPath` only what
  * passes the loopback guard (infra/console/guard.ts): the AWS SDKs send no Origin and the endpoint's own Host, a web
  * page sends a foreign Origin or Sec-Fetch-Site (403) or, through DNS rebinding, a foreign Host (421). dynalite
  * answers CORS for any Origin itself (`Access-Control-Allow-Origin: *`), so without this any site could read or wipe
  * the local tables. The Host header is forwarded unchanged (fauxqs builds queue URLs from it). A taken port rejects
  * with EADDRINUSE.
  */
-async function startGuardedEndpoint(upstreamPort: number, port: number): Promise<GuardedEndpoint> {
+async function startGuardedEndpoint(upstream: Upstream, port: number): Promise<GuardedEndpoint> {
   const agent = new Agent({ keepAlive: true });
   let hosts: string[] = [];
   const server: Server = createServer((request, response) => {
@@ -40,8 +45,7 @@ async function startGuardedEndpoint(upstreamPort: number, port: number): Promise
     }
     const outbound = forward(
       {
-        host: '127.0.0.1',
-        port: upstreamPort,
+        socketPath: upstream.socketPath,
         method: request.method,
         path: request.url,
         headers: forwardable(request.headers),
@@ -78,4 +82,4 @@ async function startGuardedEndpoint(upstreamPort: number, port: number): Promise
   };
 }
 
-export { type GuardedEndpoint, startGuardedEndpoint };
+export { type GuardedEndpoint, startGuardedEndpoint, type Upstream };

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { ConfigurationError, IllegalTransitionError } from '../errors.js';
+import { ConfigurationError, IllegalTransitionError, InvalidInputError, isLeasefenceError } from '../errors.js';
 import { RESTORE_REQUEUE_CODES } from '../fenced/fence-terms.js';
 import { readRecordFloor } from '../fenced/record-floor.js';
 import type { JobIdentity } from '../identity.js';
@@ -37,6 +37,11 @@ interface RaiseFencesInput {
   recordTables?: readonly string[];
   /** A fence some record outside `recordTables` may have seen (the new epoch clears it too). */
   above?: number;
+  /**
+   * An epoch whose every fence the new epoch must clear: after a restore to before an earlier raise, the epoch that
+   * raise wrote (its audit record names it). The new epoch is at least one above it, within the epoch budget.
+   */
+  aboveEpoch?: number;
   /** Resuming: the epoch of the run `cursor` came from. */
   epoch?: number;
   cursor?: string;
@@ -67,14 +72,14 @@ interface RaiseFencesReport {
 }
 
 /**
- * The highest `above` raise-fences accepts: the last fence of epoch MAX_FENCE_EPOCH − 1, so a higher epoch is
- * left to raise into. A fence is epoch × 2^40 + counter (lib/store/work-items/fence-epoch.ts) and stays below 2^53: a
- * DynamoDB number read as a JS number, exact for every later `fence + 1`.
+ * The highest `above` raise-fences accepts: 10^12, the documented cap (infra/README.md). It lies in epoch 0 (an
+ * epoch spans 2^40 ≈ 1.1 × 10^12 fences), so `above` alone never moves the epoch by more than one raise does: a
+ * single request cannot jump to the last epoch.
  */
-const MAX_FENCE_RAISE = epochFloor(MAX_FENCE_EPOCH) - 1;
+const MAX_FENCE_ABOVE = 10 ** 12;
 
-/** The range of `above`: the new epoch's floor is above it; at most MAX_FENCE_RAISE. */
-const FenceAbove = { min: 0, max: MAX_FENCE_RAISE } as const;
+/** The range of `above`: the new epoch's floor is above it; at most MAX_FENCE_ABOVE. */
+const FenceAbove = { min: 0, max: MAX_FENCE_ABOVE } as const;
 
 // The schemas here are built on first use (z.lazy: the same checks and issues), not at import: a cold start
 // that never reaches them does not build them (test/unit/internal/module-scope-schemas.test.ts).
@@ -88,6 +93,7 @@ const raiseFencesSchema = z.lazy(() =>
   z
     .strictObject({
       above: z.optional(z.number().check(z.int(), z.gte(FenceAbove.min), z.lte(FenceAbove.max))),
+      aboveEpoch: z.optional(z.number().check(z.int(), z.gte(0), z.lte(MAX_FENCE_EPOCH))),
       recordTables: z.optional(z.array(tableNameSchema).check(z.maxLength(100))),
       reason: reasonSchema,
       actor: actorSchema,
@@ -115,7 +121,8 @@ function cursorScope(epoch: number): string {
 /**
  * After a restore (of the jobs table alone, or of every table: workers that ran at the failure hold fences the
  * restored tables never saw): raises the deployment's fence epoch once, above the stored epoch and above the
- * highest `writer_epoch` in `recordTables` (read with `deps.recordClient`) and `above`, waits until every
+ * highest `writer_epoch` in `recordTables` (read with `deps.recordClient`), `above` and `aboveEpoch`, within
+ * the epoch budget (fenceEpochBudget: past it ▶ IllegalTransitionError, nothing written), waits until every
  * store's cached epoch has expired (new rows then start in the new epoch), then lifts every work item below the
  * epoch's floor to it (one conditional UpdateItem each, on the state and fence it read, audited on the item).
  * Every fence issued from then on, on rows that exist and rows created later, is above every fence issued before;
@@ -131,6 +138,55 @@ function cursorScope(epoch: number): string {
  * while (!report.complete) report = await raiseFences(deps, { reason, actor, epoch: report.epoch, cursor: report.cursor });
  */
 async function raiseFences(deps: AdminDeps, input: RaiseFencesInput): Promise<RaiseFencesReport> {
+  try {
+    return await raiseAndLift(deps, input);
+  } catch (error) {
+    await auditRefusal(deps, input, error);
+    throw error;
+  }
+}
+
+/**
+ * A refused raise (bad input, an epoch past the budget, a raced or overtaken run) leaves one `raise_fences_refused`
+ * record in the audit trail (`leasefence audit`, the console's Audit page), naming the refusal and the operator's
+ * reason when it parses; nothing else is written. Unattributable input (no valid actor) and failures that are not
+ * refusals (storage errors) write nothing. An audit write that fails leaves the refusal to the caller as it was.
+ */
+async function auditRefusal(deps: AdminDeps, input: RaiseFencesInput, error: unknown): Promise<void> {
+  const refusal = refusalOf(error);
+  const who = z.safeParse(z.strictObject({ actor: actorSchema, caller: z.optional(callerSchema) }), {
+    actor: input.actor,
+    ...(input.caller !== undefined ? { caller: input.caller } : {}),
+  });
+  if (refusal === undefined || !who.success) return;
+  const reason = z.safeParse(reasonSchema, input.reason);
+  await writeAuditRecord(deps, {
+    ...who.data,
+    action: 'raise_fences_refused',
+    reason: `${refusal}${reason.success ? `; reason given: ${reason.data}` : ''}`,
+    counts: refusal.startsWith('invalid input') ? {} : epochCounts(error),
+  }).catch(() => undefined);
+}
+
+/** What a refusal says in the audit trail: the fields bad input named (never their values), or the refusal's text. */
+function refusalOf(error: unknown): string | undefined {
+  if (isLeasefenceError(error, InvalidInputError)) {
+    return `invalid input (${error.issues.map((issue) => issue.path).join(', ')})`;
+  }
+  if (isLeasefenceError(error, IllegalTransitionError)) return error.message;
+  return undefined;
+}
+
+/** The epochs a refusal names (requested, allowed, stored), as audit counts. */
+function epochCounts(error: unknown): Record<string, number> {
+  const current = (error as { current?: Record<string, unknown> }).current ?? {};
+  return Object.fromEntries(
+    Object.entries(current).filter((entry): entry is [string, number] => typeof entry[1] === 'number'),
+  );
+}
+
+/** raiseFences once its refusals are audited: the raise (or resume) and one call's walk. */
+async function raiseAndLift(deps: AdminDeps, input: RaiseFencesInput): Promise<RaiseFencesReport> {
   const valid = parseInput(raiseFencesSchema, input, 'raise fences');
   const action = { actor: valid.actor, reason: valid.reason, ...(valid.caller ? { caller: valid.caller } : {}) };
   const start = valid.epoch === undefined ? await raiseEpoch(deps, valid) : await resumeEpoch(deps, valid.epoch);
@@ -186,7 +242,7 @@ interface WalkStart {
 /** First call: finds the floor, raises the epoch above it and above the stored one, waits out every cache. */
 async function raiseEpoch(
   deps: AdminDeps,
-  valid: { above?: number | undefined; recordTables?: readonly string[] | undefined },
+  valid: { above?: number | undefined; aboveEpoch?: number | undefined; recordTables?: readonly string[] | undefined },
 ): Promise<WalkStart> {
   const tables = valid.recordTables ?? [];
   if (tables.length > 0 && !deps.recordClient) {
@@ -197,7 +253,7 @@ async function raiseEpoch(
     : { highestWriterEpoch: 0, recordsRead: 0 };
   const floor = Math.max(valid.above ?? 0, records.highestWriterEpoch);
   const stored = await deps.store.epochs.read();
-  const epoch = Math.max(stored, fenceEpochOf(floor)) + 1;
+  const epoch = Math.max(stored, fenceEpochOf(floor), valid.aboveEpoch ?? 0) + 1;
   const now = await deps.store.epochs.raise(epoch);
   if (now !== epoch) {
     throw new IllegalTransitionError(
@@ -266,4 +322,4 @@ async function raiseOne(
   return { kind: 'lostRaces' };
 }
 
-export { FenceAbove, MAX_FENCE_RAISE, type RaiseFencesInput, type RaiseFencesReport, raiseFences };
+export { FenceAbove, MAX_FENCE_ABOVE, type RaiseFencesInput, type RaiseFencesReport, raiseFences };

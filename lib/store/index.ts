@@ -46,7 +46,14 @@ export type { RefusalOutcome } from './unrunnable/unrunnable.js';
 export { UNRUNNABLE_CEILING, UnrunnableCode, type UnrunnableRefusal } from './unrunnable/unrunnable-requests.js';
 export { WorkItemStore } from './work-item-store.js';
 export type { AttemptRecord } from './work-items/attempt-history.js';
-export { epochFloor, fenceEpochOf, MAX_FENCE_EPOCH, SETTINGS_PARTITION } from './work-items/fence-epoch.js';
+export {
+  epochFloor,
+  FENCE_EPOCH_BURST,
+  fenceEpochBudget,
+  fenceEpochOf,
+  MAX_FENCE_EPOCH,
+  SETTINGS_PARTITION,
+} from './work-items/fence-epoch.js';
 export {
   claimability,
   type FencedTransactionParts,

@@ -28,7 +28,12 @@ const spec: CommandSpec = {
     above: {
       type: 'string',
       placeholder: '<n>',
-      description: 'also clear fence n (a record outside the declared tables may have seen it)',
+      description: 'also clear fence n, at most 10^12 (a record outside the declared tables may have seen it)',
+    },
+    'above-epoch': {
+      type: 'string',
+      placeholder: '<e>',
+      description: 'also clear every fence of epoch e (restored to before an earlier raise: the epoch its audit names)',
     },
     reason: { type: 'string', placeholder: '<text>', description: 'why (kept in the audit trail)' },
     epoch: { type: 'string', placeholder: '<e>', description: 'resume: the epoch an interrupted run printed' },
@@ -46,6 +51,7 @@ const schema = z.strictObject({
   ...targetShape,
   jobs: z.string().min(1).optional(),
   above: integerFlag(FenceAbove.min, FenceAbove.max).optional(),
+  'above-epoch': integerFlag(0, MAX_FENCE_EPOCH).optional(),
   reason: reasonSchema,
   epoch: integerFlag(1, MAX_FENCE_EPOCH).optional(),
   cursor: z.string().min(1).optional(),
@@ -81,7 +87,11 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
             ...(input.epoch !== undefined ? { epoch: input.epoch } : {}),
           }
         : undefined;
-    const first = { recordTables, ...(input.above !== undefined ? { above: input.above } : {}) };
+    const first = {
+      recordTables,
+      ...(input.above !== undefined ? { above: input.above } : {}),
+      ...(input['above-epoch'] !== undefined ? { aboveEpoch: input['above-epoch'] } : {}),
+    };
     let epoch = input.epoch ?? 0;
     let floor: number | undefined;
     try {

@@ -1,12 +1,12 @@
 import { CreateTableCommand, DeleteTableCommand } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { examplesTableDefinition } from '../../../examples/jobs/examples-table.js';
 import { inventoryReservationJob } from '../../../examples/jobs/inventory-reservation.js';
 import { main } from '../../../infra/cli/main.js';
 import { listAuditRecords } from '../../../lib/admin/audit.js';
 import type { AdminDeps } from '../../../lib/admin/deps.js';
-import { MAX_FENCE_RAISE, raiseFences } from '../../../lib/admin/raise-fences.js';
+import { MAX_FENCE_ABOVE, raiseFences } from '../../../lib/admin/raise-fences.js';
 import { handleAdminRequest } from '../../../lib/admin/router.js';
 import { OwnershipLostError } from '../../../lib/errors.js';
 import { writerOperation } from '../../../lib/fenced/fence-rules.js';
@@ -14,7 +14,7 @@ import { FencedTransactions } from '../../../lib/fenced/transaction.js';
 import { payloadHash } from '../../../lib/hashing.js';
 import { parseIdentity, type ValidIdentity } from '../../../lib/identity.js';
 import { WorkItemStore } from '../../../lib/store/work-item-store.js';
-import { epochFloor, MAX_FENCE_EPOCH } from '../../../lib/store/work-items/fence-epoch.js';
+import { epochFloor, FENCE_EPOCH_ACCRUAL_MS, fenceEpochBudget } from '../../../lib/store/work-items/fence-epoch.js';
 import { parseLease, parseNewWorkItem } from '../../../lib/store/work-items/schemas.js';
 import { parseJobOutcome } from '../../../lib/store/work-items/transitions.js';
 import { sweep } from '../../../lib/sweeper/sweeper.js';
@@ -258,12 +258,15 @@ describe('restores: a fence epoch above every fence issued before, on existing r
       });
     }
     const audit = await handleAdminRequest(
-      { method: 'GET', path: '/audit', query: { limit: '2' }, actor: 'ops' },
+      { method: 'GET', path: '/audit', query: { limit: '4' }, actor: 'ops' },
       admin,
     );
-    const listed = (audit.body.records as Array<{ auditId: string }>).map((entry) => entry.auditId);
+    const listed = audit.body.records as Array<{ auditId: string; action: string }>;
+    const ids = (action: string) => listed.filter((entry) => entry.action === action).map((entry) => entry.auditId);
     // Records of one millisecond (a manual clock) sort by their random id: compare as sets.
-    expect(new Set(listed)).toEqual(new Set([rest.auditId, firstCall.auditId]));
+    expect(new Set(ids('raise_fences'))).toEqual(new Set([rest.auditId, firstCall.auditId]));
+    // The two refused resumptions are in the audit trail too.
+    expect(ids('raise_fences_refused')).toHaveLength(2);
   });
 
   it('class A after a joint restore: the old holder commits nothing, the new holder reserves once from the restored stock', async (context) => {
@@ -337,12 +340,42 @@ describe('restores: a fence epoch above every fence issued before, on existing r
     expect(totals.raised).toBeGreaterThanOrEqual(9);
   });
 
-  it('refuses an `above` past the cap with a 400 naming it, and writes nothing', async () => {
+  it('the CLI refuses --above past 10^12 before it contacts anything, and passes --above-epoch on', async () => {
+    const { dynamo, sqs } = engineEndpoints();
+    const target = ['--jobs-table', harness.tables.jobsTable, '--payloads-table', harness.tables.payloadsTable];
+    const endpoints = ['--queue-url', harness.queueUrl, '--dynamodb-endpoint', dynamo, '--sqs-endpoint', sqs];
+    const shards = ['--deadline-shards', String(harness.store.deadlines.shardCount)];
+    const run = async (...flags: string[]) => {
+      const io = captureIo();
+      const code = await main(
+        ['raise-fences', '--reason', 'drill', '--json', ...flags, ...target, ...endpoints, ...shards],
+        io,
+      );
+      return { code, io };
+    };
     const before = await admin.store.epochs.read();
-    const auditsBefore = (await listAuditRecords(admin, { limit: 100 })).records.length;
+
+    const past = await run('--above', String(10 ** 13));
+    const epochFlag = await run('--above-epoch', String(before + 2));
+
+    expect(past.code).not.toBe(0);
+    expect(past.io.stderr()).toContain('--above');
+    expect(epochFlag.code).toBe(0);
+    expect(JSON.parse(epochFlag.io.stdout())).toMatchObject({ epoch: before + 3, complete: true });
+  });
+
+  /** The `raise_fences_refused` records of the audit trail (where `leasefence audit` and the console look). */
+  const refusals = async () =>
+    (await listAuditRecords(admin, { limit: 100 })).records.filter(
+      (record) => record.action === 'raise_fences_refused',
+    );
+
+  it('refuses an `above` past the documented cap (10^12) with a 400 naming it, changes nothing, and audits it', async () => {
+    const before = await admin.store.epochs.read();
+    const refusedBefore = (await refusals()).length;
 
     const replies = await Promise.all(
-      [Number.MAX_SAFE_INTEGER - 1, MAX_FENCE_RAISE + 1].map((above) =>
+      [Number.MAX_SAFE_INTEGER - 1, 9006099743113215, 10 ** 13, MAX_FENCE_ABOVE + 1].map((above) =>
         handleAdminRequest(
           { method: 'POST', path: '/fences/raise', body: JSON.stringify({ above, reason: 'drill' }), actor: 'ops' },
           admin,
@@ -354,11 +387,36 @@ describe('restores: a fence epoch above every fence issued before, on existing r
       expect(reply).toMatchObject({ statusCode: 400, body: { error: 'invalid_input', issues: [{ path: 'above' }] } });
     }
     expect(await admin.store.epochs.read()).toBe(before);
-    expect((await listAuditRecords(admin, { limit: 100 })).records).toHaveLength(auditsBefore);
+    const refused = await refusals();
+    expect(refused.length).toBe(refusedBefore + replies.length);
+    const drills = refused.filter((record) => record.reason === 'invalid input (above); reason given: drill');
+    expect(drills).toHaveLength(replies.length);
+    for (const record of drills) expect(record).toMatchObject({ actor: 'ops', counts: {} });
   });
 
-  it('at the cap every fence stays a safe integer and claimable; a raise past the last epoch is refused, nothing written', async () => {
-    const identity = parseIdentity({ tenantId: 'cap', operationId: 'at-cap' });
+  it('`above` at the cap moves the epoch by one, as a plain raise does', async () => {
+    const before = await admin.store.epochs.read();
+
+    const report = await raiseFences(admin, { above: MAX_FENCE_ABOVE, reason: 'drill at the cap', actor: 'ops' });
+
+    expect(report).toMatchObject({ epoch: before + 1, floor: MAX_FENCE_ABOVE, complete: true });
+  });
+
+  it('`aboveEpoch` clears every fence of an epoch an earlier raise wrote (a restore to before that raise)', async () => {
+    const before = await admin.store.epochs.read();
+
+    const report = await raiseFences(admin, {
+      aboveEpoch: before + 3,
+      reason: 'restored to before a raise',
+      actor: 'ops',
+    });
+
+    expect(report).toMatchObject({ epoch: before + 4, complete: true });
+    expect(await admin.store.epochs.read()).toBe(before + 4);
+  });
+
+  it('no number of raises uses the epochs up: past the budget each is refused (409, audited, nothing changed) until time adds one', async () => {
+    const identity = parseIdentity({ tenantId: 'cap', operationId: 'at-budget' });
     await harness.store.enqueue(
       parseNewWorkItem({
         identity,
@@ -368,16 +426,48 @@ describe('restores: a fence epoch above every fence issued before, on existing r
         maxAttempts: 5,
       }),
     );
+    const budget = fenceEpochBudget(harness.clock.now());
+    await admin.store.epochs.raise(budget - 2);
+    const refusedBefore = (await refusals()).length;
 
-    const report = await raiseFences(admin, { above: MAX_FENCE_RAISE, reason: 'drill at the cap', actor: 'ops' });
-    const claim = await harness.store.claim(identity, parseLease({ owner: 'w-cap', leaseMs: LEASE_MS }));
-    const past = await raiseFences(admin, { reason: 'one too many', actor: 'ops' }).catch((error: unknown) => error);
+    // act: ten plain raises in a row, then one whose record floor is a forged writer_epoch near 2^53
+    const outcomes: Array<number | string> = [];
+    for (let call = 0; call < 10; call += 1) {
+      outcomes.push(
+        await raiseFences(admin, { reason: `raise ${call}`, actor: 'ops' }).then(
+          (report) => report.epoch,
+          (error: { code: string }) => error.code,
+        ),
+      );
+    }
+    await recordBeforeRestore(parseIdentity({ tenantId: 'cap', operationId: 'forged' }), 9006099743113215);
+    const forged = await raiseFences(admin, {
+      recordTables: [recordsTable],
+      reason: 'forged floor',
+      actor: 'ops',
+    }).catch((error: unknown) => error);
 
-    expect(report).toMatchObject({ epoch: MAX_FENCE_EPOCH, complete: true });
-    expect(claim).toMatchObject({ claimed: true, claim: { fence: epochFloor(MAX_FENCE_EPOCH) + 1 } });
-    expect(Number.isSafeInteger(epochFloor(MAX_FENCE_EPOCH + 1) - 1)).toBe(true);
-    expect(past).toMatchObject({ code: 'input.invalid' });
-    expect(await admin.store.epochs.read()).toBe(MAX_FENCE_EPOCH);
-    expect(await harness.store.get(identity)).toMatchObject({ fence: epochFloor(MAX_FENCE_EPOCH) + 1 });
+    // assert: two raises fit, the rest are refused with a typed error, nothing moved, each refusal audited
+    expect(outcomes).toEqual([budget - 1, budget, ...Array(8).fill('transition.illegal')]);
+    expect(forged).toMatchObject({
+      code: 'transition.illegal',
+      message: expect.stringMatching(/^fence epoch 8191 .* available from 2181-/),
+    });
+    expect(await admin.store.epochs.read()).toBe(budget);
+    expect(await harness.store.get(identity)).toMatchObject({ fence: epochFloor(budget) });
+    const refused = await refusals();
+    expect(refused.length).toBe(refusedBefore + 9);
+    expect(
+      refused.filter((record) =>
+        /^fence epoch 8191 is beyond the epoch budget.*reason given: forged floor$/.test(String(record.reason ?? '')),
+      ),
+    ).toHaveLength(1);
+
+    // the way forward: a week later the budget has one more epoch
+    harness.clock.advance(FENCE_EPOCH_ACCRUAL_MS);
+    await harness.client.send(new DeleteCommand({ TableName: recordsTable, Key: recordKey('forged') }));
+    const weekLater = await raiseFences(admin, { reason: 'a week later', actor: 'ops' });
+    expect(weekLater).toMatchObject({ epoch: budget + 1, complete: true });
+    expect(await harness.store.get(identity)).toMatchObject({ fence: epochFloor(budget + 1) });
   });
 });

@@ -51,6 +51,30 @@ describe('console server: loopback only, actions only from its own page', () => 
   const body = JSON.stringify({ to: 'succeeded', reason: 'checked with the provider' });
   const json = { 'content-type': 'application/json' };
 
+  it('its page refuses another site (a foreign Origin, a cross-site fetch) and a `//` target is a 400, not a host', async () => {
+    const host = new URL(server.url).host;
+    const port = Number(new URL(server.url).port);
+    const raw = (path: string, headers: Record<string, string>) =>
+      new Promise<number>((resolve, reject) => {
+        const outgoing = request({ host: '127.0.0.1', port, path, headers }, (response) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        });
+        outgoing.on('error', reject);
+        outgoing.end();
+      });
+
+    const answers = {
+      foreignOrigin: await raw('/', { host, origin: 'http://evil.example' }),
+      crossSite: await raw('/', { host, 'sec-fetch-site': 'cross-site' }),
+      addressBar: await raw('/', { host, 'sec-fetch-site': 'none' }),
+      empty: await raw('//', { host }),
+      asHost: await raw('//x/api/target', { host }),
+    };
+
+    expect(answers).toEqual({ foreignOrigin: 403, crossSite: 403, addressBar: 200, empty: 400, asHost: 400 });
+  });
+
   it('listens on 127.0.0.1 and serves the page with a token, a CSP and no framing', async () => {
     // act
     const page = await send(server.url, { headers: { host: new URL(server.url).host } });
