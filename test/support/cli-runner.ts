@@ -228,6 +228,7 @@ async function startMemoryStack(
 process.on('exit', killAll);
 
 export {
+  childEnv,
   type CliLaunch,
   type CliRun,
   killAll,
