@@ -42,6 +42,7 @@ export {
 } from './table.js';
 export { WorkItemStore } from './work-item-store.js';
 export type { AttemptRecord } from './work-items/attempt-history.js';
+export { LEASE_LOST_CODE } from './work-items/attempt-history.js';
 export { epochFloor, fenceEpochOf, MAX_FENCE_EPOCH, SETTINGS_PARTITION } from './work-items/fence-epoch.js';
 export {
   claimability,
