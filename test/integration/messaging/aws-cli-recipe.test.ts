@@ -1,5 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import * as z from 'zod';
@@ -78,20 +80,26 @@ const settle = defineJob({
 describe('the AWS CLI recipe of docs/PRODUCERS.md, run as documented against the local engines', () => {
   const missing = missingTool();
   let harness: WorkerHarness;
+  /** A user's project folder: the package under node_modules/leasefence, where the recipes' paths point. */
+  let project: string;
 
   beforeAll(async () => {
     if (missing) console.log(`[leasefence tests] SKIPPED the AWS CLI recipe tests: ${missing}`);
     harness = await createWorkerHarness('clirecipe', [settle]);
+    project = await mkdtemp(join(tmpdir(), 'leasefence-project-'));
+    await mkdir(join(project, 'node_modules'));
+    await symlink(ROOT, join(project, 'node_modules/leasefence'), 'dir');
   });
   afterAll(async () => {
     await harness?.close();
+    if (project) await rm(project, { recursive: true, force: true });
   });
 
   function runRecipe(context: TestContext, script: string) {
     if (missing) context.skip(missing);
     return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
       const child = spawn('bash', ['-euo', 'pipefail', '-c', script], {
-        cwd: ROOT,
+        cwd: project,
         // stdin not a socket: bash would take itself for a remote shell and read the machine's bashrc.
         stdio: ['ignore', 'pipe', 'pipe'],
         env: {
