@@ -47,7 +47,7 @@ function generalHelp(): string {
     'commands:',
     ...names.map((name) => `  ${name.padEnd(width)}  ${COMMAND_SUMMARIES[name]}`),
     '',
-    'Commands talk to the local stack (npm start) unless AWS flags are given (--stack, or --jobs-table,',
+    'Commands talk to the local stack (leasefence start) unless AWS flags are given (--stack, or --jobs-table,',
     '--payloads-table, --queue-url and --deadline-shards; --region, --profile). --json prints one JSON document.',
     'Exit codes: 0 ok, 1 failure, 2 usage error. Run leasefence <command> --help for details;',
     'leasefence --version prints the version.',

@@ -11,6 +11,7 @@ import { DEFAULT_LOCAL_DIR, readLiveStackState, type StackState } from '../local
 import { readStackOutputs, type StackOutputs } from './cloudformation.js';
 import { TargetError, UsageError } from './errors.js';
 import type { TargetFlags } from './schemas.js';
+import { localStartCommand } from '../local/start-hint.js';
 
 /** What a command talks to: the local stack or an AWS deployment, with clients ready and the acting operator. */
 interface CliTarget {
@@ -155,7 +156,7 @@ async function openTarget(flags: TargetFlags, env: NodeJS.ProcessEnv): Promise<C
   const state = await readLiveStackState(dir);
   if (!state) {
     throw new TargetError(
-      `no local stack is running (no live ${dir}/stack.json). Start one with \`npm start\`, or target AWS with --stack <name> or --jobs-table/--payloads-table/--queue-url/--deadline-shards`,
+      `no local stack is running (no live ${dir}/stack.json). Start one with \`${localStartCommand()}\`, or target AWS with --stack <name> or --jobs-table/--payloads-table/--queue-url/--deadline-shards`,
     );
   }
   const resources: StackOutputs = {

@@ -1,5 +1,6 @@
 /** Errors of the local stack. Each message says what to do next. */
 import { leasefenceError } from '../../lib/errors.js';
+import { localStartCommand } from './start-hint.js';
 
 /** A port the local stack wants is taken by another process. */
 class PortInUseError extends leasefenceError('local.port_in_use') {
@@ -26,7 +27,7 @@ class StackAlreadyRunningError extends leasefenceError('local.stack_already_runn
 class LocalStackNotRunningError extends Error {
   constructor(readonly stateFile: string) {
     super(
-      `no local stack is running (no live ${stateFile}); start one with \`npx leasefence start\` (or \`npm start\`)`,
+      `no local stack is running (no live ${stateFile}); start one with \`${localStartCommand()}\``,
     );
     this.name = 'LocalStackNotRunningError';
   }

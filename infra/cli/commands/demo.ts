@@ -17,6 +17,7 @@ import { type Io, printJson } from '../output.js';
 import { commonShape } from '../schemas.js';
 import { COMMAND_SUMMARIES } from '../summaries.js';
 import { localDir } from '../target.js';
+import { localStartCommand } from '../../local/start-hint.js';
 
 const spec: CommandSpec = {
   name: 'demo',
@@ -95,7 +96,9 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
       sqs.destroy();
     }
   }
-  io.err('no local stack is running: starting an in-memory one for this demo (npm start keeps one running)');
+  io.err(
+    `no local stack is running: starting an in-memory one for this demo (${localStartCommand()} keeps one running)`,
+  );
   const stack = await startLocalStack({
     dir: localDir(input, io.env),
     memory: true,
