@@ -3,6 +3,7 @@ import { helpText, wantsHelp } from './args.js';
 import type { CliCommand } from './command.js';
 import { ExitCode, UsageError } from './errors.js';
 import { runInterruptCleanups } from './interrupt-cleanup.js';
+import { nodeVersionWarning } from './node-version.js';
 import { type Io, processIo } from './output.js';
 import { COMMAND_SUMMARIES, type CommandName } from './summaries.js';
 import { packageVersion } from './version.js';
@@ -77,11 +78,14 @@ function reportError(io: Io, name: string, error: unknown): number {
 }
 
 /**
- * Runs one command line and returns its exit code (0 ok, 1 failure, 2 usage error naming the argument).
+ * Runs one command line and returns its exit code (0 ok, 1 failure, 2 usage error naming the argument); on a
+ * Node.js older than `engines` it first warns on stderr.
  * Never throws; never calls process.exit itself (except a second Ctrl-C during `start`).
  */
-async function main(argv: readonly string[], io: Io = processIo()): Promise<number> {
+async function main(argv: readonly string[], io: Io = processIo(), nodeVersion = process.versions.node): Promise<number> {
   const [name, ...rest] = argv;
+  const tooOld = nodeVersionWarning(nodeVersion);
+  if (tooOld) io.err(tooOld);
   if (name === undefined) {
     io.err(`${generalHelp()}\n\nleasefence: a command is required`);
     return ExitCode.usage;
