@@ -52,7 +52,11 @@ const spec: CommandSpec = {
     },
     pollers: { type: 'string', placeholder: '<n>', description: 'concurrent queue pollers, 1-32 (default 3)' },
     'sweep-interval': { type: 'string', placeholder: '<age>', description: 'time between sweeps (default 10s)' },
-    verbose: { type: 'boolean', description: 'print every worker event (identities hashed, as in Lambda logs)' },
+    verbose: {
+      type: 'boolean',
+      description:
+        'print every worker event (identities hashed, as in Lambda logs) and, locally only, the error text a failed attempt recorded',
+    },
     'disable-job-type': {
       type: 'string',
       placeholder: '<type,…>',
