@@ -82,7 +82,11 @@ function reportError(io: Io, name: string, error: unknown): number {
  * Node.js older than `engines` it first warns on stderr.
  * Never throws; never calls process.exit itself (except a second Ctrl-C during `start`).
  */
-async function main(argv: readonly string[], io: Io = processIo(), nodeVersion = process.versions.node): Promise<number> {
+async function main(
+  argv: readonly string[],
+  io: Io = processIo(),
+  nodeVersion = process.versions.node,
+): Promise<number> {
   const [name, ...rest] = argv;
   const tooOld = nodeVersionWarning(nodeVersion);
   if (tooOld) io.err(tooOld);

@@ -7,11 +7,11 @@ import { createDocumentClient } from '../../lib/document-client.js';
 import { createSqsClient } from '../../lib/sqs-client.js';
 import { PayloadStore, WorkItemStore } from '../../lib/store/index.js';
 import { DEFAULT_LOCAL_ACTOR } from '../local/local-actor.js';
+import { localStartCommand } from '../local/start-hint.js';
 import { DEFAULT_LOCAL_DIR, readLiveStackState, type StackState } from '../local/state-file.js';
 import { readStackOutputs, type StackOutputs } from './cloudformation.js';
 import { TargetError, UsageError } from './errors.js';
 import type { TargetFlags } from './schemas.js';
-import { localStartCommand } from '../local/start-hint.js';
 
 /** What a command talks to: the local stack or an AWS deployment, with clients ready and the acting operator. */
 interface CliTarget {

@@ -26,9 +26,7 @@ class StackAlreadyRunningError extends leasefenceError('local.stack_already_runn
 /** No local stack runs on this folder: no state file, or the process it names is gone. */
 class LocalStackNotRunningError extends Error {
   constructor(readonly stateFile: string) {
-    super(
-      `no local stack is running (no live ${stateFile}); start one with \`${localStartCommand()}\``,
-    );
+    super(`no local stack is running (no live ${stateFile}); start one with \`${localStartCommand()}\``);
     this.name = 'LocalStackNotRunningError';
   }
 }

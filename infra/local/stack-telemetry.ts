@@ -37,11 +37,7 @@ function formatFields(fields: Record<string, unknown>): string {
  * succeeded is followed by the error its job recorded (the row's code and message: the developer's own job, on
  * their machine; a deployment never logs it). A failed read prints that it failed, never a guess.
  */
-function stackTelemetry(
-  log: (line: string) => void,
-  verbose: boolean,
-  recordedError?: RecordedError,
-): StackTelemetry {
+function stackTelemetry(log: (line: string) => void, verbose: boolean, recordedError?: RecordedError): StackTelemetry {
   const inner = countingTelemetry();
   let last = '';
   const print = (level: string, message: string, fields?: LogFields & { error?: unknown }) =>

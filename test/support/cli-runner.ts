@@ -228,9 +228,9 @@ async function startMemoryStack(
 process.on('exit', killAll);
 
 export {
-  childEnv,
   type CliLaunch,
   type CliRun,
+  childEnv,
   killAll,
   ROOT,
   readState,

@@ -38,11 +38,10 @@ _, status = os.waitpid(pid, 0)
 sys.stdout.buffer.write(b'\\n[exit %d]\\n' % (os.waitstatus_to_exitcode(status) % 256))
 `;
   return new Promise((done) => {
-    const child = spawn(
-      'python3',
-      ['-c', driver, options.ready.source, String(options.timeoutMs / 1000), ...command],
-      { cwd: options.cwd, env: options.env },
-    );
+    const child = spawn('python3', ['-c', driver, options.ready.source, String(options.timeoutMs / 1000), ...command], {
+      cwd: options.cwd,
+      env: options.env,
+    });
     let output = '';
     child.stdout.on('data', (chunk) => {
       output += String(chunk);

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import * as z from 'zod';
 import { EXAMPLE_JOBS_SOURCE } from '../../local/jobs-module.js';
+import { localStartCommand } from '../../local/start-hint.js';
 import { readLiveStackState } from '../../local/state-file.js';
 import {
   StackCheck,
@@ -18,7 +19,6 @@ import { loadJobModule } from '../job-module.js';
 import { type Io, printJson } from '../output.js';
 import { durationFlag, targetShape } from '../schemas.js';
 import { type CliTarget, localDir, openTarget } from '../target.js';
-import { localStartCommand } from '../../local/start-hint.js';
 
 /** `--stack local` names the stack `npm start` runs (its state file); anything else is a CloudFormation stack. */
 const LOCAL_STACK = 'local';

@@ -7,6 +7,7 @@ import type { DemoEnvironment, DemoReport } from '../../local/demo-types.js';
 import { EXAMPLE_JOBS_SOURCE, loadDemo } from '../../local/jobs-module.js';
 import { sharedCounter } from '../../local/shared-metrics.js';
 import { startLocalStack } from '../../local/stack.js';
+import { localStartCommand } from '../../local/start-hint.js';
 import { readLiveStackState, type StackState } from '../../local/state-file.js';
 import { type CommandSpec, parseCommandLine } from '../args.js';
 import type { CliCommand } from '../command.js';
@@ -17,7 +18,6 @@ import { type Io, printJson } from '../output.js';
 import { commonShape } from '../schemas.js';
 import { COMMAND_SUMMARIES } from '../summaries.js';
 import { localDir } from '../target.js';
-import { localStartCommand } from '../../local/start-hint.js';
 
 const spec: CommandSpec = {
   name: 'demo',

@@ -117,7 +117,10 @@ function checkKnownSchema(
   }
   const known = jobs.find((job) => job.type === jobType);
   if (!known) {
-    const near = closestName(jobType, jobs.map((job) => job.type));
+    const near = closestName(
+      jobType,
+      jobs.map((job) => job.type),
+    );
     io.err(`note: ${jobType} is not a job type of the jobs module${near ? ` (did you mean ${near}?)` : ''}`);
     return;
   }
