@@ -1,7 +1,7 @@
 /**
  * The store's one door: everything outside lib/store/ reaches the jobs and payloads tables through these names
  * (tests may open a room directly). Rooms: driver/ (requests and marshalling), work-items/ (rows, holder
- * transitions, fences), payloads/, approvals/, successors/, shadow/, operator/, deadlines/ (the sweeper's index),
+ * transitions, fences), payloads/, approvals/, review/, successors/, shadow/, operator/, deadlines/ (the sweeper's index),
  * parked/ (listings), records/ (audit, quarantine), maintenance/; table.ts holds the table format.
  */
 export { type ApprovalDecision, expireApprovalTransition } from './approvals/approval-requests.js';
@@ -23,6 +23,7 @@ export { PARKED_SHARD_READS_IN_FLIGHT, parkedShards, stateOfParkedKey } from './
 export type { ErasureProgress } from './payloads/payload-erasure.js';
 export { PayloadStore } from './payloads/payloads.js';
 export type { AuditInput, AuditRecord } from './records/audit.js';
+export type { ReviewedBody } from './review/payload-review.js';
 export type { ShadowClaims, ShadowRead } from './shadow/shadow-claims.js';
 export type { ShadowExecution, ShadowOutcome } from './shadow/shadow-requests.js';
 export { MAX_SUCCESSORS, type NewSuccessor } from './successors/successor-requests.js';

@@ -25,6 +25,7 @@ import { TenantPartitions } from './parked/tenant-partitions.js';
 import type { PayloadStore } from './payloads/payloads.js';
 import { AuditLog } from './records/audit.js';
 import { type QuarantineInput, type QuarantineRecord, recordQuarantine } from './records/quarantine.js';
+import { PayloadReview } from './review/payload-review.js';
 import { ShadowClaims } from './shadow/shadow-claims.js';
 import type { NewSuccessor } from './successors/successor-requests.js';
 import {
@@ -122,6 +123,8 @@ class WorkItemStore {
   readonly shadow: ShadowClaims;
   /** Approve and reject a job awaiting approval, each one conditional write without a read (admin). */
   readonly approvals: Approvals;
+  /** An approver's read of the payload body a job awaiting approval binds (admin). */
+  readonly review: PayloadReview;
 
   constructor(options: WorkItemStoreOptions) {
     this.client = options.client;
@@ -136,6 +139,7 @@ class WorkItemStore {
     this.epochs = new FenceEpochs(db, options.fenceEpochCacheMs ?? DEFAULT_FENCE_EPOCH_CACHE_MS);
     this.shadow = new ShadowClaims(db);
     this.approvals = new Approvals(db);
+    this.review = new PayloadReview(db);
   }
 
   /** The time on the store's clock, the one every write stamps and every lease is measured on. */

@@ -21,11 +21,13 @@ interface AuditRecord {
   action: string;
   reason?: string;
   tenantId?: string;
+  /** The one job the action concerned, when it concerned one without changing it (an approver's payload read). */
+  operationId?: string;
   counts: Record<string, number>;
 }
 
 /** What to record: who, what, why, and the counts the action produced. */
-type AuditInput = Pick<AuditRecord, 'actor' | 'caller' | 'action' | 'reason' | 'tenantId' | 'counts'>;
+type AuditInput = Pick<AuditRecord, 'actor' | 'caller' | 'action' | 'reason' | 'tenantId' | 'operationId' | 'counts'>;
 
 /** Sort key: time first, so the partition reads in chronological order; the id keeps it unique. */
 function auditSortKey(at: number, auditId: string): string {
@@ -45,6 +47,7 @@ function auditRecord(input: AuditInput, at: number, auditId: string): AuditRecor
     action: input.action,
     ...(input.reason !== undefined ? { reason: input.reason } : {}),
     ...(input.tenantId !== undefined ? { tenantId: input.tenantId } : {}),
+    ...(input.operationId !== undefined ? { operationId: input.operationId } : {}),
     counts: input.counts,
   };
 }
