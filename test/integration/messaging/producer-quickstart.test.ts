@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { childEnv, killAll, ROOT, runCli, type StackProcess, startStack } from '../../support/cli-runner.js';
+import { runProcess } from '../../support/process.js';
 import { type PythonForProducer, pythonForProducer } from '../../support/python.js';
 
 /** The ```sh block of docs/PRODUCERS.md's section 0 (the local stack), exactly as documented. */
@@ -59,22 +59,9 @@ describe('docs/PRODUCERS.md section 0, followed literally from a fresh project a
     const script = await documentedQuickstart();
 
     // act: the block as it stands, in the project folder
-    const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn('bash', ['-euo', 'pipefail', '-c', script], {
-        cwd: project,
-        stdio: ['ignore', 'pipe', 'pipe'],
-        env: freshShellEnv(project, py),
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-        stdout += chunk;
-      });
-      child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-        stderr += chunk;
-      });
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    const run = await runProcess('bash', ['-euo', 'pipefail', '-c', script], {
+      cwd: project,
+      env: freshShellEnv(project, py),
     });
 
     // assert: the producer answered (new job, body stored), and the stack's worker ran it to success
