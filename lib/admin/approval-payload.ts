@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { IllegalTransitionError, ItemNotFoundError } from '../errors.js';
 import { formatIdentity, type JobIdentity, parseIdentity } from '../identity.js';
+import { builtOnce } from '../internal/memoize.js';
 import { parseInput } from '../internal/validation.js';
 import type { OperatorAction } from '../store/index.js';
 import { writeAuditRecord } from './audit.js';
@@ -28,8 +29,8 @@ interface ApprovalPayloadView {
   auditId: string;
 }
 
-// Built on first use (z.lazy), not at import: a cold start that never reaches it does not build it.
-const readSchema = z.lazy(() =>
+// Built by its first caller, not at import: the admin function's cold start builds no schema for this route.
+const readSchema = builtOnce(() =>
   z.strictObject({ actor: actorSchema, caller: z.optional(callerSchema), reason: z.optional(reasonSchema) }),
 );
 
@@ -46,7 +47,7 @@ async function approvalPayload(
   input: ApprovalPayloadInput,
 ): Promise<ApprovalPayloadView> {
   const identity = parseIdentity(identityInput);
-  const who = parseInput(readSchema, input, 'payload read');
+  const who = parseInput(readSchema(), input, 'payload read');
   const item = await deps.store.get(identity);
   if (!item) throw new ItemNotFoundError(`no work item ${formatIdentity(identity)}`, { ...identity });
   if (item.state !== 'awaiting_approval') {

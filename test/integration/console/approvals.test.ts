@@ -81,6 +81,14 @@ describe.skipIf(missing !== undefined)('console item page: approve a job awaitin
     const bodyBeforeAsking = await ui.page.getByTestId('payload-body').count();
     await ui.page.getByRole('button', { name: /Show the payload/ }).click();
     const shown = await ui.page.getByTestId('payload-body').textContent();
+    const fits = await Promise.all(
+      ['approval-payload', 'actions-panel'].map((id) =>
+        ui.page.getByTestId(id).evaluate((panel) => {
+          const box = panel as unknown as { scrollWidth: number; clientWidth: number };
+          return box.scrollWidth <= box.clientWidth;
+        }),
+      ),
+    );
     const readsAfter = await payloadReads(identity.operationId);
     await ui.page.getByLabel('Reason').fill('refund of 125 EUR checked against ticket 77');
     await ui.page.getByRole('button', { name: 'Approve item' }).click();
@@ -91,6 +99,7 @@ describe.skipIf(missing !== undefined)('console item page: approve a job awaitin
     expect(expiry).toContain(new Date(expiresAt).toISOString());
     expect(bodyBeforeAsking).toBe(0);
     expect(JSON.parse(shown ?? '')).toEqual(body);
+    expect(fits).toEqual([true, true]); // the 64-character hash wraps inside both side panels
     expect(readsAfter).toBe(readsBefore + 1);
     await expect.poll(() => ui.page.getByRole('status').textContent()).toContain('approve: awaiting_approval → queued');
     expect((await ui.stack.store.get(parseIdentity(identity)))?.audit).toEqual([

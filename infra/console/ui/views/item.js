@@ -49,7 +49,7 @@ function ApprovalPayload({ item }) {
       setBusy(false);
     }
   };
-  return html`<div class="panel" data-testid="approval-payload">
+  return html`<div class="panel approval-panel" data-testid="approval-payload">
     <h2>Payload to approve</h2>
     <p class="muted small">Approving binds the job to payload hash <span class="mono hash">sha-256 ${item.payloadHash}</span> and nothing else.</p>
     ${
@@ -312,7 +312,7 @@ function ItemPage({ tenantId, operationId }) {
           </div>
           <div>
           ${item.state === 'awaiting_approval' ? html`<${ApprovalPayload} key=${item.payloadHash} item=${item} />` : null}
-          <div class="panel actions-panel">
+          <div class="panel actions-panel" data-testid="actions-panel">
             <h2>Actions</h2>
             <${Actions}
               key=${`${item.state}/${item.fence}`}
