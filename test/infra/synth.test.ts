@@ -14,13 +14,14 @@ const FUNCTIONS = ['worker', 'sweeper', 'admin'] as const;
 /**
  * Budget per bundle (minified code; the AWS SDK comes from the runtime by default), about 2–3 % above each size
  * measured with the construct's settings (worker 224.1 kB, its example payload schemas in zod/mini like
- * lib/; sweeper 150.6 kB and admin 176.0 kB, BENCHMARKS.md figure 5), so growth fails here; issue #29's worker
- * target, 120 kB, is not reached (the rules floor alone is 75.3 kB, figure 5).
+ * lib/; sweeper 150.6 kB and admin 176.0 kB, BENCHMARKS.md figure 5; admin 179.2 kB since issue #43's approver's
+ * payload read, a route with its store read), so growth fails here; issue #29's worker target, 120 kB, is not
+ * reached (the rules floor alone is 75.3 kB, figure 5).
  */
 const CODE_BUDGET_BYTES: Record<(typeof FUNCTIONS)[number], number> = {
   worker: 228_000,
   sweeper: 154_000,
-  admin: 178_000,
+  admin: 182_000,
 };
 
 let programmatic: SynthResult;
