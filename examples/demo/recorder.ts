@@ -25,9 +25,4 @@ function recordingTelemetry(
   return { ...counting, count, events, info: keep, warn: keep, error: keep };
 }
 
-/** The first event with this message, if any. */
-function findEvent(events: readonly RecordedEvent[], message: string): RecordedEvent | undefined {
-  return events.find((event) => event.message === message);
-}
-
-export { findEvent, type RecordedEvent, recordingTelemetry };
+export { type RecordedEvent, recordingTelemetry };

@@ -7,10 +7,10 @@ import { formatIdentity, type JobIdentity, parseIdentity } from '../../lib/ident
 import { type AnyJobDefinition, JobRegistry } from '../../lib/job-definition.js';
 import { serializeEnvelope } from '../../lib/messaging/envelope.js';
 import type { WorkItem } from '../../lib/store/index.js';
-import { PayloadStore, WorkItemStore } from '../../lib/store/index.js';
+import { LEASE_LOST_CODE, PayloadStore, WorkItemStore } from '../../lib/store/index.js';
 import { type MessageResult, WorkerRuntime } from '../../lib/worker/worker-runtime.js';
 import { pausableClient } from './pausable-client.js';
-import { findEvent, type RecordedEvent, recordingTelemetry } from './recorder.js';
+import { recordingTelemetry } from './recorder.js';
 
 /** A stalled-worker scenario: which job, and where worker-A freezes. */
 interface StallSpec {
@@ -51,11 +51,22 @@ function demoWorker(name: string, client: DynamoDBDocumentClient, env: DemoEnvir
   return { runtime, telemetry };
 }
 
-function claimText(worker: string, events: readonly RecordedEvent[], identity: JobIdentity, maxAttempts: number) {
-  const claimed = findEvent(events, 'claimed')?.fields;
-  if (!claimed) return `${worker} did not claim ${formatIdentity(identity)}`;
-  const takeover = claimed.takeover === true ? ', taking over an expired lease' : '';
-  return `${worker} claimed ${formatIdentity(identity)} with fence ${claimed.fence} (attempt ${claimed.attempt} of ${maxAttempts}${takeover})`;
+/**
+ * What `worker` claimed, read from the row's attempt history (the claim's own record, not a log line: a first
+ * claim logs nothing of its own). `did not claim` only when the history has no entry of this worker.
+ */
+function claimText(worker: string, item: WorkItem | undefined, identity: JobIdentity, maxAttempts: number) {
+  const history = item?.ah ?? [];
+  const index = history.map((entry) => entry.o).lastIndexOf(worker);
+  const entry = history[index];
+  if (!item || !entry) return `${worker} did not claim ${formatIdentity(identity)}`;
+  const newest = index === history.length - 1;
+  const fence = entry.f ?? (newest ? item.fence : undefined);
+  const attempt = item.attempts - (history.length - 1 - index);
+  const before = history[index - 1];
+  const takeover = before && before.o !== worker && (before.r === undefined || before.r === LEASE_LOST_CODE);
+  const how = takeover ? ', taking over an expired lease' : '';
+  return `${worker} claimed ${formatIdentity(identity)} with fence ${fence} (attempt ${attempt} of ${maxAttempts}${how})`;
 }
 
 function resultText(worker: string, result: MessageResult, spec: StallSpec): string {
@@ -110,7 +121,9 @@ async function runStalledWorker(env: DemoEnvironment, spec: StallSpec): Promise<
     const a = demoWorker('worker-A', pausable.client, env, spec, clockOfA);
     const firstRun = a.runtime.handleMessage({ messageId, body, receiveCount: 1 });
     const reachedPause = await Promise.race([pausable.paused.then(() => true), firstRun.then(() => false)]);
-    at('worker-A', claimText('worker-A', a.telemetry.events, spec.identity, spec.definition.maxAttempts));
+    const rows = new WorkItemStore({ client: freshClient, tableName: env.tables.jobs, clock });
+    const row = () => rows.get(parseIdentity(spec.identity));
+    at('worker-A', claimText('worker-A', await row(), spec.identity, spec.definition.maxAttempts));
     if (!reachedPause) throw new Error(`demo scenario "${spec.title}": worker-A finished without reaching its pause`);
     at(
       'worker-A',
@@ -121,14 +134,12 @@ async function runStalledWorker(env: DemoEnvironment, spec: StallSpec): Promise<
     at('queue', `the ${spec.definition.leaseMs / 1000} s lease expired unrenewed; the message was delivered again`);
     const b = demoWorker('worker-B', freshClient, env, spec, clock);
     const second = await b.runtime.handleMessage({ messageId, body, receiveCount: 2 });
-    at('worker-B', claimText('worker-B', b.telemetry.events, spec.identity, spec.definition.maxAttempts));
+    at('worker-B', claimText('worker-B', await row(), spec.identity, spec.definition.maxAttempts));
     at('worker-B', resultText('worker-B', second, spec));
     pausable.resume();
     const first = await firstRun;
     at('worker-A', resultText('worker-A', first, spec));
-    const item = await new WorkItemStore({ client: freshClient, tableName: env.tables.jobs, clock }).get(
-      parseIdentity(spec.identity),
-    );
+    const item = await row();
     const staleWritesRejected =
       (a.telemetry.counts.StaleFenceRejected ?? 0) + (b.telemetry.counts.StaleFenceRejected ?? 0);
     return { first, second, item, staleWritesRejected, timeline: { title: spec.title, events } };

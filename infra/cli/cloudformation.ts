@@ -38,6 +38,9 @@ const outputsSchema = z.object({
 
 const REQUIRED_OUTPUTS = 'JobsTableName, PayloadsTableName, QueueUrl and DeadlineShards';
 
+/** Every output `--stack` reads (required and optional): what a stack built around the construct should output. */
+const CLI_STACK_OUTPUTS = Object.keys(outputsSchema.shape);
+
 /** What the CLI uses of the CloudFormation client (loaded by name, so its types are not needed). */
 interface CloudFormationModule {
   CloudFormationClient: new (config: {
@@ -92,4 +95,4 @@ async function readStackOutputs(stackName: string, region: string | undefined): 
   }
 }
 
-export { readStackOutputs, type StackOutputs };
+export { CLI_STACK_OUTPUTS, readStackOutputs, type StackOutputs };

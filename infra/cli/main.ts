@@ -3,6 +3,7 @@ import { helpText, wantsHelp } from './args.js';
 import type { CliCommand } from './command.js';
 import { ExitCode, UsageError } from './errors.js';
 import { runInterruptCleanups } from './interrupt-cleanup.js';
+import { nodeVersionWarning } from './node-version.js';
 import { type Io, processIo } from './output.js';
 import { COMMAND_SUMMARIES, type CommandName } from './summaries.js';
 import { packageVersion } from './version.js';
@@ -47,7 +48,7 @@ function generalHelp(): string {
     'commands:',
     ...names.map((name) => `  ${name.padEnd(width)}  ${COMMAND_SUMMARIES[name]}`),
     '',
-    'Commands talk to the local stack (npm start) unless AWS flags are given (--stack, or --jobs-table,',
+    'Commands talk to the local stack (leasefence start) unless AWS flags are given (--stack, or --jobs-table,',
     '--payloads-table, --queue-url and --deadline-shards; --region, --profile). --json prints one JSON document.',
     'Exit codes: 0 ok, 1 failure, 2 usage error. Run leasefence <command> --help for details;',
     'leasefence --version prints the version.',
@@ -77,11 +78,18 @@ function reportError(io: Io, name: string, error: unknown): number {
 }
 
 /**
- * Runs one command line and returns its exit code (0 ok, 1 failure, 2 usage error naming the argument).
+ * Runs one command line and returns its exit code (0 ok, 1 failure, 2 usage error naming the argument); on a
+ * Node.js older than `engines` it first warns on stderr.
  * Never throws; never calls process.exit itself (except a second Ctrl-C during `start`).
  */
-async function main(argv: readonly string[], io: Io = processIo()): Promise<number> {
+async function main(
+  argv: readonly string[],
+  io: Io = processIo(),
+  nodeVersion = process.versions.node,
+): Promise<number> {
   const [name, ...rest] = argv;
+  const tooOld = nodeVersionWarning(nodeVersion);
+  if (tooOld) io.err(tooOld);
   if (name === undefined) {
     io.err(`${generalHelp()}\n\nleasefence: a command is required`);
     return ExitCode.usage;

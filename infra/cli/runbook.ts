@@ -26,6 +26,17 @@ function parkedMeaning(target: string): Array<[string, string]> {
   ];
 }
 
+/**
+ * The rows of a gated job type (docs/RUNBOOK.md, "Jobs awaiting approval"): what waits, how an approver reads the
+ * payload the approval binds, and the two decisions.
+ */
+function approvalRows(approvers: string, expiresAfterMs: number): string[] {
+  const who = approvers === 'not-producer' ? 'an authenticated principal other than its producer' : 'an approver';
+  return [
+    `| awaiting_approval | nothing has run: the job waits for ${who} to approve its payload (cancelled \`approval_expired\` ${Math.round(expiresAfterMs / 60_000)} min after it was written) | \`leasefence ls --state awaiting_approval\`, \`leasefence show <tenant>/<operation> --payload\` (the body, its hash, the expiry; the read is audited); console: #/item/<tenant>/<operation> ▶ Show the payload | approve: \`leasefence approve <tenant>/<operation> --payload-hash <the hash shown> --reason "…"\`; reject: \`leasefence reject <tenant>/<operation> --reason "…"\` |`,
+  ];
+}
+
 /** How to find the authoritative generation during an incident, per class (seed 001). */
 function generationText(target: string): string {
   if (target === 'A' || target === 'B')
@@ -62,6 +73,7 @@ function runbookSection(job: JobDefinition<unknown>): string {
       `| ${state} | ${meaning} | \`leasefence ls --state ${state}\`, \`leasefence show <tenant>/<operation>\`; console: \`leasefence console\` ▶ #/item/<tenant>/<operation> | ${resolve} |`,
     );
   }
+  if (job.approval) lines.push(...approvalRows(job.approval.approvers ?? 'anyone', job.approval.expiresAfterMs));
   lines.push('', '### Authoritative generation during an incident', '', generationText(target), '');
   return lines.join('\n');
 }

@@ -7,6 +7,7 @@ import { createDocumentClient } from '../../lib/document-client.js';
 import { createSqsClient } from '../../lib/sqs-client.js';
 import { PayloadStore, WorkItemStore } from '../../lib/store/index.js';
 import { DEFAULT_LOCAL_ACTOR } from '../local/local-actor.js';
+import { localStartCommand } from '../local/start-hint.js';
 import { DEFAULT_LOCAL_DIR, readLiveStackState, type StackState } from '../local/state-file.js';
 import { readStackOutputs, type StackOutputs } from './cloudformation.js';
 import { TargetError, UsageError } from './errors.js';
@@ -155,7 +156,7 @@ async function openTarget(flags: TargetFlags, env: NodeJS.ProcessEnv): Promise<C
   const state = await readLiveStackState(dir);
   if (!state) {
     throw new TargetError(
-      `no local stack is running (no live ${dir}/stack.json). Start one with \`npm start\`, or target AWS with --stack <name> or --jobs-table/--payloads-table/--queue-url/--deadline-shards`,
+      `no local stack is running (no live ${dir}/stack.json). Start one with \`${localStartCommand()}\`, or target AWS with --stack <name> or --jobs-table/--payloads-table/--queue-url/--deadline-shards`,
     );
   }
   const resources: StackOutputs = {

@@ -1,5 +1,6 @@
 /** Errors of the local stack. Each message says what to do next. */
 import { leasefenceError } from '../../lib/errors.js';
+import { localStartCommand } from './start-hint.js';
 
 /** A port the local stack wants is taken by another process. */
 class PortInUseError extends leasefenceError('local.port_in_use') {
@@ -25,9 +26,7 @@ class StackAlreadyRunningError extends leasefenceError('local.stack_already_runn
 /** No local stack runs on this folder: no state file, or the process it names is gone. */
 class LocalStackNotRunningError extends Error {
   constructor(readonly stateFile: string) {
-    super(
-      `no local stack is running (no live ${stateFile}); start one with \`npx leasefence start\` (or \`npm start\`)`,
-    );
+    super(`no local stack is running (no live ${stateFile}); start one with \`${localStartCommand()}\``);
     this.name = 'LocalStackNotRunningError';
   }
 }

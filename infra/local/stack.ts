@@ -7,6 +7,7 @@ import { systemClock } from '../../lib/clock.js';
 import type { LeasefenceConfig } from '../../lib/config.js';
 import { createDocumentClient } from '../../lib/document-client.js';
 import { isLeasefenceError } from '../../lib/errors.js';
+import { parseIdentity } from '../../lib/identity.js';
 import type { AnyJobDefinition } from '../../lib/job-definition.js';
 import { createSqsWorkerHandler } from '../../lib/lambda/sqs-worker-handler.js';
 import { RetentionDays } from '../../lib/rules.js';
@@ -131,7 +132,7 @@ async function startLocalStack(options: LocalStackOptions): Promise<RunningLocal
       disabledJobTypes: [...(options.disabledJobTypes ?? [])],
     };
     const store = new WorkItemStore({ client, tableName: config.jobsTable, deadlineShards: config.deadlineShards });
-    const telemetry = stackTelemetry(options.log, options.verbose);
+    const telemetry = stackTelemetry(options.log, options.verbose, (identity) => store.get(parseIdentity(identity)));
     const startedAt = Date.now();
     // A stack others can find (state file) shares its counters with the worker processes beside it.
     const run = { pid: process.pid, startedAt: new Date(startedAt).toISOString() };

@@ -34,6 +34,17 @@ type RoutePrincipals = z.infer<typeof routePrincipalsSchema>;
 const ROUTE_NAMES = new Map(Object.entries(AdminRoute).map(([name, route]) => [route, name]));
 
 /**
+ * The allowlist a route answers to: its own, except the approver's payload read, which answers to approveItem's (only
+ * the principals allowed to approve may see what they would approve). Undefined for a route no allowlist restricts.
+ */
+function allowlistOf(routeName: string | undefined): RestrictableRoute | undefined {
+  if (routeName === 'approvalPayload') return 'approveItem';
+  return (RESTRICTABLE_ROUTES as readonly string[]).includes(routeName ?? '')
+    ? (routeName as RestrictableRoute)
+    : undefined;
+}
+
+/**
  * Why `principal` may not use `route`, or undefined when it may: the route has an allowlist and no entry names the
  * principal. Without allowlists every route is open to whoever reached the router (the Function URL's IAM decides).
  */
@@ -42,7 +53,7 @@ function routeRefusal(
   principal: AuthenticatedPrincipal,
   allowlists: RoutePrincipals | undefined,
 ): string | undefined {
-  const name = ROUTE_NAMES.get(route) as RestrictableRoute | undefined;
+  const name = allowlistOf(ROUTE_NAMES.get(route));
   const allowed = name === undefined ? undefined : allowlists?.[name];
   if (allowed === undefined) return undefined;
   if (allowed.some((entry) => principalMatches(entry, principal))) return undefined;

@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { InvalidInputError } from '../errors.js';
 import { parseInput } from '../internal/validation.js';
 import type { CallerIdentity, OperatorAction, WorkItem } from '../store/index.js';
+import { type ApprovalPayloadInput, approvalPayload } from './approval-payload.js';
 import { type ApproveInput, approveItem, rejectItem } from './approve.js';
 import { listAuditRecords } from './audit.js';
 import { cancelItem } from './cancel.js';
@@ -123,6 +124,9 @@ async function dispatch(match: Matched, request: AdminRequest, who: Who, deps: A
     case AdminRoute.rejectItem:
       parseQuery(noQuerySchema, request);
       return itemReply({ item: await rejectItem(deps, identity, operationInput<OperatorAction>(request, who)) });
+    case AdminRoute.approvalPayload:
+      parseQuery(noQuerySchema, request);
+      return ok({ ...(await approvalPayload(deps, identity, operationInput<ApprovalPayloadInput>(request, who))) });
     case AdminRoute.redrive:
       parseQuery(noQuerySchema, request);
       return ok({ ...(await redriveDeadLetters(deps, operationInput<RedriveInput>(request, who))) });

@@ -9,6 +9,7 @@ const AdminRoute = {
   cancelItem: 'POST /items/{tenantId}/{operationId}/cancel',
   approveItem: 'POST /items/{tenantId}/{operationId}/approve',
   rejectItem: 'POST /items/{tenantId}/{operationId}/reject',
+  approvalPayload: 'POST /items/{tenantId}/{operationId}/payload',
   redrive: 'POST /dlq/redrive',
   erasePayloads: 'POST /tenants/{tenantId}/erase-payloads',
   listAudit: 'GET /audit',
@@ -29,6 +30,7 @@ const ITEM_ACTIONS = {
   cancel: AdminRoute.cancelItem,
   approve: AdminRoute.approveItem,
   reject: AdminRoute.rejectItem,
+  payload: AdminRoute.approvalPayload,
 } as const;
 
 /** Splits a path into percent-decoded segments; a malformed escape is a 400 on `path`. */
@@ -68,7 +70,11 @@ function matchRoute(method: string, path: string): RouteMatch {
     if (verb === 'POST' && operation.length >= 2 && Object.hasOwn(ITEM_ACTIONS, action)) {
       return { ok: true, route: ITEM_ACTIONS[action], tenantId, operationId: operation.slice(0, -1).join('/') };
     }
-    return { ok: false, status: 405, allow: 'GET, POST (…/resolve | …/retry | …/cancel | …/approve | …/reject)' };
+    return {
+      ok: false,
+      status: 405,
+      allow: 'GET, POST (…/resolve | …/retry | …/cancel | …/approve | …/reject | …/payload)',
+    };
   }
   if (head === 'dlq' && rest.length === 1 && rest[0] === 'redrive') return only('POST', AdminRoute.redrive);
   if (head === 'tenants' && rest.length === 2 && rest[1] === 'erase-payloads') {

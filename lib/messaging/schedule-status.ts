@@ -7,7 +7,10 @@ import { occurrenceOf, type ScheduleDeclaration, scheduleTicks } from './schedul
  */
 const TICK_MAX_AGE_SECONDS = 15 * 60;
 
-/** How many past ticks `leasefence schedules` and the tick function's check look at by default. */
+/**
+ * How many past ticks old enough to judge (past the retry window) `leasefence schedules`, the console and the
+ * tick's own check look at by default; the younger ticks inside the window are always read too (ran or pending).
+ */
 const DEFAULT_LOOKBACK_TICKS = 5;
 
 /**
@@ -41,14 +44,25 @@ interface ScheduleStatus {
 /** Reads an occurrence's row: its state, or undefined when there is none (a store read; errors propagate). */
 type OccurrenceLookup = (identity: ValidIdentity) => Promise<{ state: string } | undefined>;
 
-/** The schedule's last `count` ticks at or before `now`, newest first, none before its declared start. */
+/** Whether a tick with no job may still arrive at `now` (it is inside the Scheduler's retry window). */
+function withinRetryWindow(scheduledAt: number, now: number): boolean {
+  return now - scheduledAt < TICK_MAX_AGE_SECONDS * 1000;
+}
+
+/**
+ * The schedule's ticks at or before `now`, newest first, none before its declared start: every tick inside the
+ * retry window, then `count` older ones (the ones a verdict can judge). One rule for every reader: a schedule that
+ * ticks every minute has its misses counted the same by the tick, the CLI and the console.
+ */
 function expectedTicks(schedule: ScheduleDeclaration, now: number, count: number): number[] {
   const ticks = scheduleTicks(schedule);
   const start = schedule.start ? Date.parse(schedule.start) : undefined;
   const found: number[] = [];
+  let judgeable = 0;
   let tick = ticks.latestAtOrBefore(now);
-  while (tick !== undefined && found.length < count && (start === undefined || tick >= start)) {
+  while (tick !== undefined && judgeable < count && (start === undefined || tick >= start)) {
     found.push(tick);
+    if (!withinRetryWindow(tick, now)) judgeable += 1;
     // Ticks fall on whole seconds: the one before is at least a second earlier.
     tick = ticks.latestAtOrBefore(tick - 1000);
   }
@@ -63,7 +77,7 @@ function judge(schedule: ScheduleDeclaration, rows: ReadonlyArray<TickReport>, n
   const oldestRan = rows.findLast((tick) => tick.status === 'ran')?.scheduledAt;
   return rows.map((tick) => {
     if (tick.status === 'ran') return tick;
-    if (now - tick.scheduledAt < TICK_MAX_AGE_SECONDS * 1000) return { ...tick, status: 'pending' };
+    if (withinRetryWindow(tick.scheduledAt, now)) return { ...tick, status: 'pending' };
     const existed = schedule.start !== undefined || (oldestRan !== undefined && oldestRan < tick.scheduledAt);
     return { ...tick, status: existed ? 'missed' : 'not_evaluated' };
   });

@@ -7,9 +7,6 @@ import { scheduleStatus, TICK_MAX_AGE_SECONDS } from './schedule-status.js';
 /** How far ahead of the clock a tick's scheduled time may be (clock skew); further is refused, nothing written. */
 const MAX_TICK_LEAD_MS = 5 * 60_000;
 
-/** How many past ticks a tick checks for jobs (ScheduleTicksMissed): enough to reach past the retry window. */
-const TICK_CHECK_LOOKBACK = 20;
-
 /** What a tick needs: a rows-first producer, the store to check past ticks, the declared schedules, a clock. */
 interface ScheduleTickDependencies {
   producer: ProducerDependencies;
@@ -37,7 +34,8 @@ type TickOutcome =
 /**
  * Runs one tick of the schedule `name` at `scheduledTime` (epoch ms): enqueues the occurrence it belongs to
  * (enqueueOccurrence: a duplicate or late delivery is a replay, never a second job), then counts the recent
- * ticks with no job. The one code path of the Lambda tick and the local stack's timer. An unknown schedule, a
+ * ticks with no job by the rule `leasefence schedules` and the console use (scheduleStatus, default look-back).
+ * The one code path of the Lambda tick and the local stack's timer. An unknown schedule, a
  * time more than 5 minutes ahead of the clock or before the first tick ▶ `refused`, nothing written; a
  * store or queue failure throws (the caller retries the tick, which replays).
  */
@@ -49,7 +47,7 @@ async function tickSchedule(deps: ScheduleTickDependencies, name: string, schedu
   if (scheduledTime > now + MAX_TICK_LEAD_MS) return { outcome: 'refused', reason: 'ahead_of_clock' };
   if (!occurrenceAt(schedule, scheduledTime)) return { outcome: 'refused', reason: 'before_first_tick' };
   const row = await enqueueOccurrence(deps.producer, schedule, scheduledTime);
-  const status = await scheduleStatus(schedule, now, async (identity) => deps.store.get(identity), TICK_CHECK_LOOKBACK);
+  const status = await scheduleStatus(schedule, now, async (identity) => deps.store.get(identity));
   return {
     outcome: row.outcome,
     schedule: schedule.name,

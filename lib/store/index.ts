@@ -1,8 +1,9 @@
 /**
  * The store's one door: everything outside lib/store/ reaches the jobs and payloads tables through these names
  * (tests may open a room directly). Rooms: driver/ (requests and marshalling), work-items/ (rows, holder
- * transitions, fences), payloads/, approvals/, successors/, shadow/, operator/, deadlines/ (the sweeper's index),
- * parked/ (listings), records/ (audit, quarantine), maintenance/, unrunnable/ (rows no deployed worker runs); table.ts holds the table format.
+ * transitions, fences), payloads/, approvals/, review/ (an approver's payload read), successors/, shadow/, operator/,
+ * deadlines/ (the sweeper's index), parked/ (listings), records/ (audit, quarantine), maintenance/, unrunnable/ (rows
+ * no deployed worker runs); table.ts holds the table format.
  */
 export { type ApprovalDecision, expireApprovalTransition } from './approvals/approval-requests.js';
 export { isPlainRecord } from './driver/attribute-values.js';
@@ -24,6 +25,7 @@ export { rowAwaitsBody } from './payloads/body-binding.js';
 export type { ErasureProgress, ErasureScope } from './payloads/payload-erasure.js';
 export { PayloadStore } from './payloads/payloads.js';
 export type { AuditInput, AuditRecord } from './records/audit.js';
+export type { ReviewedBody } from './review/payload-review.js';
 export type { ShadowClaims, ShadowRead } from './shadow/shadow-claims.js';
 export { MAX_SHADOW_EXECUTIONS, type ShadowExecution, type ShadowOutcome } from './shadow/shadow-requests.js';
 export { MAX_SUCCESSORS, type NewSuccessor } from './successors/successor-requests.js';
@@ -46,6 +48,7 @@ export type { RefusalOutcome } from './unrunnable/unrunnable.js';
 export { UNRUNNABLE_CEILING, UnrunnableCode, type UnrunnableRefusal } from './unrunnable/unrunnable-requests.js';
 export { WorkItemStore } from './work-item-store.js';
 export type { AttemptRecord } from './work-items/attempt-history.js';
+export { LEASE_LOST_CODE } from './work-items/attempt-history.js';
 export {
   epochFloor,
   FENCE_EPOCH_BURST,

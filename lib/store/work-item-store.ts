@@ -25,6 +25,7 @@ import { TenantPartitions } from './parked/tenant-partitions.js';
 import type { PayloadStore } from './payloads/payloads.js';
 import { AuditLog } from './records/audit.js';
 import { type QuarantineInput, type QuarantineRecord, recordQuarantine } from './records/quarantine.js';
+import { PayloadReview } from './review/payload-review.js';
 import { ShadowClaims } from './shadow/shadow-claims.js';
 import type { NewSuccessor } from './successors/successor-requests.js';
 import {
@@ -125,6 +126,8 @@ class WorkItemStore {
   readonly approvals: Approvals;
   /** Rows no deployed worker can run: refusals noted on the row, parked quarantined past the ceiling (worker). */
   readonly unrunnable: UnrunnableRows;
+  /** An approver's read of the payload body a job awaiting approval binds (admin). */
+  readonly review: PayloadReview;
 
   constructor(options: WorkItemStoreOptions) {
     this.client = options.client;
@@ -140,6 +143,7 @@ class WorkItemStore {
     this.shadow = new ShadowClaims(db);
     this.approvals = new Approvals(db);
     this.unrunnable = new UnrunnableRows(db);
+    this.review = new PayloadReview(db);
   }
 
   /** The time on the store's clock, the one every write stamps and every lease is measured on. */

@@ -230,6 +230,7 @@ process.on('exit', killAll);
 export {
   type CliLaunch,
   type CliRun,
+  childEnv,
   killAll,
   ROOT,
   readState,

@@ -1,8 +1,9 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from './cli-runner.js';
 import { engineEndpoints } from './engine.js';
+import { type ProcessRun, runProcess } from './process.js';
 
 /** boto3 the test venv gets when no Python at hand has it (pinned, like moto in .ci/moto-lane). */
 const BOTO3_VERSION = '1.43.11';
@@ -45,33 +46,13 @@ function pythonForProducer(): PythonForProducer {
 }
 
 /** What a Python run printed and how it exited. */
-interface PythonRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+type PythonRun = ProcessRun;
 
 /** Runs `python args…` with `stdin` (UTF-8) and the given environment added; resolves when it exits. */
 function runPython(python: string, args: string[], options: { stdin?: string; env?: NodeJS.ProcessEnv } = {}) {
-  return new Promise<PythonRun>((resolve, reject) => {
-    const child = spawn(python, args, {
-      cwd: ROOT,
-      // UTF-8 mode: argv, stdin and stdout are UTF-8 whatever the machine's locale.
-      env: { ...process.env, PYTHONUTF8: '1', ...options.env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(options.stdin ?? '', 'utf8');
-  });
+  // UTF-8 mode: argv, stdin and stdout are UTF-8 whatever the machine's locale.
+  const env = { ...process.env, PYTHONUTF8: '1', ...options.env };
+  return runProcess(python, args, { cwd: ROOT, env, stdin: options.stdin ?? '' });
 }
 
 /**

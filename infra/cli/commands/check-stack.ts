@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import * as z from 'zod';
 import { EXAMPLE_JOBS_SOURCE } from '../../local/jobs-module.js';
+import { localStartCommand } from '../../local/start-hint.js';
 import { readLiveStackState } from '../../local/state-file.js';
 import {
   StackCheck,
@@ -31,7 +32,7 @@ const STACK_OPTIONS: Record<string, OptionSpec> = {
     type: 'string',
     placeholder: '<local|name>',
     description:
-      'run the scenarios through a running stack instead of in-process: `local` (npm start) or a deployed CloudFormation stack marked test or staging',
+      'run the scenarios through a running stack instead of in-process: `local` (leasefence start) or a deployed CloudFormation stack marked test or staging',
   },
   'allow-production': {
     type: 'boolean',
@@ -102,7 +103,7 @@ async function resolveLocal(flags: StackFlags, io: Io): Promise<ResolvedStack> {
   const state = await readLiveStackState(dir);
   if (!state)
     throw new TargetError(
-      `--stack local: no local stack is running (no live ${dir}/stack.json); start one with \`npm start\``,
+      `--stack local: no local stack is running (no live ${dir}/stack.json); start one with \`${localStartCommand()}\``,
     );
   const runs = state.jobs.source === EXAMPLE_JOBS_SOURCE ? undefined : state.jobs.source;
   if (flags.jobs !== undefined && resolve(flags.jobs) !== runs) {

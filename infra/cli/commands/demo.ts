@@ -7,6 +7,7 @@ import type { DemoEnvironment, DemoReport } from '../../local/demo-types.js';
 import { EXAMPLE_JOBS_SOURCE, loadDemo } from '../../local/jobs-module.js';
 import { sharedCounter } from '../../local/shared-metrics.js';
 import { startLocalStack } from '../../local/stack.js';
+import { localStartCommand } from '../../local/start-hint.js';
 import { readLiveStackState, type StackState } from '../../local/state-file.js';
 import { type CommandSpec, parseCommandLine } from '../args.js';
 import type { CliCommand } from '../command.js';
@@ -95,7 +96,9 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
       sqs.destroy();
     }
   }
-  io.err('no local stack is running: starting an in-memory one for this demo (npm start keeps one running)');
+  io.err(
+    `no local stack is running: starting an in-memory one for this demo (${localStartCommand()} keeps one running)`,
+  );
   const stack = await startLocalStack({
     dir: localDir(input, io.env),
     memory: true,

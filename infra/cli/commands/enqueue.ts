@@ -5,6 +5,7 @@ import { sendJob } from '../../../lib/messaging/producer.js';
 import { jobTypeSchema } from '../../../lib/rules.js';
 import { EXAMPLE_JOBS_SOURCE, exampleJobs, loadJobsModule } from '../../local/jobs-module.js';
 import { type CommandSpec, parseCommandLine } from '../args.js';
+import { closestName } from '../closest-name.js';
 import { type CliCommand, withTarget } from '../command.js';
 import { UsageError } from '../errors.js';
 import { type Io, printJson } from '../output.js';
@@ -94,7 +95,11 @@ async function targetJobs(input: z.infer<typeof schema>, target: CliTarget) {
   return loaded.build({ tables: {} });
 }
 
-/** Checks the payload against the job type's schema before anything is sent; an unknown type is a warning. */
+/**
+ * Refuses, before anything is sent, a job type the running local stack does not run (with the nearest type it does
+ * run as "did you mean"), and a payload its job type's schema rejects. Against AWS the deployed types are not known
+ * here: an unknown type is a note.
+ */
 function checkKnownSchema(
   jobs: Awaited<ReturnType<typeof targetJobs>>,
   jobType: string,
@@ -102,10 +107,21 @@ function checkKnownSchema(
   io: Io,
   target: CliTarget,
 ) {
+  const running = target.local?.jobs.types;
+  if (running && !running.includes(jobType)) {
+    const near = closestName(jobType, running);
+    const hint = near ? `did you mean ${near}? ` : '';
+    throw new UsageError(
+      `--type: the local stack does not run ${jobType} (nothing sent); ${hint}it runs: ${running.join(', ')}`,
+    );
+  }
   const known = jobs.find((job) => job.type === jobType);
   if (!known) {
-    if (target.kind === 'local')
-      io.err(`note: the local worker does not run ${jobType}; it will be quarantined as unknown_job_type`);
+    const near = closestName(
+      jobType,
+      jobs.map((job) => job.type),
+    );
+    io.err(`note: ${jobType} is not a job type of the jobs module${near ? ` (did you mean ${near}?)` : ''}`);
     return;
   }
   const parsed = z.safeParse(known.payload, payload);

@@ -26,7 +26,7 @@ const spec: CommandSpec = {
     lookback: {
       type: 'string',
       placeholder: '<n>',
-      description: `past ticks to check for a job, per schedule (default ${DEFAULT_LOOKBACK_TICKS}, at most 100)`,
+      description: `past ticks older than the 15-minute retry window to judge, per schedule (default ${DEFAULT_LOOKBACK_TICKS}, at most 100); the younger ones are always shown`,
     },
     ...TARGET_OPTIONS,
   },

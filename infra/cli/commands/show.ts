@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { type ApprovalPayloadView, approvalPayload } from '../../../lib/admin/approval-payload.js';
 import { type ItemDetail, showItem } from '../../../lib/admin/show.js';
 import { ItemNotFoundError } from '../../../lib/errors.js';
 import { formatIdentity, type JobIdentity } from '../../../lib/identity.js';
@@ -23,11 +24,22 @@ const spec: CommandSpec = {
   summary: COMMAND_SUMMARIES.show,
   positionals: ITEM_ARGUMENTS,
   identityArgument: true,
-  options: { ...TARGET_OPTIONS },
-  examples: ['leasefence show m_4471 refund-r_815', 'leasefence show m_4471/refund-r_815 --json'],
+  options: {
+    payload: {
+      type: 'boolean',
+      description:
+        'for a job awaiting approval: also show the payload it binds (the body, its hash, the expiry); the read is audited (read_payload)',
+    },
+    ...TARGET_OPTIONS,
+  },
+  examples: [
+    'leasefence show m_4471 refund-r_815',
+    'leasefence show m_4471/refund-r_815 --json',
+    'leasefence show m_4471/refund-r_900 --payload',
+  ],
 };
 
-const schema = z.strictObject({ ...commonShape, ...targetShape, ...identityShape });
+const schema = z.strictObject({ ...commonShape, ...targetShape, ...identityShape, payload: z.boolean().optional() });
 
 /** The attempt history (last claims): fence, owner, start, how long, outcome or error code. */
 function attemptsTable(item: ItemDetail, now: number): string {
@@ -44,6 +56,37 @@ function attemptsTable(item: ItemDetail, now: number): string {
   );
 }
 
+/** What an approver reads before deciding: the body (when it verifies against the hash), the hash, the expiry. */
+function approvalPayloadText(view: ApprovalPayloadView, now: number): string {
+  const id = `${view.tenantId}/${view.operationId}`;
+  const why: Record<ApprovalPayloadView['bodyStatus'], string> = {
+    verified: 'hashes to the payload hash: this is what an approval approves',
+    ref: 'kept by the producer (a payload ref): read it where the producer keeps it, and check its hash',
+    erased: 'erased: nothing to review (reject it, or let it expire)',
+    absent: 'not stored yet: nothing to review until it is',
+    mismatch: 'does NOT hash to the payload hash: do not approve (reject it)',
+  };
+  const body =
+    view.bodyStatus === 'verified' ? JSON.stringify(view.body, null, 2).replace(/^/gm, '    ') : '    (not shown)';
+  return [
+    `payload awaiting approval (this read is audited: read_payload, audit id ${view.auditId})`,
+    formatPairs([
+      ['hash', `sha-256 ${view.payloadHash}`],
+      ['body', why[view.bodyStatus]],
+      [
+        'expires',
+        view.approvalExpiresAt !== undefined
+          ? `${relativeTime(view.approvalExpiresAt, now)} (${new Date(view.approvalExpiresAt).toISOString()}); then the sweeper cancels it`
+          : '-',
+      ],
+      ['approvers', cell(view.approvers)],
+    ]).replace(/^/gm, '  '),
+    body,
+    `approve: leasefence approve ${id} --payload-hash ${view.payloadHash} --reason '…'`,
+    `reject:  leasefence reject ${id} --reason '…'`,
+  ].join('\n');
+}
+
 /** The successors a completion enqueued, as stored (operation ids of the same tenant), or '-'. */
 function successorList(successors: unknown): string {
   return Array.isArray(successors) && successors.length > 0 ? successors.map(cell).join(', ') : '-';
@@ -58,7 +101,7 @@ function auditTable(audit: readonly AuditEntry[], now: number): string {
       entry.action,
       entry.from,
       entry.to,
-      String(entry.fence),
+      cell(entry.fence),
       entry.reason,
     ]),
   );
@@ -112,8 +155,14 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
         return 0;
       throw error;
     }
+    const payload = input.payload
+      ? await approvalPayload(target.admin, identity, {
+          actor: target.actor,
+          reason: 'approval review (leasefence show --payload)',
+        })
+      : undefined;
     if (input.json) {
-      printJson(io, { item });
+      printJson(io, { item, ...(payload ? { payload } : {}) });
       return 0;
     }
     const now = io.now();
@@ -151,6 +200,7 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
     );
     const audit = auditTable(item.audit, now).replace(/^/gm, '  ');
     io.out(item.audit.length ? `\naudit (oldest first)\n${audit}` : '\naudit: no operator actions');
+    if (payload) io.out(`\n${approvalPayloadText(payload, now)}`);
     return 0;
   });
 }

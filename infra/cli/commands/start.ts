@@ -52,7 +52,11 @@ const spec: CommandSpec = {
     },
     pollers: { type: 'string', placeholder: '<n>', description: 'concurrent queue pollers, 1-32 (default 3)' },
     'sweep-interval': { type: 'string', placeholder: '<age>', description: 'time between sweeps (default 10s)' },
-    verbose: { type: 'boolean', description: 'print every worker event (identities hashed, as in Lambda logs)' },
+    verbose: {
+      type: 'boolean',
+      description:
+        'print every worker event (identities hashed, as in Lambda logs) and, locally only, the error text a failed attempt recorded',
+    },
     'disable-job-type': {
       type: 'string',
       placeholder: '<type,…>',
@@ -184,18 +188,28 @@ function shownPath(path: string): string {
   return shown && !shown.startsWith('..') ? shown : path;
 }
 
-/** Resolves on the first SIGINT/SIGTERM; a second one exits at once (130). `dispose` removes the handlers. */
+/**
+ * A repeat signal within this long of the first is the same Ctrl-C arriving twice (a terminal sends SIGINT to the
+ * whole foreground group, and `npm start` forwards the one it got), not a request to abandon the shutdown.
+ */
+const DUPLICATE_SIGNAL_MS = 1_000;
+
+/**
+ * Resolves on the first SIGINT/SIGTERM. A repeat within DUPLICATE_SIGNAL_MS is ignored (the shutdown goes on); a
+ * later one exits at once (130) without a clean shutdown. `dispose` removes the handlers.
+ */
 function stopSignal(io: Io): { received: Promise<string>; dispose(): void } {
   let onSignal: (signal: string) => void = () => {};
   const received = new Promise<string>((resolve) => {
-    let first = true;
+    let firstAt: number | undefined;
     onSignal = (signal: string) => {
-      if (!first) {
+      if (firstAt === undefined) {
+        firstAt = performance.now();
+        resolve(signal);
+      } else if (performance.now() - firstAt >= DUPLICATE_SIGNAL_MS) {
         io.err(`${signal} again: exiting without a clean shutdown`);
         process.exit(130);
       }
-      first = false;
-      resolve(signal);
     };
   });
   process.on('SIGINT', onSignal);

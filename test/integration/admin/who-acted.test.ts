@@ -3,9 +3,12 @@ import type { LambdaFunctionURLResult } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listAuditRecords } from '../../../lib/admin/audit.js';
 import { handleAdminRequest } from '../../../lib/admin/router.js';
+import { systemClock } from '../../../lib/clock.js';
 import type { LeasefenceConfig } from '../../../lib/config.js';
+import { payloadHash } from '../../../lib/hashing.js';
 import { type AdminHandler, createAdminHandler } from '../../../lib/lambda/admin-handler.js';
 import { WorkState } from '../../../lib/states.js';
+import { PayloadStore } from '../../../lib/store/index.js';
 import {
   createTestQueue,
   createTestTables,
@@ -169,6 +172,52 @@ describe('the audit names who really acted, and routes can be limited to their p
     expect(unchanged).toEqual(before);
     expect(allowed.map((answer) => answer.status)).toEqual([200, 200, 200, 200]);
     expect((await fixture.store.get(parked))?.state).toBe(WorkState.succeeded);
+  });
+
+  it("the approver's payload read answers only approveItem's principals, returns the verified body and is audited", async () => {
+    // prepare: approvals limited to one role; a gated job whose body is stored
+    const approverRole = 'arn:aws:iam::123456789012:role/team/Approver';
+    const approvers = createAdminHandler({
+      config: { ...config, adminRoutePrincipals: { approveItem: [approverRole] } },
+    });
+    const gated = newIdentity('tenant-gated');
+    const body = { amount: 9000, currency: 'EUR' };
+    const hash = payloadHash(body);
+    await putWorkItem(fixture.client, tables.jobsTable, {
+      identity: gated,
+      state: WorkState.awaiting_approval,
+      overrides: {
+        payloadHash: hash,
+        payloadRef: undefined,
+        payloadInline: true,
+        approvalExpiresAt: Date.now() + 3_600_000,
+      },
+    });
+    await new PayloadStore(fixture.client, tables.payloadsTable, systemClock).put(gated, body, hash);
+    const read = { method: 'POST', path: `/items/${gated.tenantId}/${gated.operationId}/payload`, body: {} } as const;
+    const audits = await auditCount();
+
+    // act: another principal, then a session of the approver role
+    const refused = await call(approvers, read);
+    const afterRefusal = await auditCount();
+    const shown = await call(approvers, {
+      ...read,
+      callerArn: 'arn:aws:sts::123456789012:assumed-role/Approver/alice',
+      userId: 'AROAAPPROVERROLE0000:alice',
+    });
+
+    // assert: refused with nothing shown or audited; allowed with the body, its hash and one audit record
+    expect(refused.status).toBe(403);
+    expect(JSON.stringify(refused.body)).not.toContain('9000');
+    expect(afterRefusal).toBe(audits);
+    expect(shown.status).toBe(200);
+    expect(shown.body).toMatchObject({ body, payloadHash: hash, bodyStatus: 'verified', state: 'awaiting_approval' });
+    expect(await auditCount()).toBe(audits + 1);
+    const [latest] = (
+      await listAuditRecords({ store: fixture.store, sqs, queueUrl: config.queueUrl ?? '', payloadsTable: '' })
+    ).records;
+    expect(latest).toMatchObject({ action: 'read_payload', operationId: gated.operationId, tenantId: gated.tenantId });
+    expect(latest?.caller).toMatchObject({ userId: 'AROAAPPROVERROLE0000:alice' });
   });
 
   it('a body naming a caller is refused with nothing done, through the URL and where no caller is authenticated', async () => {

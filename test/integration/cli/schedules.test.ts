@@ -8,11 +8,14 @@ import { ROOT } from '../../support/cli-runner.js';
 import { engineEndpoints } from '../../support/engine.js';
 import { createWorkerHarness, type WorkerHarness } from '../../support/worker-harness.js';
 import { captureIo } from '../../unit/cli/io.js';
+import { schedules as minuteDeclared } from './fixtures/minute-module.js';
 import { schedules as declared, jobs } from './fixtures/scheduled-module.js';
 
 const MODULE = join(ROOT, 'test/integration/cli/fixtures/scheduled-module.ts');
+const MINUTE_MODULE = join(ROOT, 'test/integration/cli/fixtures/minute-module.ts');
+const MINUTE = 60_000;
 const HOUR = 3_600_000;
-const schedules = defineSchedules(declared);
+const schedules = defineSchedules([...declared, ...minuteDeclared]);
 
 describe('leasefence schedules: next tick, last run and missed ticks from the occurrence rows', () => {
   let harness: WorkerHarness;
@@ -33,14 +36,14 @@ describe('leasefence schedules: next tick, last run and missed ticks from the oc
     };
     return tickSchedule({ producer, store: harness.store, schedules, clock }, name, at);
   };
-  const cli = async (now: number, extra: string[] = []) => {
+  const cli = async (now: number, extra: string[] = [], module = MODULE) => {
     const io = captureIo(now);
     const { dynamo, sqs } = engineEndpoints();
     const code = await main(
       [
         'schedules',
         '--jobs',
-        MODULE,
+        module,
         '--jobs-table',
         harness.tables.jobsTable,
         '--payloads-table',
@@ -76,9 +79,10 @@ describe('leasefence schedules: next tick, last run and missed ticks from the oc
     const json = await cli(now, ['--json', '--lookback', '3']);
     const parsed = JSON.parse(json.stdout) as { schedules: Array<{ name: string; verdict: string; ticks: unknown[] }> };
     expect(parsed.schedules.map((status) => [status.name, status.verdict, status.ticks.length])).toEqual([
-      // Three ticks since the declared start: the 4th (ran), the 3rd (missed), the 2nd (ran).
+      // Three ticks since the declared start: the 4th (ran), the 3rd (missed), the 2nd (ran). Hourly: the 12:00
+      // tick inside the retry window, then three judged ones.
       ['nightly', 'missed', 3],
-      ['hourly', 'not_evaluated', 3],
+      ['hourly', 'not_evaluated', 4],
     ]);
   });
 
@@ -86,7 +90,7 @@ describe('leasefence schedules: next tick, last run and missed ticks from the oc
     const late = await tick('nightly', Date.UTC(2026, 11, 3, 1, 10, 0));
     expect(late).toMatchObject({ outcome: 'created', scheduledAt: '2026-12-03T01:00:00.000Z' });
     const now = Date.UTC(2026, 11, 4, 12, 0, 0);
-    for (let hour = 0; hour < 5; hour += 1) await tick('hourly', now - hour * HOUR);
+    for (let hour = 0; hour < 6; hour += 1) await tick('hourly', now - hour * HOUR);
     const json = await cli(now, ['--json']);
     const parsed = JSON.parse(json.stdout) as { schedules: Array<{ name: string; verdict: string }> };
     expect(parsed.schedules.map((status) => [status.name, status.verdict])).toEqual([
@@ -94,6 +98,29 @@ describe('leasefence schedules: next tick, last run and missed ticks from the oc
       ['hourly', 'ok'],
     ]);
     expect(json.code).toBe(0);
+  });
+
+  it('a one-minute schedule with missed ticks: the tick and the CLI count the same misses by the default look-back', async () => {
+    // prepare: five ticks ran from the declared start, then none for 25 minutes (the Scheduler was down)
+    const start = Date.UTC(2026, 11, 10, 9, 0, 0);
+    for (let minute = 0; minute < 5; minute += 1) await tick('minutely', start + minute * MINUTE);
+    const now = start + 30 * MINUTE;
+
+    // act: the next tick arrives, and an operator asks
+    const arrived = await tick('minutely', now);
+    const report = await cli(now + 1000, ['--json'], MINUTE_MODULE);
+
+    // assert: ticks 5–15 minutes after start are past the 15-minute retry window with no job; the default look-back
+    // judges the 5 newest of them, and the tick's log, the CLI's verdict and its exit code all say so
+    const parsed = JSON.parse(report.stdout) as {
+      schedules: Array<{ name: string; verdict: string; ticks: Array<{ status: string }> }>;
+    };
+    const minutely = parsed.schedules.find((status) => status.name === 'minutely');
+    const missedByCli = minutely?.ticks.filter((entry) => entry.status === 'missed').length;
+    expect(minutely?.verdict).toBe('missed');
+    expect(missedByCli).toBe(5);
+    expect(arrived).toMatchObject({ outcome: 'created', missed: missedByCli });
+    expect(report.code).toBe(1);
   });
 
   it('needs a jobs module when not on the local stack', async () => {

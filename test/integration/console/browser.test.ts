@@ -185,12 +185,15 @@ describe.skipIf(missing !== undefined)('operator console in a real browser (Debi
     await ui.page.getByRole('link', { name: 'alls/stuck-1' }).waitFor();
     const listed = await ui.page.locator('table.items').textContent();
     const allAlert = await ui.page.getByRole('alert').count();
+    const order = await ui.page.getByText(/^By /).textContent();
     await ui.page.goto(`${ui.url}#/items?tenant=alls&state=finished`);
     const refused = await ui.page.getByRole('alert').textContent();
 
     // assert
     expect(listed).toContain('alls/done-1');
     expect(allAlert).toBe(0);
+    // the listing says the order it really has: hash buckets, each by operation id (not one id order)
+    expect(order).toContain('By hash bucket, then by operation id within each');
     expect(refused).toContain('There is no state "finished". Pick one: awaiting_approval, unknown, quarantined');
     expect(refused).not.toMatch(/Invalid option|expected one of/);
   });
@@ -213,6 +216,27 @@ describe.skipIf(missing !== undefined)('operator console in a real browser (Debi
     expect(acrossTenants).toBe('per tenant');
     await expect.poll(() => ui.page.getByTestId('count-succeeded').textContent()).toBe('1');
     expect(ui.page.url()).toContain('tenant=cnt');
+  });
+
+  it("fits each per-tenant card's tenant box inside its card, at a desktop and a laptop width", async () => {
+    const overflows: string[] = [];
+    for (const width of [1440, 1280, 1024]) {
+      // act: the overview at this width
+      await ui.page.setViewportSize({ width, height: 900 });
+      await ui.page.goto(ui.url);
+      for (const state of ['succeeded', 'cancelled']) {
+        const input = ui.page.locator(`input[name="tenant-${state}"]`);
+        await input.waitFor();
+        const box = await input.boundingBox();
+        const card = await input.locator('xpath=ancestor::div[contains(@class, "card")][1]').boundingBox();
+        // assert (collected): the input's right edge within the card's
+        if (!box || !card || box.x + box.width > card.x + card.width || box.x < card.x) {
+          overflows.push(`${width}px ${state}: input ${JSON.stringify(box)} card ${JSON.stringify(card)}`);
+        }
+      }
+    }
+    await ui.page.setViewportSize({ width: 1280, height: 720 });
+    expect(overflows).toEqual([]);
   });
 
   it('redrives the DLQ with progress', async () => {

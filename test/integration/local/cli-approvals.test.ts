@@ -1,7 +1,9 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../../lib/clock.js';
 import { createDocumentClient } from '../../../lib/document-client.js';
 import { payloadHash } from '../../../lib/hashing.js';
+import { PayloadStore } from '../../../lib/store/index.js';
 import { killAll, runCli, startMemoryStack } from '../../support/cli-runner.js';
 import { putWorkItem } from '../../support/factories.js';
 
@@ -69,6 +71,63 @@ describe('leasefence approve / reject against a running local stack', () => {
     expect(JSON.parse(rejected.stdout).item).toMatchObject({ state: 'cancelled', errorCode: 'approval_rejected' });
     expect(late.code).toBe(1);
     expect(late.stderr).toContain('no longer awaits approval');
+  });
+
+  it('show --payload gives the approver the body the hash binds, the expiry and the commands; the read is audited', async () => {
+    // prepare: a gated job whose body is stored, expiring in two hours; an approved job (its audit has no fence)
+    const body = { merchantId: 'm_7', amount: 9000, currency: 'EUR' };
+    const expiresAt = Date.now() + 2 * 3_600_000;
+    await putWorkItem(client, stack.state.tables.jobs, {
+      identity: { tenantId: 'ops', operationId: 'refund-3' },
+      state: 'awaiting_approval',
+      now: Date.now(),
+      overrides: {
+        payloadHash: payloadHash(body),
+        payloadRef: undefined,
+        payloadInline: true,
+        approvalExpiresAt: expiresAt,
+        approvers: 'anyone',
+      },
+    });
+    await new PayloadStore(client, stack.state.tables.payloads, systemClock).put(
+      { tenantId: 'ops', operationId: 'refund-3' },
+      body,
+      payloadHash(body),
+    );
+
+    // act
+    const shown = await cli('show', 'ops/refund-3', '--payload');
+    const json = await cli('show', 'ops/refund-3', '--payload', '--json');
+    const audit = await cli('audit', '--json');
+    const approvedShow = await cli('show', 'ops/refund-1');
+
+    // assert: the body, its hash and the expiry; the exact approve command
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain('"amount": 9000');
+    expect(shown.stdout).toContain(`sha-256 ${payloadHash(body)}`);
+    expect(shown.stdout).toContain(new Date(expiresAt).toISOString());
+    expect(shown.stdout).toContain(`leasefence approve ops/refund-3 --payload-hash ${payloadHash(body)}`);
+    expect(JSON.parse(json.stdout).payload).toMatchObject({
+      body,
+      bodyStatus: 'verified',
+      approvalExpiresAt: expiresAt,
+    });
+    // each read left an audit record naming the job
+    const reads = JSON.parse(audit.stdout).records.filter(
+      (record: { action: string; operationId?: string }) =>
+        record.action === 'read_payload' && record.operationId === 'refund-3',
+    );
+    expect(reads).toHaveLength(2);
+    // the approval's audit row has no fence: shown as '-', never 'undefined'
+    expect(approvedShow.stdout).toMatch(/approve +awaiting_approval +queued +- +ticket 912 checked/);
+    expect(approvedShow.stdout).not.toContain('undefined');
+  });
+
+  it('show --payload refuses a job that does not await approval, and shows nothing', async () => {
+    const shown = await cli('show', 'ops/refund-2', '--payload');
+    expect(shown.code).toBe(1);
+    expect(shown.stderr).toContain('its payload is shown to approvers only while it awaits approval');
+    expect(shown.stdout).toBe('');
   });
 
   it('--help names the payload hash binding', async () => {

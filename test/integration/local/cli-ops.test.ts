@@ -149,4 +149,25 @@ describe('leasefence CLI against a running local stack: operations', () => {
     expect(noStack.code).toBe(1);
     expect(noStack.stderr).toContain('no local stack is running');
   });
+
+  it('enqueue of a job type the running stack does not run is refused with "did you mean", nothing sent', async () => {
+    // prepare: a typo of an example type, and a name like none of them
+    const payload = '{"merchantId":"m_1","amount":5,"currency":"EUR"}';
+    const send = (type: string, operation: string) =>
+      cli('enqueue', '--type', type, '--tenant', 'typo', '--operation', operation, '--payload', payload);
+
+    // act
+    const typo = await send('refund-setlement', 'typo-1');
+    const stranger = await send('payroll-run', 'typo-2');
+    const listed = await cli('ls', '--tenant', 'typo', '--json');
+
+    // assert: exit 2 naming the flag, the nearest type when there is one, the types it runs; no row, no message
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain('--type: the local stack does not run refund-setlement (nothing sent)');
+    expect(typo.stderr).toContain('did you mean refund-settlement?');
+    expect(stranger.code).toBe(2);
+    expect(stranger.stderr).not.toContain('did you mean');
+    expect(stranger.stderr).toMatch(/it runs: .*refund-settlement/);
+    expect(JSON.parse(listed.stdout).items).toEqual([]);
+  });
 });

@@ -87,6 +87,13 @@ describe('the example jobs under a stalled worker, on the test engines (the demo
     });
     expect(outcome.item).toMatchObject({ state: 'succeeded', fence: 2, attempts: 2 });
     expect(outcome.staleWritesRejected).toBe(1);
+    // the story tells one claim per worker, consistent with what each then did under its fence
+    const said = outcome.timeline.events.map((event) => event.text);
+    expect(said.join('\n')).not.toMatch(/did not claim/);
+    expect(said).toContainEqual(expect.stringMatching(/^worker-A claimed .* with fence 1 \(attempt 1 of \d+\)$/));
+    expect(said).toContainEqual(
+      expect.stringMatching(/^worker-B claimed .* with fence 2 \(attempt 2 of \d+, taking over an expired lease\)$/),
+    );
     expect(await refund.demoCase.inspect(env)).toEqual({
       sideEffects: 1,
       detail: 'refund row sent, last written under fence 2',

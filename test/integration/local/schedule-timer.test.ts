@@ -102,7 +102,7 @@ describe('local stack schedules: ticks fired at their times through the tick cod
       schedules[0] as never,
       harness.clock.now(),
       (identity) => harness.store.get(identity),
-      10,
+      7, // the ticks inside the 15-minute window (12:40 ... 12:30), then 7 older ones
     );
     expect(status.ticks.map((tick) => [new Date(tick.scheduledAt).toISOString().slice(11, 16), tick.status])).toEqual([
       ['12:40', 'ran'],

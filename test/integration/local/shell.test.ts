@@ -1,5 +1,8 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { killAll, runCli, startStack, tempLocalDir } from '../../support/cli-runner.js';
+import { childEnv, killAll, ROOT, runCli, startStack, tempLocalDir } from '../../support/cli-runner.js';
+import { ctrlCInTerminal } from '../../support/terminal.js';
 
 const ANY_PORTS = ['--dynamodb-port', '0', '--sqs-port', '0', '--admin-port', '0'];
 
@@ -29,6 +32,28 @@ describe('the CLI under the shell', () => {
     },
     90_000,
   );
+
+  it('npm start in a terminal stops cleanly on Ctrl-C (the group and npm both deliver SIGINT)', async () => {
+    // prepare: npm start on a pseudo-terminal, as a newcomer types it
+    const local = await tempLocalDir();
+    folders.push(local);
+    const command = ['npm', 'start', '--silent', '--', '--memory', '--local-dir', local.dir, ...ANY_PORTS];
+
+    // act: Ctrl-C typed at the terminal once the stack is up
+    const run = await ctrlCInTerminal(command, {
+      cwd: ROOT,
+      env: childEnv(),
+      ready: /Stop with Ctrl-C/,
+      timeoutMs: 90_000,
+    });
+
+    // assert: one clean shutdown, exit 0, the state file removed
+    expect(run.output).toContain('SIGINT: stopping pollers');
+    expect(run.output).not.toContain('exiting without a clean shutdown');
+    expect(run.output).toMatch(/stopped/);
+    expect(run.code).toBe(0);
+    expect(existsSync(join(local.dir, 'stack.json'))).toBe(false);
+  }, 120_000);
 
   it('ends quietly with exit code 0 when the reader of its output goes away (EPIPE)', async () => {
     // act: `leasefence --help | head -0`: stdout is closed before the CLI writes

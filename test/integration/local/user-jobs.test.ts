@@ -80,3 +80,29 @@ describe('leasefence start --jobs: the local stack runs a user’s own jobs modu
     expect(started.stderr).toMatch(/must export `jobs`/);
   });
 });
+
+describe('leasefence start --verbose: a developer sees the error text of their own failing job', () => {
+  let stack: Stack;
+
+  beforeAll(async () => {
+    stack = await startMemoryStack(['--jobs', 'test/integration/local/fixtures/buggy-jobs.ts', '--verbose']);
+  });
+  afterAll(async () => {
+    await stack?.close();
+    killAll();
+  });
+
+  it('prints the code and message the failed attempt recorded, under the hashed identity', async () => {
+    // act
+    const sent = await runCli([
+      ...['enqueue', '--type', 'post-ledger', '--tenant', 'acme', '--operation', 'post-1'],
+      ...['--payload', '{"ledger":"L-2026-12"}', ...stack.at],
+    ]);
+    const line = await stack.process.waitFor(/\[worker\] info job error .*/, 60_000);
+
+    // assert: the job's own words reach the developer; the identity stays hashed as in every log line
+    expect(sent.code).toBe(0);
+    expect(line[0]).toContain('ledger_missing: ledger L-2026-12 is not open yet');
+    expect(line[0]).not.toContain('post-1');
+  });
+});

@@ -1,5 +1,7 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import * as z from 'zod';
@@ -8,6 +10,7 @@ import { parseIdentity } from '../../../lib/identity.js';
 import { defineJob } from '../../../lib/job-definition.js';
 import { ROOT } from '../../support/cli-runner.js';
 import { engineEndpoints } from '../../support/engine.js';
+import { runProcess } from '../../support/process.js';
 import { localAwsEnvironment } from '../../support/python.js';
 import { queryParkedByState } from '../../support/store.js';
 import { createWorkerHarness, type WorkerHarness } from '../../support/worker-harness.js';
@@ -78,43 +81,35 @@ const settle = defineJob({
 describe('the AWS CLI recipe of docs/PRODUCERS.md, run as documented against the local engines', () => {
   const missing = missingTool();
   let harness: WorkerHarness;
+  /** A user's project folder: the package under node_modules/leasefence, where the recipes' paths point. */
+  let project: string;
 
   beforeAll(async () => {
     if (missing) console.log(`[leasefence tests] SKIPPED the AWS CLI recipe tests: ${missing}`);
     harness = await createWorkerHarness('clirecipe', [settle]);
+    project = await mkdtemp(join(tmpdir(), 'leasefence-project-'));
+    await mkdir(join(project, 'node_modules'));
+    await symlink(ROOT, join(project, 'node_modules/leasefence'), 'dir');
   });
   afterAll(async () => {
     await harness?.close();
+    if (project) await rm(project, { recursive: true, force: true });
   });
 
   function runRecipe(context: TestContext, script: string) {
     if (missing) context.skip(missing);
-    return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn('bash', ['-euo', 'pipefail', '-c', script], {
-        cwd: ROOT,
-        // stdin not a socket: bash would take itself for a remote shell and read the machine's bashrc.
-        stdio: ['ignore', 'pipe', 'pipe'],
-        env: {
-          ...process.env,
-          ...localAwsEnvironment(),
-          // AWS CLI v1 swaps in its own SQS endpoint for the regions it lists (awscli/customizations/
-          // overridesslcommonname.py), ignoring AWS_ENDPOINT_URL_SQS; a region outside that list keeps the local one.
-          AWS_DEFAULT_REGION: 'eu-central-2',
-          PATH: recipePath(),
-          PAYLOADS_TABLE: harness.tables.payloadsTable,
-          QUEUE_URL: harness.queueUrl,
-        },
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-        stdout += chunk;
-      });
-      child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-        stderr += chunk;
-      });
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    return runProcess('bash', ['-euo', 'pipefail', '-c', script], {
+      cwd: project,
+      env: {
+        ...process.env,
+        ...localAwsEnvironment(),
+        // AWS CLI v1 swaps in its own SQS endpoint for the regions it lists (awscli/customizations/
+        // overridesslcommonname.py), ignoring AWS_ENDPOINT_URL_SQS; a region outside that list keeps the local one.
+        AWS_DEFAULT_REGION: 'eu-central-2',
+        PATH: recipePath(),
+        PAYLOADS_TABLE: harness.tables.payloadsTable,
+        QUEUE_URL: harness.queueUrl,
+      },
     });
   }
 

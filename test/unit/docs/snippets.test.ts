@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { CLI_STACK_OUTPUTS } from '../../../infra/cli/cloudformation.js';
 import { ROOT } from '../../support/cli-runner.js';
 import {
   docSnippets,
@@ -88,5 +89,20 @@ describe('TypeScript snippets of README.md and infra/README.md', () => {
     } finally {
       await rm(project, { recursive: true, force: true });
     }
+  });
+
+  it('the construct snippet outputs what `--stack` reads, and the install list has the cdk CLI it deploys with', () => {
+    // prepare: the user's CDK stack of infra/README.md
+    const stack = snippets.find((snippet) => snippet.path === 'lib/my-stack.ts');
+
+    // act: the outputs the CLI reads that the snippet does not output (ExamplesTableName is this repository's own)
+    const missing = CLI_STACK_OUTPUTS.filter((name) => name !== 'ExamplesTableName').filter(
+      (name) => !stack?.code.includes(`new CfnOutput(this, '${name}'`),
+    );
+
+    // assert
+    expect(stack).toBeDefined();
+    expect(missing).toEqual([]);
+    expect(readmeInstallPackages()).toContain('aws-cdk');
   });
 });

@@ -9,14 +9,61 @@ import { RunbookPanel } from './runbook.js';
 
 const html = htm.bind(h);
 
-/** Which operator actions each state allows (the admin API enforces the same rules). */
+/**
+ * Which operator actions each state allows (the admin API enforces the same rules), in the order the tabs show
+ * them: the first is the one a page opens on (Approve for a job awaiting approval).
+ */
 const ACTIONS = {
+  approve: ['awaiting_approval'],
+  reject: ['awaiting_approval'],
   resolve: ['unknown'],
   retry: ['unknown', 'quarantined', 'failed_terminal'],
   cancel: ['awaiting_approval', 'queued', 'claimed', 'unknown'],
-  approve: ['awaiting_approval'],
-  reject: ['awaiting_approval'],
 };
+
+/** Why a job awaiting approval shows no body (the read's `bodyStatus`), in words. */
+const BODY_STATUS = {
+  verified: 'This body hashes to the payload hash above: it is what an approval approves.',
+  ref: 'Kept by the producer (a payload reference): read it where the producer keeps it, and check its hash.',
+  erased: 'Erased: there is nothing to review. Reject it, or let it expire.',
+  absent: 'Not stored yet: there is nothing to review until it is.',
+  mismatch: 'The stored body does NOT hash to the payload hash: do not approve; reject it.',
+};
+
+/**
+ * The approver's view of a job awaiting approval: the payload it binds, read on request (each read is audited,
+ * and answered only to the principals allowed to approve), with its hash and what the read found.
+ */
+function ApprovalPayload({ item }) {
+  const [read, setRead] = useState();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState();
+  const load = async () => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      setRead(await api('POST', `${itemPath(item.tenantId, item.operationId)}/payload`, { body: {} }));
+    } catch (failure) {
+      setError(failure);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return html`<div class="panel approval-panel" data-testid="approval-payload">
+    <h2>Payload to approve</h2>
+    <p class="muted small">Approving binds the job to payload hash <span class="mono hash">sha-256 ${item.payloadHash}</span> and nothing else.</p>
+    ${
+      read
+        ? html`<p class="small" data-testid="payload-status">${BODY_STATUS[read.bodyStatus] ?? read.bodyStatus}</p>
+          ${read.bodyStatus === 'verified' ? html`<pre class="payload-body" data-testid="payload-body">${JSON.stringify(read.body, null, 2)}</pre>` : null}
+          <p class="muted small">This read was audited (read_payload).</p>`
+        : html`<button type="button" class="secondary" disabled=${busy} onClick=${load}>
+            ${busy ? 'Reading…' : 'Show the payload (the read is audited)'}
+          </button>`
+    }
+    <${ErrorBox} error=${error} />
+  </div>`;
+}
 
 function Pair({ label, children }) {
   return html`<div class="pair"><dt>${label}</dt><dd>${children}</dd></div>`;
@@ -165,7 +212,10 @@ function Actions({ item, onDone }) {
   </form>`;
 }
 
-/** One item: identity, job, payload hash (never the body), fence, attempts, history, audit, outcome; actions. */
+/**
+ * One item: identity, job, payload hash, fence, attempts, history, audit, outcome; actions. The body is shown only
+ * to an approver of a job awaiting approval, on request (ApprovalPayload).
+ */
 function ItemPage({ tenantId, operationId }) {
   const [done, setDone] = useState();
   const [version, setVersion] = useState(0);
@@ -193,8 +243,22 @@ function ItemPage({ tenantId, operationId }) {
                 <${Pair} label="Attempts">${item.attempts} of ${item.maxAttempts}<//>
                 <${Pair} label="Payload hash"
                   ><span class="mono hash">sha-256 ${item.payloadHash}</span>
-                  <div class="muted small">${item.payloadRef ? `producer's reference ${item.payloadRef}` : 'body in the payloads table (never shown here)'}</div><//
+                  <div class="muted small">${
+                    item.payloadRef
+                      ? `producer's reference ${item.payloadRef}`
+                      : item.state === 'awaiting_approval'
+                        ? 'body in the payloads table (an approver may read it below)'
+                        : 'body in the payloads table (never shown here)'
+                  }</div><//
                 >
+                ${
+                  item.state === 'awaiting_approval'
+                    ? html`<${Pair} label="Approval expires"
+                        ><span data-testid="approval-expires">${item.approvalExpiresAt ? html`<${Time} at=${item.approvalExpiresAt} /> <span class="muted small">${new Date(item.approvalExpiresAt).toISOString()}; then the sweeper cancels it</span>` : '—'}</span><//
+                      >
+                      <${Pair} label="Approvers">${item.approvers === 'not-producer' ? 'anyone but its producer' : 'anyone allowed to approve'}<//>`
+                    : null
+                }
                 <${Pair} label="Outcome"
                   >${
                     item.outcomeCode
@@ -246,7 +310,9 @@ function ItemPage({ tenantId, operationId }) {
             </div>
             <${RunbookPanel} jobType=${item.jobType} />
           </div>
-          <div class="panel actions-panel">
+          <div>
+          ${item.state === 'awaiting_approval' ? html`<${ApprovalPayload} key=${item.payloadHash} item=${item} />` : null}
+          <div class="panel actions-panel" data-testid="actions-panel">
             <h2>Actions</h2>
             <${Actions}
               key=${`${item.state}/${item.fence}`}
@@ -256,6 +322,7 @@ function ItemPage({ tenantId, operationId }) {
                 setVersion((value) => value + 1);
               }}
             />
+          </div>
           </div>
         </div>`
         : detail.loading

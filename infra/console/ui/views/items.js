@@ -40,7 +40,7 @@ function timeColumn(state) {
 function orderOf(state) {
   if (RETRYABLE.includes(state)) return 'Oldest parked first (the parked index).';
   if (state === 'claimed' || state === 'queued') return 'By deadline within each index shard (the deadline index).';
-  return "By operation id (a Query on the tenant's partition keys; the table keeps no per-tenant time order).";
+  return "By hash bucket, then by operation id within each (a Query on each of the tenant's 16 partition keys: neither time nor id order across the tenant).";
 }
 
 /** The listing's filters; submitting navigates, so every listing has a link. */
