@@ -5,7 +5,7 @@ import { listAuditRecords } from '../../../lib/admin/audit.js';
 import { handleAdminRequest } from '../../../lib/admin/router.js';
 import { systemClock } from '../../../lib/clock.js';
 import type { LeasefenceConfig } from '../../../lib/config.js';
-import { payloadHash } from '../../../lib/hashing.js';
+import { DEVELOPMENT_IDENTIFIER_KEY, hashIdentifier, payloadHash } from '../../../lib/hashing.js';
 import { type AdminHandler, createAdminHandler } from '../../../lib/lambda/admin-handler.js';
 import { WorkState } from '../../../lib/states.js';
 import { PayloadStore } from '../../../lib/store/index.js';
@@ -216,7 +216,12 @@ describe('the audit names who really acted, and routes can be limited to their p
     const [latest] = (
       await listAuditRecords({ store: fixture.store, sqs, queueUrl: config.queueUrl ?? '', payloadsTable: '' })
     ).records;
-    expect(latest).toMatchObject({ action: 'read_payload', operationId: gated.operationId, tenantId: gated.tenantId });
+    expect(latest).toMatchObject({
+      action: 'read_payload',
+      operation: hashIdentifier(gated.operationId, DEVELOPMENT_IDENTIFIER_KEY),
+      tenant: hashIdentifier(gated.tenantId, DEVELOPMENT_IDENTIFIER_KEY),
+    });
+    expect(JSON.stringify(latest)).not.toContain(gated.operationId);
     expect(latest?.caller).toMatchObject({ userId: 'AROAAPPROVERROLE0000:alice' });
   });
 

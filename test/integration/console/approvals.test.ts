@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { systemClock } from '../../../lib/clock.js';
-import { payloadHash } from '../../../lib/hashing.js';
+import { DEVELOPMENT_IDENTIFIER_KEY, hashIdentifier, payloadHash } from '../../../lib/hashing.js';
 import { parseIdentity } from '../../../lib/identity.js';
 import { PayloadStore } from '../../../lib/store/index.js';
 import { browserMissing, useConsoleSession } from '../../support/browser.js';
@@ -110,6 +110,10 @@ describe.skipIf(missing !== undefined)('console item page: approve a job awaitin
   /** The audit log's read_payload records of one operation (the console's reads are audited). */
   async function payloadReads(operationId: string): Promise<number> {
     const page = await ui.stack.store.audit.page(100);
-    return page.items.filter((record) => record.action === 'read_payload' && record.operationId === operationId).length;
+    return page.items.filter(
+      (record) =>
+        record.action === 'read_payload' &&
+        record.operation === hashIdentifier(operationId, DEVELOPMENT_IDENTIFIER_KEY),
+    ).length;
   }
 });

@@ -2,7 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../../lib/clock.js';
 import { createDocumentClient } from '../../../lib/document-client.js';
-import { payloadHash } from '../../../lib/hashing.js';
+import { DEVELOPMENT_IDENTIFIER_KEY, hashIdentifier, payloadHash } from '../../../lib/hashing.js';
 import { PayloadStore } from '../../../lib/store/index.js';
 import { killAll, runCli, startMemoryStack } from '../../support/cli-runner.js';
 import { putWorkItem } from '../../support/factories.js';
@@ -112,10 +112,10 @@ describe('leasefence approve / reject against a running local stack', () => {
       bodyStatus: 'verified',
       approvalExpiresAt: expiresAt,
     });
-    // each read left an audit record naming the job
+    // each read left an audit record naming the job (by its keyed pseudonym: the audit log keeps no raw id)
     const reads = JSON.parse(audit.stdout).records.filter(
-      (record: { action: string; operationId?: string }) =>
-        record.action === 'read_payload' && record.operationId === 'refund-3',
+      (record: { action: string; operation?: string }) =>
+        record.action === 'read_payload' && record.operation === hashIdentifier('refund-3', DEVELOPMENT_IDENTIFIER_KEY),
     );
     expect(reads).toHaveLength(2);
     // the approval's audit row has no fence: shown as '-', never 'undefined'
