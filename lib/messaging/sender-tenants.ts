@@ -91,11 +91,26 @@ function checkSender(policy: SenderTenants, sender: MessageSender, tenantId: str
   return { ok: false, detail: `sender ${printable(senderId)} may not produce for the tenant the message names` };
 }
 
+/**
+ * The original sender of a message, the producer a `not-producer` approval is checked against: its SenderId, or for a
+ * message a relay moved (a DLQ redrive) the sender the relay recorded. A recorded sender is taken only from a relay
+ * named in `policy`; without a policy the worker cannot tell a relay, so a message naming one has no known producer
+ * (never the relay: an approval that needs one is then refused, the safe direction).
+ */
+function originalSender(policy: SenderTenants | undefined, sender: MessageSender): string | undefined {
+  const { senderId, relayedFrom } = sender;
+  if (senderId === undefined || senderId === '') return undefined;
+  if (relayedFrom === undefined) return senderId;
+  if (policy === undefined) return undefined;
+  return isRelay(policy, senderId) ? relayedFrom : senderId;
+}
+
 export {
   checkSender,
   isRelay,
   type MessageSender,
   ORIGINAL_SENDER_ATTRIBUTE,
+  originalSender,
   type SenderTenants,
   type SenderVerdict,
   senderTenantsSchema,

@@ -5,6 +5,7 @@
  * parked/ (listings), records/ (audit, quarantine), maintenance/; table.ts holds the table format.
  */
 export { type ApprovalDecision, expireApprovalTransition } from './approvals/approval-requests.js';
+export { type ApprovalRecord, approvalGap } from './approvals/approval-records.js';
 export { isPlainRecord } from './driver/attribute-values.js';
 export { sendConditional } from './driver/conditional-write.js';
 export type { ReadCost } from './driver/connection.js';
@@ -27,6 +28,7 @@ export type { ShadowClaims, ShadowRead } from './shadow/shadow-claims.js';
 export type { ShadowExecution, ShadowOutcome } from './shadow/shadow-requests.js';
 export { MAX_SUCCESSORS, type NewSuccessor } from './successors/successor-requests.js';
 export {
+  APPROVAL_PARTITION_PREFIX,
   AUDIT_PARTITION,
   DEFAULT_DEADLINE_SHARDS,
   deadlineShardName,
