@@ -25,7 +25,7 @@ const senderTenantsEntrySchema = z.lazy(() =>
      */
     z.strictObject({ sender: uniqueIdSchema, tenants: z.literal('session') }),
     /**
-     * leasefence's own senders (sweeper, admin): their wake-ups never create a row, so they may name any tenant; a
+     * leasefence's own senders (worker, sweeper, admin, schedule tick): their wake-ups never create a row, so they may name any tenant; a
      * message the admin moved back from the DLQ carries its original sender (ORIGINAL_SENDER_ATTRIBUTE), checked instead.
      */
     z.strictObject({ sender: uniqueIdSchema, relay: z.literal(true) }),
@@ -65,14 +65,14 @@ function printable(senderId: string): string {
   return /^[\w+=,.@:-]{1,200}$/.test(senderId) ? senderId : 'an unprintable sender';
 }
 
-/** True when `senderId` is one of leasefence's relays (sweeper, admin) in `policy`. */
+/** True when `senderId` is one of leasefence's relays (worker, sweeper, admin, schedule tick) in `policy`. */
 function isRelay(policy: SenderTenants, senderId: string): boolean {
   return policy.some((entry) => 'relay' in entry && principalMatches(entry.sender, { userId: senderId }));
 }
 
 /**
  * Decides whether `sender` may produce for `tenantId` under `policy`: a known sender allowed for the tenant, or a
- * relay (sweeper, admin) for any tenant; a relay's message that carries its original sender (a redriven message) is
+ * relay (worker, sweeper, admin, schedule tick) for any tenant; a relay's message that carries its original sender (a redriven message) is
  * decided as that sender's, and an original sender that is itself a relay (a redriven wake-up) passes. An unknown or
  * missing sender is refused.
  */

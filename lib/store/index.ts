@@ -4,8 +4,9 @@
  * transitions, fences), payloads/, approvals/, successors/, shadow/, operator/, deadlines/ (the sweeper's index),
  * parked/ (listings), records/ (audit, quarantine), maintenance/; table.ts holds the table format.
  */
-export { type ApprovalDecision, expireApprovalTransition } from './approvals/approval-requests.js';
+
 export { type ApprovalRecord, approvalGap } from './approvals/approval-records.js';
+export { type ApprovalDecision, expireApprovalTransition } from './approvals/approval-requests.js';
 export { isPlainRecord } from './driver/attribute-values.js';
 export { sendConditional } from './driver/conditional-write.js';
 export type { ReadCost } from './driver/connection.js';

@@ -239,8 +239,8 @@ function payloadsTableDefinition(tableName: string): CreateTableCommandInput {
 
 export {
   APPROVAL_PARTITION_PREFIX,
-  approvalRecordKey,
   AUDIT_PARTITION,
+  approvalRecordKey,
   DEFAULT_DEADLINE_SHARDS,
   deadlineShardFor,
   deadlineShardName,

@@ -13,12 +13,7 @@ import {
   type ReceivedMessage,
 } from '../messaging/envelope.js';
 import type { RetryWaker } from '../messaging/retry-wake.js';
-import {
-  checkSender,
-  type MessageSender,
-  originalSender,
-  type SenderTenants,
-} from '../messaging/sender-tenants.js';
+import { checkSender, type MessageSender, originalSender, type SenderTenants } from '../messaging/sender-tenants.js';
 import { MetricName } from '../metric-names.js';
 import type { InlinePayloadPolicy } from '../rules.js';
 import { WorkState } from '../states.js';

@@ -7,6 +7,7 @@ import type { StoreConnection } from '../driver/connection.js';
 import { sendGet } from '../driver/plain-requests.js';
 import { workItemKey } from '../table.js';
 import { isWorkItem, type WorkItem } from '../work-items/work-item.js';
+import { ApprovalRecords } from './approval-records.js';
 import {
   ApprovalAction,
   type ApprovalDecision,
@@ -14,7 +15,6 @@ import {
   buildRejectUpdate,
   decisionApplied,
 } from './approval-requests.js';
-import { ApprovalRecords } from './approval-records.js';
 
 /**
  * Why the row refused an approval, read from the row that came back (for the error only: the condition inside the
@@ -61,7 +61,8 @@ class Approvals {
       // The row read back for the error only: what it says first (not awaiting, another hash), else the record's reason.
       const current = await this.readRow(identity);
       const fromRow = refusalOf(current, payloadHash, now);
-      const refusal = fromRow === 'not_awaiting_approval' || fromRow === 'payload_hash_mismatch' ? fromRow : recorded.refusal;
+      const refusal =
+        fromRow === 'not_awaiting_approval' || fromRow === 'payload_hash_mismatch' ? fromRow : recorded.refusal;
       throw new ApprovalRefusedError(
         `approve of ${formatIdentity(identity)} refused: ${REFUSAL_TEXT[refusal]} (now ${current.state}); nothing was changed`,
         refusal,
@@ -87,7 +88,8 @@ class Approvals {
       Key: workItemKey(identity),
       ConsistentRead: true,
     });
-    if (!isWorkItem(read.Item)) throw new ItemNotFoundError(`no work item ${formatIdentity(identity)}`, { ...identity });
+    if (!isWorkItem(read.Item))
+      throw new ItemNotFoundError(`no work item ${formatIdentity(identity)}`, { ...identity });
     return read.Item;
   }
 

@@ -94,7 +94,12 @@ class PayloadStore {
       UpdateExpression: 'SET #ttl = :ttl',
       ConditionExpression:
         'attribute_exists(#pk) AND #hash = :hash AND attribute_not_exists(#erasedAt) AND (attribute_not_exists(#ttl) OR #ttl < :ttl)',
-      ExpressionAttributeNames: { '#pk': 'pk', '#hash': 'payloadHash', '#erasedAt': ERASED_ATTRIBUTE, '#ttl': TTL_ATTRIBUTE },
+      ExpressionAttributeNames: {
+        '#pk': 'pk',
+        '#hash': 'payloadHash',
+        '#erasedAt': ERASED_ATTRIBUTE,
+        '#ttl': TTL_ATTRIBUTE,
+      },
       ExpressionAttributeValues: { ':hash': payloadHash, ':ttl': expires },
     });
     return outcome.ok;
