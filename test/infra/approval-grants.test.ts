@@ -168,7 +168,7 @@ describe('a tag-scoped producer: the tenant IAM enforces is the tenant the worke
       }),
       expect.objectContaining({
         Principal: '*',
-        Condition: { StringNotEquals: { 'sts:RoleSessionName': '${aws:RequestTag/tenant}' } },
+        Condition: { StringNotEquals: { 'sts:RoleSessionName': `\${aws:RequestTag/tenant}` } },
       }),
     ]);
     for (const statement of denies) {

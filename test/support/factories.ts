@@ -4,7 +4,8 @@ import { payloadHash } from '../../lib/hashing.js';
 import { type JobIdentity, parseIdentity, type ValidIdentity } from '../../lib/identity.js';
 import type { WorkState } from '../../lib/states.js';
 import { parkedKeysOf } from '../../lib/store/parked/parked-keys.js';
-import { approvalRecordKey, DEFAULT_DEADLINE_SHARDS, deadlineShardFor, workItemKey } from '../../lib/store/table.js';
+import { DEFAULT_DEADLINE_SHARDS, deadlineShardFor, workItemKey } from '../../lib/store/table.js';
+import { WorkItemStore } from '../../lib/store/work-item-store.js';
 import { type NewWorkItem, type NewWorkItemInput, parseNewWorkItem } from '../../lib/store/work-items/schemas.js';
 import type { WorkItem } from '../../lib/store/work-items/work-item.js';
 
@@ -105,18 +106,13 @@ async function putWorkItem(client: DynamoDBDocumentClient, tableName: string, se
   const item = workItemInState(seed);
   await client.send(new PutCommand({ TableName: tableName, Item: item }));
   if (item.state === 'awaiting_approval') {
-    const record = {
-      ...approvalRecordKey(item),
-      kind: 'approval',
-      tenantId: item.tenantId,
-      operationId: item.operationId,
+    const store = new WorkItemStore({ client, tableName });
+    await store.approvals.records.open(parseIdentity({ tenantId: item.tenantId, operationId: item.operationId }), {
       payloadHash: item.payloadHash,
       approvers: item.approvers ?? 'anyone',
-      expiresAt: item.approvalExpiresAt,
-      openedAt: item.createdAt,
+      expiresAt: item.approvalExpiresAt ?? item.createdAt,
       ...(item.producerId !== undefined ? { producerId: item.producerId } : {}),
-    };
-    await client.send(new PutCommand({ TableName: tableName, Item: record }));
+    });
   }
   return item;
 }

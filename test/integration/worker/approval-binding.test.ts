@@ -1,10 +1,8 @@
-import { DeleteMessageBatchCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { DeleteCommand, GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { tenantConditions } from '../../../infra/construct/tenant-access.js';
-import { toSqsEvent } from '../../../infra/local/sqs-event-source.js';
 import type { AdminDeps } from '../../../lib/admin/deps.js';
 import { handleAdminRequest } from '../../../lib/admin/router.js';
 import { canonicalJson, payloadHash } from '../../../lib/hashing.js';
@@ -16,6 +14,7 @@ import { ORIGINAL_SENDER_ATTRIBUTE, type SenderTenants } from '../../../lib/mess
 import { payloadKey, TTL_ATTRIBUTE, workItemKey } from '../../../lib/store/table.js';
 import { conditionMatches } from '../../infra/support/iam-conditions.js';
 import { TEST_CALLER_ARN } from '../../support/function-url-event.js';
+import { deliverAs } from '../../support/sender-delivery.js';
 import { createWorkerHarness, type WorkerHarness } from '../../support/worker-harness.js';
 
 /*
@@ -87,33 +86,8 @@ describe('an approval binds: nothing a producer writes with its grants runs a ga
     await harness.client.send(new PutCommand({ TableName: table, Item: item }));
   }
 
-  /** Receives what is queued, stamps each record as SQS would (SenderId, message attributes), runs the handler. */
-  async function deliver(senderId: string) {
-    const received = await harness.sqs.send(
-      new ReceiveMessageCommand({
-        QueueUrl: harness.queueUrl,
-        MaxNumberOfMessages: 10,
-        MessageSystemAttributeNames: ['All'],
-        MessageAttributeNames: ['All'],
-      }),
-    );
-    const messages = received.Messages ?? [];
-    const event: SQSEvent = toSqsEvent(messages, 'arn:aws:sqs:us-east-1:000000000000:jobs');
-    for (const record of event.Records) record.attributes.SenderId = `${senderId}:session`;
-    const response = await handler(event);
-    if (messages.length > 0) {
-      await harness.sqs.send(
-        new DeleteMessageBatchCommand({
-          QueueUrl: harness.queueUrl,
-          Entries: messages.map((message, index) => ({
-            Id: String(index),
-            ReceiptHandle: message.ReceiptHandle ?? '',
-          })),
-        }),
-      );
-    }
-    return { response, received: messages.length };
-  }
+  /** Delivers what is queued as sent by a session of `senderId` (deliverAs). */
+  const deliver = (senderId: string) => deliverAs(harness, handler, `${senderId}:session`);
 
   /** A message as a producer with SendMessage may send it (`attributes`: what a relay adds). */
   const sendEnvelope = (

@@ -1,15 +1,12 @@
-import { DeleteMessageBatchCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { EXAMPLE_WORKER_ENTRY } from '../../../infra/app/stacks/leasefence-stack.js';
 import { cdkJsonContext } from '../../../infra/app/synth.js';
 import { FencedJobQueue } from '../../../infra/construct/index.js';
-import { toSqsEvent } from '../../../infra/local/sqs-event-source.js';
 import { EnvironmentVariable } from '../../../lib/config.js';
 import { RetryableJobError } from '../../../lib/errors.js';
 import { defineJob } from '../../../lib/job-definition.js';
@@ -18,6 +15,7 @@ import { tickSchedule } from '../../../lib/messaging/schedule-tick.js';
 import { type SenderTenants, senderTenantsSchema } from '../../../lib/messaging/sender-tenants.js';
 import { logicalIdOf, render, type Template as TemplateJson } from '../../infra/support/template-queries.js';
 import { scheduleTickDeps } from '../../support/schedule-fixture.js';
+import { deliverAs } from '../../support/sender-delivery.js';
 import { createWorkerHarness, type WorkerHarness } from '../../support/worker-harness.js';
 
 /*
@@ -111,32 +109,8 @@ describe("leasefence's own messages run under a tenant-scoped producer policy, w
   let handler: ReturnType<WorkerHarness['worker']>;
   let senders: ReturnType<typeof synthesizedPolicy>;
 
-  /** Receives what is queued, stamps each record with the SenderId of `senderId`'s session, runs the handler. */
-  async function deliver(senderId: string): Promise<number> {
-    const received = await harness.sqs.send(
-      new ReceiveMessageCommand({
-        QueueUrl: harness.queueUrl,
-        MaxNumberOfMessages: 10,
-        MessageAttributeNames: ['All'],
-      }),
-    );
-    const messages = received.Messages ?? [];
-    const event: SQSEvent = toSqsEvent(messages, 'arn:aws:sqs:us-east-1:000000000000:jobs');
-    for (const record of event.Records) record.attributes.SenderId = `${senderId}:session`;
-    await handler(event);
-    if (messages.length > 0) {
-      await harness.sqs.send(
-        new DeleteMessageBatchCommand({
-          QueueUrl: harness.queueUrl,
-          Entries: messages.map((message, index) => ({
-            Id: String(index),
-            ReceiptHandle: message.ReceiptHandle ?? '',
-          })),
-        }),
-      );
-    }
-    return messages.length;
-  }
+  /** Delivers what is queued as sent by a session of `senderId` (deliverAs); how many messages it found. */
+  const deliver = async (senderId: string) => (await deliverAs(harness, handler, `${senderId}:session`)).received;
 
   const refusedSenders = async () =>
     ((await harness.client.send(new ScanCommand({ TableName: harness.tables.jobsTable }))).Items ?? []).filter(
