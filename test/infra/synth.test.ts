@@ -17,12 +17,13 @@ const FUNCTIONS = ['worker', 'sweeper', 'admin'] as const;
  * lib/; sweeper 150.6 kB and admin 176.0 kB, BENCHMARKS.md figure 5), so growth fails here; issue #29's worker
  * target, 120 kB, is not reached (the rules floor alone is 75.3 kB, figure 5). Issue #39's approval records
  * (the worker opens and checks them, the admin decides them: one store room the worker bundle holds whole) took the
- * worker to 229.3 kB, measured with these settings (+5.2 kB; no work at module load, test/infra/init-path.test.ts).
+ * worker to 229.3 kB and the admin to 179.4 kB, measured with these settings (+5.2 and +3.4 kB; no work at module
+ * load, test/infra/init-path.test.ts).
  */
 const CODE_BUDGET_BYTES: Record<(typeof FUNCTIONS)[number], number> = {
   worker: 233_000,
   sweeper: 154_000,
-  admin: 178_000,
+  admin: 183_000,
 };
 
 let programmatic: SynthResult;
