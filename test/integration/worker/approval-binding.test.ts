@@ -67,6 +67,19 @@ const caller = (roleId: string) => ({
   accessKeyId: 'ASIAEXAMPLEEXAMPLE01',
 });
 
+/** The admin API's approve, as a session of `who` calls it through the Function URL. */
+const approveAs = (deps: AdminDeps, identity: ValidIdentity, hash: string, who: string) =>
+  handleAdminRequest(
+    {
+      method: 'POST',
+      path: `/items/${identity.tenantId}/${identity.operationId}/approve`,
+      body: JSON.stringify({ reason: 'checked', payloadHash: hash }),
+      actor: TEST_CALLER_ARN,
+      caller: caller(who),
+    },
+    deps,
+  );
+
 describe('an approval binds: nothing a producer writes with its grants runs a gated job', () => {
   let harness: WorkerHarness;
   let deps: AdminDeps;
@@ -114,17 +127,7 @@ describe('an approval binds: nothing a producer writes with its grants runs a ga
       }),
     );
 
-  const approve = (identity: ValidIdentity, hash: string, who: string) =>
-    handleAdminRequest(
-      {
-        method: 'POST',
-        path: `/items/${identity.tenantId}/${identity.operationId}/approve`,
-        body: JSON.stringify({ reason: 'checked', payloadHash: hash }),
-        actor: TEST_CALLER_ARN,
-        caller: caller(who),
-      },
-      deps,
-    );
+  const approve = (identity: ValidIdentity, hash: string, who: string) => approveAs(deps, identity, hash, who);
 
   /** The row rewritten by its producer as if approved: queued, due now, with an approval time, no gate. */
   async function rewriteAsApproved(identity: ValidIdentity, changes: Record<string, unknown> = {}) {
@@ -285,17 +288,7 @@ describe('approvals and retention agree', () => {
     return expired.length;
   }
 
-  const approve = (identity: ValidIdentity, hash: string) =>
-    handleAdminRequest(
-      {
-        method: 'POST',
-        path: `/items/${identity.tenantId}/${identity.operationId}/approve`,
-        body: JSON.stringify({ reason: 'checked', payloadHash: hash }),
-        actor: TEST_CALLER_ARN,
-        caller: caller(APPROVER),
-      },
-      deps,
-    );
+  const approve = (identity: ValidIdentity, hash: string) => approveAs(deps, identity, hash, APPROVER);
 
   beforeAll(async () => {
     harness = await createWorkerHarness('approval-retention', [wire, refund]);
