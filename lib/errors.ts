@@ -366,13 +366,19 @@ class SuccessorRefusedError extends leasefenceError('successor.refused') {
 }
 
 /** Why an approval was refused (nothing was changed). */
-type ApprovalRefusal = 'not_awaiting_approval' | 'payload_hash_mismatch' | 'approver_is_producer';
+type ApprovalRefusal =
+  | 'not_awaiting_approval'
+  | 'payload_hash_mismatch'
+  | 'approver_is_producer'
+  | 'approval_expired'
+  | 'approval_not_open';
 
 /**
  * An approval the row refused inside its conditional write: the job no longer awaits approval (decided, cancelled,
  * expired), its payload hash is not the one the approver saw (an approval never covers another payload), or the
- * approver may not approve it (`not-producer`: the producer itself, or a producer or approver that is not known).
- * Nothing was changed (an admin 409). `current` is the row as read back after the refusal.
+ * approver may not approve it (`not-producer`: the producer itself, or a producer or approver that is not known), its
+ * window closed (`approval_expired`), or no worker has yet opened its approval record (`approval_not_open`: the job's
+ * message has not been delivered yet; try again once it has). Nothing was changed (an admin 409). `current` is the row as read back after the refusal.
  */
 class ApprovalRefusedError extends leasefenceError('approval.refused') {
   constructor(

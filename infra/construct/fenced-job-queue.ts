@@ -45,6 +45,7 @@ import {
 import { createQueues } from './queues.js';
 import { JobSchedules, SCHEDULE_TICK_RESERVED } from './schedules.js';
 import { SenderRegistry, type SenderTenantList } from './sender-registry.js';
+import { bindSessionToTag } from './session-binding.js';
 import { shadowWriteStatements } from './shadow-access.js';
 import { createTables } from './tables.js';
 import { grantTenantScopedAccess, type TenantAccessOptions, type TenantScope } from './tenant-access.js';
@@ -179,6 +180,8 @@ class FencedJobQueue extends Construct {
       },
     });
     grantAll(worker.role, workerStatements(resources));
+    // leasefence's own senders are known senders: the worker sends retries' and successors' wake-ups.
+    this.senders.relay(worker.role);
     worker.fn.addEventSourceMapping('JobsQueue', {
       eventSourceArn: queue.queueArn,
       batchSize: config.batchSize,
@@ -280,6 +283,8 @@ class FencedJobQueue extends Construct {
           alarmTopic: this.alarmTopic,
         })
       : undefined;
+    // The schedule tick sends each occurrence's wake-up: registered like the other relays.
+    if (this.schedules) this.senders.relay(this.schedules.tickRole);
     this.routedAlarms = new JobTypeAlarms(this, 'JobTypeAlarms', {
       serviceName: config.serviceName,
       routes: alertRoutes,
@@ -308,15 +313,23 @@ class FencedJobQueue extends Construct {
    * Lets a producer store inline payloads and send jobs (PutItem on payloads, SendMessage on the queue), and tells
    * the worker which tenants it may send for. With `tenant`, the PutItem is confined to that tenant's keys
    * (dynamodb:LeadingKeys, like grantTenantScopedAccess) and the worker runs its messages only for that tenant
-   * (SQS SenderId): `{ tenantId }` for one tenant, `{ principalTag }` for a role whose sessions a trusted broker
-   * names after the tenant tag (the session name decides). Without it the producer is trusted for every tenant.
+   * (SQS SenderId): `{ tenantId }` for one tenant, `{ principalTag }` for a role whose sessions a broker names after
+   * the tenant tag: the role's trust policy gets sessionBindingStatements (a session starts only with the tag as a
+   * session tag and its value as the session name), and a principal whose trust policy is not this app's needs
+   * `sessionNameBound: true` (you added them yourself). Without `tenant` the producer is trusted for every tenant.
    * `senderId` (the role's unique id, `AROA…`) is needed for a principal that is not a role of this app.
    * @example
    * jobs.grantSendJobs(apiFunction); // trusted: any tenant
    * jobs.grantSendJobs(acmeRole, { tenant: { tenantId: 'acme' } });
    */
-  grantSendJobs(grantee: iam.IGrantable, options: { tenant?: TenantScope; senderId?: string } = {}): void {
+  grantSendJobs(
+    grantee: iam.IGrantable,
+    options: { tenant?: TenantScope; senderId?: string; sessionNameBound?: boolean } = {},
+  ): void {
     const { tenant } = options;
+    // IAM scopes by the tag, the worker by the session name: the trust policy makes them one value.
+    if (tenant && 'principalTag' in tenant)
+      bindSessionToTag(grantee, tenant.principalTag, options.sessionNameBound === true);
     for (const entry of producerStatements(this.resources(), tenant))
       grantee.grantPrincipal.addToPrincipalPolicy(entry);
     const tenants = tenant === undefined ? '*' : 'tenantId' in tenant ? [tenant.tenantId] : 'session';

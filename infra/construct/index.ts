@@ -16,6 +16,7 @@ export {
   resolveProps,
 } from './props.js';
 export { minimumVisibilityTimeout } from './queues.js';
+export { sessionBindingStatements } from './session-binding.js';
 export { indexArn, tableFromDefinition } from './tables.js';
 export {
   grantTenantScopedAccess,

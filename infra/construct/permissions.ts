@@ -5,7 +5,13 @@ import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
-import { AUDIT_PARTITION, JobsIndex, SETTINGS_PARTITION, SWEEPER_PARTITION } from '../../lib/store/index.js';
+import {
+  APPROVAL_PARTITION_PREFIX,
+  AUDIT_PARTITION,
+  JobsIndex,
+  SETTINGS_PARTITION,
+  SWEEPER_PARTITION,
+} from '../../lib/store/index.js';
 import { indexArn } from './tables.js';
 import { leadingKeyPattern, type TenantScope, tenantConditions } from './tenant-access.js';
 
@@ -54,6 +60,33 @@ function denyWritesIn(
     resources: [resources.jobsTable.tableArn],
     conditions: { 'ForAnyValue:StringEquals': { 'dynamodb:LeadingKeys': [...partitions] } },
   });
+}
+
+/** Every approval record's partition (`#approval#0` … ), as an IAM pattern. */
+const APPROVAL_PARTITIONS = `${APPROVAL_PARTITION_PREFIX}*`;
+
+/** The attributes only a decision writes on an approval record (lib/store/approvals/approval-records.ts). */
+const APPROVAL_DECISION_ATTRIBUTES = ['decision', 'decidedAt', 'actor', 'approverId'] as const;
+
+/**
+ * Explicit Denies that keep a role from deciding an approval: no UpdateItem in the approval partitions, and (with
+ * `opens`, the worker, which opens records) no PutItem there that carries a decision's attributes (dynamodb:Attributes
+ * lists a PutItem's attribute names). Only the admin role decides.
+ */
+function denyApprovalDecisions(resources: LeasefenceResources, opens: boolean): iam.PolicyStatement[] {
+  const inApprovals = { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': [APPROVAL_PARTITIONS] } };
+  const deny = (sid: string, action: string, extra: Record<string, unknown> = {}) =>
+    new iam.PolicyStatement({
+      sid,
+      effect: iam.Effect.DENY,
+      actions: [action],
+      resources: [resources.jobsTable.tableArn],
+      conditions: { ...inApprovals, ...extra },
+    });
+  const update = deny('NoApprovalDecisions', 'dynamodb:UpdateItem');
+  if (!opens) return [update];
+  const decided = { 'ForAnyValue:StringEquals': { 'dynamodb:Attributes': [...APPROVAL_DECISION_ATTRIBUTES] } };
+  return [update, deny('OpenApprovalRecordsUndecided', 'dynamodb:PutItem', decided)];
 }
 
 /** Reading the identifier key secret (GetSecretValue on that secret only), when there is one. */
@@ -107,11 +140,14 @@ function workerStatements(resources: LeasefenceResources): iam.PolicyStatement[]
       SWEEPER_PARTITION,
       SETTINGS_PARTITION,
     ]),
+    // It opens approval records (store.approvals.records.open) and reads them before a gated job runs; it never
+    // decides one (the admin does).
+    ...denyApprovalDecisions(resources, true),
     // Store methods: PayloadStore.get; PayloadStore.write and putRequest (a successor's body, alone or inside the
-    // completion's TransactWriteItems).
+    // completion's TransactWriteItems); PayloadStore.keepUntil (a gated job's body outlives its approval window).
     statement(
       'ReadPayloadsWriteSuccessorBodies',
-      ['dynamodb:GetItem', 'dynamodb:PutItem'],
+      ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
       [resources.payloadsTable.tableArn],
     ),
     // No store method: the SQS event source's queue.
@@ -149,6 +185,7 @@ function sweeperStatements(resources: LeasefenceResources): iam.PolicyStatement[
     // write's read-back (GetItem).
     statement('SweepWorkItems', ['dynamodb:GetItem', 'dynamodb:UpdateItem'], [resources.jobsTable.tableArn]),
     denyWritesIn('NoAuditUpdates', ['dynamodb:UpdateItem'], resources, [AUDIT_PARTITION, SETTINGS_PARTITION]),
+    ...denyApprovalDecisions(resources, false),
     // No store method: wake-ups (messaging/wake.ts).
     statement('ResignalJobs', ['sqs:SendMessage'], [resources.queue.queueArn]),
     ...keyStatements(resources),
@@ -186,8 +223,9 @@ function adminStatements(resources: LeasefenceResources): iam.PolicyStatement[] 
         indexArn(resources.jobsTable, JobsIndex.byDeadline.name),
       ],
     ),
-    // Store methods: WorkItemStore.get, operate (cancel, resolve, retry) and applyOperator (raise fences), and
-    // every conditional write's read-back (GetItem).
+    // Store methods: WorkItemStore.get, operate (cancel, resolve, retry) and applyOperator (raise fences),
+    // store.approvals.approve and .reject (the row, and the approval record's decision: the admin is the only role
+    // that may update an approval record), and every conditional write's read-back (GetItem).
     statement('OperateWorkItems', ['dynamodb:GetItem', 'dynamodb:UpdateItem'], [resources.jobsTable.tableArn]),
     // Audit records are written once (PutItem, attribute_not_exists) and never updated; the cursor is the sweeper's.
     denyWritesIn('NoAuditOrSweeperUpdates', ['dynamodb:UpdateItem'], resources, [AUDIT_PARTITION, SWEEPER_PARTITION]),
@@ -331,6 +369,7 @@ function scheduleTickStatements(resources: LeasefenceResources, tenantIds: reado
 }
 
 export {
+  APPROVAL_DECISION_ATTRIBUTES,
   adminInvokeGuardStatement,
   adminStatements,
   grantAll,

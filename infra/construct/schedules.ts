@@ -60,6 +60,8 @@ type ScheduleAlarmKey = 'scheduleTicksMissed' | 'scheduleTicksRefused' | 'schedu
 class JobSchedules extends Construct {
   /** The function the schedules invoke. */
   readonly tickFunction: NodejsFunction;
+  /** Its role: one of leasefence's own senders (an occurrence's wake-up), registered as a relay. */
+  readonly tickRole: iam.Role;
   /** Ticks the Scheduler could not deliver within its retries (each one a tick that did not enqueue). */
   readonly deadLetterQueue: sqs.Queue;
   /** One Scheduler schedule per declared schedule, by name. */
@@ -88,6 +90,7 @@ class JobSchedules extends Construct {
       ),
     );
     this.tickFunction = tick.fn;
+    this.tickRole = tick.role;
     this.deadLetterQueue = new sqs.Queue(this, 'TickDeadLetterQueue', {
       ...(props.encryptionKey
         ? { encryption: sqs.QueueEncryption.KMS, encryptionMasterKey: props.encryptionKey }

@@ -26,7 +26,10 @@ class SenderRegistry {
     this.entries.push({ sender, tenants: list } as SenderTenants[number]);
   }
 
-  /** One of leasefence's own senders (sweeper, admin): wake-ups for any tenant, redriven messages checked as their original sender. */
+  /**
+   * One of leasefence's own senders (worker, sweeper, admin, schedule tick): wake-ups for any tenant, redriven
+   * messages checked as their original sender. Every role of the construct that may send to the jobs queue is one.
+   */
   relay(role: iam.Role): void {
     this.entries.push({ sender: role.roleId, relay: true });
   }

@@ -50,6 +50,8 @@ function logFields(response: AdminResponse, actor: string, key: IdentifierKey): 
     actor: hashIdentifier(actor, key),
     ...(tenantId ? { tenant: hashIdentifier(tenantId, key) } : {}),
     ...(operationId ? { operation: hashIdentifier(operationId, key) } : {}),
+    // A refused decision says why (a code, nothing from the request): an operator finds refused approvals here.
+    ...(typeof response.body?.refusal === 'string' ? { refusal: response.body.refusal } : {}),
   };
 }
 

@@ -91,7 +91,9 @@ async function scheduleDelayedJob(deps: DelayedJobDependencies, job: DelayedJob)
         QueueUrl: deps.queueUrl,
         MessageBody: serializeEnvelope(envelope),
         MessageGroupId: messageGroupOf(job.identity.tenantId),
-        DelaySeconds: job.delaySeconds,
+        // A gated row's wake-up goes at once: the worker opens its approval record from it (the approver cannot
+        // approve before), and the approval keeps the row's due time.
+        DelaySeconds: gate ? 0 : job.delaySeconds,
       }),
     );
     return { outcome: 'created', ...row, wake: 'sent', ...(sent.MessageId ? { messageId: sent.MessageId } : {}) };

@@ -25,7 +25,7 @@ const senderTenantsEntrySchema = z.lazy(() =>
      */
     z.strictObject({ sender: uniqueIdSchema, tenants: z.literal('session') }),
     /**
-     * leasefence's own senders (sweeper, admin): their wake-ups never create a row, so they may name any tenant; a
+     * leasefence's own senders (worker, sweeper, admin, schedule tick): their wake-ups never create a row, so they may name any tenant; a
      * message the admin moved back from the DLQ carries its original sender (ORIGINAL_SENDER_ATTRIBUTE), checked instead.
      */
     z.strictObject({ sender: uniqueIdSchema, relay: z.literal(true) }),
@@ -65,14 +65,14 @@ function printable(senderId: string): string {
   return /^[\w+=,.@:-]{1,200}$/.test(senderId) ? senderId : 'an unprintable sender';
 }
 
-/** True when `senderId` is one of leasefence's relays (sweeper, admin) in `policy`. */
+/** True when `senderId` is one of leasefence's relays (worker, sweeper, admin, schedule tick) in `policy`. */
 function isRelay(policy: SenderTenants, senderId: string): boolean {
   return policy.some((entry) => 'relay' in entry && principalMatches(entry.sender, { userId: senderId }));
 }
 
 /**
  * Decides whether `sender` may produce for `tenantId` under `policy`: a known sender allowed for the tenant, or a
- * relay (sweeper, admin) for any tenant; a relay's message that carries its original sender (a redriven message) is
+ * relay (worker, sweeper, admin, schedule tick) for any tenant; a relay's message that carries its original sender (a redriven message) is
  * decided as that sender's, and an original sender that is itself a relay (a redriven wake-up) passes. An unknown or
  * missing sender is refused.
  */
@@ -91,11 +91,26 @@ function checkSender(policy: SenderTenants, sender: MessageSender, tenantId: str
   return { ok: false, detail: `sender ${printable(senderId)} may not produce for the tenant the message names` };
 }
 
+/**
+ * The original sender of a message, the producer a `not-producer` approval is checked against: its SenderId, or for a
+ * message a relay moved (a DLQ redrive) the sender the relay recorded. A recorded sender is taken only from a relay
+ * named in `policy`; without a policy the worker cannot tell a relay, so a message naming one has no known producer
+ * (never the relay: an approval that needs one is then refused, the safe direction).
+ */
+function originalSender(policy: SenderTenants | undefined, sender: MessageSender): string | undefined {
+  const { senderId, relayedFrom } = sender;
+  if (senderId === undefined || senderId === '') return undefined;
+  if (relayedFrom === undefined) return senderId;
+  if (policy === undefined) return undefined;
+  return isRelay(policy, senderId) ? relayedFrom : senderId;
+}
+
 export {
   checkSender,
   isRelay,
   type MessageSender,
   ORIGINAL_SENDER_ATTRIBUTE,
+  originalSender,
   type SenderTenants,
   type SenderVerdict,
   senderTenantsSchema,

@@ -5,6 +5,8 @@
  * deadlines/ (the sweeper's index), parked/ (listings), records/ (audit, quarantine), maintenance/, unrunnable/ (rows
  * no deployed worker runs); table.ts holds the table format.
  */
+
+export { type ApprovalRecord, approvalGap } from './approvals/approval-records.js';
 export { type ApprovalDecision, expireApprovalTransition } from './approvals/approval-requests.js';
 export { isPlainRecord } from './driver/attribute-values.js';
 export { sendConditional } from './driver/conditional-write.js';
@@ -30,6 +32,7 @@ export type { ShadowClaims, ShadowRead } from './shadow/shadow-claims.js';
 export { MAX_SHADOW_EXECUTIONS, type ShadowExecution, type ShadowOutcome } from './shadow/shadow-requests.js';
 export { MAX_SUCCESSORS, type NewSuccessor } from './successors/successor-requests.js';
 export {
+  APPROVAL_PARTITION_PREFIX,
   AUDIT_PARTITION,
   DEFAULT_DEADLINE_SHARDS,
   deadlineShardName,

@@ -14,6 +14,12 @@ const KeyPrefix = { workItem: 'op#', payload: 'payload#', shadow: 'shadow#' } as
 /** Partition of quarantine records for messages that carry no usable identity (`#` is not a tenant char). */
 const QUARANTINE_PARTITION_PREFIX = '#quarantine#';
 
+/**
+ * Partition prefix of approval records (`#approval#7`, one per tenant bucket): `#` starts no tenant key, so no
+ * producer grant reaches it (a tenant scope allows `tenant#*`, a trusted producer `not #*`, the tick its tenants).
+ */
+const APPROVAL_PARTITION_PREFIX = '#approval#';
+
 /** Partition of audit records for admin actions that concern no single work item (e.g. DLQ redrive). */
 const AUDIT_PARTITION = '#audit';
 
@@ -150,6 +156,14 @@ function shadowKey(identity: JobIdentity): { pk: string; sk: string } {
   return { pk: identityPartitionKey(identity), sk: `${KeyPrefix.shadow}${identity.operationId}` };
 }
 
+/** Primary key of an identity's approval record (lib/store/approvals/approval-records.ts), beside no tenant key. */
+function approvalRecordKey(identity: JobIdentity): { pk: string; sk: string } {
+  return {
+    pk: `${APPROVAL_PARTITION_PREFIX}${tenantBucketOf(identity)}`,
+    sk: `${identity.tenantId}#${identity.operationId}`,
+  };
+}
+
 /** Primary key of a quarantine record, keyed by the SQS message id. */
 function quarantineKey(messageId: string): { pk: string; sk: string } {
   return { pk: `${QUARANTINE_PARTITION_PREFIX}${messageId}`, sk: 'quarantine' };
@@ -224,7 +238,9 @@ function payloadsTableDefinition(tableName: string): CreateTableCommandInput {
 }
 
 export {
+  APPROVAL_PARTITION_PREFIX,
   AUDIT_PARTITION,
+  approvalRecordKey,
   DEFAULT_DEADLINE_SHARDS,
   deadlineShardFor,
   deadlineShardName,

@@ -1,23 +1,70 @@
 import * as z from 'zod/mini';
-import { type ApprovalGate, approvalGateFor } from '../approval-policy.js';
+import { type ApprovalGate, Approvers, approvalGateFor, principalOf } from '../approval-policy.js';
+import type { ValidIdentity } from '../identity.js';
 import type { AnyJobDefinition } from '../job-definition.js';
+import type { PayloadStore, WorkItemStore } from '../store/index.js';
+import { approvalGap } from '../store/index.js';
 import type { LoadedPayload } from './load-payload.js';
 
 /**
  * The approval gate of a first message's new row: asked of the job type's policy with the payload as the job's own
  * schema parses it (the body verified before the row is created). No policy, no verified body, or a body failing the
  * schema ▶ undefined: such a row is claimed and quarantined before anything runs, so it needs no gate to stay unrun.
+ * `producerId` is the message's original sender (originalSender: never a relay that moved it).
  */
 function firstMessageGate(
   definition: AnyJobDefinition,
   verified: LoadedPayload | undefined,
   now: number,
-  senderId: string | undefined,
+  producerId: string | undefined,
 ): ApprovalGate | undefined {
   if (definition.approval === undefined || verified?.ok !== true) return undefined;
   const parsed = z.safeParse(definition.payload, verified.body);
   if (!parsed.success) return undefined;
-  return approvalGateFor(definition.approval, parsed.data, now, senderId);
+  return approvalGateFor(definition.approval, parsed.data, now, producerId);
 }
 
-export { firstMessageGate };
+/**
+ * Opens the approval record of a row found awaiting approval (created now by a first message, or written first by a
+ * producer and woken), from what only the worker knows: the job definition's approvers and window (the row's expiry
+ * only if earlier: the producer wrote it) and the message's original sender. A record already open is left as it is.
+ * An inline body is kept at least a retention period past the window (PayloadStore.keepUntil), so an approval on the
+ * window's last day still finds it. Nothing for a type without an approval policy, or a row no longer awaiting.
+ */
+async function openApprovalRecord(
+  store: WorkItemStore,
+  payloads: PayloadStore | undefined,
+  definition: AnyJobDefinition,
+  identity: ValidIdentity,
+  producerId: string | undefined,
+): Promise<void> {
+  const policy = definition.approval;
+  if (policy === undefined) return;
+  const row = await store.get(identity);
+  if (row?.state !== 'awaiting_approval') return;
+  const expiresAt = Math.min(row.approvalExpiresAt ?? Number.POSITIVE_INFINITY, store.now() + policy.expiresAfterMs);
+  const record = await store.approvals.records.open(identity, {
+    payloadHash: row.payloadHash,
+    approvers: policy.approvers ?? Approvers.anyone,
+    expiresAt,
+    ...(producerId !== undefined ? { producerId: principalOf(producerId) } : {}),
+  });
+  if (row.payloadInline === true && payloads) await payloads.keepUntil(identity, row.payloadHash, record.expiresAt);
+}
+
+/**
+ * Why a claimed gated job may not run (undefined: it may): its approval record, read now, must say approved, by an
+ * approver the job definition's rule allows, for the payload hash its body was verified against. Nothing on the work
+ * row counts (the producer may write it).
+ */
+async function missingApproval(
+  store: WorkItemStore,
+  definition: AnyJobDefinition,
+  identity: ValidIdentity,
+  payloadHash: string,
+): Promise<string | undefined> {
+  const record = await store.approvals.records.read(identity);
+  return approvalGap(record, payloadHash, definition.approval?.approvers ?? Approvers.anyone);
+}
+
+export { firstMessageGate, missingApproval, openApprovalRecord };

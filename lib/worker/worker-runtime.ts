@@ -13,7 +13,7 @@ import {
   type ReceivedMessage,
 } from '../messaging/envelope.js';
 import type { RetryWaker } from '../messaging/retry-wake.js';
-import { checkSender, type MessageSender, type SenderTenants } from '../messaging/sender-tenants.js';
+import { checkSender, type MessageSender, originalSender, type SenderTenants } from '../messaging/sender-tenants.js';
 import { MetricName } from '../metric-names.js';
 import type { InlinePayloadPolicy } from '../rules.js';
 import { WorkState } from '../states.js';
@@ -21,7 +21,7 @@ import type { Claim, PayloadStore, WorkItemStore } from '../store/index.js';
 import { type LeaseRequest, parseLease } from '../store/index.js';
 import { silentTelemetry, type Telemetry } from '../telemetry.js';
 import { acquireClaim, type RowBound } from './acquire-claim.js';
-import { firstMessageGate } from './approval-gate.js';
+import { firstMessageGate, missingApproval, openApprovalRecord } from './approval-gate.js';
 import { awaitMissingBody, PAYLOAD_PENDING } from './await-payload.js';
 import { adoptCarriedBody, storeCarriedBody } from './carried-payload.js';
 import { deferDisabled } from './defer-disabled.js';
@@ -153,7 +153,9 @@ class WorkerRuntime {
           precheck = (await storeCarriedBody(this.options.payloads as PayloadStore, parsed, row)) ?? precheck;
         }
       : undefined;
-    const gate = firstMessageGate(definition, precheck, this.options.store.now(), message.sender?.senderId);
+    // The producer a `not-producer` approval is checked against: the original sender, never a relay that moved it.
+    const producerId = originalSender(policy, message.sender ?? {});
+    const gate = firstMessageGate(definition, precheck, this.options.store.now(), producerId);
     if (this.options.disabledJobTypes?.includes(definition.type)) {
       return this.defer(message, definition, received, precheck, gate, rowBound);
     }
@@ -170,6 +172,9 @@ class WorkerRuntime {
         await noteUnrunnable(this.options.store, this.telemetry, unrunnable);
         const detail = 'the row is bound to a job version this worker does not run';
         return this.quarantineMessage(message, JOB_VERSION_UNSUPPORTED, detail, identity, definition.type);
+      }
+      if (acquisition.reason === 'awaiting_approval') {
+        await openApprovalRecord(this.options.store, this.options.payloads, definition, identity, producerId);
       }
       this.telemetry.info('message needs no work', { identity, reason: acquisition.reason });
       return { status: 'skipped', reason: acquisition.reason, identity };
@@ -198,10 +203,13 @@ class WorkerRuntime {
       this.telemetry.warn('work item quarantined', { ...fields, errorCode: payload.errorCode });
       return { status: 'item_quarantined', reason: payload.errorCode, identity, fence: claim.fence };
     }
-    if (!claim.approved && requiresApproval(definition.approval, payload.body)) {
-      // Every path that writes a gated row writes it awaiting_approval; a row that reached a claim unapproved was
-      // written where the definitions were not known (a schedule tick without them, an older producer). It never runs.
-      const failure = { errorCode: APPROVAL_MISSING, message: 'the job type requires approval and the row has none' };
+    const unapproved = requiresApproval(definition.approval, payload.body)
+      ? await missingApproval(this.options.store, definition, identity, claim.payloadHash)
+      : undefined;
+    if (unapproved !== undefined) {
+      // Checked against the approval record, never the row (a producer may write its own rows): a row written where
+      // the definitions were not known, or rewritten as approved by its producer, never runs without an approval.
+      const failure = { errorCode: APPROVAL_MISSING, message: `the job type requires approval: ${unapproved}` };
       await this.options.store.quarantine(claim, failure);
       this.telemetry.count(MetricName.Quarantined, 1, claim.jobType);
       this.telemetry.warn('work item quarantined', { ...fields, errorCode: APPROVAL_MISSING });

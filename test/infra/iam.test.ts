@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLE_WORKER_ENTRY, type LeasefenceStack } from '../../infra/app/stacks/leasefence-stack.js';
 import { cdkJsonContext, type SynthResult, synthLeasefenceApp } from '../../infra/app/synth.js';
 import { FencedJobQueue } from '../../infra/construct/index.js';
-import { AUDIT_PARTITION, SWEEPER_PARTITION, workItemKey } from '../../lib/store/table.js';
+import { AUDIT_PARTITION, approvalRecordKey, SWEEPER_PARTITION, workItemKey } from '../../lib/store/table.js';
 import { SETTINGS_PARTITION } from '../../lib/store/work-items/fence-epoch.js';
 import { conditionMatches } from './support/iam-conditions.js';
 import {
@@ -95,6 +95,8 @@ describe('IAM matrix: each function has exactly the actions it uses', () => {
         'dynamodb:PutItem on JobsTable.Arn',
         'dynamodb:PutItem on PayloadsTable.Arn',
         'dynamodb:UpdateItem on JobsTable.Arn',
+        // PayloadStore.keepUntil: a gated job's body outlives its approval window.
+        'dynamodb:UpdateItem on PayloadsTable.Arn',
         ...logs('Worker'),
         'secretsmanager:GetSecretValue on IdentifierKeySecret',
         'sqs:ChangeMessageVisibility on JobsQueue.Arn',
@@ -158,12 +160,19 @@ describe('IAM: the audit log and the sweeper cursor are out of reach of the role
     ` if ${JSON.stringify({ 'ForAnyValue:StringEquals': { 'dynamodb:LeadingKeys': partitions } })}`;
 
   it('each role carries exactly these explicit denials', () => {
+    const approvals = { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': ['#approval#*'] } };
+    const decided = {
+      'ForAnyValue:StringEquals': { 'dynamodb:Attributes': ['decision', 'decidedAt', 'actor', 'approverId'] },
+    };
     expect(named(denials.worker)).toEqual([
       `dynamodb:PutItem on JobsTable.Arn${deny([AUDIT_PARTITION, SWEEPER_PARTITION, SETTINGS_PARTITION])}`,
+      `dynamodb:PutItem on JobsTable.Arn if ${JSON.stringify({ ...approvals, ...decided })}`,
       `dynamodb:UpdateItem on JobsTable.Arn${deny([AUDIT_PARTITION, SWEEPER_PARTITION, SETTINGS_PARTITION])}`,
+      `dynamodb:UpdateItem on JobsTable.Arn if ${JSON.stringify(approvals)}`,
     ]);
     expect(named(denials.sweeper)).toEqual([
       `dynamodb:UpdateItem on JobsTable.Arn${deny([AUDIT_PARTITION, SETTINGS_PARTITION])}`,
+      `dynamodb:UpdateItem on JobsTable.Arn if ${JSON.stringify(approvals)}`,
     ]);
     expect(named(denials.admin)).toEqual([
       `dynamodb:UpdateItem on JobsTable.Arn${deny([AUDIT_PARTITION, SWEEPER_PARTITION])}`,
@@ -188,6 +197,11 @@ describe('IAM: the audit log and the sweeper cursor are out of reach of the role
     ['admin', 'dynamodb:PutItem', AUDIT_PARTITION, true],
     ['admin', 'dynamodb:PutItem', workItemKey({ tenantId: 'acme', operationId: 'op-1' }).pk, false],
     ['admin', 'dynamodb:UpdateItem', workItemKey({ tenantId: 'acme', operationId: 'op-1' }).pk, true],
+    // Approval records: only the admin decides one (UpdateItem); the worker opens them (PutItem, undecided only).
+    ['admin', 'dynamodb:UpdateItem', approvalRecordKey({ tenantId: 'acme', operationId: 'op-1' }).pk, true],
+    ['worker', 'dynamodb:UpdateItem', approvalRecordKey({ tenantId: 'acme', operationId: 'op-1' }).pk, false],
+    ['sweeper', 'dynamodb:UpdateItem', approvalRecordKey({ tenantId: 'acme', operationId: 'op-1' }).pk, false],
+    ['admin', 'dynamodb:PutItem', approvalRecordKey({ tenantId: 'acme', operationId: 'op-1' }).pk, false],
   ] as const)('%s %s in %s ▶ allowed: %s', (role, action, key, expected) => {
     expect(mayWrite(role, action, key)).toBe(expected);
   });

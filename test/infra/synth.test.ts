@@ -17,12 +17,14 @@ const FUNCTIONS = ['worker', 'sweeper', 'admin'] as const;
  * lib/; sweeper 150.6 kB and admin 176.0 kB, BENCHMARKS.md figure 5), so growth fails here; issue #29's worker
  * target, 120 kB, is not reached (the rules floor alone is 75.3 kB, figure 5). Admin: 178.5 kB after issue #40
  * item 7 (erasure's DLQ pass, erasure by operation, pseudonymised audit records), 179.2 kB more with issue #43's
- * approver's payload read (a route with its store read); budget raised with them.
+ * approver's payload read (a route with its store read); issue #39's approval
+ * records (the worker opens and checks them, the admin decides them) took the worker to 229.3 kB and the admin
+ * another 0.2 kB (no work at module load, test/infra/init-path.test.ts); budgets raised with them.
  */
 const CODE_BUDGET_BYTES: Record<(typeof FUNCTIONS)[number], number> = {
-  worker: 228_000,
+  worker: 233_000,
   sweeper: 154_000,
-  admin: 182_000,
+  admin: 184_000,
 };
 
 let programmatic: SynthResult;

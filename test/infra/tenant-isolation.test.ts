@@ -166,7 +166,7 @@ describe("tenant-bound production: acme's producer reaches nothing of globex thr
     expect(permissionsOf('TrustedApi').some((entry) => entry.resource === jobsTable && !entry.condition)).toBe(false);
   });
 
-  it('the worker gets the sender policy: acme for its producer, every tenant for the trusted API, relays for the sweeper and admin', () => {
+  it('the worker gets the sender policy: acme for its producer, every tenant for the trusted API, relays for the worker, sweeper and admin', () => {
     const worker = json.Resources[logicalIdOf(stack, jobs.worker)]?.Properties?.Environment as {
       Variables: Record<string, unknown>;
     };
@@ -175,7 +175,10 @@ describe("tenant-bound production: acme's producer reaches nothing of globex thr
     expect(policy).toContain(`{"sender":"${roleIdOf('AcmeProducer')}","tenants":["acme"]}`);
     expect(policy).toContain(`{"sender":"${roleIdOf('TrustedApi')}","tenants":"*"}`);
     expect(policy).toContain(`"relay":true`);
-    expect(policy.match(/"relay":true/g)).toHaveLength(2);
+    const relayOf = (fn: { role?: iam.IRole }) =>
+      `{"sender":"${logicalIdOf(stack, fn.role as iam.Role)}.RoleId","relay":true}`;
+    for (const fn of [jobs.worker, jobs.sweeper, jobs.admin]) expect(policy).toContain(relayOf(fn));
+    expect(policy.match(/"relay":true/g)).toHaveLength(3);
   });
 
   it('with trusted producers only there is nothing to check: the variable is empty', () => {

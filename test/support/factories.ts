@@ -5,6 +5,7 @@ import { type JobIdentity, parseIdentity, type ValidIdentity } from '../../lib/i
 import type { WorkState } from '../../lib/states.js';
 import { parkedKeysOf } from '../../lib/store/parked/parked-keys.js';
 import { DEFAULT_DEADLINE_SHARDS, deadlineShardFor, workItemKey } from '../../lib/store/table.js';
+import { WorkItemStore } from '../../lib/store/work-item-store.js';
 import { type NewWorkItem, type NewWorkItemInput, parseNewWorkItem } from '../../lib/store/work-items/schemas.js';
 import type { WorkItem } from '../../lib/store/work-items/work-item.js';
 
@@ -96,10 +97,23 @@ function parked(identity: JobIdentity, state: WorkState, now: number): Partial<W
   return { ...parkedKeysOf(identity, state), parkedAt: now };
 }
 
-/** Writes a work row in any state with a raw, unconditional PutItem (bypasses the store). Returns the row. */
+/**
+ * Writes a work row in any state with a raw, unconditional PutItem (bypasses the store). Returns the row. A row
+ * awaiting approval gets its approval record too, open as the worker opens it when it first sees the row (the
+ * row's hash, approvers, expiry and producer): what an approver then decides on.
+ */
 async function putWorkItem(client: DynamoDBDocumentClient, tableName: string, seed: WorkItemSeed): Promise<WorkItem> {
   const item = workItemInState(seed);
   await client.send(new PutCommand({ TableName: tableName, Item: item }));
+  if (item.state === 'awaiting_approval') {
+    const store = new WorkItemStore({ client, tableName });
+    await store.approvals.records.open(parseIdentity({ tenantId: item.tenantId, operationId: item.operationId }), {
+      payloadHash: item.payloadHash,
+      approvers: item.approvers ?? 'anyone',
+      expiresAt: item.approvalExpiresAt ?? item.createdAt,
+      ...(item.producerId !== undefined ? { producerId: item.producerId } : {}),
+    });
+  }
   return item;
 }
 

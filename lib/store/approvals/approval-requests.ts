@@ -73,8 +73,8 @@ function decisionUpdate(
 }
 
 /**
- * awaiting_approval ▶ queued, due now (a delayed job: at its own due time), conditional on the state, `payloadHash` = the hash the approver saw and the
- * approver rule; audited in the same write. The fence is left as it is (no holder exists to cut off).
+ * awaiting_approval ▶ queued, due now (a delayed job: at its own due time), conditional on the state, `payloadHash` = the hash the approver saw,
+ * the window not closed (`approvalExpiresAt` ≥ now) and the approver rule; audited in the same write. The fence is left as it is (no holder exists to cut off).
  */
 function buildApproveUpdate(
   table: TableContext,
@@ -104,6 +104,8 @@ function buildApproveUpdate(
     `attribute_exists(${x.name(TableKeys.partition)})`,
     `${x.name('state')} = ${x.value(WorkState.awaiting_approval)}`,
     `${x.name('payloadHash')} = ${x.value(payloadHash)}`,
+    // The window, in the write itself: an approval after it is refused even before the sweeper expires the row.
+    `${x.name('approvalExpiresAt')} >= ${x.value(now)}`,
     approverCondition(x, decision.approverId),
   ].join(' AND ');
   return decisionUpdate(table, identity, x, update, condition);

@@ -80,6 +80,31 @@ class PayloadStore {
     };
   }
 
+  /**
+   * Keeps a stored body (of `payloadHash`, not erased) at least one retention period past `untilMs` (a gated job's
+   * approval window): its TTL only ever moves later. One conditional UpdateItem; a slot that is empty, erased or holds
+   * another hash is left as it is (false).
+   */
+  async keepUntil(identity: ValidIdentity, payloadHash: string, untilMs: number): Promise<boolean> {
+    const expires = Math.floor((untilMs + this.retentionMs) / 1000);
+    const outcome = await sendConditional(this.client, {
+      kind: 'update',
+      TableName: this.tableName,
+      Key: payloadKey(identity),
+      UpdateExpression: 'SET #ttl = :ttl',
+      ConditionExpression:
+        'attribute_exists(#pk) AND #hash = :hash AND attribute_not_exists(#erasedAt) AND (attribute_not_exists(#ttl) OR #ttl < :ttl)',
+      ExpressionAttributeNames: {
+        '#pk': 'pk',
+        '#hash': 'payloadHash',
+        '#erasedAt': ERASED_ATTRIBUTE,
+        '#ttl': TTL_ATTRIBUTE,
+      },
+      ExpressionAttributeValues: { ':hash': payloadHash, ':ttl': expires },
+    });
+    return outcome.ok;
+  }
+
   /** Reads the body and re-checks its hash; undefined when erased or never stored. Bad identity ▶ InvalidInputError. */
   get(identity: JobIdentity): Promise<(StoredPayload & { intact: boolean }) | undefined> {
     return this.read(parseIdentity(identity));

@@ -105,6 +105,36 @@ describe('functions/admin.ts behind a Function URL with AWS_IAM auth', () => {
     expect(logText).not.toContain('ops-alice');
   });
 
+  it('a refused approval is logged with its refusal code beside the route and status (no identifier in the clear)', async () => {
+    // Prepare: a job awaiting approval whose window closed an hour ago (the sweeper has not run).
+    logged = [];
+    const identity = { tenantId: 'tenant-late', operationId: 'refund-late' };
+    const row = await putWorkItem(fixture.client, tables.jobsTable, {
+      identity,
+      state: WorkState.awaiting_approval,
+      now: Date.now() - 2 * 3_600_000,
+    });
+
+    // Act
+    const refused = await invoke({
+      method: 'POST',
+      path: '/items/tenant-late/refund-late/approve',
+      body: { reason: 'late', payloadHash: row.payloadHash },
+    });
+
+    // Assert
+    expect(statusOf(refused)).toBe(409);
+    expect(bodyOf(refused)).toMatchObject({ error: 'approval_refused', refusal: 'approval_expired' });
+    const line = logged.map((chunk) => JSON.parse(chunk) as Record<string, unknown>).at(-1);
+    expect(line).toMatchObject({
+      message: 'admin request',
+      route: 'POST /items/{tenantId}/{operationId}/approve',
+      statusCode: 409,
+      refusal: 'approval_expired',
+    });
+    expect(logged.join('')).not.toContain('tenant-late');
+  });
+
   it('answers 403 without an IAM caller and never takes the actor from the body', async () => {
     // Prepare
     const identity = newIdentity('tenant-auth');

@@ -1,9 +1,7 @@
-import { DeleteMessageBatchCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { toSqsEvent } from '../../../infra/local/sqs-event-source.js';
 import type { AdminDeps } from '../../../lib/admin/deps.js';
 import { redriveDeadLetters } from '../../../lib/admin/redrive.js';
 import { payloadHash } from '../../../lib/hashing.js';
@@ -12,6 +10,7 @@ import { defineJob } from '../../../lib/job-definition.js';
 import { serializeEnvelope } from '../../../lib/messaging/envelope.js';
 import { ORIGINAL_SENDER_ATTRIBUTE, type SenderTenants } from '../../../lib/messaging/sender-tenants.js';
 import { newWorkItem } from '../../../lib/store/work-items/schemas.js';
+import { deliverAs } from '../../support/sender-delivery.js';
 import { createWorkerHarness, type WorkerHarness } from '../../support/worker-harness.js';
 
 /** The SenderIds SQS would stamp: acme's producer role, globex's, and the sweeper and admin roles (relays). */
@@ -49,35 +48,7 @@ describe('a tenant that produces stays in its tenancy (SenderId checked by the r
   let unguarded: Handler;
 
   /** Receives what is on the queue, stamps each record with `senderId` as SQS would, runs the handler, acks. */
-  async function deliver(handler: Handler, senderId: string | undefined) {
-    const received = await harness.sqs.send(
-      new ReceiveMessageCommand({
-        QueueUrl: harness.queueUrl,
-        MaxNumberOfMessages: 10,
-        MessageSystemAttributeNames: ['All'],
-        MessageAttributeNames: ['All'],
-      }),
-    );
-    const messages = received.Messages ?? [];
-    const event: SQSEvent = toSqsEvent(messages, 'arn:aws:sqs:us-east-1:000000000000:jobs');
-    for (const record of event.Records) {
-      if (senderId === undefined) delete (record.attributes as Partial<typeof record.attributes>).SenderId;
-      else record.attributes.SenderId = senderId;
-    }
-    const response = await handler(event);
-    if (messages.length > 0) {
-      await harness.sqs.send(
-        new DeleteMessageBatchCommand({
-          QueueUrl: harness.queueUrl,
-          Entries: messages.map((message, index) => ({
-            Id: String(index),
-            ReceiptHandle: message.ReceiptHandle ?? '',
-          })),
-        }),
-      );
-    }
-    return { response, received: messages.length };
-  }
+  const deliver = (handler: Handler, senderId: string | undefined) => deliverAs(harness, handler, senderId);
 
   /** A job message exactly as a producer (or an attacker with SendMessage) would send it. */
   const sendEnvelope = (tenantId: string, operationId: string, hash: string, kind: 'job' | 'wake' = 'job') =>

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseIdentity } from '../../../lib/identity.js';
+import { approvalGap, approveRecordUpdate } from '../../../lib/store/approvals/approval-records.js';
 import { buildApproveUpdate, buildRejectUpdate } from '../../../lib/store/approvals/approval-requests.js';
+import type { StoreConnection } from '../../../lib/store/driver/connection.js';
 
 const table = { tableName: 'jobs', deadlineShards: 32 };
 const identity = parseIdentity({ tenantId: 'acme', operationId: 'refund-1' });
@@ -17,10 +19,10 @@ function readable(request: ReturnType<typeof buildApproveUpdate>): string {
 }
 
 describe('approval requests: one conditional write each, everything they depend on inside the condition', () => {
-  it('approve: awaiting, the payload hash the approver saw, and not the producer when the rule says so', () => {
+  it('approve: awaiting, the payload hash the approver saw, inside its window, and not the producer when the rule says so', () => {
     const request = buildApproveUpdate(table, identity, hash, { actor: 'ops', reason: 'ok', approverId: 'AROAX' }, 7);
     expect(readable(request)).toBe(
-      `attribute_exists(pk) AND state = "awaiting_approval" AND payloadHash = "${hash}" AND (approvers <> "not-producer" OR (attribute_exists(producerId) AND producerId <> "AROAX"))`,
+      `attribute_exists(pk) AND state = "awaiting_approval" AND payloadHash = "${hash}" AND approvalExpiresAt >= 7 AND (approvers <> "not-producer" OR (attribute_exists(producerId) AND producerId <> "AROAX"))`,
     );
     expect(request.UpdateExpression).toContain('REMOVE');
     expect(request.ReturnValuesOnConditionCheckFailure).toBe('ALL_OLD');
@@ -30,7 +32,7 @@ describe('approval requests: one conditional write each, everything they depend 
   it('approve without an authenticated approver: a not-producer row refuses it', () => {
     const request = buildApproveUpdate(table, identity, hash, { actor: 'ops', reason: 'ok' }, 7);
     expect(readable(request)).toBe(
-      `attribute_exists(pk) AND state = "awaiting_approval" AND payloadHash = "${hash}" AND approvers <> "not-producer"`,
+      `attribute_exists(pk) AND state = "awaiting_approval" AND payloadHash = "${hash}" AND approvalExpiresAt >= 7 AND approvers <> "not-producer"`,
     );
   });
 
@@ -38,5 +40,51 @@ describe('approval requests: one conditional write each, everything they depend 
     const request = buildRejectUpdate(table, identity, { actor: 'ops', reason: 'no' }, 7);
     expect(readable(request)).toBe('attribute_exists(pk) AND state = "awaiting_approval"');
     expect(String(request.UpdateExpression)).toMatch(/#fence = #fence \+ :v\d+/);
+  });
+});
+
+describe('the approval record: what the worker runs a gated job on, decided by the admin in one conditional write', () => {
+  const db = { table, clock: { now: () => 7 }, client: {} } as unknown as StoreConnection;
+
+  it('approve: the record open (or approved by this same actor), that payload hash, inside its window, the approver rule', () => {
+    const request = approveRecordUpdate(db, identity, hash, { actor: 'ops', approverId: 'AROAX' }, 7);
+    expect(request.Key).toEqual({ pk: expect.stringMatching(/^#approval#\d+$/), sk: 'acme#refund-1' });
+    expect(readable(request)).toBe(
+      `attribute_exists(pk) AND (attribute_not_exists(decision) OR (decision = "approved" AND actor = "ops")) AND payloadHash = "${hash}" AND expiresAt >= 7 AND (approvers <> "not-producer" OR (attribute_exists(producerId) AND producerId <> "AROAX"))`,
+    );
+  });
+
+  it.each([
+    ['no record', undefined, 'anyone', 'no approval record'],
+    ['an open record', { decision: undefined }, 'anyone', 'carries no approval'],
+    ['a rejected record', { decision: 'rejected' }, 'anyone', 'carries no approval'],
+    ['another hash', { decision: 'approved', payloadHash: 'b'.repeat(64) }, 'anyone', 'another payload hash'],
+    ['not-producer, producer unknown', { decision: 'approved', approverId: 'AROAX' }, 'not-producer', 'not known'],
+    [
+      'not-producer, its own producer',
+      { decision: 'approved', approverId: 'AROAX', producerId: 'AROAX' },
+      'not-producer',
+      'its own producer',
+    ],
+    [
+      'not-producer, another approver',
+      { decision: 'approved', approverId: 'AROAY', producerId: 'AROAX' },
+      'not-producer',
+      undefined,
+    ],
+    ['anyone, approved', { decision: 'approved' }, 'anyone', undefined],
+  ] as const)('the worker runs a gated job on %s: %s', (_name, fields, approvers, gap) => {
+    const record = fields && {
+      tenantId: 'acme',
+      operationId: 'refund-1',
+      payloadHash: hash,
+      approvers,
+      expiresAt: 9,
+      openedAt: 1,
+      ...fields,
+    };
+    const found = approvalGap(record as Parameters<typeof approvalGap>[0], hash, approvers);
+    if (gap === undefined) expect(found).toBeUndefined();
+    else expect(found).toContain(gap);
   });
 });

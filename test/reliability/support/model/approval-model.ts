@@ -10,7 +10,15 @@ import type { Command } from './commands.js';
  */
 
 /** Why a decision was refused, or done; the names the library's refusals carry. */
-type DecisionResult = 'ok' | 'not_found' | 'not_awaiting_approval' | 'payload_hash_mismatch' | 'approver_is_producer';
+type DecisionResult =
+  | 'ok'
+  | 'not_found'
+  | 'not_awaiting_approval'
+  | 'payload_hash_mismatch'
+  | 'approval_expired'
+  | 'approver_is_producer'
+  /** Never expected: the model's rows all have their approval record opened when created (as the worker does). */
+  | 'approval_not_open';
 
 /** The fields of a model item the approval gate reads and writes. */
 interface GatedFields {
@@ -28,7 +36,10 @@ function gateOf(gate: GateKind, now: number): Pick<GatedFields, 'approvalExpires
   return { approvalExpiresAt: now + APPROVAL_WAIT_MS, approvers: gate };
 }
 
-/** Approve: refusals first that applies (not awaiting, another hash, the approver rule), else ▶ queued due now. */
+/**
+ * Approve: refusals first that applies (not awaiting, another hash, the window closed, the approver rule), else ▶
+ * queued due now. A window that closed refuses even while the sweeper has not yet cancelled the row.
+ */
 function approveModel<Item extends GatedFields>(
   item: Item | undefined,
   command: Extract<ApprovalCommand, { kind: 'approve' }>,
@@ -37,6 +48,7 @@ function approveModel<Item extends GatedFields>(
   if (!item) return 'not_found';
   if (item.state !== 'awaiting_approval') return 'not_awaiting_approval';
   if (item.hash !== (command.conflict ? 'other' : 'main')) return 'payload_hash_mismatch';
+  if ((item.approvalExpiresAt ?? Number.POSITIVE_INFINITY) < now) return 'approval_expired';
   if (item.approvers === 'not-producer' && command.approver !== 'other') return 'approver_is_producer';
   item.state = 'queued';
   item.availableAt = now;

@@ -241,12 +241,21 @@ class RealSystem {
       maxAttempts: maxAttemptsOf(id),
       ...approval,
     });
+    // A gated row's approval record, as the worker opens it when it first sees the row (worker/approval-gate.ts).
+    const opened = async (outcome: string | undefined) => {
+      if (outcome !== 'created' || !input.approval) return;
+      const { expiresAt, approvers, producerId } = input.approval;
+      const opening = { payloadHash: input.payloadHash, expiresAt, approvers, ...(producerId ? { producerId } : {}) };
+      await this.operator.approvals.records.open(input.identity, opening);
+    };
     try {
       if (worker === null) {
         const result = await this.operator.enqueue(input);
+        await opened(result.outcome);
         return { kind: 'enqueue', result: result.outcome };
       }
       const result = await this.stores[worker]?.enqueue(input, parseLease(this.lease(worker, id)));
+      await opened(result?.outcome);
       if (result?.outcome === 'created' && result.claim) {
         this.hold(worker, id, result.claim);
         return { kind: 'enqueue', result: 'created', fence: result.claim.fence };
