@@ -10,7 +10,12 @@ import { sendJob } from '../../lib/messaging/producer.js';
 import { wakeEnvelope } from '../../lib/messaging/wake-envelope.js';
 import { FINISHED_STATES, WorkState } from '../../lib/states.js';
 import type { PayloadStore, WorkItem, WorkItemStore } from '../../lib/store/index.js';
-import { STACK_CHECK_TENANT_PREFIX, StackCheckRows } from '../../lib/store/index.js';
+import {
+  CheckEvidence,
+  type CheckEvidenceRecord,
+  STACK_CHECK_TENANT_PREFIX,
+  StackCheckRows,
+} from '../../lib/store/index.js';
 import type { PrepareTenant } from './bench.js';
 
 /**
@@ -26,6 +31,17 @@ interface StackUnderCheck {
   readonly admin: AdminDeps;
   readonly tables: { readonly jobs: string; readonly payloads: string };
   readonly queueUrl: string;
+  /** Where the stack holds a check's fault plan, when it enables fault injection (absent: no fault is injected). */
+  readonly faults?: FaultPlanDoor;
+}
+
+/** Arms and disarms a check run's fault plan in the stack (its secret, or the local stack's plan file). */
+interface FaultPlanDoor {
+  /** Where the plan is held, for the report (`secret arn:…`, `file …/fault-plan.json`). */
+  readonly label: string;
+  arm(plan: string): Promise<void>;
+  /** Leaves no plan armed (idempotent). */
+  disarm(): Promise<void>;
 }
 
 /** How long the check waits for the stack's worker, and how often it looks. */
@@ -166,6 +182,28 @@ class StackProbe {
     });
   }
 
+  /** The evidence rows the stack's worker wrote for an identity of this run (its fault layer; none without it). */
+  evidence(identity: JobIdentity): Promise<CheckEvidenceRecord[]> {
+    return new CheckEvidence(this.stack.client, this.stack.tables.jobs).list(identity);
+  }
+
+  /** The identity's evidence rows once one matches `found`; undefined when none did within settleMs. */
+  evidenceWhen(
+    identity: JobIdentity,
+    found: (record: CheckEvidenceRecord) => boolean,
+  ): Promise<CheckEvidenceRecord | undefined> {
+    return this.until(async () => (await this.evidence(identity)).find(found));
+  }
+
+  /** Waits `ms` (a scenario waiting out a lease), ending early with StoppedProbeError once stopped. */
+  async wait(ms: number): Promise<void> {
+    const deadline = Date.now() + ms;
+    while (Date.now() < deadline) {
+      this.refuseWhenStopped();
+      await sleep(Math.min(this.timing.pollMs, deadline - Date.now()));
+    }
+  }
+
   /** The quarantine record of a message once the stack's worker wrote it; undefined when it did not in time. */
   quarantined(messageId: string): Promise<Record<string, unknown> | undefined> {
     return this.until(() => this.rows.quarantine(messageId));
@@ -217,4 +255,4 @@ class StackProbe {
   }
 }
 
-export { DEFAULT_TIMING, type ProbeTiming, StackProbe, type StackUnderCheck, StoppedProbeError };
+export { DEFAULT_TIMING, type FaultPlanDoor, type ProbeTiming, StackProbe, type StackUnderCheck, StoppedProbeError };
