@@ -87,24 +87,30 @@ const staleResume: StackScenario = {
     const takeover = await completed(probe, job, identity, payload);
     const paused = await probe.evidenceWhen(identity, (record) => record.fired);
     if (!paused) return notEvaluated(NO_EVIDENCE);
-    const late = paused.writes.filter((write) => write.afterPause && write.landed);
+    const takenOverAt = (takeover.ah ?? []).find((entry) => (entry.f ?? 0) >= 2)?.s;
+    const late = paused.writes.filter((write) => write.afterPause && write.landed && !write.fenced);
     const evidence = {
       takeover: `${takeover.state} (fence ${takeover.fence}, attempt ${takeover.attempts})`,
       pausedAttempt: summary(paused),
-      lateWrites: late.length,
+      lateUnfencedWrites: late.length,
+      resumedAt: paused.resumedAt ?? 0,
+      takenOverAt: takenOverAt ?? 0,
     };
     if (late.length > 0) {
       const calls = [...new Set(late.map((write) => `${write.call} on ${write.table}`))].join(', ');
-      return failed(`the resumed attempt's ${calls} landed after the takeover`, Remedy.fenceEveryWrite, evidence);
+      const detail = `the resumed attempt's unfenced ${calls} landed after its lease had expired`;
+      return failed(detail, Remedy.fenceEveryWrite, evidence);
     }
     if (takeover.state !== WorkState.succeeded || takeover.fence < 2) {
       return failed(`the takeover ended ${evidence.takeover}`, Remedy.completingSample, evidence);
     }
-    if (paused.outcomes.some((outcome) => outcome === 'acked:succeeded')) {
-      return failed(`the resumed attempt ended ${summary(paused)} after it lost its lease`, Remedy.runtime, evidence);
+    if (paused.resumedAt === undefined || takenOverAt === undefined || paused.resumedAt < takenOverAt) {
+      const detail =
+        "the paused attempt resumed before the second delivery took over (the stack's worker was slow to take the copy)";
+      return notEvaluated(detail, STACK_TOO_SLOW, evidence);
     }
     return passed(
-      `the takeover ${evidence.takeover}; the resumed attempt ended ${summary(paused)}, none of its writes landed`,
+      `the takeover ${evidence.takeover}; the resumed attempt ended ${summary(paused)}, no unfenced write of it landed`,
       evidence,
     );
   },

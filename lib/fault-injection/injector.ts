@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { JobIdentity } from '../identity.js';
 import { CheckEvidence, type ObservedWrite } from '../store/index.js';
+import { type LogFields, scrub } from '../telemetry.js';
 import type { MessageResult } from '../worker/worker-runtime.js';
 import { classifyRequest, isCompletion } from './classify.js';
 import { type FaultKind, type FaultPlan, type FaultPlanSource, faultFor, parsePlan } from './plan.js';
@@ -21,6 +22,7 @@ interface Attempt {
   crashed: boolean;
   pausing: Promise<void> | undefined;
   resumed: boolean;
+  resumedAt: number | undefined;
   readonly writes: ObservedWrite[];
   readonly leaks: string[];
   telemetryEvents: number;
@@ -112,6 +114,7 @@ class FaultInjector {
       crashed: false,
       pausing: undefined,
       resumed: false,
+      resumedAt: undefined,
       writes: [],
       leaks: [],
       telemetryEvents: 0,
@@ -133,6 +136,7 @@ class FaultInjector {
       writes: attempt.writes,
       leaks: [...new Set(attempt.leaks)],
       telemetryEvents: attempt.telemetryEvents,
+      ...(attempt.resumedAt !== undefined ? { resumedAt: attempt.resumedAt } : {}),
     });
     if (attempt.crashed) throw new InjectedCrash('the attempt crashed (injected by a stack check)');
     const failure = settled.find((one) => one.status === 'rejected');
@@ -142,13 +146,20 @@ class FaultInjector {
     return first.value;
   }
 
-  /** Log fields of the running attempt: a raw tenant id in them is a privacy leak (control 9). */
-  observeTelemetry(message: string, fields: unknown): void {
+  /**
+   * A log event of the running attempt, as the telemetry emits it (scrubbed: the identity hashed, errors reduced to
+   * name and message): a raw tenant id left in it is a privacy leak (control 9).
+   */
+  observeTelemetry(message: string, fields: LogFields | undefined): void {
     const attempt = this.attempts.getStore();
     if (!attempt) return;
     attempt.telemetryEvents += 1;
-    if (JSON.stringify(fields ?? {}).includes(attempt.tenantId))
-      attempt.leaks.push(`log event "${message}" holds the raw tenant id`);
+    const scrubbed = scrub(fields);
+    const holders = Object.keys(scrubbed).filter((key) => JSON.stringify(scrubbed[key]).includes(attempt.tenantId));
+    if (message.includes(attempt.tenantId)) holders.push('message');
+    if (holders.length > 0) {
+      attempt.leaks.push(`log event "${message}" holds the raw tenant id (in ${holders.join(', ')})`);
+    }
   }
 
   private async intercept<A extends { input: object }, O>(
@@ -203,6 +214,7 @@ class FaultInjector {
       attempt.pausing = sleep(attempt.plan.pauseMs).then(() => {
         attempt.pausing = undefined;
         attempt.resumed = true;
+        attempt.resumedAt = this.now();
       });
       await attempt.pausing;
     }

@@ -4,7 +4,7 @@ import type { LeasefenceConfig } from '../config.js';
 import type { FaultInjector } from '../fault-injection/injector.js';
 import type { FaultPlanSource } from '../fault-injection/plan.js';
 import { STACK_CHECK_TENANT_PREFIX } from '../store/index.js';
-import type { Telemetry } from '../telemetry.js';
+import type { LogFields, Telemetry } from '../telemetry.js';
 import type { MessageResult } from '../worker/worker-runtime.js';
 import { secretsManagerReader } from './identifier-key.js';
 
@@ -54,7 +54,7 @@ function faultSwitch(options: FaultSwitchOptions): FaultSwitch {
     });
     return injector;
   };
-  const seen = (message: string, fields: unknown) => loaded?.observeTelemetry(message, fields);
+  const seen = (message: string, fields: LogFields | undefined) => loaded?.observeTelemetry(message, fields);
   return {
     enabled: true,
     attach: (worker) => {

@@ -33,6 +33,8 @@ const checkEvidenceSchema = z.object({
   /** Telemetry events of the attempt that carried the raw tenant id or a payload body. */
   leaks: z.array(z.string()),
   telemetryEvents: z.number(),
+  /** Epoch ms when a planned pause ended (absent: no pause fired). */
+  resumedAt: z.optional(z.number()),
 });
 
 type CheckEvidenceRecord = z.infer<typeof checkEvidenceSchema>;
