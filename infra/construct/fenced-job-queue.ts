@@ -13,6 +13,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { parseAlertRoutes } from '../../lib/alert-route.js';
 import { EnvironmentVariable } from '../../lib/config.js';
+import { enableFaultInjection, faultOptions } from './fault-injection.js';
 import { METRIC_NAMESPACE } from '../../lib/metric-names.js';
 import { createAlarmTopic } from './alarm-topic.js';
 import { DEFAULT_ALARM_THRESHOLDS, type JobAlarmKey, JobAlarms } from './alarms.js';
@@ -86,6 +87,8 @@ class FencedJobQueue extends Construct {
   readonly encryptionKey: kms.IKey | undefined;
   /** The generated key of the identifier hashes in logs and metrics (read by the worker and admin). */
   readonly identifierKeySecret: secretsmanager.Secret;
+  /** The stack check's fault-plan secret (the faultInjection prop); undefined when fault injection is off. */
+  readonly faultPlanSecret: secretsmanager.Secret | undefined;
   /** The operations dashboard. */
   readonly dashboard: cloudwatch.Dashboard;
   /**
@@ -173,6 +176,9 @@ class FencedJobQueue extends Construct {
       },
     });
     grantAll(worker.role, workerStatements(resources));
+    this.faultPlanSecret = props.faultInjection
+      ? enableFaultInjection(this, { ...faultOptions(config), worker })
+      : undefined;
     worker.fn.addEventSourceMapping('JobsQueue', {
       eventSourceArn: queue.queueArn,
       batchSize: config.batchSize,
