@@ -1,6 +1,8 @@
 import type { FaultKind, FaultPlan } from '../../lib/fault-injection/plan.js';
 import type { JobDefinition } from '../../lib/job-definition.js';
-import { WorkState } from '../../lib/states.js';
+import { serializeEnvelope } from '../../lib/messaging/envelope.js';
+import { wakeEnvelope } from '../../lib/messaging/wake-envelope.js';
+import { FINISHED_STATES, WorkState } from '../../lib/states.js';
 import type { CheckEvidenceRecord } from '../../lib/store/index.js';
 import { Remedy } from './remedies.js';
 import {
@@ -84,7 +86,11 @@ const staleResume: StackScenario = {
     const claimed = await probe.rowWhen(identity, (row) => row.state === WorkState.claimed);
     if (!claimed) return notEvaluated("the stack's worker did not claim the job in time", STACK_TOO_SLOW);
     await probe.wait(Math.max(0, (claimed.leaseExpiresAt ?? Date.now()) - Date.now()) + 500);
-    const takeover = await completed(probe, job, identity, payload);
+    // The second delivery: the row's wake-up, outside the tenant's message group, so no queue that orders a group
+    // (fauxqs does, an SQS fair queue does not) holds it behind the paused attempt's message.
+    await probe.sendRaw(serializeEnvelope(wakeEnvelope(claimed)));
+    const takeover = await probe.rowWhen(identity, (row) => row.fence >= 2 && FINISHED_STATES.includes(row.state));
+    if (!takeover) return notEvaluated('no second delivery took over the expired claim in time', STACK_TOO_SLOW);
     const paused = await probe.evidenceWhen(identity, (record) => record.fired);
     if (!paused) return notEvaluated(NO_EVIDENCE);
     const takenOverAt = (takeover.ah ?? []).find((entry) => (entry.f ?? 0) >= 2)?.s;

@@ -64,6 +64,21 @@ class StoppedProbeError extends Error {
   }
 }
 
+/**
+ * The check's identity a raw body names (a forged job envelope, a wake-up), so its cleanup finds every row the
+ * stack made for it (a fault layer's evidence rows included); undefined for a body naming none of the check's.
+ */
+function namedIdentity(body: string): JobIdentity | undefined {
+  try {
+    const parsed = JSON.parse(body) as { tenantId?: unknown; operationId?: unknown };
+    const { tenantId, operationId } = parsed;
+    if (typeof tenantId !== 'string' || typeof operationId !== 'string') return undefined;
+    return tenantId.startsWith(STACK_CHECK_TENANT_PREFIX) ? { tenantId, operationId } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
 /**
@@ -137,6 +152,8 @@ class StackProbe {
     );
     const messageId = sent.MessageId ?? '';
     this.messageIds.push(messageId);
+    const named = namedIdentity(body);
+    if (named) this.identities.push(named);
     return messageId;
   }
 
