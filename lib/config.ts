@@ -34,6 +34,11 @@ const EnvironmentVariable = {
   schedules: 'LEASEFENCE_SCHEDULES',
   /** `accept` (default) or `refuse`: payload bodies carried in messages (lib/worker/carried-payload.ts). */
   inlinePayloads: 'LEASEFENCE_INLINE_PAYLOADS',
+  /**
+   * Secrets Manager secret holding a stack check's fault plan (lib/fault-injection; set by the construct only with
+   * its faultInjection prop, on a test or staging stack). Unset: no fault layer is ever loaded.
+   */
+  faultPlanSecretArn: 'LEASEFENCE_FAULT_PLAN_SECRET_ARN',
 } as const;
 
 /** An environment variable holding JSON that must match `schema` (text that is not JSON is an issue, not a throw). */
@@ -85,6 +90,9 @@ const configSchema = z.lazy(() =>
       ),
     ),
     identifierKeySecretArn: z.optional(
+      z.string().check(z.regex(/^arn:[\w-]+:secretsmanager:/, 'must be a Secrets Manager ARN')),
+    ),
+    faultPlanSecretArn: z.optional(
       z.string().check(z.regex(/^arn:[\w-]+:secretsmanager:/, 'must be a Secrets Manager ARN')),
     ),
     adminRoutePrincipals: z.optional(jsonVariable(routePrincipalsSchema)),

@@ -16,6 +16,8 @@ interface StackOutputs {
   examplesTable?: string;
   /** The construct's `environment` (its `Environment` output); absent on a stack that does not output it. */
   environment?: 'test' | 'staging' | 'production';
+  /** The secret a check's fault plan is written to (the construct's faultInjection prop); absent: faults are off. */
+  faultPlanSecretArn?: string;
 }
 
 /** Optional peer: not a dependency of leasefence, loaded only when `--stack` is used. */
@@ -34,6 +36,7 @@ const outputsSchema = z.object({
   ExamplesTableName: z.optional(tableNameSchema),
   // Anything but a known value reads as unmarked (production to `check --stack`); it never breaks other commands.
   Environment: z.enum(['test', 'staging', 'production']).optional().catch(undefined),
+  FaultPlanSecretArn: z.optional(z.string().regex(/^arn:[\w-]+:secretsmanager:/)),
 });
 
 const REQUIRED_OUTPUTS = 'JobsTableName, PayloadsTableName, QueueUrl and DeadlineShards';
@@ -89,6 +92,7 @@ async function readStackOutputs(stackName: string, region: string | undefined): 
       ...(parsed.data.DeadLetterQueueUrl ? { deadLetterQueueUrl: parsed.data.DeadLetterQueueUrl } : {}),
       ...(parsed.data.ExamplesTableName ? { examplesTable: parsed.data.ExamplesTableName } : {}),
       ...(parsed.data.Environment ? { environment: parsed.data.Environment } : {}),
+      ...(parsed.data.FaultPlanSecretArn ? { faultPlanSecretArn: parsed.data.FaultPlanSecretArn } : {}),
     };
   } finally {
     client.destroy();

@@ -21,6 +21,7 @@ import { eventSourceCeiling } from './capacity-model.js';
 import { createConcurrencyAlarm } from './concurrency-alarm.js';
 import { JobDashboard } from './dashboard.js';
 import { eventSourceScaling } from './event-source.js';
+import { enableFaultInjection, faultOptions } from './fault-injection.js';
 import { createLeasefenceFunction, PackagedEntry } from './functions.js';
 import { createIdentifierKeySecret } from './identifier-key.js';
 import { createInFlightAlarm } from './in-flight-alarm.js';
@@ -93,6 +94,8 @@ class FencedJobQueue extends Construct {
   readonly encryptionKey: kms.IKey | undefined;
   /** The generated key of the identifier hashes in logs and metrics (read by the worker and admin). */
   readonly identifierKeySecret: secretsmanager.Secret;
+  /** The stack check's fault-plan secret (the faultInjection prop); undefined when fault injection is off. */
+  readonly faultPlanSecret: secretsmanager.Secret | undefined;
   /** The operations dashboard. */
   readonly dashboard: cloudwatch.Dashboard;
   /**
@@ -182,6 +185,9 @@ class FencedJobQueue extends Construct {
     grantAll(worker.role, workerStatements(resources));
     // leasefence's own senders are known senders: the worker sends retries' and successors' wake-ups.
     this.senders.relay(worker.role);
+    this.faultPlanSecret = props.faultInjection
+      ? enableFaultInjection(this, { ...faultOptions(config), worker })
+      : undefined;
     worker.fn.addEventSourceMapping('JobsQueue', {
       eventSourceArn: queue.queueArn,
       batchSize: config.batchSize,

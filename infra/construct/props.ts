@@ -135,6 +135,12 @@ interface FencedJobQueueProps {
    */
   readonly environment?: DeploymentEnvironment;
   /**
+   * Let `leasefence check --stack` inject faults into the worker for its own `lfcheck-<run>-` tenants, under a plan
+   * the stack holds in a secret only the operator writes (infra/construct/fault-injection.ts). Only on a stack marked
+   * test or staging: synth throws otherwise. Off (default): the worker never loads its fault layer.
+   */
+  readonly faultInjection?: boolean;
+  /**
    * Job type → alert route (lib/alert-route.ts): each job type named gets its own alarms (parked unknown,
    * quarantines, stale-fence rejections, lease doubt) notifying its route. An SNS topic ARN is notified directly
    * (its policy must let CloudWatch publish); a label (`pagerduty:payments`) goes to alarmTopic, where a
@@ -194,6 +200,7 @@ type ResolvedProps = Required<
     | 'inFlightAlarmThreshold'
     | 'schedules'
     | 'scheduleFlexibleWindow'
+    | 'faultInjection'
   >
 > &
   FencedJobQueueProps & {

@@ -16,6 +16,7 @@ import { DEFAULT_DEADLINE_SHARDS, PayloadStore, WorkItemStore } from '../../lib/
 import { runbookSection } from '../cli/runbook.js';
 import { ConsoleUnavailableError } from '../console/assets.js';
 import { startConsoleServer } from '../console/server.js';
+import { localPlanSource } from '../testing/fault-plan-doors.js';
 import { startAdminServer } from './admin-server.js';
 import { startDynalite, startSqsEngine } from './engines.js';
 import { StackAlreadyRunningError } from './errors.js';
@@ -30,6 +31,9 @@ import { clearSharedCounts, sharedCounts } from './shared-metrics.js';
 import { type StackTelemetry, stackTelemetry } from './stack-telemetry.js';
 import { readLiveStackState, removeStackState, type StackState, stateFilePath, writeStackState } from './state-file.js';
 import { SweeperTimer } from './sweeper-timer.js';
+
+/** The local stack's fault plan file, in its folder (with `faultInjection`). */
+const FAULT_PLAN_FILE = 'fault-plan.json';
 
 /** How to run the local stack. */
 interface LocalStackOptions {
@@ -55,6 +59,11 @@ interface LocalStackOptions {
   /** Write `<dir>/stack.json` so the CLI finds the stack (off for a stack embedded in one CLI command). */
   writeStateFile: boolean;
   log: (line: string) => void;
+  /**
+   * Honour a stack check's fault plan (`<dir>/fault-plan.json`) for its `lfcheck-` tenants, as a deployed stack
+   * does with the construct's faultInjection prop. Off by default: the worker then never loads the fault layer.
+   */
+  faultInjection?: boolean;
 }
 
 /** A running local stack: where everything is, the clients it uses, and how to stop it. */
@@ -180,8 +189,15 @@ async function startLocalStack(options: LocalStackOptions): Promise<RunningLocal
     });
     if (operatorConsole) cleanups.push(() => operatorConsole.stop());
 
+    const faultPlan = options.faultInjection ? join(dir, FAULT_PLAN_FILE) : undefined;
     const handlers = Array.from({ length: options.pollers }, (_, index) =>
-      createSqsWorkerHandler({ jobs, config, telemetry, workerId: `local-worker-${index + 1}` }),
+      createSqsWorkerHandler({
+        jobs,
+        config,
+        telemetry,
+        workerId: `local-worker-${index + 1}`,
+        ...(faultPlan ? { faultPlan: localPlanSource(faultPlan) } : {}),
+      }),
     );
     const pollers = new QueuePollers({
       sqs,
@@ -233,6 +249,7 @@ async function startLocalStack(options: LocalStackOptions): Promise<RunningLocal
       queues: { jobs: resources.queueUrl, deadLetter: resources.deadLetterQueueUrl },
       settings: { deadlineShards: config.deadlineShards },
       jobs: { source: jobsSource.source, types: jobs.map((job) => job.type) },
+      ...(faultPlan ? { faultPlan } : {}),
     };
     const stateFile = options.writeStateFile ? await writeStackState(dir, state) : undefined;
     if (stateFile) cleanups.push(() => removeStackState(dir, process.pid));

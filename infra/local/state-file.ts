@@ -28,6 +28,8 @@ const stackStateSchema = z.strictObject({
   settings: z.strictObject({ deadlineShards: deadlineShardsSchema }),
   /** Which jobs module the worker runs (`examples` or a path) and its job types. */
   jobs: z.strictObject({ source: z.string(), types: z.array(z.string()) }),
+  /** With `--fault-injection`: the file a stack check writes its fault plan to (the worker reads it). */
+  faultPlan: z.string().optional(),
 });
 
 /** What a running local stack tells the CLI: where everything is, and which process owns it. */

@@ -1,5 +1,6 @@
 import { canonicalJson } from '../../lib/hashing.js';
 import type { JobDefinition } from '../../lib/job-definition.js';
+import type { CheckEvidenceRecord } from '../../lib/store/index.js';
 import { CONTROL_NAMES } from './controls.js';
 import { Remedy } from './remedies.js';
 import { StackScenarioId, type StackScenarioResult } from './stack-check-support.js';
@@ -121,17 +122,82 @@ async function rowsWithoutBodies(
   return { leaks: [...new Set(leaks)], rows };
 }
 
+/** Every write the stack's worker saw the job send to its own tables without a fence, as one line per path. */
+function unfencedPaths(evidence: readonly CheckEvidenceRecord[]): string[] {
+  const paths = new Map<string, number>();
+  for (const write of evidence.flatMap((record) => record.writes).filter((one) => !one.fenced)) {
+    const path = `${write.call} on ${write.table}`;
+    paths.set(path, (paths.get(path) ?? 0) + 1);
+  }
+  return [...paths].map(([path, count]) => `${path}, ${count}×`);
+}
+
+/**
+ * The nine controls with the stack's fault injection on: every one judged from scenarios run through the stack's
+ * own worker, its faults injected there, and the evidence its fault layer wrote (the job's writes and log fields).
+ */
+async function deriveFaultedControls(
+  job: JobDefinition<unknown>,
+  results: readonly StackScenarioResult[],
+  probe: StackProbe,
+  payloads: readonly unknown[],
+  evidence: readonly CheckEvidenceRecord[],
+): Promise<StackControlResult[]> {
+  const privacy = await rowsWithoutBodies(probe, payloads);
+  const unfenced = unfencedPaths(evidence);
+  const leaks = [...new Set([...privacy.leaks, ...evidence.flatMap((record) => record.leaks)])];
+  const events = evidence.reduce((sum, record) => sum + record.telemetryEvents, 0);
+  const classCD = job.target === 'C' || job.target === 'D';
+  const judgements: Judgement[] = [
+    fromScenarios(results, [StackScenarioId.replay, StackScenarioId.collidingIds]),
+    fromScenarios(results, [StackScenarioId.changedPayload]),
+    fromScenarios(results, [StackScenarioId.duplicateDelivery]),
+    unfenced.length > 0
+      ? {
+          status: 'FAIL',
+          evidence: `unfenced path seen inside the stack's worker: ${unfenced.join('; ')}: no writer_epoch condition and no fenced transaction`,
+          remedy: Remedy.fenceEveryWrite,
+          scenarios: [StackScenarioId.staleResume],
+        }
+      : fromScenarios(results, [StackScenarioId.staleResume]),
+    classCD
+      ? unclaimed(results, [StackScenarioId.sharedRecord], notObservable(job)[5] ?? '')
+      : fromScenarios(results, [StackScenarioId.sharedRecord, StackScenarioId.staleResume]),
+    fromScenarios(results, [StackScenarioId.lostCompletion, StackScenarioId.crashAfterEffect]),
+    ownedAndQuarantined(job, results),
+    fromScenarios(results, [StackScenarioId.receiptCrash, StackScenarioId.crashAfterEffect]),
+    leaks.length > 0
+      ? { status: 'FAIL', evidence: leaks.join('; '), remedy: Remedy.privacy, scenarios: [] }
+      : events === 0 || privacy.rows === 0
+        ? { status: 'NOT EVALUATED', evidence: 'no work row or log event of the check was seen', scenarios: [] }
+        : {
+            status: 'PASS',
+            evidence: `${privacy.rows} work rows hold no payload body; ${events} log events of the worker hold no raw tenant id`,
+            scenarios: [],
+          },
+  ];
+  return judgements.map((judgement, index) => ({
+    id: index + 1,
+    control: CONTROL_NAMES[index] ?? '',
+    ...judgement,
+    claimed: true,
+  }));
+}
+
 /**
  * The nine controls as a stack check can judge them: 1, 2 and 7 from the scenarios it ran through the stack
  * (CLAIMED_CONTROLS); every other one NOT EVALUATED with the reason it needs fault injection, or FAIL when a
- * scenario the stack did run contradicts it (a shared record, a payload body in a work row).
+ * scenario the stack did run contradicts it (a shared record, a payload body in a work row). With the stack's
+ * fault injection on (`evidence` given): all nine, judged by deriveFaultedControls.
  */
 async function deriveStackControls(
   job: JobDefinition<unknown>,
   results: readonly StackScenarioResult[],
   probe: StackProbe,
   payloads: readonly unknown[],
+  evidence?: readonly CheckEvidenceRecord[],
 ): Promise<StackControlResult[]> {
+  if (evidence) return deriveFaultedControls(job, results, probe, payloads, evidence);
   const why = notObservable(job);
   const privacy = await rowsWithoutBodies(probe, payloads);
   const judgements: Judgement[] = [
@@ -156,17 +222,22 @@ async function deriveStackControls(
 }
 
 /**
- * PASS only when every claimed control passed and every approval scenario passed; NO-GO on any FAIL (claimed or
- * not); otherwise NOT EVALUATED. Never GO: a running stack cannot inject faults, so six controls stay unseen and a
- * stack can refute the go/no-go (NO-GO) but never grant it; PASS means "what a running stack can show was shown".
+ * NO-GO on any FAIL (claimed or not) or failed approval scenario; NOT EVALUATED while a claimed control or an
+ * approval scenario is open; GO only when all nine controls were claimed (the stack's fault injection ran inside
+ * its worker) and passed. Without fault injection six controls stay unseen, so a stack can refute the go/no-go
+ * (NO-GO) but never grant it: PASS then means "what a running stack can show was shown".
  */
-function stackVerdict(controls: readonly StackControlResult[], results: readonly StackScenarioResult[]) {
+function stackVerdict(
+  controls: readonly StackControlResult[],
+  results: readonly StackScenarioResult[],
+): 'GO' | 'PASS' | 'NO-GO' | 'NOT EVALUATED' {
   const approvals = results.filter((result) => result.id.startsWith('approval-'));
   if (controls.some((control) => control.status === 'FAIL') || approvals.some((result) => result.status === 'failed'))
-    return 'NO-GO' as const;
+    return 'NO-GO';
   const claimedOpen = controls.some((control) => control.claimed && control.status !== 'PASS');
-  if (claimedOpen || approvals.some((result) => result.status === 'skipped')) return 'NOT EVALUATED' as const;
-  return 'PASS' as const;
+  if (claimedOpen || approvals.some((result) => result.status === 'skipped')) return 'NOT EVALUATED';
+  // GO only when all nine were claimed (the stack's fault injection ran) and every one passed.
+  return controls.length === CONTROL_NAMES.length && controls.every((control) => control.claimed) ? 'GO' : 'PASS';
 }
 
 export { CLAIMED_CONTROLS, deriveStackControls, type StackControlResult, stackVerdict };

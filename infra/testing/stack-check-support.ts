@@ -22,6 +22,12 @@ const StackScenarioId = {
   approvalNeverRuns: ScenarioId.approvalNeverRuns,
   approvalReplacedPayload: ScenarioId.approvalReplacedPayload,
   approvalRacingCancel: ScenarioId.approvalRacingCancel,
+  // With the stack's fault injection on (stack-check-faults.ts): the faults run inside its own worker.
+  duplicateDelivery: ScenarioId.duplicateDelivery,
+  staleResume: ScenarioId.staleResume,
+  lostCompletion: ScenarioId.lostCompletion,
+  crashAfterEffect: ScenarioId.crashAfterEffect,
+  receiptCrash: ScenarioId.receiptCrash,
 } as const;
 type StackScenarioId = (typeof StackScenarioId)[keyof typeof StackScenarioId];
 

@@ -1,12 +1,8 @@
 import type { JobDefinition } from '../../lib/job-definition.js';
 import type { StackCheckCleanup } from '../../lib/store/index.js';
 import type { JobConformanceModule } from './module.js';
-import {
-  CLAIMED_CONTROLS,
-  deriveStackControls,
-  type StackControlResult,
-  stackVerdict,
-} from './stack-check-controls.js';
+import { deriveStackControls, type StackControlResult, stackVerdict } from './stack-check-controls.js';
+import { allEvidence, faultPlanFor, STACK_FAULT_SCENARIOS } from './stack-check-faults.js';
 import { stackScenariosFor } from './stack-check-scenarios.js';
 import { runStackScenario, type StackScenarioResult, UNRUNNABLE } from './stack-check-support.js';
 import { DEFAULT_TIMING, type ProbeTiming, StackProbe, type StackUnderCheck } from './stack-probe.js';
@@ -25,7 +21,8 @@ interface StackCheckReport {
   readonly controls: readonly StackControlResult[];
   /** The controls this verdict stands for (the others are NOT EVALUATED through a stack, or FAIL). */
   readonly claimedControls: readonly number[];
-  readonly verdict: 'PASS' | 'NO-GO' | 'NOT EVALUATED';
+  /** GO only with the stack's fault injection on and all nine passed; PASS: the claimed ones passed (no faults). */
+  readonly verdict: 'GO' | 'PASS' | 'NO-GO' | 'NOT EVALUATED';
 }
 
 /** What the cleanup found and removed: the check's rows before and after, and work rows left to a live holder. */
@@ -43,6 +40,8 @@ interface StackCheckCleanupReport extends StackCheckCleanup {
 class StackCheck {
   readonly probe: StackProbe;
   private cleaned: Promise<StackCheckCleanupReport> | undefined;
+  /** Set once the run's fault plan was written to the stack: the cleanup disarms it. */
+  private armed = false;
 
   constructor(stack: StackUnderCheck, timing: ProbeTiming = DEFAULT_TIMING) {
     this.probe = new StackProbe(stack, timing);
@@ -50,6 +49,11 @@ class StackCheck {
 
   /** Runs every job type's scenarios; each report's verdict covers its claimed controls only (see stackVerdict). */
   async run(module: JobConformanceModule): Promise<StackCheckReport[]> {
+    const faults = this.probe.stack.faults;
+    if (faults) {
+      this.armed = true;
+      await faults.arm(JSON.stringify(faultPlanFor(this.probe.runId, module.jobs, Date.now())));
+    }
     const reports: StackCheckReport[] = [];
     for (const [index, job] of module.jobs.entries()) {
       const samples = module.conformance?.samplePayloads[job.type] ?? [];
@@ -69,6 +73,7 @@ class StackCheck {
       // Nothing new is sent; what was sent is left to settle first, so no row appears after the deletion.
       this.probe.stop();
       await this.probe.drained();
+      if (this.armed) await this.probe.stack.faults?.disarm();
       const { identities, messageIds, rows } = this.probe;
       const removed = await rows.remove(identities, messageIds);
       return { ...removed, rowsBefore: removed.found, rowsAfter: await rows.count(identities, messageIds) };
@@ -77,7 +82,8 @@ class StackCheck {
   }
 
   private async runJob(job: JobDefinition<unknown>, samples: readonly unknown[]): Promise<StackCheckReport> {
-    const scenarios = stackScenariosFor(job);
+    const faulted = this.probe.stack.faults !== undefined;
+    const scenarios = [...stackScenariosFor(job), ...(faulted ? STACK_FAULT_SCENARIOS : [])];
     const results: StackScenarioResult[] = [];
     const skipAll = (detail: string) =>
       scenarios.map((scenario) => ({
@@ -101,7 +107,8 @@ class StackCheck {
         results.push(...(probe ? [probe] : []), ...rest);
       }
     }
-    const controls = await deriveStackControls(job, results, this.probe, samples);
+    const evidence = faulted ? await allEvidence(this.probe) : undefined;
+    const controls = await deriveStackControls(job, results, this.probe, samples, evidence);
     return {
       jobType: job.type,
       target: job.target,
@@ -111,7 +118,7 @@ class StackCheck {
       samples: Math.min(samples.length, 1),
       scenarios: results,
       controls,
-      claimedControls: CLAIMED_CONTROLS,
+      claimedControls: controls.filter((control) => control.claimed).map((control) => control.id),
       verdict: stackVerdict(controls, results),
     };
   }

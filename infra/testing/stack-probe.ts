@@ -10,7 +10,12 @@ import { sendJob } from '../../lib/messaging/producer.js';
 import { wakeEnvelope } from '../../lib/messaging/wake-envelope.js';
 import { FINISHED_STATES, WorkState } from '../../lib/states.js';
 import type { PayloadStore, WorkItem, WorkItemStore } from '../../lib/store/index.js';
-import { STACK_CHECK_TENANT_PREFIX, StackCheckRows } from '../../lib/store/index.js';
+import {
+  CheckEvidence,
+  type CheckEvidenceRecord,
+  STACK_CHECK_TENANT_PREFIX,
+  StackCheckRows,
+} from '../../lib/store/index.js';
 import type { PrepareTenant } from './bench.js';
 
 /**
@@ -26,6 +31,17 @@ interface StackUnderCheck {
   readonly admin: AdminDeps;
   readonly tables: { readonly jobs: string; readonly payloads: string };
   readonly queueUrl: string;
+  /** Where the stack holds a check's fault plan, when it enables fault injection (absent: no fault is injected). */
+  readonly faults?: FaultPlanDoor;
+}
+
+/** Arms and disarms a check run's fault plan in the stack (its secret, or the local stack's plan file). */
+interface FaultPlanDoor {
+  /** Where the plan is held, for the report (`secret arn:…`, `file …/fault-plan.json`). */
+  readonly label: string;
+  arm(plan: string): Promise<void>;
+  /** Leaves no plan armed (idempotent). */
+  disarm(): Promise<void>;
 }
 
 /** How long the check waits for the stack's worker, and how often it looks. */
@@ -45,6 +61,21 @@ class StoppedProbeError extends Error {
   constructor() {
     super('the check was stopped before this message was sent');
     this.name = 'StoppedProbeError';
+  }
+}
+
+/**
+ * The check's identity a raw body names (a forged job envelope, a wake-up), so its cleanup finds every row the
+ * stack made for it (a fault layer's evidence rows included); undefined for a body naming none of the check's.
+ */
+function namedIdentity(body: string): JobIdentity | undefined {
+  try {
+    const parsed = JSON.parse(body) as { tenantId?: unknown; operationId?: unknown };
+    const { tenantId, operationId } = parsed;
+    if (typeof tenantId !== 'string' || typeof operationId !== 'string') return undefined;
+    return tenantId.startsWith(STACK_CHECK_TENANT_PREFIX) ? { tenantId, operationId } : undefined;
+  } catch {
+    return undefined;
   }
 }
 
@@ -121,6 +152,8 @@ class StackProbe {
     );
     const messageId = sent.MessageId ?? '';
     this.messageIds.push(messageId);
+    const named = namedIdentity(body);
+    if (named) this.identities.push(named);
     return messageId;
   }
 
@@ -164,6 +197,28 @@ class StackProbe {
       const quarantine = row ? undefined : await this.rows.quarantine(messageId);
       return quarantine ? { quarantine } : undefined;
     });
+  }
+
+  /** The evidence rows the stack's worker wrote for an identity of this run (its fault layer; none without it). */
+  evidence(identity: JobIdentity): Promise<CheckEvidenceRecord[]> {
+    return new CheckEvidence(this.stack.client, this.stack.tables.jobs).list(identity);
+  }
+
+  /** The identity's evidence rows once one matches `found`; undefined when none did within settleMs. */
+  evidenceWhen(
+    identity: JobIdentity,
+    found: (record: CheckEvidenceRecord) => boolean,
+  ): Promise<CheckEvidenceRecord | undefined> {
+    return this.until(async () => (await this.evidence(identity)).find(found));
+  }
+
+  /** Waits `ms` (a scenario waiting out a lease), ending early with StoppedProbeError once stopped. */
+  async wait(ms: number): Promise<void> {
+    const deadline = Date.now() + ms;
+    while (Date.now() < deadline) {
+      this.refuseWhenStopped();
+      await sleep(Math.min(this.timing.pollMs, deadline - Date.now()));
+    }
   }
 
   /** The quarantine record of a message once the stack's worker wrote it; undefined when it did not in time. */
@@ -217,4 +272,4 @@ class StackProbe {
   }
 }
 
-export { DEFAULT_TIMING, type ProbeTiming, StackProbe, type StackUnderCheck, StoppedProbeError };
+export { DEFAULT_TIMING, type FaultPlanDoor, type ProbeTiming, StackProbe, type StackUnderCheck, StoppedProbeError };

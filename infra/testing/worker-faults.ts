@@ -1,3 +1,4 @@
+import { isCompletion } from '../../lib/fault-injection/classify.js';
 import type { WireDecision } from './observing-proxy.js';
 
 /** Raised in place of every call of a worker that crashed: nothing it sends arrives any more. */
@@ -37,14 +38,6 @@ function noFaults(): WorkerFaults {
     failAfterRun: false,
     droppedResponses: 0,
   };
-}
-
-/** The work item's completion: a write of the work table that sets the state to succeeded. */
-function isCompletion(operation: string, body: Record<string, unknown>, workTable: string): boolean {
-  const text = JSON.stringify(body);
-  if (!text.includes('"succeeded"')) return false;
-  if (operation === 'UpdateItem') return body.TableName === workTable;
-  return operation === 'TransactWriteItems' && text.includes(JSON.stringify(workTable));
 }
 
 /** What the engine boundary does with one request of a worker, given its armed faults (consumed as they fire). */

@@ -73,4 +73,4 @@ function identifierKeyLoader(
   };
 }
 
-export { identifierKeyLoader, type LoadedIdentifierKey, type SecretReader };
+export { identifierKeyLoader, type LoadedIdentifierKey, type SecretReader, secretsManagerReader };

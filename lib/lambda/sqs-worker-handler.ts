@@ -5,6 +5,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { Clock } from '../clock.js';
 import { type LeasefenceConfig, readConfig } from '../config.js';
+import type { FaultPlanSource } from '../fault-injection/plan.js';
 import type { IdentifierKey } from '../hashing.js';
 import { type AnyJobDefinition, JobRegistry } from '../job-definition.js';
 import { createRetryWaker } from '../messaging/retry-wake.js';
@@ -16,6 +17,7 @@ import { powertoolsTelemetry, type Telemetry } from '../telemetry.js';
 import type { PayloadResolver } from '../worker/load-payload.js';
 import { type MessageResult, WorkerRuntime } from '../worker/worker-runtime.js';
 import { lazySqsClient } from './clients.js';
+import { faultSwitch } from './fault-switch.js';
 import { identifierKeyLoader } from './identifier-key.js';
 import { createJobHandlerClients } from './job-clients.js';
 
@@ -29,6 +31,11 @@ interface SqsWorkerHandlerOptions {
   telemetry?: Telemetry;
   workerId?: string;
   heartbeatIntervalMs?: number;
+  /**
+   * Where a stack check's fault plan is read (the local stack gives one); by default the construct's fault-plan
+   * secret when LEASEFENCE_FAULT_PLAN_SECRET_ARN is set. Neither: no fault layer (lib/lambda/fault-switch.ts).
+   */
+  faultPlan?: FaultPlanSource;
 }
 
 /** The Lambda handler plus the runtime behind it (for local use and tests). */
@@ -67,7 +74,9 @@ function createSqsWorkerHandler(options: SqsWorkerHandlerOptions): SqsWorkerHand
   // The key is read on the first invocation (async, once per container); identities are withheld until then.
   const loadKey = identifierKeyLoader(config);
   let identifierKey: IdentifierKey | undefined;
-  const telemetry = options.telemetry ?? powertoolsTelemetry(logger, metrics, () => identifierKey);
+  const faults = faultSwitch({ config, plan: options.faultPlan });
+  faults.attach(client);
+  const telemetry = faults.observe(options.telemetry ?? powertoolsTelemetry(logger, metrics, () => identifierKey));
   const runtime = new WorkerRuntime({
     store,
     client,
@@ -85,12 +94,14 @@ function createSqsWorkerHandler(options: SqsWorkerHandlerOptions): SqsWorkerHand
     ...(config.queueUrl !== undefined ? { wake: { sqs, queueUrl: config.queueUrl } } : {}),
   });
   const recordHandler = (record: SQSRecord): Promise<MessageResult> =>
-    runtime.handleMessage({
-      messageId: record.messageId,
-      body: record.body,
-      receiveCount: Number(record.attributes?.ApproximateReceiveCount ?? 1),
-      sender: senderOf(record),
-    });
+    faults.route(record, () =>
+      runtime.handleMessage({
+        messageId: record.messageId,
+        body: record.body,
+        receiveCount: Number(record.attributes?.ApproximateReceiveCount ?? 1),
+        sender: senderOf(record),
+      }),
+    );
   const handler = async (event: SQSEvent, context?: Context): Promise<SQSBatchResponse> => {
     const processor = new BatchProcessor(EventType.SQS);
     try {

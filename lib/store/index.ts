@@ -8,6 +8,7 @@
 
 export { type ApprovalRecord, approvalGap } from './approvals/approval-records.js';
 export { type ApprovalDecision, expireApprovalTransition } from './approvals/approval-requests.js';
+export { CheckEvidence, type CheckEvidenceRecord, type ObservedWrite } from './check-evidence/check-evidence.js';
 export { isPlainRecord } from './driver/attribute-values.js';
 export { sendConditional } from './driver/conditional-write.js';
 export type { ReadCost } from './driver/connection.js';

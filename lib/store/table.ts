@@ -9,7 +9,14 @@ import type { JobIdentity } from '../identity.js';
 const TableKeys = { partition: 'pk', sort: 'sk' } as const;
 
 /** Sort-key prefixes. Ids cannot contain `#`, so a prefix can never be forged by an id. */
-const KeyPrefix = { workItem: 'op#', payload: 'payload#', shadow: 'shadow#' } as const;
+const KeyPrefix = { workItem: 'op#', payload: 'payload#', shadow: 'shadow#', checkEvidence: 'check#' } as const;
+
+/**
+ * Every tenant a stack check (`leasefence check --stack`) makes starts with this, followed by a random run id: the
+ * check's rows can be found by tenant, its cleanup refuses to touch any other tenant's rows, and only its tenants
+ * can be named by a fault plan (lib/fault-injection).
+ */
+const STACK_CHECK_TENANT_PREFIX = 'lfcheck-';
 
 /** Partition of quarantine records for messages that carry no usable identity (`#` is not a tenant char). */
 const QUARANTINE_PARTITION_PREFIX = '#quarantine#';
@@ -252,6 +259,7 @@ export {
   payloadsTableDefinition,
   QUARANTINE_PARTITION_PREFIX,
   quarantineKey,
+  STACK_CHECK_TENANT_PREFIX,
   SWEEPER_PARTITION,
   shadowKey,
   sweeperCursorKey,

@@ -33,3 +33,43 @@ describe('deployment environment (what tools may inject test traffic into)', () 
     expect(build).toThrow(/environment must be test, staging or production/);
   });
 });
+
+describe('fault injection for `check --stack` (the faultInjection prop)', () => {
+  it('refuses it at synth on a production stack and on an unmarked one (production by default)', () => {
+    const build = (environment?: DeploymentEnvironment) => () =>
+      new FencedJobQueue(new Stack(app(), `Faults${environment ?? 'Unmarked'}`), 'Jobs', {
+        workerEntry: EXAMPLE_WORKER_ENTRY,
+        faultInjection: true,
+        ...(environment ? { environment } : {}),
+      });
+    expect(build('production')).toThrow(/faultInjection: only on a stack marked test or staging/);
+    expect(build()).toThrow(/faultInjection: only on a stack marked test or staging/);
+  });
+
+  it('on a test stack: a fault-plan secret the worker alone may read, named in its environment and output', () => {
+    const project = new LeasefenceStack(app(), 'Project', { jobs: { environment: 'test', faultInjection: true } });
+    const template = Template.fromStack(project);
+    const secrets = template.findResources('AWS::SecretsManager::Secret');
+    const plan = Object.keys(secrets).find((id) => id.includes('FaultPlan'));
+    expect(plan).toBeDefined();
+    template.hasOutput('FaultPlanSecretArn', { Value: { Ref: plan } });
+    const withPlan = Object.values(template.findResources('AWS::Lambda::Function')).filter((fn) =>
+      JSON.stringify(fn).includes('LEASEFENCE_FAULT_PLAN_SECRET_ARN'),
+    );
+    expect(withPlan.map((fn) => String(fn.Properties.Description))).toEqual([
+      'leasefence worker: claims and runs jobs from the jobs queue',
+    ]);
+    const readers = Object.values(template.findResources('AWS::IAM::Policy')).filter((policy) =>
+      JSON.stringify(policy).includes(`"Ref":"${plan}"`),
+    );
+    expect(readers).toHaveLength(1);
+    expect(JSON.stringify(readers[0])).not.toContain('secretsmanager:PutSecretValue');
+  });
+
+  it('is off by default: no secret, no variable, no output', () => {
+    const project = new LeasefenceStack(app(), 'Project', { jobs: { environment: 'test' } });
+    const template = Template.fromStack(project);
+    expect(JSON.stringify(template.toJSON())).not.toContain('LEASEFENCE_FAULT_PLAN_SECRET_ARN');
+    expect(Object.keys(template.findOutputs('FaultPlanSecretArn'))).toEqual([]);
+  });
+});

@@ -17,6 +17,8 @@ const ENTRIES = {
 /** The bundle of one entry: its input files (repository-relative) and the packages it imports at module scope. */
 interface InitPath {
   inputs: string[];
+  /** The source files module init evaluates: reached from the entry by import statements only (no import()). */
+  staticInputs: string[];
   staticPackages: string[];
   dynamicPackages: string[];
 }
@@ -42,9 +44,24 @@ async function initPathOf(entry: string): Promise<InitPath> {
   ];
   return {
     inputs: Object.keys(output.inputs),
+    staticInputs: staticClosure((result.metafile as Metafile).inputs, entry),
     staticPackages: external('import-statement'),
     dynamicPackages: external('dynamic-import'),
   };
+}
+
+/** Every input reached from `entry` through import statements (what module init evaluates), never import(). */
+function staticClosure(inputs: Metafile['inputs'], entry: string): string[] {
+  const seen = new Set<string>([entry]);
+  const next = [entry];
+  for (let file = next.pop(); file !== undefined; file = next.pop()) {
+    for (const imp of inputs[file]?.imports ?? []) {
+      if (imp.kind !== 'import-statement' || imp.external || seen.has(imp.path)) continue;
+      seen.add(imp.path);
+      next.push(imp.path);
+    }
+  }
+  return [...seen];
 }
 
 const paths: Partial<Record<keyof typeof ENTRIES, InitPath>> = {};
@@ -70,6 +87,15 @@ describe('worker cold start: what its module init loads', () => {
     expect(worker.dynamicPackages).toEqual(
       expect.arrayContaining(['@aws-sdk/client-secrets-manager', '@aws-sdk/client-sqs']),
     );
+  });
+});
+
+describe('fault injection for `check --stack` at cold start (issue #41)', () => {
+  it('the worker bundle holds the fault layer, but module init evaluates none of it: it is import()ed on first use', () => {
+    const worker = pathOf('worker');
+    expect(worker.inputs).toContain('lib/fault-injection/injector.ts');
+    expect(worker.staticInputs).toContain('lib/lambda/fault-switch.ts');
+    expect(worker.staticInputs.filter((file) => file.startsWith('lib/fault-injection/'))).toEqual([]);
   });
 });
 

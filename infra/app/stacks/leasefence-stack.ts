@@ -64,6 +64,8 @@ class LeasefenceStack extends Stack {
       AlarmTopicArn: this.jobs.alarmTopic.topicArn,
       // What tools may do to this deployment: only test and staging stacks take injected test traffic.
       Environment: this.jobs.environment,
+      // Where `check --stack` writes its fault plan (only with the faultInjection prop, on a test or staging stack).
+      ...(this.jobs.faultPlanSecret ? { FaultPlanSecretArn: this.jobs.faultPlanSecret.secretArn } : {}),
     };
     for (const [name, value] of Object.entries(outputs)) new CfnOutput(this, name, { value });
   }

@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { EXAMPLE_JOBS_SOURCE } from '../../local/jobs-module.js';
 import { localStartCommand } from '../../local/start-hint.js';
 import { readLiveStackState } from '../../local/state-file.js';
+import { localPlanDoor, secretPlanDoor } from '../../testing/fault-plan-doors.js';
 import {
   StackCheck,
   type StackCheckCleanupReport,
@@ -10,6 +11,7 @@ import {
   type StackUnderCheck,
 } from '../../testing/stack-check.js';
 import type { StackControlResult } from '../../testing/stack-check-controls.js';
+import type { FaultPlanDoor } from '../../testing/stack-probe.js';
 import { DEFAULT_TIMING } from '../../testing/stack-probe.js';
 import type { OptionSpec } from '../args.js';
 import { readStackOutputs } from '../cloudformation.js';
@@ -95,6 +97,8 @@ interface ResolvedStack {
   readonly target: CliTarget;
   readonly environment: string;
   readonly jobs: string | undefined;
+  /** Where the run's fault plan goes; absent when the stack has fault injection off (or --allow-production). */
+  readonly faults?: FaultPlanDoor;
 }
 
 /** The local stack from its state file (it counts as a test environment) and the jobs module it runs. */
@@ -111,7 +115,13 @@ async function resolveLocal(flags: StackFlags, io: Io): Promise<ResolvedStack> {
       `--jobs: the local stack runs ${runs ?? 'the example jobs'}; check it with the module it runs (omit --jobs)`,
     );
   }
-  return { target: await openTarget({ 'local-dir': dir }, io.env), environment: 'test', jobs: runs };
+  const target = await openTarget({ 'local-dir': dir }, io.env);
+  return {
+    target,
+    environment: 'test',
+    jobs: runs,
+    ...(state.faultPlan ? { faults: localPlanDoor(state.faultPlan) } : {}),
+  };
 }
 
 /** A deployed stack: its outputs (and `Environment`) read first; refused before any client is opened when not a test one. */
@@ -121,7 +131,12 @@ async function resolveDeployed(name: string, flags: StackFlags, io: Io): Promise
   const environment = outputs.environment ?? 'unmarked';
   refuseProduction(`stack ${name}`, environment, flags);
   const target = await openTarget({ stack: name, region: flags.region, profile: flags.profile }, io.env);
-  return { target, environment, jobs: flags.jobs };
+  // Faults only where the stack is marked for tests: --allow-production runs the fault-free scenarios only.
+  const faulted = outputs.faultPlanSecretArn !== undefined && TEST_ENVIRONMENTS.includes(environment);
+  const region = flags.region ?? io.env.AWS_REGION;
+  const faults =
+    faulted && outputs.faultPlanSecretArn ? await secretPlanDoor(outputs.faultPlanSecretArn, region) : undefined;
+  return { target, environment, jobs: flags.jobs, ...(faults ? { faults } : {}) };
 }
 
 /** A stack not marked test or staging ▶ UsageError (nothing sent) unless --allow-production. */
@@ -136,9 +151,10 @@ function refuseProduction(label: string, environment: string, flags: StackFlags)
   );
 }
 
-function stackUnderCheck(target: CliTarget): StackUnderCheck {
-  const { label, client, sqs, store, payloads, admin, tables, queueUrl } = target;
-  return { label, client, sqs, store, payloads, admin, tables, queueUrl };
+function stackUnderCheck(resolved: ResolvedStack): StackUnderCheck {
+  const { label, client, sqs, store, payloads, admin, tables, queueUrl } = resolved.target;
+  const faults = resolved.faults ? { faults: resolved.faults } : {};
+  return { label, client, sqs, store, payloads, admin, tables, queueUrl, ...faults };
 }
 
 /** `1, 2, 7`. */
@@ -148,7 +164,10 @@ function printReport(io: Io, report: StackCheckReport): void {
   const claimed = report.controls.filter((control) => control.claimed);
   const failed = report.controls.filter((control) => control.status === 'FAIL');
   const open = report.controls.filter((control) => !control.claimed && control.status === 'NOT EVALUATED');
-  const scope = `on controls ${ids(claimed)}${open.length ? ` (${ids(open)} NOT EVALUATED through a stack)` : ''}`;
+  const scope =
+    claimed.length === report.controls.length
+      ? "on all nine controls, faults injected inside the stack's worker"
+      : `on controls ${ids(claimed)}${open.length ? ` (${ids(open)} NOT EVALUATED through a stack)` : ''}`;
   const suffix = failed.length ? ` (failed: ${ids(failed)})` : '';
   io.out(`\n${report.jobType}  class ${report.target}  ▶ ${report.verdict} ${scope}${suffix}`);
   io.out(`  scenarios: ${report.scenarios.map((scenario) => `${scenario.id} ${scenario.status}`).join(', ')}`);
@@ -176,21 +195,31 @@ function printText(
   cleanup: StackCheckCleanupReport,
   runId: string,
 ): void {
-  io.out(
-    `go/no-go through ${resolved.target.label} (environment ${resolved.environment}): messages into its queue, its own worker, effects read back from its tables. ` +
-      'Only what a running stack can show is claimed; the controls that need fault injection are NOT EVALUATED here (run `leasefence check` for them)',
-  );
+  const intro = `go/no-go through ${resolved.target.label} (environment ${resolved.environment}): messages into its queue, its own worker, effects read back from its tables. `;
+  if (resolved.faults) {
+    io.out(
+      `${intro}Fault injection is on (plan in the stack's ${resolved.faults.label}): the faults run inside its worker, for this run's tenants only; all nine controls are judged`,
+    );
+  } else {
+    io.out(
+      `${intro}Fault injection is off for this stack: only what a running stack can show is claimed; the controls that need faults are NOT EVALUATED here (turn on the construct's faultInjection prop on a test or staging stack, or run \`leasefence check\`)`,
+    );
+  }
   for (const report of reports) printReport(io, report);
   io.out(`\n${cleanupLine(cleanup, runId)}`);
+  const wanted = resolved.faults ? 'GO' : 'PASS';
   const notGo = reports
-    .filter((report) => report.verdict !== 'PASS')
+    .filter((report) => report.verdict !== wanted)
     .map((report) => `${report.jobType} ${report.verdict}`);
-  io.out(
-    `${reports.length} job type(s): ${notGo.length ? notGo.join(', ') : 'all PASS on the controls a stack can show (not a GO: run `leasefence check` for the others)'}`,
-  );
-  io.out(
-    'A stack check never says GO: PASS covers its claimed controls only; it is not the in-process check and not a production-readiness review.',
-  );
+  const allWell = resolved.faults
+    ? 'all GO: every control passed through the stack, with its faults injected'
+    : 'all PASS on the controls a stack can show (not a GO: it needs fault injection)';
+  io.out(`${reports.length} job type(s): ${notGo.length ? notGo.join(', ') : allWell}`);
+  if (!resolved.faults) {
+    io.out(
+      'Without fault injection a stack check never says GO: PASS covers its claimed controls only; it is not a production-readiness review.',
+    );
+  }
 }
 
 /**
@@ -205,7 +234,7 @@ async function checkThroughStack(flags: StackFlags & { stack: string }, io: Io):
     const module = await loadJobModule(resolved.jobs);
     const settle = flags['settle-timeout'];
     const timing = settle !== undefined ? { ...DEFAULT_TIMING, settleMs: settle } : DEFAULT_TIMING;
-    const check = new StackCheck(stackUnderCheck(resolved.target), timing);
+    const check = new StackCheck(stackUnderCheck(resolved), timing);
     let interrupted = false;
     const forget = onInterrupt(async () => {
       interrupted = true;
@@ -226,7 +255,7 @@ async function checkThroughStack(flags: StackFlags & { stack: string }, io: Io):
       else io.out(`interrupted: NOT EVALUATED, no verdict\n${cleanupLine(cleanup, check.probe.runId)}`);
       return 1;
     }
-    const passed = reports.every((report) => report.verdict === 'PASS');
+    const passed = reports.every((report) => report.verdict === (resolved.faults ? 'GO' : 'PASS'));
     if (flags.json) {
       const stack = { label: resolved.target.label, environment: resolved.environment, runId: check.probe.runId };
       printJson(io, { passed, stack, jobTypes: reports, cleanup });

@@ -22,6 +22,11 @@ const spec: CommandSpec = {
   positionals: [],
   options: {
     memory: { type: 'boolean', description: 'keep nothing on disk (default: data persists in <local-dir>/dynamodb)' },
+    'fault-injection': {
+      type: 'boolean',
+      description:
+        "let `check --stack local` inject faults into the worker for its own lfcheck- tenants (as the construct's faultInjection prop does on a test stack)",
+    },
     jobs: {
       type: 'string',
       placeholder: '<module>',
@@ -75,6 +80,7 @@ const spec: CommandSpec = {
 const schema = z.strictObject({
   ...commonShape,
   memory: z.boolean().optional(),
+  'fault-injection': z.boolean().optional(),
   jobs: z.string().min(1).optional(),
   demo: z.boolean().optional(),
   'local-dir': z.string().min(1).optional(),
@@ -244,6 +250,7 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
       disabledJobTypes: input['disable-job-type'] ?? [],
       writeStateFile: true,
       log,
+      faultInjection: input['fault-injection'] === true,
       ...(jobs ? { jobs } : {}),
     });
   } catch (error) {

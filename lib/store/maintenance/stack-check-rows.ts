@@ -3,15 +3,10 @@ import { InvalidInputError } from '../../errors.js';
 import type { JobIdentity } from '../../identity.js';
 import { mapBounded } from '../../internal/bounded-parallel.js';
 import { WorkState } from '../../states.js';
+import { CheckEvidence } from '../check-evidence/check-evidence.js';
 import { type PlainDelete, sendDelete, sendGet, type TableClient } from '../driver/plain-requests.js';
 import { sanitizeMessageId } from '../records/quarantine.js';
-import { payloadKey, quarantineKey, TableKeys, workItemKey } from '../table.js';
-
-/**
- * Every tenant a stack check (`leasefence check --stack`) makes starts with this, followed by a random run id: the
- * check's rows can be found by tenant, and its cleanup refuses to touch any other tenant's rows.
- */
-const STACK_CHECK_TENANT_PREFIX = 'lfcheck-';
+import { payloadKey, quarantineKey, STACK_CHECK_TENANT_PREFIX, TableKeys, workItemKey } from '../table.js';
 
 /** Reads and deletes in flight at once. */
 const IN_FLIGHT = 16;
@@ -49,7 +44,7 @@ function checkIdentities(identities: readonly JobIdentity[]): void {
 
 /**
  * The rows a stack check made, through the store (the one door to the jobs and payloads tables): the quarantine
- * records of the messages it sent, and the work and payload rows of the identities it sent jobs for and of their
+ * records of the messages it sent, the evidence rows its fault plan made the worker write, and the work and payload rows of the identities it sent jobs for and of their
  * successors (named on the parent's row), counted and deleted by key, never by Scan. The check's tenants are
  * random and never recur, so deleting their work rows cannot restart a fence a later job would reuse. An identity
  * outside STACK_CHECK_TENANT_PREFIX ▶ InvalidInputError, nothing read or deleted.
@@ -108,10 +103,15 @@ class StackCheckRows {
   private async rowsOfOne(identity: JobIdentity): Promise<{ rows: RowKey[]; successors: JobIdentity[] }> {
     const work = { table: this.tables.jobsTable, key: workItemKey(identity) };
     const payload = { table: this.tables.payloadsTable, key: payloadKey(identity) };
-    const [row, body] = await Promise.all([this.read(work.table, work.key), this.read(payload.table, payload.key)]);
+    const [row, body, evidence] = await Promise.all([
+      this.read(work.table, work.key),
+      this.read(payload.table, payload.key),
+      new CheckEvidence(this.client, this.tables.jobsTable).keys(identity),
+    ]);
     const successors = Array.isArray(row?.successors) ? (row.successors as string[]) : [];
+    const evidenceRows = evidence.map((key) => ({ table: this.tables.jobsTable, key }));
     return {
-      rows: [...(row ? [work] : []), ...(body ? [payload] : [])],
+      rows: [...(row ? [work] : []), ...(body ? [payload] : []), ...evidenceRows],
       successors: successors.map((operationId) => ({ tenantId: identity.tenantId, operationId })),
     };
   }

@@ -1,0 +1,110 @@
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ANY_PORTS } from '../../../infra/cli/local-options.js';
+import { main } from '../../../infra/cli/main.js';
+import { loadJobsModule } from '../../../infra/local/jobs-module.js';
+import { type RunningLocalStack, startLocalStack } from '../../../infra/local/stack.js';
+import { systemClock } from '../../../lib/clock.js';
+import { parseIdentity } from '../../../lib/identity.js';
+import { sendJob } from '../../../lib/messaging/producer.js';
+import { PayloadStore } from '../../../lib/store/index.js';
+import { tempLocalDir } from '../../support/cli-runner.js';
+import { captureIo } from '../../unit/cli/io.js';
+
+const FIXTURE = 'test/integration/cli/fixtures/fault-check-module.ts';
+
+interface Report {
+  jobType: string;
+  verdict: string;
+  scenarios: Array<{ id: string; status: string; detail: string }>;
+  controls: Array<{ id: number; status: string; claimed: boolean; evidence: string }>;
+}
+
+/**
+ * `check --stack local` against a local stack started with fault injection on (as `npm start -- --fault-injection`,
+ * the local form of the construct's faultInjection prop): the faults run inside the stack's own worker, for the
+ * check's tenants only, and all nine controls are judged from what that worker did.
+ */
+describe('leasefence check --stack with the stack fault injection on', () => {
+  let stack: RunningLocalStack;
+  let local: Awaited<ReturnType<typeof tempLocalDir>>;
+
+  beforeAll(async () => {
+    local = await tempLocalDir();
+    stack = await startLocalStack({
+      dir: local.dir,
+      memory: true,
+      ports: ANY_PORTS,
+      // One poller per concurrent Lambda invocation: the paused one must not hold up the takeover's delivery.
+      pollers: 4,
+      sweepIntervalMs: 3_600_000,
+      verbose: false,
+      writeStateFile: true,
+      log: () => {},
+      jobs: await loadJobsModule(FIXTURE),
+      faultInjection: true,
+    });
+  });
+  afterAll(async () => {
+    await stack?.stop();
+    await local?.remove();
+  });
+
+  it('GO for the fenced job, NO-GO for the unfenced one; a real tenant sent meanwhile is untouched; every row cleaned up', async () => {
+    // Prepare: a real tenant's job, sent while the check runs, must run as if no check were running.
+    const io = captureIo();
+    const definitions = stack.jobs.definitions;
+    const fenced = definitions.find((job) => job.type === 'fenced-credit');
+    if (!fenced) throw new Error('fixture without fenced-credit');
+    const real = { tenantId: 'acme', operationId: 'real-op-1' };
+
+    // Act
+    const running = main(
+      ['check', '--stack', 'local', '--local-dir', local.dir, '--settle-timeout', '90s', '--json'],
+      io,
+    );
+    await new Promise((done) => setTimeout(done, 2_000));
+    await sendJob(
+      {
+        sqs: stack.sqs,
+        queueUrl: stack.state.queues.jobs,
+        payloads: new PayloadStore(stack.client, stack.state.tables.payloads, systemClock),
+      },
+      { ...real, jobType: fenced.type, jobVersion: fenced.version, payload: { accountId: 'a-1', amount: 5 } },
+    );
+    const code = await running;
+
+    // Assert
+    const parsed = JSON.parse(io.stdout()) as { passed: boolean; jobTypes: Report[]; cleanup: Record<string, number> };
+    const byType = Object.fromEntries(parsed.jobTypes.map((report) => [report.jobType, report]));
+    const fencedReport = byType['fenced-credit'];
+    console.log(
+      JSON.stringify(
+        fencedReport?.controls.filter((c) => c.status !== 'PASS'),
+        null,
+        1,
+      ),
+      JSON.stringify(fencedReport?.scenarios.filter((s) => s.id === 'stale-resume')),
+    );
+    const unfencedReport = byType['unfenced-credit'];
+    expect(fencedReport?.controls.map((control) => `${control.id} ${control.status}`)).toEqual(
+      Array.from({ length: 9 }, (_, index) => `${index + 1} PASS`),
+    );
+    expect(fencedReport?.verdict).toBe('GO');
+    expect(unfencedReport?.verdict).toBe('NO-GO');
+    expect(unfencedReport?.controls.find((control) => control.id === 4)?.status).toBe('FAIL');
+    expect(unfencedReport?.controls.find((control) => control.id === 4)?.evidence).toContain(
+      'PutItem on lf-case-ledger',
+    );
+    expect(code).toBe(1);
+    expect(parsed.cleanup.rowsAfter).toBe(0);
+    const realRow = await stack.store.get(parseIdentity(real), { consistent: true });
+    expect(realRow?.state).toBe('succeeded');
+    expect(realRow?.attempts).toBe(1);
+    const all =
+      (await stack.client.send(new ScanCommand({ TableName: stack.state.tables.jobs, ConsistentRead: true }))).Items ??
+      [];
+    expect(all.filter((row) => String(row.pk).startsWith('lfcheck-'))).toEqual([]);
+    expect(all.filter((row) => String(row.sk).startsWith('check#'))).toEqual([]);
+  }, 600_000);
+});
