@@ -488,7 +488,11 @@ end_operator:
 #endif
        INV }
   /* retry / resolve --to queued: a fresh attempt budget, the effect mark kept */
+#ifdef MUT_D_NO_STATEMENT_CHECK
+  :: atomic { ops > 0 && (st == UNKNOWN || st == FAILED_TERMINAL) && (CLS != 3 || !mark || !keyStale) ->
+#else
   :: atomic { ops > 0 && (st == UNKNOWN || st == FAILED_TERMINAL) && (CLS != 4 || !mark) && (CLS != 3 || !mark || !keyStale) ->
+#endif
        ops--; fence++; ISSUE(fence); st = QUEUED; attempts = 0;
 #ifdef MUT_RETRY_CLEARS_MARK
        mark = 0;
