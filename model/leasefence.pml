@@ -415,8 +415,11 @@ released:
 active proctype Env() {
 end_env:
   do
+  /* nothing else can move: the job must have ended (no state short of a final one is a dead end) */
+  :: timeout -> assert(FINAL || (restored && st == NONE)) /* (a restore to before the row existed removes the job) */
   :: atomic { st == CLAIMED && !expired -> expired = 1 }
-  :: atomic { faults > 0 && msgs > 0 && !FINAL -> faults--; msgs-- }
+  /* a wake-up is lost (once the row exists: before it, the producer's message is the job, and SQS keeps it until acknowledged) */
+  :: atomic { faults > 0 && msgs > 0 && st != NONE && !FINAL -> faults--; msgs-- }
   :: atomic { faults > 0 && msgs > 0 && msgs < MAXMSG && !FINAL -> faults--; msgs++ }
   :: atomic { faults > 0 && busy[0] && !kill[0] -> faults--; kill[0] = 1 }
   :: atomic { faults > 0 && busy[1] && !kill[1] -> faults--; kill[1] = 1 }
@@ -468,7 +471,9 @@ end_sweeper:
 #endif
        assert(expired); /* parked with a true reason: lease_expired_attempts_exhausted */
        fence++; ISSUE(fence); st = UNKNOWN; INV }
+#ifndef MUT_NO_RESIGNAL
   :: atomic { msgs == 0 && (st == QUEUED || (st == CLAIMED && expired && attempts < MAXA)) -> msgs++ }
+#endif
 #ifdef APPROVAL
   :: atomic { st == AWAIT && approvalExpired -> fence++; ISSUE(fence); st = CANCELLED; INV }
 #endif
