@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { routePrincipalsSchema } from './admin/route-principals.js';
+import { builtOnce } from './internal/memoize.js';
 import { parseInput } from './internal/validation.js';
 import { senderTenantsSchema } from './messaging/sender-tenants.js';
 import {
@@ -62,6 +63,11 @@ function jsonVariable<S extends z.core.$ZodType>(schema: S) {
 // The schemas here are built on first use (z.lazy: the same checks and issues), not at import:
 // readConfig parses them once (at import, in a handler), so one build either way
 // (test/unit/internal/module-scope-schemas.test.ts).
+/** A Secrets Manager secret's ARN: one instance for every variable naming a secret (built with the config schema). */
+const secretArnSchema = builtOnce(() =>
+  z.string().check(z.regex(/^arn:[\w-]+:secretsmanager:/, 'must be a Secrets Manager ARN')),
+);
+
 const configSchema = z.lazy(() =>
   z.object({
     jobsTable: tableNameSchema,
@@ -89,12 +95,8 @@ const configSchema = z.lazy(() =>
         z.array(jobTypeSchema),
       ),
     ),
-    identifierKeySecretArn: z.optional(
-      z.string().check(z.regex(/^arn:[\w-]+:secretsmanager:/, 'must be a Secrets Manager ARN')),
-    ),
-    faultPlanSecretArn: z.optional(
-      z.string().check(z.regex(/^arn:[\w-]+:secretsmanager:/, 'must be a Secrets Manager ARN')),
-    ),
+    identifierKeySecretArn: z.optional(secretArnSchema()),
+    faultPlanSecretArn: z.optional(secretArnSchema()),
     adminRoutePrincipals: z.optional(jsonVariable(routePrincipalsSchema)),
     senderTenants: z.optional(jsonVariable(senderTenantsSchema)),
     inlinePayloads: z.optional(inlinePayloadsSchema),
@@ -116,4 +118,10 @@ function readConfig(env: NodeJS.ProcessEnv = process.env): LeasefenceConfig {
   });
 }
 
-export { EnvironmentVariable, type LeasefenceConfig, readConfig };
+/**
+ * A build-time constant, not a deployed variable: a worker bundled with it defined as `'omitted'` (the construct,
+ * without faultInjection) has no fault layer at all, since esbuild drops the code behind it (lib/lambda/fault-switch.ts).
+ */
+const FAULT_LAYER_CONSTANT = 'process.env.LEASEFENCE_FAULT_LAYER';
+
+export { EnvironmentVariable, FAULT_LAYER_CONSTANT, type LeasefenceConfig, readConfig };

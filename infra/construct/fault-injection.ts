@@ -4,7 +4,7 @@ import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import { EnvironmentVariable } from '../../lib/config.js';
+import { EnvironmentVariable, FAULT_LAYER_CONSTANT } from '../../lib/config.js';
 import type { DeploymentEnvironment } from './props.js';
 
 /** Environments a stack check may inject faults into (the same that take its test traffic). */
@@ -47,6 +47,14 @@ function enableFaultInjection(scope: Construct, options: FaultInjectionOptions):
   return secret;
 }
 
+/**
+ * The worker's build-time constants: without faultInjection the fault layer is left out of its bundle (no bytes, no
+ * parse); with it, the layer is bundled and still loaded only on a check run's first record.
+ */
+function faultLayerDefine(enabled: boolean): Record<string, string> {
+  return { [FAULT_LAYER_CONSTANT]: JSON.stringify(enabled ? 'bundled' : 'omitted') };
+}
+
 /** The resolved props the secret is made with. */
 function faultOptions(config: {
   environment: DeploymentEnvironment;
@@ -60,4 +68,4 @@ function faultOptions(config: {
   };
 }
 
-export { enableFaultInjection, FAULT_ENVIRONMENTS, faultOptions };
+export { enableFaultInjection, FAULT_ENVIRONMENTS, faultLayerDefine, faultOptions };

@@ -65,6 +65,8 @@ interface LeasefenceFunctionOptions extends BundleLocation {
   removalPolicy: RemovalPolicy;
   /** Bundle the AWS SDK (pinned to the lock file) instead of using the one in the Lambda runtime. */
   bundleAwsSdk: boolean;
+  /** Build-time constants (esbuild's `define`): code behind a constant that is false is left out of the bundle. */
+  define?: Record<string, string>;
 }
 
 /** A function with its own role (no managed policies) and its own log group. */
@@ -136,6 +138,7 @@ function createLeasefenceFunction(
       externalModules: options.bundleAwsSdk ? [] : ['@aws-sdk/*', '@smithy/*'],
       logLevel: LogLevel.WARNING,
       forceDockerBundling: false,
+      ...(options.define ? { define: options.define } : {}),
     },
   });
   if (options.runtime.name !== latestNodeRuntime().name) {

@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { builtOnce } from '../internal/memoize.js';
 import { STACK_CHECK_TENANT_PREFIX } from '../store/index.js';
 
 /**
@@ -25,25 +26,27 @@ const FAULT_KINDS = [
 type FaultKind = (typeof FAULT_KINDS)[number];
 
 /** A run id: what follows the prefix in every tenant of the run (`lfcheck-<run>-<job>-<label>`). */
-const runIdSchema = z.string().check(z.regex(/^[a-z0-9]{6,32}$/, 'must be 6–32 lower-case letters or digits'));
+const runIdSchema = () => z.string().check(z.regex(/^[a-z0-9]{6,32}$/, 'must be 6–32 lower-case letters or digits'));
 
 /**
  * A check run's fault plan, as the stack holds it (the construct's fault-plan secret; only the operator who runs the
  * check can write it): the run, when it stops being honoured, and the fault per tenant label. Every tenant of the run
  * not named is observed only. Nothing in a message can arm a fault: a message only names its tenant.
  */
-const faultPlanSchema = z.object({
-  v: z.literal(1),
-  runId: runIdSchema,
-  /** Epoch milliseconds; a plan past it is ignored (a check that died leaves nothing armed for long). */
-  expiresAt: z.number().check(z.int(), z.positive()),
-  pauseMs: z.number().check(z.int(), z.gte(0), z.lte(900_000)),
-  copies: z.number().check(z.int(), z.gte(2), z.lte(10)),
-  /** Tenant label (the part after `lfcheck-<run>-<job>-`) ▶ fault. */
-  faults: z.record(z.string().check(z.regex(/^[A-Za-z0-9_-]{1,40}$/)), z.enum(FAULT_KINDS)),
-});
+const faultPlanSchema = builtOnce(() =>
+  z.object({
+    v: z.literal(1),
+    runId: runIdSchema(),
+    /** Epoch milliseconds; a plan past it is ignored (a check that died leaves nothing armed for long). */
+    expiresAt: z.number().check(z.int(), z.positive()),
+    pauseMs: z.number().check(z.int(), z.gte(0), z.lte(900_000)),
+    copies: z.number().check(z.int(), z.gte(2), z.lte(10)),
+    /** Tenant label (the part after `lfcheck-<run>-<job>-`) ▶ fault. */
+    faults: z.record(z.string().check(z.regex(/^[A-Za-z0-9_-]{1,40}$/)), z.enum(FAULT_KINDS)),
+  }),
+);
 
-type FaultPlan = z.infer<typeof faultPlanSchema>;
+type FaultPlan = z.infer<ReturnType<typeof faultPlanSchema>>;
 
 /** Reads the current plan's raw value (undefined or empty: no run armed). */
 type FaultPlanSource = () => Promise<string | undefined>;
@@ -57,7 +60,7 @@ function parsePlan(raw: string | undefined, now: number): FaultPlan | undefined 
   } catch {
     return undefined;
   }
-  const parsed = faultPlanSchema.safeParse(json);
+  const parsed = faultPlanSchema().safeParse(json);
   return parsed.success && parsed.data.expiresAt > now ? parsed.data : undefined;
 }
 

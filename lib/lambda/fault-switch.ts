@@ -8,6 +8,14 @@ import type { LogFields, Telemetry } from '../telemetry.js';
 import type { MessageResult } from '../worker/worker-runtime.js';
 import { secretsManagerReader } from './identifier-key.js';
 
+/**
+ * The fault layer's loader, or undefined in a worker bundled without it: the construct defines
+ * `process.env.LEASEFENCE_FAULT_LAYER` as `'omitted'` for a worker without faultInjection (FAULT_LAYER_CONSTANT),
+ * this folds to undefined at build time and esbuild leaves lib/fault-injection out of the bundle.
+ */
+const importFaultLayer =
+  process.env.LEASEFENCE_FAULT_LAYER === 'omitted' ? undefined : () => import('../fault-injection/injector.js');
+
 /** What the fault layer is built on: the worker's client, its tables, and where the plan is read (or none). */
 interface FaultSwitchOptions {
   readonly config: Pick<LeasefenceConfig, 'jobsTable' | 'payloadsTable' | 'faultPlanSecretArn'>;
@@ -27,15 +35,16 @@ interface FaultSwitch {
 }
 
 /**
- * The fault injection switch of the worker handler. Off (no plan source, no LEASEFENCE_FAULT_PLAN_SECRET_ARN):
- * `route` calls the handler at once, `observe` returns the same telemetry, and lib/fault-injection is never loaded.
+ * The fault injection switch of the worker handler. Off (no plan source, no LEASEFENCE_FAULT_PLAN_SECRET_ARN, or a
+ * bundle without the layer): `route` calls the handler at once, `observe` returns the same telemetry, and
+ * lib/fault-injection is never loaded.
  * On: the first record that names a `lfcheck-` tenant loads it; its plan decides, never the message.
  */
 function faultSwitch(options: FaultSwitchOptions): FaultSwitch {
   const secretArn = options.config.faultPlanSecretArn;
   const plan: FaultPlanSource | undefined =
     options.plan ?? (secretArn ? () => secretsManagerReader()(secretArn) : undefined);
-  if (!plan) {
+  if (!plan || !importFaultLayer) {
     return {
       enabled: false,
       route: (_record, handle) => handle(),
@@ -47,7 +56,7 @@ function faultSwitch(options: FaultSwitchOptions): FaultSwitch {
   let injector: Promise<FaultInjector> | undefined;
   let loaded: FaultInjector | undefined;
   const load = () => {
-    injector ??= import('../fault-injection/injector.js').then((module) => {
+    injector ??= importFaultLayer().then((module) => {
       if (!client) throw new Error('the fault layer was used before the worker client was attached');
       loaded = module.createFaultInjector({ client, plan, ...tablesOf(options.config) });
       return loaded;

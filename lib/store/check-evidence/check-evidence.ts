@@ -1,6 +1,7 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { InvalidInputError } from '../../errors.js';
 import type { JobIdentity } from '../../identity.js';
+import { builtOnce } from '../../internal/memoize.js';
 import { sendPut, sendQuery, type TableClient } from '../driver/plain-requests.js';
 import { KeyPrefix, STACK_CHECK_TENANT_PREFIX, TableKeys, TTL_ATTRIBUTE, workItemKey } from '../table.js';
 
@@ -8,37 +9,40 @@ import { KeyPrefix, STACK_CHECK_TENANT_PREFIX, TableKeys, TTL_ATTRIBUTE, workIte
 const EVIDENCE_TTL_SECONDS = 86_400;
 
 /** One write the job made to a table other than the library's, as the worker's fault layer saw it. */
-const observedWriteSchema = z.object({
-  table: z.string(),
-  call: z.string(),
-  fenced: z.boolean(),
-  landed: z.boolean(),
-  /** Sent after a planned pause ended (the attempt had been superseded by then). */
-  afterPause: z.boolean(),
-});
+const observedWriteSchema = () =>
+  z.object({
+    table: z.string(),
+    call: z.string(),
+    fenced: z.boolean(),
+    landed: z.boolean(),
+    /** Sent after a planned pause ended (the attempt had been superseded by then). */
+    afterPause: z.boolean(),
+  });
 
 /**
  * What one attempt of a check run's message did inside the deployed worker: the fault the plan armed and whether
  * it fired, the runtime's result (or that the record was left for redelivery), the job's writes to its own tables,
  * and log fields that carried a raw tenant id. Written by the worker's fault layer only; read by `check --stack`.
  */
-const checkEvidenceSchema = z.object({
-  messageId: z.string(),
-  receiveCount: z.number(),
-  fault: z.string(),
-  fired: z.boolean(),
-  /** `acked:<result>` per copy handled (a duplicate-delivery plan handles several), or `not acked:<error>`. */
-  outcomes: z.array(z.string()),
-  writes: z.array(observedWriteSchema),
-  /** Telemetry events of the attempt that carried the raw tenant id or a payload body. */
-  leaks: z.array(z.string()),
-  telemetryEvents: z.number(),
-  /** Epoch ms when a planned pause ended (absent: no pause fired). */
-  resumedAt: z.optional(z.number()),
-});
+const checkEvidenceSchema = builtOnce(() =>
+  z.object({
+    messageId: z.string(),
+    receiveCount: z.number(),
+    fault: z.string(),
+    fired: z.boolean(),
+    /** `acked:<result>` per copy handled (a duplicate-delivery plan handles several), or `not acked:<error>`. */
+    outcomes: z.array(z.string()),
+    writes: z.array(observedWriteSchema()),
+    /** Telemetry events of the attempt that carried the raw tenant id or a payload body. */
+    leaks: z.array(z.string()),
+    telemetryEvents: z.number(),
+    /** Epoch ms when a planned pause ended (absent: no pause fired). */
+    resumedAt: z.optional(z.number()),
+  }),
+);
 
-type CheckEvidenceRecord = z.infer<typeof checkEvidenceSchema>;
-type ObservedWrite = z.infer<typeof observedWriteSchema>;
+type CheckEvidenceRecord = z.infer<ReturnType<typeof checkEvidenceSchema>>;
+type ObservedWrite = z.infer<ReturnType<typeof observedWriteSchema>>;
 
 /** The check's own tenants only: a real tenant never gets an evidence row. */
 function refuseForeign(identity: JobIdentity): void {
@@ -72,7 +76,7 @@ class CheckEvidence {
         [TableKeys.partition]: pk,
         [TableKeys.sort]: `${sortPrefix(identity)}${evidence.messageId}#${evidence.receiveCount}`,
         tenantId: identity.tenantId,
-        ...checkEvidenceSchema.parse(evidence),
+        ...checkEvidenceSchema().parse(evidence),
         [TTL_ATTRIBUTE]: Math.floor(this.now() / 1000) + EVIDENCE_TTL_SECONDS,
       },
     });
@@ -83,7 +87,7 @@ class CheckEvidence {
     refuseForeign(identity);
     const rows = await this.keysAndItems(identity);
     return rows.flatMap(({ item }) => {
-      const parsed = checkEvidenceSchema.safeParse(item);
+      const parsed = checkEvidenceSchema().safeParse(item);
       return parsed.success ? [parsed.data] : [];
     });
   }
