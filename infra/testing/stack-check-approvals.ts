@@ -8,6 +8,7 @@ import type { WorkItem } from '../../lib/store/index.js';
 import { Remedy } from './remedies.js';
 import { changedPayload } from './scenarios-ownership.js';
 import {
+  approveAsCheck,
   CHECK_OPERATOR,
   completed,
   failed,
@@ -94,7 +95,7 @@ const approvalReplacedPayload: StackScenario = {
     if ('status' in waiting) return waiting;
     const { identity, row } = waiting;
     const approve = (hash: string) =>
-      approveItem(probe.stack.admin, identity, { ...CHECK_OPERATOR, payloadHash: hash }).then(
+      approveAsCheck(probe, identity, hash).then(
         () => 'approved',
         (error: { refusal?: string }) => error.refusal ?? 'error',
       );
@@ -124,7 +125,7 @@ async function raceRound(probe: StackProbe, job: JobDefinition<unknown>, payload
   if ('status' in waiting) return waiting;
   const { identity } = waiting;
   const [approved, cancelled] = await Promise.allSettled([
-    approveItem(probe.stack.admin, identity, { ...CHECK_OPERATOR, payloadHash: payloadHash(payload) }),
+    approveAsCheck(probe, identity, payloadHash(payload)),
     cancelItem(probe.stack.admin, identity, CHECK_OPERATOR),
   ]);
   const row = await finished(probe, identity);

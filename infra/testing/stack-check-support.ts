@@ -127,9 +127,29 @@ async function completed(
   return row;
 }
 
+/**
+ * Approves a waiting job as the check, for `hash`. The approval record opens when the stack's worker first handles
+ * the job's message, which can come after its row shows awaiting_approval (a row its producer wrote first): while
+ * the refusal is `approval_not_open` it is tried again, up to the probe's settle time; any other refusal is thrown.
+ */
+async function approveAsCheck(probe: StackProbe, identity: JobIdentity, hash: string): Promise<void> {
+  let notOpen: unknown;
+  const approvedNow = await probe.when(() =>
+    approveItem(probe.stack.admin, identity, { ...CHECK_OPERATOR, payloadHash: hash }).then(
+      () => true as const,
+      (error: { refusal?: string }) => {
+        if (error.refusal !== 'approval_not_open') throw error;
+        notOpen = error;
+        return undefined;
+      },
+    ),
+  );
+  if (!approvedNow) throw notOpen;
+}
+
 /** Approves a waiting job for its own payload hash (audited as the check) and waits until the worker finished it. */
 async function approved(probe: StackProbe, identity: JobIdentity, payload: unknown): Promise<WorkItem> {
-  await approveItem(probe.stack.admin, identity, { ...CHECK_OPERATOR, payloadHash: payloadHash(payload) });
+  await approveAsCheck(probe, identity, payloadHash(payload));
   const row = await probe.rowWhen(identity, (current) => FINISHED_STATES.includes(current.state));
   if (!row)
     throw new Unsettled(notEvaluated("the stack's worker did not run the approved job in time", STACK_TOO_SLOW));
@@ -168,6 +188,7 @@ async function runStackScenario(
 }
 
 export {
+  approveAsCheck,
   CHECK_OPERATOR,
   completed,
   failed,

@@ -252,6 +252,11 @@ class StackProbe {
     return done === true;
   }
 
+  /** Looks until `look` finds something (returned) or settleMs passed (undefined); after stop() it ends at once. */
+  when<T>(look: () => Promise<T | undefined>): Promise<T | undefined> {
+    return this.until(look);
+  }
+
   private refuseWhenStopped(): void {
     if (this.stopped) throw new StoppedProbeError();
   }

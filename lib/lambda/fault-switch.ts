@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SQSRecord } from 'aws-lambda';
 import type { LeasefenceConfig } from '../config.js';
+import { ConfigurationError } from '../errors.js';
 import type { FaultInjector } from '../fault-injection/injector.js';
 import type { FaultPlanSource } from '../fault-injection/plan.js';
 import { STACK_CHECK_TENANT_PREFIX } from '../store/index.js';
@@ -57,7 +58,7 @@ function faultSwitch(options: FaultSwitchOptions): FaultSwitch {
   let loaded: FaultInjector | undefined;
   const load = () => {
     injector ??= importFaultLayer().then((module) => {
-      if (!client) throw new Error('the fault layer was used before the worker client was attached');
+      if (!client) throw new ConfigurationError('the fault layer was used before the worker client was attached');
       loaded = module.createFaultInjector({ client, plan, ...tablesOf(options.config) });
       return loaded;
     });

@@ -126,13 +126,25 @@ function recordUpdate(
   };
 }
 
-/** Why `current` refused an approval of `payloadHash` at `now` by `decision` (first that applies). */
-function recordRefusal(current: ApprovalRecord | undefined, payloadHash: string, now: number): RecordRefusal {
+/**
+ * Why `current` refused an approval of `payloadHash` at `now` by `decision` (first that applies). `current` may be
+ * newer than what the condition saw (an engine without ReturnValuesOnConditionCheckFailure reads it back): a record
+ * that passes every check now was opened after the write, so the answer is `approval_not_open` (try again).
+ */
+function recordRefusal(
+  current: ApprovalRecord | undefined,
+  payloadHash: string,
+  now: number,
+  decision: RecordDecision,
+): RecordRefusal {
   if (current === undefined) return 'approval_not_open';
   if (current.decision !== undefined) return 'not_awaiting_approval';
   if (current.payloadHash !== payloadHash) return 'payload_hash_mismatch';
   if (current.expiresAt < now) return 'approval_expired';
-  return 'approver_is_producer';
+  const producerKnownAndOther =
+    decision.approverId !== undefined && current.producerId !== undefined && current.producerId !== decision.approverId;
+  if (current.approvers === 'not-producer' && !producerKnownAndOther) return 'approver_is_producer';
+  return 'approval_not_open';
 }
 
 /**
@@ -207,7 +219,7 @@ class ApprovalRecords {
     const outcome = await sendConditional(this.db.client, { kind: 'update', ...request });
     if (outcome.ok) return { ok: true };
     const current = isApprovalRecord(outcome.current) ? outcome.current : undefined;
-    return { ok: false, refusal: recordRefusal(current, payloadHash, now) };
+    return { ok: false, refusal: recordRefusal(current, payloadHash, now, decision) };
   }
 
   /** Records a rejection of an open record (none, or already decided: nothing is changed). */

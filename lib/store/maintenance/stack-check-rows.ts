@@ -6,7 +6,14 @@ import { WorkState } from '../../states.js';
 import { CheckEvidence } from '../check-evidence/check-evidence.js';
 import { type PlainDelete, sendDelete, sendGet, type TableClient } from '../driver/plain-requests.js';
 import { sanitizeMessageId } from '../records/quarantine.js';
-import { payloadKey, quarantineKey, STACK_CHECK_TENANT_PREFIX, TableKeys, workItemKey } from '../table.js';
+import {
+  approvalRecordKey,
+  payloadKey,
+  quarantineKey,
+  STACK_CHECK_TENANT_PREFIX,
+  TableKeys,
+  workItemKey,
+} from '../table.js';
 
 /** Reads and deletes in flight at once. */
 const IN_FLIGHT = 16;
@@ -60,7 +67,10 @@ class StackCheckRows {
     return this.read(this.tables.jobsTable, quarantineKey(sanitizeMessageId(messageId)));
   }
 
-  /** Rows of these identities (and their successors) in both tables, plus these messages' quarantine records. */
+  /**
+   * Rows of these identities (and their successors) in both tables, their approval records, plus these messages'
+   * quarantine records.
+   */
   async count(identities: readonly JobIdentity[], messageIds: readonly string[]): Promise<number> {
     checkIdentities(identities);
     const quarantined = await mapBounded(messageIds, IN_FLIGHT, (messageId) => this.quarantine(messageId));
@@ -103,15 +113,18 @@ class StackCheckRows {
   private async rowsOfOne(identity: JobIdentity): Promise<{ rows: RowKey[]; successors: JobIdentity[] }> {
     const work = { table: this.tables.jobsTable, key: workItemKey(identity) };
     const payload = { table: this.tables.payloadsTable, key: payloadKey(identity) };
-    const [row, body, evidence] = await Promise.all([
+    // A gated job's approval record (its own partition of the jobs table, opened by the worker) goes with it.
+    const approval = { table: this.tables.jobsTable, key: approvalRecordKey(identity) };
+    const [row, body, record, evidence] = await Promise.all([
       this.read(work.table, work.key),
       this.read(payload.table, payload.key),
+      this.read(approval.table, approval.key),
       new CheckEvidence(this.client, this.tables.jobsTable).keys(identity),
     ]);
     const successors = Array.isArray(row?.successors) ? (row.successors as string[]) : [];
     const evidenceRows = evidence.map((key) => ({ table: this.tables.jobsTable, key }));
     return {
-      rows: [...(row ? [work] : []), ...(body ? [payload] : []), ...evidenceRows],
+      rows: [...(row ? [work] : []), ...(body ? [payload] : []), ...(record ? [approval] : []), ...evidenceRows],
       successors: successors.map((operationId) => ({ tenantId: identity.tenantId, operationId })),
     };
   }
