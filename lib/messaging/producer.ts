@@ -167,14 +167,18 @@ async function sendUntraced(deps: ProducerDependencies, input: SendJobInput, tra
   }
   const binding: PayloadBinding = options.payloadRef !== undefined ? { ref: options.payloadRef } : { inline: true };
   if (rowsFirst) {
-    const row = await scheduleDelayedJob(deps, {
-      identity,
-      jobType: options.jobType,
-      ...(options.jobVersion !== undefined ? { jobVersion: options.jobVersion } : {}),
-      payloadHash: hash,
-      payload: binding,
-      delaySeconds: options.delaySeconds ?? 0,
-    });
+    const row = await scheduleDelayedJob(
+      deps,
+      {
+        identity,
+        jobType: options.jobType,
+        ...(options.jobVersion !== undefined ? { jobVersion: options.jobVersion } : {}),
+        payloadHash: hash,
+        payload: binding,
+        delaySeconds: options.delaySeconds ?? 0,
+      },
+      tracer?.carrier(),
+    );
     const answer = row.outcome === 'replay' ? 'replay' : 'new';
     return { messageId: row.messageId ?? '', payloadHash: hash, answer, payloadStored, row };
   }

@@ -260,7 +260,9 @@ async function retryLater(
   const delayMs = retryDelayMs(definition, claim.attempt);
   const state = await deps.store.failRetryable(claim, { ...failure, retryDelayMs: delayMs });
   if (state !== WorkState.queued) return { state: WorkState.failed_terminal, errorCode: failure.errorCode };
-  const wake = deps.retryWaker ? await deps.retryWaker(wakeSubjectOf(claim), delayMs) : 'sweeper_only';
+  const wake = deps.retryWaker
+    ? await deps.retryWaker(wakeSubjectOf(claim), delayMs, deps.tracer?.carrier())
+    : 'sweeper_only';
   return { state: WorkState.queued, errorCode: failure.errorCode, wake };
 }
 

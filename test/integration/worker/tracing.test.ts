@@ -9,6 +9,7 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
+import { RetryableJobError } from '../../../lib/errors.js';
 import { DEVELOPMENT_IDENTIFIER_KEY, hashIdentifier, payloadHash } from '../../../lib/hashing.js';
 import { parseIdentity } from '../../../lib/identity.js';
 import { defineJob } from '../../../lib/job-definition.js';
@@ -53,6 +54,20 @@ const ship = defineJob({
   },
 });
 
+let failFirst = false;
+const flaky = defineJob({
+  type: 'flaky-traced',
+  version: 1,
+  target: 'B',
+  maxAttempts: 3,
+  retry: { baseDelayMs: 0, maxDelayMs: 0 },
+  payload: z.strictObject({ order: z.string() }),
+  run: async (ctx) => {
+    if (failFirst && ctx.attempt === 1) throw new RetryableJobError('carrier_busy', 'try again');
+    return { outcomeCode: 'done' };
+  },
+});
+
 const spansNamed = (name: string, spans: readonly ReadableSpan[] = exporter.getFinishedSpans()) =>
   spans.filter((span) => span.name === name);
 const only = (name: string, spans?: readonly ReadableSpan[]): ReadableSpan => {
@@ -62,6 +77,8 @@ const only = (name: string, spans?: readonly ReadableSpan[]): ReadableSpan => {
 };
 const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId;
 const idOf = (span: ReadableSpan) => span.spanContext().spanId;
+const byStart = (list: readonly ReadableSpan[]) =>
+  [...list].sort((a, b) => a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1]);
 const names = (list: readonly ReadableSpan[]) => list.map((span) => span.name).sort();
 
 describe('tracing: one trace from the producer send through the successor run', () => {
@@ -69,7 +86,7 @@ describe('tracing: one trace from the producer send through the successor run', 
   beforeAll(async () => {
     trace.setGlobalTracerProvider(provider);
     context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-    harness = await createWorkerHarness('tracing', [ship, notify]);
+    harness = await createWorkerHarness('tracing', [ship, notify, flaky]);
     records = await createUserTable('tracing-records', { partition: 'pk' });
   });
   afterAll(async () => {
@@ -119,9 +136,7 @@ describe('tracing: one trace from the producer send through the successor run', 
     // Everything below is one trace: the send's.
     expect(new Set(spans.map((span) => span.spanContext().traceId))).toEqual(new Set([send.spanContext().traceId]));
 
-    const [parentProcess, successorProcess] = spansNamed(SpanName.process).sort(
-      (a, b) => a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1],
-    ) as [ReadableSpan, ReadableSpan];
+    const [parentProcess, successorProcess] = byStart(spansNamed(SpanName.process)) as [ReadableSpan, ReadableSpan];
     expect(spansNamed(SpanName.process)).toHaveLength(2);
     expect(parentProcess.kind).toBe(SpanKind.CONSUMER);
     expect(parentOf(parentProcess)).toBe(idOf(send));
@@ -146,6 +161,48 @@ describe('tracing: one trace from the producer send through the successor run', 
     expect(successorProcess.attributes['leasefence.operation']).toBe(
       hashIdentifier(`${operationId}/email`, DEVELOPMENT_IDENTIFIER_KEY),
     );
+  });
+
+  it("a retry's own wake-up carries the failed attempt's context: the retry runs in the same trace", async () => {
+    failFirst = true;
+    try {
+      const operationId = 'order-9100-traced';
+      await sendJob(
+        { sqs: harness.sqs, queueUrl: harness.queueUrl, payloads: harness.payloads, tracing: {} },
+        { tenantId: TENANT, operationId, jobType: 'flaky-traced', payload: { order: 'o-9100' } },
+      );
+      const worker = harness.worker({ tracing: true });
+      await harness.poll(worker);
+      await expectState(harness.store, parseIdentity({ tenantId: TENANT, operationId }), WorkState.queued);
+      await harness.poll(worker);
+      await expectState(harness.store, parseIdentity({ tenantId: TENANT, operationId }), WorkState.succeeded);
+    } finally {
+      failFirst = false;
+    }
+    const send = only(SpanName.send);
+    const [first, retry] = byStart(spansNamed(SpanName.process));
+    expect(spansNamed(SpanName.process)).toHaveLength(2);
+    expect(parentOf(first as ReadableSpan)).toBe(idOf(send));
+    expect(parentOf(retry as ReadableSpan)).toBe(idOf(first as ReadableSpan));
+    expect(new Set(exporter.getFinishedSpans().map((span) => span.spanContext().traceId)).size).toBe(1);
+  });
+
+  it('a rows-first send (confirm) carries the context in the wake-up it sends after the row', async () => {
+    const operationId = 'order-9200-traced';
+    const delayed = {
+      client: harness.client,
+      jobsTable: harness.tables.jobsTable,
+      jobs: [ship, notify, flaky],
+      clock: harness.clock,
+    };
+    await sendJob(
+      { sqs: harness.sqs, queueUrl: harness.queueUrl, payloads: harness.payloads, delayed, tracing: {} },
+      { tenantId: TENANT, operationId, jobType: 'flaky-traced', payload: { order: 'o-9200' }, confirm: true },
+    );
+    expect(await traceAttributesQueued()).toEqual([['traceparent']]);
+    await harness.poll(harness.worker({ tracing: true }));
+    await expectState(harness.store, parseIdentity({ tenantId: TENANT, operationId }), WorkState.succeeded);
+    expect(parentOf(only(SpanName.process))).toBe(idOf(only(SpanName.send)));
   });
 
   it('no span attribute holds a raw tenant, operation or step name: they are hashed as in logs', async () => {
