@@ -102,6 +102,7 @@ function buildJobContext<Payload>(deps: ContextDependencies<Payload>): JobContex
         guard: () => guard('transactions'),
         onOwnershipLost: (error) => abort.abort(error),
         steps,
+        tracer: deps.tracer,
         beforeComplete: () => {
           if (successors.size > 0) {
             throw new SuccessorRefusedError(

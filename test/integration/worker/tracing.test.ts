@@ -18,6 +18,7 @@ import { messageGroupOf } from '../../../lib/messaging/message-group.js';
 import { sendJob } from '../../../lib/messaging/producer.js';
 import { WorkState } from '../../../lib/states.js';
 import { SpanName } from '../../../lib/tracing/tracer.js';
+import { requireTransactions } from '../../support/capability.js';
 import { expectState } from '../../support/expectations.js';
 import { createUserTable, type UserTable } from '../../support/user-tables.js';
 import { createWorkerHarness, type WorkerHarness } from '../../support/worker-harness.js';
@@ -68,6 +69,17 @@ const flaky = defineJob({
   },
 });
 
+const reserve = defineJob({
+  type: 'reserve-traced',
+  version: 1,
+  target: 'A',
+  payload: z.strictObject({ sku: z.string() }),
+  run: async (ctx) => {
+    await ctx.transactions.runStep('reserve-sku', [], { result: { reserved: 1 } });
+    return { outcomeCode: 'reserved' };
+  },
+});
+
 const spansNamed = (name: string, spans: readonly ReadableSpan[] = exporter.getFinishedSpans()) =>
   spans.filter((span) => span.name === name);
 const only = (name: string, spans?: readonly ReadableSpan[]): ReadableSpan => {
@@ -86,7 +98,7 @@ describe('tracing: one trace from the producer send through the successor run', 
   beforeAll(async () => {
     trace.setGlobalTracerProvider(provider);
     context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-    harness = await createWorkerHarness('tracing', [ship, notify, flaky]);
+    harness = await createWorkerHarness('tracing', [ship, notify, flaky, reserve]);
     records = await createUserTable('tracing-records', { partition: 'pk' });
   });
   afterAll(async () => {
@@ -203,6 +215,23 @@ describe('tracing: one trace from the producer send through the successor run', 
     await harness.poll(harness.worker({ tracing: true }));
     await expectState(harness.store, parseIdentity({ tenantId: TENANT, operationId }), WorkState.succeeded);
     expect(parentOf(only(SpanName.process))).toBe(idOf(only(SpanName.send)));
+  });
+
+  it('a class A step (ctx.transactions.runStep) is a step span around its fenced transaction', async (context) => {
+    requireTransactions(context);
+    const operationId = 'order-9300-traced';
+    await sendJob(
+      { sqs: harness.sqs, queueUrl: harness.queueUrl, payloads: harness.payloads, tracing: {} },
+      { tenantId: TENANT, operationId, jobType: 'reserve-traced', payload: { sku: 'sku-1' } },
+    );
+    await harness.poll(harness.worker({ tracing: true }));
+    await expectState(harness.store, parseIdentity({ tenantId: TENANT, operationId }), WorkState.succeeded);
+    const step = only(SpanName.step);
+    expect(parentOf(step)).toBe(idOf(only(SpanName.run)));
+    expect(step.attributes['leasefence.step']).toBe(hashIdentifier('reserve-sku', DEVELOPMENT_IDENTIFIER_KEY));
+    const write = only(SpanName.fencedWrite);
+    expect(parentOf(write)).toBe(idOf(step));
+    expect(write.attributes['leasefence.write']).toBe('transaction');
   });
 
   it('no span attribute holds a raw tenant, operation or step name: they are hashed as in logs', async () => {
