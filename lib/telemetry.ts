@@ -122,6 +122,7 @@ export {
   type IdentifierKeySource,
   type LogFields,
   powertoolsTelemetry,
+  pseudonyms,
   scrub,
   silentTelemetry,
   type Telemetry,

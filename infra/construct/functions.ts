@@ -7,6 +7,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { OPENTELEMETRY_API_PACKAGE } from '../../lib/tracing/tracer.js';
 
 /** Root of this package: the nearest folder above this file holding a package.json (a checkout or node_modules/leasefence). */
 const PACKAGE_ROOT = findPackageRoot(dirname(fileURLToPath(import.meta.url)));
@@ -135,7 +136,7 @@ function createLeasefenceFunction(
       keepNames: true,
       sourceMap: true,
       sourcesContent: false,
-      externalModules: options.bundleAwsSdk ? [] : ['@aws-sdk/*', '@smithy/*'],
+      externalModules: [...(options.bundleAwsSdk ? [] : ['@aws-sdk/*', '@smithy/*']), OPENTELEMETRY_API_PACKAGE],
       logLevel: LogLevel.WARNING,
       forceDockerBundling: false,
       ...(options.define ? { define: options.define } : {}),

@@ -3,6 +3,7 @@ import { type FenceRejectedError, InvalidInputError } from '../errors.js';
 import { parseInput } from '../internal/validation.js';
 import type { Claim, TableClient } from '../store/index.js';
 import { sendConditional } from '../store/index.js';
+import { type JobTracer, SpanName, traced } from '../tracing/tracer.js';
 import { type FencedBatchReport, incompleteBatchError, runFencedBatch } from './batch.js';
 import type { BusinessCondition } from './conditions.js';
 import type { FenceRule } from './fence-rules.js';
@@ -29,6 +30,8 @@ interface FencedRecordsOptions {
   signal?: Pick<AbortSignal, 'throwIfAborted'>;
   /** Run before any write or batch starts (the runtime's lease-doubt guard); throws to refuse it. */
   guard?: () => void;
+  /** With tracing on: one span per write sent (its table, kind and rule; never a key or a value). */
+  tracer?: JobTracer | undefined;
 }
 
 /** A fenced write that succeeded: newly written, or found already written by this very call (lost response). */
@@ -77,6 +80,7 @@ class FencedRecords {
   private readonly onFenceRejected: ((error: FenceRejectedError) => void) | undefined;
   private readonly signal: Pick<AbortSignal, 'throwIfAborted'> | undefined;
   private readonly guard: (() => void) | undefined;
+  private readonly tracer: JobTracer | undefined;
   private superseded: FenceRejectedError | undefined;
 
   constructor(options: FencedRecordsOptions) {
@@ -90,6 +94,7 @@ class FencedRecords {
     this.onFenceRejected = options.onFenceRejected;
     this.signal = options.signal;
     this.guard = options.guard;
+    this.tracer = options.tracer;
   }
 
   /** One write per claim: lands only while the record's writer_epoch is absent or below my fence. */
@@ -151,8 +156,14 @@ class FencedRecords {
     return await this.send(parsed.write, parsed.rule);
   }
 
-  /** The single path of every protected-record write: build with the fence, send, classify a refusal. */
-  private async send(write: RecordWrite, rule: FenceRule): Promise<FencedWriteResult> {
+  /** The single path of every protected-record write, in its span when tracing is on. */
+  private send(write: RecordWrite, rule: FenceRule): Promise<FencedWriteResult> {
+    const fields = () => ({ table: write.ref.tableName, write: write.kind, rule: rule.kind, fence: this.claim.fence });
+    return traced(this.tracer, SpanName.fencedWrite, fields, () => this.sendFenced(write, rule));
+  }
+
+  /** Build with the fence, send, classify a refusal. */
+  private async sendFenced(write: RecordWrite, rule: FenceRule): Promise<FencedWriteResult> {
     this.guard?.();
     if (this.superseded) throw this.superseded;
     this.signal?.throwIfAborted();

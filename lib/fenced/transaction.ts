@@ -20,6 +20,7 @@ import {
   type TableClient,
   type WorkItem,
 } from '../store/index.js';
+import { type JobTracer, SpanName, traced } from '../tracing/tracer.js';
 import { interpretCancellation } from './cancellation.js';
 import { unmetExpectations } from './conditions.js';
 import { businessConditionError } from './record-outcome.js';
@@ -47,6 +48,8 @@ interface FencedTransactionsOptions {
   signal?: Pick<AbortSignal, 'throwIfAborted'>;
   /** Run before any step or completion starts (the runtime's lease-doubt guard); throws to refuse it. */
   guard?: () => void;
+  /** With tracing on: a span per step, and one per transaction sent (a fenced write: its kind, never a key). */
+  tracer?: JobTracer | undefined;
   /** Sends of one transaction when it is cancelled by a conflict or throttling (default 5). */
   maxAttempts?: number;
   /** The claim's done steps, shared with `ctx.step` (default: a ledger seeded from `claim.steps`). */
@@ -100,7 +103,12 @@ class FencedTransactions {
    * atomically with the step record under my fence. OwnershipLostError if superseded (nothing written),
    * BusinessConditionError if a write's `where` failed (nothing written).
    */
-  async runStep(name: string, writes: WritesInput, options: { result?: unknown } = {}): Promise<StepOutcome> {
+  runStep(name: string, writes: WritesInput, options: { result?: unknown } = {}): Promise<StepOutcome> {
+    const fields = () => ({ step: name, fence: this.claim.fence });
+    return traced(this.options.tracer, SpanName.step, fields, () => this.runStepOnce(name, writes, options));
+  }
+
+  private async runStepOnce(name: string, writes: WritesInput, options: { result?: unknown }): Promise<StepOutcome> {
     this.options.guard?.();
     const step = parseStep(name, options.result);
     const recorded = this.steps.get(step.name);
@@ -133,8 +141,14 @@ class FencedTransactions {
     return { status: committed.kind === 'applied' ? 'applied' : 'already_applied' };
   }
 
-  /** Sends the transaction; retries only cancellations that wrote nothing and may pass next time. */
-  private async commit(plan: TransactionPlan, label: string, stepName: string | undefined): Promise<Committed> {
+  /** Sends the transaction, in its span when tracing is on. */
+  private commit(plan: TransactionPlan, label: string, stepName: string | undefined): Promise<Committed> {
+    const fields = () => ({ write: stepName === undefined ? 'completion' : 'transaction', fence: this.claim.fence });
+    return traced(this.options.tracer, SpanName.fencedWrite, fields, () => this.commitOnce(plan, label, stepName));
+  }
+
+  /** Retries only cancellations that wrote nothing and may pass next time. */
+  private async commitOnce(plan: TransactionPlan, label: string, stepName: string | undefined): Promise<Committed> {
     this.options.guard?.();
     for (let attempt = 1; ; attempt += 1) {
       if (this.lost) throw this.lost;

@@ -14,6 +14,8 @@ import { METRIC_NAMESPACE, serviceName } from '../metric-names.js';
 import { DAY_MS } from '../rules.js';
 import { PayloadStore } from '../store/index.js';
 import { powertoolsTelemetry, type Telemetry } from '../telemetry.js';
+import { parseTraceCarrier } from '../tracing/trace-context.js';
+import type { JobTracer } from '../tracing/tracer.js';
 import type { PayloadResolver } from '../worker/load-payload.js';
 import { type MessageResult, WorkerRuntime } from '../worker/worker-runtime.js';
 import { lazySqsClient } from './clients.js';
@@ -36,6 +38,12 @@ interface SqsWorkerHandlerOptions {
    * secret when LEASEFENCE_FAULT_PLAN_SECRET_ARN is set. Neither: no fault layer (lib/lambda/fault-switch.ts).
    */
   faultPlan?: FaultPlanSource;
+  /**
+   * Emit OpenTelemetry spans (README.md, "Tracing"): process, claim, run, steps, fenced writes, completion and each
+   * successor's wake-up, continuing the trace context the message carries. Off by default: the OpenTelemetry API is
+   * then never loaded. On without `@opentelemetry/api` resolvable ▶ ConfigurationError on the first invocation.
+   */
+  tracing?: boolean;
 }
 
 /** The Lambda handler plus the runtime behind it (for local use and tests). */
@@ -52,6 +60,12 @@ function senderOf(record: SQSRecord): MessageSender {
     ...(record.attributes?.SenderId ? { senderId: record.attributes.SenderId } : {}),
     ...(relayedFrom ? { relayedFrom } : {}),
   };
+}
+
+/** The trace context a record's message attributes carry (tracing on only), or nothing. */
+function traceOf(record: SQSRecord): { trace?: NonNullable<ReturnType<typeof parseTraceCarrier>> } {
+  const trace = parseTraceCarrier((name) => record.messageAttributes?.[name]?.stringValue);
+  return trace ? { trace } : {};
 }
 
 /**
@@ -77,6 +91,7 @@ function createSqsWorkerHandler(options: SqsWorkerHandlerOptions): SqsWorkerHand
   const faults = faultSwitch({ config, plan: options.faultPlan });
   faults.attach(client);
   const telemetry = faults.observe(options.telemetry ?? powertoolsTelemetry(logger, metrics, () => identifierKey));
+  let tracer: JobTracer | undefined;
   const runtime = new WorkerRuntime({
     store,
     client,
@@ -92,6 +107,7 @@ function createSqsWorkerHandler(options: SqsWorkerHandlerOptions): SqsWorkerHand
     ...(config.inlinePayloads ? { inlinePayloads: config.inlinePayloads } : {}),
     ...(config.senderTenants ? { senderTenants: config.senderTenants } : {}),
     ...(config.queueUrl !== undefined ? { wake: { sqs, queueUrl: config.queueUrl } } : {}),
+    ...(options.tracing ? { tracer: () => tracer } : {}),
   });
   const recordHandler = (record: SQSRecord): Promise<MessageResult> =>
     faults.route(record, () =>
@@ -100,12 +116,15 @@ function createSqsWorkerHandler(options: SqsWorkerHandlerOptions): SqsWorkerHand
         body: record.body,
         receiveCount: Number(record.attributes?.ApproximateReceiveCount ?? 1),
         sender: senderOf(record),
+        ...(tracer ? traceOf(record) : {}),
       }),
     );
   const handler = async (event: SQSEvent, context?: Context): Promise<SQSBatchResponse> => {
     const processor = new BatchProcessor(EventType.SQS);
     try {
       identifierKey ??= (await loadKey()).key;
+      // Loaded here, not at import: with tracing off the OpenTelemetry API is never loaded.
+      if (options.tracing) tracer ??= await loadTracer(() => identifierKey);
       return await processPartialResponse(event, recordHandler, processor, {
         ...(context ? { context } : {}),
         throwOnFullBatchFailure: false,
@@ -115,6 +134,12 @@ function createSqsWorkerHandler(options: SqsWorkerHandlerOptions): SqsWorkerHand
     }
   };
   return Object.assign(handler, { runtime, client });
+}
+
+/** The OpenTelemetry tracer, its module imported on first use (tracing on only). */
+async function loadTracer(key: () => IdentifierKey | undefined): Promise<JobTracer> {
+  const { loadOpenTelemetryTracer } = await import('../tracing/open-telemetry.js');
+  return loadOpenTelemetryTracer(key);
 }
 
 export { createSqsWorkerHandler, type SqsWorkerHandler, type SqsWorkerHandlerOptions };

@@ -8,6 +8,7 @@ import type { AnyJobDefinition } from '../job-definition.js';
 import type { WorkState } from '../states.js';
 import type { WorkItem } from '../store/index.js';
 import { type JobBinding, newWorkItem, WorkItemStore } from '../store/index.js';
+import { type TraceCarrier, traceMessageAttributes } from '../tracing/trace-context.js';
 import { serializeEnvelope } from './envelope.js';
 import { messageGroupOf } from './message-group.js';
 import { wakeEnvelope } from './wake-envelope.js';
@@ -70,7 +71,12 @@ interface ScheduledRow {
  * state and sends nothing; a different hash is a PayloadConflictError with nothing written or sent.
  * Missing `delayed` configuration, or a job type it does not define ▶ InvalidInputError before anything is written.
  */
-async function scheduleDelayedJob(deps: DelayedJobDependencies, job: DelayedJob): Promise<ScheduledRow> {
+async function scheduleDelayedJob(
+  deps: DelayedJobDependencies,
+  job: DelayedJob,
+  /** The producer's trace context (tracing on), carried by the wake-up as message attributes. */
+  trace?: TraceCarrier,
+): Promise<ScheduledRow> {
   const { config, definition } = requireRowsConfig(deps, job.jobType);
   const store = jobsStore(config);
   const availableAt = store.now() + job.delaySeconds * 1000;
@@ -94,6 +100,7 @@ async function scheduleDelayedJob(deps: DelayedJobDependencies, job: DelayedJob)
         // A gated row's wake-up goes at once: the worker opens its approval record from it (the approver cannot
         // approve before), and the approval keeps the row's due time.
         DelaySeconds: gate ? 0 : job.delaySeconds,
+        ...(trace ? { MessageAttributes: traceMessageAttributes(trace) } : {}),
       }),
     );
     return { outcome: 'created', ...row, wake: 'sent', ...(sent.MessageId ? { messageId: sent.MessageId } : {}) };

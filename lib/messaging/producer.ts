@@ -1,12 +1,14 @@
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import * as z from 'zod/mini';
 import { InvalidInputError, isLeasefenceError, PayloadConflictError } from '../errors.js';
-import { canonicalJson, payloadHash } from '../hashing.js';
+import { canonicalJson, type IdentifierKey, payloadHash } from '../hashing.js';
 import { formatIdentity, parseIdentity, type ValidIdentity } from '../identity.js';
 import { parseInput } from '../internal/validation.js';
 import { jobTypeSchema, jobVersionSchema, type PayloadBinding, payloadHashSchema, payloadRefSchema } from '../rules.js';
 import { FINISHED_STATES, type WorkState } from '../states.js';
 import type { PayloadStore, WorkItem } from '../store/index.js';
+import { traceMessageAttributes } from '../tracing/trace-context.js';
+import { type JobTracer, SpanName } from '../tracing/tracer.js';
 import {
   type DelayedJobsConfig,
   jobsStore,
@@ -30,6 +32,13 @@ interface ProducerDependencies {
   queueUrl: string;
   payloads?: PayloadStore;
   delayed?: DelayedJobsConfig;
+  /**
+   * Emit an OpenTelemetry `leasefence send` span and carry its context in the message (SQS attributes `traceparent`,
+   * `tracestate`), so the worker's spans join the trace (README.md, "Tracing"). Ids in its attributes are hashed
+   * under `identifierKey` (the deployment's, as in the worker's logs); without one they read `withheld`. Off by
+   * default: the OpenTelemetry API is then never loaded.
+   */
+  tracing?: { identifierKey?: IdentifierKey };
 }
 
 /**
@@ -119,6 +128,18 @@ const sendOptionsSchema = z.lazy(() =>
  * await sendJob({ sqs, queueUrl, payloads }, { tenantId: 'acme', operationId: 'refund-r_815', jobType: 'refund', payload: { amount: 70.25 } });
  */
 async function sendJob(deps: ProducerDependencies, input: SendJobInput): Promise<SentJob> {
+  if (deps.tracing === undefined) return sendUntraced(deps, input);
+  const { loadOpenTelemetryTracer } = await import('../tracing/open-telemetry.js');
+  const tracer = await loadOpenTelemetryTracer(deps.tracing.identifierKey ?? (() => undefined));
+  const fields = () => ({
+    identity: { tenantId: input.tenantId, operationId: input.operationId },
+    jobType: input.jobType,
+  });
+  return tracer.span(SpanName.send, fields, () => sendUntraced(deps, input, tracer), { kind: 'producer' });
+}
+
+/** sendJob's work; with a tracer, the message carries the active (send) span's context. */
+async function sendUntraced(deps: ProducerDependencies, input: SendJobInput, tracer?: JobTracer): Promise<SentJob> {
   const identity = parseIdentity({ tenantId: input.tenantId, operationId: input.operationId });
   const options = parseInput(
     sendOptionsSchema,
@@ -135,7 +156,7 @@ async function sendJob(deps: ProducerDependencies, input: SendJobInput): Promise
   );
   const hash = resolveHash(input, options.payloadHash);
   const rowsFirst = options.confirm === true || (options.delaySeconds !== undefined && options.delaySeconds > 0);
-  if (options.carryBody === true) return sendCarried(deps, identity, options, input.payload, hash, rowsFirst);
+  if (options.carryBody === true) return sendCarried(deps, identity, options, input.payload, hash, rowsFirst, tracer);
   // Refused before the body is stored: bad input mutates nothing.
   if (rowsFirst) requireRowsConfig(deps, options.jobType);
   let payloadStored: SentJob['payloadStored'] = 'by_reference';
@@ -146,14 +167,18 @@ async function sendJob(deps: ProducerDependencies, input: SendJobInput): Promise
   }
   const binding: PayloadBinding = options.payloadRef !== undefined ? { ref: options.payloadRef } : { inline: true };
   if (rowsFirst) {
-    const row = await scheduleDelayedJob(deps, {
-      identity,
-      jobType: options.jobType,
-      ...(options.jobVersion !== undefined ? { jobVersion: options.jobVersion } : {}),
-      payloadHash: hash,
-      payload: binding,
-      delaySeconds: options.delaySeconds ?? 0,
-    });
+    const row = await scheduleDelayedJob(
+      deps,
+      {
+        identity,
+        jobType: options.jobType,
+        ...(options.jobVersion !== undefined ? { jobVersion: options.jobVersion } : {}),
+        payloadHash: hash,
+        payload: binding,
+        delaySeconds: options.delaySeconds ?? 0,
+      },
+      tracer?.carrier(),
+    );
     const answer = row.outcome === 'replay' ? 'replay' : 'new';
     return { messageId: row.messageId ?? '', payloadHash: hash, answer, payloadStored, row };
   }
@@ -164,7 +189,7 @@ async function sendJob(deps: ProducerDependencies, input: SendJobInput): Promise
   if (stored && FINISHED_STATES.includes(stored.state)) {
     return { messageId: '', payloadHash: hash, answer, payloadStored, ...known };
   }
-  const messageId = await sendJobMessage(deps, identity, options, hash, binding);
+  const messageId = await sendJobMessage(deps, identity, options, hash, binding, tracer);
   return { messageId, payloadHash: hash, answer, payloadStored, ...known };
 }
 
@@ -181,6 +206,7 @@ async function sendCarried(
   payload: unknown,
   hash: string,
   rowsFirst: boolean,
+  tracer: JobTracer | undefined,
 ): Promise<SentJob> {
   const clash = options.payloadRef !== undefined ? 'payloadRef' : rowsFirst ? 'confirm or delaySeconds' : undefined;
   if (clash !== undefined) {
@@ -196,7 +222,7 @@ async function sendCarried(
   }
   // The canonical form travels (what the hash was computed over), so the worker hashes exactly what was checked.
   const body = JSON.parse(canonicalJson(payload)) as unknown;
-  const messageId = await sendJobMessage(deps, identity, options, hash, { body });
+  const messageId = await sendJobMessage(deps, identity, options, hash, { body }, tracer);
   return { messageId, payloadHash: hash, answer, payloadStored: 'carried', ...known };
 }
 
@@ -211,6 +237,7 @@ async function sendJobMessage(
   options: z.output<typeof sendOptionsSchema>,
   hash: string,
   binding: PayloadBinding | { body: unknown },
+  tracer: JobTracer | undefined,
 ): Promise<string> {
   const envelope = {
     v: ENVELOPE_VERSION,
@@ -227,6 +254,7 @@ async function sendJobMessage(
       QueueUrl: deps.queueUrl,
       MessageBody: encodeEnvelope(envelope),
       MessageGroupId: messageGroupOf(identity.tenantId),
+      ...(tracer ? { MessageAttributes: traceMessageAttributes(tracer.carrier()) } : {}),
     }),
   );
   return sent.MessageId ?? '';

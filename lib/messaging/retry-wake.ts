@@ -1,5 +1,6 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { Telemetry } from '../telemetry.js';
+import { type TraceCarrier, traceMessageAttributes } from '../tracing/trace-context.js';
 import { serializeEnvelope } from './envelope.js';
 import { messageGroupOf } from './message-group.js';
 import { SQS_MAX_DELAY_SECONDS, type WakeSubject, wakeEnvelope } from './wake-envelope.js';
@@ -12,7 +13,7 @@ import { SQS_MAX_DELAY_SECONDS, type WakeSubject, wakeEnvelope } from './wake-en
 type RetryWakeOutcome = 'sent' | 'beyond_delay_limit' | 'send_failed';
 
 /** Schedules the wake-up of a row that was just queued for a retry; never throws (a wake-up is only a signal). */
-type RetryWaker = (subject: WakeSubject, retryDelayMs: number) => Promise<RetryWakeOutcome>;
+type RetryWaker = (subject: WakeSubject, retryDelayMs: number, trace?: TraceCarrier) => Promise<RetryWakeOutcome>;
 
 /**
  * Whole seconds to delay a retry's wake-up so that it is never visible before the row is due: the backoff
@@ -32,7 +33,7 @@ function retryWakeDelaySeconds(retryDelayMs: number): number | undefined {
  * first retry needs it (the SQS SDK is loaded then, not at the worker's cold start).
  */
 function createRetryWaker(sqs: () => Promise<SQSClient>, queueUrl: string, telemetry?: Telemetry): RetryWaker {
-  return async (subject, retryDelayMs) => {
+  return async (subject, retryDelayMs, trace) => {
     const delaySeconds = retryWakeDelaySeconds(retryDelayMs);
     if (delaySeconds === undefined) return 'beyond_delay_limit';
     try {
@@ -44,6 +45,8 @@ function createRetryWaker(sqs: () => Promise<SQSClient>, queueUrl: string, telem
           DelaySeconds: delaySeconds,
           // The same group as the producer's message: a tenant's retries queue behind its own backlog only.
           MessageGroupId: messageGroupOf(subject.tenantId),
+          // Tracing on: the failed attempt's context, so the retry's run continues its trace.
+          ...(trace ? { MessageAttributes: traceMessageAttributes(trace) } : {}),
         }),
       );
       return 'sent';

@@ -1,4 +1,5 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
+import { type TraceCarrier, traceMessageAttributes } from '../tracing/trace-context.js';
 import { serializeEnvelope } from './envelope.js';
 import { messageGroupOf } from './message-group.js';
 import { type WakeSubject, wakeEnvelope } from './wake-envelope.js';
@@ -32,24 +33,27 @@ function describeFailure(error: unknown): { name: string; message: string } {
 }
 
 /**
- * Sends one `wake` message per item in batches of ten. Never throws for a bad row or a failed batch: a
- * wake-up is only a signal, and a lost one is re-sent by the sweeper from the deadline index.
+ * Sends one `wake` message per item in batches of ten, each with `traces[i]` (tracing on) as its trace context
+ * attributes. Never throws for a bad row or a failed batch: a wake-up is only a signal, and a lost one is re-sent
+ * by the sweeper from the deadline index.
  */
 async function sendWakeSignals(
   sqs: SqsClientSource,
   queueUrl: string,
   items: readonly WakeSubject[],
+  traces?: readonly (TraceCarrier | undefined)[],
 ): Promise<WakeReport> {
   const report: WakeReport = { sent: 0, failed: 0 };
   const fail = (count: number, error: unknown) => {
     report.failed += count;
     report.lastError = describeFailure(error);
   };
-  const bodies: { body: string; group: string }[] = [];
-  for (const item of items) {
+  const bodies: { body: string; group: string; trace: TraceCarrier | undefined }[] = [];
+  for (const [index, item] of items.entries()) {
     try {
       // The same group as the producer's message: a tenant's wake-ups queue behind its own backlog only.
-      bodies.push({ body: serializeEnvelope(wakeEnvelope(item)), group: messageGroupOf(item.tenantId) });
+      const group = messageGroupOf(item.tenantId);
+      bodies.push({ body: serializeEnvelope(wakeEnvelope(item)), group, trace: traces?.[index] });
     } catch (error) {
       fail(1, error);
     }
@@ -68,10 +72,11 @@ async function sendWakeSignals(
       const output = await client.send(
         new sdk.SendMessageBatchCommand({
           QueueUrl: queueUrl,
-          Entries: chunk.map(({ body, group }, index) => ({
+          Entries: chunk.map(({ body, group, trace }, index) => ({
             Id: String(index),
             MessageBody: body,
             MessageGroupId: group,
+            ...(trace ? { MessageAttributes: traceMessageAttributes(trace) } : {}),
           })),
         }),
       );

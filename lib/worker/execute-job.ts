@@ -25,6 +25,7 @@ import { WorkState } from '../states.js';
 import type { Claim, LeaseRequest, WorkItemStore } from '../store/index.js';
 import { type JobOutcome, parseJobOutcome, type ValidOutcome } from '../store/index.js';
 import type { Telemetry } from '../telemetry.js';
+import { SpanName, traced } from '../tracing/tracer.js';
 import { AttemptAbort } from './attempt-abort.js';
 import { buildJobContext } from './job-context.js';
 import { LeaseKeeper } from './lease-keeper.js';
@@ -89,19 +90,31 @@ async function executeClaimedJob<Payload>(
     keeper,
     provider: definition.provider,
     telemetry: deps.telemetry,
+    tracer: deps.tracer,
+  });
+  const fields = () => ({
+    identity: claim.identity,
+    jobType: claim.jobType,
+    fence: claim.fence,
+    attempt: claim.attempt,
   });
   keeper.start();
   try {
     let phase: Phase;
     try {
-      phase = await runPhase(definition, context, claim, abort);
+      phase = await traced(deps.tracer, SpanName.run, fields, () => runPhase(definition, context, claim, abort));
     } catch (error) {
       return await recordFailure(deps, definition, claim, error);
     }
     // Outside the catch: a failed completion write must not be mistaken for a failed job. A transient error
     // propagates (the message is redelivered and the next claim reconciles); only a lost fence is absorbed.
     try {
-      if (phase.ended === 'run') return await succeed(deps, claim, phase.outcome, phase.reconciled, successors);
+      if (phase.ended === 'run') {
+        const { outcome, reconciled } = phase;
+        return await traced(deps.tracer, SpanName.complete, fields, () =>
+          succeed(deps, claim, outcome, reconciled, successors),
+        );
+      }
       await deps.store.parkUnknown(claim, { errorCode: phase.errorCode, message: phase.reason });
       return { state: WorkState.unknown, errorCode: phase.errorCode };
     } catch (error) {
@@ -247,7 +260,9 @@ async function retryLater(
   const delayMs = retryDelayMs(definition, claim.attempt);
   const state = await deps.store.failRetryable(claim, { ...failure, retryDelayMs: delayMs });
   if (state !== WorkState.queued) return { state: WorkState.failed_terminal, errorCode: failure.errorCode };
-  const wake = deps.retryWaker ? await deps.retryWaker(wakeSubjectOf(claim), delayMs) : 'sweeper_only';
+  const wake = deps.retryWaker
+    ? await deps.retryWaker(wakeSubjectOf(claim), delayMs, deps.tracer?.carrier())
+    : 'sweeper_only';
   return { state: WorkState.queued, errorCode: failure.errorCode, wake };
 }
 

@@ -8,6 +8,7 @@ import type { JobIdentity } from '../identity.js';
 import type { JobContext, ProviderDeclaration } from '../job-definition.js';
 import type { Claim, WorkItemStore } from '../store/index.js';
 import type { Telemetry } from '../telemetry.js';
+import { type JobTracer, SpanName, traced } from '../tracing/tracer.js';
 import type { AttemptAbort } from './attempt-abort.js';
 import { guardedProvider } from './guarded-provider.js';
 import { createLeaseGuard } from './lease-guard.js';
@@ -37,6 +38,8 @@ interface ContextDependencies<Payload> {
   telemetry?: Telemetry | undefined;
   /** Where `ctx.enqueue` keeps the successors it checked, for the completion to write (absent: every one is refused). */
   successors?: SuccessorBuffer | undefined;
+  /** With tracing on: a span per step, and one per fenced write (the step's record, ctx.records' writes). */
+  tracer?: JobTracer | undefined;
 }
 
 /**
@@ -86,6 +89,7 @@ function buildJobContext<Payload>(deps: ContextDependencies<Payload>): JobContex
         signal: abort,
         guard: () => guard('records'),
         onFenceRejected: (error) => abort.abort(error),
+        tracer: deps.tracer,
       });
       return records;
     },
@@ -98,6 +102,7 @@ function buildJobContext<Payload>(deps: ContextDependencies<Payload>): JobContex
         guard: () => guard('transactions'),
         onOwnershipLost: (error) => abort.abort(error),
         steps,
+        tracer: deps.tracer,
         beforeComplete: () => {
           if (successors.size > 0) {
             throw new SuccessorRefusedError(
@@ -111,25 +116,39 @@ function buildJobContext<Payload>(deps: ContextDependencies<Payload>): JobContex
     provider,
     progress: () => keeper.progress(),
     enqueue: (jobType, payload, options) => successors.add(jobType, payload, options),
-    step: async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
-      guard('step');
-      const stepName = parseStepName(name);
-      const done = steps.get(stepName);
-      if (done) return done.result as T;
-      const result = await fn();
-      abort.throwIfAborted();
-      parseStepResult(stepName, result);
-      try {
-        steps.record(stepName, await store.recordStep(claim, stepName, result ?? null));
-      } catch (error) {
-        // Like a refused record write or transaction: a cancel or a newer claim ends the attempt, nothing more is sent.
-        if (isLeasefenceError(error, OwnershipLostError)) abort.abort(error);
-        throw error;
-      }
-      keeper.progress();
-      return result;
-    },
+    step: <T>(name: string, fn: () => Promise<T>): Promise<T> =>
+      traced(
+        deps.tracer,
+        SpanName.step,
+        () => ({ step: name, fence: claim.fence }),
+        () => runStep(name, fn),
+      ),
   };
+
+  async function runStep<T>(name: string, fn: () => Promise<T>): Promise<T> {
+    guard('step');
+    const stepName = parseStepName(name);
+    const done = steps.get(stepName);
+    if (done) return done.result as T;
+    const result = await fn();
+    abort.throwIfAborted();
+    parseStepResult(stepName, result);
+    try {
+      const recorded = await traced(
+        deps.tracer,
+        SpanName.fencedWrite,
+        () => ({ write: 'step', fence: claim.fence }),
+        () => store.recordStep(claim, stepName, result ?? null),
+      );
+      steps.record(stepName, recorded);
+    } catch (error) {
+      // Like a refused record write or transaction: a cancel or a newer claim ends the attempt, nothing more is sent.
+      if (isLeasefenceError(error, OwnershipLostError)) abort.abort(error);
+      throw error;
+    }
+    keeper.progress();
+    return result;
+  }
 }
 
 export { buildJobContext, type ContextDependencies, idempotencyKeyFor };

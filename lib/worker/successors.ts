@@ -11,6 +11,8 @@ import { MAX_SUCCESSOR_PAYLOAD_BYTES, successorNameSchema } from '../rules.js';
 import type { Claim, PayloadStore, ValidOutcome, WorkItemStore } from '../store/index.js';
 import { MAX_SUCCESSORS, type NewSuccessor, newWorkItem } from '../store/index.js';
 import type { Telemetry } from '../telemetry.js';
+import type { TraceCarrier } from '../tracing/trace-context.js';
+import { type JobTracer, type SpanHandle, SpanName } from '../tracing/tracer.js';
 
 // Built on first use (z.lazy: the same checks and issues), not at import: a cold start whose first events never
 // reach this schema does not pay for building it (BENCHMARKS.md figure 5).
@@ -145,6 +147,8 @@ interface CompletionDependencies {
   payloads?: PayloadStore | undefined;
   wake?: SuccessorWake | undefined;
   telemetry: Telemetry;
+  /** With tracing on: one span per successor's wake-up, whose context the wake-up carries (its run joins the trace). */
+  tracer?: JobTracer | undefined;
 }
 
 /**
@@ -172,7 +176,13 @@ async function completeClaim(
     replayed: committed.replayed.length,
   });
   if (!deps.wake || committed.created.length === 0) return;
-  const report = await sendSuccessorWakeUps(deps.wake, committed.created);
+  const spans = deps.tracer ? enqueueSpans(deps.tracer, committed.created) : undefined;
+  const report = await sendSuccessorWakeUps(
+    deps.wake,
+    committed.created,
+    spans?.map((span) => span.carrier()),
+  );
+  for (const span of spans ?? []) span.end();
   if (report.failed > 0) {
     deps.telemetry.warn('successor wake-ups failed; the sweeper re-signals the queued rows', {
       failed: report.failed,
@@ -181,14 +191,27 @@ async function completeClaim(
   }
 }
 
+type CreatedSuccessors = Parameters<typeof import('../messaging/wake.js').sendWakeSignals>[2];
+
+/** One producer span per successor whose wake-up is sent, children of the active (completion) span. */
+function enqueueSpans(tracer: JobTracer, created: CreatedSuccessors): SpanHandle[] {
+  return created.map((successor) =>
+    tracer.start(SpanName.enqueueSuccessor, () => ({
+      identity: { tenantId: successor.tenantId, operationId: successor.operationId },
+      jobType: successor.jobType,
+    })),
+  );
+}
+
 /** Sends the wake-ups; never throws (a client that cannot load counts every wake-up as failed: the sweeper's). */
 async function sendSuccessorWakeUps(
   wake: SuccessorWake,
-  created: Parameters<typeof import('../messaging/wake.js').sendWakeSignals>[2],
+  created: CreatedSuccessors,
+  traces: readonly (TraceCarrier | undefined)[] | undefined,
 ): Promise<{ failed: number; lastError?: { name: string } }> {
   try {
     const [{ sendWakeSignals }, sqs] = await Promise.all([import('../messaging/wake.js'), wake.sqs()]);
-    return await sendWakeSignals(sqs, wake.queueUrl, created);
+    return await sendWakeSignals(sqs, wake.queueUrl, created, traces);
   } catch (error) {
     return { failed: created.length, lastError: { name: (error as Error).name ?? 'Error' } };
   }

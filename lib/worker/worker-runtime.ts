@@ -20,6 +20,8 @@ import { WorkState } from '../states.js';
 import type { Claim, PayloadStore, WorkItemStore } from '../store/index.js';
 import { type LeaseRequest, parseLease } from '../store/index.js';
 import { silentTelemetry, type Telemetry } from '../telemetry.js';
+import type { TraceCarrier } from '../tracing/trace-context.js';
+import { type JobTracer, SpanName, traced } from '../tracing/tracer.js';
 import { acquireClaim, type RowBound } from './acquire-claim.js';
 import { firstMessageGate, missingApproval, openApprovalRecord } from './approval-gate.js';
 import { awaitMissingBody, PAYLOAD_PENDING } from './await-payload.js';
@@ -40,6 +42,8 @@ interface QueueMessage {
   receiveCount?: number;
   /** Who sent it, as SQS reports it (SenderId); checked against `senderTenants` when that is configured. */
   sender?: MessageSender;
+  /** The sender's trace context (SQS message attributes `traceparent`/`tracestate`), read only when tracing is on. */
+  trace?: TraceCarrier;
 }
 
 /** Quarantine reason of a message whose sender may not produce for the tenant it names. */
@@ -82,6 +86,11 @@ interface WorkerRuntimeOptions {
   wake?: SuccessorWake;
   /** Payload bodies carried in messages: moved into the payloads table (`accept`, the default) or quarantined. */
   inlinePayloads?: InlinePayloadPolicy;
+  /**
+   * The tracer when tracing is on (a getter: the handler loads it on its first invocation); absent or undefined: no
+   * span, and the per-message cost is this check.
+   */
+  tracer?: () => JobTracer | undefined;
 }
 
 /**
@@ -108,11 +117,23 @@ class WorkerRuntime {
     const parsed = parseEnvelope(message.body);
     if (!parsed.ok) return this.quarantineMessage(message, parsed.problem, parsed.detail);
     const key = `${parsed.identity.tenantId}\u0000${parsed.identity.operationId}`;
-    return this.serializer.run(key, () => this.handleEnvelope(message, parsed));
+    const tracer = this.options.tracer?.();
+    if (tracer === undefined) return this.serializer.run(key, () => this.handleEnvelope(message, parsed));
+    // The message's span (the producer's send, or the parent's successor enqueue) is this span's parent: one trace.
+    return tracer.span(
+      SpanName.process,
+      () => ({ identity: parsed.identity, kind: parsed.envelope.kind }),
+      () => this.serializer.run(key, () => this.handleEnvelope(message, parsed, tracer)),
+      { parent: message.trace, kind: 'consumer' },
+    );
   }
 
   /** The parsed message on its way in: its identity is the one parseEnvelope built, passed along, never rebuilt. */
-  private async handleEnvelope(message: QueueMessage, parsed: ReceivedMessage): Promise<MessageResult> {
+  private async handleEnvelope(
+    message: QueueMessage,
+    parsed: ReceivedMessage,
+    tracer?: JobTracer,
+  ): Promise<MessageResult> {
     const { envelope, identity } = parsed;
     const policy = this.options.senderTenants;
     const sender = policy ? checkSender(policy, message.sender ?? {}, identity.tenantId) : { ok: true as const };
@@ -161,7 +182,12 @@ class WorkerRuntime {
     }
     const lease = this.leaseFor(definition);
     const mayCreate = precheck?.ok === true;
-    const acquisition = await acquireClaim(this.options.store, definition, received, lease, mayCreate, gate, rowBound);
+    const acquisition = await traced(
+      tracer,
+      SpanName.claim,
+      () => ({ identity, jobType: definition.type }),
+      () => acquireClaim(this.options.store, definition, received, lease, mayCreate, gate, rowBound),
+    );
     if (!acquisition.acquired) {
       if (acquisition.reason === 'payload_conflict') {
         return this.quarantineMessage(message, 'payload_conflict', acquisition.detail, identity, definition.type);
@@ -227,6 +253,7 @@ class WorkerRuntime {
           ? { heartbeatIntervalMs: this.options.heartbeatIntervalMs }
           : {}),
         ...(this.options.retryWaker ? { retryWaker: this.options.retryWaker } : {}),
+        ...(tracer ? { tracer } : {}),
       },
       definition,
       claim,

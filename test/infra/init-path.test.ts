@@ -64,6 +64,7 @@ function staticClosure(inputs: Metafile['inputs'], entry: string): string[] {
   return [...seen];
 }
 
+const OTEL_API = '@opentelemetry/api';
 const paths: Partial<Record<keyof typeof ENTRIES, InitPath>> = {};
 
 beforeAll(async () => {
@@ -96,6 +97,23 @@ describe('fault injection for `check --stack` at cold start (issue #41)', () => 
     expect(worker.inputs).toContain('lib/fault-injection/injector.ts');
     expect(worker.staticInputs).toContain('lib/lambda/fault-switch.ts');
     expect(worker.staticInputs.filter((file) => file.startsWith('lib/fault-injection/'))).toEqual([]);
+  });
+});
+
+describe('tracing at cold start (issue #43 item 7): off costs nothing at import', () => {
+  it('the OpenTelemetry API is never bundled nor imported at module scope: import()ed only when tracing is on', () => {
+    for (const name of ['worker', 'sweeper', 'admin'] as const) {
+      const { inputs, staticPackages } = pathOf(name);
+      expect({ name, staticPackages }).toEqual({ name, staticPackages: expect.not.arrayContaining([OTEL_API]) });
+      expect(inputs.filter((file) => file.includes('node_modules/@opentelemetry/'))).toEqual([]);
+    }
+    expect(pathOf('worker').dynamicPackages).toContain(OTEL_API);
+  });
+
+  it("the worker's module init evaluates no OpenTelemetry adapter (lib/tracing/open-telemetry.ts is import()ed)", () => {
+    const worker = pathOf('worker');
+    expect(worker.inputs).toContain('lib/tracing/open-telemetry.ts');
+    expect(worker.staticInputs).not.toContain('lib/tracing/open-telemetry.ts');
   });
 });
 

@@ -42,6 +42,8 @@ interface WorkerHarness {
     senderTenants?: SenderTenants;
     /** Payload bodies carried in messages (LEASEFENCE_INLINE_PAYLOADS; default accept). */
     inlinePayloads?: InlinePayloadPolicy;
+    /** Emit OpenTelemetry spans (the handler's `tracing` option). */
+    tracing?: boolean;
   }): SqsWorkerHandler & { telemetry: ReturnType<typeof countingTelemetry> };
   send(input: SendJobInput): ReturnType<typeof sendJob>;
   /** One event-source round with the given handler. */

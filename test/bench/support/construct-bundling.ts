@@ -1,9 +1,10 @@
 import type { BuildOptions } from 'esbuild';
+import { OPENTELEMETRY_API_PACKAGE } from '../../../lib/tracing/tracer.js';
 
 /**
  * The esbuild settings the FencedJobQueue construct gives its functions (infra/construct/functions.ts), for
  * bundles the benchmark builds itself (the peer's handler, figure 2's workers): built the same way, compared
- * the same way. `external` is the AWS SDK when the runtime provides it.
+ * the same way. `external` is the AWS SDK when the runtime provides it, and always the OpenTelemetry API (the user's copy is used).
  */
 function constructBundling(bundleAwsSdk: boolean): BuildOptions {
   return {
@@ -17,7 +18,7 @@ function constructBundling(bundleAwsSdk: boolean): BuildOptions {
     keepNames: true,
     sourcemap: true,
     sourcesContent: false,
-    external: bundleAwsSdk ? [] : ['@aws-sdk/*', '@smithy/*'],
+    external: [...(bundleAwsSdk ? [] : ['@aws-sdk/*', '@smithy/*']), OPENTELEMETRY_API_PACKAGE],
     logLevel: 'warning',
   };
 }
