@@ -106,6 +106,66 @@ bit busy[NW];        /* the worker holds a message (a crash then returns it afte
 bit late[NW];
 byte lateF[NW], lateTok[NW];
 
+/*
+ * The step relation, extracted (model/check extract, -DEXTRACT): every write of the row records, as it executes, its
+ * abstract step (event, class, state before and after, fence/attempts/mark change, whether a holder's fence was the
+ * row's) in pan's output; an exhaustive search executes every transition of every reachable state, so the set
+ * printed is the model's whole step relation over the row, which model/transitions.json holds and the reliability
+ * suite's replay checks observed histories against (docs/PROTOCOL.md, "The code held to the model"). Without
+ * -DEXTRACT the macros are skip: the checked model is the same.
+ */
+#define EV_CLAIM 1
+#define EV_RENEW 2
+#define EV_STEP 3
+#define EV_COMPLETE 4
+#define EV_RETRY 5
+#define EV_PARK 6
+#define EV_SUCCSTEP 7
+#define EV_SWEEP 8
+#define EV_EXPIRE 9
+#define EV_CANCEL 10
+#define EV_OPRETRY 11
+#define EV_STATEMENT 12
+#define EV_RESOLVE 13
+#define EV_APPROVE 14
+#define EV_REJECT 15
+#define EV_RAISE 16
+#define EV_RESTORE 17
+#ifdef EXTRACT
+c_decl {
+  int lf_pst, lf_pf, lf_pa, lf_pm, lf_n;
+  char lf_seen[2048][96];
+  static const char *lf_ev[] = { "", "claim", "renew", "step", "complete", "retry", "park", "successors-step", "sweep",
+    "expire", "cancel", "operator-retry", "statement", "resolve", "approve", "reject", "raise", "restore" };
+  static const char *lf_st[] = { "none", "awaiting_approval", "queued", "claimed", "succeeded", "failed_terminal",
+    "unknown", "cancelled" };
+  /* prints the abstract step of the write that just executed, the first time it is seen; mine < 0: not a holder */
+  void lf_obs(int ev, int st, int f, int a, int m, int holderF, int maxa) {
+    char line[96];
+    const char *fd = f == lf_pf ? "same" : f == lf_pf + 1 ? "+1" : f > lf_pf ? "up" : "down";
+    const char *ad = a == lf_pa ? "same" : a == lf_pa + 1 ? "+1" : a == 0 ? "reset" : "other";
+    const char *name = ev == 1 && lf_pst == 0 ? "create" : ev == 6 && st == 5 ? "fail" : lf_ev[ev];
+    /* attempts left matters only where the model's guard reads it: a claim, a holder's retry, the sweeper */
+    const char *left = (ev == 1 || ev == 5 || ev == 8) ? (lf_pa < maxa ? "yes" : "no") : "-";
+    const char *mine = holderF < 0 ? "-" : holderF == lf_pf ? "yes" : "no";
+    int i;
+    sprintf(line, "%s %d %s %s %s %s %d%d %s %s", name, CLS, lf_st[lf_pst], lf_st[st], fd, ad, lf_pm, m, left, mine);
+    for (i = 0; i < lf_n; i++) if (strcmp(lf_seen[i], line) == 0) return;
+    if (lf_n < 2048) strcpy(lf_seen[lf_n++], line);
+    printf("LFSTEP %s\n", line);
+  }
+}
+#define PRE c_code { lf_pst = now.st; lf_pf = now.fence; lf_pa = now.attempts; lf_pm = now.mark; }
+#define OBS(ev) c_code { lf_obs(ev, now.st, now.fence, now.attempts, now.mark, -1, MAXA); }
+#define HOBS(ev) c_code { lf_obs(ev, now.st, now.fence, now.attempts, now.mark, PWorker->myF, MAXA); }
+#define LOBS(ev, w) c_code { lf_obs(ev, now.st, now.fence, now.attempts, now.mark, now.lateF[w], MAXA); }
+#else
+#define PRE skip
+#define OBS(ev) skip
+#define HOBS(ev) skip
+#define LOBS(ev, w) skip
+#endif
+
 #define FINAL (st == SUCCEEDED || st == FAILED_TERMINAL || st == CANCELLED || st == UNKNOWN)
 
 /* What holds in every state: checked after every write. */
@@ -161,7 +221,8 @@ inline claimEffects() {
   /* never run while awaiting approval, never under another hash than the approved one */
   assert(approvedHash != 0 && approvedHash == rowHash);
 #endif
-  INV
+  INV;
+  OBS(EV_CLAIM)
 }
 
 /* claimed ▶ queued for a retry (retry_later), or failed_terminal when no attempt is left; then the retry's own wake-up. */
@@ -169,12 +230,14 @@ inline retryLater() {
   atomic {
     if
     :: fence == myF && st == CLAIMED ->
+      PRE;
       HOLDER_LANDS;
       if
       :: myAtt < MAXA -> st = QUEUED; if :: msgs < MAXMSG -> msgs++ :: else -> skip fi
       :: else -> st = FAILED_TERMINAL
       fi;
-      INV
+      INV;
+      HOBS(EV_RETRY)
     :: else -> skip /* ownership lost */
     fi
   }
@@ -183,7 +246,7 @@ inline retryLater() {
 inline park(to) {
   atomic {
     if
-    :: fence == myF && st == CLAIMED -> HOLDER_LANDS; st = to; INV
+    :: fence == myF && st == CLAIMED -> PRE; HOLDER_LANDS; st = to; INV; HOBS(EV_PARK)
     :: else -> skip
     fi
   }
@@ -198,6 +261,7 @@ inline complete() {
 #else
     :: fence == myF && st == CLAIMED ->
 #endif
+      PRE;
       HOLDER_LANDS;
       st = SUCCEEDED;
       outcome = 1;
@@ -205,6 +269,7 @@ inline complete() {
       if :: succRows == 0 -> succRows = 1 :: else -> skip fi /* a replay of the same identity writes nothing */
 #endif
       INV;
+      HOBS(EV_COMPLETE);
       if
       :: faults > 0 -> faults--; goto recheck /* the response is lost: the SDK retries, the condition fails, read back */
       :: true -> REPORTS_SUCCESS; goto released
@@ -235,9 +300,10 @@ end_idle:
       atomic {
         if
         :: st == NONE && !(restored && !raiseDone) ->
+          PRE;
 #ifdef APPROVAL
           /* a gated job's first message creates its row awaiting approval: no lease, no claim */
-          st = AWAIT; rowHash = 1; INV; goto released
+          st = AWAIT; rowHash = 1; INV; OBS(EV_CLAIM); goto released
 #else
           rowHash = 1;
 #ifdef MUT_CREATE_IGNORES_EPOCH
@@ -253,6 +319,7 @@ end_idle:
 #else
         :: (st == QUEUED || (st == CLAIMED && expired)) && attempts < MAXA ->
 #endif
+          PRE;
           fence++;
           claimEffects()
         :: else -> goto notClaimable
@@ -270,8 +337,10 @@ end_idle:
 #else
           :: fence == myF && st == CLAIMED && ltok == myTok ->
 #endif
+            PRE;
             assert(myTok + 1 > ltok); /* a lease never moves back */
             ltok = myTok + 1; expired = 0;
+            HOBS(EV_RENEW);
             if :: faults > 0 -> faults--; late[me] = 1; lateF[me] = myF; lateTok[me] = myTok :: skip fi;
             myTok = myTok + 1
           :: else -> goto released /* ownership lost or lease in doubt: nothing more is written */
@@ -296,7 +365,7 @@ end_idle:
 #else
         atomic {
           if
-          :: fence == myF && st == CLAIMED && stepF == 0 -> HOLDER_LANDS; effA++; stepF = myF; INV
+          :: fence == myF && st == CLAIMED && stepF == 0 -> PRE; HOLDER_LANDS; effA++; stepF = myF; INV; HOBS(EV_STEP)
           :: else -> goto released /* newer claim: OwnershipLostError */
           fi
         }
@@ -381,7 +450,7 @@ succeed:
       /* durable successors: the fenced lf:successors step, then each row by identity (a replay writes nothing) */
       if
       :: !sawSucc ->
-        atomic { if :: fence == myF && st == CLAIMED && succStep == 0 -> HOLDER_LANDS; succStep = myF :: else -> goto released fi }
+        atomic { if :: fence == myF && st == CLAIMED && succStep == 0 -> PRE; HOLDER_LANDS; succStep = myF; HOBS(EV_SUCCSTEP) :: else -> goto released fi }
       :: else -> skip
       fi;
       atomic { if :: succRows == 0 -> succRows = 1; INV :: else -> skip fi };
@@ -431,7 +500,7 @@ end_env:
 #else
        :: fence == lateF[0] && st == CLAIMED && ltok == lateTok[0] ->
 #endif
-         assert(lateTok[0] + 1 > ltok); ltok = lateTok[0] + 1; expired = 0
+         PRE; assert(lateTok[0] + 1 > ltok); ltok = lateTok[0] + 1; expired = 0; LOBS(EV_RENEW, 0)
        :: else -> skip
        fi;
        late[0] = 0; lateF[0] = 0; lateTok[0] = 0
@@ -444,7 +513,7 @@ end_env:
 #else
        :: fence == lateF[1] && st == CLAIMED && ltok == lateTok[1] ->
 #endif
-         assert(lateTok[1] + 1 > ltok); ltok = lateTok[1] + 1; expired = 0
+         PRE; assert(lateTok[1] + 1 > ltok); ltok = lateTok[1] + 1; expired = 0; LOBS(EV_RENEW, 1)
        :: else -> skip
        fi;
        late[1] = 0; lateF[1] = 0; lateTok[1] = 0
@@ -469,13 +538,14 @@ end_sweeper:
 #else
   :: atomic { st == CLAIMED && expired && attempts >= MAXA ->
 #endif
+       PRE;
        assert(expired); /* parked with a true reason: lease_expired_attempts_exhausted */
-       fence++; ISSUE(fence); st = UNKNOWN; INV }
+       fence++; ISSUE(fence); st = UNKNOWN; INV; OBS(EV_SWEEP) }
 #ifndef MUT_NO_RESIGNAL
   :: atomic { msgs == 0 && (st == QUEUED || (st == CLAIMED && expired && attempts < MAXA)) -> msgs++ }
 #endif
 #ifdef APPROVAL
-  :: atomic { st == AWAIT && approvalExpired -> fence++; ISSUE(fence); st = CANCELLED; INV }
+  :: atomic { st == AWAIT && approvalExpired -> PRE; fence++; ISSUE(fence); st = CANCELLED; INV; OBS(EV_EXPIRE) }
 #endif
   od
 }
@@ -485,25 +555,25 @@ active proctype Operator() {
 end_operator:
   do
   :: atomic { ops > 0 && (st == AWAIT || st == QUEUED || st == CLAIMED || st == UNKNOWN) ->
-       ops--; fence++; ISSUE(fence); st = CANCELLED;
+       PRE; ops--; fence++; ISSUE(fence); st = CANCELLED;
 #if CLS == 2
 #ifndef MUT_CANCEL_NO_STAMP
        recEpoch = fence; /* ownedRecords: the cancel stamps the records in the same transaction */
 #endif
 #endif
-       INV }
+       INV; OBS(EV_CANCEL) }
   /* retry / resolve --to queued: a fresh attempt budget, the effect mark kept */
 #ifdef MUT_D_NO_STATEMENT_CHECK
   :: atomic { ops > 0 && (st == UNKNOWN || st == FAILED_TERMINAL) && (CLS != 3 || !mark || !keyStale) ->
 #else
   :: atomic { ops > 0 && (st == UNKNOWN || st == FAILED_TERMINAL) && (CLS != 4 || !mark) && (CLS != 3 || !mark || !keyStale) ->
 #endif
-       ops--; fence++; ISSUE(fence); st = QUEUED; attempts = 0;
+       PRE; ops--; fence++; ISSUE(fence); st = QUEUED; attempts = 0;
 #ifdef MUT_RETRY_CLEARS_MARK
        mark = 0;
 #endif
        if :: msgs < MAXMSG -> msgs++ :: else -> skip fi;
-       INV }
+       INV; OBS(EV_OPRETRY) }
 #if CLS == 3 || CLS == 4
   /* the statement that the effect did not happen: refused unless it is true (the operator checked) */
   /* ASSUMPTION (see docs/PROTOCOL.md): the operator states it only once no holder can still be running (holders == 0);
@@ -513,19 +583,19 @@ end_operator:
 #else
   :: atomic { ops > 0 && holders == 0 && (st == UNKNOWN || st == FAILED_TERMINAL) && mark && ((CLS == 4 && effD == 0) || (CLS == 3 && effC == 0)) ->
 #endif
-       ops--; fence++; ISSUE(fence); st = QUEUED; attempts = 0; mark = 0; may = 0; dCalls = 0;
+       PRE; ops--; fence++; ISSUE(fence); st = QUEUED; attempts = 0; mark = 0; may = 0; dCalls = 0;
        if :: msgs < MAXMSG -> msgs++ :: else -> skip fi;
-       INV }
+       INV; OBS(EV_STATEMENT) }
 #endif
   /* resolve unknown ▶ succeeded (after a reconciliation that found the effect) | failed_terminal */
   :: atomic { ops > 0 && st == UNKNOWN ->
-       ops--; fence++; ISSUE(fence);
+       PRE; ops--; fence++; ISSUE(fence);
        if
        :: (CLS == 1 && stepF != 0) || (CLS == 2 && recMax != 0) || (CLS == 3 && effC == 1) || (CLS == 4 && effD == 1) ->
          st = SUCCEEDED; outcome = 1; resolved = 1
        :: st = FAILED_TERMINAL
        fi;
-       INV }
+       INV; OBS(EV_RESOLVE) }
 #ifdef APPROVAL
   /* approve: ONE conditional write on the state and the hash the approver saw (hash 2: another payload) */
   :: atomic { ops > 0 && st == AWAIT ->
@@ -539,18 +609,19 @@ end_operator:
 #else
        if :: rowHash == approvedHash ->
 #endif
-         st = QUEUED; if :: msgs < MAXMSG -> msgs++ :: else -> skip fi
+         PRE; st = QUEUED; if :: msgs < MAXMSG -> msgs++ :: else -> skip fi; OBS(EV_APPROVE)
        :: else -> approvedHash = 0 /* payload_hash_mismatch: nothing changed */
        fi;
        INV }
-  :: atomic { ops > 0 && st == AWAIT -> ops--; fence++; ISSUE(fence); st = CANCELLED; INV } /* reject */
+  :: atomic { ops > 0 && st == AWAIT -> PRE; ops--; fence++; ISSUE(fence); st = CANCELLED; INV; OBS(EV_REJECT) } /* reject */
 #endif
 #ifdef EPOCH
   /* a restore of the jobs table (and the record tables, to the same point), then raise-fences */
   :: atomic { !snapped -> snapped = 1; snapSt = st; snapFence = fence; snapAttempts = attempts; snapRec = recEpoch }
   :: atomic { snapped && !restored ->
-       restored = 1; st = snapSt; fence = snapFence; attempts = snapAttempts; recEpoch = snapRec;
-       expired = 1; ltok = 0; recMax = snapRec /* the record's history restarts at the restore point */ }
+       PRE; restored = 1; st = snapSt; fence = snapFence; attempts = snapAttempts; recEpoch = snapRec;
+       expired = 1; ltok = 0; recMax = snapRec; /* the record's history restarts at the restore point */
+       OBS(EV_RESTORE) }
   :: atomic { restored && !raising -> raising = 1; maxBefore = maxIssued; if :: recMax > maxBefore -> maxBefore = recMax :: else -> skip fi; epoch = 1 }
 #ifndef MUT_RAISE_NO_WAIT
   :: atomic { raising && !raiseDone -> cache[0] = 1; cache[1] = 1; raiseDone = 1; /* waited cacheMs: every store reads the new epoch */
@@ -558,7 +629,7 @@ end_operator:
   :: atomic { raising && !raiseDone -> raiseDone = 1;
 #endif
 #ifndef MUT_RAISE_NO_LIFT
-       if :: st != NONE && fence < UNIT -> fence = UNIT; ISSUE(fence) :: else -> skip fi;
+       if :: st != NONE && fence < UNIT -> PRE; fence = UNIT; ISSUE(fence); OBS(EV_RAISE) :: else -> skip fi;
 #endif
        INV }
   /* a store re-reads the epoch row when its cache is old */

@@ -9,6 +9,8 @@ import { tickSchedule } from '../../lib/messaging/schedule-tick.js';
 import { WorkState } from '../../lib/states.js';
 import { createWorkerHarness, type WorkerHarness } from '../support/worker-harness.js';
 import { type ChainPlan, chainPlanArbitrary, type TickCommand } from './support/model/chain-commands.js';
+import { emptyReplayTally, HistoryRecorder, replayHistories, replayLine } from './support/replay/history.js';
+import { loadModelRelation } from './support/replay/relation.js';
 import { ReliabilityReport } from './support/report.js';
 
 const LEASE_MS = 10_000;
@@ -53,6 +55,9 @@ describe('interleaving model, issue 26: enqueue successor and schedule tick', ()
   let harness: WorkerHarness;
   let run = 0;
   const stats = { chainSteps: 0, tickDeliveries: 0 };
+  /** Each parent's history (its row after every holder step), replayed through the model's step relation. */
+  const relation = loadModelRelation();
+  const replay = emptyReplayTally();
   beforeAll(async () => {
     harness = await createWorkerHarness('chain-model', [parent, child]);
   });
@@ -61,13 +66,20 @@ describe('interleaving model, issue 26: enqueue successor and schedule tick', ()
       `[leasefence reliability] chain model: ${stats.chainSteps} holder steps, ${stats.tickDeliveries} tick deliveries`,
     );
     report.counts.interleavings = stats.chainSteps + stats.tickDeliveries;
+    report.counts.historiesReplayed = replay.histories;
+    report.counts.stepsReplayed = replay.steps;
+    report.counts.illegalSteps = replay.illegal.length;
+    console.log(`[leasefence reliability] chain model, ${replayLine(replay)}`);
     await harness.close();
     await report.publish();
   });
 
   /** Plays the holder steps; each holder's delivery runs until its gate (or ends: its claim was refused). */
   async function playChain(plan: ChainPlan, identity: ValidIdentity): Promise<void> {
-    const running = new Map<number, { attempt: number; delivery: Promise<unknown> }>();
+    const running = new Map<number, { attempt: number; fence: number; delivery: Promise<unknown> }>();
+    const history = new HistoryRecorder();
+    const observe = async (events: string[], holderFence?: number) =>
+      history.observe(identity.operationId, 'B', events, await harness.store.get(identity), holderFence);
     for (const command of plan.chain) {
       stats.chainSteps += 1;
       if (command.kind === 'expire') {
@@ -78,21 +90,27 @@ describe('interleaving model, issue 26: enqueue successor and schedule tick', ()
         const worker = harness.worker({ workerId: `holder-${run}-${command.holder}` });
         const delivery = harness.poll(worker, { visibilityTimeoutSeconds: 300 });
         const entered = gateOf(identity.operationId, before + 1).reached.then(() => true);
-        if (await Promise.race([entered, delivery.then(() => false)])) {
-          running.set(command.holder, { attempt: before + 1, delivery });
-        }
+        const claimed = await Promise.race([entered, delivery.then(() => false)]);
+        await observe(['claim']);
+        // the holder's fence: the row's, read while it waits at its gate right after its claim
+        const fence = (await harness.store.get(identity))?.fence ?? 0;
+        if (claimed) running.set(command.holder, { attempt: before + 1, fence, delivery });
       } else if (command.kind === 'resume') {
         const holder = running.get(command.holder);
         if (!holder) continue;
         gateOf(identity.operationId, holder.attempt).release();
         await holder.delivery;
         running.delete(command.holder);
+        await observe(['complete'], holder.fence);
       }
     }
     for (const holder of running.values()) {
       gateOf(identity.operationId, holder.attempt).release();
       await holder.delivery;
+      await observe(['complete'], holder.fence);
     }
+    const illegal = replayHistories(relation, history.all(), replay).illegal;
+    expect(illegal, 'every observed step is a step of the model').toEqual([]);
   }
 
   /** Invariant: a successor exists only if its parent's winning fence completed, and a completed parent has it. */

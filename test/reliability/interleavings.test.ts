@@ -6,6 +6,7 @@ import { type ApprovalTally, emptyApprovalTally } from './support/model/approval
 import { runArbitrary } from './support/model/commands.js';
 import { InvariantViolation } from './support/model/invariants.js';
 import { type InterleavingEnvironment, runInterleaving } from './support/model/run-interleaving.js';
+import { emptyReplayTally, type ReplayTally, replayLine } from './support/replay/history.js';
 import { ReliabilityReport } from './support/report.js';
 
 /** Runs per fast-check batch; each batch has its own seed, so a failure names one small replayable batch. */
@@ -38,10 +39,10 @@ describe('randomized interleavings against the real engine', () => {
   async function runBatch(
     seed: number,
     path: string | undefined,
-    counters: { executed: number; runs: number; approvals: ApprovalTally },
+    counters: { executed: number; runs: number; approvals: ApprovalTally; replay: ReplayTally },
   ) {
     const property = fc.asyncProperty(runArbitrary(budget.commandsPerRun), async (plan) => {
-      const executed = await runInterleaving(plan, env, counters.approvals);
+      const executed = await runInterleaving(plan, env, counters.approvals, counters.replay);
       counters.runs += 1;
       counters.executed += executed;
     });
@@ -60,7 +61,7 @@ describe('randomized interleavings against the real engine', () => {
   it(
     `keeps every invariant over at least ${budget.interleavingCommands} commands`,
     async () => {
-      const counters = { executed: 0, runs: 0, approvals: emptyApprovalTally() };
+      const counters = { executed: 0, runs: 0, approvals: emptyApprovalTally(), replay: emptyReplayTally() };
       const replay = replaySeed();
       try {
         if (replay) {
@@ -75,6 +76,10 @@ describe('randomized interleavings against the real engine', () => {
         }
       } finally {
         report.counts.interleavings = counters.executed;
+        report.counts.historiesReplayed = counters.replay.histories;
+        report.counts.stepsReplayed = counters.replay.steps;
+        report.counts.illegalSteps = counters.replay.illegal.length;
+        console.log(`[leasefence reliability] interleavings, ${replayLine(counters.replay)}`);
         const gate = counters.approvals;
         console.log(
           `[leasefence reliability] interleavings, approval gate: ${gate.gated} gated jobs, ${gate.approved} approved, ` +

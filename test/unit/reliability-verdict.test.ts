@@ -10,8 +10,16 @@ const counts = { ...emptyCounts(), faultsInjected: 12, interleavings: 10_000, ba
 describe('verdictLine', () => {
   it('prints the figures, zeros included, when no test failed', () => {
     expect(verdictLine(counts, [])).toBe(
-      'faults injected 12, interleavings 10000, bad inputs 40, invariant violations 0, lost jobs 0, duplicate effects 0',
+      'faults injected 12, interleavings 10000, bad inputs 40, invariant violations 0, lost jobs 0, duplicate effects 0; model replay not evaluated (no history recorded)',
     );
+  });
+
+  it('prints the model replay figures once histories were replayed, and never a 0 for a replay that did not run', () => {
+    const replayed = { ...counts, historiesReplayed: 30, stepsReplayed: 400 };
+    expect(verdictLine(replayed, [])).toContain('model replay: 30 histories, 400 steps checked, illegal steps 0');
+    expect(verdictLine(counts, [])).not.toContain('illegal steps 0');
+    const failed = verdictLine({ ...replayed, illegalSteps: 1 }, ['interleavings.test.ts > keeps every invariant']);
+    expect(failed).toContain('illegal model steps 1 at least');
   });
 
   it('says FAILED with the failure count and names, and never claims zero violations, when a test failed', () => {
@@ -19,7 +27,7 @@ describe('verdictLine', () => {
     expect(line).toBe(
       'FAILED: 1 failed test (interleavings.test.ts > keeps every invariant); faults injected 12, interleavings 10000, bad inputs 40; safety figures not established',
     );
-    expect(line).not.toMatch(/invariant violations 0|lost jobs 0|duplicate effects 0/);
+    expect(line).not.toMatch(/invariant violations 0|lost jobs 0|duplicate effects 0|illegal steps 0/);
   });
 
   it('keeps the safety figures that were counted, names five failures and counts the rest', () => {

@@ -1,4 +1,8 @@
-/** The figures a reliability run reports; every one but the first three must stay 0. */
+/**
+ * The figures a reliability run reports; invariant violations, lost jobs, duplicate effects and illegal steps must
+ * stay 0. The replay figures: job histories replayed through the model's step relation (model/transitions.json),
+ * the steps checked, and the steps the model cannot take.
+ */
 interface ReliabilityCounts {
   faultsInjected: number;
   interleavings: number;
@@ -6,13 +10,26 @@ interface ReliabilityCounts {
   invariantViolations: number;
   lostJobs: number;
   duplicateEffects: number;
+  historiesReplayed: number;
+  stepsReplayed: number;
+  illegalSteps: number;
+}
+
+/** The model replay's part of a line: not evaluated (never 0) when no history was replayed. */
+function replayFigures(counts: ReliabilityCounts): string {
+  if (counts.historiesReplayed === 0) return 'model replay not evaluated (no history recorded)';
+  return (
+    `model replay: ${counts.historiesReplayed} histories, ${counts.stepsReplayed} steps checked, ` +
+    `illegal steps ${counts.illegalSteps}`
+  );
 }
 
 /** The summary line, in the one format the suite and `npm run test:chaos` print. */
 function summaryLine(counts: ReliabilityCounts): string {
   return (
     `faults injected ${counts.faultsInjected}, interleavings ${counts.interleavings}, bad inputs ${counts.badInputs}, ` +
-    `invariant violations ${counts.invariantViolations}, lost jobs ${counts.lostJobs}, duplicate effects ${counts.duplicateEffects}`
+    `invariant violations ${counts.invariantViolations}, lost jobs ${counts.lostJobs}, duplicate effects ${counts.duplicateEffects}; ` +
+    replayFigures(counts)
   );
 }
 
@@ -21,6 +38,7 @@ const SAFETY_FIGURES = [
   ['invariantViolations', 'invariant violations'],
   ['lostJobs', 'lost jobs'],
   ['duplicateEffects', 'duplicate effects'],
+  ['illegalSteps', 'illegal model steps'],
 ] as const;
 
 /** Failed tests named in a verdict line; the rest are counted. */
@@ -54,6 +72,9 @@ function emptyCounts(): ReliabilityCounts {
     invariantViolations: 0,
     lostJobs: 0,
     duplicateEffects: 0,
+    historiesReplayed: 0,
+    stepsReplayed: 0,
+    illegalSteps: 0,
   };
 }
 

@@ -13,11 +13,14 @@ import { parkedStateKeys } from '../../../../lib/store/parked/parked-keys.js';
 import { deadlineShardName, JobsIndex, jobsTableDefinition, workItemKey } from '../../../../lib/store/table.js';
 import type { WorkItem } from '../../../../lib/store/work-items/work-item.js';
 import { uniqueName } from '../../../support/engine.js';
+import { emptyReplayTally, HistoryRecorder, type ReplayTally, replayHistories } from '../replay/history.js';
+import { loadModelRelation, type ModelRelation } from '../replay/relation.js';
 import { type ApprovalTally, emptyApprovalTally, tallyApproval } from './approval-invariants.js';
-import { IDENTITY_COUNT, identityOf, type RunPlan, touched } from './commands.js';
+import { IDENTITY_COUNT, identityOf, type RunPlan, targetClassOf, touched } from './commands.js';
 import { checkAgainstModel, fail, InvariantOracle, type Observation, observedIds } from './invariants.js';
 import { RealSystem, RUN_SHARDS, recordRef } from './real-system.js';
 import { ReferenceModel } from './reference-model.js';
+import { eventsOf, holderFenceOf } from './replay-events.js';
 
 /** Clients shared by every run of a test file. */
 interface InterleavingEnvironment {
@@ -28,16 +31,22 @@ interface InterleavingEnvironment {
 
 const RUN_START = Date.UTC(2026, 0, 1);
 
+/** The model's step relation, read once per test file. */
+let relation: ModelRelation | undefined;
+
 /**
  * Runs one generated plan on fresh tables: every command goes to the model and to the engine, the outcomes
  * must agree, and the invariants are checked on what the engine holds after every step; the indexes are
- * checked at the end. What the approval gate did is added to `approvals`. Returns the number of commands
- * executed. Throws InvariantViolation on the first break.
+ * checked at the end. What the approval gate did is added to `approvals`. Each identity's history (its row after
+ * every command, with the command's model events) is replayed at the end through the model's step relation
+ * (model/transitions.json) and added to `replay`. Returns the number of commands executed. Throws
+ * InvariantViolation on the first break, or when an observed step is not a step of the model.
  */
 async function runInterleaving(
   plan: RunPlan,
   env: InterleavingEnvironment,
   approvals: ApprovalTally = emptyApprovalTally(),
+  replay: ReplayTally = emptyReplayTally(),
 ): Promise<number> {
   const jobsTable = uniqueName('lf-model-jobs');
   const recordsTable = uniqueName('lf-model-records');
@@ -50,6 +59,7 @@ async function runInterleaving(
     const model = new ReferenceModel(RUN_START, plan.skews);
     const real = new RealSystem({ ...env, jobsTable, recordsTable }, RUN_START, plan.skews);
     const oracle = new InvariantOracle();
+    const histories = new HistoryRecorder();
     const observe = (ids: readonly number[]) => observeAll(env.client, jobsTable, recordsTable, ids);
     for (const [step, command] of plan.commands.entries()) {
       // A race has no single prediction: the model settles it from what the engine reported (one order must fit).
@@ -64,12 +74,20 @@ async function runInterleaving(
       tallyApproval(approvals, command, actual);
       const observed = await observe(observedIds(touched(command)));
       oracle.check(step, command, actual, real.lastHolderFence, observed, real.lastHolderClock);
+      const holderFence = holderFenceOf(command, actual, real.lastHolderFence);
+      for (const [id, now] of observed)
+        histories.observe(`${id}`, targetClassOf(id), eventsOf(command, actual, id), now.item, holderFence);
       for (const [id, now] of observed) checkAgainstModel(step, id, model.items[id], model.records[id] ?? {}, now);
     }
     const end = plan.commands.length;
     const all = await observe(Array.from({ length: IDENTITY_COUNT }, (_, id) => id));
     for (const [id, now] of all) checkAgainstModel(end, id, model.items[id], model.records[id] ?? {}, now);
     await checkIndexes(env.client, jobsTable, end, model);
+    const illegalBefore = replay.illegal.length;
+    relation ??= loadModelRelation();
+    replayHistories(relation, histories.all(), replay);
+    if (replay.illegal.length > illegalBefore)
+      fail(end, 'every observed step is a step of the model', replay.illegal.slice(illegalBefore));
     return plan.commands.length;
   } finally {
     await env.client.send(new DeleteTableCommand({ TableName: jobsTable }));
@@ -156,4 +174,4 @@ async function checkIndexes(client: DynamoDBDocumentClient, tableName: string, s
   }
 }
 
-export { type InterleavingEnvironment, runInterleaving };
+export { type InterleavingEnvironment, runInterleaving, untilActive };
