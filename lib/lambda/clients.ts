@@ -3,15 +3,18 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import { createPlainClient, type EndpointOptions, loadSqsClient } from '../aws-clients.js';
 import { type Clock, systemClock } from '../clock.js';
 import type { LeasefenceConfig } from '../config.js';
-import type { TableClient } from '../store/index.js';
-import { WorkItemStore } from '../store/index.js';
+import type { TableClient, WorkItemStore, WorkItemStoreOptions } from '../store/index.js';
+import { OperatorStore } from '../store/index.js';
 
 /** The clients a handler builds once per container from its configuration, and the clock its store runs on. */
-interface HandlerClients<C extends TableClient = DynamoDBClient> {
+interface HandlerClients<C extends TableClient = DynamoDBClient, S extends WorkItemStore = OperatorStore> {
   client: C;
-  store: WorkItemStore;
+  store: S;
   clock: Clock;
 }
+
+/** Which store a handler builds: the worker's core (WorkItemStore), or one with the facets its handler reads. */
+type StoreClass<S extends WorkItemStore> = new (options: WorkItemStoreOptions) => S;
 
 /** Where a handler's DynamoDB client points: the configured local engine, or AWS. */
 function dynamodbEndpointOptions(config: LeasefenceConfig): EndpointOptions {
@@ -24,7 +27,7 @@ function dynamodbEndpointOptions(config: LeasefenceConfig): EndpointOptions {
  * store on it. Handlers that give jobs a DocumentClient use createJobHandlerClients (lib/lambda/job-clients.ts).
  */
 function createHandlerClients(config: LeasefenceConfig, clock: Clock = systemClock): HandlerClients {
-  return handlerClientsOn(createPlainClient(dynamodbEndpointOptions(config)), config, clock);
+  return handlerClientsOn(createPlainClient(dynamodbEndpointOptions(config)), config, clock, OperatorStore);
 }
 
 /**
@@ -33,8 +36,13 @@ function createHandlerClients(config: LeasefenceConfig, clock: Clock = systemClo
  * `client`, at any time, sees the store's writes too. Not `cacheMiddleware`: it would save a little CPU per request
  * (test/bench/README.md, "Worker CPU") but ignores middleware added after the first one.
  */
-function handlerClientsOn<C extends TableClient>(client: C, config: LeasefenceConfig, clock: Clock): HandlerClients<C> {
-  const store = new WorkItemStore({
+function handlerClientsOn<C extends TableClient, S extends WorkItemStore>(
+  client: C,
+  config: LeasefenceConfig,
+  clock: Clock,
+  Store: StoreClass<S>,
+): HandlerClients<C, S> {
+  const store = new Store({
     client,
     tableName: config.jobsTable,
     deadlineShards: config.deadlineShards,
@@ -69,5 +77,6 @@ export {
   type HandlerClients,
   handlerClientsOn,
   lazySqsClient,
+  type StoreClass,
   sqsEndpointOptions,
 };

@@ -5,7 +5,7 @@ import { type LeasefenceConfig, readConfig } from '../config.js';
 import { ConfigurationError } from '../errors.js';
 import type { SqsClientSource } from '../messaging/wake.js';
 import { METRIC_NAMESPACE, MetricName, serviceName } from '../metric-names.js';
-import type { WorkItemStore } from '../store/index.js';
+import type { OperatorStore } from '../store/index.js';
 import { sweepFromStoredCursor } from '../sweeper/cursor.js';
 import type { SweepSummary } from '../sweeper/sweeper.js';
 import { createHandlerClients, lazySqsClient } from './clients.js';
@@ -23,7 +23,7 @@ type SweepResult = Omit<SweepSummary, 'cursor'> & { continues: boolean; cursorSt
 type SweeperHandler = (event?: Partial<ScheduledEvent>) => Promise<SweepResult>;
 
 interface SweeperContainer {
-  store: WorkItemStore;
+  store: OperatorStore;
   sqs: SqsClientSource;
   queueUrl: string;
 }
