@@ -5,7 +5,7 @@ import type { AdminDeps, MetricCounts } from '../../lib/admin/deps.js';
 import { systemClock } from '../../lib/clock.js';
 import { createDocumentClient } from '../../lib/document-client.js';
 import { createSqsClient } from '../../lib/sqs-client.js';
-import { PayloadStore, OperatorStore } from '../../lib/store/index.js';
+import { OperatorStore, PayloadStore } from '../../lib/store/index.js';
 import { DEFAULT_LOCAL_ACTOR } from '../local/local-actor.js';
 import { localStartCommand } from '../local/start-hint.js';
 import { DEFAULT_LOCAL_DIR, readLiveStackState, type StackState } from '../local/state-file.js';

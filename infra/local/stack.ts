@@ -12,7 +12,7 @@ import type { AnyJobDefinition } from '../../lib/job-definition.js';
 import { createSqsWorkerHandler } from '../../lib/lambda/sqs-worker-handler.js';
 import { RetentionDays } from '../../lib/rules.js';
 import { createSqsClient } from '../../lib/sqs-client.js';
-import { DEFAULT_DEADLINE_SHARDS, PayloadStore, OperatorStore } from '../../lib/store/index.js';
+import { DEFAULT_DEADLINE_SHARDS, OperatorStore, PayloadStore } from '../../lib/store/index.js';
 import { runbookSection } from '../cli/runbook.js';
 import { ConsoleUnavailableError } from '../console/assets.js';
 import { startConsoleServer } from '../console/server.js';

@@ -11,7 +11,7 @@ import { type JobDefinition, JobRegistry } from '../../lib/job-definition.js';
 import { serializeEnvelope } from '../../lib/messaging/envelope.js';
 import type { ProducerDependencies } from '../../lib/messaging/producer.js';
 import type { WorkItem } from '../../lib/store/index.js';
-import { PayloadStore, OperatorStore } from '../../lib/store/index.js';
+import { OperatorStore, PayloadStore } from '../../lib/store/index.js';
 import { sweep } from '../../lib/sweeper/sweeper.js';
 import { countingTelemetry } from '../../lib/telemetry.js';
 import { type MessageResult, type QueueMessage, WorkerRuntime } from '../../lib/worker/worker-runtime.js';

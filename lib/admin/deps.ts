@@ -2,7 +2,7 @@ import type { Clock } from '../clock.js';
 import type { IdentifierKey } from '../hashing.js';
 import type { SenderTenants } from '../messaging/sender-tenants.js';
 import type { SqsClientSource } from '../messaging/wake.js';
-import type { TableClient, OperatorStore } from '../store/index.js';
+import type { OperatorStore, TableClient } from '../store/index.js';
 import type { RoutePrincipals } from './route-principals.js';
 
 /** Worker counters since `since` (epoch ms), where the host keeps them (the local stack); keyed by MetricName. */

@@ -32,8 +32,8 @@ export { PayloadStore } from './payloads/payloads.js';
 export type { AuditInput, AuditRecord } from './records/audit.js';
 export type { ReviewedBody } from './review/payload-review.js';
 export type { ShadowClaims, ShadowRead } from './shadow/shadow-claims.js';
-export { ShadowStore } from './shadow/shadow-store.js';
 export { MAX_SHADOW_EXECUTIONS, type ShadowExecution, type ShadowOutcome } from './shadow/shadow-requests.js';
+export { ShadowStore } from './shadow/shadow-store.js';
 export { MAX_SUCCESSORS, type NewSuccessor } from './successors/successor-requests.js';
 export {
   APPROVAL_PARTITION_PREFIX,

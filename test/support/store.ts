@@ -1,8 +1,8 @@
 import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { type Clock, ManualClock } from '../../lib/clock.js';
+import { OperatorStore } from '../../lib/store/operator/operator-store.js';
 import { parkedStateKeys, parkedTenantStateKeys } from '../../lib/store/parked/parked-keys.js';
 import { JobsIndex } from '../../lib/store/table.js';
-import { OperatorStore } from '../../lib/store/operator/operator-store.js';
 import { testDocumentClient } from './engine.js';
 import { countRequests, type RequestCounter } from './request-counter.js';
 

@@ -7,8 +7,8 @@ import { createSqsWorkerHandler, type SqsWorkerHandler } from '../../lib/lambda/
 import { type SendJobInput, sendJob } from '../../lib/messaging/producer.js';
 import type { SenderTenants } from '../../lib/messaging/sender-tenants.js';
 import type { InlinePayloadPolicy } from '../../lib/rules.js';
-import { PayloadStore } from '../../lib/store/payloads/payloads.js';
 import { OperatorStore } from '../../lib/store/operator/operator-store.js';
+import { PayloadStore } from '../../lib/store/payloads/payloads.js';
 import { countingTelemetry } from '../../lib/telemetry.js';
 import type { PayloadResolver } from '../../lib/worker/load-payload.js';
 import {

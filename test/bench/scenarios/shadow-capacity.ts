@@ -1,7 +1,7 @@
 import { payloadHash } from '../../../lib/hashing.js';
 import { parseIdentity } from '../../../lib/identity.js';
-import { jobsTableDefinition } from '../../../lib/store/table.js';
 import { OperatorStore } from '../../../lib/store/operator/operator-store.js';
+import { jobsTableDefinition } from '../../../lib/store/table.js';
 import type { BenchEngine } from '../support/bench-engine.js';
 import { tableShape } from '../support/capacity.js';
 import { recordCapacity } from '../support/capacity-recorder.js';

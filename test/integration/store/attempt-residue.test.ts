@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ValidIdentity } from '../../../lib/identity.js';
 import { WorkState } from '../../../lib/states.js';
+import type { OperatorStore } from '../../../lib/store/operator/operator-store.js';
 import {
   raiseFenceTransition,
   requeueTransition,
@@ -9,7 +10,6 @@ import {
   sweepToUnknownTransition,
 } from '../../../lib/store/operator/operator-transitions.js';
 import { UNRUNNABLE_CEILING, UnrunnableCode } from '../../../lib/store/unrunnable/unrunnable-requests.js';
-import type { OperatorStore } from '../../../lib/store/operator/operator-store.js';
 import { parseLease } from '../../../lib/store/work-items/schemas.js';
 import { parseJobOutcome } from '../../../lib/store/work-items/transitions.js';
 import type { Claim, WorkItem } from '../../../lib/store/work-items/work-item.js';

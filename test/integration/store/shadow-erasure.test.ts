@@ -3,9 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../lib/clock.js';
 import { parseIdentity } from '../../../lib/identity.js';
 import { buildShadowReport } from '../../../lib/shadow/report.js';
+import { OperatorStore } from '../../../lib/store/operator/operator-store.js';
 import type { ErasureProgress } from '../../../lib/store/payloads/payload-erasure.js';
 import { shadowKey } from '../../../lib/store/table.js';
-import { OperatorStore } from '../../../lib/store/operator/operator-store.js';
 import { createTestTables, type TestTables, testDocumentClient } from '../../support/engine.js';
 
 const HASH = 'a'.repeat(64);

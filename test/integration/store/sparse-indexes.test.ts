@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ValidIdentity } from '../../../lib/identity.js';
 import { WorkState } from '../../../lib/states.js';
+import type { OperatorStore } from '../../../lib/store/operator/operator-store.js';
 import { parkedStateKey, parkedTenantStateKey } from '../../../lib/store/parked/parked-keys.js';
 import { tenantBucketOf, workItemKey } from '../../../lib/store/table.js';
-import type { OperatorStore } from '../../../lib/store/operator/operator-store.js';
 import { parseLease, parseLeaseDuration } from '../../../lib/store/work-items/schemas.js';
 import { parseJobOutcome } from '../../../lib/store/work-items/transitions.js';
 import type { Claim, WorkItem } from '../../../lib/store/work-items/work-item.js';

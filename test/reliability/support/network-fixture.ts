@@ -7,8 +7,8 @@ import { payloadHash } from '../../../lib/hashing.js';
 import type { JobIdentity } from '../../../lib/identity.js';
 import { JobRegistry } from '../../../lib/job-definition.js';
 import { serializeEnvelope } from '../../../lib/messaging/envelope.js';
-import { PayloadStore } from '../../../lib/store/payloads/payloads.js';
 import { OperatorStore } from '../../../lib/store/operator/operator-store.js';
+import { PayloadStore } from '../../../lib/store/payloads/payloads.js';
 import { type SweepSummary, sweep } from '../../../lib/sweeper/sweeper.js';
 import { type QueueMessage, WorkerRuntime } from '../../../lib/worker/worker-runtime.js';
 import {

@@ -5,8 +5,8 @@ import { systemClock } from '../../../lib/clock.js';
 import { payloadHash } from '../../../lib/hashing.js';
 import type { ValidIdentity } from '../../../lib/identity.js';
 import { serializeEnvelope } from '../../../lib/messaging/envelope.js';
-import { PayloadStore } from '../../../lib/store/payloads/payloads.js';
 import { OperatorStore } from '../../../lib/store/operator/operator-store.js';
+import { PayloadStore } from '../../../lib/store/payloads/payloads.js';
 import { type SweepSummary, sweep } from '../../../lib/sweeper/sweeper.js';
 import type { QueueMessage } from '../../../lib/worker/worker-runtime.js';
 import {
