@@ -15,7 +15,7 @@ export { sendConditional } from './driver/conditional-write.js';
 export type { ReadCost } from './driver/connection.js';
 export { ExpressionBuilder } from './driver/expressions.js';
 export { sendGet, sendScan, type TableClient } from './driver/plain-requests.js';
-export { STACK_CHECK_TENANT_PREFIX, type StackCheckCleanup, StackCheckRows } from './maintenance/stack-check-rows.js';
+export { type StackCheckCleanup, StackCheckRows } from './maintenance/stack-check-rows.js';
 export type { OperatorTransition } from './operator/operator-requests.js';
 export { OperatorStore } from './operator/operator-store.js';
 export {
@@ -44,6 +44,7 @@ export {
   jobsTableDefinition,
   KeyPrefix,
   payloadsTableDefinition,
+  STACK_CHECK_TENANT_PREFIX,
   SWEEPER_PARTITION,
   TableKeys,
   TENANT_BUCKETS,

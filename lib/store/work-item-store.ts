@@ -4,6 +4,7 @@ import { OwnershipLostError, PayloadConflictError, UnexpectedItemError } from '.
 import { formatIdentity, type ValidIdentity } from '../identity.js';
 import type { StepName } from '../rules.js';
 import { WorkState } from '../states.js';
+import { ApprovalRecords } from './approvals/approval-records.js';
 import { sendConditional } from './driver/conditional-write.js';
 import type { StoreConnection } from './driver/connection.js';
 import { sendGet, sendTransactWrite, type TableClient } from './driver/plain-requests.js';
@@ -61,6 +62,11 @@ type EnqueueResult = { outcome: 'created'; item: WorkItem; claim?: Claim } | { o
 /** Claim result: the claim, or the reason with the item as read back. */
 type ClaimResult = { claimed: true; claim: Claim } | { claimed: false; reason: NotClaimableReason; item?: WorkItem };
 
+/** What the worker reaches of approvals: the records (approval-records.ts), never a decision. */
+interface WorkerApprovals {
+  readonly records: ApprovalRecords;
+}
+
 /** A retryable failure: the job goes back to queued after `retryDelayMs`, unless attempts are exhausted. */
 interface RetryableFailure extends FailureReport {
   retryDelayMs: number;
@@ -74,7 +80,7 @@ interface RetryableFailure extends FailureReport {
  * claim's fence in their condition; a failed condition is `OwnershipLostError` unless the item shows the
  * same transition already applied under my fence (a lost response retried by the SDK), which is success.
  * This core is what the worker runs (holder transitions, claim, enqueue, get, quarantine, successors, fence epochs,
- * unrunnable notes): the facets of the sweeper, the admin API and the tools live on OperatorStore
+ * unrunnable notes, approval records): the facets of the sweeper, the admin API and the tools live on OperatorStore
  * (operator/operator-store.ts), which extends it, so the worker's bundle holds none of them.
  */
 class WorkItemStore {
@@ -89,6 +95,8 @@ class WorkItemStore {
   readonly epochs: FenceEpochs;
   /** Rows no deployed worker can run: refusals noted on the row, parked quarantined past the ceiling (worker). */
   readonly unrunnable: UnrunnableRows;
+  /** The approval records a gated job's run opens and checks (worker); OperatorStore adds the decisions (admin). */
+  readonly approvals: WorkerApprovals;
 
   constructor(options: WorkItemStoreOptions) {
     this.client = options.client;
@@ -97,6 +105,7 @@ class WorkItemStore {
     this.db = { client: this.client, table: this.table, clock: this.clock };
     this.epochs = new FenceEpochs(this.db, options.fenceEpochCacheMs ?? DEFAULT_FENCE_EPOCH_CACHE_MS);
     this.unrunnable = new UnrunnableRows(this.db);
+    this.approvals = { records: new ApprovalRecords(this.db) };
   }
 
   /** The time on the store's clock, the one every write stamps and every lease is measured on. */
@@ -329,6 +338,7 @@ export {
   type EnqueueResult,
   type NotClaimableReason,
   type RetryableFailure,
+  type WorkerApprovals,
   WorkItemStore,
   type WorkItemStoreOptions,
 };

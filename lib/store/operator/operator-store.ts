@@ -40,8 +40,8 @@ class OperatorStore extends WorkItemStore {
   readonly maintenance: Maintenance;
   /** Shadow mode: what an existing consumer ran, one row per identity beside its work item (never the work item). */
   readonly shadow: ShadowClaims;
-  /** Approve and reject a job awaiting approval, each one conditional write without a read (admin). */
-  readonly approvals: Approvals;
+  /** The approval records, and approve and reject a job awaiting approval, each one conditional write (admin). */
+  override readonly approvals: Approvals;
   /** An approver's read of the payload body a job awaiting approval binds (admin). */
   readonly review: PayloadReview;
 
