@@ -4,7 +4,7 @@ import { createPlainClient, type EndpointOptions, loadSqsClient } from '../aws-c
 import { type Clock, systemClock } from '../clock.js';
 import type { LeasefenceConfig } from '../config.js';
 import type { TableClient, WorkItemStore, WorkItemStoreOptions } from '../store/index.js';
-import { OperatorStore } from '../store/index.js';
+import { OperatorStore, SweeperStore } from '../store/index.js';
 
 /** The clients a handler builds once per container from its configuration, and the clock its store runs on. */
 interface HandlerClients<C extends TableClient = DynamoDBClient, S extends WorkItemStore = OperatorStore> {
@@ -22,12 +22,21 @@ function dynamodbEndpointOptions(config: LeasefenceConfig): EndpointOptions {
 }
 
 /**
- * The clients of a handler whose code reaches DynamoDB only through the store (the sweeper, the admin API): a plain
- * DynamoDBClient (the store marshals its own requests, so no @aws-sdk/lib-dynamodb loads at a cold start) and the
- * store on it. Handlers that give jobs a DocumentClient use createJobHandlerClients (lib/lambda/job-clients.ts).
+ * The clients of the admin API, whose code reaches DynamoDB only through the store: a plain DynamoDBClient (the store
+ * marshals its own requests, so no @aws-sdk/lib-dynamodb loads at a cold start) and the OperatorStore on it. The
+ * sweeper's is createSweeperClients; handlers that give jobs a DocumentClient use createJobHandlerClients
+ * (lib/lambda/job-clients.ts).
  */
 function createHandlerClients(config: LeasefenceConfig, clock: Clock = systemClock): HandlerClients {
   return handlerClientsOn(createPlainClient(dynamodbEndpointOptions(config)), config, clock, OperatorStore);
+}
+
+/** The sweeper's clients: as createHandlerClients, with the SweeperStore (no admin or tool facet in its bundle). */
+function createSweeperClients(
+  config: LeasefenceConfig,
+  clock: Clock = systemClock,
+): HandlerClients<DynamoDBClient, SweeperStore> {
+  return handlerClientsOn(createPlainClient(dynamodbEndpointOptions(config)), config, clock, SweeperStore);
 }
 
 /**
@@ -73,6 +82,7 @@ function lazySqsClient(config: LeasefenceConfig): () => Promise<SQSClient> {
 
 export {
   createHandlerClients,
+  createSweeperClients,
   dynamodbEndpointOptions,
   type HandlerClients,
   handlerClientsOn,

@@ -1,7 +1,7 @@
 /**
  * The store's one door: everything outside lib/store/ reaches the jobs and payloads tables through these names
- * (tests may open a room directly). WorkItemStore is the worker's core; OperatorStore (operator/) adds the facets
- * of the sweeper, the admin API and the tools, ShadowStore (shadow/) the shadow claims. Rooms: driver/ (requests and
+ * (tests may open a room directly). WorkItemStore is the worker's core; SweeperStore (operator/) adds the sweeper's
+ * facets, OperatorStore (operator/) those of the admin API and the tools, ShadowStore (shadow/) the shadow claims. Rooms: driver/ (requests and
  * marshalling), work-items/ (rows, holder transitions, fences), payloads/, approvals/, review/ (an approver's payload
  * read), successors/, shadow/, operator/, deadlines/ (the sweeper's index), parked/ (listings), records/ (audit,
  * quarantine), maintenance/, unrunnable/ (rows no deployed worker runs); table.ts holds the table format.
@@ -25,6 +25,7 @@ export {
   resolveTransition,
   sweepToUnknownTransition,
 } from './operator/operator-transitions.js';
+export { SweeperStore } from './operator/sweeper-store.js';
 export { PARKED_SHARD_READS_IN_FLIGHT, parkedShards, stateOfParkedKey } from './parked/parked-keys.js';
 export { rowAwaitsBody } from './payloads/body-binding.js';
 export type { ErasureProgress, ErasureScope } from './payloads/payload-erasure.js';

@@ -155,7 +155,17 @@ describe('per-function facets: what each bundle may hold (issue #46)', () => {
       'lib/store/shadow/',
       'lib/sweeper/',
     ],
-    sweeper: ['lib/worker/', 'lib/fenced/'],
+    sweeper: [
+      'lib/store/operator/operator-store.ts',
+      'lib/store/operator/stamped-cancel.ts',
+      'lib/store/parked/tenant-partitions.ts',
+      'lib/store/records/audit.ts',
+      'lib/store/approvals/approvals.ts',
+      'lib/store/shadow/shadow-claims.ts',
+      'lib/store/review/',
+      'lib/worker/',
+      'lib/fenced/',
+    ],
     admin: ['lib/worker/', 'lib/sweeper/'],
   };
 

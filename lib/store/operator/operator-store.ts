@@ -2,42 +2,30 @@ import { IllegalTransitionError, ItemNotFoundError } from '../../errors.js';
 import { formatIdentity, type ValidIdentity } from '../../identity.js';
 import type { WorkState } from '../../states.js';
 import { Approvals } from '../approvals/approvals.js';
-import { Deadlines } from '../deadlines/deadlines.js';
-import { sendConditional } from '../driver/conditional-write.js';
-import { Maintenance } from '../maintenance/maintenance.js';
-import { ParkedReads } from '../parked/parked-reads.js';
 import { TenantPartitions } from '../parked/tenant-partitions.js';
 import { AuditLog } from '../records/audit.js';
 import { PayloadReview } from '../review/payload-review.js';
 import { ShadowClaims } from '../shadow/shadow-claims.js';
-import { WorkItemStore, type WorkItemStoreOptions } from '../work-item-store.js';
+import type { WorkItemStoreOptions } from '../work-item-store.js';
 import type { TransactItem } from '../work-items/requests.js';
-import { identityOfItem, isWorkItem, type WorkItem } from '../work-items/work-item.js';
+import type { WorkItem } from '../work-items/work-item.js';
 import { buildOperatorUpdate, type OperatorTransition, operatorFence } from './operator-requests.js';
 import { cancelTransition, type OperatorAction } from './operator-transitions.js';
-import { CANCELLABLE_STATES, operatorApplied } from './read-back.js';
+import { CANCELLABLE_STATES } from './read-back.js';
 import { commitCancelWithStamps, stampEach } from './stamped-cancel.js';
-
-/** An operator transition's result: the committed item, or the item as it stands when the write lost a race. */
-type OperatorOutcome = { ok: true; item: WorkItem } | { ok: false; current: WorkItem | undefined };
+import { type OperatorOutcome, SweeperStore } from './sweeper-store.js';
 
 /**
- * The store of the sweeper, the admin API, the CLI, the console and the local stack: the worker's core
- * (WorkItemStore) on the same connection, plus the operator transitions (cancel, operate, applyOperator) and the
- * reads and writes grouped by what they read: `deadlines`, `parked`, `tenants`, `audit`, `maintenance`, `shadow`,
- * `approvals`, `review`. Only these functions import it, so the worker's bundle holds none of these facets.
+ * The store of the admin API, the CLI, the console and the local stack: the sweeper's store (SweeperStore: the
+ * worker's core, `deadlines`, `parked`, `maintenance`, applyOperator) on the same connection, plus the operator
+ * transitions (cancel, operate) and the reads and writes grouped by what they read: `tenants`, `audit`, `shadow`,
+ * `approvals` (with the decisions), `review`. Neither the worker's nor the sweeper's bundle holds these facets.
  */
-class OperatorStore extends WorkItemStore {
-  /** The deadline index: due pages, active listings and counts, deadline moves (sweeper, admin). */
-  readonly deadlines: Deadlines;
-  /** The parked indexes: oldest parked time, counts, listing pages (sweeper, admin). */
-  readonly parked: ParkedReads;
+class OperatorStore extends SweeperStore {
   /** One tenant's partition keys: listing pages and a tally by state (admin). */
   readonly tenants: TenantPartitions;
   /** Audit records of admin actions that concern no single item. */
   readonly audit: AuditLog;
-  /** Sweeper cursor, fence scan, payload erasure, health probe. */
-  readonly maintenance: Maintenance;
   /** Shadow mode: what an existing consumer ran, one row per identity beside its work item (never the work item). */
   readonly shadow: ShadowClaims;
   /** The approval records, and approve and reject a job awaiting approval, each one conditional write (admin). */
@@ -47,11 +35,8 @@ class OperatorStore extends WorkItemStore {
 
   constructor(options: WorkItemStoreOptions) {
     super(options);
-    this.deadlines = new Deadlines(this.db);
-    this.parked = new ParkedReads(this.db);
     this.tenants = new TenantPartitions(this.db);
     this.audit = new AuditLog(this.db);
-    this.maintenance = new Maintenance(this.db);
     this.shadow = new ShadowClaims(this.db);
     this.approvals = new Approvals(this.db);
     this.review = new PayloadReview(this.db);
@@ -94,21 +79,6 @@ class OperatorStore extends WorkItemStore {
   ): Promise<WorkItem> {
     const item = await this.observe(identity, allowedFrom);
     return this.settle(identity, await this.applyOperator(item, makeTransition(item)));
-  }
-
-  /** Applies an operator transition to an item already observed (e.g. from an index); never throws on a lost race. */
-  async applyOperator(
-    observed: Pick<WorkItem, 'tenantId' | 'operationId'>,
-    transition: OperatorTransition,
-  ): Promise<OperatorOutcome> {
-    const now = this.clock.now();
-    const request = buildOperatorUpdate(this.table, identityOfItem(observed), transition, now);
-    const outcome = await sendConditional(this.client, { kind: 'update', ...request });
-    if (outcome.ok) return { ok: true, item: outcome.attributes as unknown as WorkItem };
-    const current = isWorkItem(outcome.current) ? outcome.current : undefined;
-    // A lost response retried by the SDK: the item shows this very write (target state, fence + 1, my timestamp).
-    if (current && operatorApplied(current, transition, now)) return { ok: true, item: current };
-    return { ok: false, current };
   }
 
   /** The item an operator transition starts from: ItemNotFoundError, or IllegalTransitionError from another state. */
