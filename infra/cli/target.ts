@@ -5,7 +5,7 @@ import type { AdminDeps, MetricCounts } from '../../lib/admin/deps.js';
 import { systemClock } from '../../lib/clock.js';
 import { createDocumentClient } from '../../lib/document-client.js';
 import { createSqsClient } from '../../lib/sqs-client.js';
-import { PayloadStore, WorkItemStore } from '../../lib/store/index.js';
+import { OperatorStore, PayloadStore } from '../../lib/store/index.js';
 import { DEFAULT_LOCAL_ACTOR } from '../local/local-actor.js';
 import { localStartCommand } from '../local/start-hint.js';
 import { DEFAULT_LOCAL_DIR, readLiveStackState, type StackState } from '../local/state-file.js';
@@ -19,7 +19,7 @@ interface CliTarget {
   label: string;
   client: DynamoDBDocumentClient;
   sqs: SQSClient;
-  store: WorkItemStore;
+  store: OperatorStore;
   admin: AdminDeps;
   payloads: PayloadStore;
   tables: { jobs: string; payloads: string; examples?: string };
@@ -96,7 +96,7 @@ function build(
   const region = endpoints.region ? { region: endpoints.region } : {};
   const client = createDocumentClient({ ...region, ...(endpoints.dynamodb ? { endpoint: endpoints.dynamodb } : {}) });
   const sqs = createSqsClient({ ...region, ...(endpoints.sqs ? { endpoint: endpoints.sqs } : {}) });
-  const store = new WorkItemStore({
+  const store = new OperatorStore({
     client,
     tableName: resources.jobsTable,
     deadlineShards: resources.deadlineShards,

@@ -12,7 +12,7 @@ import type { AnyJobDefinition } from '../../lib/job-definition.js';
 import { createSqsWorkerHandler } from '../../lib/lambda/sqs-worker-handler.js';
 import { RetentionDays } from '../../lib/rules.js';
 import { createSqsClient } from '../../lib/sqs-client.js';
-import { DEFAULT_DEADLINE_SHARDS, PayloadStore, WorkItemStore } from '../../lib/store/index.js';
+import { DEFAULT_DEADLINE_SHARDS, OperatorStore, PayloadStore } from '../../lib/store/index.js';
 import { runbookSection } from '../cli/runbook.js';
 import { ConsoleUnavailableError } from '../console/assets.js';
 import { startConsoleServer } from '../console/server.js';
@@ -75,7 +75,7 @@ interface RunningLocalStack {
   stateFile: string | undefined;
   client: DynamoDBDocumentClient;
   sqs: SQSClient;
-  store: WorkItemStore;
+  store: OperatorStore;
   telemetry: StackTelemetry;
   /** The jobs module the worker runs (the example jobs unless one was given) and the definitions built from it. */
   jobs: { module: LoadedJobs; definitions: readonly AnyJobDefinition[] };
@@ -140,7 +140,7 @@ async function startLocalStack(options: LocalStackOptions): Promise<RunningLocal
       payloadRetentionDays: RetentionDays.default,
       disabledJobTypes: [...(options.disabledJobTypes ?? [])],
     };
-    const store = new WorkItemStore({ client, tableName: config.jobsTable, deadlineShards: config.deadlineShards });
+    const store = new OperatorStore({ client, tableName: config.jobsTable, deadlineShards: config.deadlineShards });
     const telemetry = stackTelemetry(options.log, options.verbose, (identity) => store.get(parseIdentity(identity)));
     const startedAt = Date.now();
     // A stack others can find (state file) shares its counters with the worker processes beside it.
@@ -285,7 +285,7 @@ function localSchedules(
   stack: {
     client: DynamoDBDocumentClient;
     sqs: SQSClient;
-    store: WorkItemStore;
+    store: OperatorStore;
     config: LeasefenceConfig;
     jobs: readonly AnyJobDefinition[];
   },

@@ -1,12 +1,12 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import type { WorkItemStore } from '../../lib/store/index.js';
+import type { SweeperStore } from '../../lib/store/index.js';
 import { sweepFromStoredCursor } from '../../lib/sweeper/cursor.js';
 import type { SweepSummary } from '../../lib/sweeper/sweeper.js';
 import { pause } from './pollers.js';
 
 /** What the local sweeper schedule needs. */
 interface SweeperTimerOptions {
-  store: WorkItemStore;
+  store: SweeperStore;
   sqs: SQSClient;
   queueUrl: string;
   intervalMs: number;

@@ -11,7 +11,7 @@ import { type JobDefinition, JobRegistry } from '../../lib/job-definition.js';
 import { serializeEnvelope } from '../../lib/messaging/envelope.js';
 import type { ProducerDependencies } from '../../lib/messaging/producer.js';
 import type { WorkItem } from '../../lib/store/index.js';
-import { PayloadStore, WorkItemStore } from '../../lib/store/index.js';
+import { OperatorStore, PayloadStore } from '../../lib/store/index.js';
 import { sweep } from '../../lib/sweeper/sweeper.js';
 import { countingTelemetry } from '../../lib/telemetry.js';
 import { type MessageResult, type QueueMessage, WorkerRuntime } from '../../lib/worker/worker-runtime.js';
@@ -90,7 +90,7 @@ class ConformanceBench implements WireObserver, JobObserver {
   readonly telemetry = countingTelemetry();
   /** Every tenant id the scenarios used (raw identifiers must not reach logs). */
   readonly tenants: string[] = [];
-  readonly store: WorkItemStore;
+  readonly store: OperatorStore;
   readonly targets: TargetState;
   private readonly payloads: PayloadStore;
   private readonly clients: DynamoDBDocumentClient[] = [];
@@ -110,7 +110,7 @@ class ConformanceBench implements WireObserver, JobObserver {
     /** The module's other job types: the successor types a worker accepts from ctx.enqueue (never run here). */
     private readonly successorJobs: ReadonlyArray<JobDefinition<unknown>> = [],
   ) {
-    this.store = new WorkItemStore({ client, tableName: tables.jobsTable, clock: this.clock });
+    this.store = new OperatorStore({ client, tableName: tables.jobsTable, clock: this.clock });
     this.payloads = new PayloadStore(client, tables.payloadsTable, this.clock);
     this.targets = new TargetState(client, () => [...declaredTables, ...this.touched], this.libraryTables());
     engine.proxy.observe(this);
@@ -204,7 +204,7 @@ class ConformanceBench implements WireObserver, JobObserver {
       createDocumentClient({ endpoint: await this.engine.proxy.listen(`${name}:provider`) }),
     );
     const runtime = new WorkerRuntime({
-      store: new WorkItemStore({ client, tableName: this.tables.jobsTable, clock: this.clock }),
+      store: new OperatorStore({ client, tableName: this.tables.jobsTable, clock: this.clock }),
       client,
       registry: new JobRegistry([
         ungatedUnless(options.gated, observedJob(this, { worker: name, state, providerClient, pause: options.pause })),

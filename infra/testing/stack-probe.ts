@@ -9,7 +9,7 @@ import { messageGroupOf } from '../../lib/messaging/message-group.js';
 import { sendJob } from '../../lib/messaging/producer.js';
 import { wakeEnvelope } from '../../lib/messaging/wake-envelope.js';
 import { FINISHED_STATES, WorkState } from '../../lib/states.js';
-import type { PayloadStore, WorkItem, WorkItemStore } from '../../lib/store/index.js';
+import type { OperatorStore, PayloadStore, WorkItem } from '../../lib/store/index.js';
 import {
   CheckEvidence,
   type CheckEvidenceRecord,
@@ -26,7 +26,7 @@ interface StackUnderCheck {
   readonly label: string;
   readonly client: DynamoDBDocumentClient;
   readonly sqs: SQSClient;
-  readonly store: WorkItemStore;
+  readonly store: OperatorStore;
   readonly payloads: PayloadStore;
   readonly admin: AdminDeps;
   readonly tables: { readonly jobs: string; readonly payloads: string };

@@ -2,7 +2,7 @@ import type { Clock } from '../clock.js';
 import type { IdentifierKey } from '../hashing.js';
 import type { SenderTenants } from '../messaging/sender-tenants.js';
 import type { SqsClientSource } from '../messaging/wake.js';
-import type { TableClient, WorkItemStore } from '../store/index.js';
+import type { OperatorStore, TableClient } from '../store/index.js';
 import type { RoutePrincipals } from './route-principals.js';
 
 /** Worker counters since `since` (epoch ms), where the host keeps them (the local stack); keyed by MetricName. */
@@ -16,7 +16,7 @@ interface MetricCounts {
  * the queues, and the name of the payloads table. Built once per container by the handler; tests pass engine-backed instances.
  */
 interface AdminDeps {
-  store: WorkItemStore;
+  store: OperatorStore;
   /** The queues' client, or its loader (the handler's: the SQS SDK loads on the first route that sends or reads a queue). */
   sqs: SqsClientSource;
   queueUrl: string;

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { InvalidInputError } from '../errors.js';
-import type { WorkItemStore } from '../store/index.js';
+import type { OperatorStore } from '../store/index.js';
 import { deadlineShardName, JobsIndex, TableKeys } from '../store/index.js';
 import { cutPage, rowsToEvaluate } from './filtered-page.js';
 import { type RecordView, recordView } from './views.js';
@@ -67,7 +67,7 @@ function decode(scope: string, cursor: string): { shard: number; key?: Record<st
  * opaque cursor; a page can be shorter than `limit` (even empty) while a cursor is returned. A bad cursor ▶
  * InvalidInputError.
  */
-async function listActive(store: WorkItemStore, input: ActiveListInput): Promise<ActivePage> {
+async function listActive(store: OperatorStore, input: ActiveListInput): Promise<ActivePage> {
   const scope = `active:${input.state}:${input.tenantId ?? ''}`;
   const start = input.cursor ? decode(scope, input.cursor) : { shard: 0 };
   let shard = start.shard;

@@ -3,15 +3,18 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import { createPlainClient, type EndpointOptions, loadSqsClient } from '../aws-clients.js';
 import { type Clock, systemClock } from '../clock.js';
 import type { LeasefenceConfig } from '../config.js';
-import type { TableClient } from '../store/index.js';
-import { WorkItemStore } from '../store/index.js';
+import type { TableClient, WorkItemStore, WorkItemStoreOptions } from '../store/index.js';
+import { OperatorStore, SweeperStore } from '../store/index.js';
 
 /** The clients a handler builds once per container from its configuration, and the clock its store runs on. */
-interface HandlerClients<C extends TableClient = DynamoDBClient> {
+interface HandlerClients<C extends TableClient = DynamoDBClient, S extends WorkItemStore = OperatorStore> {
   client: C;
-  store: WorkItemStore;
+  store: S;
   clock: Clock;
 }
+
+/** Which store a handler builds: the worker's core (WorkItemStore), or one with the facets its handler reads. */
+type StoreClass<S extends WorkItemStore> = new (options: WorkItemStoreOptions) => S;
 
 /** Where a handler's DynamoDB client points: the configured local engine, or AWS. */
 function dynamodbEndpointOptions(config: LeasefenceConfig): EndpointOptions {
@@ -19,12 +22,21 @@ function dynamodbEndpointOptions(config: LeasefenceConfig): EndpointOptions {
 }
 
 /**
- * The clients of a handler whose code reaches DynamoDB only through the store (the sweeper, the admin API): a plain
- * DynamoDBClient (the store marshals its own requests, so no @aws-sdk/lib-dynamodb loads at a cold start) and the
- * store on it. Handlers that give jobs a DocumentClient use createJobHandlerClients (lib/lambda/job-clients.ts).
+ * The clients of the admin API, whose code reaches DynamoDB only through the store: a plain DynamoDBClient (the store
+ * marshals its own requests, so no @aws-sdk/lib-dynamodb loads at a cold start) and the OperatorStore on it. The
+ * sweeper's is createSweeperClients; handlers that give jobs a DocumentClient use createJobHandlerClients
+ * (lib/lambda/job-clients.ts).
  */
 function createHandlerClients(config: LeasefenceConfig, clock: Clock = systemClock): HandlerClients {
-  return handlerClientsOn(createPlainClient(dynamodbEndpointOptions(config)), config, clock);
+  return handlerClientsOn(createPlainClient(dynamodbEndpointOptions(config)), config, clock, OperatorStore);
+}
+
+/** The sweeper's clients: as createHandlerClients, with the SweeperStore (no admin or tool facet in its bundle). */
+function createSweeperClients(
+  config: LeasefenceConfig,
+  clock: Clock = systemClock,
+): HandlerClients<DynamoDBClient, SweeperStore> {
+  return handlerClientsOn(createPlainClient(dynamodbEndpointOptions(config)), config, clock, SweeperStore);
 }
 
 /**
@@ -33,8 +45,13 @@ function createHandlerClients(config: LeasefenceConfig, clock: Clock = systemClo
  * `client`, at any time, sees the store's writes too. Not `cacheMiddleware`: it would save a little CPU per request
  * (test/bench/README.md, "Worker CPU") but ignores middleware added after the first one.
  */
-function handlerClientsOn<C extends TableClient>(client: C, config: LeasefenceConfig, clock: Clock): HandlerClients<C> {
-  const store = new WorkItemStore({
+function handlerClientsOn<C extends TableClient, S extends WorkItemStore>(
+  client: C,
+  config: LeasefenceConfig,
+  clock: Clock,
+  Store: StoreClass<S>,
+): HandlerClients<C, S> {
+  const store = new Store({
     client,
     tableName: config.jobsTable,
     deadlineShards: config.deadlineShards,
@@ -65,9 +82,11 @@ function lazySqsClient(config: LeasefenceConfig): () => Promise<SQSClient> {
 
 export {
   createHandlerClients,
+  createSweeperClients,
   dynamodbEndpointOptions,
   type HandlerClients,
   handlerClientsOn,
   lazySqsClient,
+  type StoreClass,
   sqsEndpointOptions,
 };

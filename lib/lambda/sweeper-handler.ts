@@ -5,10 +5,10 @@ import { type LeasefenceConfig, readConfig } from '../config.js';
 import { ConfigurationError } from '../errors.js';
 import type { SqsClientSource } from '../messaging/wake.js';
 import { METRIC_NAMESPACE, MetricName, serviceName } from '../metric-names.js';
-import type { WorkItemStore } from '../store/index.js';
+import type { SweeperStore } from '../store/index.js';
 import { sweepFromStoredCursor } from '../sweeper/cursor.js';
 import type { SweepSummary } from '../sweeper/sweeper.js';
-import { createHandlerClients, lazySqsClient } from './clients.js';
+import { createSweeperClients, lazySqsClient } from './clients.js';
 
 /** Options of the sweeper handler; everything defaults to the Lambda environment. */
 interface SweeperHandlerOptions {
@@ -23,7 +23,7 @@ type SweepResult = Omit<SweepSummary, 'cursor'> & { continues: boolean; cursorSt
 type SweeperHandler = (event?: Partial<ScheduledEvent>) => Promise<SweepResult>;
 
 interface SweeperContainer {
-  store: WorkItemStore;
+  store: SweeperStore;
   sqs: SqsClientSource;
   queueUrl: string;
 }
@@ -51,7 +51,7 @@ function createSweeperHandler(options: SweeperHandlerOptions = {}): SweeperHandl
   const boot = (): SweeperContainer => {
     const config = options.config ?? readConfig();
     if (!config.queueUrl) throw new ConfigurationError('LEASEFENCE_QUEUE_URL is required by the sweeper');
-    const { store } = createHandlerClients(config);
+    const { store } = createSweeperClients(config);
     // Built (and the SQS SDK loaded) on the first run that has a due row to wake: an idle sweep never loads it.
     return { store, sqs: lazySqsClient(config), queueUrl: config.queueUrl };
   };

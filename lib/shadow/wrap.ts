@@ -3,13 +3,14 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import * as z from 'zod/mini';
-import type { Clock } from '../clock.js';
+import { type Clock, systemClock } from '../clock.js';
 import { type LeasefenceConfig, readConfig } from '../config.js';
 import { ConfigurationError } from '../errors.js';
 import { parseInput } from '../internal/validation.js';
-import { createJobHandlerClients } from '../lambda/job-clients.js';
+import { jobHandlerClientsWith } from '../lambda/job-clients.js';
 import { METRIC_NAMESPACE, serviceName } from '../metric-names.js';
 import { DAY_MS, RetentionDays } from '../rules.js';
+import { ShadowStore } from '../store/index.js';
 import { powertoolsTelemetry, type Telemetry } from '../telemetry.js';
 import { type IdentifyMessage, type OpenExecution, ShadowRecorder } from './recorder.js';
 
@@ -58,7 +59,7 @@ function createRecorder(options: ShadowOptions): {
   if (typeof options.identify !== 'function') throw new ConfigurationError('shadow: identify must be a function');
   const bounds = parseInput(boundsSchema, options, 'shadow options');
   const config = options.config ?? readConfig();
-  const { client, store, clock } = createJobHandlerClients(config, options.clock);
+  const { client, store, clock } = jobHandlerClientsWith(config, options.clock ?? systemClock, ShadowStore);
   const metrics = new Metrics({ namespace: METRIC_NAMESPACE, serviceName: serviceName() });
   // Identifiers are withheld from these logs (no key is loaded): the shadow path logs only failures.
   const telemetry =

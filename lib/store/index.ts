@@ -1,9 +1,10 @@
 /**
  * The store's one door: everything outside lib/store/ reaches the jobs and payloads tables through these names
- * (tests may open a room directly). Rooms: driver/ (requests and marshalling), work-items/ (rows, holder
- * transitions, fences), payloads/, approvals/, review/ (an approver's payload read), successors/, shadow/, operator/,
- * deadlines/ (the sweeper's index), parked/ (listings), records/ (audit, quarantine), maintenance/, unrunnable/ (rows
- * no deployed worker runs); table.ts holds the table format.
+ * (tests may open a room directly). WorkItemStore is the worker's core; SweeperStore (operator/) adds the sweeper's
+ * facets, OperatorStore (operator/) those of the admin API and the tools, ShadowStore (shadow/) the shadow claims. Rooms: driver/ (requests and
+ * marshalling), work-items/ (rows, holder transitions, fences), payloads/, approvals/, review/ (an approver's payload
+ * read), successors/, shadow/, operator/, deadlines/ (the sweeper's index), parked/ (listings), records/ (audit,
+ * quarantine), maintenance/, unrunnable/ (rows no deployed worker runs); table.ts holds the table format.
  */
 
 export { type ApprovalRecord, approvalGap } from './approvals/approval-records.js';
@@ -14,8 +15,9 @@ export { sendConditional } from './driver/conditional-write.js';
 export type { ReadCost } from './driver/connection.js';
 export { ExpressionBuilder } from './driver/expressions.js';
 export { sendGet, sendScan, type TableClient } from './driver/plain-requests.js';
-export { STACK_CHECK_TENANT_PREFIX, type StackCheckCleanup, StackCheckRows } from './maintenance/stack-check-rows.js';
+export { type StackCheckCleanup, StackCheckRows } from './maintenance/stack-check-rows.js';
 export type { OperatorTransition } from './operator/operator-requests.js';
+export { OperatorStore } from './operator/operator-store.js';
 export {
   type OperatorAction,
   raiseFenceTransition,
@@ -23,6 +25,7 @@ export {
   resolveTransition,
   sweepToUnknownTransition,
 } from './operator/operator-transitions.js';
+export { SweeperStore } from './operator/sweeper-store.js';
 export { PARKED_SHARD_READS_IN_FLIGHT, parkedShards, stateOfParkedKey } from './parked/parked-keys.js';
 export { rowAwaitsBody } from './payloads/body-binding.js';
 export type { ErasureProgress, ErasureScope } from './payloads/payload-erasure.js';
@@ -31,6 +34,7 @@ export type { AuditInput, AuditRecord } from './records/audit.js';
 export type { ReviewedBody } from './review/payload-review.js';
 export type { ShadowClaims, ShadowRead } from './shadow/shadow-claims.js';
 export { MAX_SHADOW_EXECUTIONS, type ShadowExecution, type ShadowOutcome } from './shadow/shadow-requests.js';
+export { ShadowStore } from './shadow/shadow-store.js';
 export { MAX_SUCCESSORS, type NewSuccessor } from './successors/successor-requests.js';
 export {
   APPROVAL_PARTITION_PREFIX,
@@ -41,6 +45,7 @@ export {
   jobsTableDefinition,
   KeyPrefix,
   payloadsTableDefinition,
+  STACK_CHECK_TENANT_PREFIX,
   SWEEPER_PARTITION,
   TableKeys,
   TENANT_BUCKETS,
@@ -50,7 +55,7 @@ export {
 } from './table.js';
 export type { RefusalOutcome } from './unrunnable/unrunnable.js';
 export { UNRUNNABLE_CEILING, UnrunnableCode, type UnrunnableRefusal } from './unrunnable/unrunnable-requests.js';
-export { WorkItemStore } from './work-item-store.js';
+export { WorkItemStore, type WorkItemStoreOptions } from './work-item-store.js';
 export type { AttemptRecord } from './work-items/attempt-history.js';
 export { LEASE_LOST_CODE } from './work-items/attempt-history.js';
 export {

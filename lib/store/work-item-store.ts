@@ -1,32 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { type Clock, systemClock } from '../clock.js';
-import {
-  IllegalTransitionError,
-  ItemNotFoundError,
-  OwnershipLostError,
-  PayloadConflictError,
-  UnexpectedItemError,
-} from '../errors.js';
+import { OwnershipLostError, PayloadConflictError, UnexpectedItemError } from '../errors.js';
 import { formatIdentity, type ValidIdentity } from '../identity.js';
 import type { StepName } from '../rules.js';
 import { WorkState } from '../states.js';
-import { Approvals } from './approvals/approvals.js';
-import { Deadlines } from './deadlines/deadlines.js';
+import { ApprovalRecords } from './approvals/approval-records.js';
 import { sendConditional } from './driver/conditional-write.js';
 import type { StoreConnection } from './driver/connection.js';
 import { sendGet, sendTransactWrite, type TableClient } from './driver/plain-requests.js';
-import { Maintenance } from './maintenance/maintenance.js';
-import { buildOperatorUpdate, type OperatorTransition, operatorFence } from './operator/operator-requests.js';
-import { cancelTransition, type OperatorAction } from './operator/operator-transitions.js';
-import { CANCELLABLE_STATES, operatorApplied } from './operator/read-back.js';
-import { commitCancelWithStamps, stampEach } from './operator/stamped-cancel.js';
-import { ParkedReads } from './parked/parked-reads.js';
-import { TenantPartitions } from './parked/tenant-partitions.js';
 import type { PayloadStore } from './payloads/payloads.js';
-import { AuditLog } from './records/audit.js';
 import { type QuarantineInput, type QuarantineRecord, recordQuarantine } from './records/quarantine.js';
-import { PayloadReview } from './review/payload-review.js';
-import { ShadowClaims } from './shadow/shadow-claims.js';
 import type { NewSuccessor } from './successors/successor-requests.js';
 import {
   completeAsDurableStep,
@@ -48,7 +31,6 @@ import {
   type HolderTransition,
   type NotClaimableReason,
   type TableContext,
-  type TransactItem,
 } from './work-items/requests.js';
 import type { LeaseDuration, LeaseRequest, NewWorkItem } from './work-items/schemas.js';
 import {
@@ -62,14 +44,7 @@ import {
   stepTransition,
   type ValidOutcome,
 } from './work-items/transitions.js';
-import {
-  type Claim,
-  claimFromItem,
-  identityOfItem,
-  isWorkItem,
-  type StepRecord,
-  type WorkItem,
-} from './work-items/work-item.js';
+import { type Claim, claimFromItem, isWorkItem, type StepRecord, type WorkItem } from './work-items/work-item.js';
 
 /** How to reach the jobs table. */
 interface WorkItemStoreOptions {
@@ -87,6 +62,11 @@ type EnqueueResult = { outcome: 'created'; item: WorkItem; claim?: Claim } | { o
 /** Claim result: the claim, or the reason with the item as read back. */
 type ClaimResult = { claimed: true; claim: Claim } | { claimed: false; reason: NotClaimableReason; item?: WorkItem };
 
+/** What the worker reaches of approvals: the records (approval-records.ts), never a decision. */
+interface WorkerApprovals {
+  readonly records: ApprovalRecords;
+}
+
 /** A retryable failure: the job goes back to queued after `retryDelayMs`, unless attempts are exhausted. */
 interface RetryableFailure extends FailureReport {
   retryDelayMs: number;
@@ -99,51 +79,33 @@ interface RetryableFailure extends FailureReport {
  * entered the library, so nothing here validates again. Holder transitions carry the
  * claim's fence in their condition; a failed condition is `OwnershipLostError` unless the item shows the
  * same transition already applied under my fence (a lost response retried by the SDK), which is success.
- * The reads and writes of the sweeper, the admin API and the tools are grouped by what they read:
- * `deadlines`, `parked`, `tenants`, `audit`, `maintenance`, `shadow`, `approvals`, `unrunnable`.
+ * This core is what the worker runs (holder transitions, claim, enqueue, get, quarantine, successors, fence epochs,
+ * unrunnable notes, approval records): the facets of the sweeper, the admin API and the tools live on OperatorStore
+ * (operator/operator-store.ts), which extends it, so the worker's bundle holds none of them.
  */
 class WorkItemStore {
-  private readonly client: TableClient;
-  private readonly table: TableContext;
-  private readonly clock: Clock;
+  protected readonly client: TableClient;
+  protected readonly table: TableContext;
+  protected readonly clock: Clock;
+  /** The connection the facets read and write through (the same client, table and clock). */
+  protected readonly db: StoreConnection;
   /** Whether the engine has TransactWriteItems, once a successor completion found out. */
   private transactions: 'unknown' | 'missing' = 'unknown';
-  /** The deadline index: due pages, active listings and counts, deadline moves (sweeper, admin). */
-  readonly deadlines: Deadlines;
-  /** The parked indexes: oldest parked time, counts, listing pages (sweeper, admin). */
-  readonly parked: ParkedReads;
-  /** One tenant's partition keys: listing pages and a tally by state (admin). */
-  readonly tenants: TenantPartitions;
-  /** Audit records of admin actions that concern no single item. */
-  readonly audit: AuditLog;
-  /** Sweeper cursor, fence scan, payload erasure, health probe. */
-  readonly maintenance: Maintenance;
   /** The deployment's fence epoch: new rows start in it; raise-fences raises it after a restore. */
   readonly epochs: FenceEpochs;
-  /** Shadow mode: what an existing consumer ran, one row per identity beside its work item (never the work item). */
-  readonly shadow: ShadowClaims;
-  /** Approve and reject a job awaiting approval, each one conditional write without a read (admin). */
-  readonly approvals: Approvals;
   /** Rows no deployed worker can run: refusals noted on the row, parked quarantined past the ceiling (worker). */
   readonly unrunnable: UnrunnableRows;
-  /** An approver's read of the payload body a job awaiting approval binds (admin). */
-  readonly review: PayloadReview;
+  /** The approval records a gated job's run opens and checks (worker); OperatorStore adds the decisions (admin). */
+  readonly approvals: WorkerApprovals;
 
   constructor(options: WorkItemStoreOptions) {
     this.client = options.client;
     this.clock = options.clock ?? systemClock;
     this.table = { tableName: options.tableName, deadlineShards: options.deadlineShards ?? DEFAULT_DEADLINE_SHARDS };
-    const db: StoreConnection = { client: this.client, table: this.table, clock: this.clock };
-    this.deadlines = new Deadlines(db);
-    this.parked = new ParkedReads(db);
-    this.tenants = new TenantPartitions(db);
-    this.audit = new AuditLog(db);
-    this.maintenance = new Maintenance(db);
-    this.epochs = new FenceEpochs(db, options.fenceEpochCacheMs ?? DEFAULT_FENCE_EPOCH_CACHE_MS);
-    this.shadow = new ShadowClaims(db);
-    this.approvals = new Approvals(db);
-    this.unrunnable = new UnrunnableRows(db);
-    this.review = new PayloadReview(db);
+    this.db = { client: this.client, table: this.table, clock: this.clock };
+    this.epochs = new FenceEpochs(this.db, options.fenceEpochCacheMs ?? DEFAULT_FENCE_EPOCH_CACHE_MS);
+    this.unrunnable = new UnrunnableRows(this.db);
+    this.approvals = { records: new ApprovalRecords(this.db) };
   }
 
   /** The time on the store's clock, the one every write stamps and every lease is measured on. */
@@ -319,85 +281,6 @@ class WorkItemStore {
     return { fence: claim.fence, at, result };
   }
 
-  /**
-   * awaiting_approval | queued | claimed | unknown ▶ cancelled with fence + 1, audited. The running holder's next work-item write is
-   * rejected. With `stampsFor` (lib/fenced's cancelStamps) the records the row names as owned are stamped with the
-   * new fence: in the same transaction where the engine has transactions, else right after the cancel committed.
-   */
-  async cancel(
-    identity: ValidIdentity,
-    action: OperatorAction,
-    stampsFor?: (item: WorkItem, fence: number) => readonly TransactItem[],
-  ): Promise<WorkItem> {
-    const item = await this.observe(identity, CANCELLABLE_STATES);
-    const now = this.clock.now();
-    const transition = cancelTransition(item, action, now);
-    const stamps = stampsFor?.(item, operatorFence(transition)) ?? [];
-    if (stamps.length === 0) return this.settle(identity, await this.applyOperator(item, transition));
-    const request = buildOperatorUpdate(this.table, identity, transition, now);
-    const together = await commitCancelWithStamps(this.client, request, stamps);
-    if (together === 'committed') return (await this.get(identity)) ?? item;
-    if (together === 'work_item_refused')
-      return this.settle(identity, { ok: false, current: await this.get(identity) });
-    const cancelled = this.settle(identity, await this.applyOperator(item, transition));
-    await stampEach(this.client, stamps);
-    return cancelled;
-  }
-
-  /**
-   * Reads the item, checks the transition is allowed from its state, then applies it conditional on the
-   * state and fence it read (compare-and-swap inside the write). ItemNotFoundError if missing,
-   * IllegalTransitionError if the state does not allow it or the item changed in between.
-   */
-  async operate(
-    identity: ValidIdentity,
-    allowedFrom: readonly WorkState[],
-    makeTransition: (item: WorkItem) => OperatorTransition,
-  ): Promise<WorkItem> {
-    const item = await this.observe(identity, allowedFrom);
-    return this.settle(identity, await this.applyOperator(item, makeTransition(item)));
-  }
-
-  /** The item an operator transition starts from: ItemNotFoundError, or IllegalTransitionError from another state. */
-  private async observe(identity: ValidIdentity, allowedFrom: readonly WorkState[]): Promise<WorkItem> {
-    const item = await this.get(identity);
-    if (!item) throw new ItemNotFoundError(`no work item ${formatIdentity(identity)}`, { ...identity });
-    if (!allowedFrom.includes(item.state)) {
-      throw new IllegalTransitionError(
-        `${formatIdentity(identity)} is ${item.state}; allowed only from ${allowedFrom.join(', ')}`,
-        item,
-      );
-    }
-    return item;
-  }
-
-  /** The committed item, or IllegalTransitionError when the item changed while the operation ran. */
-  private settle(
-    identity: ValidIdentity,
-    outcome: { ok: true; item: WorkItem } | { ok: false; current: WorkItem | undefined },
-  ): WorkItem {
-    if (outcome.ok) return outcome.item;
-    throw new IllegalTransitionError(
-      `${formatIdentity(identity)} changed while the operation ran (now ${String(outcome.current?.state)}); read it again`,
-      outcome.current,
-    );
-  }
-
-  /** Applies an operator transition to an item already observed (e.g. from an index); never throws on a lost race. */
-  async applyOperator(
-    observed: Pick<WorkItem, 'tenantId' | 'operationId'>,
-    transition: OperatorTransition,
-  ): Promise<{ ok: true; item: WorkItem } | { ok: false; current: WorkItem | undefined }> {
-    const now = this.clock.now();
-    const request = buildOperatorUpdate(this.table, identityOfItem(observed), transition, now);
-    const outcome = await sendConditional(this.client, { kind: 'update', ...request });
-    if (outcome.ok) return { ok: true, item: outcome.attributes as unknown as WorkItem };
-    const current = isWorkItem(outcome.current) ? outcome.current : undefined;
-    // A lost response retried by the SDK: the item shows this very write (target state, fence + 1, my timestamp).
-    if (current && operatorApplied(current, transition, now)) return { ok: true, item: current };
-    return { ok: false, current };
-  }
-
   /** Reads one work item (strongly consistent by default). */
   async get(identity: ValidIdentity, options: { consistent?: boolean } = {}): Promise<WorkItem | undefined> {
     const output = await sendGet(this.client, {
@@ -428,7 +311,7 @@ class WorkItemStore {
 
   private successorPort(): SuccessorWriterPort {
     return {
-      db: { client: this.client, table: this.table, clock: this.clock },
+      db: this.db,
       applyFenced: (claim, transition) => this.applyFenced(claim, transition),
       enqueue: (item) => this.enqueue(item),
       recordStep: (claim, stepName, result) => this.recordStep(claim, stepName, result),
@@ -455,6 +338,7 @@ export {
   type EnqueueResult,
   type NotClaimableReason,
   type RetryableFailure,
+  type WorkerApprovals,
   WorkItemStore,
   type WorkItemStoreOptions,
 };

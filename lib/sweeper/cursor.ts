@@ -1,4 +1,4 @@
-import type { WorkItemStore } from '../store/index.js';
+import type { SweeperStore } from '../store/index.js';
 import { sweep } from './sweeper.js';
 import type { SweepCursor, SweepOptions, SweepSummary } from './types.js';
 
@@ -12,7 +12,7 @@ interface StoredSweepCursor {
  * Reads where the last run of any container ended (one consistent GetItem on the `#sweeper` row).
  * A missing or malformed row is a fresh start at shard 0; storage errors propagate.
  */
-async function loadSweepCursor(store: WorkItemStore): Promise<StoredSweepCursor> {
+async function loadSweepCursor(store: SweeperStore): Promise<StoredSweepCursor> {
   const { nextShard, version } = await store.maintenance.loadSweepCursor();
   return { cursor: nextShard === undefined ? undefined : { shard: nextShard }, version };
 }
@@ -22,7 +22,7 @@ async function loadSweepCursor(store: WorkItemStore): Promise<StoredSweepCursor>
  * (a conditional write; the sweeper's reserved concurrency of 1 makes a clash rare). Returns false when
  * another run won: its position stands, nothing is lost (the index is the truth).
  */
-function saveSweepCursor(store: WorkItemStore, seenVersion: number, cursor: SweepCursor | undefined): Promise<boolean> {
+function saveSweepCursor(store: SweeperStore, seenVersion: number, cursor: SweepCursor | undefined): Promise<boolean> {
   return store.maintenance.saveSweepCursor(seenVersion, cursor?.shard);
 }
 

@@ -1,7 +1,7 @@
 import { mapBounded } from '../internal/bounded-parallel.js';
 import { sendWakeSignals } from '../messaging/wake.js';
 import { WorkState } from '../states.js';
-import type { WorkItemStore } from '../store/index.js';
+import type { SweeperStore } from '../store/index.js';
 import { expireApprovalTransition, isWorkItem, sweepToUnknownTransition, type WorkItem } from '../store/index.js';
 import type { SweepOptions, SweepSummary } from './types.js';
 
@@ -96,7 +96,7 @@ function liveLeaseExpiry(
  * is not that case or changed again (a lost race, counted by the caller).
  */
 async function advanceLiveLease(
-  store: WorkItemStore,
+  store: SweeperStore,
   observed: WorkItem,
   current: Record<string, unknown> | undefined,
   now: number,

@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { SqsClientSource } from '../messaging/wake.js';
-import type { WorkItemStore } from '../store/index.js';
+import type { SweeperStore } from '../store/index.js';
 
 /** Where the next run starts: the deadline shard served first. Safe to drop (the index is the truth). */
 interface SweepCursor {
@@ -9,7 +9,7 @@ interface SweepCursor {
 
 /** What a sweep needs. `shards` defaults to the store's deadline shard count, `clock` to the store's clock. */
 interface SweepOptions {
-  store: WorkItemStore;
+  store: SweeperStore;
   /** The client wake-ups go through, or its loader: called on the first run with something to wake. */
   sqs: SqsClientSource;
   queueUrl: string;

@@ -154,3 +154,53 @@ describe('sweeper and admin cold start', () => {
     expect(admin.dynamicPackages).toContain('@aws-sdk/client-sqs');
   });
 });
+
+describe('per-function facets: what each bundle may hold (issue #46)', () => {
+  /** Modules (a path, or a folder ending in /) a function's bundle must not hold: another function's facets. */
+  const MAY_NOT_HOLD: Record<keyof typeof ENTRIES, readonly string[]> = {
+    worker: [
+      'lib/store/operator/operator-store.ts',
+      'lib/store/operator/operator-transitions.ts',
+      'lib/store/operator/read-back.ts',
+      'lib/store/operator/stamped-cancel.ts',
+      'lib/store/parked/parked-reads.ts',
+      'lib/store/parked/tenant-partitions.ts',
+      'lib/store/records/audit.ts',
+      'lib/store/approvals/approvals.ts',
+      'lib/store/maintenance/',
+      'lib/store/deadlines/',
+      'lib/store/review/',
+      'lib/store/shadow/',
+      'lib/sweeper/',
+    ],
+    sweeper: [
+      'lib/store/operator/operator-store.ts',
+      'lib/store/operator/stamped-cancel.ts',
+      'lib/store/parked/tenant-partitions.ts',
+      'lib/store/records/audit.ts',
+      'lib/store/approvals/approvals.ts',
+      'lib/store/shadow/shadow-claims.ts',
+      'lib/store/review/',
+      'lib/worker/',
+      'lib/fenced/',
+    ],
+    admin: ['lib/worker/', 'lib/sweeper/'],
+  };
+
+  const held = (name: keyof typeof ENTRIES, banned: string) =>
+    pathOf(name).inputs.filter((input) => (banned.endsWith('/') ? input.startsWith(banned) : input === banned));
+
+  it('the worker bundles the store core it runs (the check sees the store at all)', () => {
+    expect(pathOf('worker').inputs).toEqual(
+      expect.arrayContaining(['lib/store/work-item-store.ts', 'lib/store/unrunnable/unrunnable.ts']),
+    );
+  });
+
+  it.each(Object.keys(ENTRIES) as (keyof typeof ENTRIES)[])(
+    'the %s bundle holds none of the facets it does not run',
+    (name) => {
+      const found = MAY_NOT_HOLD[name].flatMap((banned) => held(name, banned));
+      expect({ name, found }).toEqual({ name, found: [] });
+    },
+  );
+});

@@ -20,12 +20,15 @@ const FUNCTIONS = ['worker', 'sweeper', 'admin'] as const;
  * approver's payload read (a route with its store read); issue #39's approval
  * records (the worker opens and checks them, the admin decides them) took the worker to 229.3 kB and the admin
  * another 0.2 kB (no work at module load, test/infra/init-path.test.ts); issue #41's fault switch 236.2 kB (the
- * fault layer itself is left out of a worker without faultInjection); budgets raised with them.
+ * fault layer itself is left out of a worker without faultInjection). Issue #46's per-function facets (the worker
+ * builds WorkItemStore, the sweeper SweeperStore, the admin OperatorStore), measured by this test on main 57e4113
+ * and after, same node_modules: worker 236.2 → 209.2 kB, sweeper 160.5 → 147.3 kB, admin 190.1 → 190.3 kB (main's
+ * sweeper and admin were already above their 154 and 184 kB budgets); budgets reset about 2.5 % above them.
  */
 const CODE_BUDGET_BYTES: Record<(typeof FUNCTIONS)[number], number> = {
-  worker: 241_000,
-  sweeper: 154_000,
-  admin: 184_000,
+  worker: 214_500,
+  sweeper: 151_000,
+  admin: 195_000,
 };
 
 let programmatic: SynthResult;

@@ -1,15 +1,15 @@
 import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { type Clock, ManualClock } from '../../lib/clock.js';
+import { OperatorStore } from '../../lib/store/operator/operator-store.js';
 import { parkedStateKeys, parkedTenantStateKeys } from '../../lib/store/parked/parked-keys.js';
 import { JobsIndex } from '../../lib/store/table.js';
-import { WorkItemStore } from '../../lib/store/work-item-store.js';
 import { testDocumentClient } from './engine.js';
 import { countRequests, type RequestCounter } from './request-counter.js';
 
 /** One store on its own client, with a request counter and (by default) a ManualClock. */
 interface StoreFixture {
   client: DynamoDBDocumentClient;
-  store: WorkItemStore;
+  store: OperatorStore;
   counter: RequestCounter;
   clock: ManualClock;
 }
@@ -18,7 +18,7 @@ interface StoreFixture {
 function storeFixture(tableName: string, options: { clock?: ManualClock; maxAttempts?: number } = {}): StoreFixture {
   const client = testDocumentClient(options.maxAttempts !== undefined ? { maxAttempts: options.maxAttempts } : {});
   const clock = options.clock ?? new ManualClock();
-  const store = new WorkItemStore({ client, tableName, clock: clock as Clock });
+  const store = new OperatorStore({ client, tableName, clock: clock as Clock });
   return { client, store, counter: countRequests(client), clock };
 }
 

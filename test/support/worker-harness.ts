@@ -7,8 +7,8 @@ import { createSqsWorkerHandler, type SqsWorkerHandler } from '../../lib/lambda/
 import { type SendJobInput, sendJob } from '../../lib/messaging/producer.js';
 import type { SenderTenants } from '../../lib/messaging/sender-tenants.js';
 import type { InlinePayloadPolicy } from '../../lib/rules.js';
+import { OperatorStore } from '../../lib/store/operator/operator-store.js';
 import { PayloadStore } from '../../lib/store/payloads/payloads.js';
-import { WorkItemStore } from '../../lib/store/work-item-store.js';
 import { countingTelemetry } from '../../lib/telemetry.js';
 import type { PayloadResolver } from '../../lib/worker/load-payload.js';
 import {
@@ -28,7 +28,7 @@ interface WorkerHarness {
   queueUrl: string;
   dlqUrl: string;
   clock: ManualClock;
-  store: WorkItemStore;
+  store: OperatorStore;
   payloads: PayloadStore;
   /** A new worker handler (each is one "Lambda container" with its own worker id). */
   worker(options?: {
@@ -62,7 +62,7 @@ async function createWorkerHarness(prefix: string, jobs: readonly AnyJobDefiniti
   const sqs = testSqsClient();
   const { queueUrl, dlqUrl } = await createTestQueue(sqs, prefix);
   const clock = new ManualClock(Date.now());
-  const store = new WorkItemStore({ client, tableName: tables.jobsTable, clock });
+  const store = new OperatorStore({ client, tableName: tables.jobsTable, clock });
   const payloads = new PayloadStore(client, tables.payloadsTable, clock);
   const config = testHandlerConfig(tables, { queueUrl, dlqUrl });
   return {

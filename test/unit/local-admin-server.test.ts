@@ -4,12 +4,12 @@ import { type LocalAdminServer, pathProblem, startAdminServer } from '../../infr
 import type { AdminDeps } from '../../lib/admin/deps.js';
 import { createDocumentClient } from '../../lib/document-client.js';
 import { createSqsClient } from '../../lib/sqs-client.js';
-import { WorkItemStore } from '../../lib/store/work-item-store.js';
+import { OperatorStore } from '../../lib/store/operator/operator-store.js';
 
 /** Deps on a closed port: a request that reached an operation would answer 500, never 400. */
 const UNREACHABLE = 'http://127.0.0.1:9';
 const deps: AdminDeps = {
-  store: new WorkItemStore({
+  store: new OperatorStore({
     client: createDocumentClient({ endpoint: UNREACHABLE, maxAttempts: 1 }),
     tableName: 'never-called',
   }),

@@ -4,8 +4,8 @@ import { ManualClock } from '../../../lib/clock.js';
 import { parseStepName } from '../../../lib/fenced/steps.js';
 import { payloadHash } from '../../../lib/hashing.js';
 import { parseIdentity } from '../../../lib/identity.js';
+import { OperatorStore } from '../../../lib/store/operator/operator-store.js';
 import { jobsTableDefinition, payloadsTableDefinition, workItemKey } from '../../../lib/store/table.js';
-import { WorkItemStore } from '../../../lib/store/work-item-store.js';
 import { parseLease, parseLeaseDuration, parseNewWorkItem } from '../../../lib/store/work-items/schemas.js';
 import { parseJobOutcome } from '../../../lib/store/work-items/transitions.js';
 import { sweep } from '../../../lib/sweeper/sweeper.js';
@@ -93,7 +93,7 @@ async function leasefenceUnits(engine: BenchEngine, sqs: SQSClient, queueUrl: st
   const b = createLeasefenceWorker({ engine, tables, clock, workerId: 'worker-b' });
   const ra = recordCapacity(a.client, observer, shapes, { documentClient: true });
   const rb = recordCapacity(b.client, observer, shapes, { documentClient: true });
-  const store = new WorkItemStore({ client: a.client, tableName: tables.jobsTable, clock });
+  const store = new OperatorStore({ client: a.client, tableName: tables.jobsTable, clock });
   const run = runName('lf-capacity');
   const id = (index: number) => parseIdentity(benchIdentity(run, index));
   const out: Record<string, Units> = {};
@@ -182,7 +182,7 @@ async function leasefenceUnits(engine: BenchEngine, sqs: SQSClient, queueUrl: st
 
   // Sweeper: a fixed read cost per run (one Query per deadline shard + the oldest-unknown probe of each parked
   // shard), then per item.
-  const sweepStore = new WorkItemStore({ client: a.client, tableName: tables.jobsTable, clock });
+  const sweepStore = new OperatorStore({ client: a.client, tableName: tables.jobsTable, clock });
   const sweepOnce = () => sweep({ store: sweepStore, sqs, queueUrl, clock, dueGraceMs: 0 });
   await sweepOnce(); // settles what the situations above left, so the next runs see only their own items
   const overhead = await measure(ra, sweepOnce);
@@ -260,7 +260,7 @@ async function exampleRowBytes(engine: BenchEngine): Promise<number[]> {
   const tables = await engine.createLeasefenceTables('rows');
   const observer = engine.rawClient();
   const client = engine.documentClient();
-  const store = new WorkItemStore({ client, tableName: tables.jobsTable });
+  const store = new OperatorStore({ client, tableName: tables.jobsTable });
   const sizes: number[] = [];
   const size = async (identity: { tenantId: string; operationId: string }) => {
     const key = workItemKey(identity);

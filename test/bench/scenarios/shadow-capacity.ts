@@ -1,7 +1,7 @@
 import { payloadHash } from '../../../lib/hashing.js';
 import { parseIdentity } from '../../../lib/identity.js';
+import { OperatorStore } from '../../../lib/store/operator/operator-store.js';
 import { jobsTableDefinition } from '../../../lib/store/table.js';
-import { WorkItemStore } from '../../../lib/store/work-item-store.js';
 import type { BenchEngine } from '../support/bench-engine.js';
 import { tableShape } from '../support/capacity.js';
 import { recordCapacity } from '../support/capacity-recorder.js';
@@ -22,7 +22,7 @@ async function measureShadowUnits(engine: BenchEngine): Promise<Units> {
     new Map([[tables.jobsTable, tableShape(jobsTableDefinition(tables.jobsTable))]]),
     { documentClient: true },
   );
-  const store = new WorkItemStore({ client, tableName: tables.jobsTable });
+  const store = new OperatorStore({ client, tableName: tables.jobsTable });
   const identity = parseIdentity(benchIdentity(runName('shadow'), 0));
   const startedAt = Date.now();
   const fence = await store.shadow.start({

@@ -3,7 +3,7 @@ import { startSqsEngine } from '../../../infra/local/engines.js';
 import { ManualClock } from '../../../lib/clock.js';
 import { createSqsClient } from '../../../lib/sqs-client.js';
 import { WorkState } from '../../../lib/states.js';
-import { WorkItemStore } from '../../../lib/store/work-item-store.js';
+import { OperatorStore } from '../../../lib/store/operator/operator-store.js';
 import type { WorkItem } from '../../../lib/store/work-items/work-item.js';
 import { sweep } from '../../../lib/sweeper/sweeper.js';
 import { batchPutItems } from '../../support/bulk-write.js';
@@ -103,7 +103,7 @@ async function measureSweeperScaling(
       const queue = await sqs.send(new CreateQueueCommand({ QueueName: `sweep-${total}-${Date.now()}` }));
       const client = engine.documentClient();
       const counter = countRequests(client);
-      const store = new WorkItemStore({ client, tableName: tables.jobsTable, clock });
+      const store = new OperatorStore({ client, tableName: tables.jobsTable, clock });
       const sweepStarted = nowMs();
       const summary = await sweep({ store, sqs, queueUrl: queue.QueueUrl ?? '', clock });
       const sweepMs = nowMs() - sweepStarted;

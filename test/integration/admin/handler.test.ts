@@ -5,7 +5,7 @@ import { handleAdminRequest } from '../../../lib/admin/router.js';
 import { EnvironmentVariable } from '../../../lib/config.js';
 import { DEVELOPMENT_IDENTIFIER_KEY, hashIdentifier } from '../../../lib/hashing.js';
 import { WorkState } from '../../../lib/states.js';
-import { WorkItemStore } from '../../../lib/store/work-item-store.js';
+import { OperatorStore } from '../../../lib/store/operator/operator-store.js';
 import {
   createTestQueue,
   createTestTables,
@@ -195,7 +195,7 @@ describe('functions/admin.ts behind a Function URL with AWS_IAM auth', () => {
 
   it('answers 500 without internals when the storage fails (pure router, missing table)', async () => {
     // Prepare
-    const store = new WorkItemStore({ client: fixture.client, tableName: 'no-such-table-xyz' });
+    const store = new OperatorStore({ client: fixture.client, tableName: 'no-such-table-xyz' });
     const deps = { store, sqs, queueUrl, payloadsTable: 'no-such-payloads' };
 
     // Act

@@ -13,7 +13,7 @@ import { writerOperation } from '../../../lib/fenced/fence-rules.js';
 import { FencedTransactions } from '../../../lib/fenced/transaction.js';
 import { payloadHash } from '../../../lib/hashing.js';
 import { parseIdentity, type ValidIdentity } from '../../../lib/identity.js';
-import { WorkItemStore } from '../../../lib/store/work-item-store.js';
+import { OperatorStore } from '../../../lib/store/operator/operator-store.js';
 import { epochFloor, FENCE_EPOCH_ACCRUAL_MS, fenceEpochBudget } from '../../../lib/store/work-items/fence-epoch.js';
 import { parseLease, parseNewWorkItem } from '../../../lib/store/work-items/schemas.js';
 import { parseJobOutcome } from '../../../lib/store/work-items/transitions.js';
@@ -40,7 +40,7 @@ describe('restores: a fence epoch above every fence issued before, on existing r
     await harness.client.send(new CreateTableCommand(examplesTableDefinition(recordsTable)));
     // The operator's store trusts no cached epoch, so a raise needs no wait here: every worker below is built
     // after the raise it follows, and reads the epoch afresh.
-    const store = new WorkItemStore({
+    const store = new OperatorStore({
       client: harness.client,
       tableName: harness.tables.jobsTable,
       clock: harness.clock,

@@ -12,7 +12,7 @@ import { ShadowFinding } from '../../../lib/shadow/findings.js';
 import type { ShadowIdentity } from '../../../lib/shadow/recorder.js';
 import { buildShadowReport } from '../../../lib/shadow/report.js';
 import { type ShadowOptions, shadowHandler, shadowRecordHandler } from '../../../lib/shadow/wrap.js';
-import { WorkItemStore } from '../../../lib/store/work-item-store.js';
+import { OperatorStore } from '../../../lib/store/operator/operator-store.js';
 import { countingTelemetry } from '../../../lib/telemetry.js';
 import {
   createTestQueue,
@@ -145,7 +145,7 @@ describe('shadow mode beside an existing SQS consumer', () => {
   async function readShadow() {
     const client = testDocumentClient();
     try {
-      return await new WorkItemStore({ client, tableName: tables.jobsTable }).shadow.readAll();
+      return await new OperatorStore({ client, tableName: tables.jobsTable }).shadow.readAll();
     } finally {
       client.destroy();
     }

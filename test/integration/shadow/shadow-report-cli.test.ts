@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseIdentity } from '../../../lib/identity.js';
-import { WorkItemStore } from '../../../lib/store/work-item-store.js';
+import { OperatorStore } from '../../../lib/store/operator/operator-store.js';
 import { killAll, runCli } from '../../support/cli-runner.js';
 import { createTestTables, engineEndpoints, type TestTables, testDocumentClient } from '../../support/engine.js';
 
@@ -46,7 +46,7 @@ describe('leasefence shadow report', () => {
     outcome: 'succeeded' | 'failed' = 'succeeded',
     on: TestTables = tables,
   ) {
-    const store = new WorkItemStore({ client, tableName: on.jobsTable });
+    const store = new OperatorStore({ client, tableName: on.jobsTable });
     const identity = parseIdentity({ tenantId: 'acme', operationId });
     const common = { identity, jobType: 'refund', payloadHash, leaseMs: 100, retentionMs: 86_400_000 };
     const fence = await store.shadow.start({ ...common, startedAt: at });

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ValidIdentity } from '../../../lib/identity.js';
 import { WorkState } from '../../../lib/states.js';
+import type { OperatorStore } from '../../../lib/store/operator/operator-store.js';
 import {
   raiseFenceTransition,
   requeueTransition,
@@ -9,7 +10,6 @@ import {
   sweepToUnknownTransition,
 } from '../../../lib/store/operator/operator-transitions.js';
 import { UNRUNNABLE_CEILING, UnrunnableCode } from '../../../lib/store/unrunnable/unrunnable-requests.js';
-import type { WorkItemStore } from '../../../lib/store/work-item-store.js';
 import { parseLease } from '../../../lib/store/work-items/schemas.js';
 import { parseJobOutcome } from '../../../lib/store/work-items/transitions.js';
 import type { Claim, WorkItem } from '../../../lib/store/work-items/work-item.js';
@@ -43,7 +43,7 @@ interface Action {
   readonly from: readonly WorkState[];
   /** Needs the live claim (a holder transition); a claim needs there to be none. */
   readonly holder?: boolean;
-  readonly apply: (store: WorkItemStore, run: Run, item: WorkItem, fixture: StoreFixture) => Promise<Visible | 'same'>;
+  readonly apply: (store: OperatorStore, run: Run, item: WorkItem, fixture: StoreFixture) => Promise<Visible | 'same'>;
 }
 
 const claimOf = (run: Run): Claim => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseStepName } from '../../../lib/fenced/steps.js';
 import { WorkState } from '../../../lib/states.js';
-import type { WorkItemStore } from '../../../lib/store/work-item-store.js';
+import type { OperatorStore } from '../../../lib/store/operator/operator-store.js';
 import { parseLease, parseLeaseDuration } from '../../../lib/store/work-items/schemas.js';
 import { parseJobOutcome } from '../../../lib/store/work-items/transitions.js';
 import type { Claim } from '../../../lib/store/work-items/work-item.js';
@@ -107,7 +107,7 @@ describe('lost responses retried by the SDK', () => {
     await expect(fixture.store.complete(stale, parseJobOutcome({ outcomeCode: 'stale' }))).rejects.toThrow(/fence 1/);
   });
 
-  it.each<[string, (store: WorkItemStore, claim: Claim) => Promise<unknown>, WorkState]>([
+  it.each<[string, (store: OperatorStore, claim: Claim) => Promise<unknown>, WorkState]>([
     ['heartbeat', (store, claim) => store.heartbeat(claim, parseLeaseDuration(LEASE_MS * 2)), WorkState.claimed],
     ['failTerminal', (store, claim) => store.failTerminal(claim, { errorCode: 'bad' }), WorkState.failed_terminal],
     [

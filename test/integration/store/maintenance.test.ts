@@ -1,17 +1,17 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WorkItemStore } from '../../../lib/store/work-item-store.js';
+import { OperatorStore } from '../../../lib/store/operator/operator-store.js';
 import { createTestTables, engineEndpoints, type TestTables, testDocumentClient } from '../../support/engine.js';
 
 /** The store's whole-table chores that the harness and the local stack use instead of their own requests. */
 describe('store maintenance: the whole-table read and the transaction probe', () => {
   let tables: TestTables;
   const client = testDocumentClient();
-  let store: WorkItemStore;
+  let store: OperatorStore;
 
   beforeAll(async () => {
     tables = await createTestTables('maintenance');
-    store = new WorkItemStore({ client, tableName: tables.jobsTable });
+    store = new OperatorStore({ client, tableName: tables.jobsTable });
   });
   afterAll(async () => {
     await tables.drop();

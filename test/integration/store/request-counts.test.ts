@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OwnershipLostError } from '../../../lib/errors.js';
 import { parseStepName } from '../../../lib/fenced/steps.js';
-import type { WorkItemStore } from '../../../lib/store/work-item-store.js';
+import type { OperatorStore } from '../../../lib/store/operator/operator-store.js';
 import { parseLease, parseLeaseDuration } from '../../../lib/store/work-items/schemas.js';
 import { parseJobOutcome } from '../../../lib/store/work-items/transitions.js';
 import type { Claim } from '../../../lib/store/work-items/work-item.js';
@@ -60,7 +60,7 @@ describe('requests per transition', () => {
     expect(counter.byCommand).toEqual({ PutItemCommand: 1, UpdateItemCommand: 1 });
   });
 
-  it.each<[string, (store: WorkItemStore, claim: Claim) => Promise<unknown>]>([
+  it.each<[string, (store: OperatorStore, claim: Claim) => Promise<unknown>]>([
     ['complete', (store, claim) => store.complete(claim, parseJobOutcome({ outcomeCode: 'ok' }))],
     ['failTerminal', (store, claim) => store.failTerminal(claim, { errorCode: 'bad' })],
     ['failRetryable', (store, claim) => store.failRetryable(claim, { errorCode: 'later', retryDelayMs: 1_000 })],

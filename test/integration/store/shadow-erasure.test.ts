@@ -3,9 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../lib/clock.js';
 import { parseIdentity } from '../../../lib/identity.js';
 import { buildShadowReport } from '../../../lib/shadow/report.js';
+import { OperatorStore } from '../../../lib/store/operator/operator-store.js';
 import type { ErasureProgress } from '../../../lib/store/payloads/payload-erasure.js';
 import { shadowKey } from '../../../lib/store/table.js';
-import { WorkItemStore } from '../../../lib/store/work-item-store.js';
 import { createTestTables, type TestTables, testDocumentClient } from '../../support/engine.js';
 
 const HASH = 'a'.repeat(64);
@@ -14,10 +14,10 @@ describe("erasure of a tenant's shadow rows", () => {
   let tables: TestTables;
   const client = testDocumentClient();
   const clock = new ManualClock(1_800_000_000_000);
-  let store: WorkItemStore;
+  let store: OperatorStore;
   beforeAll(async () => {
     tables = await createTestTables('shadow-erase');
-    store = new WorkItemStore({ client, tableName: tables.jobsTable, clock });
+    store = new OperatorStore({ client, tableName: tables.jobsTable, clock });
   });
   afterAll(async () => {
     await tables.drop();

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ValidIdentity } from '../../../lib/identity.js';
 import { WorkState } from '../../../lib/states.js';
+import type { OperatorStore } from '../../../lib/store/operator/operator-store.js';
 import { parkedStateKey, parkedTenantStateKey } from '../../../lib/store/parked/parked-keys.js';
 import { tenantBucketOf, workItemKey } from '../../../lib/store/table.js';
-import type { WorkItemStore } from '../../../lib/store/work-item-store.js';
 import { parseLease, parseLeaseDuration } from '../../../lib/store/work-items/schemas.js';
 import { parseJobOutcome } from '../../../lib/store/work-items/transitions.js';
 import type { Claim, WorkItem } from '../../../lib/store/work-items/work-item.js';
@@ -116,7 +116,7 @@ describe('sparse index attributes follow the state', () => {
     expect(await inDeadlineIndex(identity, true)).toBe(true);
   });
 
-  it.each<[string, WorkState, (store: WorkItemStore, claim: Claim) => Promise<unknown>]>([
+  it.each<[string, WorkState, (store: OperatorStore, claim: Claim) => Promise<unknown>]>([
     ['failTerminal', WorkState.failed_terminal, (store, claim) => store.failTerminal(claim, { errorCode: 'bad' })],
     ['parkUnknown', WorkState.unknown, (store, claim) => store.parkUnknown(claim, { errorCode: 'timeout' })],
     ['quarantine', WorkState.quarantined, (store, claim) => store.quarantine(claim, { errorCode: 'schema' })],

@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../lib/clock.js';
 import { WorkState } from '../../../lib/states.js';
-import { WorkItemStore } from '../../../lib/store/work-item-store.js';
+import { OperatorStore } from '../../../lib/store/operator/operator-store.js';
 import { parseLease, parseLeaseDuration } from '../../../lib/store/work-items/schemas.js';
 import { claimFromItem } from '../../../lib/store/work-items/work-item.js';
 import { sweep } from '../../../lib/sweeper/sweeper.js';
@@ -57,7 +57,7 @@ describe('sweeper never overrides a fresher claim', () => {
     // already expired on the renewing worker's clock is refused: test/integration/worker/lease-doubt.test.ts).
     const identity = newIdentity('tenant-race');
     const now = env.clock.now();
-    const holder = new WorkItemStore({
+    const holder = new OperatorStore({
       client: other.client,
       tableName: env.tables.jobsTable,
       clock: { now: () => env.clock.now() - 2_000 },

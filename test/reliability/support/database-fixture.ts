@@ -10,8 +10,8 @@ import { systemClock } from '../../../lib/clock.js';
 import { createDocumentClient } from '../../../lib/document-client.js';
 import { type JobIdentity, parseIdentity } from '../../../lib/identity.js';
 import { sendJob } from '../../../lib/messaging/producer.js';
+import { OperatorStore } from '../../../lib/store/operator/operator-store.js';
 import { PayloadStore } from '../../../lib/store/payloads/payloads.js';
-import { WorkItemStore } from '../../../lib/store/work-item-store.js';
 import type { WorkItem } from '../../../lib/store/work-items/work-item.js';
 import { type SweepSummary, sweep } from '../../../lib/sweeper/sweeper.js';
 import { createTestQueue, engineEndpoints, testSqsClient } from '../../support/engine.js';
@@ -54,7 +54,7 @@ interface DatabaseFixture {
   queueUrl: string;
   /** The test's own client and store on the failing engine (two SDK attempts: errors come back fast). */
   client: DynamoDBDocumentClient;
-  store: WorkItemStore;
+  store: OperatorStore;
   ledger: EffectLedger;
   /** Sends a job, retrying (bounded) while the engine is away, as a producer would. */
   send(job: SentJob, payload: ReliabilityPayload): Promise<void>;
@@ -105,7 +105,7 @@ async function createDatabaseFixture(prefix: string, leaseMs: number): Promise<D
   const external = createDocumentClient({ endpoint: engineEndpoints().dynamo });
   const sqs = testSqsClient();
   const { queueUrl } = await createTestQueue(sqs, prefix, { visibilityTimeoutSeconds: 2, maxReceiveCount: 100 });
-  const store = new WorkItemStore({ client, tableName: TABLES.jobsTable, deadlineShards: 8 });
+  const store = new OperatorStore({ client, tableName: TABLES.jobsTable, deadlineShards: 8 });
   const payloads = new PayloadStore(client, TABLES.payloadsTable, systemClock);
   const admin: AdminDeps = { store, sqs, queueUrl, payloadsTable: TABLES.payloadsTable, recordClient: client };
   const pool = new WorkerProcessPool({

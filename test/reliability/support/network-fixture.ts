@@ -7,8 +7,8 @@ import { payloadHash } from '../../../lib/hashing.js';
 import type { JobIdentity } from '../../../lib/identity.js';
 import { JobRegistry } from '../../../lib/job-definition.js';
 import { serializeEnvelope } from '../../../lib/messaging/envelope.js';
+import { OperatorStore } from '../../../lib/store/operator/operator-store.js';
 import { PayloadStore } from '../../../lib/store/payloads/payloads.js';
-import { WorkItemStore } from '../../../lib/store/work-item-store.js';
 import { type SweepSummary, sweep } from '../../../lib/sweeper/sweeper.js';
 import { type QueueMessage, WorkerRuntime } from '../../../lib/worker/worker-runtime.js';
 import {
@@ -32,7 +32,7 @@ interface NetworkFixture {
   proxy: FaultProxy;
   clock: ManualClock;
   /** Direct (unproxied) store and client, for preparing and inspecting. */
-  store: WorkItemStore;
+  store: OperatorStore;
   client: DynamoDBDocumentClient;
   sqs: SQSClient;
   ledger: EffectLedger;
@@ -62,7 +62,7 @@ async function createNetworkFixture(prefix: string, leaseMs: number): Promise<Ne
   const client = testDocumentClient();
   const sqs = testSqsClient();
   const { queueUrl } = await createTestQueue(sqs, prefix);
-  const store = new WorkItemStore({ client, tableName: tables.jobsTable, clock, deadlineShards: 8 });
+  const store = new OperatorStore({ client, tableName: tables.jobsTable, clock, deadlineShards: 8 });
   const ledger = new EffectLedger(client, ledgerTable.tableName);
   const workerClients: DynamoDBDocumentClient[] = [];
   const fixture: NetworkFixture = {
@@ -89,7 +89,7 @@ async function createNetworkFixture(prefix: string, leaseMs: number): Promise<Ne
         checkpoint: (point) => fixture.onCheckpoint(point),
       });
       return new WorkerRuntime({
-        store: new WorkItemStore({ client: viaProxy, tableName: tables.jobsTable, clock, deadlineShards: 8 }),
+        store: new OperatorStore({ client: viaProxy, tableName: tables.jobsTable, clock, deadlineShards: 8 }),
         client: viaProxy,
         registry: new JobRegistry(jobs),
         payloads: new PayloadStore(viaProxy, tables.payloadsTable, clock),

@@ -5,8 +5,8 @@ import { systemClock } from '../../../lib/clock.js';
 import { payloadHash } from '../../../lib/hashing.js';
 import type { ValidIdentity } from '../../../lib/identity.js';
 import { serializeEnvelope } from '../../../lib/messaging/envelope.js';
+import { OperatorStore } from '../../../lib/store/operator/operator-store.js';
 import { PayloadStore } from '../../../lib/store/payloads/payloads.js';
-import { WorkItemStore } from '../../../lib/store/work-item-store.js';
 import { type SweepSummary, sweep } from '../../../lib/sweeper/sweeper.js';
 import type { QueueMessage } from '../../../lib/worker/worker-runtime.js';
 import {
@@ -29,7 +29,7 @@ interface ProcessFixture {
   client: DynamoDBDocumentClient;
   sqs: SQSClient;
   queueUrl: string;
-  store: WorkItemStore;
+  store: OperatorStore;
   payloads: PayloadStore;
   ledger: EffectLedger;
   pool: WorkerProcessPool;
@@ -49,7 +49,7 @@ async function createProcessFixture(prefix: string, leaseMs: number): Promise<Pr
   const client = testDocumentClient();
   const sqs = testSqsClient();
   const { queueUrl } = await createTestQueue(sqs, prefix, { visibilityTimeoutSeconds: 2, maxReceiveCount: 100 });
-  const store = new WorkItemStore({ client, tableName: tables.jobsTable, deadlineShards: 8 });
+  const store = new OperatorStore({ client, tableName: tables.jobsTable, deadlineShards: 8 });
   const payloads = new PayloadStore(client, tables.payloadsTable, systemClock);
   const { dynamo, sqs: sqsEndpoint } = engineEndpoints();
   const pool = new WorkerProcessPool({

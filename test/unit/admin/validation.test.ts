@@ -4,12 +4,12 @@ import { handleAdminRequest } from '../../../lib/admin/router.js';
 import { createDocumentClient } from '../../../lib/document-client.js';
 import { hasControlCharacter } from '../../../lib/internal/free-text.js';
 import { createSqsClient } from '../../../lib/sqs-client.js';
-import { WorkItemStore } from '../../../lib/store/work-item-store.js';
+import { OperatorStore } from '../../../lib/store/operator/operator-store.js';
 
 /** Deps on a closed port: every case here must be answered before any request leaves the process. */
 const UNREACHABLE = 'http://127.0.0.1:9';
 const deps: AdminDeps = {
-  store: new WorkItemStore({
+  store: new OperatorStore({
     client: createDocumentClient({ endpoint: UNREACHABLE, maxAttempts: 1 }),
     tableName: 'never-called',
   }),

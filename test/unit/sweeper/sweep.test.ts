@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createDocumentClient } from '../../../lib/document-client.js';
 import { InvalidInputError } from '../../../lib/errors.js';
 import { createSqsClient } from '../../../lib/sqs-client.js';
-import { WorkItemStore } from '../../../lib/store/work-item-store.js';
+import { OperatorStore } from '../../../lib/store/operator/operator-store.js';
 import { liveLeaseExpiry } from '../../../lib/sweeper/page.js';
 import { sweep } from '../../../lib/sweeper/sweeper.js';
 import { expectRejection } from '../../support/expectations.js';
@@ -23,7 +23,7 @@ describe('the sweeper decisions', () => {
 
   it('refuses bad options before any request', async () => {
     const unreachable = { endpoint: 'http://127.0.0.1:9', maxAttempts: 1 };
-    const store = new WorkItemStore({ client: createDocumentClient(unreachable), tableName: 'never' });
+    const store = new OperatorStore({ client: createDocumentClient(unreachable), tableName: 'never' });
     const sqs = createSqsClient(unreachable);
     const error = await expectRejection(sweep({ store, sqs, queueUrl: 'x', maxItemsPerRun: 0 }), InvalidInputError);
     expect(error.issues).toEqual([expect.objectContaining({ path: 'maxItemsPerRun' })]);

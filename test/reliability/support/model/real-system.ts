@@ -20,7 +20,7 @@ import {
 import { FencedRecords } from '../../../../lib/fenced/records.js';
 import { payloadHash } from '../../../../lib/hashing.js';
 import { parseIdentity } from '../../../../lib/identity.js';
-import { WorkItemStore } from '../../../../lib/store/work-item-store.js';
+import { OperatorStore } from '../../../../lib/store/operator/operator-store.js';
 import { parseLease, parseLeaseDuration, parseNewWorkItem } from '../../../../lib/store/work-items/schemas.js';
 import { parseJobOutcome } from '../../../../lib/store/work-items/transitions.js';
 import type { Claim } from '../../../../lib/store/work-items/work-item.js';
@@ -76,12 +76,12 @@ function recordRef(recordsTable: string, id: number) {
  */
 class RealSystem {
   readonly clock: ManualClock;
-  readonly operator: WorkItemStore;
+  readonly operator: OperatorStore;
   /** Fence of the claim the last holder command (write, heartbeat, complete, fail) used. */
   lastHolderFence = 0;
   /** The worker's clock and its claim's lease deadline at the last guarded write or heartbeat. */
   lastHolderClock: { now: number; deadline: number } | undefined;
-  private readonly stores: WorkItemStore[];
+  private readonly stores: OperatorStore[];
   private readonly held = new Map<string, Held>();
   private readonly admin: AdminDeps;
   /** Each decision has an actor of its own, so no later one is taken for a retry of an earlier one (same ms). */
@@ -94,8 +94,8 @@ class RealSystem {
   ) {
     this.clock = new ManualClock(start);
     const base = { client: run.client, tableName: run.jobsTable, deadlineShards: RUN_SHARDS };
-    this.operator = new WorkItemStore({ ...base, clock: this.clock });
-    this.stores = skews.map((skew) => new WorkItemStore({ ...base, clock: { now: () => this.clock.now() + skew } }));
+    this.operator = new OperatorStore({ ...base, clock: this.clock });
+    this.stores = skews.map((skew) => new OperatorStore({ ...base, clock: { now: () => this.clock.now() + skew } }));
     this.admin = { store: this.operator, sqs: run.sqs, queueUrl: run.queueUrl, payloadsTable: 'unused-payloads' };
   }
 
@@ -211,7 +211,7 @@ class RealSystem {
   private leaseGuard(worker: number, claim: Claim): () => void {
     const abort = new AttemptAbort();
     const keeper = new LeaseKeeper({
-      store: this.stores[worker] as WorkItemStore,
+      store: this.stores[worker] as OperatorStore,
       claim,
       leaseMs: parseLeaseDuration(Universe.leaseMs),
       intervalMs: 0,
@@ -268,7 +268,7 @@ class RealSystem {
   }
 
   private async claim(id: number, worker: number): Promise<Outcome> {
-    const store = this.stores[worker] as WorkItemStore;
+    const store = this.stores[worker] as OperatorStore;
     const result = await store.claim(parseIdentity(identityOf(id)), parseLease(this.lease(worker, id)));
     if (!result.claimed) return { kind: 'claim', claimed: false, reason: result.reason };
     this.hold(worker, id, result.claim);
@@ -279,7 +279,7 @@ class RealSystem {
     const held = this.held.get(`${command.worker}:${command.id}`);
     if (!held) return this.claim(command.id, command.worker);
     this.lastHolderFence = held.claim.fence;
-    const store = this.stores[command.worker] as WorkItemStore;
+    const store = this.stores[command.worker] as OperatorStore;
     if (command.kind === 'write') return this.write(command.id, command.worker, held, command.mode);
     if (command.kind === 'guardedWrite') {
       this.lastHolderClock = { now: store.now(), deadline: held.claim.leaseExpiresAt };
