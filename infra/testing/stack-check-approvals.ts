@@ -1,4 +1,3 @@
-import { approveItem } from '../../lib/admin/approve.js';
 import { cancelItem } from '../../lib/admin/cancel.js';
 import { payloadHash } from '../../lib/hashing.js';
 import type { JobIdentity } from '../../lib/identity.js';
