@@ -84,6 +84,7 @@ function createAdminHandler(options: AdminHandlerOptions = {}): AdminHandler {
       ...(config.deadLetterQueueUrl ? { deadLetterQueueUrl: config.deadLetterQueueUrl } : {}),
       ...(config.adminRoutePrincipals ? { routePrincipals: config.adminRoutePrincipals } : {}),
       ...(config.senderTenants ? { senderTenants: config.senderTenants } : {}),
+      ...(config.workerMaxRunMs !== undefined ? { workerMaxRunMs: config.workerMaxRunMs } : {}),
     };
     return { deps, loadKey: identifierKeyLoader(config) };
   };

@@ -96,7 +96,14 @@ class RealSystem {
     const base = { client: run.client, tableName: run.jobsTable, deadlineShards: RUN_SHARDS };
     this.operator = new WorkItemStore({ ...base, clock: this.clock });
     this.stores = skews.map((skew) => new WorkItemStore({ ...base, clock: { now: () => this.clock.now() + skew } }));
-    this.admin = { store: this.operator, sqs: run.sqs, queueUrl: run.queueUrl, payloadsTable: 'unused-payloads' };
+    // workerMaxRunMs 0: this model does not track the holder's run bound (the statement's own test does).
+    this.admin = {
+      store: this.operator,
+      sqs: run.sqs,
+      queueUrl: run.queueUrl,
+      payloadsTable: 'unused-payloads',
+      workerMaxRunMs: 0,
+    };
   }
 
   /** Runs one command against the engine and reports what happened. */
