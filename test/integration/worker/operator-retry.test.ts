@@ -332,4 +332,36 @@ describe('operator retries never skip reconciliation (effect mark on the work ro
     expect(accepted.item.effectMayHaveHappened).toBeUndefined();
     await drainQueue(harness.sqs, harness.queueUrl);
   });
+
+  it('class D: the CLI refuses the statement while a holder may still run and shows from when it is accepted', async () => {
+    const identity = parseIdentity({ tenantId: 'shop', operationId: 'mail-cli-early' });
+    mailer.sent.length = 0;
+    const parked = await parkedUnknown(identity.operationId, 'notify', { to: 'early@example.com' });
+    const { dynamo, sqs } = engineEndpoints();
+    const target = [
+      '--jobs-table',
+      harness.tables.jobsTable,
+      '--payloads-table',
+      harness.tables.payloadsTable,
+      '--queue-url',
+      harness.queueUrl,
+      '--deadline-shards',
+      String(harness.store.deadlines.shardCount),
+      '--dynamodb-endpoint',
+      dynamo,
+      '--sqs-endpoint',
+      sqs,
+    ];
+    const refused = captureIo();
+
+    const code = await main(
+      ['retry', 'shop/mail-cli-early', '--reason', 'no delivery', '--effect-did-not-happen', ...target],
+      refused,
+    );
+
+    // No --worker-max-run-ms: the default bound, 15 minutes after the claim (Lambda's ceiling).
+    expect(code).toBe(1);
+    expect(refused.stderr()).toContain(new Date((parked?.claimedAt ?? 0) + 900_000).toISOString());
+    expect(await harness.store.get(identity)).toEqual(parked);
+  });
 });
