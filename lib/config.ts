@@ -40,6 +40,11 @@ const EnvironmentVariable = {
    * its faultInjection prop, on a test or staging stack). Unset: no fault layer is ever loaded.
    */
   faultPlanSecretArn: 'LEASEFENCE_FAULT_PLAN_SECRET_ARN',
+  /**
+   * The worker function's timeout in ms (set by the construct on the admin function): the statement "the effect did
+   * not happen" is accepted only that long after the job's last claim. Unset: 15 minutes, Lambda's ceiling.
+   */
+  workerMaxRunMs: 'LEASEFENCE_WORKER_MAX_RUN_MS',
 } as const;
 
 /** An environment variable holding JSON that must match `schema` (text that is not JSON is an issue, not a throw). */
@@ -100,6 +105,7 @@ const configSchema = z.lazy(() =>
     adminRoutePrincipals: z.optional(jsonVariable(routePrincipalsSchema)),
     senderTenants: z.optional(jsonVariable(senderTenantsSchema)),
     inlinePayloads: z.optional(inlinePayloadsSchema),
+    workerMaxRunMs: z.optional(z.coerce.number().check(z.int(), z.gte(0), z.lte(Number.MAX_SAFE_INTEGER))),
   }),
 );
 

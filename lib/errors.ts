@@ -239,6 +239,22 @@ class OperatorStatementRequiredError extends leasefenceError('transition.stateme
   }
 }
 
+/**
+ * The statement "the effect did not happen" came while a holder of the job's last claim may still be running (its
+ * Lambda invocation can outlive its lease until the worker's timeout), so its late call would be a second attempt
+ * beside the requeued one. Refused inside the write; nothing was changed (an admin 409). `acceptedFrom` (epoch ms)
+ * is when the statement will be accepted; `current` is the row as read back after the refusal.
+ */
+class StatementTooEarlyError extends leasefenceError('transition.statement_too_early') {
+  constructor(
+    message: string,
+    readonly acceptedFrom: number,
+    readonly current: unknown,
+  ) {
+    super(message);
+  }
+}
+
 /** The claim whose lease is in doubt. */
 interface LeaseDoubt {
   readonly fence?: number;
@@ -405,6 +421,7 @@ const LEASEFENCE_ERRORS = {
   unexpectedItem: UnexpectedItemError,
   illegalTransition: IllegalTransitionError,
   statementRequired: OperatorStatementRequiredError,
+  statementTooEarly: StatementTooEarlyError,
   leaseInDoubt: LeaseInDoubtError,
   jobDefinition: JobDefinitionError,
   capabilityMissing: CapabilityMissingError,
@@ -466,6 +483,7 @@ export {
   OwnershipLostError,
   PayloadConflictError,
   RetryableJobError,
+  StatementTooEarlyError,
   SuccessorRefusedError,
   TerminalJobError,
   TransactionCancelledError,

@@ -35,6 +35,7 @@ export {
   OwnershipLostError,
   PayloadConflictError,
   RetryableJobError,
+  StatementTooEarlyError,
   SuccessorRefusedError,
   TerminalJobError,
   TransactionCancelledError,

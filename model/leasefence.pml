@@ -90,6 +90,16 @@ byte succRows = 0;   /* successor rows created */
 bit may = 0;         /* an earlier claim may have started the effect (cleared only by a truthful statement) */
 bit resolved = 0;    /* the outcome came from an operator's resolve */
 byte holders = 0;    /* workers between a claim and the end of that attempt (alive, maybe stale) */
+#if CLS == 3 || CLS == 4
+/* The statement's guard (classes C and D): time since the row's last claim, against the worker's timeout. */
+bit runOpen = 0;     /* the row's claimedAt + the worker's timeout (LEASEFENCE_WORKER_MAX_RUN_MS) is still ahead */
+bit holds[NW];       /* the worker's invocation holds a claim: Lambda ends it once the timeout has passed */
+#define STAMP_CLAIM runOpen = 1; holds[me] = 1
+#define UNHOLD holds[me] = 0
+#else
+#define STAMP_CLAIM skip
+#define UNHOLD skip
+#endif
 /* fence epochs */
 byte epoch = 0;      /* the deployment's fence-epoch row */
 byte cache[NW];      /* each worker's cached epoch */
@@ -212,6 +222,7 @@ inline claimEffects() {
 #endif
   myF = fence;
   holders++;
+  STAMP_CLAIM; /* claimedAt = now */
   myAtt = attempts;
   myTok = 0;
   ISSUE(fence);
@@ -475,6 +486,7 @@ released:
       busy[me] = 0; kill[me] = 0; crashed = 0; myTok = 0; myAtt = 0; sawStep = 0; sawSucc = 0; sawMark = 0;
       sawMay = 0; found = 0; recon = 0;
       if :: myF != 0 -> holders-- :: else -> skip fi;
+      UNHOLD;
       myF = 0
     }
   od
@@ -518,6 +530,11 @@ end_env:
        fi;
        late[1] = 0; lateF[1] = 0; lateTok[1] = 0
      }
+#if CLS == 3 || CLS == 4
+  /* the worker's timeout passes since the row's last claim: Lambda ends every invocation still holding a claim
+     (each claim was made inside its invocation, so none of them can outlive this); their messages return */
+  :: atomic { runOpen -> runOpen = 0; kill[0] = kill[0] | holds[0]; kill[1] = kill[1] | holds[1] }
+#endif
 #if CLS == 3
   /* time passes while the row is parked: the provider forgets the key */
   /* (retention is far longer than a function's timeout: no holder of an earlier claim is still running then) */
@@ -576,12 +593,13 @@ end_operator:
        INV; OBS(EV_OPRETRY) }
 #if CLS == 3 || CLS == 4
   /* the statement that the effect did not happen: refused unless it is true (the operator checked) */
-  /* ASSUMPTION (see docs/PROTOCOL.md): the operator states it only once no holder can still be running (holders == 0);
-     without that wait a stale holder's call after the statement is a second attempt (model/check one d-statement-early) */
+  /* and, inside the requeue's own condition, unless the worker's timeout has passed since the row's last claim
+     (claimedAt <= now - workerMaxRunMs: !runOpen): no holder can still be running then. Without that check a stale
+     holder's call after the statement is a second attempt (model/check one d-statement-early) */
 #ifdef MUT_STATEMENT_WHILE_HOLDER_RUNS
   :: atomic { ops > 0 && (st == UNKNOWN || st == FAILED_TERMINAL) && mark && ((CLS == 4 && effD == 0) || (CLS == 3 && effC == 0)) ->
 #else
-  :: atomic { ops > 0 && holders == 0 && (st == UNKNOWN || st == FAILED_TERMINAL) && mark && ((CLS == 4 && effD == 0) || (CLS == 3 && effC == 0)) ->
+  :: atomic { ops > 0 && !runOpen && (st == UNKNOWN || st == FAILED_TERMINAL) && mark && ((CLS == 4 && effD == 0) || (CLS == 3 && effC == 0)) ->
 #endif
        PRE; ops--; fence++; ISSUE(fence); st = QUEUED; attempts = 0; mark = 0; may = 0; dCalls = 0;
        if :: msgs < MAXMSG -> msgs++ :: else -> skip fi;

@@ -46,6 +46,11 @@ const TARGET_OPTIONS: Record<string, OptionSpec> = {
   'dynamodb-endpoint': { type: 'string', placeholder: '<url>', description: 'another DynamoDB engine (moto, …)' },
   'sqs-endpoint': { type: 'string', placeholder: '<url>', description: 'another SQS engine' },
   actor: { type: 'string', placeholder: '<name>', description: 'who is acting, for the audit trail' },
+  'worker-max-run-ms': {
+    type: 'string',
+    placeholder: '<ms>',
+    description: "the worker's timeout: --effect-did-not-happen waits this long after the last claim (default 900000)",
+  },
 };
 
 const nameFlag = z.string().min(1).max(1024).optional();
@@ -70,6 +75,7 @@ const targetShape = {
   'dynamodb-endpoint': z.url().optional(),
   'sqs-endpoint': z.url().optional(),
   actor: z.optional(freeTextSchema('actor', 256)),
+  'worker-max-run-ms': integerFlag(0, Number.MAX_SAFE_INTEGER).optional(),
 };
 
 /** The validated target flags. */

@@ -140,6 +140,14 @@ function build(
  * process is alive. No stack running ▶ TargetError saying how to start one.
  */
 async function openTarget(flags: TargetFlags, env: NodeJS.ProcessEnv): Promise<CliTarget> {
+  const target = await openTargetOf(flags, env);
+  const bound = flags['worker-max-run-ms'];
+  // The statement "the effect did not happen" waits out the worker's timeout (default: Lambda's 15 minutes).
+  return bound === undefined ? target : { ...target, admin: { ...target.admin, workerMaxRunMs: bound } };
+}
+
+/** The target the flags name, before --worker-max-run-ms. */
+async function openTargetOf(flags: TargetFlags, env: NodeJS.ProcessEnv): Promise<CliTarget> {
   if (wantsRemote(flags)) {
     if (flags.profile) env.AWS_PROFILE = flags.profile;
     const resources = await remoteResources(flags);

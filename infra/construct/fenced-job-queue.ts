@@ -230,6 +230,8 @@ class FencedJobQueue extends Construct {
         ...withKey,
         // The redrive tells a relay's messages (kept original sender) from a producer's (sender recorded).
         [EnvironmentVariable.senderTenants]: this.senders.variable(),
+        // "The effect did not happen" waits until no invocation of the last claim can still run.
+        [EnvironmentVariable.workerMaxRunMs]: String(config.workerTimeout.toMilliseconds()),
         ...(config.adminRoutePrincipals
           ? { [EnvironmentVariable.adminRoutePrincipals]: routePrincipalsVariable(this, config.adminRoutePrincipals) }
           : {}),

@@ -1,10 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AdminDeps } from '../../lib/admin/deps.js';
+import { malformedPathReply, parseRequestTarget, pathProblem } from '../../lib/admin/request-target.js';
 import { handleAdminRequest } from '../../lib/admin/router.js';
 import { checkJsonBody, checkLoopbackRequest, type LoopbackPolicy } from '../console/guard.js';
 import { ACTOR_HEADER, DEFAULT_LOCAL_ACTOR } from './local-actor.js';
-import { parseRequestTarget } from './request-target.js';
 
 /** Largest request body accepted, in bytes (admin bodies are a reason and a few fields). */
 const MAX_BODY_BYTES = 64 * 1024;
@@ -26,17 +26,6 @@ async function readBody(request: IncomingMessage): Promise<string | undefined> {
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks).toString('utf8');
-}
-
-/**
- * Why a raw request path could be resolved into another route, or undefined for a plain one: dot segments
- * (`.`/`..`, also percent-encoded) and encoded slashes or backslashes (operation ids with `/` are sent with
- * plain slashes; the router joins the segments).
- */
-function pathProblem(rawPath: string): string | undefined {
-  if (/%2f|%5c|\\/i.test(rawPath)) return 'encoded slashes and backslashes are not allowed';
-  const dotSegment = rawPath.split('/').some((segment) => /^(\.|%2e){1,2}$/i.test(segment));
-  return dotSegment ? 'dot segments (. and ..) are not allowed' : undefined;
 }
 
 function reply(response: ServerResponse, statusCode: number, body: Record<string, unknown>): void {
@@ -71,11 +60,8 @@ async function serve(
   const target = parseRequestTarget(request.url ?? '/');
   const problem = target.ok ? pathProblem(target.pathname) : target.problem;
   if (!target.ok || problem !== undefined) {
-    reply(response, 400, {
-      error: 'invalid_input',
-      message: `invalid path: ${problem}`,
-      issues: [{ path: 'path', message: problem }],
-    });
+    const refused = malformedPathReply(problem ?? 'malformed path');
+    reply(response, refused.statusCode, refused.body);
     return;
   }
   const header = request.headers[ACTOR_HEADER];
@@ -129,4 +115,4 @@ async function startAdminServer(deps: AdminDeps, port: number): Promise<LocalAdm
   };
 }
 
-export { type LocalAdminServer, loopbackHosts, MAX_BODY_BYTES, pathProblem, readBody, startAdminServer };
+export { type LocalAdminServer, loopbackHosts, MAX_BODY_BYTES, readBody, startAdminServer };

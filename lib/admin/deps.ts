@@ -38,6 +38,11 @@ interface AdminDeps {
   routePrincipals?: RoutePrincipals;
   /** The worker's sender policy (LEASEFENCE_SENDER_TENANTS): a redrive tells relays' messages from producers'. */
   senderTenants?: SenderTenants;
+  /**
+   * The worker's longest run (its function timeout, ms; LEASEFENCE_WORKER_MAX_RUN_MS): "the effect did not happen" is
+   * refused until this long after the job's last claim. Default DEFAULT_WORKER_MAX_RUN_MS (15 minutes).
+   */
+  workerMaxRunMs?: number;
   /** The deployment's key for pseudonyms (audit records name tenants and operations by them); default: the development key. */
   identifierKey?: IdentifierKey;
 }

@@ -6,6 +6,7 @@ import {
   ItemNotFoundError,
   isLeasefenceError,
   OperatorStatementRequiredError,
+  StatementTooEarlyError,
 } from '../errors.js';
 
 /** Status code and JSON body of an admin API answer. */
@@ -21,7 +22,7 @@ function ok(body: Record<string, unknown>): AdminReply {
 
 /**
  * Maps an error to its answer: bad input 400 (with every offending field), missing item 404, illegal or
- * raced transition, a refused approval or a missing operator statement 409, missing deployment setting 500 with its own message, anything else 500 with a fixed
+ * raced transition, a refused approval, a missing operator statement or one made while a holder may still run 409, missing deployment setting 500 with its own message, anything else 500 with a fixed
  * message (SDK and engine details never leave the process; the handler logs them).
  */
 function errorReply(error: unknown): AdminReply {
@@ -51,6 +52,16 @@ function errorReply(error: unknown): AdminReply {
         message: error.message,
         statement: error.statement,
         ...(current?.state !== undefined ? { currentState: current.state, currentFence: current.fence } : {}),
+      },
+    };
+  }
+  if (isLeasefenceError(error, StatementTooEarlyError)) {
+    return {
+      statusCode: 409,
+      body: {
+        error: 'statement_too_early',
+        message: error.message,
+        acceptedFrom: new Date(error.acceptedFrom).toISOString(),
       },
     };
   }

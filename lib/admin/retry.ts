@@ -1,11 +1,17 @@
 import * as z from 'zod/mini';
-import { OperatorStatementRequiredError } from '../errors.js';
+import {
+  IllegalTransitionError,
+  isLeasefenceError,
+  OperatorStatementRequiredError,
+  StatementTooEarlyError,
+} from '../errors.js';
 import { formatIdentity, type JobIdentity, parseIdentity, type ValidIdentity } from '../identity.js';
 import { parseInput } from '../internal/validation.js';
 import { sendWakeSignals } from '../messaging/wake.js';
 import { WorkState } from '../states.js';
 import type { OperatorStatement, WorkItem } from '../store/index.js';
-import { type OperatorAction, requeueTransition } from '../store/index.js';
+import { DEFAULT_WORKER_MAX_RUN_MS, holdersGoneAt, type OperatorAction, requeueTransition } from '../store/index.js';
+import { writeAuditRecord } from './audit.js';
 import { type AdminDeps, adminClock } from './deps.js';
 import { actionObjectSchema } from './schemas.js';
 
@@ -26,7 +32,10 @@ const RETRYABLE_STATES: readonly WorkState[] = [WorkState.failed_terminal, WorkS
 
 /**
  * Moves the item to queued (fence + 1, fresh attempt budget, audited in the same conditional write), then
- * sends a `wake` message. The row commits first: a failed send is reported as `deferred`, never undone.
+ * sends a `wake` message. The row commits first: a failed send is reported as `deferred`, never undone. With the
+ * statement "the effect did not happen", the write lands only once no holder of the last claim can still run
+ * (deps.workerMaxRunMs after it, checked inside the write); before that ▶ StatementTooEarlyError, nothing changed,
+ * the refusal audited.
  */
 async function requeueAndWake(
   deps: AdminDeps,
@@ -37,12 +46,65 @@ async function requeueAndWake(
 ): Promise<RequeueResult> {
   const now = adminClock(deps).now();
   const shard = deps.store.deadlines.shardOf(identity);
-  const item = await deps.store.operate(identity, allowedFrom, (current) => {
-    assertEffectStatement(current, action.statement, now);
-    return requeueTransition(current, { ...action, auditAction }, shard, now);
-  });
+  const workerMaxRunMs = deps.workerMaxRunMs ?? DEFAULT_WORKER_MAX_RUN_MS;
+  let observed: WorkItem | undefined;
+  const item = await deps.store
+    .operate(identity, allowedFrom, (current) => {
+      observed = current;
+      assertEffectStatement(current, action.statement, now);
+      return requeueTransition(current, { ...action, auditAction, workerMaxRunMs }, shard, now);
+    })
+    .catch(async (error: unknown) => {
+      const early = action.statement ? statementTooEarly(error, observed, workerMaxRunMs, now) : undefined;
+      if (early === undefined) throw error;
+      await auditEarlyStatement(deps, identity, action, auditAction, early);
+      throw early;
+    });
   const report = await sendWakeSignals(deps.sqs, deps.queueUrl, [item]);
   return { item, wake: report.sent === 1 ? 'sent' : 'deferred' };
+}
+
+/**
+ * Why a requeue with the statement was refused when the row the write refused still has the state and fence it
+ * was based on and its last claim is within `workerMaxRunMs` of `now`: the holder condition. Else undefined.
+ */
+function statementTooEarly(
+  error: unknown,
+  observed: WorkItem | undefined,
+  workerMaxRunMs: number,
+  now: number,
+): StatementTooEarlyError | undefined {
+  if (!isLeasefenceError(error, IllegalTransitionError) || observed === undefined) return undefined;
+  const current = error.current as WorkItem | undefined;
+  if (current?.state !== observed.state || current.fence !== observed.fence) return undefined;
+  const acceptedFrom = holdersGoneAt(current, workerMaxRunMs);
+  if (acceptedFrom <= now) return undefined;
+  return new StatementTooEarlyError(
+    `${formatIdentity(current)}: a worker holding its last claim may still be running (its invocation can outlive ` +
+      `its lease by up to ${workerMaxRunMs} ms), and its late call would be a second attempt; the statement that ` +
+      `the effect did not happen is accepted from ${new Date(acceptedFrom).toISOString()}; nothing was changed`,
+    acceptedFrom,
+    current,
+  );
+}
+
+/** A refused early statement leaves one `<action>_refused` record in the audit trail; a failed audit write is dropped. */
+async function auditEarlyStatement(
+  deps: AdminDeps,
+  identity: ValidIdentity,
+  action: RequeueAction,
+  auditAction: string,
+  early: StatementTooEarlyError,
+): Promise<void> {
+  await writeAuditRecord(deps, {
+    actor: action.actor,
+    ...(action.caller ? { caller: action.caller } : {}),
+    action: `${auditAction}_refused`,
+    reason: `statement too early: accepted from ${new Date(early.acceptedFrom).toISOString()}; reason given: ${action.reason}`,
+    tenantId: identity.tenantId,
+    operationId: identity.operationId,
+    counts: { acceptedFrom: early.acceptedFrom },
+  }).catch(() => undefined);
 }
 
 /**

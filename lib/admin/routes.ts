@@ -1,6 +1,9 @@
 import { InvalidInputError } from '../errors.js';
 
-/** The admin API's routes. `{operationId}` may itself contain `/` (encoded as %2F or not). */
+/**
+ * The admin API's routes. `{operationId}` may itself contain `/`: plain through the Function URL and the local admin
+ * server (which refuse %2F, request-target.ts), encoded as %2F or not through the console's in-process API.
+ */
 const AdminRoute = {
   listItems: 'GET /items',
   showItem: 'GET /items/{tenantId}/{operationId}',

@@ -1,6 +1,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { LambdaFunctionURLEventWithIAMAuthorizer, LambdaFunctionURLResult } from 'aws-lambda';
 import type { AdminDeps } from '../admin/deps.js';
+import { malformedPathReply, pathProblem } from '../admin/request-target.js';
 import { type AdminResponse, handleAdminRequest } from '../admin/router.js';
 import { type LeasefenceConfig, readConfig } from '../config.js';
 import { ConfigurationError } from '../errors.js';
@@ -61,7 +62,8 @@ function logFields(response: AdminResponse, actor: string, key: IdentifierKey): 
  * it), never anything in the request body; a request without them is refused (403) rather than served
  * anonymously. The event is trusted as the URL delivered it: a principal allowed plain lambda:InvokeFunction could
  * hand-make one, which the construct's adminInvokeGuard denies (infra/README.md). Routes with an allowlist
- * (LEASEFENCE_ADMIN_ROUTE_PRINCIPALS) answer only the principals it names (403). Logs carry identifiers hashed under the
+ * (LEASEFENCE_ADMIN_ROUTE_PRINCIPALS) answer only the principals it names (403). A malformed rawPath (`//…`, an empty or
+ * dot segment, an encoded slash: request-target.ts) is a 400 before any routing. Logs carry identifiers hashed under the
  * deployment's key only (read once per container; an unreadable key is a 500 before anything is done).
  * @example
  * export const handler = createAdminHandler();
@@ -84,6 +86,7 @@ function createAdminHandler(options: AdminHandlerOptions = {}): AdminHandler {
       ...(config.deadLetterQueueUrl ? { deadLetterQueueUrl: config.deadLetterQueueUrl } : {}),
       ...(config.adminRoutePrincipals ? { routePrincipals: config.adminRoutePrincipals } : {}),
       ...(config.senderTenants ? { senderTenants: config.senderTenants } : {}),
+      ...(config.workerMaxRunMs !== undefined ? { workerMaxRunMs: config.workerMaxRunMs } : {}),
     };
     return { deps, loadKey: identifierKeyLoader(config) };
   };
@@ -103,17 +106,22 @@ function createAdminHandler(options: AdminHandlerOptions = {}): AdminHandler {
       logger.error('admin function is misconfigured', { error: describeError(error) });
       return json(500, { error: 'configuration', message: 'the admin function is misconfigured; see its logs' });
     }
-    const response = await handleAdminRequest(
-      {
-        method: event.requestContext.http.method,
-        path: event.rawPath,
-        query: event.queryStringParameters ?? {},
-        body: requestBody(event),
-        actor,
-        caller,
-      },
-      { ...container.deps, identifierKey: key },
-    );
+    // rawPath as sent: `//health`, `a//b`, dot segments and encoded slashes are a 400 before any routing.
+    const problem = pathProblem(event.rawPath ?? '');
+    const response: AdminResponse =
+      problem !== undefined
+        ? malformedPathReply(problem)
+        : await handleAdminRequest(
+            {
+              method: event.requestContext.http.method,
+              path: event.rawPath,
+              query: event.queryStringParameters ?? {},
+              body: requestBody(event),
+              actor,
+              caller,
+            },
+            { ...container.deps, identifierKey: key },
+          );
     if (response.error !== undefined) {
       logger.error('admin request failed', {
         ...logFields(response, actor, key),

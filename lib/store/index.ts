@@ -16,6 +16,7 @@ export type { ReadCost } from './driver/connection.js';
 export { ExpressionBuilder } from './driver/expressions.js';
 export { sendGet, sendScan, type TableClient } from './driver/plain-requests.js';
 export { type StackCheckCleanup, StackCheckRows } from './maintenance/stack-check-rows.js';
+export { DEFAULT_WORKER_MAX_RUN_MS, holdersGoneAt } from './operator/holder-bound.js';
 export type { OperatorTransition } from './operator/operator-requests.js';
 export { OperatorStore } from './operator/operator-store.js';
 export {

@@ -116,7 +116,7 @@ const DEFAULT_DEADLINE_SHARDS = 32;
  */
 const TENANT_BUCKETS = 16;
 
-/** TTL attribute (epoch seconds) of the payloads table and of quarantine records. */
+/** TTL attribute (epoch seconds) of the payloads table and of quarantine and approval records. */
 const TTL_ATTRIBUTE = 'expiresAtEpochSeconds';
 
 /** Tenant bucket (0..TENANT_BUCKETS-1) of an identity: stable forever, the same for its row and its parked keys. */

@@ -29,7 +29,7 @@ function firstMessageGate(
  * producer and woken), from what only the worker knows: the job definition's approvers and window (the row's expiry
  * only if earlier: the producer wrote it) and the message's original sender. A record already open is left as it is.
  * An inline body is kept at least a retention period past the window (PayloadStore.keepUntil), so an approval on the
- * window's last day still finds it. Nothing for a type without an approval policy, or a row no longer awaiting.
+ * window's last day still finds it; the record expires (TTL) the same retention period past the window. Nothing for a type without an approval policy, or a row no longer awaiting.
  */
 async function openApprovalRecord(
   store: WorkItemStore,
@@ -43,12 +43,14 @@ async function openApprovalRecord(
   const row = await store.get(identity);
   if (row?.state !== 'awaiting_approval') return;
   const expiresAt = Math.min(row.approvalExpiresAt ?? Number.POSITIVE_INFINITY, store.now() + policy.expiresAfterMs);
-  const record = await store.approvals.records.open(identity, {
+  const opening = {
     payloadHash: row.payloadHash,
     approvers: policy.approvers ?? Approvers.anyone,
     expiresAt,
     ...(producerId !== undefined ? { producerId: principalOf(producerId) } : {}),
-  });
+  };
+  // Kept (TTL) as long past the window as the body is: a job that can still run finds its record.
+  const record = await store.approvals.records.open(identity, opening, payloads?.retentionMs);
   if (row.payloadInline === true && payloads) await payloads.keepUntil(identity, row.payloadHash, record.expiresAt);
 }
 

@@ -6,7 +6,7 @@ import { EXAMPLE_WORKER_ENTRY } from '../../infra/app/stacks/leasefence-stack.js
 import { cdkJsonContext } from '../../infra/app/synth.js';
 import { FencedJobQueue } from '../../infra/construct/index.js';
 import { EnvironmentVariable } from '../../lib/config.js';
-import { approvalRecordKey, tenantPartitionKeys } from '../../lib/store/table.js';
+import { approvalRecordKey, TTL_ATTRIBUTE, tenantPartitionKeys } from '../../lib/store/table.js';
 import { conditionMatches, type RequestContext } from './support/iam-conditions.js';
 import {
   denialsOfRole,
@@ -111,6 +111,8 @@ describe('approval records: no grant leasefence hands a producer reaches them', 
       'approvers',
       'expiresAt',
       'openedAt',
+      // the table's TTL (the record expires a retention period after its window)
+      TTL_ATTRIBUTE,
     ];
     expect(allows(permissionsOf(workerRole), 'dynamodb:PutItem', { leadingKeys: [key] })).toBe(true);
     expect(

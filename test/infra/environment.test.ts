@@ -1,4 +1,4 @@
-import { App, Stack } from 'aws-cdk-lib';
+import { App, Duration, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { EXAMPLE_WORKER_ENTRY, LeasefenceStack } from '../../infra/app/stacks/leasefence-stack.js';
@@ -71,5 +71,27 @@ describe('fault injection for `check --stack` (the faultInjection prop)', () => 
     const template = Template.fromStack(project);
     expect(JSON.stringify(template.toJSON())).not.toContain('LEASEFENCE_FAULT_PLAN_SECRET_ARN');
     expect(Object.keys(template.findOutputs('FaultPlanSecretArn'))).toEqual([]);
+  });
+});
+
+describe('the admin function knows how long a worker may run (the class D statement waits it out)', () => {
+  it("gets LEASEFENCE_WORKER_MAX_RUN_MS = the worker's timeout, which it alone is given", () => {
+    const stack = new Stack(app(), 'RunBound');
+    new FencedJobQueue(stack, 'Jobs', { workerEntry: EXAMPLE_WORKER_ENTRY, workerTimeout: Duration.seconds(90) });
+    const functions = Object.values(Template.fromStack(stack).findResources('AWS::Lambda::Function'));
+    const bound = functions
+      .map((fn) => ({
+        description: String(fn.Properties.Description),
+        value: fn.Properties.Environment?.Variables?.LEASEFENCE_WORKER_MAX_RUN_MS as string | undefined,
+        timeout: fn.Properties.Timeout as number,
+      }))
+      .filter((fn) => fn.value !== undefined);
+    const worker = functions.find((fn) => String(fn.Properties.Description).startsWith('leasefence worker'));
+
+    expect(bound.map((fn) => fn.description)).toEqual([
+      'leasefence admin: list, show, resolve, retry, cancel, erase, redrive',
+    ]);
+    expect(worker?.Properties.Timeout).toBe(90);
+    expect(bound[0]?.value).toBe('90000');
   });
 });

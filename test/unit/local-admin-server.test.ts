@@ -1,7 +1,8 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LocalAdminServer, pathProblem, startAdminServer } from '../../infra/local/admin-server.js';
+import { type LocalAdminServer, startAdminServer } from '../../infra/local/admin-server.js';
 import type { AdminDeps } from '../../lib/admin/deps.js';
+import { pathProblem } from '../../lib/admin/request-target.js';
 import { createDocumentClient } from '../../lib/document-client.js';
 import { createSqsClient } from '../../lib/sqs-client.js';
 import { OperatorStore } from '../../lib/store/operator/operator-store.js';
@@ -68,5 +69,8 @@ describe('local admin server: paths that could reach another route', () => {
     expect(pathProblem('/items/acme/v1.2..3')).toBeUndefined();
     expect(pathProblem('/items/acme/..')).toBe('dot segments (. and ..) are not allowed');
     expect(pathProblem('/items/a%2fb')).toBe('encoded slashes and backslashes are not allowed');
+    expect(pathProblem('//health')).toBe('the path must start with a single /');
+    expect(pathProblem('/items//x')).toBe('empty path segments (// or a trailing /) are not allowed');
+    expect(pathProblem('/')).toBeUndefined();
   });
 });

@@ -36,6 +36,7 @@ describe('the root entry point', () => {
         'OwnershipLostError',
         'PayloadConflictError',
         'RetryableJobError',
+        'StatementTooEarlyError',
         'SuccessorRefusedError',
         'TerminalJobError',
         'TransactionCancelledError',

@@ -125,4 +125,13 @@ describe('one home per rule', () => {
       expect(() => readConfig({ ...env, LEASEFENCE_PAYLOAD_RETENTION_DAYS: String(days) })).toThrow(InvalidInputError);
     }
   });
+
+  it("the worker's run bound: unset stays unset (the admin then waits 15 minutes), an integer of ms is read, anything else refused", () => {
+    const env = { LEASEFENCE_JOBS_TABLE: 'jobs', LEASEFENCE_PAYLOADS_TABLE: 'payloads' };
+    expect(readConfig(env).workerMaxRunMs).toBeUndefined();
+    expect(readConfig({ ...env, LEASEFENCE_WORKER_MAX_RUN_MS: '90000' }).workerMaxRunMs).toBe(90_000);
+    for (const value of ['-1', '1.5', 'ten']) {
+      expect(() => readConfig({ ...env, LEASEFENCE_WORKER_MAX_RUN_MS: value })).toThrow(InvalidInputError);
+    }
+  });
 });

@@ -1,11 +1,15 @@
 import type { UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { Approvers } from '../../approval-policy.js';
 import type { ValidIdentity } from '../../identity.js';
+import { DAY_MS, RetentionDays } from '../../rules.js';
 import { sendConditional } from '../driver/conditional-write.js';
 import type { StoreConnection } from '../driver/connection.js';
 import { ExpressionBuilder } from '../driver/expressions.js';
 import { sendGet } from '../driver/plain-requests.js';
-import { approvalRecordKey, TableKeys } from '../table.js';
+import { approvalRecordKey, TableKeys, TTL_ATTRIBUTE } from '../table.js';
+
+/** How long an approval record is kept past its window when the opener names no retention (the payload default). */
+const DEFAULT_APPROVAL_RETENTION_MS = RetentionDays.default * DAY_MS;
 
 /*
  * The approval record: what binds a gated job's approval, kept where no producer grant reaches (`#approval#<bucket>`,
@@ -173,8 +177,17 @@ function approvalGap(
 class ApprovalRecords {
   constructor(private readonly db: StoreConnection) {}
 
-  /** Opens the record of a gated job, once: an existing record is left as it is (returned as stored). */
-  async open(identity: ValidIdentity, opening: ApprovalOpening): Promise<ApprovalRecord> {
+  /**
+   * Opens the record of a gated job, once: an existing record is left as it is (returned as stored). The record
+   * carries the table's TTL (`TTL_ATTRIBUTE`) at its window's end + `retentionMs` (pass the payload retention: a
+   * body kept for the window lives no longer, so a job that could still run finds its record), so decided and
+   * expired records do not pile up; DynamoDB deletes them some time after.
+   */
+  async open(
+    identity: ValidIdentity,
+    opening: ApprovalOpening,
+    retentionMs = DEFAULT_APPROVAL_RETENTION_MS,
+  ): Promise<ApprovalRecord> {
     const item = {
       ...approvalRecordKey(identity),
       kind: 'approval',
@@ -185,6 +198,7 @@ class ApprovalRecords {
       expiresAt: opening.expiresAt,
       openedAt: this.db.clock.now(),
       ...(opening.producerId !== undefined ? { producerId: opening.producerId } : {}),
+      [TTL_ATTRIBUTE]: Math.floor((opening.expiresAt + retentionMs) / 1000),
     };
     const outcome = await sendConditional(this.db.client, {
       kind: 'put',

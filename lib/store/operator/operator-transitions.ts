@@ -2,6 +2,7 @@ import { WorkState } from '../../states.js';
 import { ATTEMPT_HISTORY_ATTRIBUTE, closeAttempts } from '../work-items/attempt-history.js';
 import { LEASE_ATTRIBUTES, PARKED_ATTRIBUTES, parkedAttributes } from '../work-items/requests.js';
 import type { CallerIdentity, OperatorStatement, WorkItem } from '../work-items/work-item.js';
+import { DEFAULT_WORKER_MAX_RUN_MS, noHolderRunning } from './holder-bound.js';
 import type { OperatorTransition } from './operator-requests.js';
 
 /**
@@ -81,15 +82,18 @@ function resolveTransition(
 /**
  * unknown | failed_terminal | quarantined ▶ queued with a fresh attempt budget; identity and fence continue.
  * The effect mark stays (the next claim of a class C job reconciles first) unless the operator states that
- * the effect did not happen: that statement clears it and is kept in the audit entry.
+ * the effect did not happen: that statement clears it and is kept in the audit entry, and the write lands only
+ * once no holder of the last claim can still be running (its claim at least `workerMaxRunMs` before `now`,
+ * checked inside the write; default DEFAULT_WORKER_MAX_RUN_MS): a stalled holder's late call would otherwise
+ * be a second attempt beside the requeued one.
  */
 function requeueTransition(
   item: WorkItem,
-  action: OperatorAction & { statement?: OperatorStatement; auditAction?: string },
+  action: OperatorAction & { statement?: OperatorStatement; auditAction?: string; workerMaxRunMs?: number },
   deadlineShard: string,
   now: number,
 ): OperatorTransition {
-  const { statement, auditAction, ...who } = action;
+  const { statement, auditAction, workerMaxRunMs, ...who } = action;
   return {
     expected: { state: item.state, fence: item.fence },
     to: WorkState.queued,
@@ -102,6 +106,9 @@ function requeueTransition(
       ...(statement === 'effect_did_not_happen' ? ['effectMayHaveHappened'] : []),
     ],
     audit: { ...who, action: auditAction ?? 'retry', ...(statement ? { statement } : {}) },
+    ...(statement === 'effect_did_not_happen'
+      ? { condition: noHolderRunning(workerMaxRunMs ?? DEFAULT_WORKER_MAX_RUN_MS, now) }
+      : {}),
     resetAttempts: true,
   };
 }

@@ -32,7 +32,8 @@ class PayloadStore {
     private readonly client: TableClient,
     private readonly tableName: string,
     private readonly clock: Clock,
-    private readonly retentionMs = RetentionDays.default * DAY_MS,
+    /** How long a body is kept past its store (or past the approval window it is kept for). */
+    readonly retentionMs = RetentionDays.default * DAY_MS,
   ) {}
 
   /**

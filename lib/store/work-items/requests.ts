@@ -102,6 +102,7 @@ function buildCreateRequest(
     item.leaseOwner = claim.owner;
     item.claimId = claim.claimId;
     item.leaseExpiresAt = now + claim.leaseMs;
+    item.claimedAt = now;
     item.deadlineAt = now + claim.leaseMs;
     Object.assign(item, effectMark(claim));
     item[ATTEMPT_HISTORY_ATTRIBUTE] = [openAttempt(claim.owner, now)];
@@ -139,6 +140,7 @@ function buildClaimRequest(
     leaseOwner: lease.owner,
     claimId: lease.claimId,
     leaseExpiresAt: now + lease.leaseMs,
+    claimedAt: now,
     deadlineShard: deadlineShardFor(identity, table.deadlineShards),
     deadlineAt: now + lease.leaseMs,
     updatedAt: now,

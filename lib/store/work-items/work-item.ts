@@ -72,6 +72,8 @@ interface WorkItem extends JobIdentity {
   maxAttempts: number;
   leaseOwner?: string;
   leaseExpiresAt?: number;
+  /** When the last claim was made (kept after the attempt ends): no holder of it runs past this + the worker's timeout. */
+  claimedAt?: number;
   claimId?: string;
   /**
    * Set by every claim, before any job body can start, and cleared only by an operator's explicit statement:

@@ -1,5 +1,6 @@
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { LambdaFunctionURLResult } from 'aws-lambda';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { handleAdminRequest } from '../../../lib/admin/router.js';
 import { EnvironmentVariable } from '../../../lib/config.js';
@@ -82,7 +83,7 @@ describe('functions/admin.ts behind a Function URL with AWS_IAM auth', () => {
     const listed = await invoke({ method: 'GET', path: '/items', query: { state: 'unknown', tenant: 'tenant-url' } });
     const resolved = await invoke({
       method: 'POST',
-      path: `/items/tenant-url/${encodeURIComponent(identity.operationId)}/resolve`,
+      path: `/items/tenant-url/${identity.operationId}/resolve`,
       body: { to: 'succeeded', reason: 'statement found in the archive' },
       base64: true,
     });
@@ -177,6 +178,90 @@ describe('functions/admin.ts behind a Function URL with AWS_IAM auth', () => {
       404, 404, 405, 409, 400,
     ]);
     expect(bodyOf(badLimit).issues).toEqual([expect.objectContaining({ path: 'limit' })]);
+  });
+
+  it('a malformed rawPath is a 400 before routing: `//health` is not `/health`', async () => {
+    // Act
+    const answers: Record<string, number | undefined> = {};
+    for (const path of ['//health', '///health', '//x/health', '/health/', '/items//x', '/items/a%2Fb', '/./health']) {
+      answers[path] = statusOf(await invoke({ method: 'GET', path }));
+    }
+    const plain = await invoke({ method: 'GET', path: '/health' });
+
+    // Assert
+    expect(answers).toEqual({
+      '//health': 400,
+      '///health': 400,
+      '//x/health': 400,
+      '/health/': 400,
+      '/items//x': 400,
+      '/items/a%2Fb': 400,
+      '/./health': 400,
+    });
+    expect(statusOf(plain)).toBe(200);
+  });
+
+  it('fuzzed rawPaths: 0 answers are 500, and every malformed one (built from a real route) is a 400', async () => {
+    // Prepare: malformed paths built from real routes, so each would reach one if read leniently.
+    const routes = [
+      '/health',
+      '/items',
+      '/items/fz/op-1',
+      '/items/fz/op-1/cancel',
+      '/dlq/redrive',
+      '/audit',
+      '/counts',
+    ];
+    const segment = fc.stringMatching(/^[A-Za-z0-9._~-]{1,8}$/);
+    const malformed = fc
+      .tuple(fc.constantFrom(...routes), segment, fc.nat({ max: 3 }))
+      .chain(([route, extra, slashes]) =>
+        fc.constantFrom(
+          `/${'/'.repeat(slashes)}${route}`,
+          `//${extra}${route}`,
+          route.slice(1),
+          `${route}/`,
+          `${route}//${extra}`,
+          `/${extra}/..${route}`,
+          `${route}/.`,
+          `${route}/%2e%2E`,
+          `${route}%2F${extra}`,
+          `${route}%5c${extra}`,
+          `${route}\\${extra}`,
+          '',
+        ),
+      );
+    const statuses = new Map<number | undefined, number>();
+    const wrong: string[] = [];
+
+    // Act: malformed paths with any method; any string at all with GET (never a change)
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom('GET', 'POST', 'PUT', 'DELETE') as fc.Arbitrary<'GET'>,
+        malformed,
+        async (method, path) => {
+          const status = statusOf(await invoke({ method, path, body: { reason: 'fuzz' } }));
+          statuses.set(status, (statuses.get(status) ?? 0) + 1);
+          if (status !== 400) wrong.push(`${method} ${path} ▶ ${status}`);
+        },
+      ),
+      { numRuns: 150, seed: 44 },
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(fc.string({ maxLength: 40 }), fc.string({ unit: 'grapheme', maxLength: 20 })),
+        async (path) => {
+          const status = statusOf(await invoke({ method: 'GET', path }));
+          statuses.set(status, (statuses.get(status) ?? 0) + 1);
+          if (status === undefined || status >= 500) wrong.push(`GET ${JSON.stringify(path)} ▶ ${status}`);
+        },
+      ),
+      { numRuns: 150, seed: 39 },
+    );
+
+    // Assert
+    expect(wrong).toEqual([]);
+    expect(statuses.get(500) ?? 0).toBe(0);
   });
 
   it('redrives the configured DLQ', async () => {

@@ -58,12 +58,20 @@ describe.skipIf(missing !== undefined)('operator console in a real browser (Debi
   });
 
   it('retries a class D item only after the operator states the effect did not happen', async () => {
-    // prepare: a class D item whose effect may have happened (the claim marked it)
+    // prepare: a class D item whose effect may have happened (the claim marked it), claimed longer ago than any
+    // worker runs (the statement is refused while a holder may still run: 15 minutes by default)
     await putWorkItem(ui.stack.client, ui.stack.state.tables.jobs, {
       identity: { tenantId: 'dtenant', operationId: 'notify-1' },
       state: 'unknown',
       now: Date.now() - 60_000,
-      overrides: { jobType: 'notify-customer', fence: 1, attempts: 1, targetClass: 'D', effectMayHaveHappened: true },
+      overrides: {
+        jobType: 'notify-customer',
+        fence: 1,
+        attempts: 1,
+        targetClass: 'D',
+        effectMayHaveHappened: true,
+        claimedAt: Date.now() - 20 * 60_000,
+      },
     });
 
     // act: retry without the statement, then with it

@@ -11,7 +11,7 @@ import { defineJob } from '../../../lib/job-definition.js';
 import { serializeEnvelope } from '../../../lib/messaging/envelope.js';
 import { sendJob } from '../../../lib/messaging/producer.js';
 import { ORIGINAL_SENDER_ATTRIBUTE, type SenderTenants } from '../../../lib/messaging/sender-tenants.js';
-import { payloadKey, TTL_ATTRIBUTE, workItemKey } from '../../../lib/store/table.js';
+import { approvalRecordKey, payloadKey, TTL_ATTRIBUTE, workItemKey } from '../../../lib/store/table.js';
 import { conditionMatches } from '../../infra/support/iam-conditions.js';
 import { TEST_CALLER_ARN } from '../../support/function-url-event.js';
 import { deliverAs } from '../../support/sender-delivery.js';
@@ -323,6 +323,31 @@ describe('approvals and retention agree', () => {
     expect(answer.statusCode).toBe(200);
     expect(runs).toContain('wire-day-45:dave');
     expect(await harness.store.get(identity)).toMatchObject({ state: 'succeeded' });
+  });
+
+  it('the approval record expires (TTL) a retention period after its window, never before the body kept for it', async () => {
+    // Prepare: a gated job's first message opens its record (and keeps its body to the window's end + retention).
+    const identity = parseIdentity({ tenantId: 'acme', operationId: 'wire-record-ttl' });
+    await sendJob(
+      { sqs: harness.sqs, queueUrl: harness.queueUrl, payloads: harness.payloads },
+      { ...identity, jobType: 'wire', payload: { to: 'erin' } },
+    );
+    await harness.poll(harness.worker());
+
+    // Act: the record and the body as stored
+    const record = (
+      await harness.client.send(
+        new GetCommand({ TableName: harness.tables.jobsTable, Key: approvalRecordKey(identity) }),
+      )
+    ).Item;
+    const body = (
+      await harness.client.send(new GetCommand({ TableName: harness.tables.payloadsTable, Key: payloadKey(identity) }))
+    ).Item;
+
+    // Assert: the table's TTL attribute, at the window's end + the payload retention, not before the body's
+    expect(record?.decision).toBeUndefined();
+    expect(record?.[TTL_ATTRIBUTE]).toBe(Math.floor((Number(record?.expiresAt) + harness.payloads.retentionMs) / 1000));
+    expect(Number(record?.[TTL_ATTRIBUTE])).toBeGreaterThanOrEqual(Number(body?.[TTL_ATTRIBUTE]));
   });
 
   it('an approval an hour after the window closed is refused in the write itself, before the sweeper ran', async () => {

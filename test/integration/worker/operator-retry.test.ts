@@ -5,13 +5,16 @@ import type { AdminDeps } from '../../../lib/admin/deps.js';
 import { resolveItem } from '../../../lib/admin/resolve.js';
 import { retryItem } from '../../../lib/admin/retry.js';
 import { handleAdminRequest } from '../../../lib/admin/router.js';
-import { AmbiguousOutcomeError, OperatorStatementRequiredError } from '../../../lib/errors.js';
+import { AmbiguousOutcomeError, OperatorStatementRequiredError, StatementTooEarlyError } from '../../../lib/errors.js';
 import { parseIdentity } from '../../../lib/identity.js';
 import { defineJob } from '../../../lib/job-definition.js';
 import { sendWakeSignals } from '../../../lib/messaging/wake.js';
 import { WorkState } from '../../../lib/states.js';
 import { requeueTransition } from '../../../lib/store/operator/operator-transitions.js';
+import { parseLease } from '../../../lib/store/work-items/schemas.js';
+import { sweep } from '../../../lib/sweeper/sweeper.js';
 import { engineEndpoints } from '../../support/engine.js';
+import { putWorkItem } from '../../support/factories.js';
 import { FakeGateway, FakeMailer, reconcileWithGateway } from '../../support/fake-external.js';
 import { drainQueue } from '../../support/queue-reader.js';
 import { createWorkerHarness, type WorkerHarness } from '../../support/worker-harness.js';
@@ -65,7 +68,15 @@ describe('operator retries never skip reconciliation (effect mark on the work ro
   let admin: AdminDeps;
   beforeAll(async () => {
     harness = await createWorkerHarness('opretry', [charge, chargeKept, notify]);
-    admin = { store: harness.store, sqs: harness.sqs, queueUrl: harness.queueUrl, payloadsTable: 'unused' };
+    // No bound on the holder's run here (0 ms: the statement lands once the clock reaches the claim): these tests
+    // are about the effect mark; the bound has its own test below.
+    admin = {
+      store: harness.store,
+      sqs: harness.sqs,
+      queueUrl: harness.queueUrl,
+      payloadsTable: 'unused',
+      workerMaxRunMs: 0,
+    };
   });
   afterAll(async () => {
     await harness.close();
@@ -189,6 +200,8 @@ describe('operator retries never skip reconciliation (effect mark on the work ro
       sqs,
       '--actor',
       'alice',
+      '--worker-max-run-ms',
+      '0',
     ];
     const refused = captureIo();
     const resolveRefused = captureIo();
@@ -261,5 +274,94 @@ describe('operator retries never skip reconciliation (effect mark on the work ro
     expect(stated.item).toMatchObject({ state: 'queued' });
     expect(stated.item.audit?.at(-1)).toMatchObject({ action: 'retry', statement: 'effect_did_not_happen' });
     await drainQueue(harness.sqs, harness.queueUrl);
+  });
+
+  it('class D: the statement right after the sweeper parked a stalled holder is refused until the worker timeout has passed since its claim', async () => {
+    const maxRunMs = 120_000;
+    const bounded: AdminDeps = { ...admin, workerMaxRunMs: maxRunMs };
+    const identity = parseIdentity({ tenantId: 'shop', operationId: 'mail-stalled' });
+    const stated = { actor: 'ops', reason: 'mail log shows no delivery', effectDidNotHappen: true };
+    await putWorkItem(harness.client, harness.tables.jobsTable, {
+      identity,
+      state: 'queued',
+      now: harness.clock.now(),
+      overrides: { jobType: 'notify', maxAttempts: 1 },
+    });
+    // A holder claims, stalls past its lease (its invocation still running), and the sweeper parks the job.
+    const claimedAt = harness.clock.now();
+    const stalled = await harness.store.claim(
+      identity,
+      parseLease({ owner: 'stalled', leaseMs: 5_000, targetClass: 'D' }),
+    );
+    harness.clock.advance(5_001);
+    await sweep({ store: harness.store, sqs: harness.sqs, queueUrl: harness.queueUrl });
+    const parked = await harness.store.get(identity);
+
+    const early = await retryItem(bounded, identity, stated).catch((error: unknown) => error);
+    const viaApi = await handleAdminRequest(
+      {
+        method: 'POST',
+        path: '/items/shop/mail-stalled/resolve',
+        body: JSON.stringify({ to: 'queued', reason: stated.reason, effectDidNotHappen: true }),
+        actor: 'arn:aws:iam::1:user/ops',
+      },
+      bounded,
+    );
+    const unchanged = await harness.store.get(identity);
+    const refusals = (await harness.store.audit.page(25)).items.filter((record) =>
+      String(record.action).endsWith('_refused'),
+    );
+    harness.clock.advance(claimedAt + maxRunMs - 1 - harness.clock.now());
+    const stillEarly = await retryItem(bounded, identity, stated).catch((error: unknown) => error);
+    harness.clock.advance(1);
+    const accepted = await retryItem(bounded, identity, stated);
+
+    expect(stalled.claimed).toBe(true);
+    expect(parked).toMatchObject({ state: 'unknown', errorCode: 'lease_expired_attempts_exhausted', claimedAt });
+    expect(early).toBeInstanceOf(StatementTooEarlyError);
+    expect((early as StatementTooEarlyError).acceptedFrom).toBe(claimedAt + maxRunMs);
+    expect(viaApi.statusCode).toBe(409);
+    expect(viaApi.body).toMatchObject({
+      error: 'statement_too_early',
+      acceptedFrom: new Date(claimedAt + maxRunMs).toISOString(),
+    });
+    expect(unchanged).toEqual(parked);
+    expect(refusals.map((record) => record.action).sort()).toEqual(['resolve_queued_refused', 'retry_refused']);
+    expect(stillEarly).toBeInstanceOf(StatementTooEarlyError);
+    expect(accepted.item).toMatchObject({ state: 'queued', fence: (parked?.fence ?? 0) + 1 });
+    expect(accepted.item.effectMayHaveHappened).toBeUndefined();
+    await drainQueue(harness.sqs, harness.queueUrl);
+  });
+
+  it('class D: the CLI refuses the statement while a holder may still run and shows from when it is accepted', async () => {
+    const identity = parseIdentity({ tenantId: 'shop', operationId: 'mail-cli-early' });
+    mailer.sent.length = 0;
+    const parked = await parkedUnknown(identity.operationId, 'notify', { to: 'early@example.com' });
+    const { dynamo, sqs } = engineEndpoints();
+    const target = [
+      '--jobs-table',
+      harness.tables.jobsTable,
+      '--payloads-table',
+      harness.tables.payloadsTable,
+      '--queue-url',
+      harness.queueUrl,
+      '--deadline-shards',
+      String(harness.store.deadlines.shardCount),
+      '--dynamodb-endpoint',
+      dynamo,
+      '--sqs-endpoint',
+      sqs,
+    ];
+    const refused = captureIo();
+
+    const code = await main(
+      ['retry', 'shop/mail-cli-early', '--reason', 'no delivery', '--effect-did-not-happen', ...target],
+      refused,
+    );
+
+    // No --worker-max-run-ms: the default bound, 15 minutes after the claim (Lambda's ceiling).
+    expect(code).toBe(1);
+    expect(refused.stderr()).toContain(new Date((parked?.claimedAt ?? 0) + 900_000).toISOString());
+    expect(await harness.store.get(identity)).toEqual(parked);
   });
 });

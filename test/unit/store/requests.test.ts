@@ -79,6 +79,7 @@ describe('buildCreateRequest', () => {
         leaseOwner: 'w1',
         claimId: 'c1',
         leaseExpiresAt: now + 30_000,
+        claimedAt: now,
         deadlineAt: now + 30_000,
         effectMayHaveHappened: true,
         targetClass: 'C',
@@ -139,13 +140,14 @@ describe('buildClaimRequest', () => {
       TableName: 'jobs',
       Key: key,
       UpdateExpression:
-        'SET #state = :v4, #leaseOwner = :v5, #claimId = :v6, #leaseExpiresAt = :v7, #deadlineShard = :v8, ' +
-        '#deadlineAt = :v9, #updatedAt = :v10, #effectMayHaveHappened = :v11, #fence = #fence + :v1, ' +
+        'SET #state = :v4, #leaseOwner = :v5, #claimId = :v6, #leaseExpiresAt = :v7, #claimedAt = :v8, ' +
+        '#deadlineShard = :v9, #deadlineAt = :v10, #updatedAt = :v11, #effectMayHaveHappened = :v12, ' +
+        '#fence = #fence + :v1, ' +
         '#attempts = #attempts + :v1, #ah = list_append(if_not_exists(#ah, :v2), :v3) ' +
         'REMOVE #availableAt, #errorCode, #errorMessage, #outcomeCode, #result, #unrunnableSince, #unrunnableRefusals',
       ConditionExpression:
         'attribute_exists(#pk) AND #attempts < #maxAttempts AND ' +
-        '((#state = :v13 AND #availableAt <= :v12) OR (#state = :v14 AND #leaseExpiresAt < :v12))',
+        '((#state = :v14 AND #availableAt <= :v13) OR (#state = :v15 AND #leaseExpiresAt < :v13))',
       ExpressionAttributeNames: {
         '#fence': 'fence',
         '#attempts': 'attempts',
@@ -154,6 +156,7 @@ describe('buildClaimRequest', () => {
         '#leaseOwner': 'leaseOwner',
         '#claimId': 'claimId',
         '#leaseExpiresAt': 'leaseExpiresAt',
+        '#claimedAt': 'claimedAt',
         '#deadlineShard': 'deadlineShard',
         '#deadlineAt': 'deadlineAt',
         '#updatedAt': 'updatedAt',
@@ -176,13 +179,14 @@ describe('buildClaimRequest', () => {
         ':v5': 'w2',
         ':v6': 'c2',
         ':v7': now + 30_000,
-        ':v8': shard,
-        ':v9': now + 30_000,
-        ':v10': now,
-        ':v11': true,
-        ':v12': now,
-        ':v13': 'queued',
-        ':v14': 'claimed',
+        ':v8': now,
+        ':v9': shard,
+        ':v10': now + 30_000,
+        ':v11': now,
+        ':v12': true,
+        ':v13': now,
+        ':v14': 'queued',
+        ':v15': 'claimed',
       },
       ReturnValues: 'ALL_OLD',
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
