@@ -23,12 +23,14 @@ const FUNCTIONS = ['worker', 'sweeper', 'admin'] as const;
  * fault layer itself is left out of a worker without faultInjection). Issue #46's per-function facets (the worker
  * builds WorkItemStore, the sweeper SweeperStore, the admin OperatorStore), measured by this test on main 57e4113
  * and after, same node_modules: worker 236.2 → 209.2 kB, sweeper 160.5 → 147.3 kB, admin 190.1 → 190.3 kB (main's
- * sweeper and admin were already above their 154 and 184 kB budgets); budgets reset about 2.5 % above them.
+ * sweeper and admin were already above their 154 and 184 kB budgets); budgets reset about 2.5 % above them. Then
+ * issue #43's tracing hooks (the OpenTelemetry API external, its adapter loaded on first use) and issue #44's
+ * statement bound: worker 215.5, sweeper 148.2, admin 193.3 kB; budgets about 2 % above those.
  */
 const CODE_BUDGET_BYTES: Record<(typeof FUNCTIONS)[number], number> = {
-  worker: 214_500,
-  sweeper: 151_000,
-  admin: 195_000,
+  worker: 220_000,
+  sweeper: 151_500,
+  admin: 197_500,
 };
 
 let programmatic: SynthResult;
