@@ -23,9 +23,9 @@ interface InitPath {
   dynamicPackages: string[];
 }
 
-async function initPathOf(entry: string): Promise<InitPath> {
+async function initPathOf(entry: string, faultLayer = false): Promise<InitPath> {
   const result = await build({
-    ...constructBundling(false),
+    ...constructBundling(false, { faultLayer }),
     absWorkingDir: REPO_ROOT,
     entryPoints: [entry],
     outfile: 'index.mjs',
@@ -66,9 +66,12 @@ function staticClosure(inputs: Metafile['inputs'], entry: string): string[] {
 
 const OTEL_API = '@opentelemetry/api';
 const paths: Partial<Record<keyof typeof ENTRIES, InitPath>> = {};
+/** The worker as a test stack with `faultInjection` bundles it (the fault layer in). */
+let workerWithFaults: InitPath | undefined;
 
 beforeAll(async () => {
   for (const [name, entry] of Object.entries(ENTRIES)) paths[name as keyof typeof ENTRIES] = await initPathOf(entry);
+  workerWithFaults = await initPathOf(ENTRIES.worker, true);
 }, 120_000);
 
 function pathOf(name: keyof typeof ENTRIES): InitPath {
@@ -92,8 +95,13 @@ describe('worker cold start: what its module init loads', () => {
 });
 
 describe('fault injection for `check --stack` at cold start (issue #41)', () => {
-  it('the worker bundle holds the fault layer, but module init evaluates none of it: it is import()ed on first use', () => {
-    const worker = pathOf('worker');
+  it('a worker without faultInjection bundles no fault layer at all (the construct defines it out)', () => {
+    expect(pathOf('worker').inputs.filter((file) => file.startsWith('lib/fault-injection/'))).toEqual([]);
+  });
+
+  it('with faultInjection the worker bundle holds the fault layer, but module init evaluates none of it: it is import()ed on first use', () => {
+    const worker = workerWithFaults;
+    if (!worker) throw new Error('the worker with its fault layer was not bundled');
     expect(worker.inputs).toContain('lib/fault-injection/injector.ts');
     expect(worker.staticInputs).toContain('lib/lambda/fault-switch.ts');
     expect(worker.staticInputs.filter((file) => file.startsWith('lib/fault-injection/'))).toEqual([]);

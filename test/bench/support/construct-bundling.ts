@@ -1,12 +1,15 @@
 import type { BuildOptions } from 'esbuild';
+import { FAULT_LAYER_CONSTANT } from '../../../lib/config.js';
 import { OPENTELEMETRY_API_PACKAGE } from '../../../lib/tracing/tracer.js';
 
 /**
  * The esbuild settings the FencedJobQueue construct gives its functions (infra/construct/functions.ts), for
  * bundles the benchmark builds itself (the peer's handler, figure 2's workers): built the same way, compared
- * the same way. `external` is the AWS SDK when the runtime provides it, and always the OpenTelemetry API (the user's copy is used).
+ * the same way. `external` is the AWS SDK when the runtime provides it, and always the OpenTelemetry API (the user's
+ * copy is used); the fault layer is defined out as the construct does for a worker without `faultInjection` (its
+ * default), unless `faultLayer` asks for the worker of a test stack with it.
  */
-function constructBundling(bundleAwsSdk: boolean): BuildOptions {
+function constructBundling(bundleAwsSdk: boolean, options: { faultLayer?: boolean } = {}): BuildOptions {
   return {
     bundle: true,
     platform: 'node',
@@ -20,6 +23,7 @@ function constructBundling(bundleAwsSdk: boolean): BuildOptions {
     sourcesContent: false,
     external: [...(bundleAwsSdk ? [] : ['@aws-sdk/*', '@smithy/*']), OPENTELEMETRY_API_PACKAGE],
     logLevel: 'warning',
+    define: { [FAULT_LAYER_CONSTANT]: JSON.stringify(options.faultLayer === true ? 'bundled' : 'omitted') },
   };
 }
 
