@@ -127,13 +127,14 @@ describe.skipIf(missing !== undefined)('operator console in a real browser (Debi
   });
 
   it('bulk retry goes on past a refused item in the middle, lists the refusal, and retries the rest', async () => {
-    // prepare: three unknown items; the middle one is class D whose effect may have happened (409 statement_required)
+    // prepare: three unknown items; the middle one is class D whose effect may have happened (409 statement_required),
+    // each last claimed longer ago than any worker runs (15 minutes by default), so its statement is not too early
     const seed = (operationId: string, overrides: Record<string, unknown> = {}) =>
       putWorkItem(ui.stack.client, ui.stack.state.tables.jobs, {
         identity: { tenantId: 'bulkd', operationId },
         state: 'unknown',
         now: Date.now() - 600_000,
-        overrides: { fence: 2, attempts: 1, ...overrides },
+        overrides: { fence: 2, attempts: 1, claimedAt: Date.now() - 20 * 60_000, ...overrides },
       });
     await seed('op-1');
     await seed('op-2', { targetClass: 'D', effectMayHaveHappened: true });
