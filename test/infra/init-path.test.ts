@@ -42,21 +42,26 @@ async function initPathOf(entry: string, faultLayer = false): Promise<InitPath> 
         .map((imp) => imp.path),
     ),
   ];
+  const inputs = Object.keys(output.inputs);
+  const bundled = new Set(inputs);
   return {
-    inputs: Object.keys(output.inputs),
-    staticInputs: staticClosure((result.metafile as Metafile).inputs, entry),
+    inputs,
+    staticInputs: staticClosure((result.metafile as Metafile).inputs, entry, bundled),
     staticPackages: external('import-statement'),
     dynamicPackages: external('dynamic-import'),
   };
 }
 
-/** Every input reached from `entry` through import statements (what module init evaluates), never import(). */
-function staticClosure(inputs: Metafile['inputs'], entry: string): string[] {
+/**
+ * Every bundled input reached from `entry` through import statements among bundled inputs (what module init
+ * evaluates), never import(): a store re-export the bundle left out (tree-shaken) is not evaluated, nor what it imports.
+ */
+function staticClosure(inputs: Metafile['inputs'], entry: string, bundled: ReadonlySet<string>): string[] {
   const seen = new Set<string>([entry]);
   const next = [entry];
   for (let file = next.pop(); file !== undefined; file = next.pop()) {
     for (const imp of inputs[file]?.imports ?? []) {
-      if (imp.kind !== 'import-statement' || imp.external || seen.has(imp.path)) continue;
+      if (imp.kind !== 'import-statement' || imp.external || seen.has(imp.path) || !bundled.has(imp.path)) continue;
       seen.add(imp.path);
       next.push(imp.path);
     }
@@ -211,4 +216,47 @@ describe('per-function facets: what each bundle may hold (issue #46)', () => {
       expect({ name, found }).toEqual({ name, found: [] });
     },
   );
+});
+
+describe('pay for what you use (issue #46 item 2): what the deployed jobs may not use is evaluated on first use', () => {
+  /**
+   * Capabilities a worker bundles but whose module init evaluates none of them: each module is import()ed by the
+   * first call that uses it (lib/internal/first-use.ts). Successors: the completion's writes and wake-ups (the
+   * synchronous ctx.enqueue checks stay, a job's API needs them at once). Approvals: the gate and the records.
+   */
+  const LOADED_ON_FIRST_USE = {
+    successors: ['lib/worker/successor-completion.ts', 'lib/store/successors/successors.ts', 'lib/messaging/wake.ts'],
+    approvals: ['lib/worker/approval-gate.ts', 'lib/store/approvals/approval-records.ts'],
+    tracing: ['lib/tracing/open-telemetry.ts'],
+  } as const;
+  /** Capabilities the worker never runs: their own functions or consumers bundle them, never the worker's bundle. */
+  const NEVER_IN_THE_WORKER = {
+    shadow: ['lib/shadow/', 'lib/store/shadow/'],
+    schedules: ['lib/messaging/schedule', 'lib/lambda/schedule-tick-handler.ts'],
+    'approval decisions': ['lib/store/approvals/approvals.ts', 'lib/store/approvals/approval-requests.ts'],
+  } as const;
+
+  it.each(Object.entries(LOADED_ON_FIRST_USE))(
+    'the worker bundles %s, and its module init evaluates none of it: import()ed on first use',
+    (_capability, modules) => {
+      const worker = pathOf('worker');
+      expect(worker.inputs).toEqual(expect.arrayContaining([...modules]));
+      expect(worker.staticInputs.filter((file) => (modules as readonly string[]).includes(file))).toEqual([]);
+    },
+  );
+
+  it.each(Object.entries(NEVER_IN_THE_WORKER))('the worker bundle holds nothing of %s', (_capability, prefixes) => {
+    const found = pathOf('worker').inputs.filter((file) => prefixes.some((prefix) => file.startsWith(prefix)));
+    expect(found).toEqual([]);
+  });
+
+  it("the worker's init still evaluates its core (the check reads the init path at all)", () => {
+    expect(pathOf('worker').staticInputs).toEqual(
+      expect.arrayContaining([
+        'lib/worker/worker-runtime.ts',
+        'lib/store/work-item-store.ts',
+        'lib/worker/successors.ts',
+      ]),
+    );
+  });
 });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseIdentity } from '../../../lib/identity.js';
-import { approvalGap, approveRecordUpdate } from '../../../lib/store/approvals/approval-records.js';
+import { approveRecordUpdate } from '../../../lib/store/approvals/approval-records.js';
 import { buildApproveUpdate, buildRejectUpdate } from '../../../lib/store/approvals/approval-requests.js';
+import { approvalGap } from '../../../lib/store/approvals/worker-approvals.js';
 import type { StoreConnection } from '../../../lib/store/driver/connection.js';
 
 const table = { tableName: 'jobs', deadlineShards: 32 };
