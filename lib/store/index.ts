@@ -9,7 +9,6 @@
 
 export type { ApprovalRecord } from './approvals/approval-records.js';
 export { type ApprovalDecision, expireApprovalTransition } from './approvals/approval-requests.js';
-export { approvalGap } from './approvals/worker-approvals.js';
 export { CheckEvidence, type CheckEvidenceRecord, type ObservedWrite } from './check-evidence/check-evidence.js';
 export { isPlainRecord } from './driver/attribute-values.js';
 export { sendConditional } from './driver/conditional-write.js';

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { build, type Metafile } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { initInputsOf } from '../bench/support/bundle-composition.js';
 import { constructBundling } from '../bench/support/construct-bundling.js';
 
 // What a cold start evaluates: the modules each function's bundle holds, and the AWS SDK packages it imports at
@@ -46,27 +47,10 @@ async function initPathOf(entry: string, faultLayer = false): Promise<InitPath> 
   const bundled = new Set(inputs);
   return {
     inputs,
-    staticInputs: staticClosure((result.metafile as Metafile).inputs, entry, bundled),
+    staticInputs: initInputsOf((result.metafile as Metafile).inputs, entry, bundled),
     staticPackages: external('import-statement'),
     dynamicPackages: external('dynamic-import'),
   };
-}
-
-/**
- * Every bundled input reached from `entry` through import statements among bundled inputs (what module init
- * evaluates), never import(): a store re-export the bundle left out (tree-shaken) is not evaluated, nor what it imports.
- */
-function staticClosure(inputs: Metafile['inputs'], entry: string, bundled: ReadonlySet<string>): string[] {
-  const seen = new Set<string>([entry]);
-  const next = [entry];
-  for (let file = next.pop(); file !== undefined; file = next.pop()) {
-    for (const imp of inputs[file]?.imports ?? []) {
-      if (imp.kind !== 'import-statement' || imp.external || seen.has(imp.path) || !bundled.has(imp.path)) continue;
-      seen.add(imp.path);
-      next.push(imp.path);
-    }
-  }
-  return [...seen];
 }
 
 const OTEL_API = '@opentelemetry/api';

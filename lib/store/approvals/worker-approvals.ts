@@ -1,4 +1,3 @@
-import type { Approvers } from '../../approval-policy.js';
 import type { ValidIdentity } from '../../identity.js';
 import { loadOnFirstUse } from '../../internal/first-use.js';
 import type { StoreConnection } from '../driver/connection.js';
@@ -9,24 +8,6 @@ const approvalRecords = loadOnFirstUse(() => import('./approval-records.js'));
 
 /** What the worker reaches of approvals: open a record and read one (approval-records.ts), never a decision. */
 type WorkerApprovalRecords = Pick<ApprovalRecords, 'open' | 'read'>;
-
-/**
- * Whether `record` lets a job of `payloadHash` run under `approvers` (the worker's own job definition, not the
- * record's word alone): approved, for that hash, and for `not-producer` by a known approver who is not the known
- * producer. Undefined when it does; otherwise why not (codes only).
- */
-function approvalGap(
-  record: ApprovalRecord | undefined,
-  payloadHash: string,
-  approvers: Approvers,
-): string | undefined {
-  if (record === undefined) return 'no approval record (only a worker opens one, only the admin approves it)';
-  if (record.decision !== 'approved') return 'the approval record carries no approval';
-  if (record.payloadHash !== payloadHash) return 'the approval is for another payload hash';
-  if (approvers !== 'not-producer') return undefined;
-  if (record.producerId === undefined || record.approverId === undefined) return 'producer or approver not known';
-  return record.producerId === record.approverId ? 'approved by its own producer' : undefined;
-}
 
 /**
  * The worker's approval records, the module loaded by the first call (a worker whose jobs gate nothing never loads
@@ -53,4 +34,4 @@ class ApprovalRecordsOnFirstUse implements WorkerApprovalRecords {
   }
 }
 
-export { ApprovalRecordsOnFirstUse, approvalGap, type WorkerApprovalRecords };
+export { ApprovalRecordsOnFirstUse, type WorkerApprovalRecords };

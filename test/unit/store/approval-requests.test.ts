@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { parseIdentity } from '../../../lib/identity.js';
 import { approveRecordUpdate } from '../../../lib/store/approvals/approval-records.js';
 import { buildApproveUpdate, buildRejectUpdate } from '../../../lib/store/approvals/approval-requests.js';
-import { approvalGap } from '../../../lib/store/approvals/worker-approvals.js';
 import type { StoreConnection } from '../../../lib/store/driver/connection.js';
+import { approvalGap } from '../../../lib/worker/approval-gate.js';
 
 const table = { tableName: 'jobs', deadlineShards: 32 };
 const identity = parseIdentity({ tenantId: 'acme', operationId: 'refund-1' });
