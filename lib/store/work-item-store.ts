@@ -2,17 +2,21 @@ import { randomUUID } from 'node:crypto';
 import { type Clock, systemClock } from '../clock.js';
 import { OwnershipLostError, PayloadConflictError, UnexpectedItemError } from '../errors.js';
 import { formatIdentity, type ValidIdentity } from '../identity.js';
-import { loadOnFirstUse } from '../internal/first-use.js';
 import type { StepName } from '../rules.js';
 import { WorkState } from '../states.js';
-import { ApprovalRecordsOnFirstUse, type WorkerApprovalRecords } from './approvals/worker-approvals.js';
+import { ApprovalRecords } from './approvals/approval-records.js';
 import { sendConditional } from './driver/conditional-write.js';
 import type { StoreConnection } from './driver/connection.js';
 import { sendGet, sendTransactWrite, type TableClient } from './driver/plain-requests.js';
 import type { PayloadStore } from './payloads/payloads.js';
 import { type QuarantineInput, type QuarantineRecord, recordQuarantine } from './records/quarantine.js';
 import type { NewSuccessor } from './successors/successor-requests.js';
-import type { SuccessorCommit, SuccessorWriterPort } from './successors/successors.js';
+import {
+  completeAsDurableStep,
+  completeInTransaction,
+  type SuccessorCommit,
+  type SuccessorWriterPort,
+} from './successors/successors.js';
 import { DEFAULT_DEADLINE_SHARDS, workItemKey } from './table.js';
 import { UnrunnableRows } from './unrunnable/unrunnable.js';
 import { openAttempt } from './work-items/attempt-history.js';
@@ -42,10 +46,6 @@ import {
 } from './work-items/transitions.js';
 import { type Claim, claimFromItem, isWorkItem, type StepRecord, type WorkItem } from './work-items/work-item.js';
 
-// Pay for what you use (lib/internal/first-use.ts): the successors' writes and the approval records load on first
-// use, so a worker whose jobs enqueue no successors and gate nothing never evaluates them.
-const successorWrites = loadOnFirstUse(() => import('./successors/successors.js'));
-
 /** How to reach the jobs table. */
 interface WorkItemStoreOptions {
   client: TableClient;
@@ -62,9 +62,9 @@ type EnqueueResult = { outcome: 'created'; item: WorkItem; claim?: Claim } | { o
 /** Claim result: the claim, or the reason with the item as read back. */
 type ClaimResult = { claimed: true; claim: Claim } | { claimed: false; reason: NotClaimableReason; item?: WorkItem };
 
-/** What the worker reaches of approvals: the records (approval-records.ts, loaded on first use), never a decision. */
+/** What the worker reaches of approvals: the records (approval-records.ts), never a decision. */
 interface WorkerApprovals {
-  readonly records: WorkerApprovalRecords;
+  readonly records: ApprovalRecords;
 }
 
 /** A retryable failure: the job goes back to queued after `retryDelayMs`, unless attempts are exhausted. */
@@ -105,7 +105,7 @@ class WorkItemStore {
     this.db = { client: this.client, table: this.table, clock: this.clock };
     this.epochs = new FenceEpochs(this.db, options.fenceEpochCacheMs ?? DEFAULT_FENCE_EPOCH_CACHE_MS);
     this.unrunnable = new UnrunnableRows(this.db);
-    this.approvals = { records: new ApprovalRecordsOnFirstUse(this.db) };
+    this.approvals = { records: new ApprovalRecords(this.db) };
   }
 
   /** The time on the store's clock, the one every write stamps and every lease is measured on. */
@@ -226,7 +226,6 @@ class WorkItemStore {
     payloads: PayloadStore,
   ): Promise<SuccessorCommit> {
     const port = this.successorPort();
-    const { completeAsDurableStep, completeInTransaction } = await successorWrites();
     if (this.transactions !== 'missing') {
       const committed = await completeInTransaction(port, claim, outcome, successors, payloads);
       if (committed !== 'unsupported') return committed;
