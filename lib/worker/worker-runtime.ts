@@ -34,7 +34,7 @@ import type { SuccessorWake } from './successors.js';
 import { noteUnrunnable } from './unrunnable-refusal.js';
 
 // Pay for what you use (lib/internal/first-use.ts): the approval gate loads with the first message of a job type that
-// declares `approval`; a worker whose jobs gate nothing never evaluates it (nor the store's approval records).
+// declares `approval`; a worker whose jobs gate nothing never evaluates it.
 const approvalGate = loadOnFirstUse(() => import('./approval-gate.js'));
 
 /** Quarantine reason: a claimed row of a gated job type whose payload needs approval carries none. */
