@@ -7,7 +7,7 @@
  * quarantine), maintenance/, unrunnable/ (rows no deployed worker runs); table.ts holds the table format.
  */
 
-export { type ApprovalRecord, approvalGap } from './approvals/approval-records.js';
+export type { ApprovalRecord } from './approvals/approval-records.js';
 export { type ApprovalDecision, expireApprovalTransition } from './approvals/approval-requests.js';
 export { CheckEvidence, type CheckEvidenceRecord, type ObservedWrite } from './check-evidence/check-evidence.js';
 export { isPlainRecord } from './driver/attribute-values.js';

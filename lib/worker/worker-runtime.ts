@@ -3,6 +3,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { type ApprovalGate, requiresApproval } from '../approval-policy.js';
 import type { JobIdentity } from '../identity.js';
+import { loadOnFirstUse } from '../internal/first-use.js';
 import { describeIssues } from '../internal/issue-paths.js';
 import type { AnyJobDefinition, JobDefinition, JobRegistry } from '../job-definition.js';
 import {
@@ -23,7 +24,6 @@ import { silentTelemetry, type Telemetry } from '../telemetry.js';
 import type { TraceCarrier } from '../tracing/trace-context.js';
 import { type JobTracer, SpanName, traced } from '../tracing/tracer.js';
 import { acquireClaim, type RowBound } from './acquire-claim.js';
-import { firstMessageGate, missingApproval, openApprovalRecord } from './approval-gate.js';
 import { awaitMissingBody, PAYLOAD_PENDING } from './await-payload.js';
 import { adoptCarriedBody, storeCarriedBody } from './carried-payload.js';
 import { deferDisabled } from './defer-disabled.js';
@@ -32,6 +32,10 @@ import { KeyedSerializer } from './keyed-serializer.js';
 import { type LoadedPayload, loadVerifiedPayload, type PayloadResolver, type PayloadSources } from './load-payload.js';
 import type { SuccessorWake } from './successors.js';
 import { noteUnrunnable } from './unrunnable-refusal.js';
+
+// Pay for what you use (lib/internal/first-use.ts): the approval gate loads with the first message of a job type that
+// declares `approval`; a worker whose jobs gate nothing never evaluates it.
+const approvalGate = loadOnFirstUse(() => import('./approval-gate.js'));
 
 /** Quarantine reason: a claimed row of a gated job type whose payload needs approval carries none. */
 const APPROVAL_MISSING = 'approval_missing';
@@ -176,7 +180,10 @@ class WorkerRuntime {
       : undefined;
     // The producer a `not-producer` approval is checked against: the original sender, never a relay that moved it.
     const producerId = originalSender(policy, message.sender ?? {});
-    const gate = firstMessageGate(definition, precheck, this.options.store.now(), producerId);
+    const gate =
+      definition.approval === undefined
+        ? undefined
+        : (await approvalGate()).firstMessageGate(definition, precheck, this.options.store.now(), producerId);
     if (this.options.disabledJobTypes?.includes(definition.type)) {
       return this.defer(message, definition, received, precheck, gate, rowBound);
     }
@@ -199,7 +206,8 @@ class WorkerRuntime {
         const detail = 'the row is bound to a job version this worker does not run';
         return this.quarantineMessage(message, JOB_VERSION_UNSUPPORTED, detail, identity, definition.type);
       }
-      if (acquisition.reason === 'awaiting_approval') {
+      if (acquisition.reason === 'awaiting_approval' && definition.approval !== undefined) {
+        const { openApprovalRecord } = await approvalGate();
         await openApprovalRecord(this.options.store, this.options.payloads, definition, identity, producerId);
       }
       this.telemetry.info('message needs no work', { identity, reason: acquisition.reason });
@@ -230,7 +238,7 @@ class WorkerRuntime {
       return { status: 'item_quarantined', reason: payload.errorCode, identity, fence: claim.fence };
     }
     const unapproved = requiresApproval(definition.approval, payload.body)
-      ? await missingApproval(this.options.store, definition, identity, claim.payloadHash)
+      ? await (await approvalGate()).missingApproval(this.options.store, definition, identity, claim.payloadHash)
       : undefined;
     if (unapproved !== undefined) {
       // Checked against the approval record, never the row (a producer may write its own rows): a row written where
