@@ -6,7 +6,6 @@ import { listItems } from '../../../lib/admin/list.js';
 import { DEVELOPMENT_IDENTIFIER_KEY, hashIdentifier, payloadHash } from '../../../lib/hashing.js';
 import { type JobIdentity, parseIdentity } from '../../../lib/identity.js';
 import { WorkState } from '../../../lib/states.js';
-import { PayloadStore } from '../../../lib/store/payloads/payloads.js';
 import { AUDIT_PARTITION, quarantineKey } from '../../../lib/store/table.js';
 import { type AdminFixture, createAdminFixture } from '../../support/admin.js';
 import { newWorkItem } from '../../support/factories.js';
@@ -20,10 +19,8 @@ const pseudonym = (id: string) => hashIdentifier(id, DEVELOPMENT_IDENTIFIER_KEY)
  */
 describe('erasure reaches the ids on quarantine and audit records', () => {
   let admin: AdminFixture;
-  let payloads: PayloadStore;
   beforeAll(async () => {
     admin = await createAdminFixture('erase-ids');
-    payloads = new PayloadStore(admin.client, admin.tables.payloadsTable, admin.clock);
   });
   afterAll(async () => {
     await admin.close();
@@ -130,7 +127,7 @@ describe('erasure reaches the ids on quarantine and audit records', () => {
     // prepare: the body stored and carried in the DLQ, a refused message's quarantine record, a legacy audit record
     const identity = parseIdentity({ tenantId: 'tenant-gone-4k', operationId: 'signup-77q' });
     const body = { email: 'lin-SECRET-52e@example.com' };
-    await payloads.put(identity, body, payloadHash(body));
+    await admin.payloads.put(identity, body, payloadHash(body));
     await admin.store.enqueue(newWorkItem(identity, { payloadRef: undefined, payloadInline: true }));
     const carried = { v: 1, kind: 'job', ...identity, jobType: 'demo', payloadHash: payloadHash(body) };
     await admin.sqs.send(
