@@ -1,5 +1,5 @@
 import { hashIdentifier } from '../hashing.js';
-import type { ErasureScope } from '../store/index.js';
+import type { AuditMigration, ErasureScope } from '../store/index.js';
 import { auditIdentifierKey } from './audit.js';
 import type { AdminDeps } from './deps.js';
 
@@ -47,10 +47,15 @@ interface PseudonymiseReport {
 /**
  * The one-off migration of audit records written before pseudonyms: replaces each raw `tenantId`/`operationId` by its
  * keyed pseudonym (`tenant`/`operation`, hashIdentifier under the key the audit writer uses), one conditional
- * UpdateItem per record, at most `maxPages` pages read. It needs UpdateItem in the audit partition, which every role
- * of the construct is denied (write-once): run it with an operator's own credentials (docs/RUNBOOK.md). Idempotent.
+ * UpdateItem per record through `migration`, at most `maxPages` pages read. It needs UpdateItem in the audit partition,
+ * which every role of the construct is denied (write-once): run it with an operator's own credentials
+ * (docs/RUNBOOK.md). Idempotent.
  */
-async function pseudonymiseAuditRecords(deps: AdminDeps, maxPages = MAX_PAGES): Promise<PseudonymiseReport> {
+async function pseudonymiseAuditRecords(
+  deps: AdminDeps,
+  migration: AuditMigration,
+  maxPages = MAX_PAGES,
+): Promise<PseudonymiseReport> {
   const key = auditIdentifierKey(deps);
   const pseudonymise = (rawId: string) => hashIdentifier(rawId, key);
   const report: PseudonymiseReport = { rewritten: 0, skipped: 0, complete: false };
@@ -58,7 +63,7 @@ async function pseudonymiseAuditRecords(deps: AdminDeps, maxPages = MAX_PAGES): 
   for (let page = 0; page < maxPages; page += 1) {
     const read = await deps.store.audit.rawIds.page(PAGE_SIZE, startKey);
     for (const record of read.records) {
-      if (await deps.store.audit.rawIds.pseudonymise(record, pseudonymise)) report.rewritten += 1;
+      if (await migration.pseudonymise(record, pseudonymise)) report.rewritten += 1;
       else report.skipped += 1;
     }
     startKey = read.next;

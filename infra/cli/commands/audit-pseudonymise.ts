@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { pseudonymiseAuditRecords } from '../../../lib/admin/audit-raw-ids.js';
 import { DEVELOPMENT_IDENTIFIER_KEY } from '../../../lib/hashing.js';
 import { identifierKeyLoader } from '../../../lib/lambda/identifier-key.js';
+import { AuditMigration } from '../../../lib/store/index.js';
 import { type CommandSpec, parseCommandLine } from '../args.js';
 import { type CliCommand, withTarget } from '../command.js';
 import { UsageError } from '../errors.js';
@@ -49,7 +50,8 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
       secretArn === undefined
         ? DEVELOPMENT_IDENTIFIER_KEY
         : (await identifierKeyLoader({ identifierKeySecretArn: secretArn })()).key;
-    const report = await pseudonymiseAuditRecords({ ...target.admin, identifierKey: key });
+    const migration = new AuditMigration(target.client, target.tables.jobs);
+    const report = await pseudonymiseAuditRecords({ ...target.admin, identifierKey: key }, migration);
     if (input.json) printJson(io, report);
     else {
       io.out(`rewrote ${report.rewritten} audit record(s): raw tenant and operation ids replaced by their pseudonyms`);

@@ -6,6 +6,7 @@ import { listItems } from '../../../lib/admin/list.js';
 import { DEVELOPMENT_IDENTIFIER_KEY, hashIdentifier, payloadHash } from '../../../lib/hashing.js';
 import { type JobIdentity, parseIdentity } from '../../../lib/identity.js';
 import { WorkState } from '../../../lib/states.js';
+import { AuditMigration } from '../../../lib/store/index.js';
 import { AUDIT_PARTITION, quarantineKey } from '../../../lib/store/table.js';
 import { type AdminFixture, createAdminFixture } from '../../support/admin.js';
 import { newWorkItem } from '../../support/factories.js';
@@ -25,6 +26,9 @@ describe('erasure reaches the ids on quarantine and audit records', () => {
   afterAll(async () => {
     await admin.close();
   });
+
+  /** The one-off migration's writer, on the operator's client (in the tests: the fixture's). */
+  const auditMigration = () => new AuditMigration(admin.client, admin.tables.jobsTable);
 
   /** A message the worker refused for `identity`, recorded as the worker records it (the body only as a digest). */
   const quarantined = (messageId: string, identity: JobIdentity) =>
@@ -103,8 +107,8 @@ describe('erasure reaches the ids on quarantine and audit records', () => {
 
     // act
     const erased = await erase('tenant-a1', {});
-    const migration = await pseudonymiseAuditRecords(admin.deps);
-    const again = await pseudonymiseAuditRecords(admin.deps);
+    const migration = await pseudonymiseAuditRecords(admin.deps, auditMigration());
+    const again = await pseudonymiseAuditRecords(admin.deps, auditMigration());
     const erasedAgain = await erase('tenant-a1', {});
     const audit = await admin.call('GET', '/audit', { query: { limit: '100' } });
 
@@ -141,7 +145,7 @@ describe('erasure reaches the ids on quarantine and audit records', () => {
 
     // act: the erase, then the one-off migration it asks for
     const erased = await erase(identity.tenantId, {});
-    await pseudonymiseAuditRecords(admin.deps);
+    await pseudonymiseAuditRecords(admin.deps, auditMigration());
     const scan = async (TableName: string) => (await admin.client.send(new ScanCommand({ TableName }))).Items ?? [];
     const items = [...(await scan(admin.tables.jobsTable)), ...(await scan(admin.tables.payloadsTable))];
     const messages = [

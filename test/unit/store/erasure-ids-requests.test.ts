@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildPseudonymiseRequest, buildRawIdAuditQuery } from '../../../lib/store/records/audit-pseudonyms.js';
+import { buildPseudonymiseRequest } from '../../../lib/store/records/audit-migration.js';
+import { buildRawIdAuditQuery } from '../../../lib/store/records/audit-pseudonyms.js';
 import { buildQuarantineIdsQuery, eraseQuarantineIdsRequest } from '../../../lib/store/records/quarantine-erasure.js';
 
 /** The exact requests erasure sends for the ids on quarantine and audit records. */
