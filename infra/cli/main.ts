@@ -26,6 +26,7 @@ const COMMAND_LOADERS: Record<CommandName, () => Promise<CliCommand>> = {
   'raise-fences': async () => (await import('./commands/raise-fences.js')).raiseFencesCommand,
   counts: async () => (await import('./commands/counts.js')).countsCommand,
   audit: async () => (await import('./commands/audit.js')).auditCommand,
+  'audit-pseudonymise': async () => (await import('./commands/audit-pseudonymise.js')).auditPseudonymiseCommand,
   console: async () => (await import('./commands/console.js')).consoleCommand,
   runbook: async () => (await import('./commands/runbook.js')).runbookCommand,
   shadow: async () => (await import('./commands/shadow.js')).shadowCommand,

@@ -21,6 +21,8 @@ const COMMAND_SUMMARIES = {
   'raise-fences':
     'after a restore: a new fence epoch above every fence issued before, on every row (audited, resumable)',
   audit: 'list the audit log (redrive, erase), newest first, or the audit trail of one item',
+  'audit-pseudonymise':
+    'one-off: replace the raw tenant and operation ids in audit records written before pseudonyms (operator credentials)',
   console: 'serve the operator console (a web page) on 127.0.0.1 against the same target as the other commands',
   shadow:
     'shadow mode report: operations an existing consumer ran twice, concurrently, after a completion, or with a conflicting payload',

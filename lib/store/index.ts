@@ -32,6 +32,8 @@ export { rowAwaitsBody } from './payloads/body-binding.js';
 export type { ErasureProgress, ErasureScope } from './payloads/payload-erasure.js';
 export { PayloadStore } from './payloads/payloads.js';
 export type { AuditInput, AuditRecord } from './records/audit.js';
+export { AuditMigration } from './records/audit-migration.js';
+export type { RawIdAuditRecord } from './records/audit-pseudonyms.js';
 export type { ReviewedBody } from './review/payload-review.js';
 export type { ShadowClaims, ShadowRead } from './shadow/shadow-claims.js';
 export { MAX_SHADOW_EXECUTIONS, type ShadowExecution, type ShadowOutcome } from './shadow/shadow-requests.js';

@@ -19,7 +19,7 @@ import { parseLease, parseNewWorkItem } from '../../../lib/store/work-items/sche
 import { parseJobOutcome } from '../../../lib/store/work-items/transitions.js';
 import { sweep } from '../../../lib/sweeper/sweeper.js';
 import { requireTransactions } from '../../support/capability.js';
-import { engineEndpoints } from '../../support/engine.js';
+import { harnessTargetFlags } from '../../support/cli-target.js';
 import { createWorkerHarness, type WorkerHarness } from '../../support/worker-harness.js';
 import { captureIo } from '../../unit/cli/io.js';
 import { RESTORE_RECORDS_TABLE, restoreLedgerJob } from './fixtures/restore-ledger.js';
@@ -319,17 +319,11 @@ describe('restores: a fence epoch above every fence issued before, on existing r
   });
 
   it('the CLI reads the record tables the --jobs module declares and walks the whole table in audited chunks', async () => {
-    const { dynamo, sqs } = engineEndpoints();
     const io = captureIo();
-    const target = ['--jobs-table', harness.tables.jobsTable, '--payloads-table', harness.tables.payloadsTable];
-    const endpoints = ['--queue-url', harness.queueUrl, '--dynamodb-endpoint', dynamo, '--sqs-endpoint', sqs];
-    const shards = ['--deadline-shards', String(harness.store.deadlines.shardCount)];
+    const target = harnessTargetFlags(harness);
     const epochBefore = await admin.store.epochs.read();
 
-    const code = await main(
-      ['raise-fences', '--jobs', fixtureModule, '--reason', 'drill', '--json', ...target, ...endpoints, ...shards],
-      io,
-    );
+    const code = await main(['raise-fences', '--jobs', fixtureModule, '--reason', 'drill', '--json', ...target], io);
 
     expect(code).toBe(0);
     const totals = JSON.parse(io.stdout());
@@ -341,16 +335,10 @@ describe('restores: a fence epoch above every fence issued before, on existing r
   });
 
   it('the CLI refuses --above past 10^12 before it contacts anything, and passes --above-epoch on', async () => {
-    const { dynamo, sqs } = engineEndpoints();
-    const target = ['--jobs-table', harness.tables.jobsTable, '--payloads-table', harness.tables.payloadsTable];
-    const endpoints = ['--queue-url', harness.queueUrl, '--dynamodb-endpoint', dynamo, '--sqs-endpoint', sqs];
-    const shards = ['--deadline-shards', String(harness.store.deadlines.shardCount)];
+    const target = harnessTargetFlags(harness);
     const run = async (...flags: string[]) => {
       const io = captureIo();
-      const code = await main(
-        ['raise-fences', '--reason', 'drill', '--json', ...flags, ...target, ...endpoints, ...shards],
-        io,
-      );
+      const code = await main(['raise-fences', '--reason', 'drill', '--json', ...flags, ...target], io);
       return { code, io };
     };
     const before = await admin.store.epochs.read();
