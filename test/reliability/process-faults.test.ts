@@ -51,6 +51,7 @@ describe('worker processes frozen and killed mid-job', () => {
     report.addReplay(replay);
     expect(replay.illegal).toEqual([]);
     expect(replay.histories).toBe(1);
+    expect(fixture.recorder.unrecorded).toEqual({}); // every write to the jobs table was seen
   }
 
   /** Counts what must stay 0: an item not in a final state, and effects beyond one per operation; replays the row (once). */

@@ -158,6 +158,7 @@ describe('worker processes under random SIGSTOP / SIGKILL on a real queue', () =
       expect(duplicates).toBe(0);
       expect(replay.illegal).toEqual([]);
       expect(replay.histories).toBe(jobs.length);
+      expect(fixture.recorder.unrecorded).toEqual({}); // every write to the jobs table was seen
     },
     budget.testTimeoutMs + budget.soakChaosMs,
   );
