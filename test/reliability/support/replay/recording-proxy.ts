@@ -217,4 +217,4 @@ function keyOf(value: unknown): Record<string, unknown> {
   return { pk: plain.pk, sk: plain.sk };
 }
 
-export { RecordingProxy, writeKind };
+export { RecordingProxy };
