@@ -20,10 +20,9 @@ import {
 } from '../../support/engine.js';
 import { createUserTable, type UserTable } from '../../support/user-tables.js';
 import { EffectLedger } from './effect-ledger.js';
-import { ReliabilityJobType, type ReliabilityPayload } from './reliability-jobs.js';
-import { emptyReplayTally, type ReplayTally, replayHistories } from './replay/history.js';
+import { type ReliabilityPayload, reliabilityJobClass } from './reliability-jobs.js';
+import type { ReplayTally } from './replay/history.js';
 import { RecordingProxy } from './replay/recording-proxy.js';
-import { loadModelRelation } from './replay/relation.js';
 import { WorkerProcessPool } from './worker-processes.js';
 
 /**
@@ -55,13 +54,6 @@ interface ProcessFixture {
   close(): Promise<void>;
 }
 
-/** The target class of each reliability job type (reliability-jobs.ts), for a row that has not recorded one. */
-const CLASS_OF: Record<string, 'B' | 'C' | 'D'> = {
-  [ReliabilityJobType.record]: 'B',
-  [ReliabilityJobType.charge]: 'C',
-  [ReliabilityJobType.mail]: 'D',
-};
-
 /** Creates the fixture; worker processes get `leaseMs` leases (real time: keep it short). */
 async function createProcessFixture(prefix: string, leaseMs: number): Promise<ProcessFixture> {
   const tables = await createTestTables(prefix);
@@ -70,11 +62,10 @@ async function createProcessFixture(prefix: string, leaseMs: number): Promise<Pr
   const sqs = testSqsClient();
   const { queueUrl } = await createTestQueue(sqs, prefix, { visibilityTimeoutSeconds: 2, maxReceiveCount: 100 });
   const { dynamo, sqs: sqsEndpoint } = engineEndpoints();
-  const recorder = await RecordingProxy.start(dynamo, client, tables.jobsTable, (jobType) => CLASS_OF[jobType]);
+  const recorder = await RecordingProxy.start(dynamo, client, tables.jobsTable, reliabilityJobClass);
   const recorded = createDocumentClient({ endpoint: recorder.endpoint });
   const store = new OperatorStore({ client: recorded, tableName: tables.jobsTable, deadlineShards: 8 });
   const payloads = new PayloadStore(client, tables.payloadsTable, systemClock);
-  const relation = loadModelRelation();
   const pool = new WorkerProcessPool({
     dynamoEndpoint: recorder.endpoint,
     sqsEndpoint,
@@ -92,14 +83,7 @@ async function createProcessFixture(prefix: string, leaseMs: number): Promise<Pr
     store,
     payloads,
     recorder,
-    replay: (identities) => {
-      const jobs = new Set(identities.map((identity) => `${identity.tenantId}/${identity.operationId}`));
-      return replayHistories(
-        relation,
-        recorder.all().filter((history) => jobs.has(history.job)),
-        emptyReplayTally(),
-      );
-    },
+    replay: (identities) => recorder.replay(identities),
     ledger: new EffectLedger(client, ledgerTable.tableName),
     pool,
     jobMessage: async (identity, jobType, payload) => {

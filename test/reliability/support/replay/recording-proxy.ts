@@ -4,9 +4,10 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { forwardRequest } from '../../../../infra/testing/http-forward.js';
+import type { JobIdentity } from '../../../../lib/identity.js';
 import type { WorkItem } from '../../../../lib/store/work-items/work-item.js';
-import type { History, ObservedRow } from './history.js';
-import type { ModelStep } from './relation.js';
+import { emptyReplayTally, type History, type ObservedRow, type ReplayTally, replayHistories } from './history.js';
+import { loadModelRelation, type ModelRelation, type ModelStep } from './relation.js';
 
 type TargetClass = ModelStep['cls'];
 
@@ -77,8 +78,8 @@ function observedRow(item: WorkItem): ObservedRow {
  * held in one queue, the row is read (consistently) before and after it, and a write that changed the row is a step,
  * with the events its request shows it may be. So the histories of runs whose workers live in other processes, or
  * are killed and paused, are replayed through the model's relation like the in-process ones. Every writer of the
- * table must go through the proxy (a write around it would make the next step's "before" wrong: it is read, not
- * assumed). Transactions (not on dynalite) are counted, not recorded.
+ * table must go through the proxy: a row found changed since the last write the proxy saw is counted in `unrecorded`
+ * (a step is missing), as is a transaction on the table (not on dynalite); the callers require it to stay empty.
  */
 class RecordingProxy {
   /** Writes to the table that could not be recorded (by kind): counted, never passed as checked. */
@@ -89,6 +90,7 @@ class RecordingProxy {
   private readonly server: http.Server;
   private queue: Promise<unknown> = Promise.resolve();
   private port = 0;
+  private relation: ModelRelation | undefined;
 
   private constructor(
     private readonly upstream: URL,
@@ -132,6 +134,14 @@ class RecordingProxy {
   /** The histories recorded so far, one per work row. */
   all(): History[] {
     return [...this.histories.values()];
+  }
+
+  /** The recorded histories of these jobs' rows replayed through the model's step relation (model/transitions.json). */
+  replay(identities: readonly JobIdentity[]): ReplayTally {
+    this.relation ??= loadModelRelation();
+    const jobs = new Set(identities.map((identity) => `${identity.tenantId}/${identity.operationId}`));
+    const histories = this.all().filter((history) => jobs.has(history.job));
+    return replayHistories(this.relation, histories, emptyReplayTally());
   }
 
   async stop(): Promise<void> {
@@ -184,6 +194,12 @@ class RecordingProxy {
     }
     const history = this.histories.get(job) ?? { job, cls, steps: [] };
     this.histories.set(job, history);
+    const last = history.steps.at(-1)?.after;
+    if (last && before && JSON.stringify(last) !== JSON.stringify(observedRow(before))) {
+      // the row changed since the last write the proxy saw: a write went around it, and a step is missing
+      this.unrecorded['row changed between recorded writes'] =
+        (this.unrecorded['row changed between recorded writes'] ?? 0) + 1;
+    }
     const kind = writeKind(operation, body);
     history.steps.push({
       events: kind.events,
