@@ -8,6 +8,7 @@ import { ApprovalRecords } from './approvals/approval-records.js';
 import { sendConditional } from './driver/conditional-write.js';
 import type { StoreConnection } from './driver/connection.js';
 import { sendGet, sendTransactWrite, type TableClient } from './driver/plain-requests.js';
+import { SlotStore } from './flow-control/slots.js';
 import type { PayloadStore } from './payloads/payloads.js';
 import { type QuarantineInput, type QuarantineRecord, recordQuarantine } from './records/quarantine.js';
 import type { NewSuccessor } from './successors/successor-requests.js';
@@ -35,6 +36,7 @@ import {
 import type { LeaseDuration, LeaseRequest, NewWorkItem } from './work-items/schemas.js';
 import {
   awaitPayloadTransition,
+  awaitSlotTransition,
   completeTransition,
   type FailureReport,
   failTerminalTransition,
@@ -97,6 +99,7 @@ class WorkItemStore {
   readonly unrunnable: UnrunnableRows;
   /** The approval records a gated job's run opens and checks (worker); OperatorStore adds the decisions (admin). */
   readonly approvals: WorkerApprovals;
+  private slotStore: SlotStore | undefined;
 
   constructor(options: WorkItemStoreOptions) {
     this.client = options.client;
@@ -106,6 +109,12 @@ class WorkItemStore {
     this.epochs = new FenceEpochs(this.db, options.fenceEpochCacheMs ?? DEFAULT_FENCE_EPOCH_CACHE_MS);
     this.unrunnable = new UnrunnableRows(this.db);
     this.approvals = { records: new ApprovalRecords(this.db) };
+  }
+
+  /** Concurrency slots (flow-control/slots.ts), built on first use: a deployment without limits never makes one. */
+  get slots(): SlotStore {
+    this.slotStore ??= new SlotStore(this.db);
+    return this.slotStore;
   }
 
   /** The time on the store's clock, the one every write stamps and every lease is measured on. */
@@ -262,6 +271,17 @@ class WorkItemStore {
   async awaitPayload(claim: Claim, failure: FailureReport, waitMs: number): Promise<void> {
     const now = this.clock.now();
     await this.applyFenced(claim, awaitPayloadTransition(claim, failure, now + waitMs, now));
+  }
+
+  /**
+   * claimed ▶ queued for `waitMs`, not an attempt (awaitSlotTransition): a concurrency limit is full. The wait's start
+   * is kept from the claim (or now, for a first wait). OwnershipLostError when superseded.
+   */
+  async awaitSlot(claim: Claim, failure: FailureReport, waitMs: number): Promise<number> {
+    const now = this.clock.now();
+    const since = claim.waitingSince ?? now;
+    await this.applyFenced(claim, awaitSlotTransition(claim, failure, now + waitMs, since, now));
+    return since;
   }
 
   /** claimed ▶ unknown: the outcome cannot be confirmed; never success, never a blind retry. */

@@ -26,6 +26,7 @@ import { acquireClaim, type RowBound } from './acquire-claim.js';
 import { firstMessageGate, missingApproval, openApprovalRecord } from './approval-gate.js';
 import { awaitMissingBody, PAYLOAD_PENDING } from './await-payload.js';
 import { adoptCarriedBody, storeCarriedBody } from './carried-payload.js';
+import type { SlotDecision } from './concurrency-slots.js';
 import { deferDisabled } from './defer-disabled.js';
 import { type ExecutionResult, executeClaimedJob } from './execute-job.js';
 import { KeyedSerializer } from './keyed-serializer.js';
@@ -241,6 +242,14 @@ class WorkerRuntime {
       this.telemetry.warn('work item quarantined', { ...fields, errorCode: APPROVAL_MISSING });
       return { status: 'item_quarantined', reason: APPROVAL_MISSING, identity, fence: claim.fence };
     }
+    // A job type with concurrency limits holds a slot of each while it runs (loaded only for such a type).
+    const slots = definition.flow?.concurrency ? await this.takeSlots(definition, claim, payload.body) : undefined;
+    if (slots && !slots.run) {
+      this.telemetry.info('job not run: concurrency limit', { ...fields, reason: slots.reason });
+      if (slots.reason === 'concurrency_key_invalid')
+        return { status: 'item_quarantined', reason: slots.reason, identity, fence: claim.fence };
+      return { status: 'skipped', reason: slots.reason, identity };
+    }
     const result = await executeClaimedJob(
       {
         store: this.options.store,
@@ -254,12 +263,13 @@ class WorkerRuntime {
           : {}),
         ...(this.options.retryWaker ? { retryWaker: this.options.retryWaker } : {}),
         ...(tracer ? { tracer } : {}),
+        ...(slots ? { onLeaseRenewed: slots.hold.renew } : {}),
       },
       definition,
       claim,
       lease,
       payload.body,
-    );
+    ).finally(() => slots?.hold.release());
     this.countOutcome(result, claim.jobType);
     this.telemetry.info('attempt ended', { ...fields, takeover: claim.takeover, state: result.state });
     return { status: 'executed', identity, fence: claim.fence, result };
@@ -278,6 +288,18 @@ class WorkerRuntime {
       this.leases.set(definition.type, lease);
     }
     return lease;
+  }
+
+  /** The claim's concurrency slots (worker/concurrency-slots.ts, imported on the first job type that declares limits). */
+  private async takeSlots(definition: AnyJobDefinition, claim: Claim, payload: unknown): Promise<SlotDecision> {
+    const { takeSlots } = await import('./concurrency-slots.js');
+    const { store, retryWaker } = this.options;
+    return takeSlots(
+      { store, telemetry: this.telemetry, ...(retryWaker ? { retryWaker } : {}) },
+      definition,
+      claim,
+      payload,
+    );
   }
 
   /** A switched-off job type: the row waits queued (the sweeper re-signals it), the message is acknowledged. */
