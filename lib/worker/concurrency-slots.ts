@@ -58,7 +58,10 @@ async function takeSlots(
   if (grant.granted) {
     const regranted = grant.held.filter((slot) => slot.regranted).length;
     if (regranted > 0) deps.telemetry.count(MetricName.ConcurrencySlotRegranted, regranted, claim.jobType);
-    if (claim.waitingSince !== undefined) waited(deps, claim.waitingSince);
+    if (claim.waitingSince !== undefined) {
+      waited(deps, claim.waitingSince);
+      await deps.store.slots.forgetWaiter(claim, scopes, claim.waitingSince);
+    }
     return { run: true, hold: holdOf(deps, claim, grant.held) };
   }
   const waitMs = recheckMsOf(limits);

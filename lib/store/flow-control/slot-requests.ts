@@ -121,6 +121,15 @@ interface WaiterRecord {
   readonly waitingSince: number;
 }
 
+/** Key of a job's waiter item: the wait's start (kept across its re-waits), then its identity. */
+function waiterKey(partition: string, claim: Claim, waitingSince: number): { pk: string; sk: string } {
+  const { tenantId, operationId } = claim.identity;
+  return {
+    pk: partition,
+    sk: `${SlotKeyPrefix.wait}${String(waitingSince).padStart(15, '0')}#${tenantId}#${operationId}`,
+  };
+}
+
 /** Records a job as waiting for a limit (one PutItem; the key orders waiters oldest first). */
 function buildWaiterPut(
   tableName: string,
@@ -131,8 +140,7 @@ function buildWaiterPut(
 ): PutCommandInput & { Item: WaiterRecord } {
   const { tenantId, operationId } = claim.identity;
   const item: WaiterRecord & Record<string, unknown> = {
-    pk: partition,
-    sk: `${SlotKeyPrefix.wait}${String(waitingSince).padStart(15, '0')}#${tenantId}#${operationId}`,
+    ...waiterKey(partition, claim, waitingSince),
     kind: 'slot_waiter',
     tenantId,
     operationId,
@@ -206,4 +214,5 @@ export {
   slotKey,
   slotPartition,
   type WaiterRecord,
+  waiterKey,
 };

@@ -16,6 +16,7 @@ import {
   slotKey,
   slotPartition,
   type WaiterRecord,
+  waiterKey,
 } from './slot-requests.js';
 
 /** Free slots an acquirer tries at most per limit before it counts the limit as full (each try is one write). */
@@ -136,6 +137,17 @@ class SlotStore {
       }
     }
     return undefined;
+  }
+
+  /**
+   * Removes the waiter items a job that waited since `waitingSince` left in its limits' partitions, once it holds its
+   * slots (it got them by its own re-check, not by a wake-up that already removed the item). Unconditional deletes.
+   */
+  async forgetWaiter(claim: Claim, limits: readonly SlotLimit[], waitingSince: number): Promise<void> {
+    for (const limit of limits) {
+      const key = waiterKey(slotPartition(claim.jobType, limit.scope), claim, waitingSince);
+      await sendDelete(this.db.client, { TableName: this.db.table.tableName, Key: key });
+    }
   }
 
   /** The partition of a limit of a job type (what `wait`, `wakeOne` and `usage` take). */

@@ -189,9 +189,11 @@ describe('concurrency limits across several workers (dynalite, fauxqs; no sweepe
     expect(regranted).toBe(1);
     // Both ran at once on a limit of 1: exceeded by exactly the expired holders whose slot was re-granted.
     expect(highest.get('crash:key:crash:k')).toBeLessThanOrEqual(1 + regranted);
+    const partition = harness.store.slots.partitionOf('one-at-a-time', { kind: 'key', tenantId: 'crash', key: 'k' });
+    // It got its slot by its own re-check: it removed its waiter record itself.
+    expect(await harness.store.slots.usage(partition)).toMatchObject({ waiting: 0 });
     unstick();
     await hung;
-    const partition = harness.store.slots.partitionOf('one-at-a-time', { kind: 'key', tenantId: 'crash', key: 'k' });
     expect(await harness.store.slots.usage(partition)).toMatchObject({ inUse: 0, expired: 0, waiting: 0 });
     expect(runs.get(next.operationId)).toBe(1);
   });
@@ -212,7 +214,7 @@ describe('concurrency limits across several workers (dynalite, fauxqs; no sweepe
     const rows = await drain(workers, ids, 'noisy');
 
     for (const account of new Set(accounts)) expect(highest.get(`fan:key:noisy:${account}`)).toBe(1);
-    expect(highest.get('fan:tenant:noisy')).toBe(2);
+    expect(highest.get('fan:tenant:noisy')).toBeLessThanOrEqual(2);
     for (const id of ids) expect(runs.get(id)).toBe(1);
     for (const row of rows) expect(row).toMatchObject({ state: 'succeeded', attempts: 1 });
     const waits = workers.reduce((sum, worker) => sum + (worker.telemetry.counts[MetricName.ConcurrencyWaits] ?? 0), 0);
