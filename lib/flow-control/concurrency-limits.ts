@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import type { JobIdentity } from '../identity.js';
+import { builtOnce } from '../internal/memoize.js';
 import { parseInput } from '../internal/validation.js';
 
 /**
@@ -36,8 +37,9 @@ const DEFAULT_RECHECK_MS = 30_000;
 
 const slotCount = () => z.number().check(z.int(), z.gte(1), z.lte(MAX_SLOTS));
 
-// Built on first use (z.lazy), not at import: defineJob parses it once per job type that declares limits.
-const concurrencyShape = z.lazy(() =>
+// Built on the first definition that declares limits, not at import (not even a z.lazy): a deployment without limits
+// builds no zod instance for them (test/unit/internal/module-scope-schemas.test.ts).
+const concurrencySchema = builtOnce(() =>
   z
     .strictObject({
       type: z.optional(slotCount()),
@@ -59,7 +61,7 @@ const concurrencyShape = z.lazy(() =>
 
 /** The limits of a definition, checked: InvalidInputError naming every bad field (defineJob wraps it), nothing kept. */
 function parseConcurrencyLimits<Payload>(value: unknown, what: string): ConcurrencyLimits<Payload> {
-  parseInput(concurrencyShape, value, what, { once: true });
+  parseInput(concurrencySchema(), value, what, { once: true });
   return Object.freeze({ ...(value as ConcurrencyLimits<Payload>) });
 }
 
