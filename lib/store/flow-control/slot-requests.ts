@@ -36,10 +36,11 @@ function slotKey(partition: string, index: number): { pk: string; sk: string } {
   return { pk: partition, sk: `${SlotKeyPrefix.slot}${String(index).padStart(4, '0')}` };
 }
 
-/** Who holds a slot: the claim (its identity, id and fence) and until when. */
+/** Who holds a slot: the claim (its identity, id and fence) and until when; `limit`: the limit's size it took it under. */
 interface SlotHolder {
   readonly claim: Claim;
   readonly leaseExpiresAt: number;
+  readonly limit?: number;
 }
 
 /**
@@ -70,6 +71,7 @@ function buildAcquireRequest(
       fence: claim.fence,
       claimId: claim.claimId,
       leaseExpiresAt: holder.leaseExpiresAt,
+      ...(holder.limit !== undefined ? { limit: holder.limit } : {}),
       acquiredAt: now,
       [TTL_ATTRIBUTE]: Math.ceil(holder.leaseExpiresAt / 1000) + RESIDUE_TTL_SECONDS,
     },

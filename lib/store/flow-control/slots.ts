@@ -33,9 +33,14 @@ interface HeldSlot {
 /** The slots a claim took (one per limit), or the first limit that was full (nothing held then). */
 type SlotGrant = { granted: true; held: HeldSlot[] } | { granted: false; full: SlotLimit; partition: string };
 
-/** What one limit looks like now: slots held under a live lease, held past their lease, jobs waiting. */
+/**
+ * What one limit looks like now: slots held under a live lease, held past their lease, jobs waiting (waiter records:
+ * one whose job ended otherwise stays counted until the next release of the limit removes it), and the limit's size
+ * as the latest slot taken recorded it (absent while no slot is held).
+ */
 interface LimitUsage {
   readonly partition: string;
+  readonly limit?: number;
   readonly inUse: number;
   readonly expired: number;
   readonly waiting: number;
@@ -59,7 +64,7 @@ class SlotStore {
     const held: HeldSlot[] = [];
     for (const limit of limits) {
       const partition = slotPartition(claim.jobType, limit.scope);
-      const slot = await this.acquireOne(partition, limit.limit, { claim, leaseExpiresAt });
+      const slot = await this.acquireOne(partition, limit.limit, { claim, leaseExpiresAt, limit: limit.limit });
       if (slot === undefined) {
         await this.release(held, claim.claimId);
         return { granted: false, full: limit, partition };
@@ -162,8 +167,13 @@ class SlotStore {
     const waiters = await this.partitionItems(partition, SlotKeyPrefix.wait);
     const inUse = slots.filter((slot) => Number(slot.leaseExpiresAt) >= now).length;
     const oldest = waiters[0]?.waitingSince;
+    const latest = slots.reduce<Record<string, unknown> | undefined>(
+      (found, slot) => (found === undefined || Number(slot.acquiredAt) > Number(found.acquiredAt) ? slot : found),
+      undefined,
+    );
     return {
       partition,
+      ...(typeof latest?.limit === 'number' ? { limit: latest.limit } : {}),
       inUse,
       expired: slots.length - inUse,
       waiting: waiters.length,
@@ -174,7 +184,7 @@ class SlotStore {
   private async acquireOne(
     partition: string,
     limit: number,
-    holder: { claim: Claim; leaseExpiresAt: number },
+    holder: { claim: Claim; leaseExpiresAt: number; limit: number },
   ): Promise<HeldSlot | undefined> {
     const now = this.db.clock.now();
     for (const index of await this.candidates(partition, limit, holder.claim, now)) {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
+import { readLimits } from '../../../lib/admin/limits.js';
 import { parseIdentity } from '../../../lib/identity.js';
 import { defineJob } from '../../../lib/job-definition.js';
 import { MetricName } from '../../../lib/metric-names.js';
@@ -127,6 +128,15 @@ describe('concurrency limits across several workers (dynalite, fauxqs; no sweepe
     });
     const partition = harness.store.slots.partitionOf('one-at-a-time', { kind: 'key', tenantId: 'quiet', key: 'x' });
     expect(await harness.store.slots.usage(partition)).toMatchObject({ inUse: 1, waiting: 1 });
+    // What `leasefence limits` prints: the per-key limit of this key, one slot in use of 1, one job waiting.
+    const admin = { store: harness.store, sqs: harness.sqs, queueUrl: harness.queueUrl, payloadsTable: 'unused' };
+    const report = await readLimits(admin, { jobType: 'one-at-a-time', tenantId: 'quiet', key: 'x' });
+    expect(report.limits).toEqual([
+      { scope: 'type', inUse: 0, expired: 0, waiting: 0 },
+      { scope: 'tenant', tenantId: 'quiet', inUse: 0, expired: 0, waiting: 0 },
+      expect.objectContaining({ scope: 'key', tenantId: 'quiet', limit: 1, inUse: 1, expired: 0, waiting: 1 }),
+    ]);
+    expect(report.notRead).toBeUndefined();
     // Only the holder's message (still running); the waiter's own re-check is delayed 15 minutes: nothing visible.
     expect(await harness.queueDepth()).toEqual({ visible: 0, inFlight: 1 });
 
