@@ -59,7 +59,7 @@ export {
 } from './table.js';
 export type { RefusalOutcome } from './unrunnable/unrunnable.js';
 export { UNRUNNABLE_CEILING, UnrunnableCode, type UnrunnableRefusal } from './unrunnable/unrunnable-requests.js';
-export { WorkItemStore, type WorkItemStoreOptions } from './work-item-store.js';
+export { FLOW_CONTROL_OMITTED, WorkItemStore, type WorkItemStoreOptions } from './work-item-store.js';
 export type { AttemptRecord } from './work-items/attempt-history.js';
 export { LEASE_LOST_CODE } from './work-items/attempt-history.js';
 export {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type Clock, systemClock } from '../clock.js';
-import { OwnershipLostError, PayloadConflictError, UnexpectedItemError } from '../errors.js';
+import { ConfigurationError, OwnershipLostError, PayloadConflictError, UnexpectedItemError } from '../errors.js';
 import { formatIdentity, type ValidIdentity } from '../identity.js';
 import type { StepName } from '../rules.js';
 import { WorkState } from '../states.js';
@@ -8,7 +8,8 @@ import { ApprovalRecords } from './approvals/approval-records.js';
 import { sendConditional } from './driver/conditional-write.js';
 import type { StoreConnection } from './driver/connection.js';
 import { sendGet, sendTransactWrite, type TableClient } from './driver/plain-requests.js';
-import { SlotStore } from './flow-control/slots.js';
+import { slotModuleLoader } from './flow-control/slot-loader.js';
+import type { SlotStore } from './flow-control/slots.js';
 import type { PayloadStore } from './payloads/payloads.js';
 import { type QuarantineInput, type QuarantineRecord, recordQuarantine } from './records/quarantine.js';
 import type { NewSuccessor } from './successors/successor-requests.js';
@@ -47,6 +48,10 @@ import {
   type ValidOutcome,
 } from './work-items/transitions.js';
 import { type Claim, claimFromItem, isWorkItem, type StepRecord, type WorkItem } from './work-items/work-item.js';
+
+/** Why a worker bundled without flow control refuses concurrency limits. */
+const FLOW_CONTROL_OMITTED =
+  "this worker was bundled without flow control, so it cannot enforce concurrency limits: set the construct's flowControl prop";
 
 /** How to reach the jobs table. */
 interface WorkItemStoreOptions {
@@ -111,8 +116,15 @@ class WorkItemStore {
     this.approvals = { records: new ApprovalRecords(this.db) };
   }
 
-  /** Concurrency slots (flow-control/slots.ts), built on first use: a deployment without limits never makes one. */
-  get slots(): SlotStore {
+  /**
+   * Concurrency slots (flow-control/slots.ts), imported and built on first use: a deployment without limits never
+   * loads them. ConfigurationError in a worker bundled without flow control (the construct's `flowControl` prop).
+   */
+  async slots(): Promise<SlotStore> {
+    if (this.slotStore) return this.slotStore;
+    const load = slotModuleLoader();
+    if (!load) throw new ConfigurationError(FLOW_CONTROL_OMITTED);
+    const { SlotStore } = await load();
     this.slotStore ??= new SlotStore(this.db);
     return this.slotStore;
   }
@@ -356,6 +368,7 @@ class WorkItemStore {
 export {
   type ClaimResult,
   type EnqueueResult,
+  FLOW_CONTROL_OMITTED,
   type NotClaimableReason,
   type RetryableFailure,
   type WorkerApprovals,

@@ -4,7 +4,7 @@ import type { AnyJobDefinition } from '../job-definition.js';
 import type { RetryWaker } from '../messaging/retry-wake.js';
 import type { WakeSubject } from '../messaging/wake-envelope.js';
 import { MetricName } from '../metric-names.js';
-import { type Claim, CONCURRENCY_WAIT, type HeldSlot, type WorkItemStore } from '../store/index.js';
+import { type Claim, CONCURRENCY_WAIT, type HeldSlot, type SlotStore, type WorkItemStore } from '../store/index.js';
 import type { Telemetry } from '../telemetry.js';
 import { wakeSubjectOf } from './execute-job.js';
 
@@ -54,15 +54,16 @@ async function takeSlots(
     deps.telemetry.count(MetricName.Quarantined, 1, claim.jobType);
     return { run: false, reason: INVALID_KEY };
   }
-  const grant = await deps.store.slots.acquire(claim, scopes, claim.leaseExpiresAt);
+  const slots = await deps.store.slots();
+  const grant = await slots.acquire(claim, scopes, claim.leaseExpiresAt);
   if (grant.granted) {
     const regranted = grant.held.filter((slot) => slot.regranted).length;
     if (regranted > 0) deps.telemetry.count(MetricName.ConcurrencySlotRegranted, regranted, claim.jobType);
     if (claim.waitingSince !== undefined) {
       waited(deps, claim.waitingSince);
-      await deps.store.slots.forgetWaiter(claim, scopes, claim.waitingSince);
+      await slots.forgetWaiter(claim, scopes, claim.waitingSince);
     }
-    return { run: true, hold: holdOf(deps, claim, grant.held) };
+    return { run: true, hold: holdOf(deps, slots, claim, grant.held) };
   }
   const waitMs = recheckMsOf(limits);
   const failure = {
@@ -78,7 +79,7 @@ async function takeSlots(
   }
   deps.telemetry.count(MetricName.ConcurrencyWaits, 1, claim.jobType);
   waited(deps, since);
-  const woken = await deps.store.slots.wait(grant.partition, grant.full.limit, claim, since);
+  const woken = await slots.wait(grant.partition, grant.full.limit, claim, since);
   if (woken) await wake(deps, woken, 0);
   // The bounded delay: without a freed slot's wake-up the job looks again then (the sweeper is the backstop).
   await wake(deps, wakeSubjectOf(claim), waitMs);
@@ -86,14 +87,14 @@ async function takeSlots(
 }
 
 /** The hold of granted slots: renewal follows the job's lease; release frees them and wakes one waiter of each. */
-function holdOf(deps: SlotDependencies, claim: Claim, held: readonly HeldSlot[]): SlotHold {
+function holdOf(deps: SlotDependencies, slots: SlotStore, claim: Claim, held: readonly HeldSlot[]): SlotHold {
   return {
-    renew: (renewed) => deps.store.slots.renew(held, renewed, renewed.leaseExpiresAt),
+    renew: (renewed) => slots.renew(held, renewed, renewed.leaseExpiresAt),
     release: async () => {
       try {
-        await deps.store.slots.release(held, claim.claimId);
+        await slots.release(held, claim.claimId);
         for (const slot of held) {
-          const woken = await deps.store.slots.wakeOne(slot.key.pk);
+          const woken = await slots.wakeOne(slot.key.pk);
           if (woken) await wake(deps, woken, 0);
         }
       } catch (error) {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { type ApprovalGate, requiresApproval } from '../approval-policy.js';
+import { ConfigurationError } from '../errors.js';
 import type { JobIdentity } from '../identity.js';
 import { describeIssues } from '../internal/issue-paths.js';
 import type { AnyJobDefinition, JobDefinition, JobRegistry } from '../job-definition.js';
@@ -18,7 +19,7 @@ import { MetricName } from '../metric-names.js';
 import type { InlinePayloadPolicy } from '../rules.js';
 import { WorkState } from '../states.js';
 import type { Claim, PayloadStore, WorkItemStore } from '../store/index.js';
-import { type LeaseRequest, parseLease } from '../store/index.js';
+import { FLOW_CONTROL_OMITTED, type LeaseRequest, parseLease } from '../store/index.js';
 import { silentTelemetry, type Telemetry } from '../telemetry.js';
 import type { TraceCarrier } from '../tracing/trace-context.js';
 import { type JobTracer, SpanName, traced } from '../tracing/tracer.js';
@@ -33,6 +34,15 @@ import { KeyedSerializer } from './keyed-serializer.js';
 import { type LoadedPayload, loadVerifiedPayload, type PayloadResolver, type PayloadSources } from './load-payload.js';
 import type { SuccessorWake } from './successors.js';
 import { noteUnrunnable } from './unrunnable-refusal.js';
+
+/**
+ * The worker's concurrency-slot module, or undefined in a worker bundled without flow control (the construct defines
+ * `process.env.LEASEFENCE_FLOW_CONTROL` as `'omitted'` without `flowControl`: esbuild leaves the module out).
+ */
+function flowControlLoader(): (() => Promise<typeof import('./concurrency-slots.js')>) | undefined {
+  // The same test as slotModuleLoader's, spelled out here: esbuild folds it only where the import() is written.
+  return process.env.LEASEFENCE_FLOW_CONTROL === 'omitted' ? undefined : () => import('./concurrency-slots.js');
+}
 
 /** Quarantine reason: a claimed row of a gated job type whose payload needs approval carries none. */
 const APPROVAL_MISSING = 'approval_missing';
@@ -109,6 +119,10 @@ class WorkerRuntime {
   private readonly leases = new Map<string, LeaseRequest>();
 
   constructor(private readonly options: WorkerRuntimeOptions) {
+    // A worker bundled without flow control refuses at start a type that declares limits: never run it unlimited.
+    const limited = options.registry.all().find((definition) => definition.flow?.concurrency !== undefined);
+    if (limited && !flowControlLoader())
+      throw new ConfigurationError(`job type ${limited.type}: ${FLOW_CONTROL_OMITTED}`);
     this.workerId = options.workerId ?? `worker-${randomUUID()}`;
     this.telemetry = options.telemetry ?? silentTelemetry;
   }
@@ -292,7 +306,9 @@ class WorkerRuntime {
 
   /** The claim's concurrency slots (worker/concurrency-slots.ts, imported on the first job type that declares limits). */
   private async takeSlots(definition: AnyJobDefinition, claim: Claim, payload: unknown): Promise<SlotDecision> {
-    const { takeSlots } = await import('./concurrency-slots.js');
+    const load = flowControlLoader();
+    if (!load) throw new ConfigurationError(FLOW_CONTROL_OMITTED);
+    const { takeSlots } = await load();
     const { store, retryWaker } = this.options;
     return takeSlots(
       { store, telemetry: this.telemetry, ...(retryWaker ? { retryWaker } : {}) },

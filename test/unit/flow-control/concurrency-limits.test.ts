@@ -1,9 +1,12 @@
-import { describe, expect, it } from 'vitest';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { isLeasefenceError, JobDefinitionError } from '../../../lib/errors.js';
+import { ConfigurationError, isLeasefenceError, JobDefinitionError } from '../../../lib/errors.js';
 import { INVALID_KEY, limitsOf } from '../../../lib/flow-control/concurrency-limits.js';
 import { parseIdentity } from '../../../lib/identity.js';
-import { defineJob, type FlowControl } from '../../../lib/job-definition.js';
+import { type AnyJobDefinition, defineJob, type FlowControl, JobRegistry } from '../../../lib/job-definition.js';
+import type { WorkItemStore } from '../../../lib/store/index.js';
+import { WorkerRuntime } from '../../../lib/worker/worker-runtime.js';
 
 const payload = z.object({ account: z.string() });
 const run = async () => ({ outcomeCode: 'done' });
@@ -86,5 +89,33 @@ describe('limitsOf: the slots a job must hold', () => {
     ['returns a key over 256 chars', () => 'k'.repeat(257)],
   ])('a per-key function that %s is an invalid key (the job is quarantined, never run)', (_, key) => {
     expect(limitsOf({ perKey: { limit: 1, key } }, identity, {})).toBe(INVALID_KEY);
+  });
+});
+
+describe('a worker bundled without flow control (the construct without flowControl)', () => {
+  const limited = define({ concurrency: { perTenant: 1 } });
+  const plain = defineJob({ type: 'plain', version: 1, payload, target: 'B', run });
+  const runtime = (jobs: AnyJobDefinition[]) =>
+    new WorkerRuntime({
+      store: {} as WorkItemStore,
+      client: {} as DynamoDBDocumentClient,
+      registry: new JobRegistry(jobs),
+    });
+
+  afterEach(() => {
+    delete process.env.LEASEFENCE_FLOW_CONTROL;
+  });
+
+  it('refuses to start with a job type that declares limits, naming it and the prop (never runs it unlimited)', () => {
+    process.env.LEASEFENCE_FLOW_CONTROL = 'omitted';
+
+    expect(() => runtime([plain, limited as AnyJobDefinition])).toThrow(ConfigurationError);
+    expect(() => runtime([limited as AnyJobDefinition])).toThrow(/job type limited: .*flowControl prop/);
+  });
+
+  it('starts with job types that declare none', () => {
+    process.env.LEASEFENCE_FLOW_CONTROL = 'omitted';
+
+    expect(runtime([plain]).workerId).toMatch(/^worker-/);
   });
 });
