@@ -216,6 +216,43 @@ describe('concurrency limits across several workers (dynalite, fauxqs; no sweepe
     expect(runs.get(next.operationId)).toBe(1);
   });
 
+  it('raising a limit takes effect with the workers that carry it; no job is lost, none runs twice', async () => {
+    const raised = limitedJob('one-at-a-time', { perKey: 2, recheckMs: 900_000 });
+    const ids = ['change-1', 'change-2', 'change-3'].map((operationId) =>
+      parseIdentity({ tenantId: 'chg', operationId }),
+    );
+    const [first, second, third] = ids as [(typeof ids)[0], (typeof ids)[0], (typeof ids)[0]];
+    const releaseFirst = gate(first.operationId);
+    const releaseSecond = gate(second.operationId);
+    const old = harness.worker();
+    const upgraded = harness.worker({ jobs: [raised] });
+    const body = { account: 'm', tag: 'chg' };
+    await harness.send({ ...first, jobType: 'one-at-a-time', payload: body });
+    const holdingFirst = harness.poll(old);
+    await until(async () => highest.get('chg:key:chg:m') === 1);
+
+    await harness.send({ ...second, jobType: 'one-at-a-time', payload: body });
+    const holdingSecond = harness.poll(upgraded); // its limit is 2: it takes the second slot and runs
+    await until(async () => highest.get('chg:key:chg:m') === 2);
+    await harness.send({ ...third, jobType: 'one-at-a-time', payload: body });
+    await harness.poll(old); // the old limit of 1 is full: it waits, not an attempt
+    expect(await harness.store.get(third)).toMatchObject({
+      state: 'queued',
+      attempts: 0,
+      errorCode: 'concurrency_wait',
+    });
+
+    releaseFirst();
+    releaseSecond();
+    await Promise.all([holdingFirst, holdingSecond]);
+    await harness.poll(old); // the freed slot's wake-up
+
+    for (const identity of ids)
+      expect(await harness.store.get(identity)).toMatchObject({ state: 'succeeded', attempts: 1 });
+    for (const identity of ids) expect(runs.get(identity.operationId)).toBe(1);
+    expect(highest.get('chg:key:chg:m')).toBe(2);
+  });
+
   // Last: its waiters' own 1-second re-checks arrive after it ends, where no other test reads the queue.
   it('never runs more than the per-key and per-tenant limits at once; every job runs once, waits are not attempts', async () => {
     const accounts = ['a', 'a', 'a', 'a', 'b', 'b', 'b', 'c', 'c', 'd'];
