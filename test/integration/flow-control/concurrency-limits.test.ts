@@ -151,6 +151,9 @@ describe('concurrency limits across several workers (dynalite, fauxqs; no sweepe
     expect(await harness.store.get(second)).toMatchObject({ state: 'succeeded', attempts: 1 });
     expect(runs.get(second.operationId)).toBe(1);
     expect(await (await harness.store.slots()).usage(partition)).toMatchObject({ inUse: 0, waiting: 0 });
+    // How long it waited is a gauge the ConcurrencyWait alarm watches (emitted at the wait and at the grant).
+    expect(waiterWorker.telemetry.counts[MetricName.ConcurrencyWaitSeconds]).toBeGreaterThanOrEqual(0);
+    expect(waiterWorker.telemetry.byJobType['one-at-a-time']?.[MetricName.ConcurrencyWaits]).toBe(1);
   });
 
   it('a class D job that waited for a slot still runs its one attempt (the wait put the effect mark back)', async () => {
