@@ -130,4 +130,11 @@ function readConfig(env: NodeJS.ProcessEnv = process.env): LeasefenceConfig {
  */
 const FAULT_LAYER_CONSTANT = 'process.env.LEASEFENCE_FAULT_LAYER';
 
-export { EnvironmentVariable, FAULT_LAYER_CONSTANT, type LeasefenceConfig, readConfig };
+/**
+ * A build-time constant, like FAULT_LAYER_CONSTANT: a worker bundled with it defined as `'omitted'` (the construct,
+ * without `flowControl`) has no concurrency-slot code at all (lib/store/flow-control/slot-loader.ts), and refuses
+ * at start a job type that declares limits (ConfigurationError), never running it unlimited.
+ */
+const FLOW_CONTROL_CONSTANT = 'process.env.LEASEFENCE_FLOW_CONTROL';
+
+export { EnvironmentVariable, FAULT_LAYER_CONSTANT, FLOW_CONTROL_CONSTANT, type LeasefenceConfig, readConfig };

@@ -7,6 +7,7 @@ import { type ApprovalPolicy, approvalPolicySchema } from './approval-policy.js'
 import { JobDefinitionError } from './errors.js';
 import type { FencedRecords } from './fenced/records.js';
 import type { FencedTransactions } from './fenced/transaction.js';
+import { type ConcurrencyLimits, parseConcurrencyLimits } from './flow-control/concurrency-limits.js';
 import type { JobIdentity } from './identity.js';
 import { parseInput } from './internal/validation.js';
 import { jobTypeSchema, maxAttemptsSchema } from './rules.js';
@@ -61,6 +62,14 @@ type ReconcileResult =
 interface SuccessorOptions {
   name?: string;
   operationId?: string;
+}
+
+/**
+ * How a job type shares the deployment (issue #42): `concurrency` caps how many of its jobs run at once (per type,
+ * tenant or payload key; lib/flow-control/concurrency-limits.ts). Validated by defineJob (JobDefinitionError).
+ */
+interface FlowControl<Payload = unknown> {
+  readonly concurrency?: ConcurrencyLimits<Payload>;
 }
 
 /** Everything a running job may use. Writes to protected state go through the fenced helpers only. */
@@ -149,6 +158,8 @@ interface JobDefinition<out Payload = unknown, out Provider = unknown> {
    * before any attempt, and runs only once approved for the payload hash the approver saw (README, "Approvals").
    */
   readonly approval?: ApprovalPolicy<Payload>;
+  /** Flow control: concurrency limits (README, "Concurrency limits"); none declared costs the worker nothing. */
+  readonly flow?: FlowControl<Payload>;
   run(context: JobContext<Payload, Provider>): Promise<JobOutcome>;
   reconcile?(context: JobContext<Payload, Provider>): Promise<ReconcileResult>;
 }
@@ -172,6 +183,7 @@ interface JobDefinitionInput<Payload, Provider = unknown> {
   ownedRecords?: JobDefinition<Payload, Provider>['ownedRecords'];
   recordTables?: readonly string[];
   approval?: ApprovalPolicy<Payload>;
+  flow?: FlowControl<Payload>;
   run: JobDefinition<Payload, Provider>['run'];
   reconcile?: JobDefinition<Payload, Provider>['reconcile'];
 }
@@ -256,6 +268,7 @@ function defineJob<Payload, Provider = unknown>(
   } catch (error) {
     throw new JobDefinitionError((error as Error).message);
   }
+  const flow = parseFlow(input);
   if (input.ownedRecords !== undefined && typeof input.ownedRecords !== 'function')
     throw new JobDefinitionError(`job type ${input.type}: ownedRecords must be a function of the identity`);
   const missing = missingControl({ ...shape, reconcile: input.reconcile, run: input.run });
@@ -270,7 +283,28 @@ function defineJob<Payload, Provider = unknown>(
     ...(input.provider ? { provider: input.provider } : {}),
     ...(input.ownedRecords ? { ownedRecords: input.ownedRecords } : {}),
     ...(input.approval ? { approval: Object.freeze({ ...input.approval }) } : {}),
+    ...(flow ? { flow } : {}),
   });
+}
+
+/** The definition's flow block, checked (JobDefinitionError naming the field), or undefined without one. */
+function parseFlow<Payload>(input: JobDefinitionInput<Payload, unknown>): FlowControl<Payload> | undefined {
+  if (input.flow === undefined) return undefined;
+  if (typeof input.flow !== 'object' || input.flow === null)
+    throw new JobDefinitionError(`job type ${input.type}: flow must be an object`);
+  const { concurrency } = input.flow;
+  try {
+    return Object.freeze({
+      ...input.flow,
+      ...(concurrency !== undefined
+        ? {
+            concurrency: parseConcurrencyLimits<Payload>(concurrency, `job definition ${input.type}: flow.concurrency`),
+          }
+        : {}),
+    });
+  } catch (error) {
+    throw new JobDefinitionError((error as Error).message);
+  }
 }
 
 /**
@@ -313,6 +347,7 @@ class JobRegistry {
 export {
   type AnyJobDefinition,
   defineJob,
+  type FlowControl,
   type JobContext,
   type JobDefinition,
   type JobDefinitionInput,

@@ -39,6 +39,18 @@ const MetricName = {
   ShadowWriteFailed: 'ShadowWriteFailed',
   /** Shadow mode: the team's identify function threw or returned an invalid identity; that message was not recorded. */
   ShadowIdentityFailed: 'ShadowIdentityFailed',
+  /** A job found a concurrency limit of its type full: queued again, not an attempt (README, "Concurrency limits"). */
+  ConcurrencyWaits: 'ConcurrencyWaits',
+  /**
+   * Seconds a job has waited for a concurrency slot, emitted each time it waits again and when it gets its slot
+   * (gauge; its Maximum is what the construct's ConcurrencyWait alarm watches).
+   */
+  ConcurrencyWaitSeconds: 'ConcurrencyWaitSeconds',
+  /**
+   * A slot was taken from a holder whose lease had expired: that holder may still be running, so the limit can be
+   * exceeded by one for each such re-grant (README, "Concurrency limits").
+   */
+  ConcurrencySlotRegranted: 'ConcurrencySlotRegranted',
   /** Age of the oldest item parked as unknown (emitted by the sweeper). */
   OldestUnknownAgeSeconds: 'OldestUnknownAgeSeconds',
   /** Age of the oldest job awaiting approval (emitted by the sweeper). */

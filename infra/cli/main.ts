@@ -25,6 +25,7 @@ const COMMAND_LOADERS: Record<CommandName, () => Promise<CliCommand>> = {
   check: async () => (await import('./commands/check.js')).checkCommand,
   'raise-fences': async () => (await import('./commands/raise-fences.js')).raiseFencesCommand,
   counts: async () => (await import('./commands/counts.js')).countsCommand,
+  limits: async () => (await import('./commands/limits.js')).limitsCommand,
   audit: async () => (await import('./commands/audit.js')).auditCommand,
   'audit-pseudonymise': async () => (await import('./commands/audit-pseudonymise.js')).auditPseudonymiseCommand,
   console: async () => (await import('./commands/console.js')).consoleCommand,

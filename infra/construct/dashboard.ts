@@ -71,6 +71,9 @@ class JobDashboard extends Construct {
           leasefenceMetric(props.serviceName, MetricName.OldestAwaitingApprovalAgeSeconds, 'Maximum'),
         ],
       ),
+      graph('Concurrency limits', [MetricName.ConcurrencyWaits, MetricName.ConcurrencySlotRegranted].map(sum), [
+        leasefenceMetric(props.serviceName, MetricName.ConcurrencyWaitSeconds, 'Maximum'),
+      ]),
     );
     this.dashboard.addWidgets(
       graph(

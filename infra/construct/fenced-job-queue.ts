@@ -22,7 +22,7 @@ import { createConcurrencyAlarm } from './concurrency-alarm.js';
 import { JobDashboard } from './dashboard.js';
 import { eventSourceScaling } from './event-source.js';
 import { enableFaultInjection, faultLayerDefine, faultOptions } from './fault-injection.js';
-import { createLeasefenceFunction, PackagedEntry } from './functions.js';
+import { createLeasefenceFunction, flowControlDefine, PackagedEntry } from './functions.js';
 import { createIdentifierKeySecret } from './identifier-key.js';
 import { createInFlightAlarm } from './in-flight-alarm.js';
 import { JobTypeAlarms } from './job-type-alarms.js';
@@ -168,7 +168,8 @@ class FencedJobQueue extends Construct {
       ...common,
       entry: config.workerEntry,
       // A worker without faultInjection bundles no fault layer (lib/lambda/fault-switch.ts): it costs no bytes.
-      define: faultLayerDefine(props.faultInjection === true),
+      // Without flowControl, no concurrency-slot code either; a job type declaring limits is refused at start.
+      define: { ...faultLayerDefine(props.faultInjection === true), ...flowControlDefine(props.flowControl === true) },
       ...(config.depsLockFilePath ? { depsLockFilePath: config.depsLockFilePath } : {}),
       ...(config.projectRoot ? { projectRoot: config.projectRoot } : {}),
       description: 'leasefence worker: claims and runs jobs from the jobs queue',

@@ -141,6 +141,12 @@ interface FencedJobQueueProps {
    */
   readonly faultInjection?: boolean;
   /**
+   * Bundle the worker with flow control, for job types that declare concurrency limits (README, "Concurrency
+   * limits"). Off (default): the slot code is left out of the worker's bundle, and a worker whose jobs declare
+   * limits refuses to start (ConfigurationError) rather than run them unlimited.
+   */
+  readonly flowControl?: boolean;
+  /**
    * Job type → alert route (lib/alert-route.ts): each job type named gets its own alarms (parked unknown,
    * quarantines, stale-fence rejections, lease doubt) notifying its route. An SNS topic ARN is notified directly
    * (its policy must let CloudWatch publish); a label (`pagerduty:payments`) goes to alarmTopic, where a
@@ -201,6 +207,7 @@ type ResolvedProps = Required<
     | 'schedules'
     | 'scheduleFlexibleWindow'
     | 'faultInjection'
+    | 'flowControl'
   >
 > &
   FencedJobQueueProps & {

@@ -4,7 +4,8 @@
  * facets, OperatorStore (operator/) those of the admin API and the tools, ShadowStore (shadow/) the shadow claims. Rooms: driver/ (requests and
  * marshalling), work-items/ (rows, holder transitions, fences), payloads/, approvals/, review/ (an approver's payload
  * read), successors/, shadow/, operator/, deadlines/ (the sweeper's index), parked/ (listings), records/ (audit,
- * quarantine), maintenance/, unrunnable/ (rows no deployed worker runs); table.ts holds the table format.
+ * quarantine), maintenance/, unrunnable/ (rows no deployed worker runs), flow-control/ (concurrency slots); table.ts
+ * holds the table format.
  */
 
 export type { ApprovalRecord } from './approvals/approval-records.js';
@@ -15,6 +16,8 @@ export { sendConditional } from './driver/conditional-write.js';
 export type { ReadCost } from './driver/connection.js';
 export { ExpressionBuilder } from './driver/expressions.js';
 export { sendGet, sendScan, type TableClient } from './driver/plain-requests.js';
+export { CONCURRENCY_WAIT, SLOT_PARTITION_PREFIX, type WaiterRecord } from './flow-control/slot-requests.js';
+export type { HeldSlot, LimitUsage, SlotGrant, SlotStore } from './flow-control/slots.js';
 export { type StackCheckCleanup, StackCheckRows } from './maintenance/stack-check-rows.js';
 export { DEFAULT_WORKER_MAX_RUN_MS, holdersGoneAt } from './operator/holder-bound.js';
 export type { OperatorTransition } from './operator/operator-requests.js';
@@ -58,7 +61,7 @@ export {
 } from './table.js';
 export type { RefusalOutcome } from './unrunnable/unrunnable.js';
 export { UNRUNNABLE_CEILING, UnrunnableCode, type UnrunnableRefusal } from './unrunnable/unrunnable-requests.js';
-export { WorkItemStore, type WorkItemStoreOptions } from './work-item-store.js';
+export { FLOW_CONTROL_OMITTED, WorkItemStore, type WorkItemStoreOptions } from './work-item-store.js';
 export type { AttemptRecord } from './work-items/attempt-history.js';
 export { LEASE_LOST_CODE } from './work-items/attempt-history.js';
 export {

@@ -50,6 +50,8 @@ interface ExecutionDependencies extends Omit<CompletionDependencies, 'store' | '
   heartbeatIntervalMs?: number;
   /** Sends a queued retry its own wake-up; without it the sweeper wakes every retry (`wake: 'sweeper_only'`). */
   retryWaker?: RetryWaker;
+  /** Called after each confirmed lease renewal (the claim's concurrency slots follow it); false: lease doubt. */
+  onLeaseRenewed?: (renewed: Claim) => Promise<boolean>;
 }
 
 /**
@@ -73,6 +75,7 @@ async function executeClaimedJob<Payload>(
     telemetry: deps.telemetry,
     onOwnershipLost: (error) => abort.abort(error),
     onDoubt: (error) => abort.abort(error),
+    ...(deps.onLeaseRenewed ? { onRenewed: deps.onLeaseRenewed } : {}),
   });
   const successors = new SuccessorBuffer({
     claim,
@@ -344,4 +347,4 @@ function ownershipLost(
   return { state: 'ownership_lost', reason: error.code };
 }
 
-export { type ExecutionDependencies, type ExecutionResult, executeClaimedJob };
+export { type ExecutionDependencies, type ExecutionResult, executeClaimedJob, wakeSubjectOf };

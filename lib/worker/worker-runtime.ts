@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { type ApprovalGate, requiresApproval } from '../approval-policy.js';
+import { ConfigurationError } from '../errors.js';
 import type { JobIdentity } from '../identity.js';
 import { loadOnFirstUse } from '../internal/first-use.js';
 import { describeIssues } from '../internal/issue-paths.js';
@@ -19,13 +20,14 @@ import { MetricName } from '../metric-names.js';
 import type { InlinePayloadPolicy } from '../rules.js';
 import { WorkState } from '../states.js';
 import type { Claim, PayloadStore, WorkItemStore } from '../store/index.js';
-import { type LeaseRequest, parseLease } from '../store/index.js';
+import { FLOW_CONTROL_OMITTED, type LeaseRequest, parseLease } from '../store/index.js';
 import { silentTelemetry, type Telemetry } from '../telemetry.js';
 import type { TraceCarrier } from '../tracing/trace-context.js';
 import { type JobTracer, SpanName, traced } from '../tracing/tracer.js';
 import { acquireClaim, type RowBound } from './acquire-claim.js';
 import { awaitMissingBody, PAYLOAD_PENDING } from './await-payload.js';
 import { adoptCarriedBody, storeCarriedBody } from './carried-payload.js';
+import type { SlotDecision } from './concurrency-slots.js';
 import { deferDisabled } from './defer-disabled.js';
 import { type ExecutionResult, executeClaimedJob } from './execute-job.js';
 import { KeyedSerializer } from './keyed-serializer.js';
@@ -36,6 +38,15 @@ import { noteUnrunnable } from './unrunnable-refusal.js';
 // Pay for what you use (lib/internal/first-use.ts): the approval gate loads with the first message of a job type that
 // declares `approval`; a worker whose jobs gate nothing never evaluates it.
 const approvalGate = loadOnFirstUse(() => import('./approval-gate.js'));
+
+/**
+ * The worker's concurrency-slot module, or undefined in a worker bundled without flow control (the construct defines
+ * `process.env.LEASEFENCE_FLOW_CONTROL` as `'omitted'` without `flowControl`: esbuild leaves the module out).
+ */
+function flowControlLoader(): (() => Promise<typeof import('./concurrency-slots.js')>) | undefined {
+  // The same test as slotModuleLoader's, spelled out here: esbuild folds it only where the import() is written.
+  return process.env.LEASEFENCE_FLOW_CONTROL === 'omitted' ? undefined : () => import('./concurrency-slots.js');
+}
 
 /** Quarantine reason: a claimed row of a gated job type whose payload needs approval carries none. */
 const APPROVAL_MISSING = 'approval_missing';
@@ -112,6 +123,10 @@ class WorkerRuntime {
   private readonly leases = new Map<string, LeaseRequest>();
 
   constructor(private readonly options: WorkerRuntimeOptions) {
+    // A worker bundled without flow control refuses at start a type that declares limits: never run it unlimited.
+    const limited = options.registry.all().find((definition) => definition.flow?.concurrency !== undefined);
+    if (limited && !flowControlLoader())
+      throw new ConfigurationError(`job type ${limited.type}: ${FLOW_CONTROL_OMITTED}`);
     this.workerId = options.workerId ?? `worker-${randomUUID()}`;
     this.telemetry = options.telemetry ?? silentTelemetry;
   }
@@ -249,6 +264,14 @@ class WorkerRuntime {
       this.telemetry.warn('work item quarantined', { ...fields, errorCode: APPROVAL_MISSING });
       return { status: 'item_quarantined', reason: APPROVAL_MISSING, identity, fence: claim.fence };
     }
+    // A job type with concurrency limits holds a slot of each while it runs (loaded only for such a type).
+    const slots = definition.flow?.concurrency ? await this.takeSlots(definition, claim, payload.body) : undefined;
+    if (slots && !slots.run) {
+      this.telemetry.info('job not run: concurrency limit', { ...fields, reason: slots.reason });
+      if (slots.reason === 'concurrency_key_invalid')
+        return { status: 'item_quarantined', reason: slots.reason, identity, fence: claim.fence };
+      return { status: 'skipped', reason: slots.reason, identity };
+    }
     const result = await executeClaimedJob(
       {
         store: this.options.store,
@@ -262,12 +285,13 @@ class WorkerRuntime {
           : {}),
         ...(this.options.retryWaker ? { retryWaker: this.options.retryWaker } : {}),
         ...(tracer ? { tracer } : {}),
+        ...(slots ? { onLeaseRenewed: slots.hold.renew } : {}),
       },
       definition,
       claim,
       lease,
       payload.body,
-    );
+    ).finally(() => slots?.hold.release());
     this.countOutcome(result, claim.jobType);
     this.telemetry.info('attempt ended', { ...fields, takeover: claim.takeover, state: result.state });
     return { status: 'executed', identity, fence: claim.fence, result };
@@ -286,6 +310,20 @@ class WorkerRuntime {
       this.leases.set(definition.type, lease);
     }
     return lease;
+  }
+
+  /** The claim's concurrency slots (worker/concurrency-slots.ts, imported on the first job type that declares limits). */
+  private async takeSlots(definition: AnyJobDefinition, claim: Claim, payload: unknown): Promise<SlotDecision> {
+    const load = flowControlLoader();
+    if (!load) throw new ConfigurationError(FLOW_CONTROL_OMITTED);
+    const { takeSlots } = await load();
+    const { store, retryWaker } = this.options;
+    return takeSlots(
+      { store, telemetry: this.telemetry, ...(retryWaker ? { retryWaker } : {}) },
+      definition,
+      claim,
+      payload,
+    );
   }
 
   /** A switched-off job type: the row waits queued (the sweeper re-signals it), the message is acknowledged. */
