@@ -44,6 +44,8 @@ interface SqsWorkerHandlerOptions {
    * then never loaded. On without `@opentelemetry/api` resolvable ▶ ConfigurationError on the first invocation.
    */
   tracing?: boolean;
+  /** How an in-process wait for a provider budget sleeps (flow control); default a timer. Tests move a manual clock. */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 /** The Lambda handler plus the runtime behind it (for local use and tests). */
@@ -108,6 +110,7 @@ function createSqsWorkerHandler(options: SqsWorkerHandlerOptions): SqsWorkerHand
     ...(config.senderTenants ? { senderTenants: config.senderTenants } : {}),
     ...(config.queueUrl !== undefined ? { wake: { sqs, queueUrl: config.queueUrl } } : {}),
     ...(options.tracing ? { tracer: () => tracer } : {}),
+    ...(options.sleep ? { sleep: options.sleep } : {}),
   });
   const recordHandler = (record: SQSRecord): Promise<MessageResult> =>
     faults.route(record, () =>

@@ -4,7 +4,7 @@
  * facets, OperatorStore (operator/) those of the admin API and the tools, ShadowStore (shadow/) the shadow claims. Rooms: driver/ (requests and
  * marshalling), work-items/ (rows, holder transitions, fences), payloads/, approvals/, review/ (an approver's payload
  * read), successors/, shadow/, operator/, deadlines/ (the sweeper's index), parked/ (listings), records/ (audit,
- * quarantine), maintenance/, unrunnable/ (rows no deployed worker runs); table.ts holds the table format.
+ * quarantine), maintenance/, unrunnable/ (rows no deployed worker runs), flow-control/ (provider budgets; slots); table.ts holds the table format.
  */
 
 export { type ApprovalRecord, approvalGap } from './approvals/approval-records.js';
@@ -15,6 +15,12 @@ export { sendConditional } from './driver/conditional-write.js';
 export type { ReadCost } from './driver/connection.js';
 export { ExpressionBuilder } from './driver/expressions.js';
 export { sendGet, sendScan, type TableClient } from './driver/plain-requests.js';
+export {
+  BUDGET_PARTITION_PREFIX,
+  type BudgetRate,
+  type BudgetRef,
+} from './flow-control/budget-requests.js';
+export type { TokenVerdict } from './flow-control/budgets.js';
 export { type StackCheckCleanup, StackCheckRows } from './maintenance/stack-check-rows.js';
 export { DEFAULT_WORKER_MAX_RUN_MS, holdersGoneAt } from './operator/holder-bound.js';
 export type { OperatorTransition } from './operator/operator-requests.js';

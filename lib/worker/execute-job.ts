@@ -6,6 +6,7 @@ import {
   LeaseInDoubtError,
   OwnershipLostError,
   PayloadConflictError,
+  RateLimitedError,
   RetryableJobError,
   SuccessorRefusedError,
   TerminalJobError,
@@ -27,6 +28,7 @@ import { type JobOutcome, parseJobOutcome, type ValidOutcome } from '../store/in
 import type { Telemetry } from '../telemetry.js';
 import { SpanName, traced } from '../tracing/tracer.js';
 import { AttemptAbort } from './attempt-abort.js';
+import { loadRateGate } from './flow-loader.js';
 import { buildJobContext } from './job-context.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { type CompletionDependencies, completeClaim, SuccessorBuffer } from './successors.js';
@@ -36,6 +38,7 @@ type ExecutionResult =
   | { state: typeof WorkState.succeeded; outcome: JobOutcome; reconciled: boolean }
   | { state: typeof WorkState.failed_terminal | typeof WorkState.unknown; errorCode: string }
   | { state: typeof WorkState.queued; errorCode: string; wake: RetryWakeOutcome | 'sweeper_only' }
+  | { state: 'rate_limited'; errorCode: 'rate_limited'; provider: string; wake: RetryWakeOutcome | 'sweeper_only' }
   | { state: 'ownership_lost'; reason: string }
   | { state: 'lease_in_doubt'; reason: string };
 
@@ -50,6 +53,8 @@ interface ExecutionDependencies extends Omit<CompletionDependencies, 'store' | '
   heartbeatIntervalMs?: number;
   /** Sends a queued retry its own wake-up; without it the sweeper wakes every retry (`wake: 'sweeper_only'`). */
   retryWaker?: RetryWaker;
+  /** How an in-process budget wait sleeps (`ctx.rateLimit`); default a timer. */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 /**
@@ -91,6 +96,9 @@ async function executeClaimedJob<Payload>(
     provider: definition.provider,
     telemetry: deps.telemetry,
     tracer: deps.tracer,
+    rateLimit: definition.flow?.rateLimit
+      ? inJobRateLimit(deps, definition, claim, lease, payload, () => keeper.progress())
+      : undefined,
   });
   const fields = () => ({
     identity: claim.identity,
@@ -233,6 +241,7 @@ async function classifyAndRecord(
     });
     return { state: WorkState.failed_terminal, errorCode: 'engine_capability_missing' };
   }
+  if (isLeasefenceError(error, RateLimitedError)) return awaitBudget(deps, claim, error);
   if (isLeasefenceError(error, RetryableJobError)) {
     return retryLater(deps, definition, claim, { errorCode: String(error.errorCode), message: error.message });
   }
@@ -264,6 +273,42 @@ async function retryLater(
     ? await deps.retryWaker(wakeSubjectOf(claim), delayMs, deps.tracer?.carrier())
     : 'sweeper_only';
   return { state: WorkState.queued, errorCode: failure.errorCode, wake };
+}
+
+/** `ctx.rateLimit` for a job type that declares rate limits: the rate gate, loaded on the first call. */
+function inJobRateLimit<Payload>(
+  deps: ExecutionDependencies,
+  definition: JobDefinition<Payload>,
+  claim: Claim,
+  lease: LeaseRequest,
+  payload: Payload,
+  keepAlive: () => void,
+): (provider: string) => Promise<void> {
+  const job = { tenantId: claim.identity.tenantId, payload, leaseMs: lease.leaseMs, keepAlive };
+  const budgets = { store: deps.store, telemetry: deps.telemetry, ...(deps.sleep ? { sleep: deps.sleep } : {}) };
+  return async (provider) => {
+    const { takeInJob } = await loadRateGate();
+    await takeInJob(budgets, definition.flow?.rateLimit, provider, job);
+  };
+}
+
+/**
+ * `ctx.rateLimit` found the budget empty past the in-process wait: claimed ▶ queued with the attempt given back
+ * (a budget wait is not an attempt, never a failure), then its own delayed wake-up once the row committed.
+ */
+async function awaitBudget(
+  deps: ExecutionDependencies,
+  claim: Claim,
+  error: RateLimitedError,
+): Promise<ExecutionResult> {
+  const { deferralDelayMs } = await loadRateGate();
+  const delayMs = deferralDelayMs(error.retryAfterMs);
+  await deps.store.awaitBudget(claim, { errorCode: 'rate_limited', message: error.message }, delayMs);
+  deps.telemetry.count(MetricName.RateLimitDeferred);
+  const wake = deps.retryWaker
+    ? await deps.retryWaker(wakeSubjectOf(claim), delayMs, deps.tracer?.carrier())
+    : 'sweeper_only';
+  return { state: 'rate_limited', errorCode: 'rate_limited', provider: error.provider, wake };
 }
 
 /** The fields of the claimed row a wake-up names (identity, job type, payload binding; never a body). */

@@ -28,6 +28,7 @@ import { awaitMissingBody, PAYLOAD_PENDING } from './await-payload.js';
 import { adoptCarriedBody, storeCarriedBody } from './carried-payload.js';
 import { deferDisabled } from './defer-disabled.js';
 import { type ExecutionResult, executeClaimedJob } from './execute-job.js';
+import { loadRateGate } from './flow-loader.js';
 import { KeyedSerializer } from './keyed-serializer.js';
 import { type LoadedPayload, loadVerifiedPayload, type PayloadResolver, type PayloadSources } from './load-payload.js';
 import type { SuccessorWake } from './successors.js';
@@ -56,9 +57,15 @@ const TENANT_NOT_ALLOWED_FOR_SENDER = 'tenant_not_allowed_for_sender';
 type MessageResult =
   | { status: 'executed'; identity: JobIdentity; fence: number; result: ExecutionResult }
   | { status: 'skipped'; reason: string; identity: JobIdentity }
-  | { status: 'deferred'; reason: 'job_type_disabled'; identity: JobIdentity }
+  | { status: 'deferred'; reason: DeferReason; identity: JobIdentity }
   | { status: 'quarantined'; reason: string }
   | { status: 'item_quarantined'; reason: string; identity: JobIdentity; fence: number };
+
+/**
+ * Why a message was acknowledged with its row left queued: its job type is switched off here, or its provider budget
+ * is empty (the row wakes itself after a delay; no attempt was used).
+ */
+type DeferReason = 'job_type_disabled' | 'rate_limited';
 
 /** Dependencies of the worker runtime. */
 interface WorkerRuntimeOptions {
@@ -91,6 +98,8 @@ interface WorkerRuntimeOptions {
    * span, and the per-message cost is this check.
    */
   tracer?: () => JobTracer | undefined;
+  /** How an in-process budget wait sleeps (flow control); default a timer. Tests move a manual clock instead. */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 /**
@@ -182,6 +191,11 @@ class WorkerRuntime {
     }
     const lease = this.leaseFor(definition);
     const mayCreate = precheck?.ok === true;
+    // A declared rate limit takes its token before the claim (no attempt used, nothing held while it waits).
+    if (definition.flow?.rateLimit !== undefined && gate === undefined) {
+      const over = await this.overBudget(definition, received, precheck);
+      if (over) return this.defer(message, definition, received, precheck, gate, rowBound, over);
+    }
     const acquisition = await traced(
       tracer,
       SpanName.claim,
@@ -253,6 +267,7 @@ class WorkerRuntime {
           ? { heartbeatIntervalMs: this.options.heartbeatIntervalMs }
           : {}),
         ...(this.options.retryWaker ? { retryWaker: this.options.retryWaker } : {}),
+        ...(this.options.sleep ? { sleep: this.options.sleep } : {}),
         ...(tracer ? { tracer } : {}),
       },
       definition,
@@ -280,7 +295,45 @@ class WorkerRuntime {
     return lease;
   }
 
-  /** A switched-off job type: the row waits queued (the sweeper re-signals it), the message is acknowledged. */
+  /**
+   * The job type's before-run rate limits (the rate gate, loaded on first use): undefined when every token was
+   * granted (or the payload a key-scoped budget needs does not verify: the claim path then deals with it), else how
+   * long until the empty budget's next token.
+   */
+  private async overBudget(
+    definition: JobDefinition<unknown>,
+    { envelope, identity }: BoundMessage,
+    precheck: LoadedPayload | undefined,
+  ): Promise<{ retryAfterMs: number } | undefined> {
+    const limits = definition.flow?.rateLimit ?? [];
+    let payload: unknown;
+    if (limits.some((limit) => limit.scope === 'key' && limit.take === 'before-run')) {
+      const loaded =
+        precheck ??
+        (await loadVerifiedPayload(this.payloadSources(), {
+          identity,
+          payloadHash: envelope.payloadHash,
+          payloadInline: !('ref' in envelope.payload),
+          ...('ref' in envelope.payload ? { payloadRef: envelope.payload.ref } : {}),
+        }));
+      const parsed = loaded.ok ? z.safeParse(definition.payload, loaded.body) : undefined;
+      if (!parsed?.success) return undefined;
+      payload = parsed.data;
+    }
+    const { takeBeforeRun } = await loadRateGate();
+    const budgets = {
+      store: this.options.store,
+      telemetry: this.telemetry,
+      ...(this.options.sleep ? { sleep: this.options.sleep } : {}),
+    };
+    const verdict = await takeBeforeRun(budgets, limits, identity.tenantId, payload);
+    return verdict.granted ? undefined : { retryAfterMs: verdict.retryAfterMs };
+  }
+
+  /**
+   * A switched-off job type (the sweeper re-signals the row), or one whose provider budget is empty (`budget`: the
+   * row wakes itself after the budget's delay, no attempt used): the row waits queued, the message is acknowledged.
+   */
   private async defer(
     message: QueueMessage,
     definition: JobDefinition<unknown>,
@@ -288,6 +341,7 @@ class WorkerRuntime {
     precheck: LoadedPayload | undefined,
     gate: ApprovalGate | undefined,
     rowBound: RowBound | undefined,
+    budget?: { retryAfterMs: number },
   ): Promise<MessageResult> {
     const { envelope, identity } = received;
     const mayCreate = precheck?.ok === true;
@@ -296,12 +350,33 @@ class WorkerRuntime {
       if (deferral.reason === 'not_created') return this.refuseUnverified(message, precheck, identity, definition.type);
       return this.quarantineMessage(message, deferral.reason, deferral.detail, identity, definition.type);
     }
+    if (budget) return this.wakeAfterBudget(definition, received, budget.retryAfterMs);
     this.telemetry.count(MetricName.Deferred);
     this.telemetry.info('job type disabled: message acknowledged, row left queued', {
       identity,
       jobType: envelope.jobType,
     });
     return { status: 'deferred', reason: 'job_type_disabled', identity };
+  }
+
+  /** The deferred row's own wake-up, after the budget's next token plus a spread (the sweeper is the backstop). */
+  private async wakeAfterBudget(
+    definition: JobDefinition<unknown>,
+    { envelope, identity }: BoundMessage,
+    retryAfterMs: number,
+  ): Promise<MessageResult> {
+    const { deferralDelayMs, wakeSubjectOfEnvelope } = await loadRateGate();
+    const delayMs = deferralDelayMs(retryAfterMs);
+    const waker = this.options.retryWaker;
+    const wake = waker ? await waker(wakeSubjectOfEnvelope(envelope, definition.version), delayMs) : 'sweeper_only';
+    this.telemetry.count(MetricName.RateLimitDeferred);
+    this.telemetry.info('provider budget empty: message acknowledged, row left queued', {
+      identity,
+      jobType: envelope.jobType,
+      waitMs: delayMs,
+      wake,
+    });
+    return { status: 'deferred', reason: 'rate_limited', identity };
   }
 
   /**
@@ -385,6 +460,7 @@ class WorkerRuntime {
       [WorkState.failed_terminal]: MetricName.FailedTerminal,
       [WorkState.unknown]: MetricName.Unknown,
       [WorkState.queued]: MetricName.RetryScheduled,
+      rate_limited: undefined, // counted as RateLimitDeferred where it was given back
       ownership_lost: undefined,
       lease_in_doubt: undefined,
     }[result.state];
@@ -394,6 +470,7 @@ class WorkerRuntime {
 }
 
 export {
+  type DeferReason,
   type MessageResult,
   type QueueMessage,
   TENANT_NOT_ALLOWED_FOR_SENDER,

@@ -146,6 +146,19 @@ function awaitPayloadTransition(
   return { ...retry, name: 'await_payload', set: { ...retry.set, attempts: claim.attempt - 1 } };
 }
 
+/**
+ * claimed ▶ queued until `availableAt`, the attempt given back: the job's provider budget is empty (flow control), so
+ * it waits before its call. The effect mark stays as the claim set it (a class C job reconciles first next time).
+ */
+function awaitBudgetTransition(
+  claim: Claim,
+  failure: FailureReport,
+  availableAt: number,
+  now: number,
+): HolderTransition {
+  return { ...awaitPayloadTransition(claim, failure, availableAt, now), name: 'await_budget' };
+}
+
 /** claimed ▶ unknown or quarantined: an outcome nobody can confirm, or input nobody can interpret. */
 function parkTransition(
   claim: Claim,
@@ -179,6 +192,7 @@ function stepTransition(stepName: string, result: unknown, claim: Claim, now: nu
 }
 
 export {
+  awaitBudgetTransition,
   awaitPayloadTransition,
   completeTransition,
   type FailureReport,
