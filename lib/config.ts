@@ -18,6 +18,8 @@ const EnvironmentVariable = {
   jobsTable: 'LEASEFENCE_JOBS_TABLE',
   payloadsTable: 'LEASEFENCE_PAYLOADS_TABLE',
   queueUrl: 'LEASEFENCE_QUEUE_URL',
+  /** The bulk lane's queue (set by the construct with `priorities`): bulk jobs' wake-ups go back to it. */
+  bulkQueueUrl: 'LEASEFENCE_BULK_QUEUE_URL',
   deadLetterQueueUrl: 'LEASEFENCE_DLQ_URL',
   deadlineShards: 'LEASEFENCE_DEADLINE_SHARDS',
   dynamodbEndpoint: 'LEASEFENCE_DYNAMODB_ENDPOINT',
@@ -78,6 +80,7 @@ const configSchema = z.lazy(() =>
     jobsTable: tableNameSchema,
     payloadsTable: tableNameSchema,
     queueUrl: z.optional(queueUrlSchema),
+    bulkQueueUrl: z.optional(queueUrlSchema),
     deadLetterQueueUrl: z.optional(queueUrlSchema),
     deadlineShards: z._default(z.pipe(z.coerce.number(), deadlineShardsSchema), DEFAULT_DEADLINE_SHARDS),
     dynamodbEndpoint: z.optional(z.string().check(z.url())),

@@ -55,6 +55,8 @@ type SqsWorkerHandler = ((event: SQSEvent, context?: Context) => Promise<SQSBatc
   client: DynamoDBDocumentClient;
 };
 
+const BULK_LANE = { lane: 'bulk' } as const;
+
 /** Who sent a record, as SQS stamped it (SenderId), and the original sender a redrive kept in an attribute. */
 function senderOf(record: SQSRecord): MessageSender {
   const relayedFrom = record.messageAttributes?.[ORIGINAL_SENDER_ATTRIBUTE]?.stringValue;
@@ -102,6 +104,8 @@ function createSqsWorkerHandler(options: SqsWorkerHandlerOptions): SqsWorkerHand
     telemetry,
     // A retry wakes itself on the queue it came from (the construct sets the URL); the sweeper is the backstop.
     ...(config.queueUrl ? { retryWaker: createRetryWaker(sqs, config.queueUrl, telemetry) } : {}),
+    // With priorities, the bulk lane's wake-ups go back to the bulk queue.
+    ...(config.bulkQueueUrl ? { bulkRetryWaker: createRetryWaker(sqs, config.bulkQueueUrl, telemetry) } : {}),
     ...(options.payloadResolver ? { payloadResolver: options.payloadResolver } : {}),
     ...(options.workerId ? { workerId: options.workerId } : {}),
     ...(options.heartbeatIntervalMs !== undefined ? { heartbeatIntervalMs: options.heartbeatIntervalMs } : {}),
@@ -112,6 +116,8 @@ function createSqsWorkerHandler(options: SqsWorkerHandlerOptions): SqsWorkerHand
     ...(options.tracing ? { tracer: () => tracer } : {}),
     ...(options.sleep ? { sleep: options.sleep } : {}),
   });
+  // A queue URL ends with the queue's name, as its ARN does: a record from the bulk queue is in the bulk lane.
+  const bulkQueueName = config.bulkQueueUrl?.split('/').pop();
   const recordHandler = (record: SQSRecord): Promise<MessageResult> =>
     faults.route(record, () =>
       runtime.handleMessage({
@@ -119,6 +125,7 @@ function createSqsWorkerHandler(options: SqsWorkerHandlerOptions): SqsWorkerHand
         body: record.body,
         receiveCount: Number(record.attributes?.ApproximateReceiveCount ?? 1),
         sender: senderOf(record),
+        ...(bulkQueueName !== undefined && record.eventSourceARN?.endsWith(`:${bulkQueueName}`) ? BULK_LANE : {}),
         ...(tracer ? traceOf(record) : {}),
       }),
     );

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { type ApprovalGate, requiresApproval } from '../approval-policy.js';
+import type { Priority } from '../flow-control/priorities.js';
 import type { JobIdentity } from '../identity.js';
 import { describeIssues } from '../internal/issue-paths.js';
 import type { AnyJobDefinition, JobDefinition, JobRegistry } from '../job-definition.js';
@@ -45,6 +46,8 @@ interface QueueMessage {
   sender?: MessageSender;
   /** The sender's trace context (SQS message attributes `traceparent`/`tracestate`), read only when tracing is on. */
   trace?: TraceCarrier;
+  /** The lane it arrived in (the bulk queue: `bulk`); its wake-ups go back to the same lane. Default urgent. */
+  lane?: Priority;
 }
 
 /** Quarantine reason of a message whose sender may not produce for the tenant it names. */
@@ -84,6 +87,11 @@ interface WorkerRuntimeOptions {
   disabledJobTypes?: readonly string[];
   /** Sends each queued retry its own wake-up (see messaging/retry-wake.ts); without it only the sweeper wakes retries. */
   retryWaker?: RetryWaker;
+  /**
+   * The bulk lane's waker (a bulk queue is configured): wake-ups of a job that arrived in the bulk lane, or whose type
+   * declares `flow.priority: 'bulk'`, go there; without it every wake-up goes to `retryWaker`'s queue.
+   */
+  bulkRetryWaker?: RetryWaker;
   /**
    * Which senders may produce for which tenants (LEASEFENCE_SENDER_TENANTS). When given, a message whose sender may
    * not produce for its tenant is quarantined before anything else, without touching any work row.
@@ -191,10 +199,11 @@ class WorkerRuntime {
     }
     const lease = this.leaseFor(definition);
     const mayCreate = precheck?.ok === true;
+    const retryWaker = this.wakerFor(definition, message.lane);
     // A declared rate limit takes its token before the claim (no attempt used, nothing held while it waits).
     if (definition.flow?.rateLimit !== undefined && gate === undefined) {
       const over = await this.overBudget(definition, received, precheck);
-      if (over) return this.defer(message, definition, received, precheck, gate, rowBound, over);
+      if (over) return this.defer(message, definition, received, precheck, gate, rowBound, { ...over, retryWaker });
     }
     const acquisition = await traced(
       tracer,
@@ -266,7 +275,7 @@ class WorkerRuntime {
         ...(this.options.heartbeatIntervalMs !== undefined
           ? { heartbeatIntervalMs: this.options.heartbeatIntervalMs }
           : {}),
-        ...(this.options.retryWaker ? { retryWaker: this.options.retryWaker } : {}),
+        ...(retryWaker ? { retryWaker } : {}),
         ...(this.options.sleep ? { sleep: this.options.sleep } : {}),
         ...(tracer ? { tracer } : {}),
       },
@@ -293,6 +302,12 @@ class WorkerRuntime {
       this.leases.set(definition.type, lease);
     }
     return lease;
+  }
+
+  /** The lane a job's wake-ups go to: bulk when it arrived there or its type declares it (and a bulk queue exists). */
+  private wakerFor(definition: JobDefinition<unknown>, lane: Priority | undefined): RetryWaker | undefined {
+    const bulk = lane === 'bulk' || definition.flow?.priority === 'bulk';
+    return (bulk ? this.options.bulkRetryWaker : undefined) ?? this.options.retryWaker;
   }
 
   /**
@@ -341,7 +356,7 @@ class WorkerRuntime {
     precheck: LoadedPayload | undefined,
     gate: ApprovalGate | undefined,
     rowBound: RowBound | undefined,
-    budget?: { retryAfterMs: number },
+    budget?: { retryAfterMs: number; retryWaker: RetryWaker | undefined },
   ): Promise<MessageResult> {
     const { envelope, identity } = received;
     const mayCreate = precheck?.ok === true;
@@ -350,7 +365,7 @@ class WorkerRuntime {
       if (deferral.reason === 'not_created') return this.refuseUnverified(message, precheck, identity, definition.type);
       return this.quarantineMessage(message, deferral.reason, deferral.detail, identity, definition.type);
     }
-    if (budget) return this.wakeAfterBudget(definition, received, budget.retryAfterMs);
+    if (budget) return this.wakeAfterBudget(definition, received, budget);
     this.telemetry.count(MetricName.Deferred);
     this.telemetry.info('job type disabled: message acknowledged, row left queued', {
       identity,
@@ -363,11 +378,10 @@ class WorkerRuntime {
   private async wakeAfterBudget(
     definition: JobDefinition<unknown>,
     { envelope, identity }: BoundMessage,
-    retryAfterMs: number,
+    { retryAfterMs, retryWaker: waker }: { retryAfterMs: number; retryWaker: RetryWaker | undefined },
   ): Promise<MessageResult> {
     const { deferralDelayMs, wakeSubjectOfEnvelope } = await loadRateGate();
     const delayMs = deferralDelayMs(retryAfterMs);
-    const waker = this.options.retryWaker;
     const wake = waker ? await waker(wakeSubjectOfEnvelope(envelope, definition.version), delayMs) : 'sweeper_only';
     this.telemetry.count(MetricName.RateLimitDeferred);
     this.telemetry.info('provider budget empty: message acknowledged, row left queued', {

@@ -110,7 +110,12 @@ describe('provider rate limits: a job over budget waits before the call, using n
     }
     const metered = runs.metered ?? [];
     expect(metered.map((run) => run.op).sort()).toEqual(ids.map((id) => id.operationId).sort());
-    expect(busiestWindow(metered.map((run) => run.at), acmeApi.intervalMs)).toBeLessThanOrEqual(acmeApi.limit);
+    expect(
+      busiestWindow(
+        metered.map((run) => run.at),
+        acmeApi.intervalMs,
+      ),
+    ).toBeLessThanOrEqual(acmeApi.limit);
     // The jobs that waited used no attempt: each ran in its first, and maxAttempts is 1.
     expect(metered.every((run) => run.attempt === 1)).toBe(true);
     for (const { n: _n, ...identity } of ids) {
