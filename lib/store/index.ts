@@ -15,11 +15,7 @@ export { sendConditional } from './driver/conditional-write.js';
 export type { ReadCost } from './driver/connection.js';
 export { ExpressionBuilder } from './driver/expressions.js';
 export { sendGet, sendScan, type TableClient } from './driver/plain-requests.js';
-export {
-  BUDGET_PARTITION_PREFIX,
-  type BudgetRate,
-  type BudgetRef,
-} from './flow-control/budget-requests.js';
+export type { BudgetRate, BudgetRef } from './flow-control/budget-requests.js';
 export type { TokenVerdict } from './flow-control/budgets.js';
 export { type StackCheckCleanup, StackCheckRows } from './maintenance/stack-check-rows.js';
 export { DEFAULT_WORKER_MAX_RUN_MS, holdersGoneAt } from './operator/holder-bound.js';

@@ -125,6 +125,23 @@ describe('tracing at cold start (issue #43 item 7): off costs nothing at import'
   });
 });
 
+describe('flow control at cold start (issue #42): a deployment without rate limits evaluates none of it', () => {
+  it('the worker bundles the rate gate and the budgets room, but its module init evaluates neither (import()ed by the first declared limit)', () => {
+    const worker = pathOf('worker');
+    for (const lazy of ['lib/worker/rate-gate.ts', 'lib/store/flow-control/budgets.ts']) {
+      expect(worker.inputs).toContain(lazy);
+      expect(worker.staticInputs).not.toContain(lazy);
+    }
+  });
+
+  it('no function evaluates the budgets room at init, and only the worker holds the rate gate', () => {
+    for (const name of ['worker', 'sweeper', 'admin'] as const) {
+      expect(pathOf(name).staticInputs).not.toContain('lib/store/flow-control/budgets.ts');
+      if (name !== 'worker') expect(pathOf(name).inputs).not.toContain('lib/worker/rate-gate.ts');
+    }
+  });
+});
+
 describe('the DocumentClient (lib-dynamodb) at cold start: only where jobs get one', () => {
   const LIB_DYNAMODB = '@aws-sdk/lib-dynamodb';
 
