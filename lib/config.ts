@@ -133,4 +133,11 @@ function readConfig(env: NodeJS.ProcessEnv = process.env): LeasefenceConfig {
  */
 const FAULT_LAYER_CONSTANT = 'process.env.LEASEFENCE_FAULT_LAYER';
 
-export { EnvironmentVariable, FAULT_LAYER_CONSTANT, type LeasefenceConfig, readConfig };
+/**
+ * A build-time constant like FAULT_LAYER_CONSTANT: a worker bundled with it defined as `'omitted'` (the construct,
+ * without `flowControl`) holds no rate gate and no budgets room; a job type declaring `flow.rateLimit` is then
+ * refused when the handler is created (ConfigurationError naming the prop), never run without its budget.
+ */
+const FLOW_CONTROL_CONSTANT = 'process.env.LEASEFENCE_FLOW_CONTROL';
+
+export { EnvironmentVariable, FAULT_LAYER_CONSTANT, FLOW_CONTROL_CONSTANT, type LeasefenceConfig, readConfig };

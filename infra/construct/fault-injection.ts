@@ -4,7 +4,7 @@ import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import { EnvironmentVariable, FAULT_LAYER_CONSTANT } from '../../lib/config.js';
+import { EnvironmentVariable, FAULT_LAYER_CONSTANT, FLOW_CONTROL_CONSTANT } from '../../lib/config.js';
 import type { DeploymentEnvironment } from './props.js';
 
 /** Environments a stack check may inject faults into (the same that take its test traffic). */
@@ -55,6 +55,11 @@ function faultLayerDefine(enabled: boolean): Record<string, string> {
   return { [FAULT_LAYER_CONSTANT]: JSON.stringify(enabled ? 'bundled' : 'omitted') };
 }
 
+/** Likewise for flow control: without the construct's flowControl the rate gate and budgets room are left out. */
+function flowControlDefine(enabled: boolean): Record<string, string> {
+  return { [FLOW_CONTROL_CONSTANT]: JSON.stringify(enabled ? 'bundled' : 'omitted') };
+}
+
 /** The resolved props the secret is made with. */
 function faultOptions(config: {
   environment: DeploymentEnvironment;
@@ -68,4 +73,4 @@ function faultOptions(config: {
   };
 }
 
-export { enableFaultInjection, FAULT_ENVIRONMENTS, faultLayerDefine, faultOptions };
+export { enableFaultInjection, FAULT_ENVIRONMENTS, faultLayerDefine, faultOptions, flowControlDefine };

@@ -21,7 +21,7 @@ import { eventSourceCeiling } from './capacity-model.js';
 import { createConcurrencyAlarm } from './concurrency-alarm.js';
 import { JobDashboard } from './dashboard.js';
 import { eventSourceScaling } from './event-source.js';
-import { enableFaultInjection, faultLayerDefine, faultOptions } from './fault-injection.js';
+import { enableFaultInjection, faultLayerDefine, faultOptions, flowControlDefine } from './fault-injection.js';
 import { createLeasefenceFunction, PackagedEntry } from './functions.js';
 import { createIdentifierKeySecret } from './identifier-key.js';
 import { createInFlightAlarm } from './in-flight-alarm.js';
@@ -172,7 +172,7 @@ class FencedJobQueue extends Construct {
       ...common,
       entry: config.workerEntry,
       // A worker without faultInjection bundles no fault layer (lib/lambda/fault-switch.ts): it costs no bytes.
-      define: faultLayerDefine(props.faultInjection === true),
+      define: { ...faultLayerDefine(props.faultInjection === true), ...flowControlDefine(props.flowControl === true) },
       ...(config.depsLockFilePath ? { depsLockFilePath: config.depsLockFilePath } : {}),
       ...(config.projectRoot ? { projectRoot: config.projectRoot } : {}),
       description: 'leasefence worker: claims and runs jobs from the jobs queue',

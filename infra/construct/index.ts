@@ -6,10 +6,10 @@ export { type Assessment, assess, type CapacityTarget } from './capacity-model.j
 export { planDeadlineIndex } from './capacity-partitions.js';
 export { type CapacityPlan, capacityPlanFor } from './capacity-plan.js';
 export type { ProvisionedPollers } from './event-source.js';
-export type { PrioritiesProps } from './priority-lanes.js';
 export { FencedJobQueue } from './fenced-job-queue.js';
 export { PackagedEntry } from './functions.js';
 export { DEFAULT_IN_FLIGHT_THRESHOLD } from './in-flight-alarm.js';
+export type { PrioritiesProps } from './priority-lanes.js';
 export {
   type AdminRoutePrincipals,
   type DeploymentEnvironment,

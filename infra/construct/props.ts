@@ -148,6 +148,12 @@ interface FencedJobQueueProps {
    */
   readonly priorities?: PrioritiesProps;
   /**
+   * Bundle the rate gate in the worker (job types declaring `flow.rateLimit`, README.md "Flow control"). Off
+   * (default): the worker holds none of it, and a job type declaring a rate limit is refused at its cold start
+   * (ConfigurationError naming this prop), never run past its budget.
+   */
+  readonly flowControl?: boolean;
+  /**
    * Job type → alert route (lib/alert-route.ts): each job type named gets its own alarms (parked unknown,
    * quarantines, stale-fence rejections, lease doubt) notifying its route. An SNS topic ARN is notified directly
    * (its policy must let CloudWatch publish); a label (`pagerduty:payments`) goes to alarmTopic, where a
@@ -209,6 +215,7 @@ type ResolvedProps = Required<
     | 'scheduleFlexibleWindow'
     | 'faultInjection'
     | 'priorities'
+    | 'flowControl'
   >
 > &
   FencedJobQueueProps & {

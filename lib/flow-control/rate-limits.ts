@@ -65,9 +65,7 @@ const rateLimitSchema = z.lazy(() =>
     ),
 );
 
-const rateLimitsSchema = z.lazy(() =>
-  z.union([rateLimitSchema, z.array(rateLimitSchema).check(z.minLength(1), z.maxLength(8))]),
-);
+const rateLimitsSchema = z.lazy(() => z.array(rateLimitSchema).check(z.minLength(1), z.maxLength(8)));
 
 /**
  * A job type's rate limits, parsed once at definition time, defaults filled in. Throws InvalidInputError (defineJob
@@ -77,8 +75,8 @@ function parseRateLimits<Payload>(
   input: RateLimitDeclaration<Payload> | readonly RateLimitDeclaration<Payload>[],
   what: string,
 ): readonly RateLimit<Payload>[] {
-  parseInput(rateLimitsSchema, input, what, { once: true });
   const list = (Array.isArray(input) ? input : [input]) as readonly RateLimitDeclaration<Payload>[];
+  parseInput(rateLimitsSchema, list, what, { once: true });
   const names = new Set(list.map((declaration) => declaration.provider));
   if (names.size !== list.length) {
     const message = 'a provider is declared twice on this job type';
@@ -96,22 +94,4 @@ function parseRateLimits<Payload>(
   );
 }
 
-/** The budget's scope value for one job: `shared`, the tenant, or the payload's key (raw: the store hashes it). */
-function scopeValueOf<Payload>(limit: RateLimit<Payload>, tenantId: string, payload: Payload): string {
-  if (limit.scope === 'shared') return 'shared';
-  if (limit.scope === 'tenant') return `tenant:${tenantId}`;
-  const key = (limit.key as (payload: Payload) => unknown)(payload);
-  if (typeof key !== 'string' || key.length === 0 || key.length > 200) {
-    throw new TypeError(`rate limit ${limit.provider}: key(payload) must return a string of 1-200 chars`);
-  }
-  return `key:${key}`;
-}
-
-export {
-  parseRateLimits,
-  type RateLimit,
-  type RateLimitDeclaration,
-  type RateLimitScope,
-  type RateLimitTake,
-  scopeValueOf,
-};
+export { parseRateLimits, type RateLimit, type RateLimitDeclaration, type RateLimitScope, type RateLimitTake };

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type Clock, systemClock } from '../clock.js';
-import { OwnershipLostError, PayloadConflictError, UnexpectedItemError } from '../errors.js';
+import { ConfigurationError, OwnershipLostError, PayloadConflictError, UnexpectedItemError } from '../errors.js';
 import { formatIdentity, type ValidIdentity } from '../identity.js';
 import { loadOnFirstUse } from '../internal/first-use.js';
 import type { StepName } from '../rules.js';
@@ -76,8 +76,14 @@ interface RetryableFailure extends FailureReport {
   retryDelayMs: number;
 }
 
-/** The budgets room, loaded by the first take: a deployment without rate limits never evaluates it. */
-const loadBudgets = loadOnFirstUse(() => import('./flow-control/budgets.js'));
+/**
+ * The budgets room, loaded by the first take: a deployment without rate limits never evaluates it, and a worker
+ * bundled without flow control (FLOW_CONTROL_CONSTANT) does not hold it.
+ */
+const loadBudgets =
+  process.env.LEASEFENCE_FLOW_CONTROL === 'omitted'
+    ? () => Promise.reject(new ConfigurationError('this bundle holds no flow control (the construct flowControl prop)'))
+    : loadOnFirstUse(() => import('./flow-control/budgets.js'));
 
 /**
  * The work-item store, the one door to the jobs table (River's driver): nobody outside lib/store/ holds its

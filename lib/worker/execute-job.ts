@@ -97,7 +97,10 @@ async function executeClaimedJob<Payload>(
     telemetry: deps.telemetry,
     tracer: deps.tracer,
     rateLimit: definition.flow?.rateLimit
-      ? inJobRateLimit(deps, definition, claim, lease, payload, () => keeper.progress())
+      ? async (provider) => {
+          const job = { claim, payload, leaseMs: lease.leaseMs, keepAlive: () => keeper.progress() };
+          await (await loadRateGate()).takeInJob(deps, definition.flow?.rateLimit, provider, job);
+        }
       : undefined,
   });
   const fields = () => ({
@@ -241,7 +244,8 @@ async function classifyAndRecord(
     });
     return { state: WorkState.failed_terminal, errorCode: 'engine_capability_missing' };
   }
-  if (isLeasefenceError(error, RateLimitedError)) return awaitBudget(deps, claim, error);
+  if (isLeasefenceError(error, RateLimitedError))
+    return (await loadRateGate()).awaitBudget(deps, claim, error, wakeSubjectOf(claim));
   if (isLeasefenceError(error, RetryableJobError)) {
     return retryLater(deps, definition, claim, { errorCode: String(error.errorCode), message: error.message });
   }
@@ -273,42 +277,6 @@ async function retryLater(
     ? await deps.retryWaker(wakeSubjectOf(claim), delayMs, deps.tracer?.carrier())
     : 'sweeper_only';
   return { state: WorkState.queued, errorCode: failure.errorCode, wake };
-}
-
-/** `ctx.rateLimit` for a job type that declares rate limits: the rate gate, loaded on the first call. */
-function inJobRateLimit<Payload>(
-  deps: ExecutionDependencies,
-  definition: JobDefinition<Payload>,
-  claim: Claim,
-  lease: LeaseRequest,
-  payload: Payload,
-  keepAlive: () => void,
-): (provider: string) => Promise<void> {
-  const job = { tenantId: claim.identity.tenantId, payload, leaseMs: lease.leaseMs, keepAlive };
-  const budgets = { store: deps.store, telemetry: deps.telemetry, ...(deps.sleep ? { sleep: deps.sleep } : {}) };
-  return async (provider) => {
-    const { takeInJob } = await loadRateGate();
-    await takeInJob(budgets, definition.flow?.rateLimit, provider, job);
-  };
-}
-
-/**
- * `ctx.rateLimit` found the budget empty past the in-process wait: claimed ▶ queued with the attempt given back
- * (a budget wait is not an attempt, never a failure), then its own delayed wake-up once the row committed.
- */
-async function awaitBudget(
-  deps: ExecutionDependencies,
-  claim: Claim,
-  error: RateLimitedError,
-): Promise<ExecutionResult> {
-  const { deferralDelayMs } = await loadRateGate();
-  const delayMs = deferralDelayMs(error.retryAfterMs);
-  await deps.store.awaitBudget(claim, { errorCode: 'rate_limited', message: error.message }, delayMs);
-  deps.telemetry.count(MetricName.RateLimitDeferred);
-  const wake = deps.retryWaker
-    ? await deps.retryWaker(wakeSubjectOf(claim), delayMs, deps.tracer?.carrier())
-    : 'sweeper_only';
-  return { state: 'rate_limited', errorCode: 'rate_limited', provider: error.provider, wake };
 }
 
 /** The fields of the claimed row a wake-up names (identity, job type, payload binding; never a body). */

@@ -202,7 +202,7 @@ class WorkerRuntime {
     const retryWaker = this.wakerFor(definition, message.lane);
     // A declared rate limit takes its token before the claim (no attempt used, nothing held while it waits).
     if (definition.flow?.rateLimit !== undefined && gate === undefined) {
-      const over = await this.overBudget(definition, received, precheck);
+      const over = await (await loadRateGate()).overBudget(this.budgetGate(), definition, received, precheck);
       if (over) return this.defer(message, definition, received, precheck, gate, rowBound, { ...over, retryWaker });
     }
     const acquisition = await traced(
@@ -304,45 +304,16 @@ class WorkerRuntime {
     return lease;
   }
 
+  /** What the rate gate needs of this runtime: the store's budgets, its telemetry, sleep and payload sources. */
+  private budgetGate() {
+    const { store, sleep } = this.options;
+    return { store, telemetry: this.telemetry, ...(sleep ? { sleep } : {}), sources: this.payloadSources() };
+  }
+
   /** The lane a job's wake-ups go to: bulk when it arrived there or its type declares it (and a bulk queue exists). */
   private wakerFor(definition: JobDefinition<unknown>, lane: Priority | undefined): RetryWaker | undefined {
     const bulk = lane === 'bulk' || definition.flow?.priority === 'bulk';
     return (bulk ? this.options.bulkRetryWaker : undefined) ?? this.options.retryWaker;
-  }
-
-  /**
-   * The job type's before-run rate limits (the rate gate, loaded on first use): undefined when every token was
-   * granted (or the payload a key-scoped budget needs does not verify: the claim path then deals with it), else how
-   * long until the empty budget's next token.
-   */
-  private async overBudget(
-    definition: JobDefinition<unknown>,
-    { envelope, identity }: BoundMessage,
-    precheck: LoadedPayload | undefined,
-  ): Promise<{ retryAfterMs: number } | undefined> {
-    const limits = definition.flow?.rateLimit ?? [];
-    let payload: unknown;
-    if (limits.some((limit) => limit.scope === 'key' && limit.take === 'before-run')) {
-      const loaded =
-        precheck ??
-        (await loadVerifiedPayload(this.payloadSources(), {
-          identity,
-          payloadHash: envelope.payloadHash,
-          payloadInline: !('ref' in envelope.payload),
-          ...('ref' in envelope.payload ? { payloadRef: envelope.payload.ref } : {}),
-        }));
-      const parsed = loaded.ok ? z.safeParse(definition.payload, loaded.body) : undefined;
-      if (!parsed?.success) return undefined;
-      payload = parsed.data;
-    }
-    const { takeBeforeRun } = await loadRateGate();
-    const budgets = {
-      store: this.options.store,
-      telemetry: this.telemetry,
-      ...(this.options.sleep ? { sleep: this.options.sleep } : {}),
-    };
-    const verdict = await takeBeforeRun(budgets, limits, identity.tenantId, payload);
-    return verdict.granted ? undefined : { retryAfterMs: verdict.retryAfterMs };
   }
 
   /**
@@ -365,32 +336,13 @@ class WorkerRuntime {
       if (deferral.reason === 'not_created') return this.refuseUnverified(message, precheck, identity, definition.type);
       return this.quarantineMessage(message, deferral.reason, deferral.detail, identity, definition.type);
     }
-    if (budget) return this.wakeAfterBudget(definition, received, budget);
+    if (budget) return (await loadRateGate()).wakeDeferred(this.telemetry, definition, received, budget);
     this.telemetry.count(MetricName.Deferred);
     this.telemetry.info('job type disabled: message acknowledged, row left queued', {
       identity,
       jobType: envelope.jobType,
     });
     return { status: 'deferred', reason: 'job_type_disabled', identity };
-  }
-
-  /** The deferred row's own wake-up, after the budget's next token plus a spread (the sweeper is the backstop). */
-  private async wakeAfterBudget(
-    definition: JobDefinition<unknown>,
-    { envelope, identity }: BoundMessage,
-    { retryAfterMs, retryWaker: waker }: { retryAfterMs: number; retryWaker: RetryWaker | undefined },
-  ): Promise<MessageResult> {
-    const { deferralDelayMs, wakeSubjectOfEnvelope } = await loadRateGate();
-    const delayMs = deferralDelayMs(retryAfterMs);
-    const wake = waker ? await waker(wakeSubjectOfEnvelope(envelope, definition.version), delayMs) : 'sweeper_only';
-    this.telemetry.count(MetricName.RateLimitDeferred);
-    this.telemetry.info('provider budget empty: message acknowledged, row left queued', {
-      identity,
-      jobType: envelope.jobType,
-      waitMs: delayMs,
-      wake,
-    });
-    return { status: 'deferred', reason: 'rate_limited', identity };
   }
 
   /**

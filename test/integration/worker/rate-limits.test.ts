@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { parseIdentity } from '../../../lib/identity.js';
 import { defineJob } from '../../../lib/job-definition.js';
@@ -84,10 +84,11 @@ function busiestWindow(times: readonly number[], windowMs: number): number {
 const noWait = async () => {};
 
 describe('provider rate limits: a job over budget waits before the call, using no attempt, never failed or lost', () => {
-  beforeAll(async () => {
+  // A harness (tables, queue) per test: a deferred job's delayed wake-up never reaches the next test.
+  beforeEach(async () => {
     harness = await createWorkerHarness('rate', [metered, paced, slow]);
   });
-  afterAll(async () => {
+  afterEach(async () => {
     await harness.close();
   });
 
