@@ -1,16 +1,15 @@
 import * as z from 'zod/mini';
 import { InvalidInputError, RateLimitedError } from '../errors.js';
 import type { RateLimit } from '../flow-control/rate-limits.js';
+import type { JobIdentity } from '../identity.js';
 import type { JobDefinition } from '../job-definition.js';
 import type { BoundMessage } from '../messaging/envelope.js';
-import type { RetryWaker } from '../messaging/retry-wake.js';
+import type { RetryWakeOutcome, RetryWaker } from '../messaging/retry-wake.js';
 import type { WakeSubject } from '../messaging/wake-envelope.js';
 import { MetricName } from '../metric-names.js';
 import type { Claim, WorkItemStore } from '../store/index.js';
 import type { Telemetry } from '../telemetry.js';
-import type { ExecutionResult } from './execute-job.js';
 import { type LoadedPayload, loadVerifiedPayload, type PayloadSources } from './load-payload.js';
-import type { MessageResult } from './worker-runtime.js';
 
 /*
  * Provider rate limits on the worker's side (README.md, "Flow control"). Loaded on first use: a deployment whose job
@@ -131,7 +130,7 @@ async function wakeDeferred(
   definition: JobDefinition<unknown>,
   { envelope, identity }: BoundMessage,
   { retryAfterMs, retryWaker }: { retryAfterMs: number; retryWaker: RetryWaker | undefined },
-): Promise<MessageResult> {
+): Promise<{ status: 'deferred'; reason: 'rate_limited'; identity: JobIdentity }> {
   const delayMs = deferralDelayMs(retryAfterMs);
   const subject: WakeSubject = {
     tenantId: envelope.tenantId,
@@ -185,7 +184,12 @@ async function awaitBudget(
   claim: Claim,
   error: RateLimitedError,
   subject: WakeSubject,
-): Promise<ExecutionResult> {
+): Promise<{
+  state: 'rate_limited';
+  errorCode: 'rate_limited';
+  provider: string;
+  wake: RetryWakeOutcome | 'sweeper_only';
+}> {
   const delayMs = deferralDelayMs(error.retryAfterMs);
   await deps.store.awaitBudget(claim, { errorCode: 'rate_limited', message: error.message }, delayMs);
   deps.telemetry.count(MetricName.RateLimitDeferred);
