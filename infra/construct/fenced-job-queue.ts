@@ -162,6 +162,8 @@ class FencedJobQueue extends Construct {
     );
     if (clashes.length > 0) throw new Error(`workerEnvironment may not override ${clashes.join(', ')}`);
     const common = {
+      // The sweeper and admin never take a budget's token: their bundles hold no flow control (the worker's may).
+      define: flowControlDefine(false),
       runtime: config.runtime,
       bundleAwsSdk: config.bundleAwsSdk,
       logRetention: config.logRetention,
