@@ -75,13 +75,15 @@ const secretArnSchema = builtOnce(() =>
   z.string().check(z.regex(/^arn:[\w-]+:secretsmanager:/, 'must be a Secrets Manager ARN')),
 );
 
-const configSchema = z.lazy(() =>
-  z.object({
+const configSchema = z.lazy(() => {
+  // One instance for the three queue variables (the cold start builds each instance it names).
+  const optionalQueueUrl = z.optional(queueUrlSchema);
+  return z.object({
     jobsTable: tableNameSchema,
     payloadsTable: tableNameSchema,
-    queueUrl: z.optional(queueUrlSchema),
-    bulkQueueUrl: z.optional(queueUrlSchema),
-    deadLetterQueueUrl: z.optional(queueUrlSchema),
+    queueUrl: optionalQueueUrl,
+    bulkQueueUrl: optionalQueueUrl,
+    deadLetterQueueUrl: optionalQueueUrl,
     deadlineShards: z._default(z.pipe(z.coerce.number(), deadlineShardsSchema), DEFAULT_DEADLINE_SHARDS),
     dynamodbEndpoint: z.optional(z.string().check(z.url())),
     sqsEndpoint: z.optional(z.string().check(z.url())),
@@ -109,8 +111,8 @@ const configSchema = z.lazy(() =>
     senderTenants: z.optional(jsonVariable(senderTenantsSchema)),
     inlinePayloads: z.optional(inlinePayloadsSchema),
     workerMaxRunMs: z.optional(z.coerce.number().check(z.int(), z.gte(0), z.lte(Number.MAX_SAFE_INTEGER))),
-  }),
-);
+  });
+});
 
 /** Runtime configuration of a handler, read once from the environment. */
 type LeasefenceConfig = z.infer<typeof configSchema>;

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { builtOnce } from '../internal/memoize.js';
 import { parseInput } from '../internal/validation.js';
 
 /**
@@ -9,12 +10,12 @@ import { parseInput } from '../internal/validation.js';
 const Priority = { urgent: 'urgent', bulk: 'bulk' } as const;
 type Priority = (typeof Priority)[keyof typeof Priority];
 
-// Built on first use (z.lazy), like every schema a process parses once.
-const prioritySchema = z.lazy(() => z.enum(['urgent', 'bulk']));
+// Built on first use (builtOnce), like every schema a process parses once: nothing at import.
+const prioritySchema = builtOnce(() => z.enum(['urgent', 'bulk']));
 
 /** A declared or chosen priority, parsed at its boundary; InvalidInputError naming `what` otherwise. */
 function parsePriority(value: unknown, what: string): Priority {
-  return parseInput(prioritySchema, value, what, { once: true });
+  return parseInput(prioritySchema(), value, what, { once: true });
 }
 
 export { Priority, parsePriority };

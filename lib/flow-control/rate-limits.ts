@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { InvalidInputError } from '../errors.js';
+import { builtOnce } from '../internal/memoize.js';
 import { parseInput } from '../internal/validation.js';
 
 /**
@@ -45,8 +46,8 @@ interface RateLimit<Payload = unknown> extends RateLimitDeclaration<Payload> {
 
 const PROVIDER_NAME = /^[A-Za-z0-9._-]{1,64}$/;
 
-// Built on first use (z.lazy): a deployment whose job types declare no rate limit never builds it.
-const rateLimitSchema = z.lazy(() =>
+// Built on first use (builtOnce): a deployment whose job types declare no rate limit never builds it.
+const rateLimitSchema = builtOnce(() =>
   z
     .object({
       provider: z.string().check(z.regex(PROVIDER_NAME, 'a provider name: 1-64 chars of [A-Za-z0-9._-]')),
@@ -65,7 +66,7 @@ const rateLimitSchema = z.lazy(() =>
     ),
 );
 
-const rateLimitsSchema = z.lazy(() => z.array(rateLimitSchema).check(z.minLength(1), z.maxLength(8)));
+const rateLimitsSchema = builtOnce(() => z.array(rateLimitSchema()).check(z.minLength(1), z.maxLength(8)));
 
 /**
  * A job type's rate limits, parsed once at definition time, defaults filled in. Throws InvalidInputError (defineJob
@@ -76,7 +77,7 @@ function parseRateLimits<Payload>(
   what: string,
 ): readonly RateLimit<Payload>[] {
   const list = (Array.isArray(input) ? input : [input]) as readonly RateLimitDeclaration<Payload>[];
-  parseInput(rateLimitsSchema, list, what, { once: true });
+  parseInput(rateLimitsSchema(), list, what, { once: true });
   const names = new Set(list.map((declaration) => declaration.provider));
   if (names.size !== list.length) {
     const message = 'a provider is declared twice on this job type';
