@@ -7,7 +7,7 @@ import type { BoundMessage } from '../messaging/envelope.js';
 import type { RetryWakeOutcome, RetryWaker } from '../messaging/retry-wake.js';
 import type { WakeSubject } from '../messaging/wake-envelope.js';
 import { MetricName } from '../metric-names.js';
-import type { Claim, WorkItemStore } from '../store/index.js';
+import { type Claim, claimability, type WorkItemStore } from '../store/index.js';
 import type { Telemetry } from '../telemetry.js';
 import { type LoadedPayload, loadVerifiedPayload, type PayloadSources } from './load-payload.js';
 
@@ -88,12 +88,15 @@ function sleepFor(ms: number): Promise<void> {
  * there; tokens already taken from earlier budgets are spent (the error is on the side of fewer calls).
  */
 async function overBudget(
-  deps: BudgetDependencies & { sources: PayloadSources },
+  deps: BudgetDependencies & { store: Pick<WorkItemStore, 'takeToken' | 'get' | 'now'>; sources: PayloadSources },
   definition: JobDefinition<unknown>,
   { envelope, identity }: BoundMessage,
   precheck: LoadedPayload | undefined,
 ): Promise<{ retryAfterMs: number } | undefined> {
   const limits = (definition.flow?.rateLimit ?? []).filter((limit) => limit.take === 'before-run');
+  if (limits.length === 0 || (envelope.kind === 'wake' && !(await stillWaiting(deps.store, identity, definition)))) {
+    return undefined; // nothing to take, or a late wake-up the claim path acknowledges: it spends no token
+  }
   let payload: unknown;
   if (limits.some((limit) => limit.scope === 'key')) {
     const binding = 'ref' in envelope.payload ? { payloadRef: envelope.payload.ref } : {};
@@ -114,6 +117,16 @@ async function overBudget(
     if (!verdict.granted) return { retryAfterMs: verdict.retryAfterMs };
   }
   return undefined;
+}
+
+/** A wake-up's row can still be claimed (one eventually consistent read): else the wake-up takes no token. */
+async function stillWaiting(
+  store: Pick<WorkItemStore, 'get' | 'now'>,
+  identity: BoundMessage['identity'],
+  definition: JobDefinition<unknown>,
+): Promise<boolean> {
+  const row = await store.get(identity, { consistent: false });
+  return row !== undefined && claimability(row, store.now(), definition.version).claimable;
 }
 
 /** The delay of a deferred job's wake-up: the time to the next token plus a spread, so waiters come back apart. */
