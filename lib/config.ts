@@ -138,7 +138,7 @@ const FAULT_LAYER_CONSTANT = 'process.env.LEASEFENCE_FAULT_LAYER';
 /**
  * A build-time constant like FAULT_LAYER_CONSTANT: a worker bundled with it defined as `'omitted'` (the construct,
  * without `flowControl`) holds no rate gate and no budgets room; a job type declaring `flow.rateLimit` is then
- * refused when the handler is created (ConfigurationError naming the prop), never run without its budget.
+ * refused by defineJob (JobDefinitionError naming the prop), never run without its budget.
  */
 const FLOW_CONTROL_CONSTANT = 'process.env.LEASEFENCE_FLOW_CONTROL';
 

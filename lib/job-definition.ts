@@ -4,7 +4,7 @@ import * as z from 'zod/mini';
 import { $ZodType } from 'zod/v4/core';
 import { alertRouteSchema } from './alert-route.js';
 import { type ApprovalPolicy, approvalPolicySchema } from './approval-policy.js';
-import { JobDefinitionError } from './errors.js';
+import { ConfigurationError, JobDefinitionError } from './errors.js';
 import type { FencedRecords } from './fenced/records.js';
 import type { FencedTransactions } from './fenced/transaction.js';
 import { type Priority, parsePriority } from './flow-control/priorities.js';
@@ -310,13 +310,24 @@ function defineJob<Payload, Provider = unknown>(
   });
 }
 
+/**
+ * A job type's rate limits, parsed; in a worker bundled without flow control (the construct without `flowControl`:
+ * FLOW_CONTROL_CONSTANT folds this at build time) refused, so no job type runs past a budget it cannot take from.
+ */
+const rateLimitsOf: typeof parseRateLimits =
+  process.env.LEASEFENCE_FLOW_CONTROL === 'omitted'
+    ? (_input, what) => {
+        throw new ConfigurationError(`${what}: this worker was bundled without flow control (flowControl: true)`);
+      }
+    : parseRateLimits;
+
 /** The flow block, each part parsed by its own schema (InvalidInputError naming the field). */
 function parseFlow<Payload>(type: string, input: JobFlowInput<Payload>): JobFlow<Payload> {
   if (typeof input !== 'object' || input === null)
     throw new JobDefinitionError(`job definition ${type}: flow must be an object`);
   const what = `job definition ${type}: flow`;
   return Object.freeze({
-    ...(input.rateLimit !== undefined ? { rateLimit: parseRateLimits(input.rateLimit, `${what}.rateLimit`) } : {}),
+    ...(input.rateLimit !== undefined ? { rateLimit: rateLimitsOf(input.rateLimit, `${what}.rateLimit`) } : {}),
     ...(input.priority !== undefined ? { priority: parsePriority(input.priority, `${what}.priority`) } : {}),
   });
 }

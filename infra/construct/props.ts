@@ -149,8 +149,8 @@ interface FencedJobQueueProps {
   readonly priorities?: PrioritiesProps;
   /**
    * Bundle the rate gate in the worker (job types declaring `flow.rateLimit`, README.md "Flow control"). Off
-   * (default): the worker holds none of it, and a job type declaring a rate limit is refused at its cold start
-   * (ConfigurationError naming this prop), never run past its budget.
+   * (default): the worker holds none of it, and defineJob refuses a job type declaring a rate limit at the worker's
+   * cold start (JobDefinitionError naming this prop), so none runs past its budget.
    */
   readonly flowControl?: boolean;
   /**

@@ -16,7 +16,6 @@ import { PayloadStore } from '../store/index.js';
 import { powertoolsTelemetry, type Telemetry } from '../telemetry.js';
 import { parseTraceCarrier } from '../tracing/trace-context.js';
 import type { JobTracer } from '../tracing/tracer.js';
-import { checkFlowControlBundled } from '../worker/flow-loader.js';
 import type { PayloadResolver } from '../worker/load-payload.js';
 import { type MessageResult, WorkerRuntime } from '../worker/worker-runtime.js';
 import { lazySqsClient } from './clients.js';
@@ -82,7 +81,6 @@ function traceOf(record: SQSRecord): { trace?: NonNullable<ReturnType<typeof par
  * export const handler = createSqsWorkerHandler({ jobs: [refundJob, statementJob] });
  */
 function createSqsWorkerHandler(options: SqsWorkerHandlerOptions): SqsWorkerHandler {
-  checkFlowControlBundled(options.jobs);
   const config = options.config ?? readConfig();
   const { client, store, clock } = createJobHandlerClients(config, options.clock);
   const sqs = lazySqsClient(config);

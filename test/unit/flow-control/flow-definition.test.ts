@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import * as z from 'zod/mini';
-import { ConfigurationError, isLeasefenceError, JobDefinitionError } from '../../../lib/errors.js';
+import { isLeasefenceError, JobDefinitionError } from '../../../lib/errors.js';
 import { defineJob, type JobFlowInput } from '../../../lib/job-definition.js';
 
 const base = {
@@ -64,21 +64,21 @@ describe('flow.rateLimit and flow.priority on a job definition: validated once, 
 });
 
 describe('a worker bundled without flow control (the construct without flowControl)', () => {
-  it('refuses, when the handler is made, a job type that declares a rate limit; accepts one that declares none', async () => {
+  it('refuses, when the job type is defined, a rate limit it could not take from; a priority alone is fine', async () => {
     vi.resetModules();
     vi.stubEnv('LEASEFENCE_FLOW_CONTROL', 'omitted');
     try {
-      const { checkFlowControlBundled } = await import('../../../lib/worker/flow-loader.js');
-      const limited = define({ rateLimit: stripe });
+      const fresh = await import('../../../lib/job-definition.js');
+      const limited = () => fresh.defineJob({ ...base, flow: { rateLimit: stripe } });
       let thrown: unknown;
       try {
-        checkFlowControlBundled([limited]);
+        limited();
       } catch (error) {
         thrown = error;
       }
-      expect(isLeasefenceError(thrown, ConfigurationError)).toBe(true);
+      expect(isLeasefenceError(thrown, JobDefinitionError)).toBe(true);
       expect((thrown as Error).message).toMatch(/flowControl/);
-      expect(() => checkFlowControlBundled([define({ priority: 'bulk' })])).not.toThrow();
+      expect(fresh.defineJob({ ...base, flow: { priority: 'bulk' } }).flow?.priority).toBe('bulk');
     } finally {
       vi.unstubAllEnvs();
       vi.resetModules();
