@@ -29,6 +29,13 @@ const MetricName = {
   Quarantined: 'Quarantined',
   /** A message of a job type switched off in this deployment was acknowledged; its row waits queued. */
   Deferred: 'Deferred',
+  /** A job found its provider's budget empty and waited in process (short, bounded) before its call. */
+  RateLimitWaited: 'RateLimitWaited',
+  /**
+   * A job found its provider's budget empty for longer than it waits in process: back to queued (no attempt used)
+   * with a delayed wake-up. Jobs waiting on a budget: this count over time (the console lists each budget).
+   */
+  RateLimitDeferred: 'RateLimitDeferred',
   /** A heartbeat was due but the handler reported no progress since the last one, so the lease was not renewed. */
   HeartbeatSkippedNoProgress: 'HeartbeatSkippedNoProgress',
   /** A lease renewal (heartbeat write) failed with an error other than a lost fence: the attempt is in lease doubt and starts no new effect. */

@@ -47,7 +47,14 @@ class JobDashboard extends Construct {
       graph(
         'Outcomes',
         [MetricName.Claims, MetricName.Succeeded, MetricName.FailedTerminal, MetricName.RetryScheduled].map(sum),
-        [MetricName.Unknown, MetricName.Quarantined, MetricName.Deferred].map(sum),
+        // Jobs waiting on a provider budget (flow control) sit beside the deferred ones: waiting, not failing.
+        [
+          MetricName.Unknown,
+          MetricName.Quarantined,
+          MetricName.Deferred,
+          MetricName.RateLimitWaited,
+          MetricName.RateLimitDeferred,
+        ].map(sum),
       ),
       graph(
         'Leases and fences',

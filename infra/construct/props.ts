@@ -15,6 +15,7 @@ import { checkCapacityProps, type TableQuota } from './capacity-check.js';
 import type { CapacityTarget, EventSourceMode } from './capacity-model.js';
 import { type ProvisionedPollers, reservationRange, resolveEventSource } from './event-source.js';
 import { checkInFlightThreshold } from './in-flight-alarm.js';
+import { bulkConcurrencyOf, type PrioritiesProps } from './priority-lanes.js';
 import { checkWarmThroughput, type WarmThroughputSettings } from './warm-throughput.js';
 
 /** Properties of a FencedJobQueue. Only workerEntry is required; the defaults suit a small production system. */
@@ -141,9 +142,16 @@ interface FencedJobQueueProps {
    */
   readonly faultInjection?: boolean;
   /**
-   * Bundle the worker with flow control, for job types that declare concurrency limits (README, "Concurrency
-   * limits"). Off (default): the slot code is left out of the worker's bundle, and a worker whose jobs declare
-   * limits refuses to start (ConfigurationError) rather than run them unlimited.
+   * Priorities (README.md, "Priorities"): a bulk queue beside the jobs queue (the urgent lane), consumed by the worker
+   * through its own event source mapping capped at `bulkMaxConcurrency`; the worker's reserved concurrency then
+   * defaults to both caps together, so bulk work never takes urgent work's capacity. Default: no bulk lane.
+   */
+  readonly priorities?: PrioritiesProps;
+  /**
+   * Bundle the worker with flow control: concurrency limits and rate limits (README, "Concurrency limits", "Rate
+   * limits"). Off (default): the slot code and the rate gate are left out of the worker's bundle; a worker whose
+   * jobs declare limits refuses to start (ConfigurationError) and defineJob refuses a job type declaring a rate
+   * limit at the worker's cold start (JobDefinitionError naming this prop): none runs unlimited.
    */
   readonly flowControl?: boolean;
   /**
@@ -207,6 +215,7 @@ type ResolvedProps = Required<
     | 'schedules'
     | 'scheduleFlexibleWindow'
     | 'faultInjection'
+    | 'priorities'
     | 'flowControl'
   >
 > &
@@ -235,7 +244,10 @@ function scheduleRate(schedule: events.Schedule | undefined): Duration {
 /** Applies the defaults and rejects values AWS or leasefence would refuse later. */
 function resolveProps(props: FencedJobQueueProps): ResolvedProps {
   const eventSource = resolveEventSource(props);
-  const reservation = reservationRange(eventSource);
+  const urgentReservation = reservationRange(eventSource);
+  // The bulk lane's cap on top: urgent work keeps its whole maximum concurrency while bulk work runs.
+  const bulk = bulkConcurrencyOf(props.priorities);
+  const reservation = { min: urgentReservation.min + bulk, max: urgentReservation.max + bulk };
   const resolved: ResolvedProps = {
     ...props,
     workerEnvironment: props.workerEnvironment ?? {},
@@ -272,7 +284,7 @@ function resolveProps(props: FencedJobQueueProps): ResolvedProps {
   checkRange('payloadRetention (days)', resolved.payloadRetention.toDays(), RetentionDays.min, RetentionDays.max);
   if (resolved.workerReservedConcurrency < reservation.min) {
     throw new Error(
-      `workerReservedConcurrency ${resolved.workerReservedConcurrency} is below ${eventSource.mode === 'standard' ? 'maxConcurrency' : 'maximumPollers × 10 ='} ${reservation.min}: the event source would be throttled`,
+      `workerReservedConcurrency ${resolved.workerReservedConcurrency} is below ${eventSource.mode === 'standard' ? 'maxConcurrency' : 'maximumPollers × 10 ='}${bulk > 0 ? ' + priorities.bulkMaxConcurrency' : ''} ${reservation.min}: the event source would be throttled`,
     );
   }
   checkRange('workerReservedConcurrency', resolved.workerReservedConcurrency, 2, reservation.max);

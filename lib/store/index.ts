@@ -4,8 +4,8 @@
  * facets, OperatorStore (operator/) those of the admin API and the tools, ShadowStore (shadow/) the shadow claims. Rooms: driver/ (requests and
  * marshalling), work-items/ (rows, holder transitions, fences), payloads/, approvals/, review/ (an approver's payload
  * read), successors/, shadow/, operator/, deadlines/ (the sweeper's index), parked/ (listings), records/ (audit,
- * quarantine), maintenance/, unrunnable/ (rows no deployed worker runs), flow-control/ (concurrency slots); table.ts
- * holds the table format.
+ * quarantine), maintenance/, unrunnable/ (rows no deployed worker runs), flow-control/ (concurrency slots and provider
+ * budgets); table.ts holds the table format.
  */
 
 export type { ApprovalRecord } from './approvals/approval-records.js';
@@ -16,6 +16,8 @@ export { sendConditional } from './driver/conditional-write.js';
 export type { ReadCost } from './driver/connection.js';
 export { ExpressionBuilder } from './driver/expressions.js';
 export { sendGet, sendScan, type TableClient } from './driver/plain-requests.js';
+export type { BudgetRate, BudgetRef } from './flow-control/budget-requests.js';
+export type { TokenVerdict } from './flow-control/budgets.js';
 export { CONCURRENCY_WAIT, SLOT_PARTITION_PREFIX, type WaiterRecord } from './flow-control/slot-requests.js';
 export type { HeldSlot, LimitUsage, SlotGrant, SlotStore } from './flow-control/slots.js';
 export { type StackCheckCleanup, StackCheckRows } from './maintenance/stack-check-rows.js';

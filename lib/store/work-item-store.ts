@@ -2,12 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { type Clock, systemClock } from '../clock.js';
 import { ConfigurationError, OwnershipLostError, PayloadConflictError, UnexpectedItemError } from '../errors.js';
 import { formatIdentity, type ValidIdentity } from '../identity.js';
+import { loadOnFirstUse } from '../internal/first-use.js';
 import type { StepName } from '../rules.js';
 import { WorkState } from '../states.js';
 import { ApprovalRecords } from './approvals/approval-records.js';
 import { sendConditional } from './driver/conditional-write.js';
 import type { StoreConnection } from './driver/connection.js';
 import { sendGet, sendTransactWrite, type TableClient } from './driver/plain-requests.js';
+import type { BudgetRate, BudgetRef } from './flow-control/budget-requests.js';
+import type { TokenVerdict } from './flow-control/budgets.js';
 import { slotModuleLoader } from './flow-control/slot-loader.js';
 import type { SlotStore } from './flow-control/slots.js';
 import type { PayloadStore } from './payloads/payloads.js';
@@ -36,6 +39,7 @@ import {
 } from './work-items/requests.js';
 import type { LeaseDuration, LeaseRequest, NewWorkItem } from './work-items/schemas.js';
 import {
+  awaitBudgetTransition,
   awaitPayloadTransition,
   awaitSlotTransition,
   completeTransition,
@@ -78,6 +82,15 @@ interface WorkerApprovals {
 interface RetryableFailure extends FailureReport {
   retryDelayMs: number;
 }
+
+/**
+ * The budgets room, loaded by the first take: a deployment without rate limits never evaluates it, and a worker
+ * bundled without flow control (FLOW_CONTROL_CONSTANT) does not hold it.
+ */
+const loadBudgets =
+  process.env.LEASEFENCE_FLOW_CONTROL === 'omitted'
+    ? () => Promise.reject(new ConfigurationError('this bundle holds no flow control (the construct flowControl prop)'))
+    : loadOnFirstUse(() => import('./flow-control/budgets.js'));
 
 /**
  * The work-item store, the one door to the jobs table (River's driver): nobody outside lib/store/ holds its
@@ -296,6 +309,15 @@ class WorkItemStore {
     return since;
   }
 
+  /**
+   * claimed ▶ queued for `waitMs`, the attempt given back (awaitBudgetTransition): the job's provider budget is
+   * empty. OwnershipLostError when superseded.
+   */
+  async awaitBudget(claim: Claim, failure: FailureReport, waitMs: number): Promise<void> {
+    const now = this.clock.now();
+    await this.applyFenced(claim, awaitBudgetTransition(claim, failure, now + waitMs, now));
+  }
+
   /** claimed ▶ unknown: the outcome cannot be confirmed; never success, never a blind retry. */
   async parkUnknown(claim: Claim, failure: FailureReport): Promise<void> {
     await this.applyFenced(claim, parkTransition(claim, WorkState.unknown, failure, this.clock.now()));
@@ -311,6 +333,15 @@ class WorkItemStore {
     const at = this.clock.now();
     await this.applyFenced(claim, stepTransition(stepName, result, claim, at));
     return { fence: claim.fence, at, result };
+  }
+
+  /**
+   * Takes one token from a provider budget shared by every worker (flow control): one conditional write decides;
+   * the verdict says granted, or how long until the next token. Its module loads on the first take.
+   */
+  async takeToken(ref: BudgetRef, rate: BudgetRate): Promise<TokenVerdict> {
+    const { takeToken } = await loadBudgets();
+    return takeToken(this.db, ref, rate);
   }
 
   /** Reads one work item (strongly consistent by default). */

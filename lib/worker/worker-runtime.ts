@@ -3,6 +3,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { type ApprovalGate, requiresApproval } from '../approval-policy.js';
 import { ConfigurationError } from '../errors.js';
+import type { Priority } from '../flow-control/priorities.js';
 import type { JobIdentity } from '../identity.js';
 import { loadOnFirstUse } from '../internal/first-use.js';
 import { describeIssues } from '../internal/issue-paths.js';
@@ -30,6 +31,7 @@ import { adoptCarriedBody, storeCarriedBody } from './carried-payload.js';
 import type { SlotDecision } from './concurrency-slots.js';
 import { deferDisabled } from './defer-disabled.js';
 import { type ExecutionResult, executeClaimedJob } from './execute-job.js';
+import { loadRateGate } from './flow-loader.js';
 import { KeyedSerializer } from './keyed-serializer.js';
 import { type LoadedPayload, loadVerifiedPayload, type PayloadResolver, type PayloadSources } from './load-payload.js';
 import type { SuccessorWake } from './successors.js';
@@ -59,6 +61,8 @@ interface QueueMessage {
   sender?: MessageSender;
   /** The sender's trace context (SQS message attributes `traceparent`/`tracestate`), read only when tracing is on. */
   trace?: TraceCarrier;
+  /** The lane it arrived in (the bulk queue: `bulk`); its wake-ups go back to the same lane. Default urgent. */
+  lane?: Priority;
 }
 
 /** Quarantine reason of a message whose sender may not produce for the tenant it names. */
@@ -71,9 +75,15 @@ const TENANT_NOT_ALLOWED_FOR_SENDER = 'tenant_not_allowed_for_sender';
 type MessageResult =
   | { status: 'executed'; identity: JobIdentity; fence: number; result: ExecutionResult }
   | { status: 'skipped'; reason: string; identity: JobIdentity }
-  | { status: 'deferred'; reason: 'job_type_disabled'; identity: JobIdentity }
+  | { status: 'deferred'; reason: DeferReason; identity: JobIdentity }
   | { status: 'quarantined'; reason: string }
   | { status: 'item_quarantined'; reason: string; identity: JobIdentity; fence: number };
+
+/**
+ * Why a message was acknowledged with its row left queued: its job type is switched off here, or its provider budget
+ * is empty (the row wakes itself after a delay; no attempt was used).
+ */
+type DeferReason = 'job_type_disabled' | 'rate_limited';
 
 /** Dependencies of the worker runtime. */
 interface WorkerRuntimeOptions {
@@ -93,6 +103,11 @@ interface WorkerRuntimeOptions {
   /** Sends each queued retry its own wake-up (see messaging/retry-wake.ts); without it only the sweeper wakes retries. */
   retryWaker?: RetryWaker;
   /**
+   * The bulk lane's waker (a bulk queue is configured): wake-ups of a job that arrived in the bulk lane, or whose type
+   * declares `flow.priority: 'bulk'`, go there; without it every wake-up goes to `retryWaker`'s queue.
+   */
+  bulkRetryWaker?: RetryWaker;
+  /**
    * Which senders may produce for which tenants (LEASEFENCE_SENDER_TENANTS). When given, a message whose sender may
    * not produce for its tenant is quarantined before anything else, without touching any work row.
    */
@@ -106,6 +121,8 @@ interface WorkerRuntimeOptions {
    * span, and the per-message cost is this check.
    */
   tracer?: () => JobTracer | undefined;
+  /** How an in-process budget wait sleeps (flow control); default a timer. Tests move a manual clock instead. */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 /**
@@ -204,6 +221,12 @@ class WorkerRuntime {
     }
     const lease = this.leaseFor(definition);
     const mayCreate = precheck?.ok === true;
+    const retryWaker = this.wakerFor(definition, message.lane);
+    // A declared rate limit takes its token before the claim (no attempt used, nothing held while it waits).
+    if (definition.flow?.rateLimit !== undefined && gate === undefined) {
+      const over = await (await loadRateGate()).overBudget(this.budgetGate(), definition, received, precheck);
+      if (over) return this.defer(message, definition, received, precheck, gate, rowBound, { ...over, retryWaker });
+    }
     const acquisition = await traced(
       tracer,
       SpanName.claim,
@@ -283,7 +306,8 @@ class WorkerRuntime {
         ...(this.options.heartbeatIntervalMs !== undefined
           ? { heartbeatIntervalMs: this.options.heartbeatIntervalMs }
           : {}),
-        ...(this.options.retryWaker ? { retryWaker: this.options.retryWaker } : {}),
+        ...(retryWaker ? { retryWaker } : {}),
+        ...(this.options.sleep ? { sleep: this.options.sleep } : {}),
         ...(tracer ? { tracer } : {}),
         ...(slots ? { onLeaseRenewed: slots.hold.renew } : {}),
       },
@@ -327,6 +351,22 @@ class WorkerRuntime {
   }
 
   /** A switched-off job type: the row waits queued (the sweeper re-signals it), the message is acknowledged. */
+  /** What the rate gate needs of this runtime: the store's budgets, its telemetry, sleep and payload sources. */
+  private budgetGate() {
+    const { store, sleep } = this.options;
+    return { store, telemetry: this.telemetry, ...(sleep ? { sleep } : {}), sources: this.payloadSources() };
+  }
+
+  /** The lane a job's wake-ups go to: bulk when it arrived there or its type declares it (and a bulk queue exists). */
+  private wakerFor(definition: JobDefinition<unknown>, lane: Priority | undefined): RetryWaker | undefined {
+    const bulk = lane === 'bulk' || definition.flow?.priority === 'bulk';
+    return (bulk ? this.options.bulkRetryWaker : undefined) ?? this.options.retryWaker;
+  }
+
+  /**
+   * A switched-off job type (the sweeper re-signals the row), or one whose provider budget is empty (`budget`: the
+   * row wakes itself after the budget's delay, no attempt used): the row waits queued, the message is acknowledged.
+   */
   private async defer(
     message: QueueMessage,
     definition: JobDefinition<unknown>,
@@ -334,6 +374,7 @@ class WorkerRuntime {
     precheck: LoadedPayload | undefined,
     gate: ApprovalGate | undefined,
     rowBound: RowBound | undefined,
+    budget?: { retryAfterMs: number; retryWaker: RetryWaker | undefined },
   ): Promise<MessageResult> {
     const { envelope, identity } = received;
     const mayCreate = precheck?.ok === true;
@@ -342,6 +383,7 @@ class WorkerRuntime {
       if (deferral.reason === 'not_created') return this.refuseUnverified(message, precheck, identity, definition.type);
       return this.quarantineMessage(message, deferral.reason, deferral.detail, identity, definition.type);
     }
+    if (budget) return (await loadRateGate()).wakeDeferred(this.telemetry, definition, received, budget);
     this.telemetry.count(MetricName.Deferred);
     this.telemetry.info('job type disabled: message acknowledged, row left queued', {
       identity,
@@ -431,6 +473,7 @@ class WorkerRuntime {
       [WorkState.failed_terminal]: MetricName.FailedTerminal,
       [WorkState.unknown]: MetricName.Unknown,
       [WorkState.queued]: MetricName.RetryScheduled,
+      rate_limited: undefined, // counted as RateLimitDeferred where it was given back
       ownership_lost: undefined,
       lease_in_doubt: undefined,
     }[result.state];
@@ -440,6 +483,7 @@ class WorkerRuntime {
 }
 
 export {
+  type DeferReason,
   type MessageResult,
   type QueueMessage,
   TENANT_NOT_ALLOWED_FOR_SENDER,

@@ -24,9 +24,9 @@ interface InitPath {
   dynamicPackages: string[];
 }
 
-async function initPathOf(entry: string, faultLayer = false): Promise<InitPath> {
+async function initPathOf(entry: string, faultLayer = false, flowControl = false): Promise<InitPath> {
   const result = await build({
-    ...constructBundling(false, { faultLayer }),
+    ...constructBundling(false, { faultLayer, flowControl }),
     absWorkingDir: REPO_ROOT,
     entryPoints: [entry],
     outfile: 'index.mjs',
@@ -57,10 +57,12 @@ const OTEL_API = '@opentelemetry/api';
 const paths: Partial<Record<keyof typeof ENTRIES, InitPath>> = {};
 /** The worker as a test stack with `faultInjection` bundles it (the fault layer in). */
 let workerWithFaults: InitPath | undefined;
+let workerWithFlow: InitPath | undefined;
 
 beforeAll(async () => {
   for (const [name, entry] of Object.entries(ENTRIES)) paths[name as keyof typeof ENTRIES] = await initPathOf(entry);
   workerWithFaults = await initPathOf(ENTRIES.worker, true);
+  workerWithFlow = await initPathOf(ENTRIES.worker, false, true);
 }, 120_000);
 
 function pathOf(name: keyof typeof ENTRIES): InitPath {
@@ -111,6 +113,26 @@ describe('tracing at cold start (issue #43 item 7): off costs nothing at import'
     const worker = pathOf('worker');
     expect(worker.inputs).toContain('lib/tracing/open-telemetry.ts');
     expect(worker.staticInputs).not.toContain('lib/tracing/open-telemetry.ts');
+  });
+});
+
+describe('flow control at cold start (issue #42): a deployment without rate limits evaluates none of it', () => {
+  const LAZY = ['lib/worker/rate-gate.ts', 'lib/store/flow-control/budgets.ts'];
+
+  it('with flowControl the worker bundles the rate gate and the budgets room, but its module init evaluates neither', () => {
+    const worker = workerWithFlow;
+    if (!worker) throw new Error('the worker with flow control was not bundled');
+    for (const lazy of LAZY) {
+      expect(worker.inputs).toContain(lazy);
+      expect(worker.staticInputs).not.toContain(lazy);
+    }
+  });
+
+  it('without flowControl (the construct default) no function bundles either: defined out at build time', () => {
+    for (const name of ['worker', 'sweeper', 'admin'] as const) {
+      const found = pathOf(name).inputs.filter((input) => LAZY.includes(input));
+      expect({ name, found }).toEqual({ name, found: [] });
+    }
   });
 });
 

@@ -170,6 +170,19 @@ function awaitSlotTransition(
   };
 }
 
+/**
+ * claimed ▶ queued until `availableAt`, the attempt given back: the job's provider budget is empty (flow control), so
+ * it waits before its call. The effect mark stays as the claim set it (a class C job reconciles first next time).
+ */
+function awaitBudgetTransition(
+  claim: Claim,
+  failure: FailureReport,
+  availableAt: number,
+  now: number,
+): HolderTransition {
+  return { ...awaitPayloadTransition(claim, failure, availableAt, now), name: 'await_budget' };
+}
+
 /** claimed ▶ unknown or quarantined: an outcome nobody can confirm, or input nobody can interpret. */
 function parkTransition(
   claim: Claim,
@@ -203,6 +216,7 @@ function stepTransition(stepName: string, result: unknown, claim: Claim, now: nu
 }
 
 export {
+  awaitBudgetTransition,
   awaitPayloadTransition,
   awaitSlotTransition,
   completeTransition,

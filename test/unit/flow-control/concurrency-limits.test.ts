@@ -4,7 +4,7 @@ import * as z from 'zod';
 import { ConfigurationError, isLeasefenceError, JobDefinitionError } from '../../../lib/errors.js';
 import { INVALID_KEY, limitsOf } from '../../../lib/flow-control/concurrency-limits.js';
 import { parseIdentity } from '../../../lib/identity.js';
-import { type AnyJobDefinition, defineJob, type FlowControl, JobRegistry } from '../../../lib/job-definition.js';
+import { type AnyJobDefinition, defineJob, type JobFlowInput, JobRegistry } from '../../../lib/job-definition.js';
 import type { WorkItemStore } from '../../../lib/store/index.js';
 import { WorkerRuntime } from '../../../lib/worker/worker-runtime.js';
 
@@ -18,7 +18,7 @@ function define(flow: unknown) {
     payload,
     target: 'B',
     run,
-    flow: flow as FlowControl<{ account: string }>,
+    flow: flow as JobFlowInput<{ account: string }>,
   });
 }
 
