@@ -8,6 +8,7 @@ import { parseIdentity } from '../../../lib/identity.js';
 import { createAdminHandler } from '../../../lib/lambda/admin-handler.js';
 import { type AdminFixture, createAdminFixture } from '../../support/admin.js';
 import { engineTargetFlags } from '../../support/cli-target.js';
+import { type CloudFormationServer, startCloudFormationServer } from '../../support/cloudformation-server.js';
 import { engineEndpoints } from '../../support/engine.js';
 import { newWorkItem } from '../../support/factories.js';
 import { functionUrlEvent } from '../../support/function-url-event.js';
@@ -25,8 +26,30 @@ const notLoopback = (flags: string[]) => flags.map((flag) => flag.replace('//127
 describe('leasefence audit-writing commands against a deployment: the identifier key first', () => {
   let admin: AdminFixture;
   let flags: string[];
+  let cloudFormation: CloudFormationServer;
+  /** `--stack` outputs: one stack deployed before IdentifierKeySecretArn existed, one with it (set once known). */
+  const keyed: Record<string, string> = {};
   beforeAll(async () => {
     admin = await createAdminFixture('cli-key');
+    const outputs = {
+      JobsTableName: admin.tables.jobsTable,
+      PayloadsTableName: admin.tables.payloadsTable,
+      QueueUrl: admin.queueUrl,
+      DeadLetterQueueUrl: admin.dlqUrl,
+      DeadlineShards: String(admin.store.deadlines.shardCount),
+    };
+    Object.assign(keyed, outputs);
+    cloudFormation = await startCloudFormationServer([
+      { name: 'Keyless', outputs },
+      { name: 'Keyed', outputs: keyed },
+    ]);
+    // The SDK's own settings (this file's process only): DescribeStacks to the loopback CloudFormation endpoint.
+    Object.assign(process.env, {
+      AWS_ENDPOINT_URL_CLOUDFORMATION: cloudFormation.url,
+      AWS_ACCESS_KEY_ID: 'test',
+      AWS_SECRET_ACCESS_KEY: 'test',
+      AWS_REGION: 'us-east-1', // the region the engines' tables were made in (lib/aws-clients.ts' default)
+    });
     flags = [
       ...engineTargetFlags({
         jobsTable: admin.tables.jobsTable,
@@ -38,6 +61,7 @@ describe('leasefence audit-writing commands against a deployment: the identifier
     ];
   });
   afterAll(async () => {
+    await cloudFormation?.stop();
     await admin.close();
   });
 
@@ -93,7 +117,26 @@ describe('leasefence audit-writing commands against a deployment: the identifier
     expect(await auditTenants()).toEqual([hashIdentifier('tenant-nokey', DEVELOPMENT_IDENTIFIER_KEY)]);
   });
 
-  it("with --identifier-key-secret the audit pseudonym is the admin function's for the same tenant", async (context) => {
+  it('--stack of a stack without the IdentifierKeySecretArn output: refused (exit 2), nothing erased or audited', async () => {
+    // prepare
+    const identity = await seedTenant('tenant-old-stack');
+    const before = await auditIds();
+
+    // act
+    const refused = await cli(
+      ...['erase', 'tenant-old-stack', '--reason', 'GDPR 9', '--yes', '--stack', 'Keyless'],
+      ...notLoopback(['--dynamodb-endpoint', engineEndpoints().dynamo, '--sqs-endpoint', engineEndpoints().sqs]),
+    );
+
+    // assert
+    expect(refused.code).toBe(2);
+    expect(refused.err).toContain('stack Keyless has no IdentifierKeySecretArn output');
+    expect(cloudFormation.described).toContain('Keyless');
+    expect(await admin.payloads.get(identity)).toMatchObject({ intact: true });
+    expect(await auditIds()).toEqual(before);
+  });
+
+  it("with --identifier-key-secret, or --stack of a stack that outputs it, the audit pseudonym is the admin function's", async (context) => {
     // Secrets Manager is a control-plane service: moto's server has it, dynalite does not.
     const { engineName, dynamo } = engineEndpoints();
     if (engineName !== 'moto') {
@@ -102,12 +145,7 @@ describe('leasefence audit-writing commands against a deployment: the identifier
       context.skip(reason);
     }
     // prepare: the deployment's secret on moto, read by the CLI and the admin function through the SDK's own settings
-    Object.assign(process.env, {
-      AWS_ENDPOINT_URL_SECRETS_MANAGER: dynamo,
-      AWS_ACCESS_KEY_ID: 'test',
-      AWS_SECRET_ACCESS_KEY: 'test',
-      AWS_REGION: 'us-east-1', // the region the engines' tables were made in (lib/aws-clients.ts' default)
-    });
+    process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER = dynamo;
     const secrets = new SecretsManagerClient({});
     const value = 'k3y-of-this-deployment-0123456789abcdef';
     const created = await secrets.send(new CreateSecretCommand({ Name: `cli-key-${Date.now()}`, SecretString: value }));
@@ -135,6 +173,11 @@ describe('leasefence audit-writing commands against a deployment: the identifier
       ...['erase', 'tenant-cli', '--reason', 'GDPR 8', '--yes', '--identifier-key-secret', secretArn],
       ...flags, // a key given is used on loopback engines too (moto answers on its loopback address only)
     );
+    keyed.IdentifierKeySecretArn = secretArn;
+    const byStack = await cli(
+      ...['erase', 'tenant-cli', '--reason', 'GDPR 8', '--yes', '--stack', 'Keyed'],
+      ...['--dynamodb-endpoint', dynamodbEndpoint, '--sqs-endpoint', sqsEndpoint],
+    );
     const byFunction = await adminFunction(
       functionUrlEvent({ method: 'POST', path: '/tenants/tenant-cli/erase-payloads', body: { reason: 'GDPR 8' } }),
     );
@@ -145,12 +188,11 @@ describe('leasefence audit-writing commands against a deployment: the identifier
     // assert: one pseudonym, under the deployment's key (not the public one), from both writers
     expect(byCli.err).toBe('');
     expect(byCli.code).toBe(0);
+    expect(byStack.err).toBe('');
+    expect(byStack.code).toBe(0);
     expect(byFunction).toMatchObject({ statusCode: 200 });
-    expect(written.map((record) => String(record.actor).startsWith('cli:')).sort()).toEqual([false, true]);
-    expect(written.map((record) => record.tenant)).toEqual([
-      hashIdentifier('tenant-cli', value),
-      hashIdentifier('tenant-cli', value),
-    ]);
+    expect(written.map((record) => String(record.actor).startsWith('cli:')).sort()).toEqual([false, true, true]);
+    expect(written.map((record) => record.tenant)).toEqual(Array(3).fill(hashIdentifier('tenant-cli', value)));
     expect(hashIdentifier('tenant-cli', value)).not.toBe(hashIdentifier('tenant-cli', DEVELOPMENT_IDENTIFIER_KEY));
   });
 });
