@@ -23,20 +23,31 @@ async function withTarget<T>(flags: TargetFlags, io: Io, use: (target: CliTarget
 /**
  * withTarget for a command that writes audit records: the deployment's identifier key is loaded first
  * (infra/cli/identifier-key.ts) and set on the admin deps, so its pseudonyms match the admin function's. No key
- * against AWS, or an unreadable one ▶ the typed error before `use` runs: nothing is written. `writes` false (this
- * invocation writes no audit record) skips the key unless --identifier-key-secret was given.
+ * against AWS, or an unreadable one ▶ the typed error before `use` runs: nothing is written.
  */
 async function withAuditedTarget<T>(
   flags: TargetFlags & IdentifierKeyFlags,
   io: Io,
   use: (target: CliTarget) => Promise<T>,
-  writes = true,
 ): Promise<T> {
-  if (!writes && flags['identifier-key-secret'] === undefined) return withTarget(flags, io, use);
   return withTarget(flags, io, async (target) => {
     const identifierKey = await loadAuditKey(target, flags);
     return use({ ...target, admin: { ...target.admin, identifierKey } });
   });
 }
 
-export { type CliCommand, withAuditedTarget, withTarget };
+/**
+ * withAuditedTarget when this invocation may write an audit record (`writes`) or --identifier-key-secret was given,
+ * else withTarget (no key is read: a command that writes none needs no GetSecretValue).
+ */
+function withTargetAuditedIf<T>(
+  writes: boolean,
+  flags: TargetFlags & IdentifierKeyFlags,
+  io: Io,
+  use: (target: CliTarget) => Promise<T>,
+): Promise<T> {
+  const audited = writes || flags['identifier-key-secret'] !== undefined;
+  return audited ? withAuditedTarget(flags, io, use) : withTarget(flags, io, use);
+}
+
+export { type CliCommand, withAuditedTarget, withTarget, withTargetAuditedIf };

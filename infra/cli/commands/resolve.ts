@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { ResolveTarget, resolveItem } from '../../../lib/admin/resolve.js';
 import { outcomeCodeSchema } from '../../../lib/rules.js';
 import { type CommandSpec, parseCommandLine } from '../args.js';
-import { type CliCommand, withAuditedTarget } from '../command.js';
+import { type CliCommand, withTargetAuditedIf } from '../command.js';
 import { IDENTIFIER_KEY_OPTIONS, identifierKeyShape } from '../identifier-key.js';
 import type { Io } from '../output.js';
 import { explainMissingItem } from '../quarantined-messages.js';
@@ -51,25 +51,20 @@ const schema = z.strictObject({
 async function run(argv: readonly string[], io: Io): Promise<number> {
   const input = parseCommandLine(spec, schema, argv);
   const identity = { tenantId: input.tenant, operationId: input.operation };
-  return withAuditedTarget(
-    input,
-    io,
-    async (target) => {
-      const result = await explainMissingItem(target.admin, identity, 'resolve', () =>
-        resolveItem(target.admin, identity, {
-          to: input.to,
-          reason: input.reason,
-          actor: target.actor,
-          ...(input['outcome-code'] ? { outcomeCode: input['outcome-code'] } : {}),
-          ...(input['effect-did-not-happen'] ? { effectDidNotHappen: true } : {}),
-        }),
-      );
-      printAction(io, 'resolved', { ...result, item: result.item as unknown as Record<string, unknown> }, input.json);
-      return 0;
-      // Only a refused early statement writes an audit record.
-    },
-    input['effect-did-not-happen'] === true,
-  );
+  // Only a refused early statement (--effect-did-not-happen) writes an audit record.
+  return withTargetAuditedIf(input['effect-did-not-happen'] === true, input, io, async (target) => {
+    const result = await explainMissingItem(target.admin, identity, 'resolve', () =>
+      resolveItem(target.admin, identity, {
+        to: input.to,
+        reason: input.reason,
+        actor: target.actor,
+        ...(input['outcome-code'] ? { outcomeCode: input['outcome-code'] } : {}),
+        ...(input['effect-did-not-happen'] ? { effectDidNotHappen: true } : {}),
+      }),
+    );
+    printAction(io, 'resolved', { ...result, item: result.item as unknown as Record<string, unknown> }, input.json);
+    return 0;
+  });
 }
 
 /** `leasefence resolve`: unknown ▶ succeeded | failed_terminal | queued. */

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { retryItem } from '../../../lib/admin/retry.js';
 import { type CommandSpec, parseCommandLine } from '../args.js';
-import { type CliCommand, withAuditedTarget } from '../command.js';
+import { type CliCommand, withTargetAuditedIf } from '../command.js';
 import { IDENTIFIER_KEY_OPTIONS, identifierKeyShape } from '../identifier-key.js';
 import type { Io } from '../output.js';
 import { explainMissingItem } from '../quarantined-messages.js';
@@ -42,23 +42,18 @@ const schema = z.strictObject({
 async function run(argv: readonly string[], io: Io): Promise<number> {
   const input = parseCommandLine(spec, schema, argv);
   const identity = { tenantId: input.tenant, operationId: input.operation };
-  return withAuditedTarget(
-    input,
-    io,
-    async (target) => {
-      const result = await explainMissingItem(target.admin, identity, 'retry', () =>
-        retryItem(target.admin, identity, {
-          reason: input.reason,
-          actor: target.actor,
-          ...(input['effect-did-not-happen'] ? { effectDidNotHappen: true } : {}),
-        }),
-      );
-      printAction(io, 'requeued', { ...result, item: result.item as unknown as Record<string, unknown> }, input.json);
-      return 0;
-      // Only a refused early statement writes an audit record.
-    },
-    input['effect-did-not-happen'] === true,
-  );
+  // Only a refused early statement (--effect-did-not-happen) writes an audit record.
+  return withTargetAuditedIf(input['effect-did-not-happen'] === true, input, io, async (target) => {
+    const result = await explainMissingItem(target.admin, identity, 'retry', () =>
+      retryItem(target.admin, identity, {
+        reason: input.reason,
+        actor: target.actor,
+        ...(input['effect-did-not-happen'] ? { effectDidNotHappen: true } : {}),
+      }),
+    );
+    printAction(io, 'requeued', { ...result, item: result.item as unknown as Record<string, unknown> }, input.json);
+    return 0;
+  });
 }
 
 /** `leasefence retry`: an audited requeue followed by a wake-up. */

@@ -5,7 +5,7 @@ import { ItemNotFoundError } from '../../../lib/errors.js';
 import { formatIdentity, type JobIdentity } from '../../../lib/identity.js';
 import type { AttemptRecord, AuditEntry } from '../../../lib/store/index.js';
 import { type CommandSpec, parseCommandLine } from '../args.js';
-import { type CliCommand, withAuditedTarget } from '../command.js';
+import { type CliCommand, withTargetAuditedIf } from '../command.js';
 import { IDENTIFIER_KEY_OPTIONS, identifierKeyShape } from '../identifier-key.js';
 import { cell, formatPairs, formatTable, type Io, printJson, relativeTime, shortDuration } from '../output.js';
 import { quarantinedMessagesFor } from '../quarantined-messages.js';
@@ -152,71 +152,66 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
   const input = parseCommandLine(spec, schema, argv);
   const identity = { tenantId: input.tenant, operationId: input.operation };
   // Only --payload writes an audit record (read_payload).
-  return withAuditedTarget(
-    input,
-    io,
-    async (target) => {
-      let item: ItemDetail;
-      try {
-        item = await showItem(target.admin, identity);
-      } catch (error) {
-        if (
-          error instanceof ItemNotFoundError &&
-          (await showQuarantinedMessages(target, identity, io, input.json === true))
-        )
-          return 0;
-        throw error;
-      }
-      const payload = input.payload
-        ? await approvalPayload(target.admin, identity, {
-            actor: target.actor,
-            reason: 'approval review (leasefence show --payload)',
-          })
-        : undefined;
-      if (input.json) {
-        printJson(io, { item, ...(payload ? { payload } : {}) });
+  return withTargetAuditedIf(input.payload === true, input, io, async (target) => {
+    let item: ItemDetail;
+    try {
+      item = await showItem(target.admin, identity);
+    } catch (error) {
+      if (
+        error instanceof ItemNotFoundError &&
+        (await showQuarantinedMessages(target, identity, io, input.json === true))
+      )
         return 0;
-      }
-      const now = io.now();
-      const steps = Object.entries((item.steps ?? {}) as Record<string, { fence: number; at: number }>);
-      io.out(`${subject(item)}  ${cell(item.jobType)}  ${cell(item.state)}`);
-      io.out(
-        formatPairs([
-          ['fence', `${cell(item.fence)} (attempts ${cell(item.attempts)} of ${cell(item.maxAttempts)})`],
-          [
-            'payload',
-            `sha-256 ${cell(item.payloadHash)} (${item.payloadRef ? `ref ${cell(item.payloadRef)}` : 'body in the payloads table'})`,
-          ],
-          [
-            'outcome',
-            item.outcomeCode ? `${cell(item.outcomeCode)} ${item.result === undefined ? '' : cell(item.result)}` : '-',
-          ],
-          ['error', item.errorCode ? `${cell(item.errorCode)}: ${cell(item.errorMessage)}` : '-'],
-          [
-            'lease',
-            item.leaseOwner ? `${cell(item.leaseOwner)}, expires ${relativeTime(item.leaseExpiresAt, now)}` : '-',
-          ],
-          ['due', item.state === 'queued' ? relativeTime(item.availableAt, now) : '-'],
-          ['steps', steps.length ? steps.map(([name, step]) => `${name} (fence ${step.fence})`).join(', ') : '-'],
-          ['parent', item.parentOperationId ? cell(item.parentOperationId) : '-'],
-          ['successors', successorList(item.successors)],
-          ['created', relativeTime(item.createdAt, now)],
-          ['updated', relativeTime(item.updatedAt, now)],
-        ]),
-      );
-      const attempts = attemptsTable(item, now).replace(/^/gm, '  ');
-      io.out(
-        (item.ah as unknown[] | undefined)?.length
-          ? `\nattempts (oldest first, last five)\n${attempts}`
-          : '\nattempts: none yet',
-      );
-      const audit = auditTable(item.audit, now).replace(/^/gm, '  ');
-      io.out(item.audit.length ? `\naudit (oldest first)\n${audit}` : '\naudit: no operator actions');
-      if (payload) io.out(`\n${approvalPayloadText(payload, now)}`);
+      throw error;
+    }
+    const payload = input.payload
+      ? await approvalPayload(target.admin, identity, {
+          actor: target.actor,
+          reason: 'approval review (leasefence show --payload)',
+        })
+      : undefined;
+    if (input.json) {
+      printJson(io, { item, ...(payload ? { payload } : {}) });
       return 0;
-    },
-    input.payload === true,
-  );
+    }
+    const now = io.now();
+    const steps = Object.entries((item.steps ?? {}) as Record<string, { fence: number; at: number }>);
+    io.out(`${subject(item)}  ${cell(item.jobType)}  ${cell(item.state)}`);
+    io.out(
+      formatPairs([
+        ['fence', `${cell(item.fence)} (attempts ${cell(item.attempts)} of ${cell(item.maxAttempts)})`],
+        [
+          'payload',
+          `sha-256 ${cell(item.payloadHash)} (${item.payloadRef ? `ref ${cell(item.payloadRef)}` : 'body in the payloads table'})`,
+        ],
+        [
+          'outcome',
+          item.outcomeCode ? `${cell(item.outcomeCode)} ${item.result === undefined ? '' : cell(item.result)}` : '-',
+        ],
+        ['error', item.errorCode ? `${cell(item.errorCode)}: ${cell(item.errorMessage)}` : '-'],
+        [
+          'lease',
+          item.leaseOwner ? `${cell(item.leaseOwner)}, expires ${relativeTime(item.leaseExpiresAt, now)}` : '-',
+        ],
+        ['due', item.state === 'queued' ? relativeTime(item.availableAt, now) : '-'],
+        ['steps', steps.length ? steps.map(([name, step]) => `${name} (fence ${step.fence})`).join(', ') : '-'],
+        ['parent', item.parentOperationId ? cell(item.parentOperationId) : '-'],
+        ['successors', successorList(item.successors)],
+        ['created', relativeTime(item.createdAt, now)],
+        ['updated', relativeTime(item.updatedAt, now)],
+      ]),
+    );
+    const attempts = attemptsTable(item, now).replace(/^/gm, '  ');
+    io.out(
+      (item.ah as unknown[] | undefined)?.length
+        ? `\nattempts (oldest first, last five)\n${attempts}`
+        : '\nattempts: none yet',
+    );
+    const audit = auditTable(item.audit, now).replace(/^/gm, '  ');
+    io.out(item.audit.length ? `\naudit (oldest first)\n${audit}` : '\naudit: no operator actions');
+    if (payload) io.out(`\n${approvalPayloadText(payload, now)}`);
+    return 0;
+  });
 }
 
 /** `leasefence show`: one item with its attempt history and audit trail. */
