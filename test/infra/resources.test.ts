@@ -83,6 +83,8 @@ describe('tables are built from their CreateTable definitions', () => {
     expect(env.Variables[EnvironmentVariable.identifierKeySecretArn]).toEqual(secret);
     expect(adminEnv.Variables[EnvironmentVariable.identifierKeySecretArn]).toEqual(secret);
     expect(sweeperEnv.Variables[EnvironmentVariable.identifierKeySecretArn]).toBeUndefined();
+    // ... and the stack outputs it: the CLI's audit-writing commands read the same key with --stack.
+    template.hasOutput('IdentifierKeySecretArn', { Value: secret });
     template.hasResourceProperties('AWS::SecretsManager::Secret', {
       GenerateSecretString: Match.objectLike({ PasswordLength: 64, ExcludePunctuation: true }),
       SecretString: Match.absent(),

@@ -3,7 +3,8 @@ import type { RawIdAuditCount } from '../../../lib/admin/audit-raw-ids.js';
 import { erasePayloads } from '../../../lib/admin/erase-payloads.js';
 import { operationIdSchema, tenantIdSchema } from '../../../lib/identity.js';
 import { type CommandSpec, parseCommandLine } from '../args.js';
-import { type CliCommand, withTarget } from '../command.js';
+import { type CliCommand, withAuditedTarget } from '../command.js';
+import { IDENTIFIER_KEY_OPTIONS, identifierKeyShape } from '../identifier-key.js';
 import { type Io, printJson } from '../output.js';
 import { commonShape, reasonFlag, TARGET_OPTIONS, targetShape } from '../schemas.js';
 import { COMMAND_SUMMARIES } from '../summaries.js';
@@ -25,6 +26,7 @@ const spec: CommandSpec = {
     },
     yes: { type: 'boolean', description: 'confirm: erasing cannot be undone' },
     ...TARGET_OPTIONS,
+    ...IDENTIFIER_KEY_OPTIONS,
   },
   examples: [
     'leasefence erase acme --reason "GDPR request 42" --yes',
@@ -35,6 +37,7 @@ const spec: CommandSpec = {
 const schema = z.strictObject({
   ...commonShape,
   ...targetShape,
+  ...identifierKeyShape,
   tenant: tenantIdSchema,
   operation: z.optional(operationIdSchema),
   reason: reasonFlag,
@@ -43,7 +46,7 @@ const schema = z.strictObject({
 
 async function run(argv: readonly string[], io: Io): Promise<number> {
   const input = parseCommandLine(spec, schema, argv);
-  return withTarget(input, io, async (target) => {
+  return withAuditedTarget(input, io, async (target) => {
     let deleted = 0;
     let cleared = 0;
     let shadowCleared = 0;

@@ -65,7 +65,9 @@ describe('leasefence erase and audit-pseudonymise: audit records written with ra
       '--yes',
       ...['--jobs-table', stack.state.tables.jobs, '--payloads-table', stack.state.tables.payloads],
       ...['--queue-url', stack.state.queues.jobs, '--deadline-shards', '32'],
-      ...['--dynamodb-endpoint', stack.state.endpoints.dynamodb, '--sqs-endpoint', stack.state.endpoints.sqs],
+      // The stack's engines through 0.0.0.0: on this machine, but not a loopback address, so taken for AWS.
+      ...['--dynamodb-endpoint', stack.state.endpoints.dynamodb.replace('//127.0.0.1:', '//0.0.0.0:')],
+      ...['--sqs-endpoint', stack.state.endpoints.sqs.replace('//127.0.0.1:', '//0.0.0.0:')],
     );
     const untouched = (await auditItems()).find((item) => item.auditId === 'legacy-cli');
     const migrated = await cli('audit-pseudonymise', '--yes', '--json');
@@ -77,7 +79,7 @@ describe('leasefence erase and audit-pseudonymise: audit records written with ra
     expect(before.out).toContain('NOT DONE: 1 audit record(s)');
     expect(before.out).toContain('leasefence audit-pseudonymise');
     expect(awsWithoutKey.code).toBe(2);
-    expect(awsWithoutKey.err).toContain('--key-secret');
+    expect(awsWithoutKey.err).toContain('--identifier-key-secret: required against AWS');
     expect(untouched).toMatchObject({ tenantId: 'tenant-old-3c' });
     expect(migrated.code).toBe(0);
     expect(JSON.parse(migrated.out)).toEqual({ rewritten: 1, skipped: 0, complete: true });
