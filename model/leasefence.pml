@@ -44,6 +44,23 @@
 #ifndef SUCC
 #define SUCC 0
 #endif
+/* flow control (issue #42): SLOTS = a concurrency limit of SLOTL slots (1) on the job type, contended by OTHER_RUNS
+   runs of another job of the type; BUDGET = a rate budget of TOKENS tokens and REFILLS refills, taken before the effect */
+#ifndef SLOTL
+#define SLOTL 1
+#endif
+#ifndef OTHER_RUNS
+#define OTHER_RUNS 2
+#endif
+#ifndef WAITS
+#define WAITS 2 /* waits (a full limit or an empty budget) per run: each gives the attempt back, so claims are bounded by it */
+#endif
+#ifndef TOKENS
+#define TOKENS 1
+#endif
+#ifndef REFILLS
+#define REFILLS 1
+#endif
 
 /* work-item states */
 #define NONE 0
@@ -108,6 +125,42 @@ bit snapped = 0, restored = 0, raiseDone = 0, raising = 0;
 byte maxIssued = 0;  /* the highest fence ever issued (claim, create, cancel, sweep, retry) */
 byte maxBefore = 0;  /* ... at the moment the raise began */
 
+/*
+ * ---- flow control (issue #42) ----
+ * A concurrency limit of SLOTL = 1 slot: the slot item (its holder and its lease), held under the holder's lease and
+ * taken by ONE conditional write only when free, lease-expired or held by an earlier claim of the same job; released
+ * by its holder's claim only; the job's waiter item, woken by a releaser. The other jobs of the type are one process
+ * (Other), whose runs take the slot, may stall past their lease, and release it. A rate budget: a token count taken
+ * by one conditional write.
+ */
+#define SLOT_OURS 1
+#define SLOT_OTHER 2
+byte sHeld = 0;      /* the slot: 0 free, SLOT_OURS (this job's claim sF), SLOT_OTHER (another job's run) */
+byte sF = 0;         /* the fence (claim) of this job that holds it */
+bit sExp = 0;        /* the holder's lease in the slot item has passed (the slot is free to take) */
+bit waiting = 0;     /* this job's waiter item */
+byte waitF = 0;      /* ... and the fence its queued row carried when it was written */
+byte regrants = 0;   /* ghost: slots taken from another job whose lease had expired (the code's regranted metric) */
+bit running[NW];     /* ghost: worker w passed the slot gate and runs the job's body */
+bit lostS[NW];       /* ghost: worker w's slot was taken after its lease expired, or by a newer claim of this job */
+byte wF[NW];         /* ghost: the fence worker w runs under */
+bit oRun = 0;        /* ghost: a run of the other job holds (or held) the slot and runs */
+bit oLost = 0;       /* ghost: ... and its slot was re-granted after its lease expired */
+byte tokens = TOKENS, refills = REFILLS;
+byte waits = WAITS;  /* bound: past it a full limit or an empty budget holds the worker until it frees (a stall) */
+byte granted = 0;    /* ghost: tokens granted */
+byte refilled = 0;   /* ghost: tokens added */
+#define RUNNING (running[0] + running[1] + oRun)
+/* concurrency above the limit only with a holder whose slot was re-granted after its lease expired or whose claim was
+   superseded (a newer claim of the job: its writes are refused by the fence) */
+#define CONC_OK assert(RUNNING <= SLOTL || (running[0] && (lostS[0] || wF[0] != fence)) || \
+  (running[1] && (lostS[1] || wF[1] != fence)) || (oRun && oLost))
+#ifdef MUT_SLOT_NO_EXPIRY
+#define SLOT_FREE(mine) (true)
+#else
+#define SLOT_FREE(mine) (sHeld == 0 || sExp || (mine && sHeld == SLOT_OURS))
+#endif
+
 /* ---- fault and action budgets ---- */
 byte faults = FAULTS, ops = OPS, renews = RENEWS;
 bit kill[NW];
@@ -141,12 +194,15 @@ byte lateF[NW], lateTok[NW];
 #define EV_REJECT 15
 #define EV_RAISE 16
 #define EV_RESTORE 17
+#define EV_AWAITSLOT 18
+#define EV_AWAITBUDGET 19
 #ifdef EXTRACT
 c_decl {
   int lf_pst, lf_pf, lf_pa, lf_pm, lf_n;
   char lf_seen[2048][96];
   static const char *lf_ev[] = { "", "claim", "renew", "step", "complete", "retry", "park", "successors-step", "sweep",
-    "expire", "cancel", "operator-retry", "statement", "resolve", "approve", "reject", "raise", "restore" };
+    "expire", "cancel", "operator-retry", "statement", "resolve", "approve", "reject", "raise", "restore",
+    "await-slot", "await-budget" };
   static const char *lf_st[] = { "none", "awaiting_approval", "queued", "claimed", "succeeded", "failed_terminal",
     "unknown", "cancelled" };
   /* prints the abstract step of the write that just executed, the first time it is seen; mine < 0: not a holder */
@@ -208,6 +264,7 @@ c_decl {
   assert(!(raiseDone && myF <= maxBefore))
 
 inline claimEffects() {
+  preAtt = attempts;
   sawStep = (stepF != 0);
   sawSucc = (succStep != 0);
   sawMark = mark;
@@ -300,8 +357,8 @@ recheck:
 }
 
 proctype Worker(byte me) {
-  byte myF, myTok, myAtt;
-  bit sawStep, sawSucc, sawMark, sawMay, crashed, found, recon;
+  byte myF, myTok, myAtt, preAtt;
+  bit sawStep, sawSucc, sawMark, sawMay, crashed, found, recon, hadSlot;
 
 end_idle:
   do
@@ -337,6 +394,27 @@ end_idle:
         fi
       };
 
+#ifdef SLOTS
+      /* the slot gate: ONE conditional write of the slot item, right after the claim, under its lease */
+      atomic {
+        if
+        :: SLOT_FREE(1) ->
+          if
+          :: sHeld == SLOT_OTHER -> oLost = oLost | sExp; if :: sExp -> regrants++ :: else -> skip fi
+          :: sHeld == SLOT_OURS && sF != myF ->
+            /* re-taken from an earlier claim of the job (or, stale, from a newer one) */
+            lostS[0] = lostS[0] | (running[0] && wF[0] == sF && (sExp || sF < myF));
+            lostS[1] = lostS[1] | (running[1] && wF[1] == sF && (sExp || sF < myF))
+          :: else -> skip
+          fi;
+          sHeld = SLOT_OURS; sF = myF; sExp = 0;
+          running[me] = 1; wF[me] = myF; lostS[me] = 0;
+          CONC_OK
+        :: !SLOT_FREE(1) && waits > 0 -> waits--; goto slotFull
+        fi
+      };
+#endif
+
       /* a heartbeat (bounded): a compare-and-swap of my own lease token */
       if
       :: renews > 0 ->
@@ -352,6 +430,9 @@ end_idle:
             assert(myTok + 1 > ltok); /* a lease never moves back */
             ltok = myTok + 1; expired = 0;
             HOBS(EV_RENEW);
+#ifdef SLOTS
+            if :: sHeld == SLOT_OURS && sF == myF -> sExp = 0 :: else -> skip fi; /* the slot follows the lease (claimId) */
+#endif
             if :: faults > 0 -> faults--; late[me] = 1; lateF[me] = myF; lateTok[me] = myTok :: skip fi;
             myTok = myTok + 1
           :: else -> goto released /* ownership lost or lease in doubt: nothing more is written */
@@ -359,6 +440,21 @@ end_idle:
         }
       :: skip
       fi;
+
+#ifdef BUDGET
+      /* ctx.rateLimit before the effect: one token by ONE conditional write, or the attempt given back */
+#ifdef MUT_BUDGET_READ_THEN_WRITE
+      if :: tokens > 0 -> skip :: tokens == 0 && waits > 0 -> waits--; goto budgetWait fi;
+      atomic { if :: tokens > 0 -> tokens-- :: else -> skip fi; granted++; assert(granted <= TOKENS + refilled) };
+#else
+      atomic {
+        if
+        :: tokens > 0 -> tokens--; granted++; assert(granted <= TOKENS + refilled)
+        :: tokens == 0 && waits > 0 -> waits--; goto budgetWait
+        fi
+      };
+#endif
+#endif
 
       /* ---- the job's body, by target class ---- */
 #if CLS == 1
@@ -472,9 +568,81 @@ succeed:
       complete();
       goto released;
 
+#ifdef SLOTS
+slotFull:
+      /* await_slot: claimed ▶ queued, not an attempt: the attempt given back, the effect mark put back as before the claim */
+      atomic {
+        if
+        :: fence == myF && st == CLAIMED ->
+          PRE; HOLDER_LANDS;
+          st = QUEUED;
+#ifndef MUT_AWAIT_SLOT_ATTEMPT
+          attempts = attempts - 1;
+#endif
+#ifndef MUT_AWAIT_SLOT_MARK
+          mark = sawMark;
+#endif
+          /* a waiting job is not an attempt: the row is as before the claim (a class D job keeps its one attempt) */
+          assert(attempts == preAtt && mark == sawMark);
+          INV; HOBS(EV_AWAITSLOT)
+        :: else -> goto released /* ownership lost: nothing held */
+        fi
+      };
+      atomic { waiting = 1; waitF = myF };  /* the waiter item */
+      /* one more look: a slot freed before the waiter item existed found no waiter, so the job wakes itself */
+      atomic {
+        if
+        :: waiting && (sHeld == 0 || sExp) -> waiting = 0; if :: st == QUEUED && fence == waitF && msgs < MAXMSG -> msgs++ :: else -> skip fi
+        :: else -> skip
+        fi
+      };
+      /* the bounded re-check: the job's own delayed wake-up */
+      atomic { if :: msgs < MAXMSG -> msgs++ :: else -> skip fi };
+      goto released;
+#endif
+#ifdef BUDGET
+budgetWait:
+      /* await_budget: claimed ▶ queued, the attempt given back, the effect mark kept (a class C job reconciles next time) */
+      atomic {
+        if
+        :: fence == myF && st == CLAIMED ->
+          PRE; HOLDER_LANDS;
+          st = QUEUED;
+#ifndef MUT_AWAIT_BUDGET_ATTEMPT
+          attempts = attempts - 1;
+#endif
+          assert(attempts == preAtt && mark == 1);
+          if :: msgs < MAXMSG -> msgs++ :: else -> skip fi; /* its delayed wake-up */
+          INV; HOBS(EV_AWAITBUDGET)
+        :: else -> skip
+        fi
+      };
+      goto released;
+#endif
+
 notClaimable:
       skip;
 released:
+#ifdef SLOTS
+      /* the end of the attempt: release the slot (only this claim's: claimId), then wake one waiter */
+      atomic {
+#ifndef MUT_SLOT_NO_RELEASE
+        if :: sHeld == SLOT_OURS && sF == myF -> sHeld = 0; sExp = 0; sF = 0 :: else -> skip fi;
+#endif
+        /* slots never leak: an attempt that ended holds none */
+        assert(!(sHeld == SLOT_OURS && sF == myF && myF != 0));
+        hadSlot = running[me]; running[me] = 0; lostS[me] = 0; wF[me] = 0
+      };
+      atomic {
+#ifndef MUT_RELEASE_NO_WAKE
+        if :: waiting && hadSlot -> waiting = 0; if :: st == QUEUED && fence == waitF && msgs < MAXMSG -> msgs++ :: else -> skip fi
+        :: else -> skip
+        fi
+#else
+        skip
+#endif
+      };
+#endif
       skip
     } unless { atomic { kill[me] -> kill[me] = 0; crashed = 1 } };
     /* the message is acknowledged once the row committed; a crashed worker's message returns after its visibility timeout */
@@ -484,7 +652,10 @@ released:
       :: else -> skip
       fi;
       busy[me] = 0; kill[me] = 0; crashed = 0; myTok = 0; myAtt = 0; sawStep = 0; sawSucc = 0; sawMark = 0;
-      sawMay = 0; found = 0; recon = 0;
+      sawMay = 0; found = 0; recon = 0; preAtt = 0; hadSlot = 0;
+#ifdef SLOTS
+      running[me] = 0; lostS[me] = 0; wF[me] = 0; /* a crashed holder runs no more; its slot frees when its lease expires */
+#endif
       if :: myF != 0 -> holders-- :: else -> skip fi;
       UNHOLD;
       myF = 0
@@ -543,8 +714,59 @@ end_env:
 #ifdef APPROVAL
   :: atomic { st == AWAIT && !approvalExpired -> approvalExpired = 1 }
 #endif
+#ifdef SLOTS
+  :: atomic { sHeld != 0 && !sExp -> sExp = 1 } /* the slot holder's lease passes (it may still run: a stall) */
+#endif
+#ifdef BUDGET
+  /* time refills the bucket (past the wait bound, whenever it is empty: time passes) */
+  :: atomic { (refills > 0 || waits == 0) && tokens < TOKENS -> if :: refills > 0 -> refills-- :: else -> skip fi; tokens++; refilled++ }
+#endif
   od
 }
+
+#ifdef SLOTS
+/* The other jobs of the type: each run takes the slot (free or lease-expired), runs, may stall past its lease
+   (Env), releases the slot only if still its own, and wakes one waiter. */
+active proctype Other() {
+  byte n = OTHER_RUNS;
+end_other:
+  do
+  :: n > 0 ->
+    atomic {
+      SLOT_FREE(0) ->
+      if
+      :: sHeld == SLOT_OURS ->
+        /* re-granted from this job's claim whose lease expired */
+        if :: sExp -> regrants++ :: else -> skip fi;
+        lostS[0] = lostS[0] | (running[0] && wF[0] == sF && sExp);
+        lostS[1] = lostS[1] | (running[1] && wF[1] == sF && sExp)
+      :: else -> skip
+      fi;
+      sHeld = SLOT_OTHER; sExp = 0; sF = 0; oRun = 1; oLost = 0; n--;
+      CONC_OK
+    };
+#ifdef BUDGET
+    atomic { if :: tokens > 0 -> tokens--; granted++ :: else -> skip fi };
+#endif
+    atomic {
+#ifndef MUT_SLOT_NO_RELEASE
+      if :: sHeld == SLOT_OTHER && !oLost -> sHeld = 0; sExp = 0 :: else -> skip fi;
+#endif
+      oRun = 0; oLost = 0
+    };
+    atomic {
+#ifndef MUT_RELEASE_NO_WAKE
+      if :: waiting -> waiting = 0; if :: st == QUEUED && fence == waitF && msgs < MAXMSG -> msgs++ :: else -> skip fi
+      :: else -> skip
+      fi
+#else
+      skip
+#endif
+    }
+  :: n == 0 -> break
+  od
+}
+#endif
 
 /* The sweeper: expired + exhausted ▶ unknown; lost wake-ups re-signalled; approvals past expiry ▶ cancelled. */
 active proctype Sweeper() {
