@@ -153,12 +153,17 @@ byte refilled = 0;   /* ghost: tokens added */
 #define RUNNING (running[0] + running[1] + oRun)
 /* concurrency above the limit only with a holder whose slot was re-granted after its lease expired or whose claim was
    superseded (a newer claim of the job: its writes are refused by the fence) */
-#define CONC_OK assert(RUNNING <= SLOTL || (running[0] && (lostS[0] || wF[0] != fence)) || \
-  (running[1] && (lostS[1] || wF[1] != fence)) || (oRun && oLost))
+#define CURRENT(w) (running[w] && !lostS[w] && wF[w] == fence)
+#define CONC_OK assert(CURRENT(0) + CURRENT(1) + (oRun && !oLost) <= SLOTL)
+/* free, lease-expired, or held by an EARLIER claim of this job (mine: the taker's fence; 0 for another job). Without
+   `sF < mine` (MUT_SLOT_STALE_RETAKE, the code before this model) a superseded claim that reaches its slot gate late
+   takes the slot from the current claim, releases it at its end, and another job runs beside the current claim */
 #ifdef MUT_SLOT_NO_EXPIRY
 #define SLOT_FREE(mine) (true)
+#elif defined(MUT_SLOT_STALE_RETAKE)
+#define SLOT_FREE(mine) (sHeld == 0 || sExp || (mine != 0 && sHeld == SLOT_OURS))
 #else
-#define SLOT_FREE(mine) (sHeld == 0 || sExp || (mine && sHeld == SLOT_OURS))
+#define SLOT_FREE(mine) (sHeld == 0 || sExp || (mine != 0 && sHeld == SLOT_OURS && sF < mine))
 #endif
 
 /* ---- fault and action budgets ---- */
@@ -398,7 +403,7 @@ end_idle:
       /* the slot gate: ONE conditional write of the slot item, right after the claim, under its lease */
       atomic {
         if
-        :: SLOT_FREE(1) ->
+        :: SLOT_FREE(myF) ->
           if
           :: sHeld == SLOT_OTHER -> oLost = oLost | sExp; if :: sExp -> regrants++ :: else -> skip fi
           :: sHeld == SLOT_OURS && sF != myF ->
@@ -410,7 +415,7 @@ end_idle:
           sHeld = SLOT_OURS; sF = myF; sExp = 0;
           running[me] = 1; wF[me] = myF; lostS[me] = 0;
           CONC_OK
-        :: !SLOT_FREE(1) && waits > 0 -> waits--; goto slotFull
+        :: !SLOT_FREE(myF) && waits > 0 -> waits--; goto slotFull
         fi
       };
 #endif
