@@ -587,6 +587,7 @@ slotFull:
 #ifndef MUT_AWAIT_SLOT_MARK
           mark = sawMark;
 #endif
+          may = sawMay; /* ghost: this claim started nothing */
           /* a waiting job is not an attempt: the row is as before the claim (a class D job keeps its one attempt) */
           assert(attempts == preAtt && mark == sawMark);
           INV; HOBS(EV_AWAITSLOT)
@@ -896,6 +897,9 @@ end_operator:
 init {
   atomic {
     byte i;
+#if defined(BUDGET) && defined(EMPTY_START)
+    if :: tokens = 0 :: skip fi; /* the budget may be empty when the job first runs */
+#endif
     for (i : 0 .. NW - 1) { run Worker(i) }
   }
 }

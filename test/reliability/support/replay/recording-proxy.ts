@@ -12,7 +12,17 @@ import { loadModelRelation, type ModelRelation, type ModelStep } from './relatio
 type TargetClass = ModelStep['cls'];
 
 /** The model events a holder's fenced write may be (the row before and after tell which one it was). */
-const HOLDER_EVENTS = ['renew', 'step', 'successors-step', 'complete', 'retry', 'fail', 'park'] as const;
+const HOLDER_EVENTS = [
+  'renew',
+  'step',
+  'successors-step',
+  'complete',
+  'retry',
+  'fail',
+  'park',
+  'await-slot',
+  'await-budget',
+] as const;
 
 /** What a write to a work row was, read from the request itself: the events it may be and a holder's fence. */
 interface WriteKind {
