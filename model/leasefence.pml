@@ -268,8 +268,13 @@ c_decl {
   assert(fence == myF && st == CLAIMED); \
   assert(!(raiseDone && myF <= maxBefore))
 
+#if defined(SLOTS) || defined(BUDGET)
+#define SAVE_PRE_ATT preAtt = attempts /* the attempts before this claim: a wait gives the attempt back */
+#else
+#define SAVE_PRE_ATT skip
+#endif
 inline claimEffects() {
-  preAtt = attempts;
+  SAVE_PRE_ATT;
   sawStep = (stepF != 0);
   sawSucc = (succStep != 0);
   sawMark = mark;
