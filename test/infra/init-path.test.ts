@@ -202,6 +202,9 @@ describe('per-function facets: what each bundle may hold (issue #46)', () => {
       'lib/store/approvals/approvals.ts',
       'lib/store/shadow/shadow-claims.ts',
       'lib/store/review/',
+      // Erasure is the admin's (OperatorStore's erasure facet): the sweeper never runs it.
+      'lib/store/payloads/payload-erasure.ts',
+      'lib/store/records/quarantine-erasure.ts',
       'lib/worker/',
       'lib/fenced/',
     ],
