@@ -315,16 +315,21 @@ function defineJob<Payload, Provider = unknown>(
   });
 }
 
+/** The refusal, in a worker bundled without flow control, of a flow part it could not enforce (names the prop). */
+function refuseFlowControl(_input: unknown, what: string): never {
+  throw new ConfigurationError(`${what}: this worker was bundled without flow control (flowControl: true)`);
+}
+
 /**
- * A job type's rate limits, parsed; in a worker bundled without flow control (the construct without `flowControl`:
- * FLOW_CONTROL_CONSTANT folds this at build time) refused, so no job type runs past a budget it cannot take from.
+ * A job type's rate limits and concurrency limits, parsed; in a worker bundled without flow control (the construct
+ * without `flowControl`: FLOW_CONTROL_CONSTANT folds this at build time, and esbuild leaves their schemas out)
+ * refused, so no job type runs past a budget it cannot take from or a limit it cannot hold.
  */
 const rateLimitsOf: typeof parseRateLimits =
-  process.env.LEASEFENCE_FLOW_CONTROL === 'omitted'
-    ? (_input, what) => {
-        throw new ConfigurationError(`${what}: this worker was bundled without flow control (flowControl: true)`);
-      }
-    : parseRateLimits;
+  process.env.LEASEFENCE_FLOW_CONTROL === 'omitted' ? refuseFlowControl : parseRateLimits;
+// The same test, spelled out: esbuild folds the define only where it is written, not through a variable.
+const concurrencyLimitsOf: typeof parseConcurrencyLimits =
+  process.env.LEASEFENCE_FLOW_CONTROL === 'omitted' ? refuseFlowControl : parseConcurrencyLimits;
 
 /** The flow block, each part parsed by its own schema (InvalidInputError naming the field). */
 function parseFlow<Payload>(type: string, input: JobFlowInput<Payload>): JobFlow<Payload> {
@@ -335,7 +340,7 @@ function parseFlow<Payload>(type: string, input: JobFlowInput<Payload>): JobFlow
     ...(input.rateLimit !== undefined ? { rateLimit: rateLimitsOf(input.rateLimit, `${what}.rateLimit`) } : {}),
     ...(input.priority !== undefined ? { priority: parsePriority(input.priority, `${what}.priority`) } : {}),
     ...(input.concurrency !== undefined
-      ? { concurrency: parseConcurrencyLimits<Payload>(input.concurrency, `${what}.concurrency`) }
+      ? { concurrency: concurrencyLimitsOf<Payload>(input.concurrency, `${what}.concurrency`) }
       : {}),
   });
 }

@@ -96,7 +96,6 @@ class Maintenance {
     }
   }
 
-
   /** One cheap read of the jobs table and its parked index; throws when the table does not answer. */
   async probe(): Promise<void> {
     await sendQuery(this.db.client, buildProbeQuery(this.db.table.tableName));
