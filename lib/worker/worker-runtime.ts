@@ -392,7 +392,9 @@ class WorkerRuntime {
       if (deferral.reason === 'not_created') return this.refuseUnverified(message, precheck, identity, definition.type);
       return this.quarantineMessage(message, deferral.reason, deferral.detail, identity, definition.type);
     }
-    if (budget) return (await loadRateGate()).wakeDeferred(this.telemetry, definition, received, budget);
+    // A budget wait (never in a worker bundled without flow control: defined out there).
+    if (process.env.LEASEFENCE_FLOW_CONTROL !== 'omitted' && budget)
+      return (await loadRateGate()).wakeDeferred(this.telemetry, definition, received, budget);
     this.telemetry.count(MetricName.Deferred);
     this.telemetry.info('job type disabled: message acknowledged, row left queued', {
       identity,
