@@ -295,7 +295,12 @@ function defineJob<Payload, Provider = unknown>(
   }
   if (input.ownedRecords !== undefined && typeof input.ownedRecords !== 'function')
     throw new JobDefinitionError(`job type ${input.type}: ownedRecords must be a function of the identity`);
-  if (input.target === 'D' && flow?.rateLimit?.some((limit) => limit.take === 'in-job'))
+  // No rate limit gets this far in a worker bundled without flow control (refused above): defined out there.
+  if (
+    process.env.LEASEFENCE_FLOW_CONTROL !== 'omitted' &&
+    input.target === 'D' &&
+    flow?.rateLimit?.some((limit) => limit.take === 'in-job')
+  )
     throw new JobDefinitionError(
       `job type ${input.type} is class D: its rate limits take their tokens before the run (take 'before-run'), since an attempt given back after its claim could never run again`,
     );
