@@ -154,9 +154,10 @@ const FAULT_LAYER_CONSTANT = 'process.env.LEASEFENCE_FAULT_LAYER';
 
 /**
  * A build-time constant, like FAULT_LAYER_CONSTANT: a worker bundled with it defined as `'omitted'` (the construct,
- * without `flowControl`) has no concurrency-slot code (lib/store/flow-control/slot-loader.ts), no rate gate and no
- * budgets room; it refuses at start a job type that declares concurrency limits (ConfigurationError), and defineJob
- * refuses one declaring `flow.rateLimit` (JobDefinitionError naming the prop): none is ever run unlimited.
+ * without `flowControl`) has no concurrency-slot code, no rate gate, no store flow facet (WorkItemStore.flow():
+ * slots, budgets, their waits) and no limits' schemas; defineJob refuses a job type declaring `flow.concurrency` or
+ * `flow.rateLimit` (JobDefinitionError naming the prop) and the runtime refuses one at start (ConfigurationError):
+ * none is ever run unlimited.
  */
 const FLOW_CONTROL_CONSTANT = 'process.env.LEASEFENCE_FLOW_CONTROL';
 

@@ -49,7 +49,7 @@ async function readLimits(deps: AdminDeps, input: LimitsQuery): Promise<LimitsRe
   if (query.tenantId !== undefined) scopes.push({ kind: 'tenant', tenantId: query.tenantId });
   if (query.tenantId !== undefined && query.key !== undefined)
     scopes.push({ kind: 'key', tenantId: query.tenantId, key: query.key });
-  const slots = await deps.store.slots();
+  const { slots } = await deps.store.flow();
   const limits = [];
   for (const scope of scopes) {
     const { partition: _, ...usage } = await slots.usage(slots.partitionOf(query.jobType, scope));

@@ -3,6 +3,7 @@ import { formatIdentity, type ValidIdentity } from '../../identity.js';
 import type { WorkState } from '../../states.js';
 import { Approvals } from '../approvals/approvals.js';
 import { TenantPartitions } from '../parked/tenant-partitions.js';
+import { PayloadErasure } from '../payloads/payload-erasure.js';
 import { AuditLog } from '../records/audit.js';
 import { PayloadReview } from '../review/payload-review.js';
 import { ShadowClaims } from '../shadow/shadow-claims.js';
@@ -19,7 +20,7 @@ import { type OperatorOutcome, SweeperStore } from './sweeper-store.js';
  * The store of the admin API, the CLI, the console and the local stack: the sweeper's store (SweeperStore: the
  * worker's core, `deadlines`, `parked`, `maintenance`, applyOperator) on the same connection, plus the operator
  * transitions (cancel, operate) and the reads and writes grouped by what they read: `tenants`, `audit`, `shadow`,
- * `approvals` (with the decisions), `review`. Neither the worker's nor the sweeper's bundle holds these facets.
+ * `approvals` (with the decisions), `review`, `erasure`. Neither the worker's nor the sweeper's bundle holds these facets.
  */
 class OperatorStore extends SweeperStore {
   /** One tenant's partition keys: listing pages and a tally by state (admin). */
@@ -32,6 +33,8 @@ class OperatorStore extends SweeperStore {
   override readonly approvals: Approvals;
   /** An approver's read of the payload body a job awaiting approval binds (admin). */
   readonly review: PayloadReview;
+  /** Erasure of a tenant's or one operation's stored data, bounded per call (admin). */
+  readonly erasure: PayloadErasure;
 
   constructor(options: WorkItemStoreOptions) {
     super(options);
@@ -40,6 +43,7 @@ class OperatorStore extends SweeperStore {
     this.shadow = new ShadowClaims(this.db);
     this.approvals = new Approvals(this.db);
     this.review = new PayloadReview(this.db);
+    this.erasure = new PayloadErasure(this.db);
   }
 
   /**
