@@ -29,7 +29,7 @@ describe('concurrency slots under network faults', () => {
       ...(sdkAttempts !== undefined ? { maxAttempts: sdkAttempts } : {}),
     });
     clients.push(client);
-    return new OperatorStore({ client, tableName: tables.jobsTable, clock }).slots();
+    return (await new OperatorStore({ client, tableName: tables.jobsTable, clock }).flow()).slots;
   }
 
   const holder = (op: string) =>
@@ -40,7 +40,7 @@ describe('concurrency slots under network faults', () => {
   beforeAll(async () => {
     tables = await createTestTables('slot-faults');
     proxy = await FaultProxy.start(engineEndpoints().dynamo);
-    direct = await storeFixture(tables.jobsTable, { clock }).store.slots();
+    direct = (await storeFixture(tables.jobsTable, { clock }).store.flow()).slots;
   });
   afterAll(async () => {
     for (const client of clients) client.destroy();
