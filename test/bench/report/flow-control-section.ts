@@ -1,4 +1,4 @@
-import type { FlowControlReport, FlowModeRow } from '../scenarios/flow-control.js';
+import { type FlowControlReport, type FlowModeRow, STALL_MS } from '../scenarios/flow-control.js';
 import { num, table } from './format.js';
 import type { BenchResults } from './results.js';
 import type { TargetRow } from './target-row.js';
@@ -37,7 +37,7 @@ function concurrencyTarget(report: FlowControlReport | undefined): TargetRow {
   const measured = `${keysCell(row)}; ${row.regranted} re-grants; ${row.duplicateRuns} duplicate runs`;
   const limited = row.perKey.some((key) => key.limit !== undefined);
   if (unstarted(row) > 0 || !limited) {
-    const note = `${unstarted(row)} of ${row.sent} jobs never started before the run stopped (no job started for 30 s): not every job was seen, so the limit is not judged.`;
+    const note = `${num(unstarted(row))} of ${num(row.sent)} jobs never started before the run stopped (no job started for ${num(STALL_MS / 1000)} s): not every job was seen, so the limit is not judged.`;
     return { figure: '11', target, measured, status: 'not evaluated', note };
   }
   const met = excessOf(row) <= row.regranted && row.duplicateRuns === 0;
@@ -126,6 +126,8 @@ function flowControlSection(report: FlowControlReport): string {
         `${num(row.seconds, 1)} s`,
       ]),
     ),
+    '',
+    `A limit caps; it does not reorder. The quiet tenant's messages still sit behind the noisy backlog in the queue (fauxqs delivers a standard queue without SQS's fair-queue scheduling, which would move them forward: README, "Priorities"), and every noisy message ahead of them is still delivered, found over its limit and put back ("limit waits": a claim, the row written back to queued, a waiter record, a delayed wake-up), to be woken later by a freed slot. So whether a per-tenant limit shortens the quiet tenant's wait depends on what a deferral costs against a job (here a ${report.jobMs} ms sleep, on dynalite); what it guarantees is the cap. Priorities give the quiet jobs a lane of their own.`,
     '',
     `"Highest running per tenant" is counted inside the job (entered at the start of \`run\`, left at its end), so it is what actually ran at once, not what the slots say. A re-grant is a slot taken over from a holder whose lease expired (\`ConcurrencySlotRegranted\`), the only way a limit can be exceeded. Units per job (the accountant, test/bench/support/capacity.ts; one worker, one job at a time, ${report.units.jobs} jobs each, the limit never full): without a limit ${num(unlimited.wru, 1)} WRU and ${num(unlimited.rru, 1)} RRU, with the per-tenant limit ${num(limited.wru, 1)} WRU and ${num(limited.rru, 1)} RRU (a job that waits writes its row and a waiter record more). With limits off, figures 5 and 9 measure the worker as it is: no job type there declares a limit, so the slot code is never imported.`,
   ].join('\n');

@@ -341,4 +341,5 @@ export {
   type FlowUnits,
   type KeyConcurrency,
   measureFlowControl,
+  STALL_MS,
 };
