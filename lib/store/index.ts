@@ -16,6 +16,7 @@ export { sendConditional } from './driver/conditional-write.js';
 export type { ReadCost } from './driver/connection.js';
 export { ExpressionBuilder } from './driver/expressions.js';
 export { sendGet, sendScan, type TableClient } from './driver/plain-requests.js';
+export type { BudgetState } from './flow-control/budget-reads.js';
 export type { BudgetRate, BudgetRef } from './flow-control/budget-requests.js';
 export type { TokenVerdict } from './flow-control/budgets.js';
 export { CONCURRENCY_WAIT, SLOT_PARTITION_PREFIX, type WaiterRecord } from './flow-control/slot-requests.js';

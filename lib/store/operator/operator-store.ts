@@ -2,6 +2,8 @@ import { IllegalTransitionError, ItemNotFoundError } from '../../errors.js';
 import { formatIdentity, type ValidIdentity } from '../../identity.js';
 import type { WorkState } from '../../states.js';
 import { Approvals } from '../approvals/approvals.js';
+import type { BudgetState } from '../flow-control/budget-reads.js';
+import type { BudgetRef } from '../flow-control/budget-requests.js';
 import { TenantPartitions } from '../parked/tenant-partitions.js';
 import { AuditLog } from '../records/audit.js';
 import { PayloadReview } from '../review/payload-review.js';
@@ -65,6 +67,15 @@ class OperatorStore extends SweeperStore {
     const cancelled = this.settle(identity, await this.applyOperator(item, transition));
     await stampEach(this.client, stamps);
     return cancelled;
+  }
+
+  /**
+   * A provider budget as its row stands now (strongly consistent; an operator's read, never a decision), or undefined
+   * when no take wrote it yet. Its module loads on the first read.
+   */
+  async budget(ref: BudgetRef): Promise<BudgetState | undefined> {
+    const { readBudget } = await import('../flow-control/budget-reads.js');
+    return readBudget(this.db, ref);
   }
 
   /**
