@@ -1,9 +1,11 @@
 import { IllegalTransitionError, ItemNotFoundError } from '../../errors.js';
+import type { LimitScope } from '../../flow-control/concurrency-limits.js';
 import { formatIdentity, type ValidIdentity } from '../../identity.js';
 import type { WorkState } from '../../states.js';
 import { Approvals } from '../approvals/approvals.js';
 import type { BudgetState } from '../flow-control/budget-reads.js';
 import type { BudgetRef } from '../flow-control/budget-requests.js';
+import { type LimitUsage, limitUsage } from '../flow-control/slot-usage.js';
 import { TenantPartitions } from '../parked/tenant-partitions.js';
 import { AuditLog } from '../records/audit.js';
 import { PayloadReview } from '../review/payload-review.js';
@@ -67,6 +69,14 @@ class OperatorStore extends SweeperStore {
     const cancelled = this.settle(identity, await this.applyOperator(item, transition));
     await stampEach(this.client, stamps);
     return cancelled;
+  }
+
+  /**
+   * Slots in use and jobs waiting for one concurrency limit of a job type (strongly consistent Queries of its
+   * partition, never a Scan): readable where the slot store is not bundled (the admin function).
+   */
+  limitUsage(jobType: string, scope: LimitScope): Promise<LimitUsage> {
+    return limitUsage(this.db, jobType, scope);
   }
 
   /**
