@@ -1,4 +1,4 @@
-import { IllegalTransitionError, ItemNotFoundError } from '../../errors.js';
+import { ConfigurationError, IllegalTransitionError, ItemNotFoundError } from '../../errors.js';
 import type { LimitScope } from '../../flow-control/concurrency-limits.js';
 import { formatIdentity, type ValidIdentity } from '../../identity.js';
 import type { WorkState } from '../../states.js';
@@ -18,6 +18,13 @@ import { cancelTransition, type OperatorAction } from './operator-transitions.js
 import { CANCELLABLE_STATES } from './read-back.js';
 import { commitCancelWithStamps, stampEach } from './stamped-cancel.js';
 import { type OperatorOutcome, SweeperStore } from './sweeper-store.js';
+
+/**
+ * The budget reads, or undefined in a bundle without flow control (the admin function's: FLOW_CONTROL_CONSTANT folds
+ * this at build time and esbuild leaves the module out); the CLI, unbundled, reads budgets.
+ */
+const loadBudgetReads =
+  process.env.LEASEFENCE_FLOW_CONTROL === 'omitted' ? undefined : () => import('../flow-control/budget-reads.js');
 
 /**
  * The store of the admin API, the CLI, the console and the local stack: the sweeper's store (SweeperStore: the
@@ -81,10 +88,11 @@ class OperatorStore extends SweeperStore {
 
   /**
    * A provider budget as its row stands now (strongly consistent; an operator's read, never a decision), or undefined
-   * when no take wrote it yet. Its module loads on the first read.
+   * when no take wrote it yet. Its module loads on the first read; ConfigurationError in a bundle without flow control.
    */
   async budget(ref: BudgetRef): Promise<BudgetState | undefined> {
-    const { readBudget } = await import('../flow-control/budget-reads.js');
+    if (loadBudgetReads === undefined) throw new ConfigurationError('this bundle holds no flow control (budgets)');
+    const { readBudget } = await loadBudgetReads();
     return readBudget(this.db, ref);
   }
 
