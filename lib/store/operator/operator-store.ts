@@ -1,7 +1,11 @@
-import { IllegalTransitionError, ItemNotFoundError } from '../../errors.js';
+import { ConfigurationError, IllegalTransitionError, ItemNotFoundError } from '../../errors.js';
+import type { LimitScope } from '../../flow-control/concurrency-limits.js';
 import { formatIdentity, type ValidIdentity } from '../../identity.js';
 import type { WorkState } from '../../states.js';
 import { Approvals } from '../approvals/approvals.js';
+import type { BudgetState } from '../flow-control/budget-reads.js';
+import type { BudgetRef } from '../flow-control/budget-requests.js';
+import { type LimitUsage, limitUsage } from '../flow-control/slot-usage.js';
 import { TenantPartitions } from '../parked/tenant-partitions.js';
 import { PayloadErasure } from '../payloads/payload-erasure.js';
 import { AuditLog } from '../records/audit.js';
@@ -15,6 +19,13 @@ import { cancelTransition, type OperatorAction } from './operator-transitions.js
 import { CANCELLABLE_STATES } from './read-back.js';
 import { commitCancelWithStamps, stampEach } from './stamped-cancel.js';
 import { type OperatorOutcome, SweeperStore } from './sweeper-store.js';
+
+/**
+ * The budget reads, or undefined in a bundle without flow control (the admin function's: FLOW_CONTROL_CONSTANT folds
+ * this at build time and esbuild leaves the module out); the CLI, unbundled, reads budgets.
+ */
+const loadBudgetReads =
+  process.env.LEASEFENCE_FLOW_CONTROL === 'omitted' ? undefined : () => import('../flow-control/budget-reads.js');
 
 /**
  * The store of the admin API, the CLI, the console and the local stack: the sweeper's store (SweeperStore: the
@@ -69,6 +80,24 @@ class OperatorStore extends SweeperStore {
     const cancelled = this.settle(identity, await this.applyOperator(item, transition));
     await stampEach(this.client, stamps);
     return cancelled;
+  }
+
+  /**
+   * Slots in use and jobs waiting for one concurrency limit of a job type (strongly consistent Queries of its
+   * partition, never a Scan): readable where the slot store is not bundled (the admin function).
+   */
+  limitUsage(jobType: string, scope: LimitScope): Promise<LimitUsage> {
+    return limitUsage(this.db, jobType, scope);
+  }
+
+  /**
+   * A provider budget as its row stands now (strongly consistent; an operator's read, never a decision), or undefined
+   * when no take wrote it yet. Its module loads on the first read; ConfigurationError in a bundle without flow control.
+   */
+  async budget(ref: BudgetRef): Promise<BudgetState | undefined> {
+    if (loadBudgetReads === undefined) throw new ConfigurationError('this bundle holds no flow control (budgets)');
+    const { readBudget } = await loadBudgetReads();
+    return readBudget(this.db, ref);
   }
 
   /**
