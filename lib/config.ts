@@ -67,55 +67,72 @@ function jsonVariable<S extends z.core.$ZodType>(schema: S) {
   );
 }
 
-// The schemas here are built on first use (z.lazy: the same checks and issues), not at import:
-// readConfig parses them once (at import, in a handler), so one build either way
-// (test/unit/internal/module-scope-schemas.test.ts).
-/** A Secrets Manager secret's ARN: one instance for every variable naming a secret (built with the config schema). */
+// The schemas here are built by readConfig, not at import (test/unit/internal/module-scope-schemas.test.ts), and
+// only for what it checks: an unset optional variable has nothing to check, so its schema is not built (issue #46:
+// a worker reads 4 of the 14 variables, and the others' schemas were most of what its cold start built).
+/** A Secrets Manager secret's ARN: one instance for every variable naming a secret. */
 const secretArnSchema = builtOnce(() =>
   z.string().check(z.regex(/^arn:[\w-]+:secretsmanager:/, 'must be a Secrets Manager ARN')),
 );
 
-const configSchema = z.lazy(() => {
-  // One instance for the three queue variables (the cold start builds each instance it names).
-  const optionalQueueUrl = z.optional(queueUrlSchema);
-  return z.object({
-    jobsTable: tableNameSchema,
-    payloadsTable: tableNameSchema,
-    queueUrl: optionalQueueUrl,
-    bulkQueueUrl: optionalQueueUrl,
-    deadLetterQueueUrl: optionalQueueUrl,
-    deadlineShards: z._default(z.pipe(z.coerce.number(), deadlineShardsSchema), DEFAULT_DEADLINE_SHARDS),
-    dynamodbEndpoint: z.optional(z.string().check(z.url())),
-    sqsEndpoint: z.optional(z.string().check(z.url())),
-    payloadRetentionDays: z._default(
-      z.coerce.number().check(z.int(), z.gte(RetentionDays.min), z.lte(RetentionDays.max)),
-      RetentionDays.default,
-    ),
-    disabledJobTypes: z.optional(
-      z.pipe(
-        z.pipe(
-          z.string(),
-          z.transform((list) =>
-            list
-              .split(',')
-              .map((type) => type.trim())
-              .filter((type) => type.length > 0),
-          ),
-        ),
-        z.array(jobTypeSchema),
-      ),
-    ),
-    identifierKeySecretArn: z.optional(secretArnSchema()),
-    faultPlanSecretArn: z.optional(secretArnSchema()),
-    adminRoutePrincipals: z.optional(jsonVariable(routePrincipalsSchema)),
-    senderTenants: z.optional(jsonVariable(senderTenantsSchema)),
-    inlinePayloads: z.optional(inlinePayloadsSchema),
-    workerMaxRunMs: z.optional(z.coerce.number().check(z.int(), z.gte(0), z.lte(Number.MAX_SAFE_INTEGER))),
-  });
+/** The variables every handler has: required, or with a default (so checked whether set or not). */
+const requiredShape = () => ({
+  jobsTable: tableNameSchema,
+  payloadsTable: tableNameSchema,
+  deadlineShards: z._default(z.pipe(z.coerce.number(), deadlineShardsSchema), DEFAULT_DEADLINE_SHARDS),
+  payloadRetentionDays: z._default(
+    z.coerce.number().check(z.int(), z.gte(RetentionDays.min), z.lte(RetentionDays.max)),
+    RetentionDays.default,
+  ),
 });
 
+/** The optional variables, each a builder of its schema: called only when its variable is set. */
+const optionalSchemas = {
+  queueUrl: () => queueUrlSchema,
+  bulkQueueUrl: () => queueUrlSchema,
+  deadLetterQueueUrl: () => queueUrlSchema,
+  dynamodbEndpoint: () => z.string().check(z.url()),
+  sqsEndpoint: () => z.string().check(z.url()),
+  disabledJobTypes: () =>
+    z.pipe(
+      z.pipe(
+        z.string(),
+        z.transform((list) =>
+          list
+            .split(',')
+            .map((type) => type.trim())
+            .filter((type) => type.length > 0),
+        ),
+      ),
+      z.array(jobTypeSchema),
+    ),
+  identifierKeySecretArn: secretArnSchema,
+  faultPlanSecretArn: secretArnSchema,
+  adminRoutePrincipals: () => jsonVariable(routePrincipalsSchema),
+  senderTenants: () => jsonVariable(senderTenantsSchema),
+  inlinePayloads: () => inlinePayloadsSchema,
+  workerMaxRunMs: () => z.coerce.number().check(z.int(), z.gte(0), z.lte(Number.MAX_SAFE_INTEGER)),
+};
+
+type OptionalShape = {
+  [Field in keyof typeof optionalSchemas]: z.ZodMiniOptional<ReturnType<(typeof optionalSchemas)[Field]>>;
+};
+/** The whole configuration's schema, as a type: every optional variable optional. */
+type ConfigSchema = z.ZodMiniObject<ReturnType<typeof requiredShape> & OptionalShape>;
+
 /** Runtime configuration of a handler, read once from the environment. */
-type LeasefenceConfig = z.infer<typeof configSchema>;
+type LeasefenceConfig = z.infer<ConfigSchema>;
+
+/**
+ * The configuration's schema for `raw`: the required fields, and the optional ones `raw` sets (their schemas as
+ * they are: a set value is checked exactly as `z.optional` of it would check it; an unset one needs no check).
+ */
+function configSchemaFor(raw: Readonly<Record<string, unknown>>): ConfigSchema {
+  const optional = Object.entries(optionalSchemas)
+    .filter(([field]) => raw[field] !== undefined)
+    .map(([field, build]) => [field, build()]);
+  return z.object({ ...requiredShape(), ...Object.fromEntries(optional) }) as unknown as ConfigSchema;
+}
 
 /** Reads and validates the configuration; InvalidInputError names the missing variable. */
 function readConfig(env: NodeJS.ProcessEnv = process.env): LeasefenceConfig {
@@ -124,7 +141,7 @@ function readConfig(env: NodeJS.ProcessEnv = process.env): LeasefenceConfig {
       .map(([field, variable]) => [field, env[variable] === '' ? undefined : env[variable]])
       .filter(([, value]) => value !== undefined),
   );
-  return parseInput(configSchema, raw, `environment (${Object.values(EnvironmentVariable).join(', ')})`, {
+  return parseInput(configSchemaFor(raw), raw, `environment (${Object.values(EnvironmentVariable).join(', ')})`, {
     once: true,
   });
 }
@@ -137,9 +154,10 @@ const FAULT_LAYER_CONSTANT = 'process.env.LEASEFENCE_FAULT_LAYER';
 
 /**
  * A build-time constant, like FAULT_LAYER_CONSTANT: a worker bundled with it defined as `'omitted'` (the construct,
- * without `flowControl`) has no concurrency-slot code (lib/store/flow-control/slot-loader.ts), no rate gate and no
- * budgets room; it refuses at start a job type that declares concurrency limits (ConfigurationError), and defineJob
- * refuses one declaring `flow.rateLimit` (JobDefinitionError naming the prop): none is ever run unlimited.
+ * without `flowControl`) has no concurrency-slot code, no rate gate, no store flow facet (WorkItemStore.flow():
+ * slots, budgets, their waits) and no limits' schemas; defineJob refuses a job type declaring `flow.concurrency` or
+ * `flow.rateLimit` (JobDefinitionError naming the prop) and the runtime refuses one at start (ConfigurationError):
+ * none is ever run unlimited.
  */
 const FLOW_CONTROL_CONSTANT = 'process.env.LEASEFENCE_FLOW_CONTROL';
 

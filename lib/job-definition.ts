@@ -295,7 +295,12 @@ function defineJob<Payload, Provider = unknown>(
   }
   if (input.ownedRecords !== undefined && typeof input.ownedRecords !== 'function')
     throw new JobDefinitionError(`job type ${input.type}: ownedRecords must be a function of the identity`);
-  if (input.target === 'D' && flow?.rateLimit?.some((limit) => limit.take === 'in-job'))
+  // No rate limit gets this far in a worker bundled without flow control (refused above): defined out there.
+  if (
+    process.env.LEASEFENCE_FLOW_CONTROL !== 'omitted' &&
+    input.target === 'D' &&
+    flow?.rateLimit?.some((limit) => limit.take === 'in-job')
+  )
     throw new JobDefinitionError(
       `job type ${input.type} is class D: its rate limits take their tokens before the run (take 'before-run'), since an attempt given back after its claim could never run again`,
     );
@@ -315,16 +320,21 @@ function defineJob<Payload, Provider = unknown>(
   });
 }
 
+/** The refusal, in a worker bundled without flow control, of a flow part it could not enforce (names the prop). */
+function refuseFlowControl(_input: unknown, what: string): never {
+  throw new ConfigurationError(`${what}: this worker was bundled without flow control (flowControl: true)`);
+}
+
 /**
- * A job type's rate limits, parsed; in a worker bundled without flow control (the construct without `flowControl`:
- * FLOW_CONTROL_CONSTANT folds this at build time) refused, so no job type runs past a budget it cannot take from.
+ * A job type's rate limits and concurrency limits, parsed; in a worker bundled without flow control (the construct
+ * without `flowControl`: FLOW_CONTROL_CONSTANT folds this at build time, and esbuild leaves their schemas out)
+ * refused, so no job type runs past a budget it cannot take from or a limit it cannot hold.
  */
 const rateLimitsOf: typeof parseRateLimits =
-  process.env.LEASEFENCE_FLOW_CONTROL === 'omitted'
-    ? (_input, what) => {
-        throw new ConfigurationError(`${what}: this worker was bundled without flow control (flowControl: true)`);
-      }
-    : parseRateLimits;
+  process.env.LEASEFENCE_FLOW_CONTROL === 'omitted' ? refuseFlowControl : parseRateLimits;
+// The same test, spelled out: esbuild folds the define only where it is written, not through a variable.
+const concurrencyLimitsOf: typeof parseConcurrencyLimits =
+  process.env.LEASEFENCE_FLOW_CONTROL === 'omitted' ? refuseFlowControl : parseConcurrencyLimits;
 
 /** The flow block, each part parsed by its own schema (InvalidInputError naming the field). */
 function parseFlow<Payload>(type: string, input: JobFlowInput<Payload>): JobFlow<Payload> {
@@ -335,7 +345,7 @@ function parseFlow<Payload>(type: string, input: JobFlowInput<Payload>): JobFlow
     ...(input.rateLimit !== undefined ? { rateLimit: rateLimitsOf(input.rateLimit, `${what}.rateLimit`) } : {}),
     ...(input.priority !== undefined ? { priority: parsePriority(input.priority, `${what}.priority`) } : {}),
     ...(input.concurrency !== undefined
-      ? { concurrency: parseConcurrencyLimits<Payload>(input.concurrency, `${what}.concurrency`) }
+      ? { concurrency: concurrencyLimitsOf<Payload>(input.concurrency, `${what}.concurrency`) }
       : {}),
   });
 }

@@ -33,7 +33,7 @@ const MetricName = {
   RateLimitWaited: 'RateLimitWaited',
   /**
    * A job found its provider's budget empty for longer than it waits in process: back to queued (no attempt used)
-   * with a delayed wake-up. Jobs waiting on a budget: this count over time (the console lists each budget).
+   * with a delayed wake-up. Jobs waiting on a budget: this count over time (the RateLimitDeferrals alarm watches it).
    */
   RateLimitDeferred: 'RateLimitDeferred',
   /** A heartbeat was due but the handler reported no progress since the last one, so the lease was not renewed. */

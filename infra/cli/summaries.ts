@@ -6,7 +6,8 @@ const COMMAND_SUMMARIES = {
     'send a job: the payload hash binds it to its identity, the body goes to the payloads table (or in the message)',
   ls: 'list work items by state, tenant and age (parked oldest first; succeeded, cancelled per tenant; paginated)',
   counts: 'count items per state (never a Scan), the DLQ depth and the five health signals',
-  limits: "a job type's concurrency limits: slots in use, held past their lease, and jobs waiting",
+  limits:
+    "a job type's concurrency limits (slots in use, held past their lease, jobs waiting) and, with --provider, its rate budgets",
   show: 'show one work item, its attempt history and its audit trail (no payload, only its hash), or the quarantined messages that named it',
   resolve: 'settle an unknown item after checking the real system (audited; fence + 1)',
   retry:

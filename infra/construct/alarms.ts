@@ -24,6 +24,13 @@ interface AlarmThresholds {
    * load, or slots held by hung holders until their leases expire.
    */
   concurrencyWaitSeconds: number;
+  /**
+   * Sum of jobs sent back to wait queued because a provider budget stayed empty past the in-process wait (1 s before
+   * the claim, up to 10 s in `ctx.rateLimit`; README, "Flow control"): each is a job waiting on a budget longer than
+   * that. Reaching the threshold in one period means a budget too small for the load (`leasefence limits <type>
+   * --provider <name>`). How long each waits in all is not measured (the worker emits no budget wait gauge).
+   */
+  rateLimitDeferrals: number;
   /** Sum of quarantined messages/items. */
   quarantined: number;
   /** Sum of lease takeovers. */
@@ -52,6 +59,7 @@ const DEFAULT_ALARM_THRESHOLDS: AlarmThresholds = {
   oldestUnknownAgeSeconds: 3600,
   oldestAwaitingApprovalAgeSeconds: 86_400,
   concurrencyWaitSeconds: 900,
+  rateLimitDeferrals: 100,
   quarantined: 1,
   takeovers: 5,
   staleFenceRejected: 1,
@@ -192,6 +200,12 @@ function alarmSpecs(props: JobAlarmsProps, thresholds: AlarmThresholds): Record<
       threshold: thresholds.concurrencyWaitSeconds,
       description:
         'a job has waited too long for a concurrency slot; raise the limit or find its holders (leasefence limits <type>).',
+    },
+    rateLimitDeferrals: {
+      metric: custom(MetricName.RateLimitDeferred, 'Sum'),
+      threshold: thresholds.rateLimitDeferrals,
+      description:
+        'jobs keep waiting on an empty provider budget past the in-process wait; raise the budget or slow the producers (leasefence limits <type> --provider <name>).',
     },
     quarantined: {
       metric: custom(MetricName.Quarantined, 'Sum'),

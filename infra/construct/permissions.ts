@@ -242,7 +242,7 @@ function adminStatements(resources: LeasefenceResources): iam.PolicyStatement[] 
     // raise-fences after a restore walks every work item: a recovery tool, never a hot path.
     // Store methods: store.maintenance.scanWorkItems.
     statement('RaiseFencesAfterRestore', ['dynamodb:Scan'], [resources.jobsTable.tableArn]),
-    // Store methods: store.maintenance.eraseTenantData (payload bodies; the work rows' text under OperateWorkItems).
+    // Store methods: store.erasure.eraseTenantData (payload bodies; the work rows' text under OperateWorkItems).
     statement('ErasePayloads', ['dynamodb:Query', 'dynamodb:UpdateItem'], [resources.payloadsTable.tableArn]),
     // No store method: the DLQ and the jobs queue (admin/redrive.ts, admin/counts.ts deadLetterDepth; erasure's DLQ
     // pass, admin/erase-dead-letters.ts, deletes the erased scope's messages and makes the others visible again).

@@ -20,6 +20,7 @@ import { NO_TRANSACTIONS, type Scenario, type ScenarioResult } from './scenario-
 import { APPROVAL_SCENARIOS } from './scenarios-approvals.js';
 import { everyAttempt } from './scenarios-attempts.js';
 import { crashAfterEffect, lostCompletion, providerTimeout, receiptCrash } from './scenarios-faults.js';
+import { limitWait } from './scenarios-limits.js';
 import {
   changedPayloadScenario,
   collidingIds,
@@ -49,7 +50,11 @@ const SCENARIOS: readonly Scenario[] = [
   everyAttempt,
   ...APPROVAL_SCENARIOS,
   ...SUCCESSOR_SCENARIOS,
+  limitWait,
 ];
+
+/** Scenarios no control covers, each judged on its own: the approval gate's and the concurrency-limit wait. */
+const JUDGED_ALONE: readonly Scenario[] = [...APPROVAL_SCENARIOS, limitWait];
 
 /**
  * The scenarios that apply to a job: by target class (provider timeouts only for class C and D) and by what it
@@ -63,14 +68,15 @@ function applicableScenarios(job: JobDefinition<unknown>): Scenario[] {
 }
 
 /**
- * The approval scenarios judge the gate, which no control covers: one failed ▶ NO-GO; one not evaluated turns a GO
- * into NOT EVALUATED (a gate the samples never closed was not seen holding).
+ * The approval scenarios judge the gate and the limit-wait scenario a limited type's wait, which no control covers:
+ * one failed ▶ NO-GO; one not evaluated turns a GO into NOT EVALUATED (a gate the samples never closed, or a wait
+ * never made, was not seen holding).
  */
-function withApprovalScenarios(
+function withUncontrolledScenarios(
   verdict: ReturnType<typeof verdictOf>,
   scenarios: readonly ScenarioResult[],
 ): ReturnType<typeof verdictOf> {
-  const approvals = scenarios.filter((scenario) => APPROVAL_SCENARIOS.some((known) => known.id === scenario.id));
+  const approvals = scenarios.filter((scenario) => JUDGED_ALONE.some((known) => known.id === scenario.id));
   if (approvals.some((scenario) => scenario.status === 'failed')) return 'NO-GO';
   if (verdict === 'GO' && approvals.some((scenario) => scenario.status === 'skipped')) return 'NOT EVALUATED';
   return verdict;
@@ -333,7 +339,7 @@ async function evaluate(
       unfencedWrites: unfenced,
       reconcileFindings: findings,
       controls,
-      verdict: withApprovalScenarios(verdictOf(controls), scenarios),
+      verdict: withUncontrolledScenarios(verdictOf(controls), scenarios),
     };
   } finally {
     await bench.close();

@@ -23,6 +23,7 @@ const ScenarioId = {
   successorStale: 'successor-stale',
   successorTakeover: 'successor-takeover',
   duplicateTick: 'duplicate-tick',
+  limitWait: 'limit-wait',
 } as const;
 type ScenarioId = (typeof ScenarioId)[keyof typeof ScenarioId];
 

@@ -81,7 +81,7 @@ async function erasePayloads(deps: AdminDeps, input: EraseInput): Promise<EraseR
   let rawIdAuditRecords: RawIdAuditCount | undefined;
   let failure: unknown;
   try {
-    complete = await deps.store.maintenance.eraseTenantData(deps.payloadsTable, scope, {
+    complete = await deps.store.erasure.eraseTenantData(deps.payloadsTable, scope, {
       max: valid.max,
       progress,
       clock: adminClock(deps),

@@ -37,6 +37,9 @@ const listQuerySchema = z.lazy(() =>
 /** GET /counts */
 const countsQuerySchema = z.lazy(() => z.strictObject({ tenant: z.optional(tenantIdSchema) }));
 
+/** GET /limits/{jobType}: the values are checked by readLimits (lib/admin/limits.ts). */
+const limitsQuerySchema = z.lazy(() => z.strictObject({ tenant: z.optional(z.string()), key: z.optional(z.string()) }));
+
 /** GET /audit */
 const auditQuerySchema = z.lazy(() =>
   z.strictObject({ limit: z.optional(limitParameter), cursor: z.optional(z.string()) }),
@@ -45,4 +48,4 @@ const auditQuerySchema = z.lazy(() =>
 /** Routes that take no query parameters. */
 const noQuerySchema = z.lazy(() => z.strictObject({}));
 
-export { auditQuerySchema, countsQuerySchema, listQuerySchema, noQuerySchema };
+export { auditQuerySchema, countsQuerySchema, limitsQuerySchema, listQuerySchema, noQuerySchema };

@@ -49,10 +49,9 @@ async function readLimits(deps: AdminDeps, input: LimitsQuery): Promise<LimitsRe
   if (query.tenantId !== undefined) scopes.push({ kind: 'tenant', tenantId: query.tenantId });
   if (query.tenantId !== undefined && query.key !== undefined)
     scopes.push({ kind: 'key', tenantId: query.tenantId, key: query.key });
-  const slots = await deps.store.slots();
   const limits = [];
   for (const scope of scopes) {
-    const { partition: _, ...usage } = await slots.usage(slots.partitionOf(query.jobType, scope));
+    const { partition: _, ...usage } = await deps.store.limitUsage(query.jobType, scope);
     limits.push({ scope: scope.kind, ...(scope.kind !== 'type' ? { tenantId: scope.tenantId } : {}), ...usage });
   }
   const notRead =

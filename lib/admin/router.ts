@@ -10,7 +10,14 @@ import { countItems } from './counts.js';
 import type { AdminDeps } from './deps.js';
 import { type EraseInput, erasePayloads } from './erase-payloads.js';
 import { checkHealth } from './health.js';
-import { auditQuerySchema, countsQuerySchema, listQuerySchema, noQuerySchema } from './http-schemas.js';
+import {
+  auditQuerySchema,
+  countsQuerySchema,
+  limitsQuerySchema,
+  listQuerySchema,
+  noQuerySchema,
+} from './http-schemas.js';
+import { readLimits } from './limits.js';
 import { listItems } from './list.js';
 import { type RaiseFencesInput, raiseFences } from './raise-fences.js';
 import { type RedriveInput, redriveDeadLetters } from './redrive.js';
@@ -148,6 +155,12 @@ async function dispatch(match: Matched, request: AdminRequest, who: Who, deps: A
       const query = parseQuery(countsQuerySchema, request);
       const counts = await countItems(deps, query.tenant !== undefined ? { tenantId: query.tenant } : {});
       return ok({ ...counts, signals: await readSignals(deps, counts) });
+    }
+    case AdminRoute.limits: {
+      noBody(request);
+      const { tenant, key } = parseQuery(limitsQuerySchema, request);
+      const query = { jobType: match.jobType ?? '', ...(tenant !== undefined ? { tenantId: tenant } : {}) };
+      return ok({ ...(await readLimits(deps, { ...query, ...(key !== undefined ? { key } : {}) })) });
     }
     case AdminRoute.health:
       noBody(request);

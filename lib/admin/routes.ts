@@ -18,13 +18,14 @@ const AdminRoute = {
   listAudit: 'GET /audit',
   raiseFences: 'POST /fences/raise',
   counts: 'GET /counts',
+  limits: 'GET /limits/{jobType}',
   health: 'GET /health',
 } as const;
 type AdminRoute = (typeof AdminRoute)[keyof typeof AdminRoute];
 
 /** A matched route and its path parameters, or why nothing matched (404 unknown path, 405 wrong method). */
 type RouteMatch =
-  | { ok: true; route: AdminRoute; tenantId?: string; operationId?: string }
+  | { ok: true; route: AdminRoute; tenantId?: string; operationId?: string; jobType?: string }
   | { ok: false; status: 404 | 405; allow?: string };
 
 const ITEM_ACTIONS = {
@@ -59,7 +60,7 @@ function matchRoute(method: string, path: string): RouteMatch {
   const only = (
     allowed: 'GET' | 'POST',
     route: AdminRoute,
-    params: { tenantId?: string; operationId?: string } = {},
+    params: { tenantId?: string; operationId?: string; jobType?: string } = {},
   ) =>
     verb === allowed
       ? ({ ok: true, route, ...params } as const)
@@ -86,6 +87,7 @@ function matchRoute(method: string, path: string): RouteMatch {
   if (head === 'audit' && rest.length === 0) return only('GET', AdminRoute.listAudit);
   if (head === 'fences' && rest.length === 1 && rest[0] === 'raise') return only('POST', AdminRoute.raiseFences);
   if (head === 'counts' && rest.length === 0) return only('GET', AdminRoute.counts);
+  if (head === 'limits' && rest.length === 1) return only('GET', AdminRoute.limits, { jobType: rest[0] as string });
   if (head === 'health' && rest.length === 0) return only('GET', AdminRoute.health);
   return { ok: false, status: 404 };
 }

@@ -95,4 +95,24 @@ function parseRateLimits<Payload>(
   );
 }
 
-export { parseRateLimits, type RateLimit, type RateLimitDeclaration, type RateLimitScope, type RateLimitTake };
+/**
+ * The scope value a budget row is keyed by (the store hashes it): `shared`, `tenant:<id>` or `key:<key>`, as the
+ * worker's take builds it (lib/worker/rate-gate.ts, scopeValueOf), so an operator's read names the row the worker
+ * writes (test/integration/cli/limits.test.ts reads rows a worker wrote).
+ */
+function budgetScopeValue(
+  scope: { kind: 'shared' } | { kind: 'tenant'; tenantId: string } | { kind: 'key'; key: string },
+): string {
+  if (scope.kind === 'shared') return 'shared';
+  return scope.kind === 'tenant' ? `tenant:${scope.tenantId}` : `key:${scope.key}`;
+}
+
+export {
+  budgetScopeValue,
+  PROVIDER_NAME,
+  parseRateLimits,
+  type RateLimit,
+  type RateLimitDeclaration,
+  type RateLimitScope,
+  type RateLimitTake,
+};

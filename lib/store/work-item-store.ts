@@ -9,10 +9,7 @@ import { ApprovalRecords } from './approvals/approval-records.js';
 import { sendConditional } from './driver/conditional-write.js';
 import type { StoreConnection } from './driver/connection.js';
 import { sendGet, sendTransactWrite, type TableClient } from './driver/plain-requests.js';
-import type { BudgetRate, BudgetRef } from './flow-control/budget-requests.js';
-import type { TokenVerdict } from './flow-control/budgets.js';
-import { slotModuleLoader } from './flow-control/slot-loader.js';
-import type { SlotStore } from './flow-control/slots.js';
+import type { FlowControlStore } from './flow-control/flow-control-store.js';
 import type { PayloadStore } from './payloads/payloads.js';
 import { type QuarantineInput, type QuarantineRecord, recordQuarantine } from './records/quarantine.js';
 import type { NewSuccessor } from './successors/successor-requests.js';
@@ -39,9 +36,7 @@ import {
 } from './work-items/requests.js';
 import type { LeaseDuration, LeaseRequest, NewWorkItem } from './work-items/schemas.js';
 import {
-  awaitBudgetTransition,
   awaitPayloadTransition,
-  awaitSlotTransition,
   completeTransition,
   type FailureReport,
   failTerminalTransition,
@@ -84,13 +79,14 @@ interface RetryableFailure extends FailureReport {
 }
 
 /**
- * The budgets room, loaded by the first take: a deployment without rate limits never evaluates it, and a worker
- * bundled without flow control (FLOW_CONTROL_CONSTANT) does not hold it.
+ * Flow control's store facet, loaded by its first use: a deployment without limits never evaluates it, and a bundle
+ * built without flow control (FLOW_CONTROL_CONSTANT `'omitted'`: every function but a worker with `flowControl`)
+ * does not hold it.
  */
-const loadBudgets =
+const loadFlowControl =
   process.env.LEASEFENCE_FLOW_CONTROL === 'omitted'
-    ? () => Promise.reject(new ConfigurationError('this bundle holds no flow control (the construct flowControl prop)'))
-    : loadOnFirstUse(() => import('./flow-control/budgets.js'));
+    ? undefined
+    : loadOnFirstUse(() => import('./flow-control/flow-control-store.js'));
 
 /**
  * The work-item store, the one door to the jobs table (River's driver): nobody outside lib/store/ holds its
@@ -117,7 +113,7 @@ class WorkItemStore {
   readonly unrunnable: UnrunnableRows;
   /** The approval records a gated job's run opens and checks (worker); OperatorStore adds the decisions (admin). */
   readonly approvals: WorkerApprovals;
-  private slotStore: SlotStore | undefined;
+  private flowStore: FlowControlStore | undefined;
 
   constructor(options: WorkItemStoreOptions) {
     this.client = options.client;
@@ -130,16 +126,19 @@ class WorkItemStore {
   }
 
   /**
-   * Concurrency slots (flow-control/slots.ts), imported and built on first use: a deployment without limits never
-   * loads them. ConfigurationError in a worker bundled without flow control (the construct's `flowControl` prop).
+   * Flow control (flow-control/flow-control-store.ts: concurrency slots, provider budgets, the waits for them),
+   * imported and built on first use: a deployment without limits never loads it. ConfigurationError in a bundle
+   * built without flow control (the construct's `flowControl` prop).
    */
-  async slots(): Promise<SlotStore> {
-    if (this.slotStore) return this.slotStore;
-    const load = slotModuleLoader();
-    if (!load) throw new ConfigurationError(FLOW_CONTROL_OMITTED);
-    const { SlotStore } = await load();
-    this.slotStore ??= new SlotStore(this.db);
-    return this.slotStore;
+  async flow(): Promise<FlowControlStore> {
+    // The constant's test, spelled out so esbuild folds it here: without flow control the method is this throw.
+    if (process.env.LEASEFENCE_FLOW_CONTROL === 'omitted' || !loadFlowControl) {
+      throw new ConfigurationError(FLOW_CONTROL_OMITTED);
+    } else {
+      const { FlowControlStore } = await loadFlowControl();
+      this.flowStore ??= new FlowControlStore(this.db, (claim, transition) => this.applyFenced(claim, transition));
+      return this.flowStore;
+    }
   }
 
   /** The time on the store's clock, the one every write stamps and every lease is measured on. */
@@ -298,26 +297,6 @@ class WorkItemStore {
     await this.applyFenced(claim, awaitPayloadTransition(claim, failure, now + waitMs, now));
   }
 
-  /**
-   * claimed ▶ queued for `waitMs`, not an attempt (awaitSlotTransition): a concurrency limit is full. The wait's start
-   * is kept from the claim (or now, for a first wait). OwnershipLostError when superseded.
-   */
-  async awaitSlot(claim: Claim, failure: FailureReport, waitMs: number): Promise<number> {
-    const now = this.clock.now();
-    const since = claim.waitingSince ?? now;
-    await this.applyFenced(claim, awaitSlotTransition(claim, failure, now + waitMs, since, now));
-    return since;
-  }
-
-  /**
-   * claimed ▶ queued for `waitMs`, the attempt given back (awaitBudgetTransition): the job's provider budget is
-   * empty. OwnershipLostError when superseded.
-   */
-  async awaitBudget(claim: Claim, failure: FailureReport, waitMs: number): Promise<void> {
-    const now = this.clock.now();
-    await this.applyFenced(claim, awaitBudgetTransition(claim, failure, now + waitMs, now));
-  }
-
   /** claimed ▶ unknown: the outcome cannot be confirmed; never success, never a blind retry. */
   async parkUnknown(claim: Claim, failure: FailureReport): Promise<void> {
     await this.applyFenced(claim, parkTransition(claim, WorkState.unknown, failure, this.clock.now()));
@@ -333,15 +312,6 @@ class WorkItemStore {
     const at = this.clock.now();
     await this.applyFenced(claim, stepTransition(stepName, result, claim, at));
     return { fence: claim.fence, at, result };
-  }
-
-  /**
-   * Takes one token from a provider budget shared by every worker (flow control): one conditional write decides;
-   * the verdict says granted, or how long until the next token. Its module loads on the first take.
-   */
-  async takeToken(ref: BudgetRef, rate: BudgetRate): Promise<TokenVerdict> {
-    const { takeToken } = await loadBudgets();
-    return takeToken(this.db, ref, rate);
   }
 
   /** Reads one work item (strongly consistent by default). */

@@ -54,7 +54,7 @@ async function takeSlots(
     deps.telemetry.count(MetricName.Quarantined, 1, claim.jobType);
     return { run: false, reason: INVALID_KEY };
   }
-  const slots = await deps.store.slots();
+  const { slots } = await deps.store.flow();
   const grant = await slots.acquire(claim, scopes, claim.leaseExpiresAt);
   if (grant.granted) {
     const regranted = grant.held.filter((slot) => slot.regranted).length;
@@ -72,7 +72,7 @@ async function takeSlots(
   };
   let since: number;
   try {
-    since = await deps.store.awaitSlot(claim, failure, waitMs);
+    since = await (await deps.store.flow()).awaitSlot(claim, failure, waitMs);
   } catch (error) {
     if (isLeasefenceError(error, OwnershipLostError)) return { run: false, reason: 'ownership_lost' };
     throw error;

@@ -99,12 +99,14 @@ async function executeClaimedJob<Payload>(
     provider: definition.provider,
     telemetry: deps.telemetry,
     tracer: deps.tracer,
-    rateLimit: definition.flow?.rateLimit
-      ? async (provider) => {
-          const job = { claim, payload, leaseMs: lease.leaseMs, keepAlive: () => keeper.progress() };
-          await (await loadRateGate()).takeInJob(deps, definition.flow?.rateLimit, provider, job);
-        }
-      : undefined,
+    // Defined out without flow control: that worker (WorkerRuntime, this module's one caller) refused such types at start.
+    rateLimit:
+      process.env.LEASEFENCE_FLOW_CONTROL !== 'omitted' && definition.flow?.rateLimit
+        ? async (provider) => {
+            const job = { claim, payload, leaseMs: lease.leaseMs, keepAlive: () => keeper.progress() };
+            await (await loadRateGate()).takeInJob(deps, definition.flow?.rateLimit, provider, job);
+          }
+        : undefined,
   });
   const fields = () => ({
     identity: claim.identity,

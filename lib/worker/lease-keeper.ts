@@ -88,7 +88,9 @@ class LeaseKeeper {
         if (this.inDoubt) return; // doubt is final for the attempt, whatever answer arrives later
         this.claim = renewed;
         this.armDeadline();
-        if (this.options.onRenewed && !(await this.options.onRenewed(renewed))) {
+        // Only concurrency slots follow the lease: defined out of a worker bundled without flow control.
+        const { onRenewed } = this.options;
+        if (process.env.LEASEFENCE_FLOW_CONTROL !== 'omitted' && onRenewed && !(await onRenewed(renewed))) {
           result = 'doubt';
           this.enterDoubt('a concurrency slot of this claim was re-granted to another job');
         }

@@ -28,7 +28,7 @@ const IN_JOB_WAIT_MS = 10_000;
 
 /** What taking tokens needs: the store's budgets, where waits are counted, how to sleep and draw jitter. */
 interface BudgetDependencies {
-  readonly store: Pick<WorkItemStore, 'takeToken'>;
+  readonly store: Pick<WorkItemStore, 'flow'>;
   readonly telemetry: Telemetry;
   /** Default a timer; tests move a manual clock. */
   readonly sleep?: (ms: number) => Promise<void>;
@@ -66,7 +66,7 @@ async function takeWithin<Payload>(
   const random = deps.random ?? Math.random;
   let waited = 0;
   for (let tries = 1; ; tries += 1) {
-    const verdict = await deps.store.takeToken(ref, limit);
+    const verdict = await (await deps.store.flow()).takeToken(ref, limit);
     if (verdict.granted) return { granted: true };
     const sleepMs = verdict.retryAfterMs + Math.floor(random() * spacingMs * Math.min(tries, 8));
     if (waited + sleepMs > maxWaitMs) return { granted: false, provider: limit.provider, retryAfterMs: sleepMs };
@@ -88,7 +88,7 @@ function sleepFor(ms: number): Promise<void> {
  * there; tokens already taken from earlier budgets are spent (the error is on the side of fewer calls).
  */
 async function overBudget(
-  deps: BudgetDependencies & { store: Pick<WorkItemStore, 'takeToken' | 'get' | 'now'>; sources: PayloadSources },
+  deps: BudgetDependencies & { store: Pick<WorkItemStore, 'flow' | 'get' | 'now'>; sources: PayloadSources },
   definition: JobDefinition<unknown>,
   { envelope, identity }: BoundMessage,
   precheck: LoadedPayload | undefined,
@@ -204,7 +204,7 @@ async function awaitBudget(
   wake: RetryWakeOutcome | 'sweeper_only';
 }> {
   const delayMs = deferralDelayMs(error.retryAfterMs);
-  await deps.store.awaitBudget(claim, { errorCode: 'rate_limited', message: error.message }, delayMs);
+  await (await deps.store.flow()).awaitBudget(claim, { errorCode: 'rate_limited', message: error.message }, delayMs);
   deps.telemetry.count(MetricName.RateLimitDeferred);
   const wake = deps.retryWaker ? await deps.retryWaker(subject, delayMs) : 'sweeper_only';
   return { state: 'rate_limited', errorCode: 'rate_limited', provider: error.provider, wake };

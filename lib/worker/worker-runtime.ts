@@ -46,8 +46,25 @@ const approvalGate = loadOnFirstUse(() => import('./approval-gate.js'));
  * `process.env.LEASEFENCE_FLOW_CONTROL` as `'omitted'` without `flowControl`: esbuild leaves the module out).
  */
 function flowControlLoader(): (() => Promise<typeof import('./concurrency-slots.js')>) | undefined {
-  // The same test as slotModuleLoader's, spelled out here: esbuild folds it only where the import() is written.
+  // The constant's test is spelled out wherever it decides: esbuild folds it only where it is written.
   return process.env.LEASEFENCE_FLOW_CONTROL === 'omitted' ? undefined : () => import('./concurrency-slots.js');
+}
+
+/**
+ * The claim's concurrency slots (worker/concurrency-slots.ts, imported on the first job type that declares limits).
+ * ConfigurationError in a worker bundled without flow control (which refuses such a type at start).
+ */
+async function takeSlots(
+  { store, retryWaker }: Pick<WorkerRuntimeOptions, 'store' | 'retryWaker'>,
+  telemetry: Telemetry,
+  definition: AnyJobDefinition,
+  claim: Claim,
+  payload: unknown,
+): Promise<SlotDecision> {
+  const load = flowControlLoader();
+  if (!load) throw new ConfigurationError(FLOW_CONTROL_OMITTED);
+  const deps = { store, telemetry, ...(retryWaker ? { retryWaker } : {}) };
+  return (await load()).takeSlots(deps, definition, claim, payload);
 }
 
 /** Quarantine reason: a claimed row of a gated job type whose payload needs approval carries none. */
@@ -140,10 +157,13 @@ class WorkerRuntime {
   private readonly leases = new Map<string, LeaseRequest>();
 
   constructor(private readonly options: WorkerRuntimeOptions) {
-    // A worker bundled without flow control refuses at start a type that declares limits: never run it unlimited.
-    const limited = options.registry.all().find((definition) => definition.flow?.concurrency !== undefined);
-    if (limited && !flowControlLoader())
-      throw new ConfigurationError(`job type ${limited.type}: ${FLOW_CONTROL_OMITTED}`);
+    // A worker bundled without flow control refuses at start a type that declares limits or rate limits (defineJob
+    // refuses them there too): it never runs one unlimited, and its other flow-control paths are defined out.
+    const limited =
+      process.env.LEASEFENCE_FLOW_CONTROL === 'omitted'
+        ? options.registry.all().find(({ flow }) => flow?.concurrency !== undefined || flow?.rateLimit !== undefined)
+        : undefined;
+    if (limited) throw new ConfigurationError(`job type ${limited.type}: ${FLOW_CONTROL_OMITTED}`);
     this.workerId = options.workerId ?? `worker-${randomUUID()}`;
     this.telemetry = options.telemetry ?? silentTelemetry;
   }
@@ -223,8 +243,15 @@ class WorkerRuntime {
     const mayCreate = precheck?.ok === true;
     const retryWaker = this.wakerFor(definition, message.lane);
     // A declared rate limit takes its token before the claim (no attempt used, nothing held while it waits).
-    if (definition.flow?.rateLimit !== undefined && gate === undefined) {
-      const over = await (await loadRateGate()).overBudget(this.budgetGate(), definition, received, precheck);
+    // Defined out without flow control: such a worker refused at start every type declaring a rate limit.
+    if (
+      process.env.LEASEFENCE_FLOW_CONTROL !== 'omitted' &&
+      definition.flow?.rateLimit !== undefined &&
+      gate === undefined
+    ) {
+      const { store, sleep } = this.options;
+      const deps = { store, telemetry: this.telemetry, ...(sleep ? { sleep } : {}), sources: this.payloadSources() };
+      const over = await (await loadRateGate()).overBudget(deps, definition, received, precheck);
       if (over) return this.defer(message, definition, received, precheck, gate, rowBound, { ...over, retryWaker });
     }
     const acquisition = await traced(
@@ -288,7 +315,10 @@ class WorkerRuntime {
       return { status: 'item_quarantined', reason: APPROVAL_MISSING, identity, fence: claim.fence };
     }
     // A job type with concurrency limits holds a slot of each while it runs (loaded only for such a type).
-    const slots = definition.flow?.concurrency ? await this.takeSlots(definition, claim, payload.body) : undefined;
+    const slots =
+      process.env.LEASEFENCE_FLOW_CONTROL !== 'omitted' && definition.flow?.concurrency
+        ? await takeSlots(this.options, this.telemetry, definition, claim, payload.body)
+        : undefined;
     if (slots && !slots.run) {
       this.telemetry.info('job not run: concurrency limit', { ...fields, reason: slots.reason });
       if (slots.reason === 'concurrency_key_invalid')
@@ -336,27 +366,6 @@ class WorkerRuntime {
     return lease;
   }
 
-  /** The claim's concurrency slots (worker/concurrency-slots.ts, imported on the first job type that declares limits). */
-  private async takeSlots(definition: AnyJobDefinition, claim: Claim, payload: unknown): Promise<SlotDecision> {
-    const load = flowControlLoader();
-    if (!load) throw new ConfigurationError(FLOW_CONTROL_OMITTED);
-    const { takeSlots } = await load();
-    const { store, retryWaker } = this.options;
-    return takeSlots(
-      { store, telemetry: this.telemetry, ...(retryWaker ? { retryWaker } : {}) },
-      definition,
-      claim,
-      payload,
-    );
-  }
-
-  /** A switched-off job type: the row waits queued (the sweeper re-signals it), the message is acknowledged. */
-  /** What the rate gate needs of this runtime: the store's budgets, its telemetry, sleep and payload sources. */
-  private budgetGate() {
-    const { store, sleep } = this.options;
-    return { store, telemetry: this.telemetry, ...(sleep ? { sleep } : {}), sources: this.payloadSources() };
-  }
-
   /** The lane a job's wake-ups go to: bulk when it arrived there or its type declares it (and a bulk queue exists). */
   private wakerFor(definition: JobDefinition<unknown>, lane: Priority | undefined): RetryWaker | undefined {
     const bulk = lane === 'bulk' || definition.flow?.priority === 'bulk';
@@ -383,7 +392,9 @@ class WorkerRuntime {
       if (deferral.reason === 'not_created') return this.refuseUnverified(message, precheck, identity, definition.type);
       return this.quarantineMessage(message, deferral.reason, deferral.detail, identity, definition.type);
     }
-    if (budget) return (await loadRateGate()).wakeDeferred(this.telemetry, definition, received, budget);
+    // A budget wait (never in a worker bundled without flow control: defined out there).
+    if (process.env.LEASEFENCE_FLOW_CONTROL !== 'omitted' && budget)
+      return (await loadRateGate()).wakeDeferred(this.telemetry, definition, received, budget);
     this.telemetry.count(MetricName.Deferred);
     this.telemetry.info('job type disabled: message acknowledged, row left queued', {
       identity,

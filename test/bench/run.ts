@@ -1,12 +1,13 @@
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { CreateQueueCommand } from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { startSqsEngine } from '../../infra/local/engines.js';
 import { createSqsClient } from '../../lib/sqs-client.js';
 import { renderMarkdown } from './report/markdown.js';
 import { type BenchResults, runMeta } from './report/results.js';
 import { measureBundles } from './scenarios/bundles.js';
 import { measureCapacity } from './scenarios/capacity.js';
+import { measureFlowControl } from './scenarios/flow-control.js';
 import { measureHandlerBatches } from './scenarios/handler-batches.js';
 import { measureHotPartitions } from './scenarios/hot-partitions.js';
 import { measureMemory } from './scenarios/memory.js';
@@ -19,7 +20,7 @@ import { measureWriteShapes } from './scenarios/write-shapes.js';
 import { BENCH_ENGINE, type BenchEngine, startBenchEngine } from './support/bench-engine.js';
 import { nowMs } from './support/stats.js';
 
-// `npm run bench [-- --quick] [-- --only=1,2]`: runs the figures of issue #8 on embedded engines, prints the
+// `npm run bench [-- --quick] [-- --only=1,2]`: runs the figures of issues #8 and #42 (figure 11) on embedded engines, prints the
 // report and writes BENCHMARKS.md at the top of the repository. See test/bench/README.md.
 
 /** Sizes of a full and a quick run. */
@@ -36,6 +37,8 @@ const Sizes = {
     loadJobsPerWorker: 1_500,
     handlerBatchesPerRun: 20,
     handlerWarmupBatches: 4,
+    // Figure 11: issue #42's flood; quick mode sends a tenth and the report says so.
+    flowNoisyJobs: 10_000,
   },
   quick: {
     jobsPerRun: 100,
@@ -48,6 +51,7 @@ const Sizes = {
     loadJobsPerWorker: 300,
     handlerBatchesPerRun: 8,
     handlerWarmupBatches: 2,
+    flowNoisyJobs: 1_000,
   },
 } as const;
 
@@ -74,7 +78,7 @@ function parseArgs(argv: readonly string[]): {
           .split(',')
           .map((value) => Number(value)),
       )
-    : new Set([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    : new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 11]);
   const known = ['--only=', '--price-wru=', '--price-rru='];
   for (const arg of argv) {
     if (arg !== '--quick' && !known.some((prefix) => arg.startsWith(prefix)))
@@ -98,6 +102,18 @@ async function withEngine<T>(body: (engine: BenchEngine) => Promise<T>): Promise
     return await body(engine);
   } finally {
     await engine.stop();
+  }
+}
+
+/** Runs `body` with a client on a fresh fauxqs (and its endpoint, for workers' own clients); always stops it. */
+async function withSqs<T>(body: (sqs: SQSClient, endpoint: string) => Promise<T>): Promise<T> {
+  const sqsEngine = await startSqsEngine(BENCH_ENGINE);
+  const sqs = createSqsClient({ endpoint: sqsEngine.endpoint });
+  try {
+    return await body(sqs, sqsEngine.endpoint);
+  } finally {
+    sqs.destroy();
+    await sqsEngine.stop();
   }
 }
 
@@ -152,16 +168,11 @@ async function main(): Promise<void> {
   }
   if (figures.has(7)) {
     progress('figure 7: capacity units per job (accountant), example row sizes');
-    const sqsEngine = await startSqsEngine(BENCH_ENGINE);
-    const sqs = createSqsClient({ endpoint: sqsEngine.endpoint });
-    try {
+    await withSqs(async (sqs) => {
       const queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'bench-capacity' }))).QueueUrl ?? '';
       results.capacity = await withEngine((engine) => measureCapacity(engine, { sqs, queueUrl }));
       results.shadowCapacity = await withEngine((engine) => measureShadowUnits(engine));
-    } finally {
-      sqs.destroy();
-      await sqsEngine.stop();
-    }
+    });
   }
   if (figures.has(8)) {
     progress('figure 8: load generator, 3 worker processes, one tenant and many');
@@ -179,6 +190,26 @@ async function main(): Promise<void> {
         warmupBatches: sizes.handlerWarmupBatches,
         repetitions: sizes.repetitions,
       }),
+    );
+  }
+  if (figures.has(11)) {
+    progress(
+      `figure 11: flow control, ${sizes.flowNoisyJobs.toLocaleString('en-US')} noisy jobs and 10 quiet ones, 3 modes`,
+    );
+    results.flowControl = await withSqs((sqs, sqsEndpoint) =>
+      withEngine((engine) =>
+        measureFlowControl(engine, {
+          sqs,
+          sqsEndpoint,
+          noisyJobs: sizes.flowNoisyJobs,
+          quietJobs: 10,
+          pool: 8,
+          bulkConsumers: 6,
+          perTenantLimit: 2,
+          jobMs: 20,
+          unitJobs: 20,
+        }),
+      ),
     );
   }
   results.meta.runtimeSeconds = (nowMs() - started) / 1000;

@@ -58,7 +58,7 @@ beforeAll(() => {
     removalPolicy: RemovalPolicy.DESTROY,
     deletionProtection: false,
     serviceName: 'billing-jobs',
-    alarmThresholds: { takeovers: 20 },
+    alarmThresholds: { takeovers: 20, rateLimitDeferrals: 7 },
     workerEnvironment: { LEDGER_TABLE: 'ledger' },
   });
   const ledger = new dynamodb.Table(stack, 'Ledger', {
@@ -111,6 +111,12 @@ describe('FencedJobQueue props', () => {
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       MetricName: 'Takeovers',
       Threshold: 20,
+      Dimensions: [{ Name: 'service', Value: 'billing-jobs' }],
+    });
+    // The provider-budget wait alarm takes its threshold from the same prop.
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'RateLimitDeferred',
+      Threshold: 7,
       Dimensions: [{ Name: 'service', Value: 'billing-jobs' }],
     });
   });

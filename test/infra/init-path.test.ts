@@ -134,6 +134,21 @@ describe('flow control at cold start (issue #42): a deployment without rate limi
       expect({ name, found }).toEqual({ name, found: [] });
     }
   });
+
+  it("without flowControl no function bundles the store's flow-control facet, its waits or the limits' schemas", () => {
+    const OUT = [
+      'lib/store/flow-control/flow-control-store.ts',
+      'lib/store/flow-control/flow-transitions.ts',
+      'lib/store/flow-control/slots.ts',
+      'lib/flow-control/concurrency-limits.ts',
+      'lib/flow-control/rate-limits.ts',
+    ];
+    for (const name of ['worker', 'sweeper', 'admin'] as const) {
+      const found = pathOf(name).inputs.filter((input) => OUT.includes(input));
+      expect({ name, found }).toEqual({ name, found: [] });
+    }
+    expect(workerWithFlow?.inputs).toEqual(expect.arrayContaining(OUT));
+  });
 });
 
 describe('the DocumentClient (lib-dynamodb) at cold start: only where jobs get one', () => {
@@ -202,6 +217,9 @@ describe('per-function facets: what each bundle may hold (issue #46)', () => {
       'lib/store/approvals/approvals.ts',
       'lib/store/shadow/shadow-claims.ts',
       'lib/store/review/',
+      // Erasure is the admin's (OperatorStore's erasure facet): the sweeper never runs it.
+      'lib/store/payloads/payload-erasure.ts',
+      'lib/store/records/quarantine-erasure.ts',
       'lib/worker/',
       'lib/fenced/',
     ],

@@ -45,6 +45,12 @@ function limitedOrderJob(tableName: string) {
   });
 }
 
+/** The limited job with a per-tenant limit of 10: above what the limit-wait scenario fills (not evaluated). */
+function wideLimitedOrderJob(tableName: string) {
+  const job = limitedOrderJob(tableName);
+  return defineJob({ ...job, type: 'wide-limited-order', flow: { concurrency: { perTenant: 10 } } });
+}
+
 /** A class D job done right: one attempt, its provider declared. */
 function goodNotifyJob() {
   const mailer = new FakeMailer();
@@ -135,4 +141,12 @@ function fixtureTables(tableName: string) {
   return [examplesTableDefinition(tableName)];
 }
 
-export { fixtureConformance, fixtureTables, goodNotifyJob, goodOrderJob, knownBadJobs, limitedOrderJob };
+export {
+  fixtureConformance,
+  fixtureTables,
+  goodNotifyJob,
+  goodOrderJob,
+  knownBadJobs,
+  limitedOrderJob,
+  wideLimitedOrderJob,
+};

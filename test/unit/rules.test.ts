@@ -134,4 +134,27 @@ describe('one home per rule', () => {
       expect(() => readConfig({ ...env, LEASEFENCE_WORKER_MAX_RUN_MS: value })).toThrow(InvalidInputError);
     }
   });
+
+  it('every optional variable is checked when set (refused naming its field) and absent when unset (issue #46: only a set one builds its schema)', () => {
+    const env = { LEASEFENCE_JOBS_TABLE: 'jobs', LEASEFENCE_PAYLOADS_TABLE: 'payloads' };
+    const bad: Record<string, [string, string]> = {
+      queueUrl: ['LEASEFENCE_QUEUE_URL', 'not a url'],
+      bulkQueueUrl: ['LEASEFENCE_BULK_QUEUE_URL', 'not a url'],
+      deadLetterQueueUrl: ['LEASEFENCE_DLQ_URL', 'not a url'],
+      dynamodbEndpoint: ['LEASEFENCE_DYNAMODB_ENDPOINT', 'not a url'],
+      sqsEndpoint: ['LEASEFENCE_SQS_ENDPOINT', 'not a url'],
+      disabledJobTypes: ['LEASEFENCE_DISABLED_JOB_TYPES', 'ok,bad type'],
+      identifierKeySecretArn: ['LEASEFENCE_IDENTIFIER_KEY_SECRET_ARN', 'arn:aws:s3:::bucket'],
+      faultPlanSecretArn: ['LEASEFENCE_FAULT_PLAN_SECRET_ARN', 'arn:aws:s3:::bucket'],
+      adminRoutePrincipals: ['LEASEFENCE_ADMIN_ROUTE_PRINCIPALS', '{not json'],
+      senderTenants: ['LEASEFENCE_SENDER_TENANTS', '{not json'],
+      inlinePayloads: ['LEASEFENCE_INLINE_PAYLOADS', 'sometimes'],
+      workerMaxRunMs: ['LEASEFENCE_WORKER_MAX_RUN_MS', 'ten'],
+    };
+    const unset = readConfig(env);
+    for (const [field, [variable, value]] of Object.entries(bad)) {
+      expect(field in unset).toBe(false);
+      expect(() => readConfig({ ...env, [variable]: value })).toThrow(new RegExp(`: ${field}[.:]`));
+    }
+  });
 });

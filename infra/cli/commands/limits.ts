@@ -1,10 +1,12 @@
 import * as z from 'zod';
 import { readLimits } from '../../../lib/admin/limits.js';
+import { budgetScopeValue, PROVIDER_NAME } from '../../../lib/flow-control/rate-limits.js';
 import { tenantIdSchema } from '../../../lib/identity.js';
 import { jobTypeSchema } from '../../../lib/rules.js';
+import type { BudgetState, OperatorStore } from '../../../lib/store/index.js';
 import { type CommandSpec, parseCommandLine } from '../args.js';
 import { type CliCommand, withTarget } from '../command.js';
-import { formatTable, type Io, printJson, relativeTime } from '../output.js';
+import { formatTable, type Io, printJson, relativeTime, shortDuration } from '../output.js';
 import { commonShape, TARGET_OPTIONS, targetShape } from '../schemas.js';
 import { COMMAND_SUMMARIES } from '../summaries.js';
 
@@ -19,9 +21,19 @@ const spec: CommandSpec = {
       placeholder: '<key>',
       description: 'also read the per-key limit of this key (with --tenant)',
     },
+    provider: {
+      type: 'string',
+      placeholder: '<name,...>',
+      description:
+        "also read these rate budgets (the providers the type declares): shared, the tenant's with --tenant, the key's with --key",
+    },
     ...TARGET_OPTIONS,
   },
-  examples: ['leasefence limits sync-account', 'leasefence limits sync-account --tenant acme --key acct-7 --json'],
+  examples: [
+    'leasefence limits sync-account',
+    'leasefence limits sync-account --tenant acme --key acct-7 --json',
+    'leasefence limits sync-account --provider stripe,sendgrid --tenant acme',
+  ],
 };
 
 const schema = z.strictObject({
@@ -30,7 +42,50 @@ const schema = z.strictObject({
   jobType: jobTypeSchema,
   tenant: z.optional(tenantIdSchema),
   key: z.optional(z.string().min(1).max(256)),
+  provider: z.optional(
+    z
+      .string()
+      .transform((list) => list.split(','))
+      .pipe(z.array(z.string().regex(PROVIDER_NAME, 'a provider name: 1-64 chars of [A-Za-z0-9._-]')).max(8)),
+  ),
 });
+
+/** One budget row read: its provider and scope, and what it shows now (absent: no take wrote it, a take finds it full). */
+type BudgetRead = { provider: string; scope: 'shared' | 'tenant' | 'key' } & Partial<Omit<BudgetState, 'provider'>>;
+
+/** Each named provider's budgets in the scopes the query names: one strongly consistent GetItem each (never a Scan). */
+async function readBudgets(
+  store: OperatorStore,
+  providers: readonly string[],
+  query: { tenant?: string | undefined; key?: string | undefined },
+): Promise<BudgetRead[]> {
+  const scopes: Array<Parameters<typeof budgetScopeValue>[0]> = [{ kind: 'shared' }];
+  if (query.tenant !== undefined) scopes.push({ kind: 'tenant', tenantId: query.tenant });
+  if (query.key !== undefined) scopes.push({ kind: 'key', key: query.key });
+  const reads: BudgetRead[] = [];
+  for (const provider of providers) {
+    for (const scope of scopes) {
+      const state = await store.budget({ provider, scope: budgetScopeValue(scope) });
+      const { provider: _, ...shown } = state ?? { provider };
+      reads.push({ provider, scope: scope.kind, ...shown });
+    }
+  }
+  return reads;
+}
+
+const BUDGET_WAITERS_NOT_READ =
+  'jobs waiting on a rate budget: not recorded per budget (a deferred job waits queued; RateLimitDeferred counts them)';
+
+function budgetRows(budgets: readonly BudgetRead[], now: number): string[][] {
+  return budgets.map((budget) => [
+    `${budget.provider} ${budget.scope}`,
+    budget.limit !== undefined ? `${budget.limit}/${shortDuration(budget.intervalMs ?? 0)}` : '-',
+    budget.burst !== undefined ? String(budget.burst) : '-',
+    budget.tokens !== undefined ? String(budget.tokens) : 'full (no row)',
+    budget.nextGrantAt !== undefined ? relativeTime(budget.nextGrantAt, now) : 'now',
+    'not recorded',
+  ]);
+}
 
 async function run(argv: readonly string[], io: Io): Promise<number> {
   const input = parseCommandLine(spec, schema, argv);
@@ -40,8 +95,9 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
       ...(input.tenant !== undefined ? { tenantId: input.tenant } : {}),
       ...(input.key !== undefined ? { key: input.key } : {}),
     });
+    const budgets = input.provider ? await readBudgets(target.admin.store, input.provider, input) : undefined;
     if (input.json) {
-      printJson(io, report);
+      printJson(io, budgets ? { ...report, budgets, budgetsNotRead: BUDGET_WAITERS_NOT_READ } : report);
       return 0;
     }
     const now = io.now();
@@ -58,12 +114,20 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
         ]),
       ),
     );
+    if (budgets) {
+      const header = ['BUDGET', 'RATE', 'BURST', 'TOKENS', 'NEXT GRANT', 'WAITING'];
+      io.out(`\n${formatTable(header, budgetRows(budgets, now))}`);
+    }
     if (report.notRead) io.out(`\nnot read: ${report.notRead}`);
+    if (budgets) io.out(`not read: ${BUDGET_WAITERS_NOT_READ}`);
     return 0;
   });
 }
 
-/** `leasefence limits <jobType>`: per concurrency limit, the slots in use and the jobs waiting (never a Scan). */
+/**
+ * `leasefence limits <jobType>`: per concurrency limit, the slots in use and the jobs waiting; with `--provider`, per
+ * rate budget its rate, burst, tokens and next grant (jobs waiting on a budget are not recorded: said, never 0).
+ */
 const limitsCommand: CliCommand = { spec, run };
 
 export { limitsCommand };

@@ -6,6 +6,7 @@ import { AuditLog } from './views/audit.js';
 import { Dlq } from './views/dlq.js';
 import { ItemPage } from './views/item.js';
 import { Items } from './views/items.js';
+import { LimitsPage } from './views/limits.js';
 import { Overview } from './views/overview.js';
 import { SchedulesPage } from './views/schedules.js';
 import { ShadowPage } from './views/shadow.js';
@@ -33,6 +34,7 @@ const NAV = [
   ['/items', 'Items', '?state=unknown'],
   ['/dlq', 'Dead letters'],
   ['/schedules', 'Schedules'],
+  ['/limits', 'Limits'],
   ['/audit', 'Audit log'],
   ['/shadow', 'Shadow mode'],
 ];
@@ -64,6 +66,7 @@ function Page({ route }) {
   if (head === 'audit') return html`<${AuditLog} />`;
   if (head === 'shadow') return html`<${ShadowPage} />`;
   if (head === 'schedules') return html`<${SchedulesPage} />`;
+  if (head === 'limits') return html`<${LimitsPage} key=${rest.join('/')} jobType=${rest[0]} query=${route.query} />`;
   return html`<${Overview} key=${route.query.tenant ?? ''} query=${route.query} />`;
 }
 

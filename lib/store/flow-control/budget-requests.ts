@@ -100,4 +100,13 @@ function nextStep(
   return { waitMs: Math.max(1, Math.ceil((tatUs - tauUs - nowUs) / 1000)) };
 }
 
-export { BUDGET_PARTITION_PREFIX, type BucketCase, type BudgetRate, type BudgetRef, budgetKey, buildTake, nextStep };
+export {
+  BUDGET_PARTITION_PREFIX,
+  type BucketCase,
+  type BudgetRate,
+  type BudgetRef,
+  budgetKey,
+  buildTake,
+  nextStep,
+  spacingUs,
+};

@@ -18,6 +18,7 @@ import {
   type WaiterRecord,
   waiterKey,
 } from './slot-requests.js';
+import { type LimitUsage, partitionItems, usageOf } from './slot-usage.js';
 
 /** Free slots an acquirer tries at most per limit before it counts the limit as full (each try is one write). */
 const MAX_TRIES = 3;
@@ -32,20 +33,6 @@ interface HeldSlot {
 
 /** The slots a claim took (one per limit), or the first limit that was full (nothing held then). */
 type SlotGrant = { granted: true; held: HeldSlot[] } | { granted: false; full: SlotLimit; partition: string };
-
-/**
- * What one limit looks like now: slots held under a live lease, held past their lease, jobs waiting (waiter records:
- * one whose job ended otherwise stays counted until the next release of the limit removes it), and the limit's size
- * as the latest slot taken recorded it (absent while no slot is held).
- */
-interface LimitUsage {
-  readonly partition: string;
-  readonly limit?: number;
-  readonly inUse: number;
-  readonly expired: number;
-  readonly waiting: number;
-  readonly oldestWaitingSince?: number;
-}
 
 /**
  * Concurrency slots in the jobs table (slot-requests.ts has the format). Every decision is a conditional write:
@@ -160,25 +147,9 @@ class SlotStore {
     return slotPartition(jobType, scope);
   }
 
-  /** Slots in use (live and past their lease) and jobs waiting for one limit, read now (strongly consistent). */
-  async usage(partition: string): Promise<LimitUsage> {
-    const now = this.db.clock.now();
-    const slots = await this.slotItems(partition);
-    const waiters = await this.partitionItems(partition, SlotKeyPrefix.wait);
-    const inUse = slots.filter((slot) => Number(slot.leaseExpiresAt) >= now).length;
-    const oldest = waiters[0]?.waitingSince;
-    const latest = slots.reduce<Record<string, unknown> | undefined>(
-      (found, slot) => (found === undefined || Number(slot.acquiredAt) > Number(found.acquiredAt) ? slot : found),
-      undefined,
-    );
-    return {
-      partition,
-      ...(typeof latest?.limit === 'number' ? { limit: latest.limit } : {}),
-      inUse,
-      expired: slots.length - inUse,
-      waiting: waiters.length,
-      ...(typeof oldest === 'number' ? { oldestWaitingSince: oldest } : {}),
-    };
+  /** Slots in use (live and past their lease) and jobs waiting for one limit, read now (slot-usage.ts). */
+  usage(partition: string): Promise<LimitUsage> {
+    return usageOf(this.db, partition);
   }
 
   private async acquireOne(
@@ -223,22 +194,8 @@ class SlotStore {
   }
 
   private slotItems(partition: string): Promise<Record<string, unknown>[]> {
-    return this.partitionItems(partition, SlotKeyPrefix.slot);
-  }
-
-  private async partitionItems(partition: string, prefix: string): Promise<Record<string, unknown>[]> {
-    const items: Record<string, unknown>[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const output = await sendQuery(this.db.client, {
-        ...buildPartitionQuery(this.db.table.tableName, partition, prefix),
-        ...(start ? { ExclusiveStartKey: start } : {}),
-      });
-      items.push(...(output.Items ?? []));
-      start = output.LastEvaluatedKey;
-    } while (start);
-    return items;
+    return partitionItems(this.db, partition, SlotKeyPrefix.slot);
   }
 }
 
-export { type HeldSlot, type LimitUsage, type SlotGrant, SlotStore };
+export { type HeldSlot, type SlotGrant, SlotStore };

@@ -4,7 +4,6 @@ import { sendConditional } from '../driver/conditional-write.js';
 import type { Key, StoreConnection } from '../driver/connection.js';
 import { sendGet, sendQuery, sendScan, sendTransactWrite } from '../driver/plain-requests.js';
 import { buildProbeQuery } from '../parked/parked-requests.js';
-import { type ErasureBounds, type ErasureScope, eraseTenantData } from '../payloads/payload-erasure.js';
 import {
   buildRowScan,
   buildSweepCursorRead,
@@ -36,7 +35,7 @@ interface WorkItemScanPage {
 
 /**
  * The rare whole-table chores of background services and recovery tools: the sweeper's cursor row, the fence
- * scan after a restore, a tenant's payload erasure, the health probe, the engine's transaction probe and the
+ * scan after a restore, the health probe, the engine's transaction probe and the
  * whole-table read of an audit. Nothing here is on a job's path.
  */
 class Maintenance {
@@ -95,11 +94,6 @@ class Maintenance {
     } catch {
       return false;
     }
-  }
-
-  /** Erases a tenant's (or one operation's) payload bodies in `payloadsTable`, rows' text and shadow executions (see eraseTenantData). */
-  eraseTenantData(payloadsTable: string, scope: ErasureScope, bounds: ErasureBounds): Promise<boolean> {
-    return eraseTenantData(this.db.client, { payloadsTable, jobsTable: this.db.table.tableName }, scope, bounds);
   }
 
   /** One cheap read of the jobs table and its parked index; throws when the table does not answer. */

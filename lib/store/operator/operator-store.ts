@@ -1,8 +1,13 @@
-import { IllegalTransitionError, ItemNotFoundError } from '../../errors.js';
+import { ConfigurationError, IllegalTransitionError, ItemNotFoundError } from '../../errors.js';
+import type { LimitScope } from '../../flow-control/concurrency-limits.js';
 import { formatIdentity, type ValidIdentity } from '../../identity.js';
 import type { WorkState } from '../../states.js';
 import { Approvals } from '../approvals/approvals.js';
+import type { BudgetState } from '../flow-control/budget-reads.js';
+import type { BudgetRef } from '../flow-control/budget-requests.js';
+import { type LimitUsage, limitUsage } from '../flow-control/slot-usage.js';
 import { TenantPartitions } from '../parked/tenant-partitions.js';
+import { PayloadErasure } from '../payloads/payload-erasure.js';
 import { AuditLog } from '../records/audit.js';
 import { PayloadReview } from '../review/payload-review.js';
 import { ShadowClaims } from '../shadow/shadow-claims.js';
@@ -16,10 +21,17 @@ import { commitCancelWithStamps, stampEach } from './stamped-cancel.js';
 import { type OperatorOutcome, SweeperStore } from './sweeper-store.js';
 
 /**
+ * The budget reads, or undefined in a bundle without flow control (the admin function's: FLOW_CONTROL_CONSTANT folds
+ * this at build time and esbuild leaves the module out); the CLI, unbundled, reads budgets.
+ */
+const loadBudgetReads =
+  process.env.LEASEFENCE_FLOW_CONTROL === 'omitted' ? undefined : () => import('../flow-control/budget-reads.js');
+
+/**
  * The store of the admin API, the CLI, the console and the local stack: the sweeper's store (SweeperStore: the
  * worker's core, `deadlines`, `parked`, `maintenance`, applyOperator) on the same connection, plus the operator
  * transitions (cancel, operate) and the reads and writes grouped by what they read: `tenants`, `audit`, `shadow`,
- * `approvals` (with the decisions), `review`. Neither the worker's nor the sweeper's bundle holds these facets.
+ * `approvals` (with the decisions), `review`, `erasure`. Neither the worker's nor the sweeper's bundle holds these facets.
  */
 class OperatorStore extends SweeperStore {
   /** One tenant's partition keys: listing pages and a tally by state (admin). */
@@ -32,6 +44,8 @@ class OperatorStore extends SweeperStore {
   override readonly approvals: Approvals;
   /** An approver's read of the payload body a job awaiting approval binds (admin). */
   readonly review: PayloadReview;
+  /** Erasure of a tenant's or one operation's stored data, bounded per call (admin). */
+  readonly erasure: PayloadErasure;
 
   constructor(options: WorkItemStoreOptions) {
     super(options);
@@ -40,6 +54,7 @@ class OperatorStore extends SweeperStore {
     this.shadow = new ShadowClaims(this.db);
     this.approvals = new Approvals(this.db);
     this.review = new PayloadReview(this.db);
+    this.erasure = new PayloadErasure(this.db);
   }
 
   /**
@@ -65,6 +80,24 @@ class OperatorStore extends SweeperStore {
     const cancelled = this.settle(identity, await this.applyOperator(item, transition));
     await stampEach(this.client, stamps);
     return cancelled;
+  }
+
+  /**
+   * Slots in use and jobs waiting for one concurrency limit of a job type (strongly consistent Queries of its
+   * partition, never a Scan): readable where the slot store is not bundled (the admin function).
+   */
+  limitUsage(jobType: string, scope: LimitScope): Promise<LimitUsage> {
+    return limitUsage(this.db, jobType, scope);
+  }
+
+  /**
+   * A provider budget as its row stands now (strongly consistent; an operator's read, never a decision), or undefined
+   * when no take wrote it yet. Its module loads on the first read; ConfigurationError in a bundle without flow control.
+   */
+  async budget(ref: BudgetRef): Promise<BudgetState | undefined> {
+    if (loadBudgetReads === undefined) throw new ConfigurationError('this bundle holds no flow control (budgets)');
+    const { readBudget } = await loadBudgetReads();
+    return readBudget(this.db, ref);
   }
 
   /**

@@ -1,6 +1,6 @@
 import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { type ConditionalRequest, sendConditional } from '../driver/conditional-write.js';
-import { type Key, queryPage } from '../driver/connection.js';
+import { type Key, queryPage, type StoreConnection } from '../driver/connection.js';
 import type { TableClient } from '../driver/plain-requests.js';
 import { eraseQuarantineIds } from '../records/quarantine-erasure.js';
 import { erasePartitionShadows } from '../shadow/shadow-erasure.js';
@@ -132,6 +132,19 @@ async function eraseTenantData(
   return eraseQuarantineIds(client, tables.jobsTable, scope, bounds);
 }
 
+/**
+ * Erasure (the admin's, through OperatorStore): a tenant's or one operation's stored data, bounded per call. Only
+ * OperatorStore builds it, so the sweeper's and the worker's bundles do not hold erasure (test/infra/init-path.test.ts).
+ */
+class PayloadErasure {
+  constructor(private readonly db: StoreConnection) {}
+
+  /** Erases a tenant's (or one operation's) payload bodies in `payloadsTable`, rows' text and shadow executions (see eraseTenantData). */
+  eraseTenantData(payloadsTable: string, scope: ErasureScope, bounds: ErasureBounds): Promise<boolean> {
+    return eraseTenantData(this.db.client, { payloadsTable, jobsTable: this.db.table.tableName }, scope, bounds);
+  }
+}
+
 export {
   buildBodyKeysQuery,
   type ErasureBounds,
@@ -139,4 +152,5 @@ export {
   type ErasureScope,
   eraseBodyRequest,
   eraseTenantData,
+  PayloadErasure,
 };

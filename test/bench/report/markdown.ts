@@ -1,5 +1,6 @@
 import { billSection } from './bill-section.js';
 import { capacitySection, hotPartitionSection } from './capacity-sections.js';
+import { flowControlSection } from './flow-control-section.js';
 import { num, table } from './format.js';
 import { handlerSection } from './handler-sections.js';
 import type { BenchResults } from './results.js';
@@ -43,6 +44,7 @@ function renderMarkdown(results: BenchResults): string {
     results.handlerBatches && handlerSection(results.handlerBatches),
     // Figure 10 is computed from figure 7 (and 9, when it ran), not measured on its own.
     results.capacity && billSection(results),
+    results.flowControl && flowControlSection(results.flowControl),
   ].filter((section): section is string => typeof section === 'string');
   return [
     '# leasefence benchmarks',
@@ -53,7 +55,7 @@ function renderMarkdown(results: BenchResults): string {
     '',
     ENGINE_LIMITS,
     '',
-    '## Targets (issues #8, #14 and #29)',
+    '## Targets (issues #8, #14, #29 and #42)',
     '',
     table(
       ['figure', 'target', 'measured', 'status'],

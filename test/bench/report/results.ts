@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { arch, cpus, loadavg, platform } from 'node:os';
 import type { BundleReport } from '../scenarios/bundles.js';
 import type { CapacityReport, Units as CapacityUnits } from '../scenarios/capacity.js';
+import type { FlowControlReport } from '../scenarios/flow-control.js';
 import type { HandlerBatchReport } from '../scenarios/handler-batches.js';
 import type { HotPartitionRow } from '../scenarios/hot-partitions.js';
 import type { MemoryRow } from '../scenarios/memory.js';
@@ -43,6 +44,8 @@ interface BenchResults {
   shadowCapacity?: CapacityUnits;
   /** Figure 9: SQS batches through the deployed handlers. */
   handlerBatches?: HandlerBatchReport;
+  /** Figure 11: a noisy tenant and a quiet one, without limits, with a per-tenant limit and with priorities. */
+  flowControl?: FlowControlReport;
 }
 
 function packageVersion(name: string): string {

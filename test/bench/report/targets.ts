@@ -1,6 +1,7 @@
 import type { ThroughputRow } from '../scenarios/throughput.js';
 import type { WriteShapeRow } from '../scenarios/write-shapes.js';
 import { coldStartTargets } from './cold-start-targets.js';
+import { flowControlTargets } from './flow-control-section.js';
 import { num } from './format.js';
 import { handlerTargets } from './handler-sections.js';
 import type { BenchResults } from './results.js';
@@ -108,6 +109,7 @@ function evaluateTargets(results: BenchResults): TargetRow[] {
     status: !memory ? 'not run' : flat ? 'met' : 'missed',
   });
   rows.push(...capacityTargets(results));
+  rows.push(...flowControlTargets(results));
   return rows;
 }
 

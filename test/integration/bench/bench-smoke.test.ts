@@ -3,6 +3,7 @@ import { renderMarkdown } from '../../bench/report/markdown.js';
 import { type BenchResults, runMeta } from '../../bench/report/results.js';
 import { measureBundles } from '../../bench/scenarios/bundles.js';
 import { measureCapacity } from '../../bench/scenarios/capacity.js';
+import { measureFlowControl } from '../../bench/scenarios/flow-control.js';
 import { measureHandlerBatches } from '../../bench/scenarios/handler-batches.js';
 import { measureHotPartitions } from '../../bench/scenarios/hot-partitions.js';
 import { measureMemory } from '../../bench/scenarios/memory.js';
@@ -14,7 +15,7 @@ import { measureThroughputAsDeployed } from '../../bench/scenarios/throughput-as
 import { measureWriteShapes } from '../../bench/scenarios/write-shapes.js';
 import { type BenchEngine, startBenchEngine } from '../../bench/support/bench-engine.js';
 import { RulesFloor } from '../../bench/support/rules-floor.js';
-import { createTestQueue, testSqsClient } from '../../support/engine.js';
+import { createTestQueue, engineEndpoints, testSqsClient } from '../../support/engine.js';
 
 /**
  * Every benchmark scenario (test/bench, `npm run bench`) at a tiny size on its own in-process dynalite, so the
@@ -276,6 +277,45 @@ describe('benchmark scenarios at tiny size', () => {
     expect(report.recordsWritten).toEqual({ leasefence: 100, peer: 100 });
   });
 
+  it('figure 11: a noisy tenant and a quiet one through a pool of workers, three ways; every job starts once and the limit holds', {
+    timeout: 180_000,
+  }, async () => {
+    const sqs = testSqsClient();
+    try {
+      results.flowControl = await measureFlowControl(engine, {
+        sqs,
+        sqsEndpoint: engineEndpoints().sqs,
+        noisyJobs: 40,
+        quietJobs: 4,
+        pool: 4,
+        bulkConsumers: 3,
+        perTenantLimit: 2,
+        jobMs: 20,
+        unitJobs: 3,
+      });
+    } finally {
+      sqs.destroy();
+    }
+    const report = results.flowControl;
+
+    expect(report.rows.map((row) => [row.mode, row.sent, row.started, row.duplicateRuns, row.regranted])).toEqual([
+      ['no limits', 44, 44, 0, 0],
+      ['per-tenant limit', 44, 44, 0, 0],
+      ['priorities', 44, 44, 0, 0],
+    ]);
+    const [unlimited, limited] = report.rows;
+    // The limit is what holds the noisy tenant: four consumers on its backlog run more than two at once without it.
+    expect(unlimited?.perKey.find((key) => key.tenantId === 'noisy')?.highest).toBeGreaterThan(2);
+    expect(limited?.perKey.map((key) => [key.tenantId, key.limit, key.highest <= 2])).toEqual([
+      ['noisy', 2, true],
+      ['quiet', 2, true],
+    ]);
+    expect(limited?.concurrencyWaits).toBeGreaterThan(0);
+    expect(unlimited?.concurrencyWaits).toBe(0);
+    // A job that gets its slot at once writes the slot item and deletes it: two more write units.
+    expect(report.units.limited.wru - report.units.unlimited.wru).toBe(2);
+  });
+
   it('renders every figure and the targets table', () => {
     const markdown = renderMarkdown(results);
 
@@ -292,6 +332,7 @@ describe('benchmark scenarios at tiny size', () => {
       '## 8.',
       '## 9.',
       '## 10.',
+      '## 11.',
     ];
     for (const heading of headings) {
       expect(markdown).toContain(heading);

@@ -31,11 +31,38 @@ describe('leasefence check: go/no-go from the scenarios run now', () => {
         jobType: string;
         verdict: string;
         controls: Array<{ id: number; status: string; evidence: string }>;
+        scenarios: Array<{ id: string; status: string; evidence: Record<string, unknown> }>;
       }>;
     };
     expect(parsed.jobTypes.map((job) => [job.jobType, job.verdict])).toEqual([['limited-order', 'GO']]);
     expect(parsed.jobTypes[0]?.controls.filter((control) => control.status !== 'PASS')).toEqual([]);
+    // check knows the type is limited: one more job of the same key waited queued (no attempt), then ran once.
+    const waits = parsed.jobTypes[0]?.scenarios.filter((scenario) => scenario.id === 'limit-wait') ?? [];
+    expect(waits.length).toBeGreaterThan(0);
+    for (const wait of waits) {
+      expect(wait.status).toBe('passed');
+      expect(wait.evidence).toMatchObject({
+        limit: 1,
+        whileFull: 'skipped:concurrency_wait',
+        stateWhileWaiting: 'queued',
+        attemptsWhileWaiting: 0,
+        runOnAttempts: '1',
+        state: 'succeeded',
+        attempts: 1,
+      });
+    }
     expect(code).toBe(0);
+  });
+
+  it('a limited type whose smallest limit is above what the wait scenario fills is NOT EVALUATED, never GO', async () => {
+    const { code, out } = await check('--jobs', `${FIXTURES}/wide-limited-module.ts`, '--json', ...onEngine());
+    const parsed = JSON.parse(out) as {
+      jobTypes: Array<{ jobType: string; verdict: string; scenarios: Array<{ id: string; status: string }> }>;
+    };
+    expect(parsed.jobTypes.map((job) => [job.jobType, job.verdict])).toEqual([['wide-limited-order', 'NOT EVALUATED']]);
+    const waits = parsed.jobTypes[0]?.scenarios.filter((scenario) => scenario.id === 'limit-wait') ?? [];
+    expect(waits.map((scenario) => scenario.status)).toContain('skipped');
+    expect(code).not.toBe(0);
   });
 
   it('control 7: a job type with no owner and no alert route is NO-GO on 7 alone, named, with what is missing', async () => {

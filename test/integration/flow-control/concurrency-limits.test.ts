@@ -126,12 +126,12 @@ describe('concurrency limits across several workers (dynalite, fauxqs; no sweepe
       attempts: 0,
       errorCode: 'concurrency_wait',
     });
-    const partition = (await harness.store.slots()).partitionOf('one-at-a-time', {
+    const partition = (await harness.store.flow()).slots.partitionOf('one-at-a-time', {
       kind: 'key',
       tenantId: 'quiet',
       key: 'x',
     });
-    expect(await (await harness.store.slots()).usage(partition)).toMatchObject({ inUse: 1, waiting: 1 });
+    expect(await (await harness.store.flow()).slots.usage(partition)).toMatchObject({ inUse: 1, waiting: 1 });
     // What `leasefence limits` prints: the per-key limit of this key, one slot in use of 1, one job waiting.
     const admin = { store: harness.store, sqs: harness.sqs, queueUrl: harness.queueUrl, payloadsTable: 'unused' };
     const report = await readLimits(admin, { jobType: 'one-at-a-time', tenantId: 'quiet', key: 'x' });
@@ -150,7 +150,7 @@ describe('concurrency limits across several workers (dynalite, fauxqs; no sweepe
 
     expect(await harness.store.get(second)).toMatchObject({ state: 'succeeded', attempts: 1 });
     expect(runs.get(second.operationId)).toBe(1);
-    expect(await (await harness.store.slots()).usage(partition)).toMatchObject({ inUse: 0, waiting: 0 });
+    expect(await (await harness.store.flow()).slots.usage(partition)).toMatchObject({ inUse: 0, waiting: 0 });
     // How long it waited is a gauge the ConcurrencyWait alarm watches (emitted at the wait and at the grant).
     expect(waiterWorker.telemetry.counts[MetricName.ConcurrencyWaitSeconds]).toBeGreaterThanOrEqual(0);
     expect(waiterWorker.telemetry.byJobType['one-at-a-time']?.[MetricName.ConcurrencyWaits]).toBe(1);
@@ -206,16 +206,20 @@ describe('concurrency limits across several workers (dynalite, fauxqs; no sweepe
     expect(regranted).toBe(1);
     // Both ran at once on a limit of 1: exceeded by exactly the expired holders whose slot was re-granted.
     expect(highest.get('crash:key:crash:k')).toBeLessThanOrEqual(1 + regranted);
-    const partition = (await harness.store.slots()).partitionOf('one-at-a-time', {
+    const partition = (await harness.store.flow()).slots.partitionOf('one-at-a-time', {
       kind: 'key',
       tenantId: 'crash',
       key: 'k',
     });
     // It got its slot by its own re-check: it removed its waiter record itself.
-    expect(await (await harness.store.slots()).usage(partition)).toMatchObject({ waiting: 0 });
+    expect(await (await harness.store.flow()).slots.usage(partition)).toMatchObject({ waiting: 0 });
     unstick();
     await hung;
-    expect(await (await harness.store.slots()).usage(partition)).toMatchObject({ inUse: 0, expired: 0, waiting: 0 });
+    expect(await (await harness.store.flow()).slots.usage(partition)).toMatchObject({
+      inUse: 0,
+      expired: 0,
+      waiting: 0,
+    });
     expect(runs.get(next.operationId)).toBe(1);
   });
 
@@ -282,8 +286,8 @@ describe('concurrency limits across several workers (dynalite, fauxqs; no sweepe
       0,
     );
     expect(regranted).toBe(0);
-    const usage = await (await harness.store.slots()).usage(
-      (await harness.store.slots()).partitionOf('fanout', { kind: 'tenant', tenantId: 'noisy' }),
+    const usage = await (await harness.store.flow()).slots.usage(
+      (await harness.store.flow()).slots.partitionOf('fanout', { kind: 'tenant', tenantId: 'noisy' }),
     );
     expect(usage).toMatchObject({ inUse: 0, expired: 0, waiting: 0 });
   });

@@ -30,7 +30,10 @@ async function race(tables: TestTables, rate: { limit: number; intervalMs: numbe
   const steps = [37, 113, 5, 250, 61, 0, 199, 83];
   for (let round = 0; round < 32; round += 1) {
     const verdicts = await Promise.all(
-      stores.flatMap((store) => [store.takeToken(ref, rate), store.takeToken(ref, rate)]),
+      stores.flatMap((store) => [
+        store.flow().then((flow) => flow.takeToken(ref, rate)),
+        store.flow().then((flow) => flow.takeToken(ref, rate)),
+      ]),
     );
     for (const verdict of verdicts) {
       if (verdict.granted) grants.push(verdict.at);
@@ -79,15 +82,15 @@ describe('provider budgets: a token bucket shared by every worker, one condition
     const rate = { limit: 1, intervalMs: 60_000, burst: 1 };
     const acme = { provider: 'mail', scope: 'tenant:acme' };
     const globex = { provider: 'mail', scope: 'tenant:globex' };
-    expect((await store.takeToken(acme, rate)).granted).toBe(true);
-    expect(await store.takeToken(acme, rate)).toEqual({ granted: false, retryAfterMs: 60_000 });
-    expect((await store.takeToken(globex, rate)).granted).toBe(true);
+    expect((await (await store.flow()).takeToken(acme, rate)).granted).toBe(true);
+    expect(await (await store.flow()).takeToken(acme, rate)).toEqual({ granted: false, retryAfterMs: 60_000 });
+    expect((await (await store.flow()).takeToken(globex, rate)).granted).toBe(true);
     const row = (await sendGet(client, { TableName: tables.jobsTable, Key: budgetKey(acme), ConsistentRead: true }))
       .Item;
     expect(row).toMatchObject({ kind: 'budget', provider: 'mail', limit: 1, intervalMs: 60_000 });
     expect(JSON.stringify(row)).not.toContain('acme');
     clock.advance(60_000);
-    expect((await store.takeToken(acme, rate)).granted).toBe(true);
+    expect((await (await store.flow()).takeToken(acme, rate)).granted).toBe(true);
     client.destroy();
   });
 });

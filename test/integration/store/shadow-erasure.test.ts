@@ -41,7 +41,7 @@ describe("erasure of a tenant's shadow rows", () => {
 
   const erase = (tenantId: string, max = 1_000) => {
     const progress: ErasureProgress = { deleted: 0, cleared: 0, shadowCleared: 0 };
-    return store.maintenance
+    return store.erasure
       .eraseTenantData(tables.payloadsTable, { tenantId }, { max, progress, clock })
       .then((complete) => ({ complete, progress }));
   };

@@ -20,7 +20,7 @@ describe('concurrency slots on the engine: every decision is the conditional wri
   beforeAll(async () => {
     tables = await createTestTables('slots');
     fixture = storeFixture(tables.jobsTable, { clock: new ManualClock(1_000_000) });
-    slots = await fixture.store.slots();
+    slots = (await fixture.store.flow()).slots;
   });
   afterAll(async () => {
     await tables.drop();

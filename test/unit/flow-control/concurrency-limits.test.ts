@@ -113,6 +113,16 @@ describe('a worker bundled without flow control (the construct without flowContr
     expect(() => runtime([limited as AnyJobDefinition])).toThrow(/job type limited: .*flowControl prop/);
   });
 
+  it('refuses to start with a type carrying a rate limit defineJob could not refuse (built by hand): defined out here', () => {
+    process.env.LEASEFENCE_FLOW_CONTROL = 'omitted';
+    const rateLimit = [
+      { provider: 'stripe', limit: 1, intervalMs: 1_000, burst: 1, scope: 'shared', take: 'before-run' },
+    ];
+    const metered = { ...plain, type: 'metered', flow: { rateLimit } } as AnyJobDefinition;
+
+    expect(() => runtime([plain, metered])).toThrow(/job type metered: .*flowControl prop/);
+  });
+
   it('starts with job types that declare none', () => {
     process.env.LEASEFENCE_FLOW_CONTROL = 'omitted';
 

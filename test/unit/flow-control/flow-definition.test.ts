@@ -84,4 +84,23 @@ describe('a worker bundled without flow control (the construct without flowContr
       vi.resetModules();
     }
   });
+
+  it('refuses, when the job type is defined, concurrency limits it could not hold (their schemas are defined out)', async () => {
+    vi.resetModules();
+    vi.stubEnv('LEASEFENCE_FLOW_CONTROL', 'omitted');
+    try {
+      const fresh = await import('../../../lib/job-definition.js');
+      let thrown: unknown;
+      try {
+        fresh.defineJob({ ...base, flow: { concurrency: { perTenant: 1 } } });
+      } catch (error) {
+        thrown = error;
+      }
+      expect(isLeasefenceError(thrown, JobDefinitionError)).toBe(true);
+      expect((thrown as Error).message).toMatch(/flow\.concurrency: .*flowControl/);
+    } finally {
+      vi.unstubAllEnvs();
+      vi.resetModules();
+    }
+  });
 });

@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { main } from '../../../infra/cli/main.js';
+import { defineJob } from '../../../lib/job-definition.js';
+import { harnessTargetFlags } from '../../support/cli-target.js';
+import { createWorkerHarness, type WorkerHarness } from '../../support/worker-harness.js';
+import { captureIo } from '../../unit/cli/io.js';
+
+// One call an hour per tenant, a burst of 2: a tenant's third job finds the budget empty and waits queued.
+const hourly = defineJob({
+  type: 'hourly-call',
+  version: 1,
+  target: 'B',
+  payload: z.strictObject({ n: z.number() }),
+  flow: { rateLimit: { provider: 'hourly-api', limit: 1, intervalMs: 3_600_000, burst: 2, scope: 'tenant' } },
+  run: async () => ({ outcomeCode: 'called' }),
+});
+
+interface BudgetJson {
+  provider: string;
+  scope: string;
+  limit?: number;
+  intervalMs?: number;
+  burst?: number;
+  tokens?: number;
+  nextGrantAt?: number;
+}
+
+let harness: WorkerHarness;
+
+async function limits(...args: string[]) {
+  const io = captureIo(Date.now());
+  const code = await main(['limits', 'hourly-call', ...args, ...harnessTargetFlags(harness)], io);
+  return { code, out: io.stdout(), err: io.stderr() };
+}
+
+describe('leasefence limits --provider: each rate budget its rate, burst, tokens and next grant, read from the row', () => {
+  beforeAll(async () => {
+    harness = await createWorkerHarness('limits-cli', [hourly]);
+    const worker = harness.worker({ sleep: async () => {} });
+    for (const n of [1, 2, 3]) {
+      await harness.send({ tenantId: 'acme', operationId: `call-${n}`, jobType: 'hourly-call', payload: { n } });
+      expect((await harness.poll(worker)).failed).toBe(0);
+    }
+    // Two tokens taken (the burst), the third job deferred: the row the worker wrote is what the CLI reads.
+    expect(worker.telemetry.counts.RateLimitDeferred).toBe(1);
+  });
+  afterAll(async () => {
+    await harness.close();
+  });
+
+  it("shows the tenant's budget empty, its next grant within the hour, and no row for a scope never taken", async () => {
+    const before = Date.now();
+    const { code, out } = await limits('--provider', 'hourly-api', '--tenant', 'acme', '--json');
+    expect(code).toBe(0);
+    const report = JSON.parse(out) as { budgets: BudgetJson[]; budgetsNotRead: string; limits: unknown[] };
+    const [shared, tenant] = report.budgets;
+    expect(shared).toEqual({ provider: 'hourly-api', scope: 'shared' });
+    expect(tenant).toMatchObject({ provider: 'hourly-api', scope: 'tenant', limit: 1, burst: 2, tokens: 0 });
+    expect(tenant?.nextGrantAt).toBeGreaterThan(before);
+    expect(tenant?.nextGrantAt).toBeLessThanOrEqual(harness.clock.now() + 3_600_000);
+    // Jobs waiting on a budget are not recorded per budget: said so, never shown as 0.
+    expect(report.budgetsNotRead).toMatch(/not recorded/);
+    expect(report.limits).toHaveLength(2);
+  });
+
+  it('another tenant has its own budget: no row, full; the table says waiting is not recorded', async () => {
+    const { code, out } = await limits('--provider', 'hourly-api', '--tenant', 'quiet');
+    expect(code).toBe(0);
+    expect(out).toMatch(/hourly-api tenant\s+-\s+-\s+full \(no row\)/);
+    expect(out).toMatch(/not recorded/);
+    expect(out).toMatch(/not read: jobs waiting on a rate budget/);
+  });
+
+  it('a bad provider name is refused before any read', async () => {
+    const { code, err } = await limits('--provider', 'bad name!');
+    expect(code).not.toBe(0);
+    expect(err).toMatch(/provider name/);
+  });
+});
