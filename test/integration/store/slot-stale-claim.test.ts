@@ -25,7 +25,7 @@ describe('a concurrency slot and the claims of one job', () => {
   beforeAll(async () => {
     tables = await createTestTables('slot-stale');
     fixture = storeFixture(tables.jobsTable, { clock: new ManualClock(1_000_000) });
-    slots = await fixture.store.slots();
+    slots = (await fixture.store.flow()).slots;
   });
   afterAll(async () => {
     await tables.drop();
