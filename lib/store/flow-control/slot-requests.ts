@@ -59,7 +59,7 @@ function buildAcquireRequest(
   const x = new ExpressionBuilder();
   const free = `attribute_not_exists(${x.name(TableKeys.partition)})`;
   const expired = `${x.name('leaseExpiresAt')} < ${x.value(now)}`;
-  const sameJob = `(${x.name('tenantId')} = ${x.value(claim.identity.tenantId)} AND ${x.name('operationId')} = ${x.value(claim.identity.operationId)})`;
+  const sameJob = `(${x.name('tenantId')} = ${x.value(claim.identity.tenantId)} AND ${x.name('operationId')} = ${x.value(claim.identity.operationId)} AND ${x.name('fence')} <= ${x.value(claim.fence)})`;
   return {
     TableName: tableName,
     Item: {
