@@ -193,7 +193,15 @@ describe.skipIf(missing)('the project stack deployed to moto and run under the L
 
     // Assert
     const verdicts = Object.fromEntries((run.report?.jobTypes ?? []).map((type) => [type.jobType, type.verdict]));
-    expect(verdicts, run.stderr).toEqual({ 'fenced-credit': 'GO', 'unfenced-credit': 'NO-GO' });
+    const open = (run.report?.jobTypes ?? []).flatMap((type) =>
+      type.controls
+        .filter((control) => control.status !== 'PASS')
+        .map((control) => `${type.jobType} ${control.id} ${control.status}: ${control.evidence}`),
+    );
+    expect(verdicts, `${run.stderr}\n${open.join('\n')}`).toEqual({
+      'fenced-credit': 'GO',
+      'unfenced-credit': 'NO-GO',
+    });
     const unfenced = run.report?.jobTypes.find((type) => type.jobType === 'unfenced-credit');
     expect(unfenced?.controls.find((control) => control.id === 4)?.status).toBe('FAIL');
     expect(run.exitCode).toBe(1);
