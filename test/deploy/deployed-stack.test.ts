@@ -33,7 +33,7 @@ const FAULT_MODULE = 'test/integration/cli/fixtures/fault-check-module.ts';
 const SETTLE = '150s';
 const CREDENTIALS = { AWS_ACCESS_KEY_ID: 'testing', AWS_SECRET_ACCESS_KEY: 'testing' };
 
-/** Each job's state by `leasefence show --stack`, once none is queued or running any more (at most 60 tries). */
+/** Each job's state by `leasefence show --stack`, once none is queued or claimed any more (at most 60 tries). */
 async function settledStates(subjects: readonly string[], env: NodeJS.ProcessEnv): Promise<string[]> {
   let states: string[] = [];
   for (let attempt = 0; attempt < 60; attempt += 1) {
@@ -42,7 +42,7 @@ async function settledStates(subjects: readonly string[], env: NodeJS.ProcessEnv
       const shown = await runCli(['show', subject, '--stack', STACK, '--json'], env);
       states.push(String((JSON.parse(shown.stdout || '{}') as { item?: { state?: string } }).item?.state ?? 'absent'));
     }
-    if (states.every((state) => !['absent', 'queued', 'running'].includes(state))) return states;
+    if (states.every((state) => !['absent', 'queued', 'claimed', 'running'].includes(state))) return states;
     await new Promise((done) => setTimeout(done, 2_000));
   }
   return states;
