@@ -18,6 +18,8 @@ const EnvironmentVariable = {
   jobsTable: 'LEASEFENCE_JOBS_TABLE',
   payloadsTable: 'LEASEFENCE_PAYLOADS_TABLE',
   queueUrl: 'LEASEFENCE_QUEUE_URL',
+  /** The bulk lane's queue (set by the construct with `priorities`): bulk jobs' wake-ups go back to it. */
+  bulkQueueUrl: 'LEASEFENCE_BULK_QUEUE_URL',
   deadLetterQueueUrl: 'LEASEFENCE_DLQ_URL',
   deadlineShards: 'LEASEFENCE_DEADLINE_SHARDS',
   dynamodbEndpoint: 'LEASEFENCE_DYNAMODB_ENDPOINT',
@@ -73,12 +75,15 @@ const secretArnSchema = builtOnce(() =>
   z.string().check(z.regex(/^arn:[\w-]+:secretsmanager:/, 'must be a Secrets Manager ARN')),
 );
 
-const configSchema = z.lazy(() =>
-  z.object({
+const configSchema = z.lazy(() => {
+  // One instance for the three queue variables (the cold start builds each instance it names).
+  const optionalQueueUrl = z.optional(queueUrlSchema);
+  return z.object({
     jobsTable: tableNameSchema,
     payloadsTable: tableNameSchema,
-    queueUrl: z.optional(queueUrlSchema),
-    deadLetterQueueUrl: z.optional(queueUrlSchema),
+    queueUrl: optionalQueueUrl,
+    bulkQueueUrl: optionalQueueUrl,
+    deadLetterQueueUrl: optionalQueueUrl,
     deadlineShards: z._default(z.pipe(z.coerce.number(), deadlineShardsSchema), DEFAULT_DEADLINE_SHARDS),
     dynamodbEndpoint: z.optional(z.string().check(z.url())),
     sqsEndpoint: z.optional(z.string().check(z.url())),
@@ -106,8 +111,8 @@ const configSchema = z.lazy(() =>
     senderTenants: z.optional(jsonVariable(senderTenantsSchema)),
     inlinePayloads: z.optional(inlinePayloadsSchema),
     workerMaxRunMs: z.optional(z.coerce.number().check(z.int(), z.gte(0), z.lte(Number.MAX_SAFE_INTEGER))),
-  }),
-);
+  });
+});
 
 /** Runtime configuration of a handler, read once from the environment. */
 type LeasefenceConfig = z.infer<typeof configSchema>;
@@ -130,4 +135,12 @@ function readConfig(env: NodeJS.ProcessEnv = process.env): LeasefenceConfig {
  */
 const FAULT_LAYER_CONSTANT = 'process.env.LEASEFENCE_FAULT_LAYER';
 
-export { EnvironmentVariable, FAULT_LAYER_CONSTANT, type LeasefenceConfig, readConfig };
+/**
+ * A build-time constant, like FAULT_LAYER_CONSTANT: a worker bundled with it defined as `'omitted'` (the construct,
+ * without `flowControl`) has no concurrency-slot code (lib/store/flow-control/slot-loader.ts), no rate gate and no
+ * budgets room; it refuses at start a job type that declares concurrency limits (ConfigurationError), and defineJob
+ * refuses one declaring `flow.rateLimit` (JobDefinitionError naming the prop): none is ever run unlimited.
+ */
+const FLOW_CONTROL_CONSTANT = 'process.env.LEASEFENCE_FLOW_CONTROL';
+
+export { EnvironmentVariable, FAULT_LAYER_CONSTANT, FLOW_CONTROL_CONSTANT, type LeasefenceConfig, readConfig };

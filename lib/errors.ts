@@ -381,6 +381,21 @@ class SuccessorRefusedError extends leasefenceError('successor.refused') {
   }
 }
 
+/**
+ * `ctx.rateLimit(provider)` found the budget empty for longer than a job waits in process: thrown inside `run`,
+ * nothing was taken. The runtime gives the attempt back (the job goes back to queued with a delayed wake-up after
+ * `retryAfterMs`): a budget wait is never a failure. A job that catches it must rethrow it.
+ */
+class RateLimitedError extends leasefenceError('flow.rate_limited') {
+  constructor(
+    message: string,
+    readonly provider: string,
+    readonly retryAfterMs: number,
+  ) {
+    super(message);
+  }
+}
+
 /** Why an approval was refused (nothing was changed). */
 type ApprovalRefusal =
   | 'not_awaiting_approval'
@@ -434,6 +449,7 @@ const LEASEFENCE_ERRORS = {
   batchIncomplete: BatchIncompleteError,
   successorRefused: SuccessorRefusedError,
   approvalRefused: ApprovalRefusedError,
+  rateLimited: RateLimitedError,
 } as const;
 
 type ErrorTable = typeof LEASEFENCE_ERRORS;
@@ -482,6 +498,7 @@ export {
   type OwnershipLoss,
   OwnershipLostError,
   PayloadConflictError,
+  RateLimitedError,
   RetryableJobError,
   StatementTooEarlyError,
   SuccessorRefusedError,

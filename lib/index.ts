@@ -34,6 +34,7 @@ export {
   type OwnershipLoss,
   OwnershipLostError,
   PayloadConflictError,
+  RateLimitedError,
   RetryableJobError,
   StatementTooEarlyError,
   SuccessorRefusedError,
@@ -55,6 +56,8 @@ export type {
 } from './fenced/records.js';
 export type { FencedTransactions, StepOutcome, WritesInput } from './fenced/transaction.js';
 export type { SharedWrite } from './fenced/transaction-requests.js';
+export type { Priority } from './flow-control/priorities.js';
+export type { RateLimitDeclaration, RateLimitScope, RateLimitTake } from './flow-control/rate-limits.js';
 export { payloadHash } from './hashing.js';
 export { formatIdentity, type JobIdentity, parseIdentity } from './identity.js';
 export {
@@ -63,6 +66,7 @@ export {
   type JobContext,
   type JobDefinition,
   type JobDefinitionInput,
+  type JobFlowInput,
   type ProviderDeclaration,
   type ProviderDependencies,
   type ReconcileResult,

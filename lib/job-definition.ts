@@ -4,9 +4,12 @@ import * as z from 'zod/mini';
 import { $ZodType } from 'zod/v4/core';
 import { alertRouteSchema } from './alert-route.js';
 import { type ApprovalPolicy, approvalPolicySchema } from './approval-policy.js';
-import { JobDefinitionError } from './errors.js';
+import { ConfigurationError, JobDefinitionError } from './errors.js';
 import type { FencedRecords } from './fenced/records.js';
 import type { FencedTransactions } from './fenced/transaction.js';
+import { type ConcurrencyLimits, parseConcurrencyLimits } from './flow-control/concurrency-limits.js';
+import { type Priority, parsePriority } from './flow-control/priorities.js';
+import { parseRateLimits, type RateLimit, type RateLimitDeclaration } from './flow-control/rate-limits.js';
 import type { JobIdentity } from './identity.js';
 import { parseInput } from './internal/validation.js';
 import { jobTypeSchema, maxAttemptsSchema } from './rules.js';
@@ -63,6 +66,27 @@ interface SuccessorOptions {
   operationId?: string;
 }
 
+/**
+ * Flow control a job type declares (issue #42; README, "Concurrency limits", "Rate limits", "Priorities"): how many
+ * of its jobs run at once, its providers' rate limits and its priority lane. Limits govern liveness, never safety:
+ * the fence still decides whose writes count. Validated by defineJob (JobDefinitionError naming the field).
+ */
+interface JobFlowInput<Payload> {
+  /** Caps on its jobs running at once, per type, tenant or payload key (lib/flow-control/concurrency-limits.ts). */
+  readonly concurrency?: ConcurrencyLimits<Payload>;
+  /** One provider budget or several: a job over budget waits before the call, using no attempt. */
+  readonly rateLimit?: RateLimitDeclaration<Payload> | readonly RateLimitDeclaration<Payload>[];
+  /** The lane of this type's wake-ups (retries, budget waits) and, through `sendJob`'s default, its first send. */
+  readonly priority?: Priority;
+}
+
+/** A job type's flow control as parsed: rate limits as a list with their defaults filled in. */
+interface JobFlow<Payload> {
+  readonly concurrency?: ConcurrencyLimits<Payload>;
+  readonly rateLimit?: readonly RateLimit<Payload>[];
+  readonly priority?: Priority;
+}
+
 /** Everything a running job may use. Writes to protected state go through the fenced helpers only. */
 interface JobContext<out Payload, out Provider = unknown> {
   readonly identity: JobIdentity;
@@ -99,6 +123,14 @@ interface JobContext<out Payload, out Provider = unknown> {
    * Not with `transactions.complete` (return the outcome instead).
    */
   enqueue(jobType: string, payload: unknown, options?: SuccessorOptions): JobIdentity;
+  /**
+   * Takes one token from the budget this job type declares for `provider` (`flow.rateLimit`), waiting in process
+   * while the wait is short; call it right before the provider call. A longer wait ends the attempt as a budget
+   * wait (RateLimitedError, thrown here): the job goes back to queued with its attempt given back and a delayed
+   * wake-up, unless an effect already started in this attempt, then it is a retryable failure. InvalidInputError for
+   * a provider the type does not declare (nothing taken).
+   */
+  rateLimit(provider: string): Promise<void>;
   /**
    * The client the definition's `provider` declares (class C/D), built for this attempt; undefined without one.
    * Its `effects` methods refuse to start in lease doubt (LeaseInDoubtError, the provider is not called).
@@ -149,6 +181,8 @@ interface JobDefinition<out Payload = unknown, out Provider = unknown> {
    * before any attempt, and runs only once approved for the payload hash the approver saw (README, "Approvals").
    */
   readonly approval?: ApprovalPolicy<Payload>;
+  /** Flow control: concurrency limits, rate limits, priority; none declared costs the worker nothing. */
+  readonly flow?: JobFlow<Payload>;
   run(context: JobContext<Payload, Provider>): Promise<JobOutcome>;
   reconcile?(context: JobContext<Payload, Provider>): Promise<ReconcileResult>;
 }
@@ -172,6 +206,7 @@ interface JobDefinitionInput<Payload, Provider = unknown> {
   ownedRecords?: JobDefinition<Payload, Provider>['ownedRecords'];
   recordTables?: readonly string[];
   approval?: ApprovalPolicy<Payload>;
+  flow?: JobFlowInput<Payload>;
   run: JobDefinition<Payload, Provider>['run'];
   reconcile?: JobDefinition<Payload, Provider>['reconcile'];
 }
@@ -246,6 +281,7 @@ function defineJob<Payload, Provider = unknown>(
     ...(input.reversibility !== undefined ? { reversibility: input.reversibility } : {}),
     ...(input.recordTables !== undefined ? { recordTables: Object.freeze([...input.recordTables]) } : {}),
   };
+  let flow: JobFlow<Payload> | undefined;
   try {
     // Definitions are made at module scope, once per process: the cold start parses them (see parseInput's once).
     parseInput(definitionShape, shape, `job definition ${String(input.type)}`, { once: true });
@@ -253,11 +289,16 @@ function defineJob<Payload, Provider = unknown>(
       parseInput(providerShape, input.provider, `job definition ${input.type}: provider`, { once: true });
     if (input.approval !== undefined)
       parseInput(approvalPolicySchema, input.approval, `job definition ${input.type}: approval`, { once: true });
+    flow = input.flow !== undefined ? parseFlow(input.type, input.flow) : undefined;
   } catch (error) {
     throw new JobDefinitionError((error as Error).message);
   }
   if (input.ownedRecords !== undefined && typeof input.ownedRecords !== 'function')
     throw new JobDefinitionError(`job type ${input.type}: ownedRecords must be a function of the identity`);
+  if (input.target === 'D' && flow?.rateLimit?.some((limit) => limit.take === 'in-job'))
+    throw new JobDefinitionError(
+      `job type ${input.type} is class D: its rate limits take their tokens before the run (take 'before-run'), since an attempt given back after its claim could never run again`,
+    );
   const missing = missingControl({ ...shape, reconcile: input.reconcile, run: input.run });
   if (missing) throw new JobDefinitionError(missing);
   if (!(input.payload instanceof $ZodType))
@@ -270,6 +311,32 @@ function defineJob<Payload, Provider = unknown>(
     ...(input.provider ? { provider: input.provider } : {}),
     ...(input.ownedRecords ? { ownedRecords: input.ownedRecords } : {}),
     ...(input.approval ? { approval: Object.freeze({ ...input.approval }) } : {}),
+    ...(flow ? { flow } : {}),
+  });
+}
+
+/**
+ * A job type's rate limits, parsed; in a worker bundled without flow control (the construct without `flowControl`:
+ * FLOW_CONTROL_CONSTANT folds this at build time) refused, so no job type runs past a budget it cannot take from.
+ */
+const rateLimitsOf: typeof parseRateLimits =
+  process.env.LEASEFENCE_FLOW_CONTROL === 'omitted'
+    ? (_input, what) => {
+        throw new ConfigurationError(`${what}: this worker was bundled without flow control (flowControl: true)`);
+      }
+    : parseRateLimits;
+
+/** The flow block, each part parsed by its own schema (InvalidInputError naming the field). */
+function parseFlow<Payload>(type: string, input: JobFlowInput<Payload>): JobFlow<Payload> {
+  if (typeof input !== 'object' || input === null)
+    throw new JobDefinitionError(`job definition ${type}: flow must be an object`);
+  const what = `job definition ${type}: flow`;
+  return Object.freeze({
+    ...(input.rateLimit !== undefined ? { rateLimit: rateLimitsOf(input.rateLimit, `${what}.rateLimit`) } : {}),
+    ...(input.priority !== undefined ? { priority: parsePriority(input.priority, `${what}.priority`) } : {}),
+    ...(input.concurrency !== undefined
+      ? { concurrency: parseConcurrencyLimits<Payload>(input.concurrency, `${what}.concurrency`) }
+      : {}),
   });
 }
 
@@ -316,6 +383,8 @@ export {
   type JobContext,
   type JobDefinition,
   type JobDefinitionInput,
+  type JobFlow,
+  type JobFlowInput,
   JobRegistry,
   missingControl,
   type ProviderDeclaration,

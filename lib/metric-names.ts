@@ -29,6 +29,13 @@ const MetricName = {
   Quarantined: 'Quarantined',
   /** A message of a job type switched off in this deployment was acknowledged; its row waits queued. */
   Deferred: 'Deferred',
+  /** A job found its provider's budget empty and waited in process (short, bounded) before its call. */
+  RateLimitWaited: 'RateLimitWaited',
+  /**
+   * A job found its provider's budget empty for longer than it waits in process: back to queued (no attempt used)
+   * with a delayed wake-up. Jobs waiting on a budget: this count over time (the console lists each budget).
+   */
+  RateLimitDeferred: 'RateLimitDeferred',
   /** A heartbeat was due but the handler reported no progress since the last one, so the lease was not renewed. */
   HeartbeatSkippedNoProgress: 'HeartbeatSkippedNoProgress',
   /** A lease renewal (heartbeat write) failed with an error other than a lost fence: the attempt is in lease doubt and starts no new effect. */
@@ -39,6 +46,18 @@ const MetricName = {
   ShadowWriteFailed: 'ShadowWriteFailed',
   /** Shadow mode: the team's identify function threw or returned an invalid identity; that message was not recorded. */
   ShadowIdentityFailed: 'ShadowIdentityFailed',
+  /** A job found a concurrency limit of its type full: queued again, not an attempt (README, "Concurrency limits"). */
+  ConcurrencyWaits: 'ConcurrencyWaits',
+  /**
+   * Seconds a job has waited for a concurrency slot, emitted each time it waits again and when it gets its slot
+   * (gauge; its Maximum is what the construct's ConcurrencyWait alarm watches).
+   */
+  ConcurrencyWaitSeconds: 'ConcurrencyWaitSeconds',
+  /**
+   * A slot was taken from a holder whose lease had expired: that holder may still be running, so the limit can be
+   * exceeded by one for each such re-grant (README, "Concurrency limits").
+   */
+  ConcurrencySlotRegranted: 'ConcurrencySlotRegranted',
   /** Age of the oldest item parked as unknown (emitted by the sweeper). */
   OldestUnknownAgeSeconds: 'OldestUnknownAgeSeconds',
   /** Age of the oldest job awaiting approval (emitted by the sweeper). */

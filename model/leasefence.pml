@@ -604,6 +604,15 @@ end_operator:
        PRE; ops--; fence++; ISSUE(fence); st = QUEUED; attempts = 0; mark = 0; may = 0; dCalls = 0;
        if :: msgs < MAXMSG -> msgs++ :: else -> skip fi;
        INV; OBS(EV_STATEMENT) }
+#else
+  /* the same statement on a class A or B job: the admin API takes it (an operator's bulk retry sends it for a mixed
+     set) and it clears the mark, which nothing of these classes reads: their effects are fenced, not gated by the
+     mark. Modelled without its time guard and without requiring it to be true (a superset of what the code does):
+     every property of classes A and B holds even after a false statement made while a holder still runs */
+  :: atomic { ops > 0 && (st == UNKNOWN || st == FAILED_TERMINAL) && mark ->
+       PRE; ops--; fence++; ISSUE(fence); st = QUEUED; attempts = 0; mark = 0;
+       if :: msgs < MAXMSG -> msgs++ :: else -> skip fi;
+       INV; OBS(EV_STATEMENT) }
 #endif
   /* resolve unknown ▶ succeeded (after a reconciliation that found the effect) | failed_terminal */
   :: atomic { ops > 0 && st == UNKNOWN ->

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { deadlineShardsSchema, queueUrlSchema, tableNameSchema } from '../../lib/rules.js';
 import { TargetError } from './errors.js';
+import { secretArnFlag } from './schemas.js';
 
 /**
  * What the CLI needs of a deployment: names, and the settings it chose (read from it, never assumed). The project
@@ -18,6 +19,8 @@ interface StackOutputs {
   environment?: 'test' | 'staging' | 'production';
   /** The secret a check's fault plan is written to (the construct's faultInjection prop); absent: faults are off. */
   faultPlanSecretArn?: string;
+  /** The secret audit pseudonyms are keyed by (the construct's identifierKeySecret); absent on a stack that does not output it. */
+  identifierKeySecretArn?: string;
 }
 
 /** Optional peer: not a dependency of leasefence, loaded only when `--stack` is used. */
@@ -36,7 +39,8 @@ const outputsSchema = z.object({
   ExamplesTableName: z.optional(tableNameSchema),
   // Anything but a known value reads as unmarked (production to `check --stack`); it never breaks other commands.
   Environment: z.enum(['test', 'staging', 'production']).optional().catch(undefined),
-  FaultPlanSecretArn: z.optional(z.string().regex(/^arn:[\w-]+:secretsmanager:/)),
+  FaultPlanSecretArn: z.optional(secretArnFlag),
+  IdentifierKeySecretArn: z.optional(secretArnFlag),
 });
 
 const REQUIRED_OUTPUTS = 'JobsTableName, PayloadsTableName, QueueUrl and DeadlineShards';
@@ -93,6 +97,7 @@ async function readStackOutputs(stackName: string, region: string | undefined): 
       ...(parsed.data.ExamplesTableName ? { examplesTable: parsed.data.ExamplesTableName } : {}),
       ...(parsed.data.Environment ? { environment: parsed.data.Environment } : {}),
       ...(parsed.data.FaultPlanSecretArn ? { faultPlanSecretArn: parsed.data.FaultPlanSecretArn } : {}),
+      ...(parsed.data.IdentifierKeySecretArn ? { identifierKeySecretArn: parsed.data.IdentifierKeySecretArn } : {}),
     };
   } finally {
     client.destroy();

@@ -1,4 +1,5 @@
 import type { CommandSpec } from './args.js';
+import { type IdentifierKeyFlags, loadAuditKey } from './identifier-key.js';
 import type { Io } from './output.js';
 import type { TargetFlags } from './schemas.js';
 import { type CliTarget, openTarget } from './target.js';
@@ -19,4 +20,34 @@ async function withTarget<T>(flags: TargetFlags, io: Io, use: (target: CliTarget
   }
 }
 
-export { type CliCommand, withTarget };
+/**
+ * withTarget for a command that writes audit records: the deployment's identifier key is loaded first
+ * (infra/cli/identifier-key.ts) and set on the admin deps, so its pseudonyms match the admin function's. No key
+ * against AWS, or an unreadable one ▶ the typed error before `use` runs: nothing is written.
+ */
+async function withAuditedTarget<T>(
+  flags: TargetFlags & IdentifierKeyFlags,
+  io: Io,
+  use: (target: CliTarget) => Promise<T>,
+): Promise<T> {
+  return withTarget(flags, io, async (target) => {
+    const identifierKey = await loadAuditKey(target, flags);
+    return use({ ...target, admin: { ...target.admin, identifierKey } });
+  });
+}
+
+/**
+ * withAuditedTarget when this invocation may write an audit record (`writes`) or --identifier-key-secret was given,
+ * else withTarget (no key is read: a command that writes none needs no GetSecretValue).
+ */
+function withTargetAuditedIf<T>(
+  writes: boolean,
+  flags: TargetFlags & IdentifierKeyFlags,
+  io: Io,
+  use: (target: CliTarget) => Promise<T>,
+): Promise<T> {
+  const audited = writes || flags['identifier-key-secret'] !== undefined;
+  return audited ? withAuditedTarget(flags, io, use) : withTarget(flags, io, use);
+}
+
+export { type CliCommand, withAuditedTarget, withTarget, withTargetAuditedIf };

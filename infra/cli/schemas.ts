@@ -25,6 +25,9 @@ const durationFlag = z
   .regex(/^[0-9]{1,6}[smhd]$/, 'must be a duration like 30s, 10m, 2h or 3d')
   .transform((text) => Number(text.slice(0, -1)) * DURATION_UNITS[text.slice(-1) as keyof typeof DURATION_UNITS]);
 
+/** A Secrets Manager secret's ARN (a flag's or a stack output's value). */
+const secretArnFlag = z.string().regex(/^arn:[\w-]+:secretsmanager:/, 'must be a Secrets Manager secret ARN');
+
 /** Identity arguments, checked with the library's own rules. */
 const identityShape = { tenant: tenantIdSchema, operation: operationIdSchema };
 
@@ -90,6 +93,7 @@ export {
   identityShape,
   integerFlag,
   reasonFlag,
+  secretArnFlag,
   TARGET_OPTIONS,
   type TargetFlags,
   targetShape,

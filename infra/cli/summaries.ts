@@ -6,6 +6,7 @@ const COMMAND_SUMMARIES = {
     'send a job: the payload hash binds it to its identity, the body goes to the payloads table (or in the message)',
   ls: 'list work items by state, tenant and age (parked oldest first; succeeded, cancelled per tenant; paginated)',
   counts: 'count items per state (never a Scan), the DLQ depth and the five health signals',
+  limits: "a job type's concurrency limits: slots in use, held past their lease, and jobs waiting",
   show: 'show one work item, its attempt history and its audit trail (no payload, only its hash), or the quarantined messages that named it',
   resolve: 'settle an unknown item after checking the real system (audited; fence + 1)',
   retry:
@@ -21,6 +22,8 @@ const COMMAND_SUMMARIES = {
   'raise-fences':
     'after a restore: a new fence epoch above every fence issued before, on every row (audited, resumable)',
   audit: 'list the audit log (redrive, erase), newest first, or the audit trail of one item',
+  'audit-pseudonymise':
+    'one-off: replace the raw tenant and operation ids in audit records written before pseudonyms (operator credentials)',
   console: 'serve the operator console (a web page) on 127.0.0.1 against the same target as the other commands',
   shadow:
     'shadow mode report: operations an existing consumer ran twice, concurrently, after a completion, or with a conflicting payload',

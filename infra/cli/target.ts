@@ -25,6 +25,10 @@ interface CliTarget {
   tables: { jobs: string; payloads: string; examples?: string };
   queueUrl: string;
   deadLetterQueueUrl?: string;
+  /** The engines' endpoints when not AWS's own (--dynamodb-endpoint, --sqs-endpoint, or the local stack's). */
+  endpoints: { dynamodb?: string; sqs?: string };
+  /** The deployment's identifier key secret, from the stack's IdentifierKeySecretArn output (--stack only). */
+  identifierKeySecretArn?: string;
   /** Set for a local stack (the demo needs it). */
   local?: StackState;
   actor: string;
@@ -125,6 +129,11 @@ function build(
     },
     queueUrl: resources.queueUrl,
     ...(resources.deadLetterQueueUrl ? { deadLetterQueueUrl: resources.deadLetterQueueUrl } : {}),
+    endpoints: {
+      ...(endpoints.dynamodb ? { dynamodb: endpoints.dynamodb } : {}),
+      ...(endpoints.sqs ? { sqs: endpoints.sqs } : {}),
+    },
+    ...(resources.identifierKeySecretArn ? { identifierKeySecretArn: resources.identifierKeySecretArn } : {}),
     ...(local ? { local } : {}),
     actor,
     close: () => {

@@ -19,6 +19,11 @@ interface AlarmThresholds {
   oldestUnknownAgeSeconds: number;
   /** Maximum age of the oldest job awaiting approval, in seconds (a person has not decided yet). */
   oldestAwaitingApprovalAgeSeconds: number;
+  /**
+   * Maximum seconds a job has waited for a concurrency slot (README, "Concurrency limits"): a limit too small for the
+   * load, or slots held by hung holders until their leases expire.
+   */
+  concurrencyWaitSeconds: number;
   /** Sum of quarantined messages/items. */
   quarantined: number;
   /** Sum of lease takeovers. */
@@ -46,6 +51,7 @@ const DEFAULT_ALARM_THRESHOLDS: AlarmThresholds = {
   effectRefusedInLeaseDoubt: 1,
   oldestUnknownAgeSeconds: 3600,
   oldestAwaitingApprovalAgeSeconds: 86_400,
+  concurrencyWaitSeconds: 900,
   quarantined: 1,
   takeovers: 5,
   staleFenceRejected: 1,
@@ -180,6 +186,12 @@ function alarmSpecs(props: JobAlarmsProps, thresholds: AlarmThresholds): Record<
       threshold: thresholds.oldestAwaitingApprovalAgeSeconds,
       description:
         'a job has been awaiting approval for too long; approve or reject it (leasefence ls --state awaiting_approval) before it expires.',
+    },
+    concurrencyWaitSeconds: {
+      metric: custom(MetricName.ConcurrencyWaitSeconds, 'Maximum'),
+      threshold: thresholds.concurrencyWaitSeconds,
+      description:
+        'a job has waited too long for a concurrency slot; raise the limit or find its holders (leasefence limits <type>).',
     },
     quarantined: {
       metric: custom(MetricName.Quarantined, 'Sum'),

@@ -47,7 +47,14 @@ class JobDashboard extends Construct {
       graph(
         'Outcomes',
         [MetricName.Claims, MetricName.Succeeded, MetricName.FailedTerminal, MetricName.RetryScheduled].map(sum),
-        [MetricName.Unknown, MetricName.Quarantined, MetricName.Deferred].map(sum),
+        // Jobs waiting on a provider budget (flow control) sit beside the deferred ones: waiting, not failing.
+        [
+          MetricName.Unknown,
+          MetricName.Quarantined,
+          MetricName.Deferred,
+          MetricName.RateLimitWaited,
+          MetricName.RateLimitDeferred,
+        ].map(sum),
       ),
       graph(
         'Leases and fences',
@@ -71,6 +78,9 @@ class JobDashboard extends Construct {
           leasefenceMetric(props.serviceName, MetricName.OldestAwaitingApprovalAgeSeconds, 'Maximum'),
         ],
       ),
+      graph('Concurrency limits', [MetricName.ConcurrencyWaits, MetricName.ConcurrencySlotRegranted].map(sum), [
+        leasefenceMetric(props.serviceName, MetricName.ConcurrencyWaitSeconds, 'Maximum'),
+      ]),
     );
     this.dashboard.addWidgets(
       graph(

@@ -22,7 +22,7 @@ import { createConcurrencyAlarm } from './concurrency-alarm.js';
 import { JobDashboard } from './dashboard.js';
 import { eventSourceScaling } from './event-source.js';
 import { enableFaultInjection, faultLayerDefine, faultOptions } from './fault-injection.js';
-import { createLeasefenceFunction, PackagedEntry } from './functions.js';
+import { createLeasefenceFunction, flowControlDefine, PackagedEntry } from './functions.js';
 import { createIdentifierKeySecret } from './identifier-key.js';
 import { createInFlightAlarm } from './in-flight-alarm.js';
 import { JobTypeAlarms } from './job-type-alarms.js';
@@ -37,6 +37,7 @@ import {
   workerRecordStatement,
   workerStatements,
 } from './permissions.js';
+import { addBulkLane, bulkConcurrencyOf, bulkSendStatement } from './priority-lanes.js';
 import {
   type AdminRoutePrincipals,
   type DeploymentEnvironment,
@@ -70,6 +71,8 @@ class FencedJobQueue extends Construct {
   readonly queue: sqs.Queue;
   /** Messages received maxReceiveCount times. */
   readonly deadLetterQueue: sqs.Queue;
+  /** The bulk lane's queue (props.priorities), consumed beside the jobs queue with its own cap; else undefined. */
+  readonly bulkQueue: sqs.Queue | undefined;
   /** Runs jobs from the queue. */
   readonly worker: NodejsFunction;
   /** Re-signals expired leases and due retries, parks exhausted ones as unknown. */
@@ -125,14 +128,15 @@ class FencedJobQueue extends Construct {
     );
     this.jobsTable = jobs;
     this.payloadsTable = payloads;
-    const { queue, deadLetterQueue } = createQueues(this, {
+    const queueOptions = {
       workerTimeout: config.workerTimeout,
       maxBatchingWindow: config.maxBatchingWindow,
       maxReceiveCount: config.maxReceiveCount,
       removalPolicy: config.removalPolicy,
       ...encryption,
       ...(config.queueVisibilityTimeout ? { visibilityTimeout: config.queueVisibilityTimeout } : {}),
-    });
+    };
+    const { queue, deadLetterQueue } = createQueues(this, queueOptions);
     this.queue = queue;
     this.deadLetterQueue = deadLetterQueue;
     this.identifierKeySecret = createIdentifierKeySecret(this, { removalPolicy: config.removalPolicy, ...encryption });
@@ -158,6 +162,8 @@ class FencedJobQueue extends Construct {
     );
     if (clashes.length > 0) throw new Error(`workerEnvironment may not override ${clashes.join(', ')}`);
     const common = {
+      // The sweeper and admin never take a budget's token: their bundles hold no flow control (the worker's may).
+      define: flowControlDefine(false),
       runtime: config.runtime,
       bundleAwsSdk: config.bundleAwsSdk,
       logRetention: config.logRetention,
@@ -168,7 +174,8 @@ class FencedJobQueue extends Construct {
       ...common,
       entry: config.workerEntry,
       // A worker without faultInjection bundles no fault layer (lib/lambda/fault-switch.ts): it costs no bytes.
-      define: faultLayerDefine(props.faultInjection === true),
+      // Without flowControl, no concurrency-slot code either; a job type declaring limits is refused at start.
+      define: { ...faultLayerDefine(props.faultInjection === true), ...flowControlDefine(props.flowControl === true) },
       ...(config.depsLockFilePath ? { depsLockFilePath: config.depsLockFilePath } : {}),
       ...(config.projectRoot ? { projectRoot: config.projectRoot } : {}),
       description: 'leasefence worker: claims and runs jobs from the jobs queue',
@@ -197,6 +204,15 @@ class FencedJobQueue extends Construct {
       ...eventSourceScaling(config.eventSource),
       reportBatchItemFailures: true,
     });
+    this.bulkQueue = props.priorities
+      ? addBulkLane(this, {
+          ...queueOptions,
+          worker: worker.fn,
+          deadLetterQueue,
+          batchSize: config.batchSize,
+          bulkMaxConcurrency: bulkConcurrencyOf(props.priorities),
+        })
+      : undefined;
 
     const sweeper = createLeasefenceFunction(this, 'Sweeper', {
       ...common,
@@ -342,6 +358,7 @@ class FencedJobQueue extends Construct {
       bindSessionToTag(grantee, tenant.principalTag, options.sessionNameBound === true);
     for (const entry of producerStatements(this.resources(), tenant))
       grantee.grantPrincipal.addToPrincipalPolicy(entry);
+    if (this.bulkQueue) grantee.grantPrincipal.addToPrincipalPolicy(bulkSendStatement(this.bulkQueue));
     const tenants = tenant === undefined ? '*' : 'tenantId' in tenant ? [tenant.tenantId] : 'session';
     this.senders.allowPrincipal(grantee, tenants, options.senderId, principalName(grantee));
   }

@@ -7,6 +7,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { FLOW_CONTROL_CONSTANT } from '../../lib/config.js';
 import { OPENTELEMETRY_API_PACKAGE } from '../../lib/tracing/tracer.js';
 
 /** Root of this package: the nearest folder above this file holding a package.json (a checkout or node_modules/leasefence). */
@@ -139,7 +140,8 @@ function createLeasefenceFunction(
       externalModules: [...(options.bundleAwsSdk ? [] : ['@aws-sdk/*', '@smithy/*']), OPENTELEMETRY_API_PACKAGE],
       logLevel: LogLevel.WARNING,
       forceDockerBundling: false,
-      ...(options.define ? { define: options.define } : {}),
+      // Flow control is left out of every bundle but a worker built with `flowControl` (its define overrides this).
+      define: { ...flowControlDefine(false), ...options.define },
     },
   });
   if (options.runtime.name !== latestNodeRuntime().name) {
@@ -149,6 +151,15 @@ function createLeasefenceFunction(
     });
   }
   return { fn, role, logGroup };
+}
+
+/**
+ * The flow-control build constant (lib/config.ts FLOW_CONTROL_CONSTANT): without it (`flowControl` off, every function
+ * but such a worker) the concurrency-slot code is left out of the bundle, and a worker whose jobs declare limits
+ * refuses to start (lib/worker/worker-runtime.ts) rather than run them unlimited.
+ */
+function flowControlDefine(enabled: boolean): Record<string, string> {
+  return { [FLOW_CONTROL_CONSTANT]: JSON.stringify(enabled ? 'bundled' : 'omitted') };
 }
 
 /** The newest Node.js runtime this aws-cdk-lib knows (what cdk-nag's AwsSolutions-L1 compares against). */
@@ -163,6 +174,7 @@ export {
   type BundleLocation,
   createLeasefenceFunction,
   FUNCTION_NODE_OPTIONS,
+  flowControlDefine,
   type LeasefenceFunction,
   type LeasefenceFunctionOptions,
   PACKAGE_ROOT,

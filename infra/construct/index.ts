@@ -9,6 +9,7 @@ export type { ProvisionedPollers } from './event-source.js';
 export { FencedJobQueue } from './fenced-job-queue.js';
 export { PackagedEntry } from './functions.js';
 export { DEFAULT_IN_FLIGHT_THRESHOLD } from './in-flight-alarm.js';
+export type { PrioritiesProps } from './priority-lanes.js';
 export {
   type AdminRoutePrincipals,
   type DeploymentEnvironment,

@@ -10,6 +10,7 @@ import {
   AUDIT_PARTITION,
   JobsIndex,
   SETTINGS_PARTITION,
+  SLOT_PARTITION_PREFIX,
   SWEEPER_PARTITION,
 } from '../../lib/store/index.js';
 import { indexArn } from './tables.js';
@@ -122,8 +123,8 @@ function keyStatements(
 }
 
 /**
- * Worker: claim/heartbeat/complete and quarantine records on the jobs table (no DeleteItem, no Query; denied
- * any write in `#audit` and `#sweeper`), read payload bodies and write successors' bodies, consume the jobs queue
+ * Worker: claim/heartbeat/complete and quarantine records on the jobs table (DeleteItem and Query only in the
+ * concurrency-slot partitions `#slot#…`; denied any write in `#audit` and `#sweeper`), read payload bodies and write successors' bodies, consume the jobs queue
  * and send to it (a retry's own delayed wake-up, successors' wake-ups; SendMessage on that queue only). It never
  * touches the DLQ.
  */
@@ -143,6 +144,15 @@ function workerStatements(resources: LeasefenceResources): iam.PolicyStatement[]
     // It opens approval records (store.approvals.records.open) and reads them before a gated job runs; it never
     // decides one (the admin does).
     ...denyApprovalDecisions(resources, true),
+    // Store methods: store.slots (flow-control/slots.ts): a slot's release and a waiter's removal (DeleteItem), the
+    // read that picks a free slot and the one that finds the oldest waiter (Query), only in the slot partitions.
+    new iam.PolicyStatement({
+      sid: 'ConcurrencySlots',
+      effect: iam.Effect.ALLOW,
+      actions: ['dynamodb:DeleteItem', 'dynamodb:Query'],
+      resources: [resources.jobsTable.tableArn],
+      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${SLOT_PARTITION_PREFIX}*`] } },
+    }),
     // Store methods: PayloadStore.get; PayloadStore.write and putRequest (a successor's body, alone or inside the
     // completion's TransactWriteItems); PayloadStore.keepUntil (a gated job's body outlives its approval window).
     statement(

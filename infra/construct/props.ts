@@ -15,6 +15,7 @@ import { checkCapacityProps, type TableQuota } from './capacity-check.js';
 import type { CapacityTarget, EventSourceMode } from './capacity-model.js';
 import { type ProvisionedPollers, reservationRange, resolveEventSource } from './event-source.js';
 import { checkInFlightThreshold } from './in-flight-alarm.js';
+import { bulkConcurrencyOf, type PrioritiesProps } from './priority-lanes.js';
 import { checkWarmThroughput, type WarmThroughputSettings } from './warm-throughput.js';
 
 /** Properties of a FencedJobQueue. Only workerEntry is required; the defaults suit a small production system. */
@@ -141,6 +142,19 @@ interface FencedJobQueueProps {
    */
   readonly faultInjection?: boolean;
   /**
+   * Priorities (README.md, "Priorities"): a bulk queue beside the jobs queue (the urgent lane), consumed by the worker
+   * through its own event source mapping capped at `bulkMaxConcurrency`; the worker's reserved concurrency then
+   * defaults to both caps together, so bulk work never takes urgent work's capacity. Default: no bulk lane.
+   */
+  readonly priorities?: PrioritiesProps;
+  /**
+   * Bundle the worker with flow control: concurrency limits and rate limits (README, "Concurrency limits", "Rate
+   * limits"). Off (default): the slot code and the rate gate are left out of the worker's bundle; a worker whose
+   * jobs declare limits refuses to start (ConfigurationError) and defineJob refuses a job type declaring a rate
+   * limit at the worker's cold start (JobDefinitionError naming this prop): none runs unlimited.
+   */
+  readonly flowControl?: boolean;
+  /**
    * Job type → alert route (lib/alert-route.ts): each job type named gets its own alarms (parked unknown,
    * quarantines, stale-fence rejections, lease doubt) notifying its route. An SNS topic ARN is notified directly
    * (its policy must let CloudWatch publish); a label (`pagerduty:payments`) goes to alarmTopic, where a
@@ -201,6 +215,8 @@ type ResolvedProps = Required<
     | 'schedules'
     | 'scheduleFlexibleWindow'
     | 'faultInjection'
+    | 'priorities'
+    | 'flowControl'
   >
 > &
   FencedJobQueueProps & {
@@ -228,7 +244,10 @@ function scheduleRate(schedule: events.Schedule | undefined): Duration {
 /** Applies the defaults and rejects values AWS or leasefence would refuse later. */
 function resolveProps(props: FencedJobQueueProps): ResolvedProps {
   const eventSource = resolveEventSource(props);
-  const reservation = reservationRange(eventSource);
+  const urgentReservation = reservationRange(eventSource);
+  // The bulk lane's cap on top: urgent work keeps its whole maximum concurrency while bulk work runs.
+  const bulk = bulkConcurrencyOf(props.priorities);
+  const reservation = { min: urgentReservation.min + bulk, max: urgentReservation.max + bulk };
   const resolved: ResolvedProps = {
     ...props,
     workerEnvironment: props.workerEnvironment ?? {},
@@ -265,7 +284,7 @@ function resolveProps(props: FencedJobQueueProps): ResolvedProps {
   checkRange('payloadRetention (days)', resolved.payloadRetention.toDays(), RetentionDays.min, RetentionDays.max);
   if (resolved.workerReservedConcurrency < reservation.min) {
     throw new Error(
-      `workerReservedConcurrency ${resolved.workerReservedConcurrency} is below ${eventSource.mode === 'standard' ? 'maxConcurrency' : 'maximumPollers × 10 ='} ${reservation.min}: the event source would be throttled`,
+      `workerReservedConcurrency ${resolved.workerReservedConcurrency} is below ${eventSource.mode === 'standard' ? 'maxConcurrency' : 'maximumPollers × 10 ='}${bulk > 0 ? ' + priorities.bulkMaxConcurrency' : ''} ${reservation.min}: the event source would be throttled`,
     );
   }
   checkRange('workerReservedConcurrency', resolved.workerReservedConcurrency, 2, reservation.max);

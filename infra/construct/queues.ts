@@ -26,15 +26,8 @@ function minimumVisibilityTimeout(workerTimeout: Duration, maxBatchingWindow: Du
   return Duration.seconds(6 * workerTimeout.toSeconds() + maxBatchingWindow.toSeconds());
 }
 
-/**
- * The jobs queue (wake-up signals only; the work row is the truth) and its DLQ: SSE-KMS (customer-managed
- * `encryptionKey`, else AWS-managed),
- * TLS-only policies, redrive after maxReceiveCount, visibility timeout ≥ 6 × worker timeout.
- */
-function createQueues(scope: Construct, options: QueueOptions): { queue: sqs.Queue; deadLetterQueue: sqs.Queue } {
-  if (!Number.isInteger(options.maxReceiveCount) || options.maxReceiveCount < 1 || options.maxReceiveCount > 1000) {
-    throw new Error(`maxReceiveCount must be an integer in 1..1000, got ${options.maxReceiveCount}`);
-  }
+/** The visibility timeout, checked: at least 6 × worker timeout + batching window, at most 12 hours. */
+function visibilityOf(options: QueueOptions): Duration {
   const minimum = minimumVisibilityTimeout(options.workerTimeout, options.maxBatchingWindow);
   const visibilityTimeout = options.visibilityTimeout ?? minimum;
   if (visibilityTimeout.toSeconds() < minimum.toSeconds()) {
@@ -45,9 +38,26 @@ function createQueues(scope: Construct, options: QueueOptions): { queue: sqs.Que
   if (visibilityTimeout.toSeconds() > 43_200) {
     throw new Error(`visibilityTimeout ${visibilityTimeout.toSeconds()}s exceeds the SQS maximum of 12 hours`);
   }
-  const encryption = options.encryptionKey
+  return visibilityTimeout;
+}
+
+function encryptionOf(options: QueueOptions): Pick<sqs.QueueProps, 'encryption' | 'encryptionMasterKey'> {
+  return options.encryptionKey
     ? { encryption: sqs.QueueEncryption.KMS, encryptionMasterKey: options.encryptionKey }
     : { encryption: sqs.QueueEncryption.KMS_MANAGED };
+}
+
+/**
+ * The jobs queue (wake-up signals only; the work row is the truth) and its DLQ: SSE-KMS (customer-managed
+ * `encryptionKey`, else AWS-managed),
+ * TLS-only policies, redrive after maxReceiveCount, visibility timeout ≥ 6 × worker timeout.
+ */
+function createQueues(scope: Construct, options: QueueOptions): { queue: sqs.Queue; deadLetterQueue: sqs.Queue } {
+  if (!Number.isInteger(options.maxReceiveCount) || options.maxReceiveCount < 1 || options.maxReceiveCount > 1000) {
+    throw new Error(`maxReceiveCount must be an integer in 1..1000, got ${options.maxReceiveCount}`);
+  }
+  visibilityOf(options);
+  const encryption = encryptionOf(options);
   const deadLetterQueue = new sqs.Queue(scope, 'DeadLetterQueue', {
     ...encryption,
     enforceSSL: true,
@@ -55,16 +65,24 @@ function createQueues(scope: Construct, options: QueueOptions): { queue: sqs.Que
     maxMessageSizeBytes: MAX_MESSAGE_BYTES,
     removalPolicy: options.removalPolicy,
   });
-  const queue = new sqs.Queue(scope, 'JobsQueue', {
-    ...encryption,
+  const queue = createJobsQueue(scope, 'JobsQueue', deadLetterQueue, options);
+  return { queue, deadLetterQueue };
+}
+
+/**
+ * A queue of job messages (the jobs queue, or the bulk lane's): SSE-KMS as `encryptionKey` says, TLS only, 4 days'
+ * retention, redrive to `deadLetterQueue` after maxReceiveCount, visibility timeout ≥ 6 × worker timeout.
+ */
+function createJobsQueue(scope: Construct, id: string, deadLetterQueue: sqs.IQueue, options: QueueOptions): sqs.Queue {
+  return new sqs.Queue(scope, id, {
+    ...encryptionOf(options),
     enforceSSL: true,
-    visibilityTimeout,
+    visibilityTimeout: visibilityOf(options),
     retentionPeriod: Duration.days(4),
     maxMessageSizeBytes: MAX_MESSAGE_BYTES,
     deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: options.maxReceiveCount },
     removalPolicy: options.removalPolicy,
   });
-  return { queue, deadLetterQueue };
 }
 
-export { createQueues, minimumVisibilityTimeout, type QueueOptions };
+export { createJobsQueue, createQueues, minimumVisibilityTimeout, type QueueOptions };

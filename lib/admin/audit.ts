@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { DEVELOPMENT_IDENTIFIER_KEY, hashIdentifier } from '../hashing.js';
+import { DEVELOPMENT_IDENTIFIER_KEY, hashIdentifier, type IdentifierKey } from '../hashing.js';
 import { parseInput } from '../internal/validation.js';
 import type { AuditInput, AuditRecord } from '../store/index.js';
 import { AUDIT_PARTITION, TableKeys } from '../store/index.js';
@@ -11,6 +11,11 @@ import { type RecordView, recordView } from './views.js';
 /** An audit record to write, naming what it concerned by raw ids (written as pseudonyms only). */
 type AdminAuditInput = Omit<AuditInput, 'tenant' | 'operation'> & { tenantId?: string; operationId?: string };
 
+/** The key audit pseudonyms are made under: the deployment's, else the development key (local stack, tests). */
+function auditIdentifierKey(deps: Pick<AdminDeps, 'identifierKey'>): IdentifierKey {
+  return deps.identifierKey ?? DEVELOPMENT_IDENTIFIER_KEY;
+}
+
 /**
  * Writes one audit record at the admin clock's time (never overwrites one), with the tenant and operation it
  * concerned as keyed pseudonyms (hashIdentifier under the deployment's key): erasure leaves no raw id in the audit
@@ -18,7 +23,7 @@ type AdminAuditInput = Omit<AuditInput, 'tenant' | 'operation'> & { tenantId?: s
  */
 function writeAuditRecord(deps: AdminDeps, input: AdminAuditInput): Promise<AuditRecord> {
   const { tenantId, operationId, ...rest } = input;
-  const key = deps.identifierKey ?? DEVELOPMENT_IDENTIFIER_KEY;
+  const key = auditIdentifierKey(deps);
   const record: AuditInput = {
     ...rest,
     ...(tenantId !== undefined ? { tenant: hashIdentifier(tenantId, key) } : {}),
@@ -48,4 +53,11 @@ async function listAuditRecords(
   return { records: page.items.map(recordView), ...(cursor ? { cursor } : {}) };
 }
 
-export { type AdminAuditInput, type AuditInput, type AuditRecord, listAuditRecords, writeAuditRecord };
+export {
+  type AdminAuditInput,
+  type AuditInput,
+  type AuditRecord,
+  auditIdentifierKey,
+  listAuditRecords,
+  writeAuditRecord,
+};

@@ -15,12 +15,13 @@ interface LoadedIdentifierKey {
 /**
  * GetSecretValue through a client built on the first read: the Secrets Manager SDK module is loaded then, on the
  * first invocation, not at import (it is needed once per container, and is not in a cold start's module init).
+ * `region` overrides the SDK's default (the CLI passes the secret ARN's own region).
  */
-function secretsManagerReader(): SecretReader {
+function secretsManagerReader(clientConfig: { region?: string } = {}): SecretReader {
   let client: SecretsManagerClient | undefined;
   return async (secretArn) => {
     const { GetSecretValueCommand, SecretsManagerClient } = await import('@aws-sdk/client-secrets-manager');
-    client ??= new SecretsManagerClient({});
+    client ??= new SecretsManagerClient(clientConfig);
     return (await client.send(new GetSecretValueCommand({ SecretId: secretArn }))).SecretString;
   };
 }

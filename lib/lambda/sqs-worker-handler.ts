@@ -44,6 +44,8 @@ interface SqsWorkerHandlerOptions {
    * then never loaded. On without `@opentelemetry/api` resolvable ▶ ConfigurationError on the first invocation.
    */
   tracing?: boolean;
+  /** How an in-process wait for a provider budget sleeps (flow control); default a timer. Tests move a manual clock. */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 /** The Lambda handler plus the runtime behind it (for local use and tests). */
@@ -52,6 +54,8 @@ type SqsWorkerHandler = ((event: SQSEvent, context?: Context) => Promise<SQSBatc
   /** The DynamoDB client of this container (for tooling and fault injection in tests). */
   client: DynamoDBDocumentClient;
 };
+
+const BULK_LANE = { lane: 'bulk' } as const;
 
 /** Who sent a record, as SQS stamped it (SenderId), and the original sender a redrive kept in an attribute. */
 function senderOf(record: SQSRecord): MessageSender {
@@ -100,6 +104,8 @@ function createSqsWorkerHandler(options: SqsWorkerHandlerOptions): SqsWorkerHand
     telemetry,
     // A retry wakes itself on the queue it came from (the construct sets the URL); the sweeper is the backstop.
     ...(config.queueUrl ? { retryWaker: createRetryWaker(sqs, config.queueUrl, telemetry) } : {}),
+    // With priorities, the bulk lane's wake-ups go back to the bulk queue.
+    ...(config.bulkQueueUrl ? { bulkRetryWaker: createRetryWaker(sqs, config.bulkQueueUrl, telemetry) } : {}),
     ...(options.payloadResolver ? { payloadResolver: options.payloadResolver } : {}),
     ...(options.workerId ? { workerId: options.workerId } : {}),
     ...(options.heartbeatIntervalMs !== undefined ? { heartbeatIntervalMs: options.heartbeatIntervalMs } : {}),
@@ -108,7 +114,10 @@ function createSqsWorkerHandler(options: SqsWorkerHandlerOptions): SqsWorkerHand
     ...(config.senderTenants ? { senderTenants: config.senderTenants } : {}),
     ...(config.queueUrl !== undefined ? { wake: { sqs, queueUrl: config.queueUrl } } : {}),
     ...(options.tracing ? { tracer: () => tracer } : {}),
+    ...(options.sleep ? { sleep: options.sleep } : {}),
   });
+  // A queue URL ends with the queue's name, as its ARN does: a record from the bulk queue is in the bulk lane.
+  const bulkQueueName = config.bulkQueueUrl?.split('/').pop();
   const recordHandler = (record: SQSRecord): Promise<MessageResult> =>
     faults.route(record, () =>
       runtime.handleMessage({
@@ -116,6 +125,7 @@ function createSqsWorkerHandler(options: SqsWorkerHandlerOptions): SqsWorkerHand
         body: record.body,
         receiveCount: Number(record.attributes?.ApproximateReceiveCount ?? 1),
         sender: senderOf(record),
+        ...(bulkQueueName !== undefined && record.eventSourceARN?.endsWith(`:${bulkQueueName}`) ? BULK_LANE : {}),
         ...(tracer ? traceOf(record) : {}),
       }),
     );

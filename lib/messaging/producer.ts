@@ -1,6 +1,7 @@
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import * as z from 'zod/mini';
 import { InvalidInputError, isLeasefenceError, PayloadConflictError } from '../errors.js';
+import type { Priority } from '../flow-control/priorities.js';
 import { canonicalJson, type IdentifierKey, payloadHash } from '../hashing.js';
 import { formatIdentity, parseIdentity, type ValidIdentity } from '../identity.js';
 import { parseInput } from '../internal/validation.js';
@@ -29,7 +30,10 @@ import { SQS_MAX_DELAY_SECONDS } from './wake-envelope.js';
  */
 interface ProducerDependencies {
   sqs: SQSClient;
+  /** The jobs queue: the `urgent` lane, where every job goes unless it asks for `bulk`. */
   queueUrl: string;
+  /** The bulk lane's queue (the construct's `bulkQueue`, with `priorities`); needed by a job sent `priority: 'bulk'`. */
+  bulkQueueUrl?: string;
   payloads?: PayloadStore;
   delayed?: DelayedJobsConfig;
   /**
@@ -65,6 +69,11 @@ type SendJobInput = {
    * erasure cannot reach it; a deployment may refuse it). Not with a payloadRef, `confirm` or a delay.
    */
   carryBody?: boolean;
+  /**
+   * The lane (README.md, "Priorities"): `urgent` (the default, the jobs queue) or `bulk` (the bulk queue, which the
+   * worker serves with at most part of its concurrency). An order of service, not preemption.
+   */
+  priority?: Priority;
 } & ({ payload: unknown; payloadRef?: undefined } | { payloadRef: string; payload?: unknown; payloadHash?: string });
 
 /** A stored job's state and recorded outcome, as a replay answer reports it (never the payload or error text). */
@@ -112,6 +121,7 @@ const sendOptionsSchema = z.lazy(() =>
     carryBody: z.optional(z.boolean()),
     payloadRef: z.optional(payloadRefSchema),
     payloadHash: z.optional(payloadHashSchema),
+    priority: z.optional(z.enum(['urgent', 'bulk'])),
   }),
 );
 
@@ -139,7 +149,7 @@ async function sendJob(deps: ProducerDependencies, input: SendJobInput): Promise
 }
 
 /** sendJob's work; with a tracer, the message carries the active (send) span's context. */
-async function sendUntraced(deps: ProducerDependencies, input: SendJobInput, tracer?: JobTracer): Promise<SentJob> {
+async function sendUntraced(lanes: ProducerDependencies, input: SendJobInput, tracer?: JobTracer): Promise<SentJob> {
   const identity = parseIdentity({ tenantId: input.tenantId, operationId: input.operationId });
   const options = parseInput(
     sendOptionsSchema,
@@ -151,9 +161,11 @@ async function sendUntraced(deps: ProducerDependencies, input: SendJobInput, tra
       carryBody: input.carryBody,
       payloadRef: input.payloadRef,
       payloadHash: 'payloadHash' in input ? input.payloadHash : undefined,
+      priority: input.priority,
     },
     'job',
   );
+  const deps = inLane(lanes, options.priority);
   const hash = resolveHash(input, options.payloadHash);
   const rowsFirst = options.confirm === true || (options.delaySeconds !== undefined && options.delaySeconds > 0);
   if (options.carryBody === true) return sendCarried(deps, identity, options, input.payload, hash, rowsFirst, tracer);
@@ -191,6 +203,17 @@ async function sendUntraced(deps: ProducerDependencies, input: SendJobInput, tra
   }
   const messageId = await sendJobMessage(deps, identity, options, hash, binding, tracer);
   return { messageId, payloadHash: hash, answer, payloadStored, ...known };
+}
+
+/** The dependencies with the chosen lane's queue; `bulk` without a bulk queue ▶ InvalidInputError, nothing sent. */
+function inLane(deps: ProducerDependencies, priority: Priority | undefined): ProducerDependencies {
+  if (priority !== 'bulk') return deps;
+  if (deps.bulkQueueUrl === undefined) {
+    throw new InvalidInputError("priority 'bulk' needs the bulk queue (bulkQueueUrl; the construct's priorities)", [
+      { path: 'priority', message: 'no bulk queue configured' },
+    ]);
+  }
+  return { ...deps, queueUrl: deps.bulkQueueUrl };
 }
 
 /**

@@ -4,10 +4,11 @@
  * facets, OperatorStore (operator/) those of the admin API and the tools, ShadowStore (shadow/) the shadow claims. Rooms: driver/ (requests and
  * marshalling), work-items/ (rows, holder transitions, fences), payloads/, approvals/, review/ (an approver's payload
  * read), successors/, shadow/, operator/, deadlines/ (the sweeper's index), parked/ (listings), records/ (audit,
- * quarantine), maintenance/, unrunnable/ (rows no deployed worker runs); table.ts holds the table format.
+ * quarantine), maintenance/, unrunnable/ (rows no deployed worker runs), flow-control/ (concurrency slots and provider
+ * budgets); table.ts holds the table format.
  */
 
-export { type ApprovalRecord, approvalGap } from './approvals/approval-records.js';
+export type { ApprovalRecord } from './approvals/approval-records.js';
 export { type ApprovalDecision, expireApprovalTransition } from './approvals/approval-requests.js';
 export { CheckEvidence, type CheckEvidenceRecord, type ObservedWrite } from './check-evidence/check-evidence.js';
 export { isPlainRecord } from './driver/attribute-values.js';
@@ -15,6 +16,10 @@ export { sendConditional } from './driver/conditional-write.js';
 export type { ReadCost } from './driver/connection.js';
 export { ExpressionBuilder } from './driver/expressions.js';
 export { sendGet, sendScan, type TableClient } from './driver/plain-requests.js';
+export type { BudgetRate, BudgetRef } from './flow-control/budget-requests.js';
+export type { TokenVerdict } from './flow-control/budgets.js';
+export { CONCURRENCY_WAIT, SLOT_PARTITION_PREFIX, type WaiterRecord } from './flow-control/slot-requests.js';
+export type { HeldSlot, LimitUsage, SlotGrant, SlotStore } from './flow-control/slots.js';
 export { type StackCheckCleanup, StackCheckRows } from './maintenance/stack-check-rows.js';
 export { DEFAULT_WORKER_MAX_RUN_MS, holdersGoneAt } from './operator/holder-bound.js';
 export type { OperatorTransition } from './operator/operator-requests.js';
@@ -32,6 +37,8 @@ export { rowAwaitsBody } from './payloads/body-binding.js';
 export type { ErasureProgress, ErasureScope } from './payloads/payload-erasure.js';
 export { PayloadStore } from './payloads/payloads.js';
 export type { AuditInput, AuditRecord } from './records/audit.js';
+export { AuditMigration } from './records/audit-migration.js';
+export type { RawIdAuditRecord } from './records/audit-pseudonyms.js';
 export type { ReviewedBody } from './review/payload-review.js';
 export type { ShadowClaims, ShadowRead } from './shadow/shadow-claims.js';
 export { MAX_SHADOW_EXECUTIONS, type ShadowExecution, type ShadowOutcome } from './shadow/shadow-requests.js';
@@ -56,7 +63,7 @@ export {
 } from './table.js';
 export type { RefusalOutcome } from './unrunnable/unrunnable.js';
 export { UNRUNNABLE_CEILING, UnrunnableCode, type UnrunnableRefusal } from './unrunnable/unrunnable-requests.js';
-export { WorkItemStore, type WorkItemStoreOptions } from './work-item-store.js';
+export { FLOW_CONTROL_OMITTED, WorkItemStore, type WorkItemStoreOptions } from './work-item-store.js';
 export type { AttemptRecord } from './work-items/attempt-history.js';
 export { LEASE_LOST_CODE } from './work-items/attempt-history.js';
 export {

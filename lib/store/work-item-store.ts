@@ -1,13 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { type Clock, systemClock } from '../clock.js';
-import { OwnershipLostError, PayloadConflictError, UnexpectedItemError } from '../errors.js';
+import { ConfigurationError, OwnershipLostError, PayloadConflictError, UnexpectedItemError } from '../errors.js';
 import { formatIdentity, type ValidIdentity } from '../identity.js';
+import { loadOnFirstUse } from '../internal/first-use.js';
 import type { StepName } from '../rules.js';
 import { WorkState } from '../states.js';
 import { ApprovalRecords } from './approvals/approval-records.js';
 import { sendConditional } from './driver/conditional-write.js';
 import type { StoreConnection } from './driver/connection.js';
 import { sendGet, sendTransactWrite, type TableClient } from './driver/plain-requests.js';
+import type { BudgetRate, BudgetRef } from './flow-control/budget-requests.js';
+import type { TokenVerdict } from './flow-control/budgets.js';
+import { slotModuleLoader } from './flow-control/slot-loader.js';
+import type { SlotStore } from './flow-control/slots.js';
 import type { PayloadStore } from './payloads/payloads.js';
 import { type QuarantineInput, type QuarantineRecord, recordQuarantine } from './records/quarantine.js';
 import type { NewSuccessor } from './successors/successor-requests.js';
@@ -34,7 +39,9 @@ import {
 } from './work-items/requests.js';
 import type { LeaseDuration, LeaseRequest, NewWorkItem } from './work-items/schemas.js';
 import {
+  awaitBudgetTransition,
   awaitPayloadTransition,
+  awaitSlotTransition,
   completeTransition,
   type FailureReport,
   failTerminalTransition,
@@ -45,6 +52,10 @@ import {
   type ValidOutcome,
 } from './work-items/transitions.js';
 import { type Claim, claimFromItem, isWorkItem, type StepRecord, type WorkItem } from './work-items/work-item.js';
+
+/** Why a worker bundled without flow control refuses concurrency limits. */
+const FLOW_CONTROL_OMITTED =
+  "this worker was bundled without flow control, so it cannot enforce concurrency limits: set the construct's flowControl prop";
 
 /** How to reach the jobs table. */
 interface WorkItemStoreOptions {
@@ -73,6 +84,15 @@ interface RetryableFailure extends FailureReport {
 }
 
 /**
+ * The budgets room, loaded by the first take: a deployment without rate limits never evaluates it, and a worker
+ * bundled without flow control (FLOW_CONTROL_CONSTANT) does not hold it.
+ */
+const loadBudgets =
+  process.env.LEASEFENCE_FLOW_CONTROL === 'omitted'
+    ? () => Promise.reject(new ConfigurationError('this bundle holds no flow control (the construct flowControl prop)'))
+    : loadOnFirstUse(() => import('./flow-control/budgets.js'));
+
+/**
  * The work-item store, the one door to the jobs table (River's driver): nobody outside lib/store/ holds its
  * client, table name or clock. Every transition is exactly one conditional write. Its methods take parsed types
  * (ValidIdentity, NewWorkItem, LeaseRequest, ValidOutcome, StepName: see schemas.ts), checked once where they
@@ -97,6 +117,7 @@ class WorkItemStore {
   readonly unrunnable: UnrunnableRows;
   /** The approval records a gated job's run opens and checks (worker); OperatorStore adds the decisions (admin). */
   readonly approvals: WorkerApprovals;
+  private slotStore: SlotStore | undefined;
 
   constructor(options: WorkItemStoreOptions) {
     this.client = options.client;
@@ -106,6 +127,19 @@ class WorkItemStore {
     this.epochs = new FenceEpochs(this.db, options.fenceEpochCacheMs ?? DEFAULT_FENCE_EPOCH_CACHE_MS);
     this.unrunnable = new UnrunnableRows(this.db);
     this.approvals = { records: new ApprovalRecords(this.db) };
+  }
+
+  /**
+   * Concurrency slots (flow-control/slots.ts), imported and built on first use: a deployment without limits never
+   * loads them. ConfigurationError in a worker bundled without flow control (the construct's `flowControl` prop).
+   */
+  async slots(): Promise<SlotStore> {
+    if (this.slotStore) return this.slotStore;
+    const load = slotModuleLoader();
+    if (!load) throw new ConfigurationError(FLOW_CONTROL_OMITTED);
+    const { SlotStore } = await load();
+    this.slotStore ??= new SlotStore(this.db);
+    return this.slotStore;
   }
 
   /** The time on the store's clock, the one every write stamps and every lease is measured on. */
@@ -264,6 +298,26 @@ class WorkItemStore {
     await this.applyFenced(claim, awaitPayloadTransition(claim, failure, now + waitMs, now));
   }
 
+  /**
+   * claimed ▶ queued for `waitMs`, not an attempt (awaitSlotTransition): a concurrency limit is full. The wait's start
+   * is kept from the claim (or now, for a first wait). OwnershipLostError when superseded.
+   */
+  async awaitSlot(claim: Claim, failure: FailureReport, waitMs: number): Promise<number> {
+    const now = this.clock.now();
+    const since = claim.waitingSince ?? now;
+    await this.applyFenced(claim, awaitSlotTransition(claim, failure, now + waitMs, since, now));
+    return since;
+  }
+
+  /**
+   * claimed ▶ queued for `waitMs`, the attempt given back (awaitBudgetTransition): the job's provider budget is
+   * empty. OwnershipLostError when superseded.
+   */
+  async awaitBudget(claim: Claim, failure: FailureReport, waitMs: number): Promise<void> {
+    const now = this.clock.now();
+    await this.applyFenced(claim, awaitBudgetTransition(claim, failure, now + waitMs, now));
+  }
+
   /** claimed ▶ unknown: the outcome cannot be confirmed; never success, never a blind retry. */
   async parkUnknown(claim: Claim, failure: FailureReport): Promise<void> {
     await this.applyFenced(claim, parkTransition(claim, WorkState.unknown, failure, this.clock.now()));
@@ -279,6 +333,15 @@ class WorkItemStore {
     const at = this.clock.now();
     await this.applyFenced(claim, stepTransition(stepName, result, claim, at));
     return { fence: claim.fence, at, result };
+  }
+
+  /**
+   * Takes one token from a provider budget shared by every worker (flow control): one conditional write decides;
+   * the verdict says granted, or how long until the next token. Its module loads on the first take.
+   */
+  async takeToken(ref: BudgetRef, rate: BudgetRate): Promise<TokenVerdict> {
+    const { takeToken } = await loadBudgets();
+    return takeToken(this.db, ref, rate);
   }
 
   /** Reads one work item (strongly consistent by default). */
@@ -336,6 +399,7 @@ class WorkItemStore {
 export {
   type ClaimResult,
   type EnqueueResult,
+  FLOW_CONTROL_OMITTED,
   type NotClaimableReason,
   type RetryableFailure,
   type WorkerApprovals,

@@ -2,9 +2,11 @@ import * as z from 'zod/mini';
 import { type ApprovalGate, Approvers, approvalGateFor, principalOf } from '../approval-policy.js';
 import type { ValidIdentity } from '../identity.js';
 import type { AnyJobDefinition } from '../job-definition.js';
-import type { PayloadStore, WorkItemStore } from '../store/index.js';
-import { approvalGap } from '../store/index.js';
+import type { ApprovalRecord, PayloadStore, WorkItemStore } from '../store/index.js';
 import type { LoadedPayload } from './load-payload.js';
+
+// Loaded on first use (worker-runtime.ts, lib/internal/first-use.ts): by the first message of a job type with an
+// `approval` policy; module init never evaluates it. It imports the store's index for types only (first-use.ts, 5).
 
 /**
  * The approval gate of a first message's new row: asked of the job type's policy with the payload as the job's own
@@ -55,6 +57,24 @@ async function openApprovalRecord(
 }
 
 /**
+ * Whether `record` lets a job of `payloadHash` run under `approvers` (the worker's own job definition, not the
+ * record's word alone): approved, for that hash, and for `not-producer` by a known approver who is not the known
+ * producer. Undefined when it does; otherwise why not (codes only).
+ */
+function approvalGap(
+  record: ApprovalRecord | undefined,
+  payloadHash: string,
+  approvers: Approvers,
+): string | undefined {
+  if (record === undefined) return 'no approval record (only a worker opens one, only the admin approves it)';
+  if (record.decision !== 'approved') return 'the approval record carries no approval';
+  if (record.payloadHash !== payloadHash) return 'the approval is for another payload hash';
+  if (approvers !== 'not-producer') return undefined;
+  if (record.producerId === undefined || record.approverId === undefined) return 'producer or approver not known';
+  return record.producerId === record.approverId ? 'approved by its own producer' : undefined;
+}
+
+/**
  * Why a claimed gated job may not run (undefined: it may): its approval record, read now, must say approved, by an
  * approver the job definition's rule allows, for the payload hash its body was verified against. Nothing on the work
  * row counts (the producer may write it).
@@ -69,4 +89,4 @@ async function missingApproval(
   return approvalGap(record, payloadHash, definition.approval?.approvers ?? Approvers.anyone);
 }
 
-export { firstMessageGate, missingApproval, openApprovalRecord };
+export { approvalGap, firstMessageGate, missingApproval, openApprovalRecord };

@@ -6,6 +6,7 @@ import {
   LeaseInDoubtError,
   OwnershipLostError,
   PayloadConflictError,
+  RateLimitedError,
   RetryableJobError,
   SuccessorRefusedError,
   TerminalJobError,
@@ -27,6 +28,7 @@ import { type JobOutcome, parseJobOutcome, type ValidOutcome } from '../store/in
 import type { Telemetry } from '../telemetry.js';
 import { SpanName, traced } from '../tracing/tracer.js';
 import { AttemptAbort } from './attempt-abort.js';
+import { loadRateGate } from './flow-loader.js';
 import { buildJobContext } from './job-context.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { type CompletionDependencies, completeClaim, SuccessorBuffer } from './successors.js';
@@ -36,6 +38,7 @@ type ExecutionResult =
   | { state: typeof WorkState.succeeded; outcome: JobOutcome; reconciled: boolean }
   | { state: typeof WorkState.failed_terminal | typeof WorkState.unknown; errorCode: string }
   | { state: typeof WorkState.queued; errorCode: string; wake: RetryWakeOutcome | 'sweeper_only' }
+  | { state: 'rate_limited'; errorCode: 'rate_limited'; provider: string; wake: RetryWakeOutcome | 'sweeper_only' }
   | { state: 'ownership_lost'; reason: string }
   | { state: 'lease_in_doubt'; reason: string };
 
@@ -50,6 +53,10 @@ interface ExecutionDependencies extends Omit<CompletionDependencies, 'store' | '
   heartbeatIntervalMs?: number;
   /** Sends a queued retry its own wake-up; without it the sweeper wakes every retry (`wake: 'sweeper_only'`). */
   retryWaker?: RetryWaker;
+  /** Called after each confirmed lease renewal (the claim's concurrency slots follow it); false: lease doubt. */
+  onLeaseRenewed?: (renewed: Claim) => Promise<boolean>;
+  /** How an in-process budget wait sleeps (`ctx.rateLimit`); default a timer. */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 /**
@@ -73,6 +80,7 @@ async function executeClaimedJob<Payload>(
     telemetry: deps.telemetry,
     onOwnershipLost: (error) => abort.abort(error),
     onDoubt: (error) => abort.abort(error),
+    ...(deps.onLeaseRenewed ? { onRenewed: deps.onLeaseRenewed } : {}),
   });
   const successors = new SuccessorBuffer({
     claim,
@@ -91,6 +99,12 @@ async function executeClaimedJob<Payload>(
     provider: definition.provider,
     telemetry: deps.telemetry,
     tracer: deps.tracer,
+    rateLimit: definition.flow?.rateLimit
+      ? async (provider) => {
+          const job = { claim, payload, leaseMs: lease.leaseMs, keepAlive: () => keeper.progress() };
+          await (await loadRateGate()).takeInJob(deps, definition.flow?.rateLimit, provider, job);
+        }
+      : undefined,
   });
   const fields = () => ({
     identity: claim.identity,
@@ -233,6 +247,8 @@ async function classifyAndRecord(
     });
     return { state: WorkState.failed_terminal, errorCode: 'engine_capability_missing' };
   }
+  if (isLeasefenceError(error, RateLimitedError))
+    return (await loadRateGate()).awaitBudget(deps, claim, error, wakeSubjectOf(claim));
   if (isLeasefenceError(error, RetryableJobError)) {
     return retryLater(deps, definition, claim, { errorCode: String(error.errorCode), message: error.message });
   }
@@ -344,4 +360,4 @@ function ownershipLost(
   return { state: 'ownership_lost', reason: error.code };
 }
 
-export { type ExecutionDependencies, type ExecutionResult, executeClaimedJob };
+export { type ExecutionDependencies, type ExecutionResult, executeClaimedJob, wakeSubjectOf };

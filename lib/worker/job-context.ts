@@ -1,5 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { isLeasefenceError, OwnershipLostError, SuccessorRefusedError } from '../errors.js';
+import { InvalidInputError, isLeasefenceError, OwnershipLostError, SuccessorRefusedError } from '../errors.js';
 import { FencedRecords } from '../fenced/records.js';
 import { parseStepName, parseStepResult, StepLedger } from '../fenced/steps.js';
 import { FencedTransactions } from '../fenced/transaction.js';
@@ -40,6 +40,16 @@ interface ContextDependencies<Payload> {
   successors?: SuccessorBuffer | undefined;
   /** With tracing on: a span per step, and one per fenced write (the step's record, ctx.records' writes). */
   tracer?: JobTracer | undefined;
+  /** `ctx.rateLimit` of a job type that declares rate limits; absent: every call is refused (nothing declared). */
+  rateLimit?: ((provider: string) => Promise<void>) | undefined;
+}
+
+/** `ctx.rateLimit` of a job type that declares no rate limit: refused, nothing loaded. */
+function undeclaredRateLimit(provider: string): Promise<void> {
+  const message = `ctx.rateLimit: this job type declares no rate limit (flow.rateLimit) for provider ${JSON.stringify(provider)}`;
+  return Promise.reject(
+    new InvalidInputError(message, [{ path: 'provider', message: 'not declared in flow.rateLimit' }]),
+  );
 }
 
 /**
@@ -116,6 +126,7 @@ function buildJobContext<Payload>(deps: ContextDependencies<Payload>): JobContex
     provider,
     progress: () => keeper.progress(),
     enqueue: (jobType, payload, options) => successors.add(jobType, payload, options),
+    rateLimit: deps.rateLimit ?? undeclaredRateLimit,
     step: <T>(name: string, fn: () => Promise<T>): Promise<T> =>
       traced(
         deps.tracer,

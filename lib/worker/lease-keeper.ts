@@ -16,6 +16,8 @@ interface LeaseKeeperOptions {
   onOwnershipLost: (error: OwnershipLostError) => void;
   /** Called once when the attempt falls into lease doubt (a failed renewal, or the local deadline passed). */
   onDoubt?: (error: LeaseInDoubtError) => void;
+  /** Called after each confirmed renewal (concurrency slots follow the lease); false puts the attempt in doubt. */
+  onRenewed?: (renewed: Claim) => Promise<boolean>;
 }
 
 type TickResult = 'renewed' | 'skipped' | 'lost' | 'busy' | 'doubt';
@@ -82,10 +84,14 @@ class LeaseKeeper {
     let result: TickResult = 'renewed';
     this.renewing = this.options.store
       .heartbeat(this.claim, this.options.leaseMs)
-      .then((renewed) => {
+      .then(async (renewed) => {
         if (this.inDoubt) return; // doubt is final for the attempt, whatever answer arrives later
         this.claim = renewed;
         this.armDeadline();
+        if (this.options.onRenewed && !(await this.options.onRenewed(renewed))) {
+          result = 'doubt';
+          this.enterDoubt('a concurrency slot of this claim was re-granted to another job');
+        }
       })
       .catch((error: unknown) => {
         if (isLeasefenceError(error, OwnershipLostError)) {

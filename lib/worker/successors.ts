@@ -1,18 +1,16 @@
-import type { SQSClient } from '@aws-sdk/client-sqs';
 import * as z from 'zod/mini';
 import { approvalGateFor } from '../approval-policy.js';
-import { ConfigurationError, InvalidInputError, isLeasefenceError, SuccessorRefusedError } from '../errors.js';
+import { InvalidInputError, isLeasefenceError, SuccessorRefusedError } from '../errors.js';
 import { canonicalJson, payloadHash } from '../hashing.js';
 import { type JobIdentity, operationIdSchema, parseIdentity, type ValidIdentity } from '../identity.js';
+import { loadOnFirstUse } from '../internal/first-use.js';
 import { describeIssues } from '../internal/issue-paths.js';
 import { parseInput } from '../internal/validation.js';
 import type { JobRegistry, SuccessorOptions } from '../job-definition.js';
 import { MAX_SUCCESSOR_PAYLOAD_BYTES, successorNameSchema } from '../rules.js';
-import type { Claim, PayloadStore, ValidOutcome, WorkItemStore } from '../store/index.js';
+import type { Claim, ValidOutcome } from '../store/index.js';
 import { MAX_SUCCESSORS, type NewSuccessor, newWorkItem } from '../store/index.js';
-import type { Telemetry } from '../telemetry.js';
-import type { TraceCarrier } from '../tracing/trace-context.js';
-import { type JobTracer, type SpanHandle, SpanName } from '../tracing/tracer.js';
+import type { CompletionDependencies, SuccessorWake } from './successor-completion.js';
 
 // Built on first use (z.lazy: the same checks and issues), not at import: a cold start whose first events never
 // reach this schema does not pay for building it (BENCHMARKS.md figure 5).
@@ -135,21 +133,9 @@ function refuseInvalid<T>(parse: () => T): T {
   }
 }
 
-/** Where successors' wake-ups go: the client comes when the first is sent (the SQS SDK is not loaded at cold start). */
-interface SuccessorWake {
-  sqs: () => Promise<SQSClient>;
-  queueUrl: string;
-}
-
-/** What completing with successors needs: the store, the payload bodies' table, and where wake-ups go. */
-interface CompletionDependencies {
-  store: WorkItemStore;
-  payloads?: PayloadStore | undefined;
-  wake?: SuccessorWake | undefined;
-  telemetry: Telemetry;
-  /** With tracing on: one span per successor's wake-up, whose context the wake-up carries (its run joins the trace). */
-  tracer?: JobTracer | undefined;
-}
+// Pay for what you use (lib/internal/first-use.ts): the successors' writes and wake-ups load with the first
+// completion that has successors; a deployment whose jobs never call ctx.enqueue never evaluates them.
+const successorCompletion = loadOnFirstUse(() => import('./successor-completion.js'));
 
 /**
  * Completes the claim under its fence, with the buffered successors when there are any (the store writes them
@@ -166,55 +152,8 @@ async function completeClaim(
     await deps.store.complete(claim, outcome);
     return;
   }
-  // The buffer refuses successors without a payloads table, so this is a wiring bug: redeliver, never drop them.
-  if (!deps.payloads) throw new ConfigurationError('successors were buffered but the worker has no payloads table');
-  const committed = await deps.store.completeWithSuccessors(claim, outcome, successors.list(), deps.payloads);
-  deps.telemetry.info('successors enqueued', {
-    identity: claim.identity,
-    mode: committed.mode,
-    created: committed.created.length,
-    replayed: committed.replayed.length,
-  });
-  if (!deps.wake || committed.created.length === 0) return;
-  const spans = deps.tracer ? enqueueSpans(deps.tracer, committed.created) : undefined;
-  const report = await sendSuccessorWakeUps(
-    deps.wake,
-    committed.created,
-    spans?.map((span) => span.carrier()),
-  );
-  for (const span of spans ?? []) span.end();
-  if (report.failed > 0) {
-    deps.telemetry.warn('successor wake-ups failed; the sweeper re-signals the queued rows', {
-      failed: report.failed,
-      ...(report.lastError ? { error: report.lastError.name } : {}),
-    });
-  }
-}
-
-type CreatedSuccessors = Parameters<typeof import('../messaging/wake.js').sendWakeSignals>[2];
-
-/** One producer span per successor whose wake-up is sent, children of the active (completion) span. */
-function enqueueSpans(tracer: JobTracer, created: CreatedSuccessors): SpanHandle[] {
-  return created.map((successor) =>
-    tracer.start(SpanName.enqueueSuccessor, () => ({
-      identity: { tenantId: successor.tenantId, operationId: successor.operationId },
-      jobType: successor.jobType,
-    })),
-  );
-}
-
-/** Sends the wake-ups; never throws (a client that cannot load counts every wake-up as failed: the sweeper's). */
-async function sendSuccessorWakeUps(
-  wake: SuccessorWake,
-  created: CreatedSuccessors,
-  traces: readonly (TraceCarrier | undefined)[] | undefined,
-): Promise<{ failed: number; lastError?: { name: string } }> {
-  try {
-    const [{ sendWakeSignals }, sqs] = await Promise.all([import('../messaging/wake.js'), wake.sqs()]);
-    return await sendWakeSignals(sqs, wake.queueUrl, created, traces);
-  } catch (error) {
-    return { failed: created.length, lastError: { name: (error as Error).name ?? 'Error' } };
-  }
+  const { completeWithSuccessors } = await successorCompletion();
+  await completeWithSuccessors(deps, claim, outcome, successors.list());
 }
 
 export { type CompletionDependencies, completeClaim, SuccessorBuffer, type SuccessorWake };

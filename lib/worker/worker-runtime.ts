@@ -2,7 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { type ApprovalGate, requiresApproval } from '../approval-policy.js';
+import { ConfigurationError } from '../errors.js';
+import type { Priority } from '../flow-control/priorities.js';
 import type { JobIdentity } from '../identity.js';
+import { loadOnFirstUse } from '../internal/first-use.js';
 import { describeIssues } from '../internal/issue-paths.js';
 import type { AnyJobDefinition, JobDefinition, JobRegistry } from '../job-definition.js';
 import {
@@ -18,20 +21,34 @@ import { MetricName } from '../metric-names.js';
 import type { InlinePayloadPolicy } from '../rules.js';
 import { WorkState } from '../states.js';
 import type { Claim, PayloadStore, WorkItemStore } from '../store/index.js';
-import { type LeaseRequest, parseLease } from '../store/index.js';
+import { FLOW_CONTROL_OMITTED, type LeaseRequest, parseLease } from '../store/index.js';
 import { silentTelemetry, type Telemetry } from '../telemetry.js';
 import type { TraceCarrier } from '../tracing/trace-context.js';
 import { type JobTracer, SpanName, traced } from '../tracing/tracer.js';
 import { acquireClaim, type RowBound } from './acquire-claim.js';
-import { firstMessageGate, missingApproval, openApprovalRecord } from './approval-gate.js';
 import { awaitMissingBody, PAYLOAD_PENDING } from './await-payload.js';
 import { adoptCarriedBody, storeCarriedBody } from './carried-payload.js';
+import type { SlotDecision } from './concurrency-slots.js';
 import { deferDisabled } from './defer-disabled.js';
 import { type ExecutionResult, executeClaimedJob } from './execute-job.js';
+import { loadRateGate } from './flow-loader.js';
 import { KeyedSerializer } from './keyed-serializer.js';
 import { type LoadedPayload, loadVerifiedPayload, type PayloadResolver, type PayloadSources } from './load-payload.js';
 import type { SuccessorWake } from './successors.js';
 import { noteUnrunnable } from './unrunnable-refusal.js';
+
+// Pay for what you use (lib/internal/first-use.ts): the approval gate loads with the first message of a job type that
+// declares `approval`; a worker whose jobs gate nothing never evaluates it.
+const approvalGate = loadOnFirstUse(() => import('./approval-gate.js'));
+
+/**
+ * The worker's concurrency-slot module, or undefined in a worker bundled without flow control (the construct defines
+ * `process.env.LEASEFENCE_FLOW_CONTROL` as `'omitted'` without `flowControl`: esbuild leaves the module out).
+ */
+function flowControlLoader(): (() => Promise<typeof import('./concurrency-slots.js')>) | undefined {
+  // The same test as slotModuleLoader's, spelled out here: esbuild folds it only where the import() is written.
+  return process.env.LEASEFENCE_FLOW_CONTROL === 'omitted' ? undefined : () => import('./concurrency-slots.js');
+}
 
 /** Quarantine reason: a claimed row of a gated job type whose payload needs approval carries none. */
 const APPROVAL_MISSING = 'approval_missing';
@@ -44,6 +61,8 @@ interface QueueMessage {
   sender?: MessageSender;
   /** The sender's trace context (SQS message attributes `traceparent`/`tracestate`), read only when tracing is on. */
   trace?: TraceCarrier;
+  /** The lane it arrived in (the bulk queue: `bulk`); its wake-ups go back to the same lane. Default urgent. */
+  lane?: Priority;
 }
 
 /** Quarantine reason of a message whose sender may not produce for the tenant it names. */
@@ -56,9 +75,15 @@ const TENANT_NOT_ALLOWED_FOR_SENDER = 'tenant_not_allowed_for_sender';
 type MessageResult =
   | { status: 'executed'; identity: JobIdentity; fence: number; result: ExecutionResult }
   | { status: 'skipped'; reason: string; identity: JobIdentity }
-  | { status: 'deferred'; reason: 'job_type_disabled'; identity: JobIdentity }
+  | { status: 'deferred'; reason: DeferReason; identity: JobIdentity }
   | { status: 'quarantined'; reason: string }
   | { status: 'item_quarantined'; reason: string; identity: JobIdentity; fence: number };
+
+/**
+ * Why a message was acknowledged with its row left queued: its job type is switched off here, or its provider budget
+ * is empty (the row wakes itself after a delay; no attempt was used).
+ */
+type DeferReason = 'job_type_disabled' | 'rate_limited';
 
 /** Dependencies of the worker runtime. */
 interface WorkerRuntimeOptions {
@@ -78,6 +103,11 @@ interface WorkerRuntimeOptions {
   /** Sends each queued retry its own wake-up (see messaging/retry-wake.ts); without it only the sweeper wakes retries. */
   retryWaker?: RetryWaker;
   /**
+   * The bulk lane's waker (a bulk queue is configured): wake-ups of a job that arrived in the bulk lane, or whose type
+   * declares `flow.priority: 'bulk'`, go there; without it every wake-up goes to `retryWaker`'s queue.
+   */
+  bulkRetryWaker?: RetryWaker;
+  /**
    * Which senders may produce for which tenants (LEASEFENCE_SENDER_TENANTS). When given, a message whose sender may
    * not produce for its tenant is quarantined before anything else, without touching any work row.
    */
@@ -91,6 +121,8 @@ interface WorkerRuntimeOptions {
    * span, and the per-message cost is this check.
    */
   tracer?: () => JobTracer | undefined;
+  /** How an in-process budget wait sleeps (flow control); default a timer. Tests move a manual clock instead. */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 /**
@@ -108,6 +140,10 @@ class WorkerRuntime {
   private readonly leases = new Map<string, LeaseRequest>();
 
   constructor(private readonly options: WorkerRuntimeOptions) {
+    // A worker bundled without flow control refuses at start a type that declares limits: never run it unlimited.
+    const limited = options.registry.all().find((definition) => definition.flow?.concurrency !== undefined);
+    if (limited && !flowControlLoader())
+      throw new ConfigurationError(`job type ${limited.type}: ${FLOW_CONTROL_OMITTED}`);
     this.workerId = options.workerId ?? `worker-${randomUUID()}`;
     this.telemetry = options.telemetry ?? silentTelemetry;
   }
@@ -176,12 +212,21 @@ class WorkerRuntime {
       : undefined;
     // The producer a `not-producer` approval is checked against: the original sender, never a relay that moved it.
     const producerId = originalSender(policy, message.sender ?? {});
-    const gate = firstMessageGate(definition, precheck, this.options.store.now(), producerId);
+    const gate =
+      definition.approval === undefined
+        ? undefined
+        : (await approvalGate()).firstMessageGate(definition, precheck, this.options.store.now(), producerId);
     if (this.options.disabledJobTypes?.includes(definition.type)) {
       return this.defer(message, definition, received, precheck, gate, rowBound);
     }
     const lease = this.leaseFor(definition);
     const mayCreate = precheck?.ok === true;
+    const retryWaker = this.wakerFor(definition, message.lane);
+    // A declared rate limit takes its token before the claim (no attempt used, nothing held while it waits).
+    if (definition.flow?.rateLimit !== undefined && gate === undefined) {
+      const over = await (await loadRateGate()).overBudget(this.budgetGate(), definition, received, precheck);
+      if (over) return this.defer(message, definition, received, precheck, gate, rowBound, { ...over, retryWaker });
+    }
     const acquisition = await traced(
       tracer,
       SpanName.claim,
@@ -199,7 +244,8 @@ class WorkerRuntime {
         const detail = 'the row is bound to a job version this worker does not run';
         return this.quarantineMessage(message, JOB_VERSION_UNSUPPORTED, detail, identity, definition.type);
       }
-      if (acquisition.reason === 'awaiting_approval') {
+      if (acquisition.reason === 'awaiting_approval' && definition.approval !== undefined) {
+        const { openApprovalRecord } = await approvalGate();
         await openApprovalRecord(this.options.store, this.options.payloads, definition, identity, producerId);
       }
       this.telemetry.info('message needs no work', { identity, reason: acquisition.reason });
@@ -230,7 +276,7 @@ class WorkerRuntime {
       return { status: 'item_quarantined', reason: payload.errorCode, identity, fence: claim.fence };
     }
     const unapproved = requiresApproval(definition.approval, payload.body)
-      ? await missingApproval(this.options.store, definition, identity, claim.payloadHash)
+      ? await (await approvalGate()).missingApproval(this.options.store, definition, identity, claim.payloadHash)
       : undefined;
     if (unapproved !== undefined) {
       // Checked against the approval record, never the row (a producer may write its own rows): a row written where
@@ -240,6 +286,14 @@ class WorkerRuntime {
       this.telemetry.count(MetricName.Quarantined, 1, claim.jobType);
       this.telemetry.warn('work item quarantined', { ...fields, errorCode: APPROVAL_MISSING });
       return { status: 'item_quarantined', reason: APPROVAL_MISSING, identity, fence: claim.fence };
+    }
+    // A job type with concurrency limits holds a slot of each while it runs (loaded only for such a type).
+    const slots = definition.flow?.concurrency ? await this.takeSlots(definition, claim, payload.body) : undefined;
+    if (slots && !slots.run) {
+      this.telemetry.info('job not run: concurrency limit', { ...fields, reason: slots.reason });
+      if (slots.reason === 'concurrency_key_invalid')
+        return { status: 'item_quarantined', reason: slots.reason, identity, fence: claim.fence };
+      return { status: 'skipped', reason: slots.reason, identity };
     }
     const result = await executeClaimedJob(
       {
@@ -252,14 +306,16 @@ class WorkerRuntime {
         ...(this.options.heartbeatIntervalMs !== undefined
           ? { heartbeatIntervalMs: this.options.heartbeatIntervalMs }
           : {}),
-        ...(this.options.retryWaker ? { retryWaker: this.options.retryWaker } : {}),
+        ...(retryWaker ? { retryWaker } : {}),
+        ...(this.options.sleep ? { sleep: this.options.sleep } : {}),
         ...(tracer ? { tracer } : {}),
+        ...(slots ? { onLeaseRenewed: slots.hold.renew } : {}),
       },
       definition,
       claim,
       lease,
       payload.body,
-    );
+    ).finally(() => slots?.hold.release());
     this.countOutcome(result, claim.jobType);
     this.telemetry.info('attempt ended', { ...fields, takeover: claim.takeover, state: result.state });
     return { status: 'executed', identity, fence: claim.fence, result };
@@ -280,7 +336,37 @@ class WorkerRuntime {
     return lease;
   }
 
+  /** The claim's concurrency slots (worker/concurrency-slots.ts, imported on the first job type that declares limits). */
+  private async takeSlots(definition: AnyJobDefinition, claim: Claim, payload: unknown): Promise<SlotDecision> {
+    const load = flowControlLoader();
+    if (!load) throw new ConfigurationError(FLOW_CONTROL_OMITTED);
+    const { takeSlots } = await load();
+    const { store, retryWaker } = this.options;
+    return takeSlots(
+      { store, telemetry: this.telemetry, ...(retryWaker ? { retryWaker } : {}) },
+      definition,
+      claim,
+      payload,
+    );
+  }
+
   /** A switched-off job type: the row waits queued (the sweeper re-signals it), the message is acknowledged. */
+  /** What the rate gate needs of this runtime: the store's budgets, its telemetry, sleep and payload sources. */
+  private budgetGate() {
+    const { store, sleep } = this.options;
+    return { store, telemetry: this.telemetry, ...(sleep ? { sleep } : {}), sources: this.payloadSources() };
+  }
+
+  /** The lane a job's wake-ups go to: bulk when it arrived there or its type declares it (and a bulk queue exists). */
+  private wakerFor(definition: JobDefinition<unknown>, lane: Priority | undefined): RetryWaker | undefined {
+    const bulk = lane === 'bulk' || definition.flow?.priority === 'bulk';
+    return (bulk ? this.options.bulkRetryWaker : undefined) ?? this.options.retryWaker;
+  }
+
+  /**
+   * A switched-off job type (the sweeper re-signals the row), or one whose provider budget is empty (`budget`: the
+   * row wakes itself after the budget's delay, no attempt used): the row waits queued, the message is acknowledged.
+   */
   private async defer(
     message: QueueMessage,
     definition: JobDefinition<unknown>,
@@ -288,6 +374,7 @@ class WorkerRuntime {
     precheck: LoadedPayload | undefined,
     gate: ApprovalGate | undefined,
     rowBound: RowBound | undefined,
+    budget?: { retryAfterMs: number; retryWaker: RetryWaker | undefined },
   ): Promise<MessageResult> {
     const { envelope, identity } = received;
     const mayCreate = precheck?.ok === true;
@@ -296,6 +383,7 @@ class WorkerRuntime {
       if (deferral.reason === 'not_created') return this.refuseUnverified(message, precheck, identity, definition.type);
       return this.quarantineMessage(message, deferral.reason, deferral.detail, identity, definition.type);
     }
+    if (budget) return (await loadRateGate()).wakeDeferred(this.telemetry, definition, received, budget);
     this.telemetry.count(MetricName.Deferred);
     this.telemetry.info('job type disabled: message acknowledged, row left queued', {
       identity,
@@ -385,6 +473,7 @@ class WorkerRuntime {
       [WorkState.failed_terminal]: MetricName.FailedTerminal,
       [WorkState.unknown]: MetricName.Unknown,
       [WorkState.queued]: MetricName.RetryScheduled,
+      rate_limited: undefined, // counted as RateLimitDeferred where it was given back
       ownership_lost: undefined,
       lease_in_doubt: undefined,
     }[result.state];
@@ -394,6 +483,7 @@ class WorkerRuntime {
 }
 
 export {
+  type DeferReason,
   type MessageResult,
   type QueueMessage,
   TENANT_NOT_ALLOWED_FOR_SENDER,

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLE_WORKER_ENTRY, type LeasefenceStack } from '../../infra/app/stacks/leasefence-stack.js';
 import { cdkJsonContext, type SynthResult, synthLeasefenceApp } from '../../infra/app/synth.js';
 import { FencedJobQueue } from '../../infra/construct/index.js';
+import { SLOT_PARTITION_PREFIX } from '../../lib/store/flow-control/slot-requests.js';
 import { AUDIT_PARTITION, approvalRecordKey, SWEEPER_PARTITION, workItemKey } from '../../lib/store/table.js';
 import { SETTINGS_PARTITION } from '../../lib/store/work-items/fence-epoch.js';
 import { conditionMatches } from './support/iam-conditions.js';
@@ -59,6 +60,8 @@ afterAll(() => rmSync(synth.outdir, { recursive: true, force: true }));
 
 const logs = (fn: string) => [`logs:CreateLogStream on Jobs${fn}Logs.Arn`, `logs:PutLogEvents on Jobs${fn}Logs.Arn`];
 
+const SLOT_CONDITION = { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${SLOT_PARTITION_PREFIX}*`] } };
+const SLOTS_ONLY = ` if ${JSON.stringify(SLOT_CONDITION)}`;
 const AUDIT_ONLY = ` if ${JSON.stringify({ 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [AUDIT_PARTITION] } })}`;
 
 /**
@@ -95,6 +98,9 @@ describe('IAM matrix: each function has exactly the actions it uses', () => {
         'dynamodb:PutItem on JobsTable.Arn',
         'dynamodb:PutItem on PayloadsTable.Arn',
         'dynamodb:UpdateItem on JobsTable.Arn',
+        // Concurrency slots (store.slots): release, waiter removal and their reads, only in `#slot#…` partitions.
+        `dynamodb:DeleteItem on JobsTable.Arn${SLOTS_ONLY}`,
+        `dynamodb:Query on JobsTable.Arn${SLOTS_ONLY}`,
         // PayloadStore.keepUntil: a gated job's body outlives its approval window.
         'dynamodb:UpdateItem on PayloadsTable.Arn',
         ...logs('Worker'),
@@ -219,17 +225,22 @@ describe('IAM: conditions and forbidden permissions', () => {
     expect(perms.admin.filter((entry) => entry.action === 'dynamodb:Scan').map((entry) => entry.resource)).toEqual([
       `${ids.jobs}.Arn`,
     ]);
+    const slots = perms.worker.filter(
+      (entry) => entry.action === 'dynamodb:DeleteItem' || entry.action === 'dynamodb:Query',
+    );
+    expect(slots.map((entry) => entry.condition)).toEqual([SLOT_CONDITION, SLOT_CONDITION]);
     const otherConditioned = [...perms.worker, ...perms.sweeper, ...perms.admin].filter(
-      (entry) => entry.condition !== undefined && !puts.includes(entry),
+      (entry) => entry.condition !== undefined && !puts.includes(entry) && !slots.includes(entry),
     );
     expect(otherConditioned).toEqual([]);
   });
 
-  it('the worker can delete nothing and sends only to its own queue (retry and successor wake-ups), never to the DLQ', () => {
+  it('the worker deletes and lists only concurrency slots and sends only to its own queue (retry and successor wake-ups), never to the DLQ', () => {
+    const outsideSlots = perms.worker.filter((entry) => entry.condition === undefined).map((entry) => entry.action);
+    expect(outsideSlots).not.toContain('dynamodb:DeleteItem');
+    expect(outsideSlots).not.toContain('dynamodb:Query');
     const actions = perms.worker.map((entry) => entry.action);
-    expect(actions).not.toContain('dynamodb:DeleteItem');
     expect(actions).not.toContain('dynamodb:BatchWriteItem');
-    expect(actions).not.toContain('dynamodb:Query');
     expect(actions).not.toContain('dynamodb:Scan');
     expect(named(perms.worker.filter((entry) => entry.action.startsWith('sqs:Send')))).toEqual([
       'sqs:SendMessage on JobsQueue.Arn',

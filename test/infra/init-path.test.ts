@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { build, type Metafile } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { initInputsOf } from '../bench/support/bundle-composition.js';
 import { constructBundling } from '../bench/support/construct-bundling.js';
 
 // What a cold start evaluates: the modules each function's bundle holds, and the AWS SDK packages it imports at
@@ -23,9 +24,9 @@ interface InitPath {
   dynamicPackages: string[];
 }
 
-async function initPathOf(entry: string, faultLayer = false): Promise<InitPath> {
+async function initPathOf(entry: string, faultLayer = false, flowControl = false): Promise<InitPath> {
   const result = await build({
-    ...constructBundling(false, { faultLayer }),
+    ...constructBundling(false, { faultLayer, flowControl }),
     absWorkingDir: REPO_ROOT,
     entryPoints: [entry],
     outfile: 'index.mjs',
@@ -42,36 +43,26 @@ async function initPathOf(entry: string, faultLayer = false): Promise<InitPath> 
         .map((imp) => imp.path),
     ),
   ];
+  const inputs = Object.keys(output.inputs);
+  const bundled = new Set(inputs);
   return {
-    inputs: Object.keys(output.inputs),
-    staticInputs: staticClosure((result.metafile as Metafile).inputs, entry),
+    inputs,
+    staticInputs: initInputsOf((result.metafile as Metafile).inputs, entry, bundled),
     staticPackages: external('import-statement'),
     dynamicPackages: external('dynamic-import'),
   };
-}
-
-/** Every input reached from `entry` through import statements (what module init evaluates), never import(). */
-function staticClosure(inputs: Metafile['inputs'], entry: string): string[] {
-  const seen = new Set<string>([entry]);
-  const next = [entry];
-  for (let file = next.pop(); file !== undefined; file = next.pop()) {
-    for (const imp of inputs[file]?.imports ?? []) {
-      if (imp.kind !== 'import-statement' || imp.external || seen.has(imp.path)) continue;
-      seen.add(imp.path);
-      next.push(imp.path);
-    }
-  }
-  return [...seen];
 }
 
 const OTEL_API = '@opentelemetry/api';
 const paths: Partial<Record<keyof typeof ENTRIES, InitPath>> = {};
 /** The worker as a test stack with `faultInjection` bundles it (the fault layer in). */
 let workerWithFaults: InitPath | undefined;
+let workerWithFlow: InitPath | undefined;
 
 beforeAll(async () => {
   for (const [name, entry] of Object.entries(ENTRIES)) paths[name as keyof typeof ENTRIES] = await initPathOf(entry);
   workerWithFaults = await initPathOf(ENTRIES.worker, true);
+  workerWithFlow = await initPathOf(ENTRIES.worker, false, true);
 }, 120_000);
 
 function pathOf(name: keyof typeof ENTRIES): InitPath {
@@ -125,6 +116,26 @@ describe('tracing at cold start (issue #43 item 7): off costs nothing at import'
   });
 });
 
+describe('flow control at cold start (issue #42): a deployment without rate limits evaluates none of it', () => {
+  const LAZY = ['lib/worker/rate-gate.ts', 'lib/store/flow-control/budgets.ts'];
+
+  it('with flowControl the worker bundles the rate gate and the budgets room, but its module init evaluates neither', () => {
+    const worker = workerWithFlow;
+    if (!worker) throw new Error('the worker with flow control was not bundled');
+    for (const lazy of LAZY) {
+      expect(worker.inputs).toContain(lazy);
+      expect(worker.staticInputs).not.toContain(lazy);
+    }
+  });
+
+  it('without flowControl (the construct default) no function bundles either: defined out at build time', () => {
+    for (const name of ['worker', 'sweeper', 'admin'] as const) {
+      const found = pathOf(name).inputs.filter((input) => LAZY.includes(input));
+      expect({ name, found }).toEqual({ name, found: [] });
+    }
+  });
+});
+
 describe('the DocumentClient (lib-dynamodb) at cold start: only where jobs get one', () => {
   const LIB_DYNAMODB = '@aws-sdk/lib-dynamodb';
 
@@ -174,6 +185,7 @@ describe('per-function facets: what each bundle may hold (issue #46)', () => {
       'lib/store/parked/parked-reads.ts',
       'lib/store/parked/tenant-partitions.ts',
       'lib/store/records/audit.ts',
+      'lib/store/records/audit-migration.ts',
       'lib/store/approvals/approvals.ts',
       'lib/store/maintenance/',
       'lib/store/deadlines/',
@@ -186,13 +198,15 @@ describe('per-function facets: what each bundle may hold (issue #46)', () => {
       'lib/store/operator/stamped-cancel.ts',
       'lib/store/parked/tenant-partitions.ts',
       'lib/store/records/audit.ts',
+      'lib/store/records/audit-migration.ts',
       'lib/store/approvals/approvals.ts',
       'lib/store/shadow/shadow-claims.ts',
       'lib/store/review/',
       'lib/worker/',
       'lib/fenced/',
     ],
-    admin: ['lib/worker/', 'lib/sweeper/'],
+    // The audit log's one-off migration writes where every function's role is denied: the CLI's alone.
+    admin: ['lib/worker/', 'lib/sweeper/', 'lib/store/records/audit-migration.ts'],
   };
 
   const held = (name: keyof typeof ENTRIES, banned: string) =>
@@ -211,4 +225,50 @@ describe('per-function facets: what each bundle may hold (issue #46)', () => {
       expect({ name, found }).toEqual({ name, found: [] });
     },
   );
+});
+
+describe('pay for what you use (issue #46 item 2): what the deployed jobs may not use is evaluated on first use', () => {
+  /**
+   * Capabilities a worker bundles but whose module init evaluates none of them: each module is import()ed by the
+   * first call that uses it (lib/internal/first-use.ts). Successors: the completion's writes and wake-ups (the
+   * synchronous ctx.enqueue checks stay: a job's API needs them at once). Approvals: the gate and its check. The
+   * store's rooms they call (successors/, approvals/) are evaluated with the store: declarations only, and an
+   * import() inside WorkItemStore, which every function bundles, made esbuild wrap the store in each of them
+   * (measured: sweeper +3.7 kB, admin +4.2 kB, worker +2.3 kB, for no init time this machine could see).
+   */
+  const LOADED_ON_FIRST_USE = {
+    successors: ['lib/worker/successor-completion.ts', 'lib/messaging/wake.ts'],
+    approvals: ['lib/worker/approval-gate.ts'],
+    tracing: ['lib/tracing/open-telemetry.ts'],
+  } as const;
+  /** Capabilities the worker never runs: their own functions or consumers bundle them, never the worker's bundle. */
+  const NEVER_IN_THE_WORKER = {
+    shadow: ['lib/shadow/', 'lib/store/shadow/'],
+    schedules: ['lib/messaging/schedule', 'lib/lambda/schedule-tick-handler.ts'],
+    'approval decisions': ['lib/store/approvals/approvals.ts', 'lib/store/approvals/approval-requests.ts'],
+  } as const;
+
+  it.each(Object.entries(LOADED_ON_FIRST_USE))(
+    'the worker bundles %s, and its module init evaluates none of it: import()ed on first use',
+    (_capability, modules) => {
+      const worker = pathOf('worker');
+      expect(worker.inputs).toEqual(expect.arrayContaining([...modules]));
+      expect(worker.staticInputs.filter((file) => (modules as readonly string[]).includes(file))).toEqual([]);
+    },
+  );
+
+  it.each(Object.entries(NEVER_IN_THE_WORKER))('the worker bundle holds nothing of %s', (_capability, prefixes) => {
+    const found = pathOf('worker').inputs.filter((file) => prefixes.some((prefix) => file.startsWith(prefix)));
+    expect(found).toEqual([]);
+  });
+
+  it("the worker's init still evaluates its core (the check reads the init path at all)", () => {
+    expect(pathOf('worker').staticInputs).toEqual(
+      expect.arrayContaining([
+        'lib/worker/worker-runtime.ts',
+        'lib/store/work-item-store.ts',
+        'lib/worker/successors.ts',
+      ]),
+    );
+  });
 });

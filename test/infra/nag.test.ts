@@ -59,6 +59,8 @@ describe('cdk-nag AwsSolutions', () => {
       workerEntry: EXAMPLE_WORKER_ENTRY,
       encryptionKey,
       alarmEmail: 'ops@example.com',
+      // The bulk lane's queue and grants are checked too.
+      priorities: { bulkMaxConcurrency: 2 },
     });
     const report = new AwsSolutionsChecks(keyedApp, { verbose: true }).validateScope(keyed);
     expect(report.violations.map((violation) => violation.ruleName)).toEqual([]);

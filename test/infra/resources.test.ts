@@ -83,6 +83,8 @@ describe('tables are built from their CreateTable definitions', () => {
     expect(env.Variables[EnvironmentVariable.identifierKeySecretArn]).toEqual(secret);
     expect(adminEnv.Variables[EnvironmentVariable.identifierKeySecretArn]).toEqual(secret);
     expect(sweeperEnv.Variables[EnvironmentVariable.identifierKeySecretArn]).toBeUndefined();
+    // ... and the stack outputs it: the CLI's audit-writing commands read the same key with --stack.
+    template.hasOutput('IdentifierKeySecretArn', { Value: secret });
     template.hasResourceProperties('AWS::SecretsManager::Secret', {
       GenerateSecretString: Match.objectLike({ PasswordLength: 64, ExcludePunctuation: true }),
       SecretString: Match.absent(),
@@ -299,14 +301,25 @@ describe('alarms and dashboard', () => {
     });
   });
 
+  it('alarms when a job has waited 15 minutes for a concurrency slot (ConcurrencyWaitSeconds, Maximum), naming leasefence limits', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: METRIC_NAMESPACE,
+      MetricName: MetricName.ConcurrencyWaitSeconds,
+      Statistic: 'Maximum',
+      Threshold: 900,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      AlarmDescription: Match.stringLikeRegexp('leasefence limits'),
+    });
+  });
+
   it('every alarm notifies the topic on ALARM and OK; only the not-running alarm breaches on missing data', () => {
     const alarms = resourcesOfType(json, 'AWS::CloudWatch::Alarm');
     const perJobType = Object.values(stack.jobs.jobTypeAlarms).flatMap(Object.values);
     // The keyed alarms, the in-flight and worker-concurrency alarms (in-flight-alarm.ts, concurrency-alarm.ts) and
     // the per-job-type ones.
     expect(alarms).toHaveLength(Object.keys(stack.jobs.alarms).length + 2 + perJobType.length);
-    // 21 service-wide, and 5 for each of the 3 example job types (their routes are labels: the default topic).
-    expect(alarms).toHaveLength(21 + 3 * 5);
+    // 22 service-wide, and 5 for each of the 3 example job types (their routes are labels: the default topic).
+    expect(alarms).toHaveLength(22 + 3 * 5);
     for (const [id, alarm] of alarms) {
       expect(alarm.Properties?.AlarmActions, id).toEqual([topic()]);
       expect(alarm.Properties?.OKActions, id).toEqual([topic()]);

@@ -25,7 +25,9 @@ const FUNCTIONS = ['worker', 'sweeper', 'admin'] as const;
  * and after, same node_modules: worker 236.2 → 209.2 kB, sweeper 160.5 → 147.3 kB, admin 190.1 → 190.3 kB (main's
  * sweeper and admin were already above their 154 and 184 kB budgets); budgets reset about 2.5 % above them. Then
  * issue #43's tracing hooks (the OpenTelemetry API external, its adapter loaded on first use) and issue #44's
- * statement bound: worker 215.5, sweeper 148.2, admin 193.3 kB; budgets about 2 % above those.
+ * statement bound: worker 215.5, sweeper 148.2, admin 193.3 kB; budgets about 2 % above those. Issue #46 item 2's
+ * first-use loaders (the successors' completion and the approval gate import()ed): worker 216.2 kB (esbuild's lazy
+ * initialisers), sweeper and admin unchanged.
  */
 const CODE_BUDGET_BYTES: Record<(typeof FUNCTIONS)[number], number> = {
   worker: 220_000,

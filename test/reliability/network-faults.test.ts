@@ -170,8 +170,16 @@ describe('network faults between the workers and the engine', () => {
     });
   });
 
-  /** Counts what must stay 0 for one operation: a non-final item and more than one effect. */
+  /**
+   * Counts what must stay 0 for one operation: a non-final item and more than one effect; replays the row's history
+   * (as the engine committed it, behind the faulty network) through the model's step relation.
+   */
   async function tally(identity: ValidIdentity): Promise<{ charges: number; calls: number }> {
+    const replay = fixture.recorder.replay([identity]);
+    report.addReplay(replay);
+    expect(replay.illegal).toEqual([]);
+    expect(replay.histories).toBe(1);
+    expect(fixture.recorder.unrecorded).toEqual({});
     const item = await fixture.store.get(identity);
     if (!item || !['succeeded', 'unknown', 'failed_terminal'].includes(item.state)) report.add('lostJobs');
     const charges = (await fixture.ledger.chargesByOperation('net')).get(identity.operationId)?.length ?? 0;

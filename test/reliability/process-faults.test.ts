@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { retryItem } from '../../lib/admin/retry.js';
+import { payloadHash } from '../../lib/hashing.js';
 import { parseIdentity, type ValidIdentity } from '../../lib/identity.js';
+import { parseNewWorkItem } from '../../lib/store/work-items/schemas.js';
 import { budget } from './support/chaos-mode.js';
 import { createProcessFixture, type ProcessFixture } from './support/process-fixture.js';
 import { ReliabilityJobType, recordKey } from './support/reliability-jobs.js';
@@ -36,8 +39,24 @@ describe('worker processes frozen and killed mid-job', () => {
     return output.Item;
   }
 
-  /** Counts what must stay 0: an item not in a final state, and effects beyond one per operation. */
+  /**
+   * The job's row as the engine committed it (worker processes, sweeper, admin), replayed through the model's step
+   * relation: every step must be one the model can take.
+   */
+  const replayed = new Set<string>();
+  function expectModelSteps(identity: ValidIdentity): void {
+    if (replayed.has(identity.operationId)) return;
+    replayed.add(identity.operationId);
+    const replay = fixture.replay([identity]);
+    report.addReplay(replay);
+    expect(replay.illegal).toEqual([]);
+    expect(replay.histories).toBe(1);
+    expect(fixture.recorder.unrecorded).toEqual({}); // every write to the jobs table was seen
+  }
+
+  /** Counts what must stay 0: an item not in a final state, and effects beyond one per operation; replays the row (once). */
   async function tally(identity: ValidIdentity, finalStates: string[]): Promise<void> {
+    expectModelSteps(identity);
     const item = await fixture.store.get(identity);
     if (!item || !finalStates.includes(item.state)) report.add('lostJobs');
     const charges = (await fixture.ledger.chargesByOperation(identity.tenantId)).get(identity.operationId) ?? [];
@@ -175,6 +194,53 @@ describe('worker processes frozen and killed mid-job', () => {
       });
       expect((await fixture.ledger.mailsByOperation('acme')).get(identity.operationId)).toHaveLength(1);
       await tally(identity, ['unknown']);
+    },
+    budget.testTimeoutMs,
+  );
+
+  it(
+    "class C: SIGKILL after the provider call on the only attempt, swept unknown, requeued by the operator: the next worker process reconciles, and every step of the row is the model's",
+    async () => {
+      const [victim, successor] = await fixture.pool.start(2);
+      if (!victim || !successor) throw new Error('workers did not start');
+      const identity = newIdentity('retry-c');
+      const payload = { amount: 9, workMs: 0, pauseAt: 'after-effect', pauseAttempt: 1 } as const;
+      const message = await fixture.jobMessage(identity, ReliabilityJobType.charge, payload);
+      // the producer's row (one attempt), then its message: the victim claims it, charges, and is killed
+      await fixture.store.enqueue(
+        parseNewWorkItem({
+          identity,
+          jobType: ReliabilityJobType.charge,
+          payloadHash: payloadHash(payload),
+          payloadInline: true,
+          maxAttempts: 1,
+        }),
+      );
+      void victim.deliver(message);
+      await victim.nextCheckpoint();
+      await victim.kill();
+      report.add('faultsInjected');
+      await fixture.waitForLeaseExpiry(identity);
+      const swept = await fixture.sweep();
+
+      // act: the operator requeues it (class C within its key window: no statement), a worker takes the wake-up
+      const admin = { store: fixture.store, sqs: fixture.sqs, queueUrl: fixture.queueUrl, payloadsTable: 'unused' };
+      await retryItem(admin, identity, { actor: 'ops', reason: 'provider answered 500s' });
+      const outcome = await successor.deliver(message);
+
+      // assert: first the model (a retry that cleared the effect mark would be an illegal operator-retry step
+      // here, while the provider's key still keeps the charge single), then the effects
+      expect(swept.sweptToUnknown).toBeGreaterThanOrEqual(1);
+      expectModelSteps(identity);
+      expect(outcome).toEqual({ ok: true, status: 'executed', state: 'succeeded', fence: 4 });
+      const charges = (await fixture.ledger.chargesByOperation('acme')).get(identity.operationId) ?? [];
+      expect(charges).toHaveLength(1);
+      expect(await fixture.store.get(identity)).toMatchObject({
+        state: 'succeeded',
+        attempts: 1,
+        effectMayHaveHappened: true,
+      });
+      await tally(identity, ['succeeded']);
     },
     budget.testTimeoutMs,
   );

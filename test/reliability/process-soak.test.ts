@@ -7,6 +7,7 @@ import { budget, runSeed } from './support/chaos-mode.js';
 import { createProcessFixture, type ProcessFixture } from './support/process-fixture.js';
 import { seededRandom } from './support/random.js';
 import { ReliabilityJobType, recordKey } from './support/reliability-jobs.js';
+import { replayLine } from './support/replay/history.js';
 import { ReliabilityReport } from './support/report.js';
 import type { WorkerProcess } from './support/worker-processes.js';
 
@@ -148,9 +149,16 @@ describe('worker processes under random SIGSTOP / SIGKILL on a real queue', () =
       );
       report.add('lostJobs', lost);
       report.add('duplicateEffects', duplicates);
+      // every job's row, as the engine committed it (killed and paused workers, the sweeper), replayed through the model
+      const replay = fixture.replay(jobs.map((job) => job.identity));
+      report.addReplay(replay);
+      console.log(`[leasefence reliability] process soak, ${replayLine(replay)}`);
 
       expect(lost).toBe(0);
       expect(duplicates).toBe(0);
+      expect(replay.illegal).toEqual([]);
+      expect(replay.histories).toBe(jobs.length);
+      expect(fixture.recorder.unrecorded).toEqual({}); // every write to the jobs table was seen
     },
     budget.testTimeoutMs + budget.soakChaosMs,
   );

@@ -3,6 +3,7 @@ import type { AdminDeps } from '../../lib/admin/deps.js';
 import { type AdminResponse, handleAdminRequest } from '../../lib/admin/router.js';
 import { ManualClock } from '../../lib/clock.js';
 import type { WorkState } from '../../lib/states.js';
+import { PayloadStore } from '../../lib/store/payloads/payloads.js';
 import { createTestQueue, createTestTables, type TestTables, testSqsClient } from './engine.js';
 import { newIdentity, putWorkItem } from './factories.js';
 import { TEST_CALLER_ARN } from './function-url-event.js';
@@ -15,6 +16,8 @@ interface AdminFixture extends StoreFixture {
   queueUrl: string;
   dlqUrl: string;
   deps: AdminDeps;
+  /** The payloads table's store on the fixture's clock (bodies a test stores or checks). */
+  payloads: PayloadStore;
   call(
     method: string,
     path: string,
@@ -46,6 +49,7 @@ async function createAdminFixture(prefix: string): Promise<AdminFixture> {
     queueUrl,
     dlqUrl,
     deps,
+    payloads: new PayloadStore(fixture.client, tables.payloadsTable, fixture.clock),
     call: (method, path, options = {}) =>
       handleAdminRequest(
         {

@@ -29,6 +29,22 @@ function goodOrderJob(tableName: string) {
   });
 }
 
+/** goodOrderJob with concurrency limits (one at a time per account, two per tenant): `check` must still say GO. */
+function limitedOrderJob(tableName: string) {
+  return defineJob({
+    type: 'limited-order',
+    version: 1,
+    target: 'B',
+    ...ownership,
+    payload: orderPayload,
+    flow: { concurrency: { perTenant: 2, perKey: { limit: 1, key: (payload) => payload.accountId } } },
+    run: async (ctx) => {
+      await ctx.records.write(orderRecord(tableName, ctx), { set: { status: 'placed', amount: ctx.payload.amount } });
+      return { outcomeCode: 'placed' };
+    },
+  });
+}
+
 /** A class D job done right: one attempt, its provider declared. */
 function goodNotifyJob() {
   const mailer = new FakeMailer();
@@ -119,4 +135,4 @@ function fixtureTables(tableName: string) {
   return [examplesTableDefinition(tableName)];
 }
 
-export { fixtureConformance, fixtureTables, goodNotifyJob, goodOrderJob, knownBadJobs };
+export { fixtureConformance, fixtureTables, goodNotifyJob, goodOrderJob, knownBadJobs, limitedOrderJob };

@@ -44,6 +44,8 @@ interface WorkerHarness {
     inlinePayloads?: InlinePayloadPolicy;
     /** Emit OpenTelemetry spans (the handler's `tracing` option). */
     tracing?: boolean;
+    /** How an in-process budget wait sleeps (flow control). */
+    sleep?: (ms: number) => Promise<void>;
   }): SqsWorkerHandler & { telemetry: ReturnType<typeof countingTelemetry> };
   send(input: SendJobInput): ReturnType<typeof sendJob>;
   /** One event-source round with the given handler. */

@@ -35,6 +35,7 @@ describe('the root entry point', () => {
         'LeasefenceError',
         'OwnershipLostError',
         'PayloadConflictError',
+        'RateLimitedError',
         'RetryableJobError',
         'StatementTooEarlyError',
         'SuccessorRefusedError',

@@ -65,6 +65,8 @@ class LeasefenceStack extends Stack {
       // What tools may do to this deployment: only test and staging stacks take injected test traffic.
       Environment: this.jobs.environment,
       // Where `check --stack` writes its fault plan (only with the faultInjection prop, on a test or staging stack).
+      // The key audit pseudonyms are made under: the CLI's audited commands read it (never the public development key).
+      IdentifierKeySecretArn: this.jobs.identifierKeySecret.secretArn,
       ...(this.jobs.faultPlanSecret ? { FaultPlanSecretArn: this.jobs.faultPlanSecret.secretArn } : {}),
     };
     for (const [name, value] of Object.entries(outputs)) new CfnOutput(this, name, { value });

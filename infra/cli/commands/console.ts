@@ -4,7 +4,8 @@ import { type ConsoleContext, queueUrlAccount } from '../../console/context.js';
 import { startConsoleServer } from '../../console/server.js';
 import { type CommandSpec, parseCommandLine } from '../args.js';
 import type { CliCommand } from '../command.js';
-import { withTarget } from '../command.js';
+import { withAuditedTarget } from '../command.js';
+import { IDENTIFIER_KEY_OPTIONS, identifierKeyShape } from '../identifier-key.js';
 import { portFlag } from '../local-options.js';
 import type { Io } from '../output.js';
 import { commonShape, TARGET_OPTIONS, targetShape } from '../schemas.js';
@@ -31,6 +32,7 @@ const spec: CommandSpec = {
       description: 'jobs module exporting `schedules`, for the Schedules page (default: the one the local stack runs)',
     },
     ...TARGET_OPTIONS,
+    ...IDENTIFIER_KEY_OPTIONS,
   },
   examples: [
     'leasefence console',
@@ -41,6 +43,7 @@ const spec: CommandSpec = {
 const schema = z.strictObject({
   ...commonShape,
   ...targetShape,
+  ...identifierKeyShape,
   port: portFlag.optional(),
   jobs: z.string().min(1).optional(),
 });
@@ -81,7 +84,7 @@ function stopSignal(): Promise<string> {
 async function run(argv: readonly string[], io: Io): Promise<number> {
   const input = parseCommandLine(spec, schema, argv);
   const port = input.port ?? DEFAULT_CONSOLE_PORT;
-  return withTarget(input, io, async (target) => {
+  return withAuditedTarget(input, io, async (target) => {
     // Without --jobs and outside a local stack the Schedules page says it cannot judge them (never an empty list).
     const schedules = input.jobs || target.local ? await declaredSchedules(input.jobs, target) : undefined;
     const server = await startConsoleServer(consoleContext(target, input.stack, schedules), { port });

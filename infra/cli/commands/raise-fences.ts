@@ -4,7 +4,8 @@ import { FenceAbove, raiseFences } from '../../../lib/admin/raise-fences.js';
 import { reasonSchema } from '../../../lib/admin/schemas.js';
 import { MAX_FENCE_EPOCH } from '../../../lib/store/index.js';
 import { type CommandSpec, parseCommandLine } from '../args.js';
-import { type CliCommand, withTarget } from '../command.js';
+import { type CliCommand, withAuditedTarget } from '../command.js';
+import { IDENTIFIER_KEY_OPTIONS, identifierKeyShape } from '../identifier-key.js';
 import { loadJobModule } from '../job-module.js';
 import { type Io, printJson } from '../output.js';
 import { progressBar } from '../progress.js';
@@ -39,6 +40,7 @@ const spec: CommandSpec = {
     epoch: { type: 'string', placeholder: '<e>', description: 'resume: the epoch an interrupted run printed' },
     cursor: { type: 'string', placeholder: '<cursor>', description: 'resume where an interrupted run stopped' },
     ...TARGET_OPTIONS,
+    ...IDENTIFIER_KEY_OPTIONS,
   },
   examples: [
     'leasefence raise-fences --jobs ./src/jobs.ts --reason "jobs table restored to 09:00 (PITR)" --stack prod',
@@ -49,6 +51,7 @@ const spec: CommandSpec = {
 const schema = z.strictObject({
   ...commonShape,
   ...targetShape,
+  ...identifierKeyShape,
   jobs: z.string().min(1).optional(),
   above: integerFlag(FenceAbove.min, FenceAbove.max).optional(),
   'above-epoch': integerFlag(0, MAX_FENCE_EPOCH).optional(),
@@ -67,7 +70,7 @@ async function declaredRecordTables(path: string | undefined): Promise<string[]>
 async function run(argv: readonly string[], io: Io): Promise<number> {
   const input = parseCommandLine(spec, schema, argv);
   const recordTables = await declaredRecordTables(input.jobs);
-  return withTarget(input, io, async (target) => {
+  return withAuditedTarget(input, io, async (target) => {
     const described = await target.client.send(new DescribeTableCommand({ TableName: target.tables.jobs }));
     if (input.cursor === undefined && !input.json) {
       io.err(

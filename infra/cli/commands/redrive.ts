@@ -2,8 +2,9 @@ import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import * as z from 'zod';
 import { type RedriveReport, redriveDeadLetters } from '../../../lib/admin/redrive.js';
 import { type CommandSpec, parseCommandLine } from '../args.js';
-import { type CliCommand, withTarget } from '../command.js';
+import { type CliCommand, withAuditedTarget } from '../command.js';
 import { TargetError } from '../errors.js';
+import { IDENTIFIER_KEY_OPTIONS, identifierKeyShape } from '../identifier-key.js';
 import { type Io, printJson } from '../output.js';
 import { progressBar } from '../progress.js';
 import { commonShape, integerFlag, TARGET_OPTIONS, targetShape } from '../schemas.js';
@@ -19,17 +20,23 @@ const spec: CommandSpec = {
   options: {
     max: { type: 'string', placeholder: '<n>', description: 'move at most n messages (default: all, up to 100,000)' },
     ...TARGET_OPTIONS,
+    ...IDENTIFIER_KEY_OPTIONS,
   },
   examples: ['leasefence redrive', 'leasefence redrive --max 500 --json'],
 };
 
-const schema = z.strictObject({ ...commonShape, ...targetShape, max: integerFlag(1, 100_000).default(100_000) });
+const schema = z.strictObject({
+  ...commonShape,
+  ...targetShape,
+  ...identifierKeyShape,
+  max: integerFlag(1, 100_000).default(100_000),
+});
 
 type Totals = Omit<RedriveReport, 'auditId'> & { auditIds: string[] };
 
 async function run(argv: readonly string[], io: Io): Promise<number> {
   const input = parseCommandLine(spec, schema, argv);
-  return withTarget(input, io, async (target) => {
+  return withAuditedTarget(input, io, async (target) => {
     const dlqUrl = target.deadLetterQueueUrl;
     if (!dlqUrl) throw new TargetError('no dead-letter queue is known for this target; pass --dlq-url');
     const attributes = await target.sqs.send(

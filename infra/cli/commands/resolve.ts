@@ -2,7 +2,8 @@ import * as z from 'zod';
 import { ResolveTarget, resolveItem } from '../../../lib/admin/resolve.js';
 import { outcomeCodeSchema } from '../../../lib/rules.js';
 import { type CommandSpec, parseCommandLine } from '../args.js';
-import { type CliCommand, withTarget } from '../command.js';
+import { type CliCommand, withTargetAuditedIf } from '../command.js';
+import { IDENTIFIER_KEY_OPTIONS, identifierKeyShape } from '../identifier-key.js';
 import type { Io } from '../output.js';
 import { explainMissingItem } from '../quarantined-messages.js';
 import { commonShape, identityShape, reasonFlag, TARGET_OPTIONS, targetShape } from '../schemas.js';
@@ -28,6 +29,7 @@ const spec: CommandSpec = {
     },
     'outcome-code': { type: 'string', placeholder: '<code>', description: 'outcome or error code to record' },
     ...TARGET_OPTIONS,
+    ...IDENTIFIER_KEY_OPTIONS,
   },
   examples: [
     'leasefence resolve m_4471 refund-r_815 --to succeeded --reason "provider shows refund gw_123" --outcome-code refunded',
@@ -38,6 +40,7 @@ const spec: CommandSpec = {
 const schema = z.strictObject({
   ...commonShape,
   ...targetShape,
+  ...identifierKeyShape,
   ...identityShape,
   to: z.enum([ResolveTarget.succeeded, ResolveTarget.failed_terminal, ResolveTarget.queued]),
   reason: reasonFlag,
@@ -48,7 +51,8 @@ const schema = z.strictObject({
 async function run(argv: readonly string[], io: Io): Promise<number> {
   const input = parseCommandLine(spec, schema, argv);
   const identity = { tenantId: input.tenant, operationId: input.operation };
-  return withTarget(input, io, async (target) => {
+  // Only a refused early statement (--effect-did-not-happen) writes an audit record.
+  return withTargetAuditedIf(input['effect-did-not-happen'] === true, input, io, async (target) => {
     const result = await explainMissingItem(target.admin, identity, 'resolve', () =>
       resolveItem(target.admin, identity, {
         to: input.to,

@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { retryItem } from '../../../lib/admin/retry.js';
 import { type CommandSpec, parseCommandLine } from '../args.js';
-import { type CliCommand, withTarget } from '../command.js';
+import { type CliCommand, withTargetAuditedIf } from '../command.js';
+import { IDENTIFIER_KEY_OPTIONS, identifierKeyShape } from '../identifier-key.js';
 import type { Io } from '../output.js';
 import { explainMissingItem } from '../quarantined-messages.js';
 import { commonShape, identityShape, reasonFlag, TARGET_OPTIONS, targetShape } from '../schemas.js';
@@ -21,6 +22,7 @@ const spec: CommandSpec = {
       description: 'state that the effect did not happen (required for class D; audited)',
     },
     ...TARGET_OPTIONS,
+    ...IDENTIFIER_KEY_OPTIONS,
   },
   examples: [
     'leasefence retry acme stmt-42 --reason "template fixed in v2.3"',
@@ -31,6 +33,7 @@ const spec: CommandSpec = {
 const schema = z.strictObject({
   ...commonShape,
   ...targetShape,
+  ...identifierKeyShape,
   ...identityShape,
   reason: reasonFlag,
   'effect-did-not-happen': z.boolean().optional(),
@@ -39,7 +42,8 @@ const schema = z.strictObject({
 async function run(argv: readonly string[], io: Io): Promise<number> {
   const input = parseCommandLine(spec, schema, argv);
   const identity = { tenantId: input.tenant, operationId: input.operation };
-  return withTarget(input, io, async (target) => {
+  // Only a refused early statement (--effect-did-not-happen) writes an audit record.
+  return withTargetAuditedIf(input['effect-did-not-happen'] === true, input, io, async (target) => {
     const result = await explainMissingItem(target.admin, identity, 'retry', () =>
       retryItem(target.admin, identity, {
         reason: input.reason,

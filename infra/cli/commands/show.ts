@@ -5,7 +5,8 @@ import { ItemNotFoundError } from '../../../lib/errors.js';
 import { formatIdentity, type JobIdentity } from '../../../lib/identity.js';
 import type { AttemptRecord, AuditEntry } from '../../../lib/store/index.js';
 import { type CommandSpec, parseCommandLine } from '../args.js';
-import { type CliCommand, withTarget } from '../command.js';
+import { type CliCommand, withTargetAuditedIf } from '../command.js';
+import { IDENTIFIER_KEY_OPTIONS, identifierKeyShape } from '../identifier-key.js';
 import { cell, formatPairs, formatTable, type Io, printJson, relativeTime, shortDuration } from '../output.js';
 import { quarantinedMessagesFor } from '../quarantined-messages.js';
 import { commonShape, identityShape, TARGET_OPTIONS, targetShape } from '../schemas.js';
@@ -31,6 +32,7 @@ const spec: CommandSpec = {
         'for a job awaiting approval: also show the payload it binds (the body, its hash, the expiry); the read is audited (read_payload)',
     },
     ...TARGET_OPTIONS,
+    ...IDENTIFIER_KEY_OPTIONS,
   },
   examples: [
     'leasefence show m_4471 refund-r_815',
@@ -39,7 +41,13 @@ const spec: CommandSpec = {
   ],
 };
 
-const schema = z.strictObject({ ...commonShape, ...targetShape, ...identityShape, payload: z.boolean().optional() });
+const schema = z.strictObject({
+  ...commonShape,
+  ...targetShape,
+  ...identifierKeyShape,
+  ...identityShape,
+  payload: z.boolean().optional(),
+});
 
 /** The attempt history (last claims): fence, owner, start, how long, outcome or error code. */
 function attemptsTable(item: ItemDetail, now: number): string {
@@ -143,7 +151,8 @@ async function showQuarantinedMessages(target: CliTarget, identity: JobIdentity,
 async function run(argv: readonly string[], io: Io): Promise<number> {
   const input = parseCommandLine(spec, schema, argv);
   const identity = { tenantId: input.tenant, operationId: input.operation };
-  return withTarget(input, io, async (target) => {
+  // Only --payload writes an audit record (read_payload).
+  return withTargetAuditedIf(input.payload === true, input, io, async (target) => {
     let item: ItemDetail;
     try {
       item = await showItem(target.admin, identity);

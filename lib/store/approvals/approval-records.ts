@@ -152,24 +152,6 @@ function recordRefusal(
 }
 
 /**
- * Whether `record` lets a job of `payloadHash` run under `approvers` (the worker's own job definition, not the
- * record's word alone): approved, for that hash, and for `not-producer` by a known approver who is not the known
- * producer. Undefined when it does; otherwise why not (codes only).
- */
-function approvalGap(
-  record: ApprovalRecord | undefined,
-  payloadHash: string,
-  approvers: Approvers,
-): string | undefined {
-  if (record === undefined) return 'no approval record (only a worker opens one, only the admin approves it)';
-  if (record.decision !== 'approved') return 'the approval record carries no approval';
-  if (record.payloadHash !== payloadHash) return 'the approval is for another payload hash';
-  if (approvers !== 'not-producer') return undefined;
-  if (record.producerId === undefined || record.approverId === undefined) return 'producer or approver not known';
-  return record.producerId === record.approverId ? 'approved by its own producer' : undefined;
-}
-
-/**
  * The approval records of gated jobs (see the comment at the top). Only the worker opens one (PutItem,
  * attribute_not_exists: the first opening stands) and only the admin decides one (conditional UpdateItem); IAM keeps
  * producers out of the partition and the worker and sweeper from updating it (infra/construct/permissions.ts).
@@ -246,7 +228,6 @@ export {
   type ApprovalOpening,
   type ApprovalRecord,
   ApprovalRecords,
-  approvalGap,
   approveRecordUpdate,
   type RecordDecision,
   type RecordRefusal,

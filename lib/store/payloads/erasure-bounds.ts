@@ -5,17 +5,22 @@ import type { Key } from '../driver/connection.js';
 /** Erase writes in flight at once. */
 const ERASES_IN_FLIGHT = 10;
 
-/** What one erasure has written so far: payload bodies erased, work rows whose text was removed, shadow rows erased. */
+/**
+ * What one erasure has written so far: payload bodies erased, work rows whose text was removed, shadow rows erased,
+ * quarantine records whose ids were removed.
+ */
 interface ErasureProgress {
   deleted: number;
   cleared: number;
   /** Shadow rows whose executions (hashes, times) became tombstones. */
   shadowCleared?: number;
+  /** Quarantine records whose raw tenant and operation ids were removed. */
+  quarantineCleared?: number;
 }
 
 /** Writes one erasure has made (bodies and rows together are bounded by `max`). */
 function written(progress: ErasureProgress): number {
-  return progress.deleted + progress.cleared + (progress.shadowCleared ?? 0);
+  return progress.deleted + progress.cleared + (progress.shadowCleared ?? 0) + (progress.quarantineCleared ?? 0);
 }
 
 /** What one erasure may do and where it reports: at most `max` writes, each counted in `progress` as it goes. */

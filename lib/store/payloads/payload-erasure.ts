@@ -2,6 +2,7 @@ import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { type ConditionalRequest, sendConditional } from '../driver/conditional-write.js';
 import { type Key, queryPage } from '../driver/connection.js';
 import type { TableClient } from '../driver/plain-requests.js';
+import { eraseQuarantineIds } from '../records/quarantine-erasure.js';
 import { erasePartitionShadows } from '../shadow/shadow-erasure.js';
 import { identityPartitionKey, KeyPrefix, TableKeys, TTL_ATTRIBUTE, tenantPartitionKeys } from '../table.js';
 import {
@@ -108,7 +109,8 @@ interface ErasureTables {
 
 /**
  * Erases a tenant's (or, with `scope.operationId`, one operation's) inline payload bodies, work rows' text and shadow
- * rows' executions, partition key by partition key (a Query on each, never a Scan; one operation: its own partition
+ * rows' executions, partition key by partition key, then the raw ids of the quarantine records naming it
+ * (eraseQuarantineIds) (a Query on each, never a Scan; one operation: its own partition
  * key and exact sort keys), until `max` writes were made; true when nothing is left. Each body's row stays as a
  * tombstone with its payload hash; each work row keeps identity, hash, state, codes and fence. `progress` counts
  * every write, also when a later request throws (the caller audits what was erased).
@@ -127,7 +129,7 @@ async function eraseTenantData(
     if (!(await clearPartitionText(client, tables.jobsTable, partitionKey, bounds, operationId))) return false;
     if (!(await erasePartitionShadows(client, tables.jobsTable, partitionKey, bounds, operationId))) return false;
   }
-  return true;
+  return eraseQuarantineIds(client, tables.jobsTable, scope, bounds);
 }
 
 export {

@@ -4,6 +4,7 @@ import { type Key, type QueryPage, queryPage, type StoreConnection } from '../dr
 import { sendPut } from '../driver/plain-requests.js';
 import { AUDIT_PARTITION, TableKeys } from '../table.js';
 import type { CallerIdentity } from '../work-items/work-item.js';
+import { AuditRawIds } from './audit-pseudonyms.js';
 
 /**
  * An admin action that concerns no single work item (DLQ redrive, payload erasure, raise fences), kept in the
@@ -78,7 +79,12 @@ function buildAuditPageQuery(tableName: string, limit: number, startKey?: Key): 
 
 /** The audit partition of the jobs table: records written once, read newest first. */
 class AuditLog {
-  constructor(private readonly db: StoreConnection) {}
+  /** Records written before pseudonyms, still holding raw ids (found by erasure, rewritten by the migration). */
+  readonly rawIds: AuditRawIds;
+
+  constructor(private readonly db: StoreConnection) {
+    this.rawIds = new AuditRawIds(db);
+  }
 
   /** Writes one audit record stamped `at` (never overwrites one: fresh id in the key). Throws on a storage error. */
   async put(input: AuditInput, at: number): Promise<AuditRecord> {

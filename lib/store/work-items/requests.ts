@@ -147,7 +147,8 @@ function buildClaimRequest(
     ...effectMark(lease),
   };
   // A new attempt: what earlier attempts left (error, outcome) goes; their codes stay in the attempt history.
-  const update = x.update(set, removingStaleResidue(set, ['availableAt']), [
+  // A wait for a concurrency slot ends with the claim (the Claim keeps when it began, from the old row).
+  const update = x.update(set, removingStaleResidue(set, ['availableAt', 'flowWaitingSince']), [
     `${x.name('fence')} = ${x.name('fence')} + ${one}`,
     `${x.name('attempts')} = ${x.name('attempts')} + ${one}`,
     `${x.name(ATTEMPT_HISTORY_ATTRIBUTE)} = list_append(if_not_exists(${x.name(ATTEMPT_HISTORY_ATTRIBUTE)}, ${x.value([])}), ${x.value([openAttempt(lease.owner, now)])})`,

@@ -146,6 +146,43 @@ function awaitPayloadTransition(
   return { ...retry, name: 'await_payload', set: { ...retry.set, attempts: claim.attempt - 1 } };
 }
 
+/** Attribute of a row waiting for a concurrency slot: when it first found its limit full (kept across its waits). */
+const WAITING_SINCE_ATTRIBUTE = 'flowWaitingSince';
+
+/**
+ * claimed ▶ queued until `availableAt`, not an attempt: a concurrency limit of the job type is full, so nothing ran.
+ * The attempt is given back and the effect mark put back as it was before this claim (a class D job that never
+ * started must not look as if it might have); the fence stays raised. `errorCode` says why it waits (not a failure).
+ */
+function awaitSlotTransition(
+  claim: Claim,
+  failure: FailureReport,
+  availableAt: number,
+  waitingSince: number,
+  now: number,
+): HolderTransition {
+  const retry = retryLaterTransition(failure, availableAt, now);
+  return {
+    ...retry,
+    name: 'await_slot',
+    set: { ...retry.set, attempts: claim.attempt - 1, [WAITING_SINCE_ATTRIBUTE]: waitingSince },
+    remove: [...(retry.remove ?? []), ...(claim.effectMayHaveHappened ? [] : ['effectMayHaveHappened'])],
+  };
+}
+
+/**
+ * claimed ▶ queued until `availableAt`, the attempt given back: the job's provider budget is empty (flow control), so
+ * it waits before its call. The effect mark stays as the claim set it (a class C job reconciles first next time).
+ */
+function awaitBudgetTransition(
+  claim: Claim,
+  failure: FailureReport,
+  availableAt: number,
+  now: number,
+): HolderTransition {
+  return { ...awaitPayloadTransition(claim, failure, availableAt, now), name: 'await_budget' };
+}
+
 /** claimed ▶ unknown or quarantined: an outcome nobody can confirm, or input nobody can interpret. */
 function parkTransition(
   claim: Claim,
@@ -179,7 +216,9 @@ function stepTransition(stepName: string, result: unknown, claim: Claim, now: nu
 }
 
 export {
+  awaitBudgetTransition,
   awaitPayloadTransition,
+  awaitSlotTransition,
   completeTransition,
   type FailureReport,
   failTerminalTransition,
@@ -190,4 +229,5 @@ export {
   retryLaterTransition,
   stepTransition,
   type ValidOutcome,
+  WAITING_SINCE_ATTRIBUTE,
 };

@@ -119,6 +119,8 @@ interface WorkItem extends JobIdentity {
   unrunnableSince?: number;
   /** queued: how many such refusals since; past the ceiling the row is parked quarantined. */
   unrunnableRefusals?: number;
+  /** queued for a concurrency slot: when it first found its limit full (a claim removes it, a wait sets it again). */
+  flowWaitingSince?: number;
 }
 
 /** Proof of one claim: the fence every write of this attempt carries. Only the store creates one. */
@@ -146,6 +148,8 @@ interface Claim {
   readonly history: readonly AttemptRecord[];
   /** When the row was created (store clock): how long a row without its body has waited for it. */
   readonly createdAt: number;
+  /** When the job first found a concurrency limit full, if it has waited for a slot since it last ran. */
+  readonly waitingSince?: number;
 }
 
 /**
@@ -179,6 +183,7 @@ function claimFromItem(item: WorkItem, identity: ValidIdentity, takeover: boolea
     effectMayHaveHappened: effectBefore,
     history: Object.freeze([...(item.ah ?? [])]),
     createdAt: item.createdAt,
+    ...(item.flowWaitingSince !== undefined ? { waitingSince: item.flowWaitingSince } : {}),
   });
 }
 

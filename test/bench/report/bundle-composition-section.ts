@@ -22,17 +22,26 @@ function bundleCompositionSection(compositions: readonly BundleComposition[] | u
     bytes === 0 ? '–' : `${kb(bytes)} (${num((100 * bytes) / composition.totalBytes)} %)`;
   const rest = (composition: BundleComposition) =>
     composition.totalBytes - parts.reduce((sum, part) => sum + bytesIn(composition, part), 0);
+  const firstUseIn = (part: string) => worker.parts.find((candidate) => candidate.part === part)?.firstUseBytes ?? 0;
+  const firstUse = (bytes: number) => (bytes === 0 ? '–' : kb(bytes));
+  const firstUseTotal = worker.parts.reduce((sum, part) => sum + (part.firstUseBytes ?? 0), 0);
+  const listedFirstUse = parts.reduce((sum, part) => sum + firstUseIn(part), 0);
   return [
     '### 5c. What the bundles hold',
     '',
-    `Minified bytes by npm package or lib/ folder, from esbuild's metafile of the project's worker (${worker.name}: the example jobs under \`createSqsWorkerHandler\`) and of the peer, built with the construct's settings, the AWS SDK external. Parts under ${num(100 * SMALL_SHARE)} % of both bundles are summed in the last row, with the banner and esbuild's helpers.`,
+    `Minified bytes by npm package or lib/ folder, from esbuild's metafile of the project's worker (${worker.name}: the example jobs under \`createSqsWorkerHandler\`) and of the peer, built with the construct's settings, the AWS SDK external. Parts under ${num(100 * SMALL_SHARE)} % of both bundles are summed in the last row, with the banner and esbuild's helpers. "On first use": the ${worker.name}'s bytes its module init does not evaluate, reached only through \`import()\` (the successors' completion and wake-ups, the approval gate, the tracing adapter: lib/internal/first-use.ts); they are still in the file.`,
     '',
     table(
-      ['part', worker.name, peer.name],
+      ['part', worker.name, `${worker.name}: on first use`, peer.name],
       [
-        ...parts.map((part) => [part, cell(worker, bytesIn(worker, part)), cell(peer, bytesIn(peer, part))]),
-        ['the rest', cell(worker, rest(worker)), cell(peer, rest(peer))],
-        ['total', kb(worker.totalBytes), kb(peer.totalBytes)],
+        ...parts.map((part) => [
+          part,
+          cell(worker, bytesIn(worker, part)),
+          firstUse(firstUseIn(part)),
+          cell(peer, bytesIn(peer, part)),
+        ]),
+        ['the rest', cell(worker, rest(worker)), firstUse(firstUseTotal - listedFirstUse), cell(peer, rest(peer))],
+        ['total', kb(worker.totalBytes), firstUse(firstUseTotal), kb(peer.totalBytes)],
       ],
     ),
   ].join('\n');

@@ -8,6 +8,13 @@ import type { TargetRow } from './target-row.js';
 /** Issue #29's judged targets of figure 9, with fencing on (the record-write mode). */
 const HandlerTargets = { jobsPerSecondRatio: 1.0, cpuPerJobRatio: 1.0 } as const;
 
+/**
+ * Issue #46's guard on figure 9 while the functions lose what they do not run: with fencing on, no cell worse than
+ * the quiet runs before it (jobs/s ratio 0.89–0.94, CPU ratio 1.12–1.16): jobs/s ÷ peer ≥ 0.89, CPU ÷ peer ≤ 1.16.
+ */
+const HandlerNoRegression = { jobsPerSecondRatio: 0.89, cpuPerJobRatio: 1.16 } as const;
+const NO_REGRESSION_TARGET = `not worse than before issue #46 with fencing on: every cell's jobs/s ÷ peer ≥ ${HandlerNoRegression.jobsPerSecondRatio} and CPU ÷ peer ≤ ${HandlerNoRegression.cpuPerJobRatio}`;
+
 const MODE_NAMES: Record<string, string> = {
   protocol: 'protocol only',
   'fenced-record': 'fencing on: record write (fenced put / PutItem)',
@@ -77,6 +84,7 @@ function handlerTargets(report: HandlerBatchReport | undefined): TargetRow[] {
         measured: '–',
         status: 'not run',
       },
+      { figure: '9 (#46)', target: NO_REGRESSION_TARGET, measured: '–', status: 'not run' },
     ];
   }
   const throughputMet = fenced.every((row) => row.jobsPerSecondRatio >= HandlerTargets.jobsPerSecondRatio);
@@ -109,7 +117,21 @@ function handlerTargets(report: HandlerBatchReport | undefined): TargetRow[] {
             note: `Protocol only: ${protocol((row) => row.cpuPerJobRatio)}. As deployed, leasefence's handler also logs one INFO line per job through Powertools Logger and publishes EMF metrics per invocation, which the peer does not (\`POWERTOOLS_LOG_LEVEL=WARN\` drops the lines); its own work around the requests (validation, the payload hash check, the attempt history) is test/bench/README.md, "Worker CPU". Removed for issue #29: the second INFO line per job ("claimed", now logged for a takeover only); the fenced write, the envelope and the job outcome are checked in one pass per shape, exactly as strict as their zod schemas, and expressions are built in one pass (fifth round). The rest is kept: each part is a protection.`,
           }),
     },
+    {
+      figure: '9 (#46)',
+      target: NO_REGRESSION_TARGET,
+      measured: fenced
+        .map((row) => `c=${row.concurrency}: ${num(row.jobsPerSecondRatio, 2)} / ${num(row.cpuPerJobRatio, 2)}`)
+        .join(', '),
+      status: fenced.every(
+        (row) =>
+          row.jobsPerSecondRatio >= HandlerNoRegression.jobsPerSecondRatio &&
+          row.cpuPerJobRatio <= HandlerNoRegression.cpuPerJobRatio,
+      )
+        ? 'met'
+        : 'missed',
+    },
   ];
 }
 
-export { HandlerTargets, handlerSection, handlerTargets };
+export { HandlerNoRegression, HandlerTargets, handlerSection, handlerTargets };

@@ -5,6 +5,11 @@ import { constructBundling } from './construct-bundling.js';
 interface BundlePart {
   part: string;
   bytes: number;
+  /**
+   * Of `bytes`, those module init does not evaluate: bundled, but reached only through `import()` (loaded on first
+   * use, lib/internal/first-use.ts). Absent when the metafile names no entry point.
+   */
+  firstUseBytes?: number;
 }
 
 /** What a bundle holds, by part, largest first, and the bundle's size (the banner and esbuild's helpers included). */
@@ -27,17 +32,44 @@ function partOf(input: string): string {
   return top && second !== undefined ? `${top}/` : input;
 }
 
+/**
+ * The bundled inputs module init evaluates: reached from `entry` through import statements among bundled inputs,
+ * never through `import()` (esbuild wraps those and evaluates them on the first call). A file the bundle left out
+ * (tree-shaken) is not evaluated, nor what only it imports. Errs towards "evaluated": it follows every import
+ * statement, used or not.
+ */
+function initInputsOf(inputs: Metafile['inputs'], entry: string, bundled: ReadonlySet<string>): string[] {
+  const seen = new Set<string>([entry]);
+  const next = [entry];
+  for (let file = next.pop(); file !== undefined; file = next.pop()) {
+    for (const imp of inputs[file]?.imports ?? []) {
+      if (imp.kind !== 'import-statement' || imp.external || seen.has(imp.path) || !bundled.has(imp.path)) continue;
+      seen.add(imp.path);
+      next.push(imp.path);
+    }
+  }
+  return [...seen];
+}
+
 /** Sums an esbuild metafile's one output by part (partOf). Throws unless the build wrote exactly one file. */
 function compositionOf(name: string, metafile: Metafile): BundleComposition {
   const outputs = Object.entries(metafile.outputs).filter(([file]) => !file.endsWith('.map'));
   if (outputs.length !== 1) throw new Error(`${name}: expected one bundled file, got ${outputs.length}`);
   const [, output] = outputs[0] as [string, Metafile['outputs'][string]];
-  const bytes = new Map<string, number>();
+  const atInit =
+    output.entryPoint === undefined
+      ? undefined
+      : new Set(initInputsOf(metafile.inputs, output.entryPoint, new Set(Object.keys(output.inputs))));
+  const bytes = new Map<string, { bytes: number; firstUseBytes: number }>();
   for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
-    const part = partOf(input);
-    bytes.set(part, (bytes.get(part) ?? 0) + bytesInOutput);
+    const part = bytes.get(partOf(input)) ?? { bytes: 0, firstUseBytes: 0 };
+    part.bytes += bytesInOutput;
+    if (atInit && !atInit.has(input)) part.firstUseBytes += bytesInOutput;
+    bytes.set(partOf(input), part);
   }
-  const parts = [...bytes].map(([part, partBytes]) => ({ part, bytes: partBytes })).filter((part) => part.bytes > 0);
+  const parts = [...bytes]
+    .map(([part, sums]) => ({ part, bytes: sums.bytes, ...(atInit ? { firstUseBytes: sums.firstUseBytes } : {}) }))
+    .filter((part) => part.bytes > 0);
   parts.sort((a, b) => b.bytes - a.bytes || a.part.localeCompare(b.part));
   return { name, totalBytes: output.bytes, parts };
 }
@@ -55,4 +87,4 @@ async function measureComposition(name: string, entry: string): Promise<BundleCo
   return compositionOf(name, result.metafile);
 }
 
-export { type BundleComposition, type BundlePart, compositionOf, measureComposition, partOf };
+export { type BundleComposition, type BundlePart, compositionOf, initInputsOf, measureComposition, partOf };

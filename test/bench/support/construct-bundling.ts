@@ -1,5 +1,5 @@
 import type { BuildOptions } from 'esbuild';
-import { FAULT_LAYER_CONSTANT } from '../../../lib/config.js';
+import { FAULT_LAYER_CONSTANT, FLOW_CONTROL_CONSTANT } from '../../../lib/config.js';
 import { OPENTELEMETRY_API_PACKAGE } from '../../../lib/tracing/tracer.js';
 
 /**
@@ -7,9 +7,12 @@ import { OPENTELEMETRY_API_PACKAGE } from '../../../lib/tracing/tracer.js';
  * bundles the benchmark builds itself (the peer's handler, figure 2's workers): built the same way, compared
  * the same way. `external` is the AWS SDK when the runtime provides it, and always the OpenTelemetry API (the user's
  * copy is used); the fault layer is defined out as the construct does for a worker without `faultInjection` (its
- * default), unless `faultLayer` asks for the worker of a test stack with it.
+ * default), unless `faultLayer` asks for the worker of a test stack with it; flow control likewise (`flowControl`).
  */
-function constructBundling(bundleAwsSdk: boolean, options: { faultLayer?: boolean } = {}): BuildOptions {
+function constructBundling(
+  bundleAwsSdk: boolean,
+  options: { faultLayer?: boolean; flowControl?: boolean } = {},
+): BuildOptions {
   return {
     bundle: true,
     platform: 'node',
@@ -23,7 +26,10 @@ function constructBundling(bundleAwsSdk: boolean, options: { faultLayer?: boolea
     sourcesContent: false,
     external: [...(bundleAwsSdk ? [] : ['@aws-sdk/*', '@smithy/*']), OPENTELEMETRY_API_PACKAGE],
     logLevel: 'warning',
-    define: { [FAULT_LAYER_CONSTANT]: JSON.stringify(options.faultLayer === true ? 'bundled' : 'omitted') },
+    define: {
+      [FAULT_LAYER_CONSTANT]: JSON.stringify(options.faultLayer === true ? 'bundled' : 'omitted'),
+      [FLOW_CONTROL_CONSTANT]: JSON.stringify(options.flowControl === true ? 'bundled' : 'omitted'),
+    },
   };
 }
 

@@ -78,4 +78,34 @@ function initRatioInterval(mine: InitTime | undefined, peer: InitTime | undefine
   return ratios === undefined ? undefined : medianInterval(ratios);
 }
 
-export { type InitTarget, type InitTime, initRatio, initRatioInterval, measureInitTimes };
+/**
+ * A function's own share of init above a floor, per round: mine[i] ÷ peer[i] − floor[i] ÷ peer[i] (each round's
+ * three samples were taken in the same round-robin pass); undefined when any of the three was not timed or a peer
+ * sample is not positive.
+ */
+function initSharesAbove(
+  mine: InitTime | undefined,
+  floor: InitTime | undefined,
+  peer: InitTime | undefined,
+): number[] | undefined {
+  if (!mine || !floor || !peer) return undefined;
+  const mineRatios = pairedRatios(mine.samples, peer.samples);
+  const floorRatios = pairedRatios(floor.samples, peer.samples);
+  if (mineRatios === undefined || floorRatios === undefined) return undefined;
+  const rounds = Math.min(mineRatios.length, floorRatios.length);
+  return Array.from({ length: rounds }, (_, round) => (mineRatios[round] as number) - (floorRatios[round] as number));
+}
+
+/** The median of initSharesAbove and its 95 % interval (medianInterval); undefined when any of the three was not timed. */
+function initShareAbove(
+  mine: InitTime | undefined,
+  floor: InitTime | undefined,
+  peer: InitTime | undefined,
+): { share: number; interval: Interval } | undefined {
+  const shares = initSharesAbove(mine, floor, peer);
+  return shares === undefined || shares.length === 0
+    ? undefined
+    : { share: median(shares), interval: medianInterval(shares) };
+}
+
+export { type InitTarget, type InitTime, initRatio, initRatioInterval, initShareAbove, measureInitTimes };

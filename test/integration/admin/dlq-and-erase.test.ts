@@ -6,7 +6,6 @@ import { DEVELOPMENT_IDENTIFIER_KEY, hashIdentifier, payloadHash } from '../../.
 import type { JobIdentity } from '../../../lib/identity.js';
 import { serializeEnvelope } from '../../../lib/messaging/envelope.js';
 import { sendJob } from '../../../lib/messaging/producer.js';
-import { PayloadStore } from '../../../lib/store/payloads/payloads.js';
 import { payloadKey } from '../../../lib/store/table.js';
 import { type AdminFixture, createAdminFixture } from '../../support/admin.js';
 import { newIdentity, newWorkItem } from '../../support/factories.js';
@@ -15,10 +14,8 @@ import { drainQueue } from '../../support/queue-reader.js';
 
 describe('admin API on the real engines: DLQ redrive, payload erasure, audit records', () => {
   let admin: AdminFixture;
-  let payloads: PayloadStore;
   beforeAll(async () => {
     admin = await createAdminFixture('admin-dlq');
-    payloads = new PayloadStore(admin.client, admin.tables.payloadsTable, admin.clock);
   });
   afterAll(async () => {
     await admin.close();
@@ -95,7 +92,7 @@ describe('admin API on the real engines: DLQ redrive, payload erasure, audit rec
     const kept = newIdentity('tenant-keep');
     for (const identity of [...erased, kept]) {
       const body = { order: identity.operationId };
-      await payloads.put(identity, body, payloadHash(body));
+      await admin.payloads.put(identity, body, payloadHash(body));
       await admin.store.enqueue(newWorkItem(identity, { payloadRef: undefined, payloadInline: true }));
     }
     const rowsBefore = await Promise.all(erased.map((identity) => admin.store.get(identity)));
@@ -113,8 +110,8 @@ describe('admin API on the real engines: DLQ redrive, payload erasure, audit rec
     // Assert
     expect(first.body).toMatchObject({ deleted: 2, complete: false });
     expect(second.body).toMatchObject({ deleted: 1, complete: true });
-    for (const identity of erased) expect(await payloads.get(identity)).toBeUndefined();
-    expect(await payloads.get(kept)).toMatchObject({ intact: true });
+    for (const identity of erased) expect(await admin.payloads.get(identity)).toBeUndefined();
+    expect(await admin.payloads.get(kept)).toMatchObject({ intact: true });
     expect(await Promise.all(erased.map((identity) => admin.store.get(identity)))).toEqual(rowsBefore);
     const audit = await admin.call('GET', '/audit', { query: { limit: '2' } });
     expect(audit.body.records).toEqual([
@@ -126,8 +123,10 @@ describe('admin API on the real engines: DLQ redrive, payload erasure, audit rec
           deleted: 1,
           cleared: 0,
           shadowCleared: 0,
+          quarantineCleared: 0,
           deadLettersRemoved: 0,
           deadLettersUnattributed: 0,
+          rawIdAuditRecords: 0,
           complete: 1,
         },
       }),
@@ -137,6 +136,7 @@ describe('admin API on the real engines: DLQ redrive, payload erasure, audit rec
           deleted: 2,
           cleared: 0,
           shadowCleared: 0,
+          quarantineCleared: 0,
           deadLettersRemoved: 0,
           deadLettersUnattributed: 0,
           complete: 0,
@@ -149,7 +149,7 @@ describe('admin API on the real engines: DLQ redrive, payload erasure, audit rec
     // Prepare: a tenant's job whose body is erased.
     const identity = newIdentity('tenant-tomb');
     const body = { order: 'o-1', email: 'ada@example.com' };
-    await payloads.put(identity, body, payloadHash(body));
+    await admin.payloads.put(identity, body, payloadHash(body));
     await admin.call('POST', '/tenants/tenant-tomb/erase-payloads', { body: { reason: 'GDPR request 43' } });
     const key = payloadKey(identity);
     const tombstone = await admin.client.send(new GetCommand({ TableName: admin.tables.payloadsTable, Key: key }));
@@ -157,11 +157,11 @@ describe('admin API on the real engines: DLQ redrive, payload erasure, audit rec
 
     // Act
     const conflict = await sendJob(
-      { sqs: admin.sqs, queueUrl: admin.queueUrl, payloads },
+      { sqs: admin.sqs, queueUrl: admin.queueUrl, payloads: admin.payloads },
       { ...identity, jobType: 'demo', payload: other },
     ).catch((error: unknown) => error);
     const same = await sendJob(
-      { sqs: admin.sqs, queueUrl: admin.queueUrl, payloads },
+      { sqs: admin.sqs, queueUrl: admin.queueUrl, payloads: admin.payloads },
       { ...identity, jobType: 'demo', payload: body },
     );
 

@@ -3,7 +3,6 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEVELOPMENT_IDENTIFIER_KEY, hashIdentifier, payloadHash } from '../../../lib/hashing.js';
 import { type JobIdentity, parseIdentity } from '../../../lib/identity.js';
-import { PayloadStore } from '../../../lib/store/payloads/payloads.js';
 import { type AdminFixture, createAdminFixture } from '../../support/admin.js';
 import { newWorkItem } from '../../support/factories.js';
 import { drainQueue } from '../../support/queue-reader.js';
@@ -11,10 +10,8 @@ import { drainQueue } from '../../support/queue-reader.js';
 /** Erasure reaches every copy leasefence keeps: the payloads table, the rows, the DLQ, and the audit log's ids. */
 describe('erasure reaches a carried body in the DLQ, erases by operation, and audits pseudonyms only', () => {
   let admin: AdminFixture;
-  let payloads: PayloadStore;
   beforeAll(async () => {
     admin = await createAdminFixture('erase-reach');
-    payloads = new PayloadStore(admin.client, admin.tables.payloadsTable, admin.clock);
   });
   afterAll(async () => {
     await admin.close();
@@ -35,7 +32,7 @@ describe('erasure reaches a carried body in the DLQ, erases by operation, and au
 
   /** Stores the body and its row, as the worker does for a message it took before it failed. */
   async function stored(identity: JobIdentity, body: Record<string, unknown>) {
-    await payloads.put(identity, body, payloadHash(body));
+    await admin.payloads.put(identity, body, payloadHash(body));
     await admin.store.enqueue(newWorkItem(identity, { payloadRef: undefined, payloadInline: true }));
   }
 
@@ -105,8 +102,8 @@ describe('erasure reaches a carried body in the DLQ, erases by operation, and au
       body: { reason: 'GDPR 78', operationId: 'op-1' },
     });
     const audit = await admin.call('GET', '/audit', { query: { limit: '1' } });
-    const targetAfter = await payloads.get(target);
-    const siblingAfter = await payloads.get(sibling);
+    const targetAfter = await admin.payloads.get(target);
+    const siblingAfter = await admin.payloads.get(sibling);
     const left = await everythingLeft();
 
     // assert

@@ -14,12 +14,13 @@ import { FencedTransactions } from '../../../lib/fenced/transaction.js';
 import { payloadHash } from '../../../lib/hashing.js';
 import { parseIdentity, type ValidIdentity } from '../../../lib/identity.js';
 import { OperatorStore } from '../../../lib/store/operator/operator-store.js';
+import { WorkItemStore } from '../../../lib/store/work-item-store.js';
 import { epochFloor, FENCE_EPOCH_ACCRUAL_MS, fenceEpochBudget } from '../../../lib/store/work-items/fence-epoch.js';
 import { parseLease, parseNewWorkItem } from '../../../lib/store/work-items/schemas.js';
 import { parseJobOutcome } from '../../../lib/store/work-items/transitions.js';
 import { sweep } from '../../../lib/sweeper/sweeper.js';
 import { requireTransactions } from '../../support/capability.js';
-import { engineEndpoints } from '../../support/engine.js';
+import { harnessTargetFlags } from '../../support/cli-target.js';
 import { createWorkerHarness, type WorkerHarness } from '../../support/worker-harness.js';
 import { captureIo } from '../../unit/cli/io.js';
 import { RESTORE_RECORDS_TABLE, restoreLedgerJob } from './fixtures/restore-ledger.js';
@@ -225,6 +226,33 @@ describe('restores: a fence epoch above every fence issued before, on existing r
     expect(await harness.store.get(identity)).toMatchObject({ state: 'claimed', leaseOwner: 'w-new' });
   });
 
+  it('a store that read the epoch just before the raise creates no row below it afterwards (the raise waits out every cached epoch)', async () => {
+    // prepare: a worker's store (wall clock, epochs cached for CACHE_MS, as deployed) reads the epoch; the raise
+    // is run by a store with the same cache setting, so it waits that long before it walks the table.
+    const CACHE_MS = 4_000;
+    const stores = { client: harness.client, tableName: harness.tables.jobsTable, fenceEpochCacheMs: CACHE_MS };
+    const worker = new WorkItemStore(stores);
+    const before = await worker.epochs.current();
+    const raiser: AdminDeps = { ...admin, store: new OperatorStore(stores) };
+    const identity = parseIdentity({ tenantId: 'bank', operationId: 'entry-cached' });
+
+    // act: the raise completes, then the worker creates a row (model mutation raise-no-wait: created in the old epoch)
+    const raised = await raiseFences(raiser, { reason: 'drill', actor: 'ops' });
+    await worker.enqueue(
+      parseNewWorkItem({
+        identity,
+        jobType: 'ledger',
+        payloadHash: payloadHash({ entry: 'after' }),
+        payloadRef: 'ref-cached',
+        maxAttempts: 5,
+      }),
+    );
+
+    // assert: the row starts at the new epoch's floor, above every fence issued before the raise
+    expect(raised.epoch).toBeGreaterThan(before);
+    expect(await worker.get(identity)).toMatchObject({ state: 'queued', fence: epochFloor(raised.epoch) });
+  });
+
   it('is resumable: a bounded call returns a cursor and its epoch, the next call continues, each call is audited', async () => {
     for (let index = 0; index < 5; index += 1) {
       await harness.store.enqueue(
@@ -319,17 +347,11 @@ describe('restores: a fence epoch above every fence issued before, on existing r
   });
 
   it('the CLI reads the record tables the --jobs module declares and walks the whole table in audited chunks', async () => {
-    const { dynamo, sqs } = engineEndpoints();
     const io = captureIo();
-    const target = ['--jobs-table', harness.tables.jobsTable, '--payloads-table', harness.tables.payloadsTable];
-    const endpoints = ['--queue-url', harness.queueUrl, '--dynamodb-endpoint', dynamo, '--sqs-endpoint', sqs];
-    const shards = ['--deadline-shards', String(harness.store.deadlines.shardCount)];
+    const target = harnessTargetFlags(harness);
     const epochBefore = await admin.store.epochs.read();
 
-    const code = await main(
-      ['raise-fences', '--jobs', fixtureModule, '--reason', 'drill', '--json', ...target, ...endpoints, ...shards],
-      io,
-    );
+    const code = await main(['raise-fences', '--jobs', fixtureModule, '--reason', 'drill', '--json', ...target], io);
 
     expect(code).toBe(0);
     const totals = JSON.parse(io.stdout());
@@ -341,16 +363,10 @@ describe('restores: a fence epoch above every fence issued before, on existing r
   });
 
   it('the CLI refuses --above past 10^12 before it contacts anything, and passes --above-epoch on', async () => {
-    const { dynamo, sqs } = engineEndpoints();
-    const target = ['--jobs-table', harness.tables.jobsTable, '--payloads-table', harness.tables.payloadsTable];
-    const endpoints = ['--queue-url', harness.queueUrl, '--dynamodb-endpoint', dynamo, '--sqs-endpoint', sqs];
-    const shards = ['--deadline-shards', String(harness.store.deadlines.shardCount)];
+    const target = harnessTargetFlags(harness);
     const run = async (...flags: string[]) => {
       const io = captureIo();
-      const code = await main(
-        ['raise-fences', '--reason', 'drill', '--json', ...flags, ...target, ...endpoints, ...shards],
-        io,
-      );
+      const code = await main(['raise-fences', '--reason', 'drill', '--json', ...flags, ...target], io);
       return { code, io };
     };
     const before = await admin.store.epochs.read();

@@ -1,24 +1,17 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ANY_PORTS } from '../../../infra/cli/local-options.js';
 import { main } from '../../../infra/cli/main.js';
 import { loadJobsModule } from '../../../infra/local/jobs-module.js';
-import { type RunningLocalStack, startLocalStack } from '../../../infra/local/stack.js';
+import type { RunningLocalStack } from '../../../infra/local/stack.js';
 import { systemClock } from '../../../lib/clock.js';
 import { parseIdentity } from '../../../lib/identity.js';
 import { sendJob } from '../../../lib/messaging/producer.js';
 import { PayloadStore } from '../../../lib/store/index.js';
-import { tempLocalDir } from '../../support/cli-runner.js';
+import { startStateFileStack, stopStateFileStack, type TempLocalDir } from '../../support/quiet-stack.js';
 import { captureIo } from '../../unit/cli/io.js';
+import type { StackCheckReport } from './stack-check-report.js';
 
 const FIXTURE = 'test/integration/cli/fixtures/fault-check-module.ts';
-
-interface Report {
-  jobType: string;
-  verdict: string;
-  scenarios: Array<{ id: string; status: string; detail: string }>;
-  controls: Array<{ id: number; status: string; claimed: boolean; evidence: string }>;
-}
 
 /**
  * `check --stack local` against a local stack started with fault injection on (as `npm start -- --fault-injection`,
@@ -27,27 +20,18 @@ interface Report {
  */
 describe('leasefence check --stack with the stack fault injection on', () => {
   let stack: RunningLocalStack;
-  let local: Awaited<ReturnType<typeof tempLocalDir>>;
+  let local: TempLocalDir;
 
   beforeAll(async () => {
-    local = await tempLocalDir();
-    stack = await startLocalStack({
-      dir: local.dir,
-      memory: true,
-      ports: ANY_PORTS,
+    ({ stack, local } = await startStateFileStack({
       // One poller per concurrent Lambda invocation: the paused one must not hold up the takeover's delivery.
       pollers: 4,
-      sweepIntervalMs: 3_600_000,
-      verbose: false,
-      writeStateFile: true,
-      log: () => {},
       jobs: await loadJobsModule(FIXTURE),
       faultInjection: true,
-    });
+    }));
   });
   afterAll(async () => {
-    await stack?.stop();
-    await local?.remove();
+    await stopStateFileStack(stack, local);
   });
 
   it('GO for the fenced job, NO-GO for the unfenced one; a real tenant sent meanwhile is untouched; every row cleaned up', async () => {
@@ -75,7 +59,11 @@ describe('leasefence check --stack with the stack fault injection on', () => {
     const code = await running;
 
     // Assert
-    const parsed = JSON.parse(io.stdout()) as { passed: boolean; jobTypes: Report[]; cleanup: Record<string, number> };
+    const parsed = JSON.parse(io.stdout()) as {
+      passed: boolean;
+      jobTypes: StackCheckReport[];
+      cleanup: Record<string, number>;
+    };
     const byType = Object.fromEntries(parsed.jobTypes.map((report) => [report.jobType, report]));
     const fencedReport = byType['fenced-credit'];
     console.log(

@@ -1,23 +1,16 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runInterruptCleanups } from '../../../infra/cli/interrupt-cleanup.js';
-import { ANY_PORTS } from '../../../infra/cli/local-options.js';
 import { main } from '../../../infra/cli/main.js';
 import { loadJobsModule } from '../../../infra/local/jobs-module.js';
-import { type RunningLocalStack, startLocalStack } from '../../../infra/local/stack.js';
-import { tempLocalDir } from '../../support/cli-runner.js';
+import type { RunningLocalStack } from '../../../infra/local/stack.js';
 import { type CloudFormationServer, startCloudFormationServer } from '../../support/cloudformation-server.js';
+import { startStateFileStack, stopStateFileStack, type TempLocalDir } from '../../support/quiet-stack.js';
 import { captureIo } from '../../unit/cli/io.js';
+import type { StackCheckReport } from './stack-check-report.js';
 
 /** The example jobs plus a job type behind an approval gate. */
 const FIXTURE = 'test/integration/cli/fixtures/stack-check-module.ts';
-
-interface Report {
-  jobType: string;
-  verdict: string;
-  scenarios: Array<{ id: string; status: string; detail: string }>;
-  controls: Array<{ id: number; status: string; claimed: boolean; evidence: string }>;
-}
 
 /**
  * `check --stack local` against a local stack started in this process the way `npm start` runs it (its state file
@@ -25,7 +18,7 @@ interface Report {
  */
 describe('leasefence check --stack: the go/no-go scenarios through a running stack', () => {
   let stack: RunningLocalStack;
-  let local: Awaited<ReturnType<typeof tempLocalDir>>;
+  let local: TempLocalDir;
   const check = async (...args: string[]) => {
     const io = captureIo();
     const code = await main(['check', ...args], io);
@@ -44,22 +37,13 @@ describe('leasefence check --stack: the go/no-go scenarios through a running sta
   };
 
   beforeAll(async () => {
-    local = await tempLocalDir();
-    stack = await startLocalStack({
-      dir: local.dir,
-      memory: true,
-      ports: ANY_PORTS,
+    ({ stack, local } = await startStateFileStack({
       pollers: 2,
-      sweepIntervalMs: 3_600_000,
-      verbose: false,
-      writeStateFile: true,
-      log: () => {},
       jobs: await loadJobsModule(FIXTURE),
-    });
+    }));
   });
   afterAll(async () => {
-    await stack?.stop();
-    await local?.remove();
+    await stopStateFileStack(stack, local);
   });
 
   it('PASS (never GO) for the job types that earn it on controls 1, 2 and 7; the fault controls and class A on dynalite NOT EVALUATED; every row it made deleted', async () => {
@@ -71,7 +55,11 @@ describe('leasefence check --stack: the go/no-go scenarios through a running sta
 
     // Assert
     const after = await rows();
-    const parsed = JSON.parse(out) as { passed: boolean; jobTypes: Report[]; cleanup: Record<string, number> };
+    const parsed = JSON.parse(out) as {
+      passed: boolean;
+      jobTypes: StackCheckReport[];
+      cleanup: Record<string, number>;
+    };
     const verdicts = Object.fromEntries(parsed.jobTypes.map((report) => [report.jobType, report.verdict]));
     expect(verdicts).toEqual({
       'refund-settlement': 'PASS',

@@ -23,6 +23,21 @@ describe('leasefence check: go/no-go from the scenarios run now', () => {
     expect(out).toMatch(/record-shared-by-operations {2}class B {2}▶ NO-GO \(failed: [0-9, ]*5/);
   });
 
+  it('a job type with concurrency limits is judged like any other: its scenarios hold slots and release them, GO', async () => {
+    const { code, out } = await check('--jobs', `${FIXTURES}/limited-module.ts`, '--json', ...onEngine());
+    const parsed = JSON.parse(out) as {
+      go: boolean;
+      jobTypes: Array<{
+        jobType: string;
+        verdict: string;
+        controls: Array<{ id: number; status: string; evidence: string }>;
+      }>;
+    };
+    expect(parsed.jobTypes.map((job) => [job.jobType, job.verdict])).toEqual([['limited-order', 'GO']]);
+    expect(parsed.jobTypes[0]?.controls.filter((control) => control.status !== 'PASS')).toEqual([]);
+    expect(code).toBe(0);
+  });
+
   it('control 7: a job type with no owner and no alert route is NO-GO on 7 alone, named, with what is missing', async () => {
     const { code, out } = await check('--jobs', `${FIXTURES}/unowned-module.ts`, '--json', ...onEngine());
     expect(code).toBe(1);

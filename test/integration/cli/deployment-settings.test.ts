@@ -1,14 +1,13 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ANY_PORTS } from '../../../infra/cli/local-options.js';
-import { type RunningLocalStack, startLocalStack } from '../../../infra/local/stack.js';
+import type { RunningLocalStack } from '../../../infra/local/stack.js';
 import { ManualClock } from '../../../lib/clock.js';
 import { type JobIdentity, parseIdentity } from '../../../lib/identity.js';
 import { deadlineShardFor, deadlineShardName } from '../../../lib/store/table.js';
 import { WorkItemStore } from '../../../lib/store/work-item-store.js';
 import { sweep } from '../../../lib/sweeper/sweeper.js';
-import { killAll, runCli, startCommand, tempLocalDir } from '../../support/cli-runner.js';
+import { killAll, runCli, startCommand } from '../../support/cli-runner.js';
 import { type CloudFormationServer, startCloudFormationServer } from '../../support/cloudformation-server.js';
 import {
   createTestQueue,
@@ -20,6 +19,7 @@ import {
 } from '../../support/engine.js';
 import { putWorkItem } from '../../support/factories.js';
 import { drainQueue } from '../../support/queue-reader.js';
+import { startStateFileStack, stopStateFileStack, type TempLocalDir } from '../../support/quiet-stack.js';
 
 /** The shard count a tool that assumed the default would use. */
 const ASSUMED_SHARDS = 32;
@@ -44,26 +44,14 @@ function identitiesWhere(tenant: string, shards: number, limit: number, inside: 
 describe('deployment settings come from the deployment', () => {
   describe('an 8-shard local stack (the state file carries the count)', () => {
     let stack: RunningLocalStack;
-    let local: Awaited<ReturnType<typeof tempLocalDir>>;
+    let local: TempLocalDir;
 
     beforeAll(async () => {
-      local = await tempLocalDir();
-      stack = await startLocalStack({
-        dir: local.dir,
-        memory: true,
-        ports: ANY_PORTS,
-        deadlineShards: 8,
-        // No pollers and no sweeps of its own: the wake-ups are lost, and the test runs the stack's sweeper once.
-        pollers: 0,
-        sweepIntervalMs: 3_600_000,
-        verbose: false,
-        writeStateFile: true,
-        log: () => {},
-      });
+      // No pollers and no sweeps of its own: the wake-ups are lost, and the test runs the stack's sweeper once.
+      ({ stack, local } = await startStateFileStack({ deadlineShards: 8, pollers: 0 }));
     });
     afterAll(async () => {
-      await stack?.stop();
-      await local?.remove();
+      await stopStateFileStack(stack, local);
       killAll();
     });
 

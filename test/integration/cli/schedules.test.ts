@@ -5,7 +5,7 @@ import { ManualClock } from '../../../lib/clock.js';
 import { defineSchedules } from '../../../lib/messaging/schedule.js';
 import { tickSchedule } from '../../../lib/messaging/schedule-tick.js';
 import { ROOT } from '../../support/cli-runner.js';
-import { engineEndpoints } from '../../support/engine.js';
+import { engineTargetFlags } from '../../support/cli-target.js';
 import { createWorkerHarness, type WorkerHarness } from '../../support/worker-harness.js';
 import { captureIo } from '../../unit/cli/io.js';
 import { schedules as minuteDeclared } from './fixtures/minute-module.js';
@@ -38,28 +38,8 @@ describe('leasefence schedules: next tick, last run and missed ticks from the oc
   };
   const cli = async (now: number, extra: string[] = [], module = MODULE) => {
     const io = captureIo(now);
-    const { dynamo, sqs } = engineEndpoints();
-    const code = await main(
-      [
-        'schedules',
-        '--jobs',
-        module,
-        '--jobs-table',
-        harness.tables.jobsTable,
-        '--payloads-table',
-        harness.tables.payloadsTable,
-        '--queue-url',
-        harness.queueUrl,
-        '--deadline-shards',
-        '32',
-        '--dynamodb-endpoint',
-        dynamo,
-        '--sqs-endpoint',
-        sqs,
-        ...extra,
-      ],
-      io,
-    );
+    const target = engineTargetFlags({ ...harness.tables, queueUrl: harness.queueUrl, deadlineShards: 32 });
+    const code = await main(['schedules', '--jobs', module, ...target, ...extra], io);
     return { code, stdout: io.stdout(), stderr: io.stderr() };
   };
 
@@ -125,10 +105,13 @@ describe('leasefence schedules: next tick, last run and missed ticks from the oc
 
   it('needs a jobs module when not on the local stack', async () => {
     const io = captureIo();
-    const { dynamo, sqs } = engineEndpoints();
-    const target = ['--jobs-table', 't', '--payloads-table', 'p', '--queue-url', harness.queueUrl];
-    const engines = ['--deadline-shards', '32', '--dynamodb-endpoint', dynamo, '--sqs-endpoint', sqs];
-    expect(await main(['schedules', ...target, ...engines], io)).toBe(2);
+    const target = engineTargetFlags({
+      jobsTable: 't',
+      payloadsTable: 'p',
+      queueUrl: harness.queueUrl,
+      deadlineShards: 32,
+    });
+    expect(await main(['schedules', ...target], io)).toBe(2);
     expect(io.stderr()).toMatch(/--jobs/);
   });
 });

@@ -114,6 +114,25 @@ describe('when an item is claimable', () => {
     expect(await readRawItem(client, tables.jobsTable, identity)).toEqual(before);
   });
 
+  it('an awaiting_approval item (even one whose due time has passed) is refused by the claim write itself, unchanged', async () => {
+    // The claim is sent without a read first: the engine's condition is what refuses it (model mutation
+    // claim-while-awaiting), and claimability only explains the refusal.
+    const { store, client, clock } = fixture;
+    const identity = newIdentity();
+    clock.set(FACTORY_NOW);
+    await putWorkItem(client, tables.jobsTable, {
+      identity,
+      state: WorkState.awaiting_approval,
+      overrides: { fence: 0, attempts: 0, availableAt: FACTORY_NOW - 1_000 },
+    });
+    const before = await readRawItem(client, tables.jobsTable, identity);
+
+    const result = await store.claim(identity, parseLease(lease()));
+
+    expect(result).toMatchObject({ claimed: false, reason: 'awaiting_approval' });
+    expect(await readRawItem(client, tables.jobsTable, identity)).toEqual(before);
+  });
+
   it('a queued item is not claimable before availableAt, and is once it has passed', async () => {
     const { store, clock } = fixture;
     const identity = newIdentity();

@@ -188,4 +188,27 @@ describe('a worker that paused past its lease', () => {
     await worker1.store.complete(claim, parseJobOutcome({ outcomeCode: 'ok' }));
     expect((await worker1.store.get(identity))?.fence).toBe(1);
   });
+
+  it('a late copy of an earlier renewal never moves the lease back (model mutation renew-no-token)', async () => {
+    // Prepare: the holder renews at t1 (lease L1), then again at t2 (lease L2 > L1).
+    const identity = newIdentity();
+    const claimed = expectCreatedClaim(
+      await worker1.store.enqueue(newWorkItem(identity), parseLease({ owner: 'worker-1', leaseMs: LEASE_MS })),
+    );
+    const t1 = clock.now() + LEASE_MS / 2;
+    clock.set(t1);
+    const renewed = await worker1.store.heartbeat(claimed, parseLeaseDuration(LEASE_MS));
+    clock.advance(LEASE_MS / 2);
+    const newest = await worker1.store.heartbeat(renewed, parseLeaseDuration(LEASE_MS));
+
+    // Act: the first renewal's request, built at t1 from the first lease, arrives again (the network's late copy).
+    clock.set(t1);
+    await worker1.store.heartbeat(claimed, parseLeaseDuration(LEASE_MS));
+
+    // Assert: the row keeps the newest lease; the copy changed nothing
+    expect(newest.leaseExpiresAt).toBeGreaterThan(renewed.leaseExpiresAt);
+    expect(await worker1.store.get(identity)).toMatchObject({ fence: 1, leaseExpiresAt: newest.leaseExpiresAt });
+    clock.advance(LEASE_MS / 2);
+    await worker1.store.complete(newest, parseJobOutcome({ outcomeCode: 'ok' }));
+  });
 });

@@ -7,7 +7,8 @@ import { parseIdentity } from '../../../lib/identity.js';
 import { defineJob } from '../../../lib/job-definition.js';
 import { type SendJobInput, sendJob } from '../../../lib/messaging/producer.js';
 import { sweep } from '../../../lib/sweeper/sweeper.js';
-import { engineEndpoints, testDocumentClient } from '../../support/engine.js';
+import { harnessTargetFlags } from '../../support/cli-target.js';
+import { testDocumentClient } from '../../support/engine.js';
 import { dropNextResponse } from '../../support/lost-response.js';
 import { drainQueue } from '../../support/queue-reader.js';
 import { countRequests } from '../../support/request-counter.js';
@@ -67,14 +68,9 @@ describe('delayed jobs are rows first', () => {
       maxAttempts: 4,
       availableAt: now + 60_000,
     });
-    const { dynamo, sqs } = engineEndpoints();
     const io = captureIo();
-    const target = ['--jobs-table', harness.tables.jobsTable, '--payloads-table', harness.tables.payloadsTable];
-    const endpoints = ['--queue-url', harness.queueUrl, '--dynamodb-endpoint', dynamo, '--sqs-endpoint', sqs];
-    const shards = ['--deadline-shards', String(harness.store.deadlines.shardCount)];
-    expect(
-      await main(['ls', '--state', 'queued', '--tenant', 'acme', '--json', ...target, ...endpoints, ...shards], io),
-    ).toBe(0);
+    const target = harnessTargetFlags(harness);
+    expect(await main(['ls', '--state', 'queued', '--tenant', 'acme', '--json', ...target], io)).toBe(0);
     expect(io.stdout()).toContain('later-1');
     const cancelled = await cancelItem(
       adminDeps(),

@@ -13,7 +13,7 @@ import { WorkState } from '../../../lib/states.js';
 import { requeueTransition } from '../../../lib/store/operator/operator-transitions.js';
 import { parseLease } from '../../../lib/store/work-items/schemas.js';
 import { sweep } from '../../../lib/sweeper/sweeper.js';
-import { engineEndpoints } from '../../support/engine.js';
+import { harnessTargetFlags } from '../../support/cli-target.js';
 import { putWorkItem } from '../../support/factories.js';
 import { FakeGateway, FakeMailer, reconcileWithGateway } from '../../support/fake-external.js';
 import { drainQueue } from '../../support/queue-reader.js';
@@ -184,25 +184,7 @@ describe('operator retries never skip reconciliation (effect mark on the work ro
     const identity = parseIdentity({ tenantId: 'shop', operationId: 'mail-cli' });
     mailer.sent.length = 0;
     await parkedUnknown(identity.operationId, 'notify', { to: 'cli@example.com' });
-    const { dynamo, sqs } = engineEndpoints();
-    const target = [
-      '--jobs-table',
-      harness.tables.jobsTable,
-      '--payloads-table',
-      harness.tables.payloadsTable,
-      '--queue-url',
-      harness.queueUrl,
-      '--deadline-shards',
-      String(harness.store.deadlines.shardCount),
-      '--dynamodb-endpoint',
-      dynamo,
-      '--sqs-endpoint',
-      sqs,
-      '--actor',
-      'alice',
-      '--worker-max-run-ms',
-      '0',
-    ];
+    const target = [...harnessTargetFlags(harness), '--actor', 'alice', '--worker-max-run-ms', '0'];
     const refused = captureIo();
     const resolveRefused = captureIo();
     const accepted = captureIo();
@@ -337,21 +319,7 @@ describe('operator retries never skip reconciliation (effect mark on the work ro
     const identity = parseIdentity({ tenantId: 'shop', operationId: 'mail-cli-early' });
     mailer.sent.length = 0;
     const parked = await parkedUnknown(identity.operationId, 'notify', { to: 'early@example.com' });
-    const { dynamo, sqs } = engineEndpoints();
-    const target = [
-      '--jobs-table',
-      harness.tables.jobsTable,
-      '--payloads-table',
-      harness.tables.payloadsTable,
-      '--queue-url',
-      harness.queueUrl,
-      '--deadline-shards',
-      String(harness.store.deadlines.shardCount),
-      '--dynamodb-endpoint',
-      dynamo,
-      '--sqs-endpoint',
-      sqs,
-    ];
+    const target = harnessTargetFlags(harness);
     const refused = captureIo();
 
     const code = await main(

@@ -8,12 +8,12 @@ import { EXAMPLE_WORKER_ENTRY } from '../../../infra/app/stacks/leasefence-stack
 import { cdkJsonContext } from '../../../infra/app/synth.js';
 import { FencedJobQueue } from '../../../infra/construct/index.js';
 import { EnvironmentVariable } from '../../../lib/config.js';
-import { RetryableJobError } from '../../../lib/errors.js';
 import { defineJob } from '../../../lib/job-definition.js';
 import { defineSchedule } from '../../../lib/messaging/schedule.js';
 import { tickSchedule } from '../../../lib/messaging/schedule-tick.js';
 import { type SenderTenants, senderTenantsSchema } from '../../../lib/messaging/sender-tenants.js';
 import { logicalIdOf, render, type Template as TemplateJson } from '../../infra/support/template-queries.js';
+import { carrierBusy, defineOrderJob, RETRY_AT_ONCE } from '../../support/order-jobs.js';
 import { scheduleTickDeps } from '../../support/schedule-fixture.js';
 import { deliverAs } from '../../support/sender-delivery.js';
 import { createWorkerHarness, type WorkerHarness } from '../../support/worker-harness.js';
@@ -27,33 +27,23 @@ import { createWorkerHarness, type WorkerHarness } from '../../support/worker-ha
 
 const runs: string[] = [];
 let failedOnce = false;
-const notify = defineJob({
-  type: 'notify',
-  version: 1,
-  target: 'B',
-  payload: z.strictObject({ order: z.string() }),
-  run: async (ctx) => {
-    runs.push(`notify:${ctx.payload.order}`);
-    return { outcomeCode: 'notified' };
-  },
+const notify = defineOrderJob('notify', async (ctx) => {
+  runs.push(`notify:${ctx.payload.order}`);
+  return { outcomeCode: 'notified' };
 });
-const ship = defineJob({
-  type: 'ship',
-  version: 1,
-  target: 'B',
-  maxAttempts: 3,
-  retry: { baseDelayMs: 0, maxDelayMs: 0 },
-  payload: z.strictObject({ order: z.string() }),
-  run: async (ctx) => {
+const ship = defineOrderJob(
+  'ship',
+  async (ctx) => {
     runs.push(`ship:${ctx.attempt}`);
     if (!failedOnce) {
       failedOnce = true;
-      throw new RetryableJobError('carrier_busy', 'try again');
+      throw carrierBusy();
     }
     ctx.enqueue('notify', { order: ctx.payload.order }, { name: 'email' });
     return { outcomeCode: 'shipped' };
   },
-});
+  RETRY_AT_ONCE,
+);
 const report = defineJob({
   type: 'report',
   version: 1,

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { RetryableJobError } from '../../../lib/errors.js';
 import { parseIdentity } from '../../../lib/identity.js';
 import { defineJob } from '../../../lib/job-definition.js';
 import { WorkState } from '../../../lib/states.js';
 import { expectState } from '../../support/expectations.js';
+import { carrierBusy, RETRY_AT_ONCE } from '../../support/order-jobs.js';
 import { createWorkerHarness, type WorkerHarness } from '../../support/worker-harness.js';
 
 const notified: string[] = [];
@@ -25,14 +25,13 @@ const ship = defineJob({
   type: 'ship',
   version: 1,
   target: 'B',
-  maxAttempts: 3,
-  retry: { baseDelayMs: 0, maxDelayMs: 0 },
+  ...RETRY_AT_ONCE,
   payload: z.strictObject({ order: z.string(), successorType: z.string().optional() }),
   run: async (ctx) => {
     const type = ctx.payload.successorType ?? 'notify';
     ctx.enqueue(type, { channel: 'email', order: ctx.payload.order }, { name: 'email' });
     ctx.enqueue(type, { channel: 'sms', order: ctx.payload.order }, { name: 'sms' });
-    if (failFirstAttempt && ctx.attempt === 1) throw new RetryableJobError('carrier_busy', 'try again');
+    if (failFirstAttempt && ctx.attempt === 1) throw carrierBusy();
     return { outcomeCode: 'shipped' };
   },
 });

@@ -9,7 +9,6 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { RetryableJobError } from '../../../lib/errors.js';
 import { DEVELOPMENT_IDENTIFIER_KEY, hashIdentifier, payloadHash } from '../../../lib/hashing.js';
 import { parseIdentity } from '../../../lib/identity.js';
 import { defineJob } from '../../../lib/job-definition.js';
@@ -20,6 +19,7 @@ import { WorkState } from '../../../lib/states.js';
 import { SpanName } from '../../../lib/tracing/tracer.js';
 import { requireTransactions } from '../../support/capability.js';
 import { expectState } from '../../support/expectations.js';
+import { carrierBusy, defineOrderJob, RETRY_AT_ONCE } from '../../support/order-jobs.js';
 import { createUserTable, type UserTable } from '../../support/user-tables.js';
 import { createWorkerHarness, type WorkerHarness } from '../../support/worker-harness.js';
 
@@ -31,43 +31,27 @@ const exporter = new InMemorySpanExporter();
 const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
 let records: UserTable;
 
-const notify = defineJob({
-  type: 'notify-traced',
-  version: 1,
-  target: 'B',
-  payload: z.strictObject({ order: z.string() }),
-  run: async () => ({ outcomeCode: 'notified' }),
-});
+const notify = defineOrderJob('notify-traced', async () => ({ outcomeCode: 'notified' }));
 
-const ship = defineJob({
-  type: 'ship-traced',
-  version: 1,
-  target: 'B',
-  payload: z.strictObject({ order: z.string() }),
-  run: async (ctx) => {
-    await ctx.step('reserve-stock', async () => ({ reserved: true }));
-    await ctx.records.write(
-      { tableName: records.tableName, key: { pk: `shipment#${ctx.identity.operationId}` } },
-      { set: { status: 'shipped' } },
-    );
-    ctx.enqueue('notify-traced', { order: ctx.payload.order }, { name: 'email' });
-    return { outcomeCode: 'shipped' };
-  },
+const ship = defineOrderJob('ship-traced', async (ctx) => {
+  await ctx.step('reserve-stock', async () => ({ reserved: true }));
+  await ctx.records.write(
+    { tableName: records.tableName, key: { pk: `shipment#${ctx.identity.operationId}` } },
+    { set: { status: 'shipped' } },
+  );
+  ctx.enqueue('notify-traced', { order: ctx.payload.order }, { name: 'email' });
+  return { outcomeCode: 'shipped' };
 });
 
 let failFirst = false;
-const flaky = defineJob({
-  type: 'flaky-traced',
-  version: 1,
-  target: 'B',
-  maxAttempts: 3,
-  retry: { baseDelayMs: 0, maxDelayMs: 0 },
-  payload: z.strictObject({ order: z.string() }),
-  run: async (ctx) => {
-    if (failFirst && ctx.attempt === 1) throw new RetryableJobError('carrier_busy', 'try again');
+const flaky = defineOrderJob(
+  'flaky-traced',
+  async (ctx) => {
+    if (failFirst && ctx.attempt === 1) throw carrierBusy();
     return { outcomeCode: 'done' };
   },
-});
+  RETRY_AT_ONCE,
+);
 
 const reserve = defineJob({
   type: 'reserve-traced',

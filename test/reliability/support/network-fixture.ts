@@ -23,15 +23,24 @@ import { FaultProxy } from '../../support/fault-proxy.js';
 import { drainQueue } from '../../support/queue-reader.js';
 import { createUserTable, type UserTable } from '../../support/user-tables.js';
 import { EffectLedger } from './effect-ledger.js';
-import { type Checkpoint, type ReliabilityPayload, recordKey, reliabilityJobs } from './reliability-jobs.js';
+import {
+  type Checkpoint,
+  type ReliabilityPayload,
+  recordKey,
+  reliabilityJobClass,
+  reliabilityJobs,
+} from './reliability-jobs.js';
+import { RecordingProxy } from './replay/recording-proxy.js';
 
 /** Worker runtimes whose DynamoDB traffic goes through a fault proxy; the test owns the clock. */
 interface NetworkFixture {
   tables: TestTables;
   ledgerTable: UserTable;
   proxy: FaultProxy;
+  /** Behind the fault proxy, in front of the engine: records every work row's history as the engine committed it. */
+  recorder: RecordingProxy;
   clock: ManualClock;
-  /** Direct (unproxied) store and client, for preparing and inspecting. */
+  /** Store and client without faults (through the recorder only), for preparing and inspecting. */
   store: OperatorStore;
   client: DynamoDBDocumentClient;
   sqs: SQSClient;
@@ -57,9 +66,11 @@ interface NetworkFixture {
 async function createNetworkFixture(prefix: string, leaseMs: number): Promise<NetworkFixture> {
   const tables = await createTestTables(prefix);
   const ledgerTable = await createUserTable(`${prefix}-ledger`, { partition: 'pk', sort: 'sk' });
-  const proxy = await FaultProxy.start(engineEndpoints().dynamo);
+  const reader = testDocumentClient();
+  const recorder = await RecordingProxy.start(engineEndpoints().dynamo, reader, tables.jobsTable, reliabilityJobClass);
+  const proxy = await FaultProxy.start(recorder.endpoint);
   const clock = new ManualClock(Date.now());
-  const client = testDocumentClient();
+  const client = createDocumentClient({ endpoint: recorder.endpoint });
   const sqs = testSqsClient();
   const { queueUrl } = await createTestQueue(sqs, prefix);
   const store = new OperatorStore({ client, tableName: tables.jobsTable, clock, deadlineShards: 8 });
@@ -69,6 +80,7 @@ async function createNetworkFixture(prefix: string, leaseMs: number): Promise<Ne
     tables,
     ledgerTable,
     proxy,
+    recorder,
     clock,
     store,
     client,
@@ -127,9 +139,11 @@ async function createNetworkFixture(prefix: string, leaseMs: number): Promise<Ne
     close: async () => {
       for (const workerClient of workerClients) workerClient.destroy();
       await proxy.stop();
+      await recorder.stop();
       await tables.drop();
       await ledgerTable.drop();
       client.destroy();
+      reader.destroy();
       sqs.destroy();
     },
   };

@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { systemClock } from '../../../lib/clock.js';
+import { createDocumentClient } from '../../../lib/document-client.js';
 import { payloadHash } from '../../../lib/hashing.js';
-import type { ValidIdentity } from '../../../lib/identity.js';
+import type { JobIdentity, ValidIdentity } from '../../../lib/identity.js';
 import { serializeEnvelope } from '../../../lib/messaging/envelope.js';
 import { OperatorStore } from '../../../lib/store/operator/operator-store.js';
 import { PayloadStore } from '../../../lib/store/payloads/payloads.js';
@@ -19,18 +20,29 @@ import {
 } from '../../support/engine.js';
 import { createUserTable, type UserTable } from '../../support/user-tables.js';
 import { EffectLedger } from './effect-ledger.js';
-import type { ReliabilityPayload } from './reliability-jobs.js';
+import { type ReliabilityPayload, reliabilityJobClass } from './reliability-jobs.js';
+import type { ReplayTally } from './replay/history.js';
+import { RecordingProxy } from './replay/recording-proxy.js';
 import { WorkerProcessPool } from './worker-processes.js';
 
-/** Tables, queue, ledger and a pool of worker processes on the real engines, all on the system clock. */
+/**
+ * Tables, queue, ledger and a pool of worker processes on the real engines, all on the system clock. Every write to
+ * the jobs table (the worker processes', the sweeper's, the admin's) goes through a recording proxy, so each row's
+ * history can be replayed through the model's step relation (issue #44 item 5).
+ */
 interface ProcessFixture {
   tables: TestTables;
   ledgerTable: UserTable;
   client: DynamoDBDocumentClient;
   sqs: SQSClient;
   queueUrl: string;
+  /** The operator's store (the sweeper's and the admin's): through the recording proxy, like the workers. */
   store: OperatorStore;
   payloads: PayloadStore;
+  /** Records every work row's history as the engine committed it (workers, sweeper and admin all write through it). */
+  recorder: RecordingProxy;
+  /** The recorded histories of these jobs' rows replayed through the model's step relation (model/transitions.json). */
+  replay(identities: readonly JobIdentity[]): ReplayTally;
   ledger: EffectLedger;
   pool: WorkerProcessPool;
   /** Stores the payload body and returns the producer's message for it (as SQS would deliver it). */
@@ -49,11 +61,13 @@ async function createProcessFixture(prefix: string, leaseMs: number): Promise<Pr
   const client = testDocumentClient();
   const sqs = testSqsClient();
   const { queueUrl } = await createTestQueue(sqs, prefix, { visibilityTimeoutSeconds: 2, maxReceiveCount: 100 });
-  const store = new OperatorStore({ client, tableName: tables.jobsTable, deadlineShards: 8 });
-  const payloads = new PayloadStore(client, tables.payloadsTable, systemClock);
   const { dynamo, sqs: sqsEndpoint } = engineEndpoints();
+  const recorder = await RecordingProxy.start(dynamo, client, tables.jobsTable, reliabilityJobClass);
+  const recorded = createDocumentClient({ endpoint: recorder.endpoint });
+  const store = new OperatorStore({ client: recorded, tableName: tables.jobsTable, deadlineShards: 8 });
+  const payloads = new PayloadStore(client, tables.payloadsTable, systemClock);
   const pool = new WorkerProcessPool({
-    dynamoEndpoint: dynamo,
+    dynamoEndpoint: recorder.endpoint,
     sqsEndpoint,
     jobsTable: tables.jobsTable,
     payloadsTable: tables.payloadsTable,
@@ -68,6 +82,8 @@ async function createProcessFixture(prefix: string, leaseMs: number): Promise<Pr
     queueUrl,
     store,
     payloads,
+    recorder,
+    replay: (identities) => recorder.replay(identities),
     ledger: new EffectLedger(client, ledgerTable.tableName),
     pool,
     jobMessage: async (identity, jobType, payload) => {
@@ -95,6 +111,8 @@ async function createProcessFixture(prefix: string, leaseMs: number): Promise<Pr
     sweep: () => sweep({ store, sqs, queueUrl, dueGraceMs: 0, resignalIntervalMs: 500 }),
     close: async () => {
       await pool.killAll();
+      await recorder.stop();
+      recorded.destroy();
       await tables.drop();
       await ledgerTable.drop();
       client.destroy();

@@ -40,6 +40,16 @@ type ReliabilityPayload = z.infer<typeof reliabilityPayload>;
 /** Job type names of the three classes. */
 const ReliabilityJobType = { record: 'rel-record', charge: 'rel-charge', mail: 'rel-mail' } as const;
 
+/** The target class of a reliability job type (undefined for any other type). */
+function reliabilityJobClass(jobType: string): 'B' | 'C' | 'D' | undefined {
+  const classes: Record<string, 'B' | 'C' | 'D'> = {
+    [ReliabilityJobType.record]: 'B',
+    [ReliabilityJobType.charge]: 'C',
+    [ReliabilityJobType.mail]: 'D',
+  };
+  return classes[jobType];
+}
+
 /** Key of the class B record an operation owns. */
 function recordKey(identity: JobIdentity): { pk: string; sk: string } {
   return { pk: `record#${identity.tenantId}#${identity.operationId}`, sk: 'record' };
@@ -118,5 +128,6 @@ export {
   ReliabilityJobType,
   type ReliabilityPayload,
   recordKey,
+  reliabilityJobClass,
   reliabilityJobs,
 };

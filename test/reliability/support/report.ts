@@ -37,6 +37,13 @@ class ReliabilityReport {
     this.counts[figure] += value;
   }
 
+  /** Counts a model replay's histories, checked steps and illegal steps into this file's figures. */
+  addReplay(tally: { histories: number; steps: number; illegal: readonly unknown[] }): void {
+    this.counts.historiesReplayed += tally.histories;
+    this.counts.stepsReplayed += tally.steps;
+    this.counts.illegalSteps += tally.illegal.length;
+  }
+
   /** Prints this file's verdict (FAILED when any of its tests failed so far) and stores its counts for the total. */
   async publish(): Promise<void> {
     const name = basename(this.file);

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { parseIdentity } from '../../../lib/identity.js';
-import { approvalGap, approveRecordUpdate } from '../../../lib/store/approvals/approval-records.js';
+import { approveRecordUpdate } from '../../../lib/store/approvals/approval-records.js';
 import { buildApproveUpdate, buildRejectUpdate } from '../../../lib/store/approvals/approval-requests.js';
 import type { StoreConnection } from '../../../lib/store/driver/connection.js';
+import { approvalGap } from '../../../lib/worker/approval-gate.js';
 
 const table = { tableName: 'jobs', deadlineShards: 32 };
 const identity = parseIdentity({ tenantId: 'acme', operationId: 'refund-1' });

@@ -144,7 +144,7 @@ describe('buildClaimRequest', () => {
         '#deadlineShard = :v9, #deadlineAt = :v10, #updatedAt = :v11, #effectMayHaveHappened = :v12, ' +
         '#fence = #fence + :v1, ' +
         '#attempts = #attempts + :v1, #ah = list_append(if_not_exists(#ah, :v2), :v3) ' +
-        'REMOVE #availableAt, #errorCode, #errorMessage, #outcomeCode, #result, #unrunnableSince, #unrunnableRefusals',
+        'REMOVE #availableAt, #flowWaitingSince, #errorCode, #errorMessage, #outcomeCode, #result, #unrunnableSince, #unrunnableRefusals',
       ConditionExpression:
         'attribute_exists(#pk) AND #attempts < #maxAttempts AND ' +
         '((#state = :v14 AND #availableAt <= :v13) OR (#state = :v15 AND #leaseExpiresAt < :v13))',
@@ -162,6 +162,7 @@ describe('buildClaimRequest', () => {
         '#updatedAt': 'updatedAt',
         '#effectMayHaveHappened': 'effectMayHaveHappened',
         '#availableAt': 'availableAt',
+        '#flowWaitingSince': 'flowWaitingSince',
         '#errorCode': 'errorCode',
         '#errorMessage': 'errorMessage',
         '#outcomeCode': 'outcomeCode',

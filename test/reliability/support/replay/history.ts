@@ -75,14 +75,10 @@ function isStutter({ before, after }: ObservedStep): boolean {
 
 /**
  * Steps the model does not describe, named (docs/PROTOCOL.md): a producer that writes the row `queued` itself (the
- * model's row is created by the worker that receives the first message, claimed), and the operator's statement "the
- * effect did not happen" on a class A or B job (the admin API takes it and clears the mark; the model has the
- * statement only for classes C and D, where the mark gates a call).
+ * model's row is created by the worker that receives the first message, claimed).
  */
-function outsideTheModel(cls: TargetClass, { events, before, after }: ObservedStep): string | undefined {
+function outsideTheModel({ before, after }: ObservedStep): string | undefined {
   if (!before && after.state === 'queued') return 'producer creates the row queued';
-  if ((cls === 'A' || cls === 'B') && events.length === 1 && events[0] === 'statement')
-    return `statement on class ${cls}`;
   return undefined;
 }
 
@@ -96,7 +92,7 @@ function replayHistories(relation: ModelRelation, histories: readonly History[],
     tally.histories += 1;
     for (const [index, observed] of history.steps.entries()) {
       if (isStutter(observed)) continue;
-      const outside = outsideTheModel(history.cls, observed);
+      const outside = outsideTheModel(observed);
       if (outside) {
         tally.outside[outside] = (tally.outside[outside] ?? 0) + 1;
         continue;
