@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -106,6 +106,9 @@ describe.skipIf(missing)('the project stack deployed to moto and run under the L
 
   afterAll(async () => {
     await running?.stop();
+    // The functions' own output (the emulator's and the runtime client's lines), kept for a failed run's diagnosis.
+    const keep = process.env.LEASEFENCE_DEPLOY_LANE_LOG;
+    if (keep) await writeFile(keep, `${lines.join('\n')}\n`);
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
