@@ -229,11 +229,14 @@ const STACK_FAULT_SCENARIOS: readonly StackScenario[] = [
 /** One evidence row of a run, with the operation (`tenant/operation`) it concerns. */
 type RunEvidence = CheckEvidenceRecord & { readonly operation: string };
 
-/** Every evidence row of the run's identities (the privacy, fencing and effect judgements read all of them). */
+/**
+ * Every evidence row of the identities of the job type under check (the privacy, fencing and effect judgements read
+ * all of them); an earlier job type's rows are its own (its provider's or unfenced writes are not this type's).
+ */
 async function allEvidence(probe: StackProbe): Promise<RunEvidence[]> {
   const seen = new Set<string>();
   const records: RunEvidence[] = [];
-  for (const identity of probe.identities) {
+  for (const identity of probe.currentIdentities()) {
     const operation = `${identity.tenantId}/${identity.operationId}`;
     if (seen.has(operation)) continue;
     seen.add(operation);

@@ -129,6 +129,15 @@ class StackProbe {
     return tenantId;
   }
 
+  /**
+   * The identities sent for the job type whose scenarios run now (its tenants carry its index): a judgement of one
+   * type reads its own evidence only, never an earlier type's (another type's unfenced write is not this one's).
+   */
+  currentIdentities(): JobIdentity[] {
+    const prefix = `${STACK_CHECK_TENANT_PREFIX}${this.runId}-${this.scope}-`;
+    return this.identities.filter((identity) => identity.tenantId.startsWith(prefix));
+  }
+
   /** From now on every send and wait throws StoppedProbeError: nothing new reaches the stack. */
   stop(): void {
     this.stopped = true;
