@@ -113,6 +113,10 @@ describe('leasefence check --stack on the example jobs with the stack fault inje
       pollers: 4,
       jobs: await loadJobsModule(examplePath('jobs/module')),
       faultInjection: true,
+      // The sweeper re-signals the crashed attempt's expired claim, as the deployed one does: with a 30 s lease the
+      // queue's redelivery (its 30 s visibility timeout) can come while the claim still holds. That wake-up must run
+      // unfaulted (the fault is armed for the job message's first receipt only), or the recovery crashes too.
+      sweepIntervalMs: 5_000,
     }));
   });
   afterAll(async () => {
