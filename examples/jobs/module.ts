@@ -20,11 +20,12 @@ function exampleConformance(tableName: string): NonNullable<JobConformanceModule
     },
     prepare: {
       // Stock to reserve: the inventory job's shared record, per tenant (class A refuses to go below zero).
-      'inventory-reservation': async ({ client, tenantId, payload }) => {
+      // `tables` names the table where the job runs (a deployed stack's ExamplesTableName through `check --stack`).
+      'inventory-reservation': async ({ client, tenantId, payload, tables }) => {
         const { sku } = payload as { sku: string };
         await client.send(
           new PutCommand({
-            TableName: tableName,
+            TableName: tables[tableName] ?? tableName,
             Item: { pk: `inventory#${tenantId}#${sku}`, sk: 'stock', available: 100 },
           }),
         );

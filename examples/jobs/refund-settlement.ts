@@ -16,10 +16,14 @@ function refundRecord(tableName: string, ctx: RefundContext) {
   return { tableName, key: { pk: `refund#${ctx.identity.tenantId}#${ctx.identity.operationId}`, sk: 'refund' } };
 }
 
-/** pending ▶ sending under my fence, before the provider is called; a row stamped by a lower fence is taken over. */
-async function stampSending(tableName: string, ctx: RefundContext): Promise<void> {
+/**
+ * pending ▶ sending under my fence, before the provider is called; a row stamped by a lower fence is taken over.
+ * `run` refuses a row already sent; reconcile (the provider holds the refund) also takes over a sent one: an attempt
+ * that crashed after confirming, before its completion, left it sent, and the retry re-confirms the same refund.
+ */
+async function stampSending(tableName: string, ctx: RefundContext, alsoSent = false): Promise<void> {
   await ctx.records.stamp(refundRecord(tableName, ctx), {
-    where: { status: { ne: 'sent' } },
+    ...(alsoSent ? {} : { where: { status: { ne: 'sent' } } }),
     set: { status: 'sending', amount: ctx.payload.amount },
   });
 }
@@ -69,7 +73,7 @@ function refundSettlementJob(tableName: string) {
     reconcile: async (ctx) => {
       const found = await ctx.provider.lookup(ctx.idempotencyKey);
       if (!found) return { status: 'not_done' };
-      await stampSending(tableName, ctx);
+      await stampSending(tableName, ctx, true);
       await confirmSent(tableName, ctx, found.refundId);
       return {
         status: 'done',

@@ -20,18 +20,29 @@ function conformanceOf(path: string, exported: unknown): JobConformanceModule['c
  * Loads the job module `check` evaluates: the example jobs by default, else `path`, a jobs module as
  * `start --jobs` takes it (`jobs`, `tables`) plus `conformance` (sample payloads per job type, `prepare`) and
  * `schedules` (read as `leasefence schedules --jobs` reads them: schedulesOf, one home).
+ * `renamed` maps a declared table name to the name a deployed stack gave it (jobs and `prepare` use that one).
  * Anything wrong with it ▶ UsageError naming the file.
  */
-async function loadJobModule(path: string | undefined): Promise<JobConformanceModule> {
+async function loadJobModule(
+  path: string | undefined,
+  renamed: Readonly<Record<string, string>> = {},
+): Promise<JobConformanceModule> {
   const modulePath = path ?? examplePath('jobs/module');
   try {
     const loaded = await loadJobsModule(modulePath);
-    // The tables keep their declared names: conformance runs on fresh engines (or the endpoint given).
-    const names = Object.fromEntries(loaded.tables.map((table) => [String(table.TableName), String(table.TableName)]));
+    // The tables keep their declared names (conformance runs on fresh engines, or the endpoint given), except
+    // where `renamed` gives a deployed stack's own name for one (check --stack).
+    const names = Object.fromEntries(
+      loaded.tables.map((table) => [
+        String(table.TableName),
+        renamed[String(table.TableName)] ?? String(table.TableName),
+      ]),
+    );
     const conformance = conformanceOf(modulePath, loaded.exports.conformance);
     return {
       jobs: loaded.build({ tables: names }),
       tables: loaded.tables,
+      tableNames: names,
       schedules: schedulesOf(loaded),
       ...(conformance ? { conformance } : {}),
     };

@@ -56,7 +56,17 @@ interface BenchWorker {
 }
 
 /** Prepares the job's own records for one tenant (e.g. stock to reserve), through the harness's client. */
-type PrepareTenant = (context: { client: DynamoDBDocumentClient; tenantId: string; payload: unknown }) => Promise<void>;
+/**
+ * Seeds a fresh tenant's records before a scenario sends its job. `tables` maps each table the module declares to
+ * its name where the job runs (the declared name in-process; a deployed stack's own name through `check --stack`):
+ * a seed written under the declared name to a stack that names the table otherwise is never read by its worker.
+ */
+type PrepareTenant = (context: {
+  client: DynamoDBDocumentClient;
+  tenantId: string;
+  payload: unknown;
+  tables: Readonly<Record<string, string>>;
+}) => Promise<void>;
 
 /** The running scenario and sample, which every request, call and error is attributed to. */
 interface Run {
@@ -98,6 +108,8 @@ class ConformanceBench implements WireObserver, JobObserver {
   private readonly touched = new Set<string>();
   private readonly run: Run = { scenario: 'setup', sample: 0 };
   private preparing = false;
+  /** In-process every declared table keeps its name (what `prepare` is told). */
+  private readonly declaredNames: Readonly<Record<string, string>>;
 
   constructor(
     private readonly engine: ConformanceEngine,
@@ -113,6 +125,7 @@ class ConformanceBench implements WireObserver, JobObserver {
     this.store = new OperatorStore({ client, tableName: tables.jobsTable, clock: this.clock });
     this.payloads = new PayloadStore(client, tables.payloadsTable, this.clock);
     this.targets = new TargetState(client, () => [...declaredTables, ...this.touched], this.libraryTables());
+    this.declaredNames = Object.fromEntries(declaredTables.map((name) => [name, name]));
     engine.proxy.observe(this);
   }
 
@@ -165,7 +178,7 @@ class ConformanceBench implements WireObserver, JobObserver {
     this.tenants.push(tenantId);
     this.preparing = true;
     try {
-      await this.prepare?.({ client: this.client, tenantId, payload });
+      await this.prepare?.({ client: this.client, tenantId, payload, tables: this.declaredNames });
     } finally {
       this.preparing = false;
     }

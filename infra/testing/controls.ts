@@ -127,6 +127,27 @@ function targetEnforces(evidence: ControlEvidence): Judgement {
     const judged = fromScenarios(evidence, [ScenarioId.sharedRecord, ScenarioId.staleResume]);
     return { ...judged, evidence: `class ${target} (${CLASS_CLAIMS[target]}): ${judged.evidence}` };
   }
+  const broken = classCDRuleBroken(job, target);
+  if (broken) return broken;
+  if (evidence.effectCalls === 0 && evidence.scenarios.some((scenario) => scenario.status !== 'skipped')) {
+    return fail(
+      `no call to the declared provider's effect methods (${job.provider?.effects.join(', ')}) was observed`,
+      Remedy.declareEffects,
+    );
+  }
+  const window = job.provider?.keyRetentionMs;
+  const judged = fromScenarios(evidence, [ScenarioId.staleResume, ScenarioId.crashAfterEffect]);
+  const counted = `${EFFECT_COUNTING[target]}: ${evidence.effectCalls} effect call(s) made ${evidence.effects} effect(s) over all scenarios`;
+  const kept = window !== undefined ? `; provider keeps keys ${formatWindow(window)}` : '';
+  return { ...judged, evidence: `class ${target} (${CLASS_CLAIMS[target]})${kept}; ${counted}; ${judged.evidence}` };
+}
+
+/**
+ * What a class C or D definition must declare before its effects can be judged at all (one home for the in-process
+ * check and `check --stack`): a provider client; class C a reconcile() and the provider's key retention window;
+ * class D exactly one attempt. The broken rule as a FAIL, or undefined when all hold.
+ */
+function classCDRuleBroken(job: JobDefinition<unknown>, target: 'C' | 'D'): Judgement | undefined {
   if (!job.provider) {
     return fail(
       `class ${target} declares no provider client: its external effects cannot be observed or counted`,
@@ -152,16 +173,7 @@ function targetEnforces(evidence: ControlEvidence): Judgement {
       Remedy.classDOneAttempt,
     );
   }
-  if (evidence.effectCalls === 0 && evidence.scenarios.some((scenario) => scenario.status !== 'skipped')) {
-    return fail(
-      `no call to the declared provider's effect methods (${job.provider.effects.join(', ')}) was observed`,
-      Remedy.declareEffects,
-    );
-  }
-  const judged = fromScenarios(evidence, [ScenarioId.staleResume, ScenarioId.crashAfterEffect]);
-  const counted = `${EFFECT_COUNTING[target]}: ${evidence.effectCalls} effect call(s) made ${evidence.effects} effect(s) over all scenarios`;
-  const kept = window !== undefined ? `; provider keeps keys ${formatWindow(window)}` : '';
-  return { ...judged, evidence: `class ${target} (${CLASS_CLAIMS[target]})${kept}; ${counted}; ${judged.evidence}` };
+  return undefined;
 }
 
 /** A key retention window as an operator reads it: `24h`, `90m`, `45s`, `1500ms`. */
@@ -306,6 +318,7 @@ export {
   CONTROL_NAMES,
   type ControlEvidence,
   type ControlResult,
+  classCDRuleBroken,
   deriveControls,
   EFFECT_COUNTING,
   verdictOf,

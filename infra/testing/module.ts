@@ -12,6 +12,8 @@ interface JobConformanceModule {
   readonly jobs: ReadonlyArray<JobDefinition<unknown>>;
   readonly tables?: readonly CreateTableCommandInput[];
   readonly schedules?: readonly ScheduleDeclaration[];
+  /** Each declared table's name where the jobs run (declared name ▶ actual); absent: the declared names. */
+  readonly tableNames?: Readonly<Record<string, string>>;
   readonly conformance?: {
     readonly samplePayloads: Readonly<Record<string, readonly unknown[]>>;
     readonly prepare?: Readonly<Record<string, PrepareTenant>>;

@@ -1,8 +1,8 @@
 import { canonicalJson } from '../../lib/hashing.js';
 import type { JobDefinition } from '../../lib/job-definition.js';
-import type { CheckEvidenceRecord } from '../../lib/store/index.js';
-import { CONTROL_NAMES } from './controls.js';
+import { CLASS_CLAIMS, CONTROL_NAMES, classCDRuleBroken, EFFECT_COUNTING } from './controls.js';
 import { Remedy } from './remedies.js';
+import type { RunEvidence } from './stack-check-faults.js';
 import { StackScenarioId, type StackScenarioResult } from './stack-check-support.js';
 import type { StackProbe } from './stack-probe.js';
 
@@ -122,14 +122,88 @@ async function rowsWithoutBodies(
   return { leaks: [...new Set(leaks)], rows };
 }
 
-/** Every write the stack's worker saw the job send to its own tables without a fence, as one line per path. */
-function unfencedPaths(evidence: readonly CheckEvidenceRecord[]): string[] {
+/** True for class C and D: the declared provider's own storage is the external system, its writes are the effect. */
+const providerIsExternal = (job: JobDefinition<unknown>) => job.target === 'C' || job.target === 'D';
+
+/**
+ * Every write the stack's worker saw the job send to its own tables without a fence, as one line per path. A class
+ * C/D provider's writes (made inside its declared client's calls) are its effect, counted at the provider (control 5),
+ * as the in-process check counts them; a class A/B job's provider writes are the job's like any other.
+ */
+function unfencedPaths(job: JobDefinition<unknown>, evidence: readonly RunEvidence[]): string[] {
   const paths = new Map<string, number>();
-  for (const write of evidence.flatMap((record) => record.writes).filter((one) => !one.fenced)) {
+  const external = providerIsExternal(job);
+  const writes = evidence.flatMap((record) => record.writes).filter((one) => !one.fenced);
+  for (const write of writes.filter((one) => !(external && one.provider === true))) {
     const path = `${write.call} on ${write.table}`;
     paths.set(path, (paths.get(path) ?? 0) + 1);
   }
   return [...paths].map(([path, count]) => `${path}, ${count}×`);
+}
+
+/**
+ * Class C/D's effects per operation over every attempt the stack's worker made (the evidence of all its deliveries):
+ * class C one per distinct idempotency key (the provider's dedupe; a call without ctx.idempotencyKey counts alone),
+ * class D one per call. Keyed by the evidence's operation.
+ */
+function effectsPerOperation(target: 'C' | 'D', evidence: readonly RunEvidence[]): Map<string, number> {
+  const byOperation = new Map<string, { keyed: boolean; unkeyed: number }>();
+  for (const record of evidence) {
+    const operation = record.operation;
+    const seen = byOperation.get(operation) ?? { keyed: false, unkeyed: 0 };
+    for (const effect of record.effects ?? []) {
+      if (target === 'C' && effect.keyed) seen.keyed = true;
+      else seen.unkeyed += 1;
+    }
+    byOperation.set(operation, seen);
+  }
+  return new Map([...byOperation].map(([operation, seen]) => [operation, (seen.keyed ? 1 : 0) + seen.unkeyed]));
+}
+
+/**
+ * Control 5 for class C and D through a faulted stack, as the in-process check judges it: the class's declarations
+ * (classCDRuleBroken), the declared provider's effect calls observed inside the stack's worker (none at all ▶ FAIL;
+ * a worker that recorded none, one older than the evidence's effects ▶ NOT EVALUATED), at most one effect per
+ * operation over all its attempts, and the scenarios that resume a stale attempt and recover from a crash after the
+ * effect (the recovery must reconcile, not call again) passing.
+ */
+function providerEffects(
+  job: JobDefinition<unknown>,
+  results: readonly StackScenarioResult[],
+  evidence: readonly RunEvidence[],
+): Judgement {
+  const target = job.target === 'D' ? 'D' : 'C';
+  const broken = classCDRuleBroken(job, target);
+  if (broken) return broken;
+  const ids = [StackScenarioId.sharedRecord, StackScenarioId.staleResume, StackScenarioId.crashAfterEffect];
+  const judged = fromScenarios(results, ids);
+  if (judged.status === 'FAIL') return judged;
+  if (evidence.length === 0 || evidence.some((record) => record.effects === undefined)) {
+    return { status: 'NOT EVALUATED', evidence: "the stack's worker recorded no provider calls", scenarios: ids };
+  }
+  const perOperation = effectsPerOperation(target, evidence);
+  const calls = evidence.reduce((sum, record) => sum + (record.effects?.length ?? 0), 0);
+  const repeated = [...perOperation].filter(([, count]) => count > 1);
+  const counted = `${EFFECT_COUNTING[target]}: ${calls} effect call(s) seen inside the stack's worker`;
+  if (repeated.length > 0) {
+    const detail = repeated.map(([operation, count]) => `${operation}: ${count} effects`).join('; ');
+    return {
+      status: 'FAIL',
+      evidence: `${counted}; repeated: ${detail}`,
+      remedy: Remedy.reconcileFirst,
+      scenarios: ids,
+    };
+  }
+  if (calls === 0) {
+    const methods = job.provider?.effects.join(', ') ?? '';
+    return {
+      status: 'FAIL',
+      evidence: `no call to the declared provider's effect methods (${methods}) was observed`,
+      remedy: Remedy.declareEffects,
+      scenarios: ids,
+    };
+  }
+  return { ...judged, evidence: `class ${target} (${CLASS_CLAIMS[target]}); ${counted}; ${judged.evidence}` };
 }
 
 /**
@@ -141,10 +215,10 @@ async function deriveFaultedControls(
   results: readonly StackScenarioResult[],
   probe: StackProbe,
   payloads: readonly unknown[],
-  evidence: readonly CheckEvidenceRecord[],
+  evidence: readonly RunEvidence[],
 ): Promise<StackControlResult[]> {
   const privacy = await rowsWithoutBodies(probe, payloads);
-  const unfenced = unfencedPaths(evidence);
+  const unfenced = unfencedPaths(job, evidence);
   const leaks = [...new Set([...privacy.leaks, ...evidence.flatMap((record) => record.leaks)])];
   const events = evidence.reduce((sum, record) => sum + record.telemetryEvents, 0);
   const classCD = job.target === 'C' || job.target === 'D';
@@ -161,7 +235,7 @@ async function deriveFaultedControls(
         }
       : fromScenarios(results, [StackScenarioId.staleResume]),
     classCD
-      ? unclaimed(results, [StackScenarioId.sharedRecord], notObservable(job)[5] ?? '')
+      ? providerEffects(job, results, evidence)
       : fromScenarios(results, [StackScenarioId.sharedRecord, StackScenarioId.staleResume]),
     fromScenarios(results, [StackScenarioId.lostCompletion, StackScenarioId.crashAfterEffect]),
     ownedAndQuarantined(job, results),
@@ -195,7 +269,7 @@ async function deriveStackControls(
   results: readonly StackScenarioResult[],
   probe: StackProbe,
   payloads: readonly unknown[],
-  evidence?: readonly CheckEvidenceRecord[],
+  evidence?: readonly RunEvidence[],
 ): Promise<StackControlResult[]> {
   if (evidence) return deriveFaultedControls(job, results, probe, payloads, evidence);
   const why = notObservable(job);

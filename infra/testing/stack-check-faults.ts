@@ -1,4 +1,5 @@
 import type { FaultKind, FaultPlan } from '../../lib/fault-injection/plan.js';
+import type { JobIdentity } from '../../lib/identity.js';
 import type { JobDefinition } from '../../lib/job-definition.js';
 import { serializeEnvelope } from '../../lib/messaging/envelope.js';
 import { wakeEnvelope } from '../../lib/messaging/wake-envelope.js';
@@ -7,6 +8,7 @@ import type { CheckEvidenceRecord } from '../../lib/store/index.js';
 import { Remedy } from './remedies.js';
 import {
   completed,
+  completedMessage,
   failed,
   notEvaluated,
   OPERATION,
@@ -53,6 +55,14 @@ const NO_EVIDENCE =
   "the stack's worker wrote no evidence for the faulted message: is fault injection on (the construct's faultInjection prop, or `npm start -- --fault-injection`)?";
 
 const summary = (record: CheckEvidenceRecord) => record.outcomes.join(', ');
+
+/**
+ * The evidence of the first delivery of the message the scenario sent: the attempt its fault was armed for. Any
+ * other attempt of the operation (a wake-up from the sweeper or a retry, also received once) is not it.
+ */
+function firstDeliveryOf(probe: StackProbe, identity: JobIdentity, messageId: string) {
+  return probe.evidenceWhen(identity, (record) => record.messageId === messageId && record.receiveCount === 1);
+}
 
 /** Control 3: one record handled DUPLICATE_COPIES times at once inside the worker: exactly one copy runs the job. */
 const duplicateDelivery: StackScenario = {
@@ -128,8 +138,8 @@ const lostCompletion: StackScenario = {
   title: "the response to the completion write lost inside the stack's worker",
   run: async (probe, job, [payload]) => {
     const identity = { tenantId: await probe.tenant('lost', payload), operationId: OPERATION };
-    const row = await completed(probe, job, identity, payload);
-    const record = await probe.evidenceWhen(identity, (found) => found.receiveCount === 1);
+    const { row, messageId } = await completedMessage(probe, job, identity, payload);
+    const record = await firstDeliveryOf(probe, identity, messageId);
     if (!record) return notEvaluated(NO_EVIDENCE);
     const evidence = { attempt: summary(record), state: row.state, attempts: row.attempts, fired: record.fired };
     if (!record.fired)
@@ -155,8 +165,8 @@ const crashAfterEffect: StackScenario = {
   title: "the stack's worker crashes after the effect, before completion",
   run: async (probe, job, [payload]) => {
     const identity = { tenantId: await probe.tenant('crash', payload), operationId: OPERATION };
-    await probe.send(job, identity, payload);
-    const crashed = await probe.evidenceWhen(identity, (record) => record.receiveCount === 1);
+    const messageId = await probe.send(job, identity, payload);
+    const crashed = await firstDeliveryOf(probe, identity, messageId);
     if (!crashed) return notEvaluated(NO_EVIDENCE);
     if (!crashed.fired)
       return failed(`the job never reached its completion write (${summary(crashed)})`, Remedy.completingSample);
@@ -183,8 +193,8 @@ const receiptCrash: StackScenario = {
   title: "the stack's worker crashes between receipt and the work item commit",
   run: async (probe, job, [payload]) => {
     const identity = { tenantId: await probe.tenant('receipt', payload), operationId: OPERATION };
-    await probe.send(job, identity, payload);
-    const crashed = await probe.evidenceWhen(identity, (record) => record.receiveCount === 1);
+    const messageId = await probe.send(job, identity, payload);
+    const crashed = await firstDeliveryOf(probe, identity, messageId);
     if (!crashed) return notEvaluated(NO_EVIDENCE);
     const rowAfterCrash = await probe.row(identity);
     const row = await probe.settled(identity);
@@ -216,17 +226,23 @@ const STACK_FAULT_SCENARIOS: readonly StackScenario[] = [
   receiptCrash,
 ];
 
-/** Every evidence row of the run's identities (the privacy and fencing judgements read all of them). */
-async function allEvidence(probe: StackProbe): Promise<CheckEvidenceRecord[]> {
+/** One evidence row of a run, with the operation (`tenant/operation`) it concerns. */
+type RunEvidence = CheckEvidenceRecord & { readonly operation: string };
+
+/**
+ * Every evidence row of the identities of the job type under check (the privacy, fencing and effect judgements read
+ * all of them); an earlier job type's rows are its own (its provider's or unfenced writes are not this type's).
+ */
+async function allEvidence(probe: StackProbe): Promise<RunEvidence[]> {
   const seen = new Set<string>();
-  const records: CheckEvidenceRecord[] = [];
-  for (const identity of probe.identities) {
-    const key = `${identity.tenantId}\u0000${identity.operationId}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    records.push(...(await probe.evidence(identity)));
+  const records: RunEvidence[] = [];
+  for (const identity of probe.currentIdentities()) {
+    const operation = `${identity.tenantId}/${identity.operationId}`;
+    if (seen.has(operation)) continue;
+    seen.add(operation);
+    records.push(...(await probe.evidence(identity)).map((record) => ({ ...record, operation })));
   }
   return records;
 }
 
-export { allEvidence, FAULT_LABELS, faultPlanFor, STACK_FAULT_SCENARIOS, type StackOutcome };
+export { allEvidence, FAULT_LABELS, faultPlanFor, type RunEvidence, STACK_FAULT_SCENARIOS, type StackOutcome };

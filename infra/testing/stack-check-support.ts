@@ -104,6 +104,17 @@ async function completed(
   payload: unknown,
   approve = true,
 ): Promise<WorkItem> {
+  return (await completedMessage(probe, job, identity, payload, approve)).row;
+}
+
+/** completed(), also answering the id of the message it sent (its first delivery's evidence names it). */
+async function completedMessage(
+  probe: StackProbe,
+  job: JobDefinition<unknown>,
+  identity: JobIdentity,
+  payload: unknown,
+  approve = true,
+): Promise<{ row: WorkItem; messageId: string }> {
   const messageId = await probe.send(job, identity, payload);
   const seen = await probe.settledOrRefused(identity, messageId);
   if (!seen) throw new Unsettled(notEvaluated("the stack's worker did not settle the job in time", STACK_TOO_SLOW));
@@ -124,7 +135,7 @@ async function completed(
     const detail = "the stack's DynamoDB lacks TransactWriteItems (class A cannot run on it)";
     throw new Unsettled(notEvaluated(detail, undefined, { [UNRUNNABLE]: true }));
   }
-  return row;
+  return { row, messageId };
 }
 
 /**
@@ -191,6 +202,7 @@ export {
   approveAsCheck,
   CHECK_OPERATOR,
   completed,
+  completedMessage,
   failed,
   fingerprint,
   gated,

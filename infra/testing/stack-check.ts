@@ -31,6 +31,11 @@ interface StackCheckCleanupReport extends StackCheckCleanup {
   readonly rowsAfter: number;
 }
 
+/** Each table the module declares, under its declared name (a stack that names none otherwise). */
+function declaredNames(module: JobConformanceModule): Record<string, string> {
+  return Object.fromEntries((module.tables ?? []).map((table) => [String(table.TableName), String(table.TableName)]));
+}
+
 /**
  * `leasefence check --stack`: the go/no-go scenarios a running stack can show, run through it (messages into its
  * queue, its own worker under its own IAM, effects read back from its tables; nothing of the stack replaced), one
@@ -57,7 +62,7 @@ class StackCheck {
     const reports: StackCheckReport[] = [];
     for (const [index, job] of module.jobs.entries()) {
       const samples = module.conformance?.samplePayloads[job.type] ?? [];
-      this.probe.begin(index, module.conformance?.prepare?.[job.type]);
+      this.probe.begin(index, module.conformance?.prepare?.[job.type], module.tableNames ?? declaredNames(module));
       reports.push(await this.runJob(job, samples));
     }
     return reports;

@@ -109,18 +109,33 @@ class StackProbe {
   private stopped = false;
   /** Which job type's scenarios run now (its index): part of every tenant, so two job types never share one. */
   private scope = 0;
+  /** Each table the module declares, by its name in the stack (what `prepare` writes to). */
+  private tables: Readonly<Record<string, string>> = {};
 
-  /** Starts the scenarios of the job type at `index`, with its per-tenant preparation. */
-  begin(index: number, prepare: PrepareTenant | undefined): void {
+  /**
+   * Starts the scenarios of the job type at `index`, with its per-tenant preparation and the stack's name of each
+   * table the module declares (`tables`: declared name ▶ the stack's).
+   */
+  begin(index: number, prepare: PrepareTenant | undefined, tables: Readonly<Record<string, string>> = {}): void {
     this.scope = index;
     this.prepare = prepare;
+    this.tables = tables;
   }
 
   /** A tenant only this run and job type use (`lfcheck-<run>-<job>-<label>`), its records prepared for `payload`. */
   async tenant(label: string, payload: unknown): Promise<string> {
     const tenantId = `${STACK_CHECK_TENANT_PREFIX}${this.runId}-${this.scope}-${label}`.slice(0, 64);
-    await this.prepare?.({ client: this.stack.client, tenantId, payload });
+    await this.prepare?.({ client: this.stack.client, tenantId, payload, tables: this.tables });
     return tenantId;
+  }
+
+  /**
+   * The identities sent for the job type whose scenarios run now (its tenants carry its index): a judgement of one
+   * type reads its own evidence only, never an earlier type's (another type's unfenced write is not this one's).
+   */
+  currentIdentities(): JobIdentity[] {
+    const prefix = `${STACK_CHECK_TENANT_PREFIX}${this.runId}-${this.scope}-`;
+    return this.identities.filter((identity) => identity.tenantId.startsWith(prefix));
   }
 
   /** From now on every send and wait throws StoppedProbeError: nothing new reaches the stack. */

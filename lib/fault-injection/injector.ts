@@ -1,8 +1,10 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { JobIdentity } from '../identity.js';
-import { CheckEvidence, type ObservedWrite } from '../store/index.js';
+import type { ProviderDeclaration } from '../job-definition.js';
+import { CheckEvidence, type ObservedEffect, type ObservedWrite } from '../store/index.js';
 import { type LogFields, scrub } from '../telemetry.js';
+import { idempotencyKeyFor } from '../worker/job-context.js';
 import type { MessageResult } from '../worker/worker-runtime.js';
 import { classifyRequest, isCompletion } from './classify.js';
 import { type FaultKind, type FaultPlan, type FaultPlanSource, faultFor, parsePlan } from './plan.js';
@@ -16,6 +18,7 @@ class InjectedCrash extends Error {
 interface Attempt {
   readonly fault: FaultKind;
   readonly plan: FaultPlan;
+  readonly identity: JobIdentity;
   readonly tenantId: string;
   readonly firstDelivery: boolean;
   fired: boolean;
@@ -24,6 +27,7 @@ interface Attempt {
   resumed: boolean;
   resumedAt: number | undefined;
   readonly writes: ObservedWrite[];
+  readonly effects: ObservedEffect[];
   readonly leaks: string[];
   telemetryEvents: number;
 }
@@ -46,15 +50,33 @@ interface FaultInjectorOptions {
 
 const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
 
+/** How often a paused attempt looks whether its claim was taken over. */
+const TAKEOVER_POLL_MS = 250;
+
 /** The tenant and operation a job or wake-up envelope names, or undefined (the runtime judges the rest). */
 function identityOf(body: string): JobIdentity | undefined {
+  const parsed = parsedBody(body);
+  if (typeof parsed?.tenantId !== 'string' || typeof parsed.operationId !== 'string') return undefined;
+  return { tenantId: parsed.tenantId, operationId: parsed.operationId };
+}
+
+function parsedBody(body: string): { tenantId?: unknown; operationId?: unknown; kind?: unknown } | undefined {
   try {
-    const parsed = JSON.parse(body) as { tenantId?: unknown; operationId?: unknown };
-    if (typeof parsed.tenantId !== 'string' || typeof parsed.operationId !== 'string') return undefined;
-    return { tenantId: parsed.tenantId, operationId: parsed.operationId };
+    const parsed = JSON.parse(body) as unknown;
+    return parsed !== null && typeof parsed === 'object' ? parsed : undefined;
   } catch {
     return undefined;
   }
+}
+
+/**
+ * True for the one delivery a plan's fault is armed for: the first receipt of the producer's own message (`kind`
+ * job). A wake-up (the sweeper's re-signal of an expired claim, a retry's wake, a takeover's copy) is a new message
+ * received once too, but a later attempt of the same operation: a fault armed there again would crash the recovery
+ * the scenario waits for (an operation crashed on every attempt ends unknown, a correct job judged NO-GO).
+ */
+function isFirstDelivery(record: FaultRecord): boolean {
+  return record.receiveCount <= 1 && parsedBody(record.body)?.kind === 'job';
 }
 
 /** An error the SDK's retry strategy treats as transient: the request may have landed, so it is sent again. */
@@ -69,6 +91,12 @@ function createsClaimedItem(operation: string, input: Record<string, unknown>, j
   if (operation !== 'PutItem' || input.TableName !== jobsTable) return false;
   const item = input.Item as Record<string, { S?: string }> | undefined;
   return item?.state?.S === 'claimed' && (item.sk?.S ?? '').startsWith('op#');
+}
+
+/** The fence a claimed row's PutItem writes (1 when it names none). */
+function claimedFence(input: Record<string, unknown>): number {
+  const item = input.Item as Record<string, { N?: string }> | undefined;
+  return Number(item?.fence?.N ?? 1);
 }
 
 /** True for the first work-item write of a message: a PutItem of a work row. */
@@ -87,6 +115,8 @@ function createsWorkItem(operation: string, input: Record<string, unknown>, jobs
  */
 class FaultInjector {
   private readonly attempts = new AsyncLocalStorage<Attempt>();
+  /** Set while a method of the job's declared provider client runs: its requests are the provider's, not the job's. */
+  private readonly providerCalls = new AsyncLocalStorage<true>();
   private readonly evidence: CheckEvidence;
   private readonly now: () => number;
 
@@ -99,6 +129,19 @@ class FaultInjector {
     });
   }
 
+  /**
+   * The pause of a pause-after-claim attempt: the plan's pause (past the lease), then on until a second delivery took
+   * the claim over (the work row's fence above `fence`), for at most as long again. A fixed pause alone let the
+   * attempt resume before a slow worker's takeover (the scenario then not evaluated). Its reads run outside the
+   * attempt's context (they would wait for this very pause).
+   */
+  private async pauseUntilTakeover(attempt: Attempt, fence: number): Promise<void> {
+    await sleep(attempt.plan.pauseMs);
+    const deadline = this.now() + attempt.plan.pauseMs;
+    const takenOver = () => this.attempts.exit(async () => (await this.evidence.workFence(attempt.identity)) > fence);
+    while (this.now() < deadline && !(await takenOver().catch(() => false))) await sleep(TAKEOVER_POLL_MS);
+  }
+
   /** Handles one record: untouched unless the plan names its tenant; then faulted, observed and recorded. */
   async handle(record: FaultRecord, run: () => Promise<MessageResult>): Promise<MessageResult> {
     const identity = identityOf(record.body);
@@ -108,14 +151,16 @@ class FaultInjector {
     const attempt: Attempt = {
       fault,
       plan,
+      identity,
       tenantId: identity.tenantId,
-      firstDelivery: record.receiveCount <= 1,
+      firstDelivery: isFirstDelivery(record),
       fired: false,
       crashed: false,
       pausing: undefined,
       resumed: false,
       resumedAt: undefined,
       writes: [],
+      effects: [],
       leaks: [],
       telemetryEvents: 0,
     };
@@ -134,6 +179,7 @@ class FaultInjector {
       fired: attempt.fired,
       outcomes: attempt.crashed ? ['not acked:InjectedCrash'] : outcomes,
       writes: attempt.writes,
+      effects: attempt.effects,
       leaks: [...new Set(attempt.leaks)],
       telemetryEvents: attempt.telemetryEvents,
       ...(attempt.resumedAt !== undefined ? { resumedAt: attempt.resumedAt } : {}),
@@ -162,6 +208,31 @@ class FaultInjector {
     }
   }
 
+  /**
+   * The provider client an attempt of a check run's message builds, watched: its requests are marked as the
+   * provider's (a class C/D provider's storage is the external system), and each declared effect call that returned
+   * is recorded with whether it carried the operation's idempotency key. Any other attempt's client is returned as is.
+   */
+  observeProvider<Client>(declaration: ProviderDeclaration<Client>, client: Client): Client {
+    const attempt = this.attempts.getStore();
+    if (!attempt || client === null || typeof client !== 'object') return client;
+    const calls = this.providerCalls;
+    const key = idempotencyKeyFor(attempt.identity);
+    return new Proxy(client as object, {
+      get(target, property) {
+        const value = Reflect.get(target, property, target) as unknown;
+        if (typeof value !== 'function' || typeof property !== 'string') return value;
+        const effect = declaration.effects.includes(property);
+        return (...args: unknown[]) =>
+          calls.run(true, async () => {
+            const result = await (value as (...parameters: unknown[]) => unknown).apply(target, args);
+            if (effect) attempt.effects.push({ method: property, keyed: carriesKey(args, key) });
+            return result;
+          });
+      },
+    }) as Client;
+  }
+
   private async intercept<A extends { input: object }, O>(
     next: (args: A) => Promise<O>,
     context: { commandName?: string },
@@ -186,6 +257,7 @@ class FaultInjector {
       throw new InjectedCrash('crashed after the effect, before the completion write');
     }
     const writes = classifyRequest(operation, input, jobsTable, [payloadsTable]).writes;
+    const provider = this.providerCalls.getStore() === true;
     const record = (landed: boolean) => {
       for (const write of writes) {
         attempt.writes.push({
@@ -194,6 +266,7 @@ class FaultInjector {
           fenced: write.fenced,
           landed,
           afterPause: attempt.resumed,
+          ...(provider ? { provider } : {}),
         });
       }
     };
@@ -211,7 +284,7 @@ class FaultInjector {
     }
     if (arms('pause-after-claim') && createsClaimedItem(operation, input, jobsTable)) {
       attempt.fired = true;
-      attempt.pausing = sleep(attempt.plan.pauseMs).then(() => {
+      attempt.pausing = this.pauseUntilTakeover(attempt, claimedFence(input)).then(() => {
         attempt.pausing = undefined;
         attempt.resumed = true;
         attempt.resumedAt = this.now();
@@ -220,6 +293,14 @@ class FaultInjector {
     }
     return output;
   }
+}
+
+/** True when an argument (or a string field of an object argument) carries the operation's idempotency key. */
+function carriesKey(args: readonly unknown[], key: string): boolean {
+  const values = args.flatMap((arg) =>
+    arg !== null && typeof arg === 'object' ? Object.values(arg as Record<string, unknown>) : [arg],
+  );
+  return values.some((value) => typeof value === 'string' && value.includes(key));
 }
 
 /** `succeeded`, `skipped:replay_finished`, `quarantined:payload_conflict`: one handled copy in a word. */

@@ -6,6 +6,7 @@ import type { FaultInjector } from '../fault-injection/injector.js';
 import type { FaultPlanSource } from '../fault-injection/plan.js';
 import { STACK_CHECK_TENANT_PREFIX } from '../store/index.js';
 import type { LogFields, Telemetry } from '../telemetry.js';
+import type { ProviderObserver } from '../worker/job-context.js';
 import type { MessageResult } from '../worker/worker-runtime.js';
 import { secretsManagerReader } from './identifier-key.js';
 
@@ -33,6 +34,8 @@ interface FaultSwitch {
   observe(telemetry: Telemetry): Telemetry;
   /** Builds the layer on the worker's client on first use (`import()`d then, never at module load). */
   attach(client: DynamoDBDocumentClient): void;
+  /** Enabled only: the layer's watch on a check attempt's provider client (the runtime's `observeProvider`). */
+  readonly observeProvider?: ProviderObserver;
 }
 
 /**
@@ -70,6 +73,8 @@ function faultSwitch(options: FaultSwitchOptions): FaultSwitch {
     attach: (worker) => {
       client = worker;
     },
+    // Loaded by `route` before a check tenant's attempt runs; any other attempt's client is left as built.
+    observeProvider: (declaration, built) => (loaded ? loaded.observeProvider(declaration, built) : built),
     route: async (record, handle) => {
       if (!record.body.includes(STACK_CHECK_TENANT_PREFIX)) return handle();
       const layer = await load();

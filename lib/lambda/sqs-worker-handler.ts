@@ -115,6 +115,7 @@ function createSqsWorkerHandler(options: SqsWorkerHandlerOptions): SqsWorkerHand
     ...(config.queueUrl !== undefined ? { wake: { sqs, queueUrl: config.queueUrl } } : {}),
     ...(options.tracing ? { tracer: () => tracer } : {}),
     ...(options.sleep ? { sleep: options.sleep } : {}),
+    ...(faults.observeProvider ? { observeProvider: faults.observeProvider } : {}),
   });
   // A queue URL ends with the queue's name, as its ARN does: a record from the bulk queue is in the bulk lane.
   const bulkQueueName = config.bulkQueueUrl?.split('/').pop();

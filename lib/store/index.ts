@@ -10,7 +10,12 @@
 
 export type { ApprovalRecord } from './approvals/approval-records.js';
 export { type ApprovalDecision, expireApprovalTransition } from './approvals/approval-requests.js';
-export { CheckEvidence, type CheckEvidenceRecord, type ObservedWrite } from './check-evidence/check-evidence.js';
+export {
+  CheckEvidence,
+  type CheckEvidenceRecord,
+  type ObservedEffect,
+  type ObservedWrite,
+} from './check-evidence/check-evidence.js';
 export { isPlainRecord } from './driver/attribute-values.js';
 export { sendConditional } from './driver/conditional-write.js';
 export type { ReadCost } from './driver/connection.js';

@@ -29,7 +29,7 @@ import type { Telemetry } from '../telemetry.js';
 import { SpanName, traced } from '../tracing/tracer.js';
 import { AttemptAbort } from './attempt-abort.js';
 import { loadRateGate } from './flow-loader.js';
-import { buildJobContext } from './job-context.js';
+import { buildJobContext, type ProviderObserver } from './job-context.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { type CompletionDependencies, completeClaim, SuccessorBuffer } from './successors.js';
 
@@ -57,6 +57,8 @@ interface ExecutionDependencies extends Omit<CompletionDependencies, 'store' | '
   onLeaseRenewed?: (renewed: Claim) => Promise<boolean>;
   /** How an in-process budget wait sleeps (`ctx.rateLimit`); default a timer. */
   sleep?: (ms: number) => Promise<void>;
+  /** A stack check's fault layer watching each attempt's provider client (fault injection on only). */
+  observeProvider?: ProviderObserver;
 }
 
 /**
@@ -97,6 +99,7 @@ async function executeClaimedJob<Payload>(
     abort,
     keeper,
     provider: definition.provider,
+    observeProvider: deps.observeProvider,
     telemetry: deps.telemetry,
     tracer: deps.tracer,
     // Defined out without flow control: that worker (WorkerRuntime, this module's one caller) refused such types at start.

@@ -42,7 +42,12 @@ interface ContextDependencies<Payload> {
   tracer?: JobTracer | undefined;
   /** `ctx.rateLimit` of a job type that declares rate limits; absent: every call is refused (nothing declared). */
   rateLimit?: ((provider: string) => Promise<void>) | undefined;
+  /** A stack check's fault layer, watching the provider client's calls (fault injection on only; else absent). */
+  observeProvider?: ProviderObserver | undefined;
 }
+
+/** Wraps a job's freshly built provider client to watch its calls; it must return a client that behaves the same. */
+type ProviderObserver = <Client>(declaration: ProviderDeclaration<Client>, client: Client) => Client;
 
 /** `ctx.rateLimit` of a job type that declares no rate limit: refused, nothing loaded. */
 function undeclaredRateLimit(provider: string): Promise<void> {
@@ -72,8 +77,9 @@ function buildJobContext<Payload>(deps: ContextDependencies<Payload>): JobContex
     jobType: claim.jobType,
     fields: { identity: claim.identity, fence: claim.fence, attempt: claim.attempt },
   });
+  const built = deps.provider?.create({ client: deps.client });
   const provider = deps.provider
-    ? guardedProvider(deps.provider, deps.provider.create({ client: deps.client }), guard)
+    ? guardedProvider(deps.provider, deps.observeProvider ? deps.observeProvider(deps.provider, built) : built, guard)
     : undefined;
   // The fenced helpers are built on first use: a job uses one kind of write, often none.
   let records: FencedRecords | undefined;
@@ -162,4 +168,4 @@ function buildJobContext<Payload>(deps: ContextDependencies<Payload>): JobContex
   }
 }
 
-export { buildJobContext, type ContextDependencies, idempotencyKeyFor };
+export { buildJobContext, type ContextDependencies, idempotencyKeyFor, type ProviderObserver };

@@ -32,6 +32,7 @@ import type { SlotDecision } from './concurrency-slots.js';
 import { deferDisabled } from './defer-disabled.js';
 import { type ExecutionResult, executeClaimedJob } from './execute-job.js';
 import { loadRateGate } from './flow-loader.js';
+import type { ProviderObserver } from './job-context.js';
 import { KeyedSerializer } from './keyed-serializer.js';
 import { type LoadedPayload, loadVerifiedPayload, type PayloadResolver, type PayloadSources } from './load-payload.js';
 import type { SuccessorWake } from './successors.js';
@@ -140,6 +141,8 @@ interface WorkerRuntimeOptions {
   tracer?: () => JobTracer | undefined;
   /** How an in-process budget wait sleeps (flow control); default a timer. Tests move a manual clock instead. */
   sleep?: (ms: number) => Promise<void>;
+  /** A stack check's fault layer watching each attempt's provider client (the handler sets it with faults on only). */
+  observeProvider?: ProviderObserver;
 }
 
 /**
@@ -338,6 +341,7 @@ class WorkerRuntime {
           : {}),
         ...(retryWaker ? { retryWaker } : {}),
         ...(this.options.sleep ? { sleep: this.options.sleep } : {}),
+        ...(this.options.observeProvider ? { observeProvider: this.options.observeProvider } : {}),
         ...(tracer ? { tracer } : {}),
         ...(slots ? { onLeaseRenewed: slots.hold.renew } : {}),
       },

@@ -99,6 +99,8 @@ interface ResolvedStack {
   readonly jobs: string | undefined;
   /** Where the run's fault plan goes; absent when the stack has fault injection off (or --allow-production). */
   readonly faults?: FaultPlanDoor;
+  /** The examples table's name in a deployed stack (its ExamplesTableName output), for the example jobs' module. */
+  readonly examplesTable?: string;
 }
 
 /** The local stack from its state file (it counts as a test environment) and the jobs module it runs. */
@@ -136,7 +138,26 @@ async function resolveDeployed(name: string, flags: StackFlags, io: Io): Promise
   const region = flags.region ?? io.env.AWS_REGION;
   const faults =
     faulted && outputs.faultPlanSecretArn ? await secretPlanDoor(outputs.faultPlanSecretArn, region) : undefined;
-  return { target, environment, jobs: flags.jobs, ...(faults ? { faults } : {}) };
+  const examples = outputs.examplesTable ? { examplesTable: outputs.examplesTable } : {};
+  return { target, environment, jobs: flags.jobs, ...(faults ? { faults } : {}), ...examples };
+}
+
+/**
+ * The jobs module the check runs, its tables under the stack's names: the example jobs (no --jobs) declare one
+ * table, which a deployed project stack names in its ExamplesTableName output; a stack without that output, or a
+ * user's module, keeps the declared names. An example module declaring more than one table ▶ UsageError (which one
+ * the output names would be a guess).
+ */
+async function moduleFor(resolved: ResolvedStack) {
+  const declared = resolved.jobs === undefined && resolved.examplesTable ? await loadJobModule(undefined) : undefined;
+  if (!declared || !resolved.examplesTable) return loadJobModule(resolved.jobs);
+  const names = (declared.tables ?? []).map((table) => String(table.TableName));
+  if (names.length !== 1 || names[0] === undefined) {
+    throw new UsageError(
+      `--stack: the example jobs declare ${names.length} tables; the stack's ExamplesTableName names one`,
+    );
+  }
+  return loadJobModule(undefined, { [names[0]]: resolved.examplesTable });
 }
 
 /** A stack not marked test or staging ▶ UsageError (nothing sent) unless --allow-production. */
@@ -231,7 +252,7 @@ async function checkThroughStack(flags: StackFlags & { stack: string }, io: Io):
   const resolved =
     flags.stack === LOCAL_STACK ? await resolveLocal(flags, io) : await resolveDeployed(flags.stack, flags, io);
   try {
-    const module = await loadJobModule(resolved.jobs);
+    const module = await moduleFor(resolved);
     const settle = flags['settle-timeout'];
     const timing = settle !== undefined ? { ...DEFAULT_TIMING, settleMs: settle } : DEFAULT_TIMING;
     const check = new StackCheck(stackUnderCheck(resolved), timing);

@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { InvalidInputError } from '../../errors.js';
 import type { JobIdentity } from '../../identity.js';
 import { builtOnce } from '../../internal/memoize.js';
-import { sendPut, sendQuery, type TableClient } from '../driver/plain-requests.js';
+import { sendGet, sendPut, sendQuery, type TableClient } from '../driver/plain-requests.js';
 import { KeyPrefix, STACK_CHECK_TENANT_PREFIX, TableKeys, TTL_ATTRIBUTE, workItemKey } from '../table.js';
 
 /** Evidence rows expire a day after they were written, whether or not the check's cleanup ran. */
@@ -17,6 +17,16 @@ const observedWriteSchema = () =>
     landed: z.boolean(),
     /** Sent after a planned pause ended (the attempt had been superseded by then). */
     afterPause: z.boolean(),
+    /** Sent by the job's declared provider client (a class C/D provider's own storage is the external system). */
+    provider: z.optional(z.boolean()),
+  });
+
+/** One call to the declared provider's effect methods that returned (the provider holds its effect). */
+const observedEffectSchema = () =>
+  z.object({
+    method: z.string(),
+    /** It carried the operation's ctx.idempotencyKey (class C: one effect per key, however often it is called). */
+    keyed: z.boolean(),
   });
 
 /**
@@ -38,11 +48,14 @@ const checkEvidenceSchema = builtOnce(() =>
     telemetryEvents: z.number(),
     /** Epoch ms when a planned pause ended (absent: no pause fired). */
     resumedAt: z.optional(z.number()),
+    /** The provider effect calls of the attempt that returned (absent: a worker older than this field). */
+    effects: z.optional(z.array(observedEffectSchema())),
   }),
 );
 
 type CheckEvidenceRecord = z.infer<ReturnType<typeof checkEvidenceSchema>>;
 type ObservedWrite = z.infer<ReturnType<typeof observedWriteSchema>>;
+type ObservedEffect = z.infer<ReturnType<typeof observedEffectSchema>>;
 
 /** The check's own tenants only: a real tenant never gets an evidence row. */
 function refuseForeign(identity: JobIdentity): void {
@@ -92,6 +105,22 @@ class CheckEvidence {
     });
   }
 
+  /**
+   * The fence of the identity's work row now (a consistent read of that one attribute), 0 when there is no row: the
+   * fault layer's paused attempt waits for a takeover to raise it. Only a check tenant's row ▶ else InvalidInputError.
+   */
+  async workFence(identity: JobIdentity): Promise<number> {
+    refuseForeign(identity);
+    const found = await sendGet(this.client, {
+      TableName: this.jobsTable,
+      Key: workItemKey(identity),
+      ConsistentRead: true,
+      ProjectionExpression: '#fence',
+      ExpressionAttributeNames: { '#fence': 'fence' },
+    });
+    return Number(found.Item?.fence ?? 0);
+  }
+
   /** The keys of the identity's evidence rows (the check's cleanup deletes them). */
   async keys(identity: JobIdentity): Promise<Array<{ pk: string; sk: string }>> {
     refuseForeign(identity);
@@ -118,4 +147,4 @@ class CheckEvidence {
   }
 }
 
-export { CheckEvidence, type CheckEvidenceRecord, type ObservedWrite };
+export { CheckEvidence, type CheckEvidenceRecord, type ObservedEffect, type ObservedWrite };

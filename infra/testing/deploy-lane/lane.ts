@@ -1,0 +1,60 @@
+import { CloudFormationClient, ListStackResourcesCommand } from '@aws-sdk/client-cloudformation';
+import { cdk, cdkArgs, type LaneStack } from './cdk.js';
+import { deployToMoto } from './moto-deploy.js';
+
+/** Where the lane deploys: moto's server (CI) or a real account (`npm run test:aws`); the code is the same. */
+interface Lane {
+  readonly kind: 'moto' | 'aws';
+  readonly stack: LaneStack;
+  /** The environment of every child (cdk, the CLI): credentials, region, and on moto AWS_ENDPOINT_URL. */
+  readonly env: NodeJS.ProcessEnv;
+  /** The cloud assembly directory `cdk synth` writes and `cdk deploy --app` reads. */
+  readonly assembly: string;
+}
+
+/**
+ * `cdk bootstrap`, `cdk synth` (a test stack with fault injection) and `cdk deploy --app <assembly>`; on moto the
+ * template is first rewritten for what moto cannot create (moto-deploy.ts). A failing step ▶ Error with its output.
+ */
+async function deployLane(lane: Lane, log: (line: string) => void): Promise<void> {
+  const timed = async (label: string, step: () => Promise<unknown>) => {
+    const started = Date.now();
+    await step();
+    log(`[deploy-lane] ${label} took ${Math.round((Date.now() - started) / 1000)} s`);
+  };
+  await timed('cdk bootstrap', () => cdk(cdkArgs('bootstrap', lane.stack, lane.assembly), lane.env));
+  await timed('cdk synth', () => cdk(cdkArgs('synth', lane.stack, lane.assembly), lane.env));
+  await timed('cdk deploy', () =>
+    lane.kind === 'moto'
+      ? deployToMoto(lane.stack, lane.assembly, lane.env)
+      : cdk(cdkArgs('deploy', lane.stack, lane.assembly), lane.env),
+  );
+}
+
+/** `cdk destroy` of the lane's stack (its tables go with it: a test stack is synthesized with RemovalPolicy.DESTROY). */
+async function destroyLane(lane: Lane): Promise<void> {
+  await cdk(cdkArgs('destroy', lane.stack, lane.assembly), lane.env);
+}
+
+/** Resources of the stack not CREATE_COMPLETE, as `type id status`; [] when all are (the CLI's word is not enough). */
+async function incompleteResources(stackName: string): Promise<string[]> {
+  const cloudformation = new CloudFormationClient({});
+  const incomplete: string[] = [];
+  let token: string | undefined;
+  try {
+    do {
+      const page = await cloudformation.send(new ListStackResourcesCommand({ StackName: stackName, NextToken: token }));
+      for (const resource of page.StackResourceSummaries ?? []) {
+        if (resource.ResourceStatus !== 'CREATE_COMPLETE') {
+          incomplete.push(`${resource.ResourceType} ${resource.LogicalResourceId} ${resource.ResourceStatus}`);
+        }
+      }
+      token = page.NextToken;
+    } while (token);
+  } finally {
+    cloudformation.destroy();
+  }
+  return incomplete;
+}
+
+export { deployLane, destroyLane, incompleteResources, type Lane };
