@@ -169,12 +169,13 @@ describe('lib/ builds no zod schema at import (issue 29, cold start)', () => {
  * `z.optional` around the secret-ARN schema the identifier key's variable already builds), 184 since the admin's
  * worker run bound (LEASEFENCE_WORKER_MAX_RUN_MS, issue #44's finding: one optional integer, 6 instances); 147 since
  * readConfig builds the schemas of the optional variables that are set only (issue #46: the bench worker sets 2 of
- * the 12, and the other 10 were 36 instances).
+ * the 12, and the other 10 were 36 instances); the admin's 26 since the console's limits route (issue #42: its query
+ * schema is one `z.lazy`, built on the route's first request like every other route's).
  */
 const IMPORT_BOUNDS = [
   { entry: 'test/bench/bundle/leasefence-handler-mini.ts', atMost: 147 },
   { entry: 'functions/sweeper.ts', atMost: 1 },
-  { entry: 'functions/admin.ts', atMost: 25 },
+  { entry: 'functions/admin.ts', atMost: 26 },
 ] as const;
 
 const COUNT_PROBE = `
