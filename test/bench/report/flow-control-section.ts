@@ -92,7 +92,7 @@ function flowControlTargets(results: BenchResults): TargetRow[] {
 function flowControlSection(report: FlowControlReport): string {
   const quick =
     report.noisyJobs < FLOW_NOISY_FULL
-      ? ` **Quick mode: the noisy tenant sent ${num(report.noisyJobs)} jobs, not ${num(FLOW_NOISY_FULL)}**; the quiet tenant's wait behind the flood grows with the flood, so compare the modes of one run, not runs of different modes.`
+      ? ` **Quick mode: the noisy tenant sent ${num(report.noisyJobs)} jobs, not ${num(FLOW_NOISY_FULL)}**; the quiet tenant's wait behind the flood grows with the flood, so compare the modes within one run, never across runs.`
       : '';
   const { unlimited, limited } = report.units;
   return [
