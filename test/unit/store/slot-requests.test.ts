@@ -24,7 +24,7 @@ describe('slot partitions', () => {
 });
 
 describe('slot requests decide inside the write', () => {
-  it('acquire: only a free slot, one whose lease expired before now, or one this same job holds', () => {
+  it('acquire: only a free slot, one whose lease expired before now, or one an earlier or this claim of the same job holds', () => {
     const request = buildAcquireRequest('jobs', '#slot#sync#type', 3, { claim, leaseExpiresAt: 5_000 }, 1_000);
 
     expect(request.Item).toMatchObject({
@@ -37,9 +37,9 @@ describe('slot requests decide inside the write', () => {
       leaseExpiresAt: 5_000,
     });
     expect(request.ConditionExpression).toBe(
-      'attribute_not_exists(#pk) OR #leaseExpiresAt < :v1 OR (#tenantId = :v2 AND #operationId = :v3)',
+      'attribute_not_exists(#pk) OR #leaseExpiresAt < :v1 OR (#tenantId = :v2 AND #operationId = :v3 AND #fence <= :v4)',
     );
-    expect(request.ExpressionAttributeValues).toEqual({ ':v1': 1_000, ':v2': 'acme', ':v3': 'op-1' });
+    expect(request.ExpressionAttributeValues).toEqual({ ':v1': 1_000, ':v2': 'acme', ':v3': 'op-1', ':v4': 4 });
     expect(request.ReturnValues).toBe('ALL_OLD');
   });
 
