@@ -97,7 +97,7 @@ function parseRateLimits<Payload>(
 
 /**
  * The scope value a budget row is keyed by (the store hashes it): `shared`, `tenant:<id>` or `key:<key>`, as the
- * worker's take builds it (lib/worker/rate-gate.ts, scopeValueOf), so an operator's read names the row the worker
+ * worker's take builds it (lib/worker/rate-gate.ts, scopeValueOf, calls this), so an operator's read names the row the worker
  * writes (test/integration/cli/limits.test.ts reads rows a worker wrote).
  */
 function budgetScopeValue(

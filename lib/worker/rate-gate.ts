@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { InvalidInputError, RateLimitedError } from '../errors.js';
-import type { RateLimit } from '../flow-control/rate-limits.js';
+import { budgetScopeValue, type RateLimit } from '../flow-control/rate-limits.js';
 import type { JobIdentity } from '../identity.js';
 import type { JobDefinition } from '../job-definition.js';
 import type { BoundMessage } from '../messaging/envelope.js';
@@ -40,13 +40,13 @@ type BudgetVerdict = { granted: true } | { granted: false; provider: string; ret
 
 /** The budget's scope value for one job: `shared`, the tenant, or the payload's key (raw: the store hashes it). */
 function scopeValueOf<Payload>(limit: RateLimit<Payload>, tenantId: string, payload: Payload): string {
-  if (limit.scope === 'shared') return 'shared';
-  if (limit.scope === 'tenant') return `tenant:${tenantId}`;
+  if (limit.scope === 'shared') return budgetScopeValue({ kind: 'shared' });
+  if (limit.scope === 'tenant') return budgetScopeValue({ kind: 'tenant', tenantId });
   const key = limit.key?.(payload) as unknown;
   if (typeof key !== 'string' || key.length === 0 || key.length > 200) {
     throw new TypeError(`rate limit ${limit.provider}: key(payload) must return a string of 1-200 chars`);
   }
-  return `key:${key}`;
+  return budgetScopeValue({ kind: 'key', key });
 }
 
 /**
