@@ -17,10 +17,11 @@ import { measureStaleWorker } from './scenarios/stale-worker.js';
 import { measureSweeperScaling } from './scenarios/sweeper-scaling.js';
 import { measureThroughputAsDeployed } from './scenarios/throughput-as-deployed.js';
 import { measureWriteShapes } from './scenarios/write-shapes.js';
+import { type Baseline, BaselineError, baselineOption, prepareBaseline } from './support/baseline.js';
 import { BENCH_ENGINE, type BenchEngine, startBenchEngine } from './support/bench-engine.js';
 import { nowMs } from './support/stats.js';
 
-// `npm run bench [-- --quick] [-- --only=1,2]`: runs the figures of issues #8 and #42 (figure 11) on embedded engines, prints the
+// `npm run bench [-- --quick] [-- --only=1,2] [-- --baseline=<commit>]`: runs the figures of issues #8 and #42 (figure 11) on embedded engines, prints the
 // report and writes BENCHMARKS.md at the top of the repository. See test/bench/README.md.
 
 /** Sizes of a full and a quick run. */
@@ -69,6 +70,7 @@ function parseArgs(argv: readonly string[]): {
   mode: 'full' | 'quick';
   figures: Set<number>;
   prices: { perMillionWru: number; perMillionRru: number };
+  baseline: string | undefined;
 } {
   const only = argv.find((arg) => arg.startsWith('--only='));
   const figures = only
@@ -79,16 +81,21 @@ function parseArgs(argv: readonly string[]): {
           .map((value) => Number(value)),
       )
     : new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 11]);
-  const known = ['--only=', '--price-wru=', '--price-rru='];
+  const known = ['--only=', '--price-wru=', '--price-rru=', '--baseline='];
   for (const arg of argv) {
     if (arg !== '--quick' && !known.some((prefix) => arg.startsWith(prefix)))
-      throw new Error(`unknown option ${arg} (use --quick, --only=1,2,…, --price-wru=, --price-rru=)`);
+      throw new Error(
+        `unknown option ${arg} (use --quick, --only=1,2,…, --price-wru=, --price-rru=, --baseline=<commit>)`,
+      );
   }
+  const baseline = baselineOption(argv);
+  if (baseline !== undefined && !figures.has(5) && !figures.has(9))
+    throw new BaselineError('--baseline= compares figures 5 and 9: add 5 or 9 to --only');
   const prices = {
     perMillionWru: priceOption(argv, 'price-wru', 0.625),
     perMillionRru: priceOption(argv, 'price-rru', 0.125),
   };
-  return { mode: argv.includes('--quick') ? 'quick' : 'full', figures, prices };
+  return { mode: argv.includes('--quick') ? 'quick' : 'full', figures, prices, baseline };
 }
 
 function progress(message: string): void {
@@ -118,7 +125,22 @@ async function withSqs<T>(body: (sqs: SQSClient, endpoint: string) => Promise<T>
 }
 
 async function main(): Promise<void> {
-  const { mode, figures, prices } = parseArgs(process.argv.slice(2));
+  const { mode, figures, prices, baseline: baselineRef } = parseArgs(process.argv.slice(2));
+  // Checked out before anything runs, so an unknown commit stops the run at once.
+  const baseline = baselineRef === undefined ? undefined : prepareBaseline(baselineRef);
+  try {
+    await runFigures(mode, figures, prices, baseline);
+  } finally {
+    baseline?.remove();
+  }
+}
+
+async function runFigures(
+  mode: 'full' | 'quick',
+  figures: Set<number>,
+  prices: { perMillionWru: number; perMillionRru: number },
+  baseline: Baseline | undefined,
+): Promise<void> {
   const sizes = Sizes[mode];
   const started = nowMs();
   const results: BenchResults = { meta: runMeta(mode, prices) };
@@ -158,7 +180,7 @@ async function main(): Promise<void> {
   }
   if (figures.has(5)) {
     progress('figure 5: bundles (CDK synth twice, then init timing)');
-    results.bundles = await measureBundles({ initRuns: sizes.initRuns });
+    results.bundles = await measureBundles({ initRuns: sizes.initRuns, ...(baseline ? { baseline } : {}) });
   }
   if (figures.has(6)) {
     progress('figure 6: memory over 10,000 jobs per system (child processes)');
@@ -189,6 +211,7 @@ async function main(): Promise<void> {
         batchesPerRun: sizes.handlerBatchesPerRun,
         warmupBatches: sizes.handlerWarmupBatches,
         repetitions: sizes.repetitions,
+        ...(baseline ? { baseline } : {}),
       }),
     );
   }

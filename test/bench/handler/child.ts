@@ -6,10 +6,16 @@ import { countRequests, type RequestCounter } from '../../support/request-counte
 import { attachBenchEngine } from '../support/attached-engine.js';
 import { pinProcess } from '../support/cpu-pinning.js';
 import { benchIdentity, leasefenceMessage, peerJob, runName } from '../support/jobs.js';
-import { median, nowMs, pairedRatio, percentile } from '../support/stats.js';
-import type { HandlerBatchRow, HandlerChildConfig, HandlerRunSample, HandlerSystem } from './types.js';
+import { median, medianInterval, nowMs, pairedRatio, pairedRatios, percentile } from '../support/stats.js';
+import type {
+  HandlerBaselineCell,
+  HandlerBatchRow,
+  HandlerChildConfig,
+  HandlerRunSample,
+  HandlerSystem,
+} from './types.js';
 
-// Child process of the end-to-end figure: imports both handler bundles (each built as the construct builds a
+// Child process of the end-to-end figure: imports both handler bundles (and a baseline commit's worker, when given) (each built as the construct builds a
 // function) once per mode with that mode's environment, feeds them SQS events of `batchSize` records as the
 // Lambda event source delivers them, `concurrency` batches in flight, and prints one JSON line of rows. The
 // engine runs in the parent's process; this process's CPU is the handlers' own (and this loop's, the same for both).
@@ -68,36 +74,45 @@ function sqsRecord(body: string, index: number): SQSRecord {
   };
 }
 
+/** What a handler bundle exports; a baseline's entry also exports its commit's message builder (support/baseline.ts). */
+interface HandlerModule {
+  handler: Handler & { client?: DynamoDBDocumentClient };
+  client?: unknown;
+  benchIdentity?: typeof benchIdentity;
+  leasefenceMessage?: typeof leasefenceMessage;
+}
+
 /** Imports a bundle as a fresh module instance (its own clients and configuration) under `environment`. */
 async function importHandler(bundle: string, instance: string, environment: Record<string, string>) {
   process.env = { ...baseEnvironment, ...environment };
   try {
-    return (await import(`${pathToFileURL(bundle).href}?instance=${instance}`)) as {
-      handler: Handler & { client?: DynamoDBDocumentClient };
-      client?: unknown;
-    };
+    return (await import(`${pathToFileURL(bundle).href}?instance=${instance}`)) as HandlerModule;
   } finally {
     process.env = { ...baseEnvironment };
   }
 }
 
+/** The bodies of `count` fresh jobs for a system: the peer's event, or a worker's message as its own commit builds it. */
+function bodiesOf(system: HandlerSystem, loaded: HandlerModule): (count: number) => string[] {
+  const identity = loaded.benchIdentity ?? benchIdentity;
+  const message = loaded.leasefenceMessage ?? leasefenceMessage;
+  return (count) => {
+    const run = runName(system);
+    return Array.from({ length: count }, (_, index) =>
+      system === 'peer'
+        ? JSON.stringify(peerJob(benchIdentity(run, index)))
+        : message(identity(run, index), 'ref').body,
+    );
+  };
+}
+
 async function loadSystem(system: HandlerSystem, mode: string): Promise<LoadedSystem> {
   const spec = config.systems[system];
+  if (!spec) throw new Error(`no bundle for ${system}`);
   const loaded = await importHandler(spec.bundle, `${system}-${mode}`, { ...spec.environment, ...spec.modes[mode] });
-  // leasefence's handler exposes its one client; the peer's entry exports the client it gave Powertools.
-  const client = (system === 'leasefence' ? loaded.handler.client : loaded.client) as DynamoDBDocumentClient;
-  return {
-    handler: loaded.handler,
-    counter: countRequests(client),
-    bodies: (count) => {
-      const run = runName(system);
-      return Array.from({ length: count }, (_, index) =>
-        system === 'leasefence'
-          ? leasefenceMessage(benchIdentity(run, index), 'ref').body
-          : JSON.stringify(peerJob(benchIdentity(run, index))),
-      );
-    },
-  };
+  // A worker's handler exposes its one client; the peer's entry exports the client it gave Powertools.
+  const client = (system === 'peer' ? loaded.client : loaded.handler.client) as DynamoDBDocumentClient;
+  return { handler: loaded.handler, counter: countRequests(client), bodies: bodiesOf(system, loaded) };
 }
 
 /** `batches` events of `batchSize` fresh jobs, `concurrency` in flight; the clock runs only around the handling. */
@@ -158,25 +173,68 @@ function summarise(samples: HandlerRunSample[]) {
   };
 }
 
-/** Per mode and concurrency: a warm-up of both, then paired runs in alternating order; medians of each. */
+/**
+ * The order of repetition `repetition`: rotated by one each time (two systems alternate, as before the baseline);
+ * with three, every other full rotation is reversed, so no system always follows the same one.
+ */
+function orderOf<T>(systems: readonly T[], repetition: number): T[] {
+  const count = systems.length;
+  const shift = repetition % count;
+  const rotated = [...systems.slice(shift), ...systems.slice(0, shift)];
+  return count > 2 && Math.floor(repetition / count) % 2 === 1 ? rotated.reverse() : rotated;
+}
+
+function ratioWithInterval(
+  mine: HandlerRunSample[],
+  theirs: HandlerRunSample[],
+  pick: (s: HandlerRunSample) => number,
+) {
+  const ratios = pairedRatios(mine.map(pick), theirs.map(pick)) ?? [];
+  return { ratio: median(ratios), ...medianInterval(ratios) };
+}
+
+/** A baseline's cell: its medians, its ratios to the peer, today's ÷ its own (with intervals). */
+function baselineCell(base: HandlerRunSample[], lf: HandlerRunSample[], pe: HandlerRunSample[]): HandlerBaselineCell {
+  const jobs = (sample: HandlerRunSample) => sample.jobsPerSecond;
+  const cpu = (sample: HandlerRunSample) => sample.cpuMsPerJob;
+  return {
+    summary: summarise(base),
+    jobsPerSecondRatio: pairedRatio(base.map(jobs), pe.map(jobs)) ?? Number.NaN,
+    cpuPerJobRatio: pairedRatio(base.map(cpu), pe.map(cpu)) ?? Number.NaN,
+    todayOverBaseline: {
+      jobsPerSecond: ratioWithInterval(lf, base, jobs),
+      cpuPerJob: ratioWithInterval(lf, base, cpu),
+    },
+  };
+}
+
+/**
+ * Per mode and concurrency: a warm-up of each system, then paired runs, the order changing every repetition;
+ * medians of each. The baseline (when given) runs in its modes only, in the same repetitions.
+ */
 async function measure(): Promise<HandlerBatchRow[]> {
   const rows: HandlerBatchRow[] = [];
   for (const mode of config.modes) {
-    const leasefence = await loadSystem('leasefence', mode);
-    const peer = await loadSystem('peer', mode);
+    const withBaseline = config.systems.baseline !== undefined && config.baselineModes.includes(mode);
+    const systems: HandlerSystem[] = withBaseline ? ['leasefence', 'baseline', 'peer'] : ['leasefence', 'peer'];
+    const loaded = new Map<HandlerSystem, LoadedSystem>();
+    for (const system of systems) loaded.set(system, await loadSystem(system, mode));
     for (const concurrency of config.concurrencies) {
-      await timedRun(leasefence, concurrency, config.warmupBatches);
-      await timedRun(peer, concurrency, config.warmupBatches);
-      const lf: HandlerRunSample[] = [];
-      const pe: HandlerRunSample[] = [];
+      for (const system of systems)
+        await timedRun(loaded.get(system) as LoadedSystem, concurrency, config.warmupBatches);
+      const samples = new Map<HandlerSystem, HandlerRunSample[]>(systems.map((system) => [system, []]));
       for (let repetition = 0; repetition < config.repetitions; repetition += 1) {
-        const leasefenceFirst = repetition % 2 === 0;
-        if (leasefenceFirst) lf.push(await timedRun(leasefence, concurrency, config.batchesPerRun));
-        pe.push(await timedRun(peer, concurrency, config.batchesPerRun));
-        if (!leasefenceFirst) lf.push(await timedRun(leasefence, concurrency, config.batchesPerRun));
+        for (const system of orderOf(systems, repetition)) {
+          samples
+            .get(system)
+            ?.push(await timedRun(loaded.get(system) as LoadedSystem, concurrency, config.batchesPerRun));
+        }
       }
+      const lf = samples.get('leasefence') ?? [];
+      const pe = samples.get('peer') ?? [];
       const paired = (pick: (sample: HandlerRunSample) => number) =>
         pairedRatio(lf.map(pick), pe.map(pick)) ?? Number.NaN;
+      const base = samples.get('baseline');
       rows.push({
         mode,
         concurrency,
@@ -185,6 +243,7 @@ async function measure(): Promise<HandlerBatchRow[]> {
         jobsPerSecondRatio: paired((sample) => sample.jobsPerSecond),
         cpuPerJobRatio: paired((sample) => sample.cpuMsPerJob),
         warmupJobs: config.warmupBatches * config.batchSize,
+        ...(base ? { baseline: baselineCell(base, lf, pe) } : {}),
       });
     }
   }

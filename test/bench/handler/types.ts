@@ -1,5 +1,5 @@
-/** The two systems of the end-to-end figure. */
-type HandlerSystem = 'leasefence' | 'peer';
+/** The systems of the end-to-end figure: today's worker, the peer, and with `--baseline` an earlier commit's worker. */
+type HandlerSystem = 'leasefence' | 'peer' | 'baseline';
 
 /** How one handler bundle is loaded: its file, the environment the construct would set, and each mode's extra. */
 interface HandlerBundleSpec {
@@ -14,8 +14,10 @@ interface HandlerChildConfig {
   endpoint: string;
   enginePid?: number;
   workerCpus?: number[];
-  systems: Record<HandlerSystem, HandlerBundleSpec>;
+  systems: Record<'leasefence' | 'peer', HandlerBundleSpec> & { baseline?: HandlerBundleSpec };
   modes: string[];
+  /** The modes in which the baseline (when given) runs beside the two others. */
+  baselineModes: string[];
   concurrencies: number[];
   batchSize: number;
   batchesPerRun: number;
@@ -44,6 +46,22 @@ interface HandlerRunSample {
 /** Medians over the repetitions (counts summed). */
 type HandlerSummary = HandlerRunSample;
 
+/** A median of paired ratios and its 95 % interval (medianInterval). */
+interface RatioWithInterval {
+  ratio: number;
+  low: number;
+  high: number;
+}
+
+/** A baseline commit's worker in one cell: its medians, its ratios to the peer, and today's ÷ its own. */
+interface HandlerBaselineCell {
+  summary: HandlerSummary;
+  jobsPerSecondRatio: number;
+  cpuPerJobRatio: number;
+  /** Today's worker ÷ the baseline's, per repetition (each timed in the same repetition). */
+  todayOverBaseline: { jobsPerSecond: RatioWithInterval; cpuPerJob: RatioWithInterval };
+}
+
 /** One row: a mode at one concurrency, both systems, and the medians of the paired ratios lf ÷ peer. */
 interface HandlerBatchRow {
   mode: string;
@@ -54,6 +72,17 @@ interface HandlerBatchRow {
   cpuPerJobRatio: number;
   /** Jobs each system handled before the timed runs (not in the counts above). */
   warmupJobs: number;
+  /** With `--baseline`, in its modes: the baseline commit's worker in the same repetitions. */
+  baseline?: HandlerBaselineCell;
 }
 
-export type { HandlerBatchRow, HandlerBundleSpec, HandlerChildConfig, HandlerRunSample, HandlerSummary, HandlerSystem };
+export type {
+  HandlerBaselineCell,
+  HandlerBatchRow,
+  HandlerBundleSpec,
+  HandlerChildConfig,
+  HandlerRunSample,
+  HandlerSummary,
+  HandlerSystem,
+  RatioWithInterval,
+};

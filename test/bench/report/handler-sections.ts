@@ -1,5 +1,6 @@
 import type { HandlerBatchRow } from '../handler/types.js';
 import type { HandlerBatchReport } from '../scenarios/handler-batches.js';
+import { baselineHandlerSection } from './baseline-sections.js';
 import { num, table } from './format.js';
 import type { TargetRow } from './target-row.js';
 
@@ -58,6 +59,7 @@ function handlerSection(report: HandlerBatchReport): string {
     ),
     '',
     `Jobs per cell and system: ${num(report.rows[0]?.leasefence.jobs)} timed (+ ${num(report.rows[0]?.warmupJobs)} warm-up); batch item failures: leasefence ${num(sum(report.rows, (row) => row.leasefence.batchItemFailures))}, peer ${num(sum(report.rows, (row) => row.peer.batchItemFailures))}; records written: leasefence ${num(report.recordsWritten.leasefence)}, peer ${num(report.recordsWritten.peer)}. Worker CPU: process.cpuUsage of the child, which holds both handlers and the loop that feeds them (the same for both).`,
+    ...(report.baseline ? ['', baselineHandlerSection(report)] : []),
   ].join('\n');
 }
 

@@ -1,6 +1,7 @@
 import type { RequestCount } from '../scenarios/request-counts.js';
 import { type InitTime, initRatio } from '../support/init-time.js';
 import { RulesFloor } from '../support/rules-floor.js';
+import { baselineInitSection } from './baseline-sections.js';
 import { bundleCompositionSection } from './bundle-composition-section.js';
 import { coldInvocationSection } from './cold-start-section.js';
 import { kb, mb, num, table } from './format.js';
@@ -212,6 +213,7 @@ function bundleSection(results: BenchResults): string {
       ? `Init runs per bundle: ${report.rows[0]?.initSdkExternal?.runs ?? 0}. Synth and bundling took ${num(report.synthSeconds, 0)} s.`
       : '',
     '',
+    ...(report?.baseline ? [baselineInitSection(report), ''] : []),
     coldInvocationSection(report),
     '',
     bundleCompositionSection(report?.composition),

@@ -9,6 +9,7 @@ import { type BundleSizes, bundleSizesOf } from '../../../infra/app/bundle-size.
 import { EXAMPLE_WORKER_ENTRY } from '../../../infra/app/stacks/leasefence-stack.js';
 import { synthLeasefenceApp } from '../../../infra/app/synth.js';
 import { FUNCTION_NODE_OPTIONS } from '../../../infra/construct/functions.js';
+import type { Baseline } from '../support/baseline.js';
 import { type BundleComposition, measureComposition } from '../support/bundle-composition.js';
 import type { ColdInvocation } from '../support/cold-invocation.js';
 import { constructBundling } from '../support/construct-bundling.js';
@@ -20,7 +21,7 @@ import { measureColdInvocation } from './cold-invocation.js';
 
 /** One function of figure 5: minified code bytes with the AWS SDK left to the runtime (the default) and bundled. */
 interface BundleRow {
-  name: 'worker' | 'sweeper' | 'admin' | 'powertools-idempotency' | SdkExternalOnlyName;
+  name: 'worker' | 'sweeper' | 'admin' | 'powertools-idempotency' | SdkExternalOnlyName | BaselineLabel;
   sdkExternalBytes: number;
   /** Undefined for the bench worker and rules floor rows: only the default (SDK external) is built for them, to keep the smoke test cheap. */
   sdkBundledBytes: number | undefined;
@@ -38,7 +39,12 @@ interface BundleReport {
   coldInvocation: ColdInvocation[];
   /** What the project's worker bundle and the peer's hold, by part (esbuild's metafile). */
   composition: BundleComposition[];
+  /** With `--baseline=<commit>`: the commit whose worker has the row `worker @ <short sha>` (support/baseline.ts). */
+  baseline?: { commit: string; label: BaselineLabel };
 }
+
+/** The row of a baseline commit's worker. */
+type BaselineLabel = `worker @ ${string}`;
 
 const PEER_ENTRY = fileURLToPath(new URL('../bundle/peer-handler.ts', import.meta.url));
 
@@ -137,9 +143,10 @@ function resolvable(file: string, name: string): string {
  * Figure 5: the three leasefence bundles (through the project's own CDK synth and infra/app/bundle-size.ts) and a
  * Powertools-idempotency SQS handler bundled the same way, with the AWS SDK external (the construct's default)
  * and bundled, and the bench workers and rules floors with the SDK external only; then the import time of each
- * bundle in fresh node processes.
+ * bundle in fresh node processes. With a baseline, its commit's project worker too (the same settings, in the same
+ * rounds), so today's ÷ the baseline's init is a paired ratio.
  */
-async function measureBundles(options: { initRuns: number }): Promise<BundleReport> {
+async function measureBundles(options: { initRuns: number; baseline?: Baseline }): Promise<BundleReport> {
   const started = nowMs();
   const external = synthBundles(false);
   const bundled = synthBundles(true);
@@ -154,6 +161,10 @@ async function measureBundles(options: { initRuns: number }): Promise<BundleRepo
         external: await bundleEntry(SDK_EXTERNAL_ONLY[name], peerDir, name, false),
       })),
     );
+    const baseline = options.baseline;
+    const baselineWorker = baseline
+      ? await bundleEntry(baseline.workerEntry, peerDir, `baseline-${baseline.short}`, false)
+      : undefined;
     const synthSeconds = (nowMs() - started) / 1000;
     const target = (name: string, file: string): InitTarget => ({ name, file, env: HANDLER_ENV });
     const targets: InitTarget[] = [
@@ -164,6 +175,9 @@ async function measureBundles(options: { initRuns: number }): Promise<BundleRepo
       ...externalOnly.map((entry) =>
         target(entry.name, resolvable(entry.external.file, entry.name.replace(/\W+/g, '-'))),
       ),
+      ...(baseline && baselineWorker
+        ? [target(baseline.label, resolvable(baselineWorker.file, `baseline-${baseline.short}`))]
+        : []),
       target('worker+sdk', bundled.files.worker),
       target('powertools-idempotency+sdk', peerBundled.file),
     ];
@@ -185,6 +199,15 @@ async function measureBundles(options: { initRuns: number }): Promise<BundleRepo
         initSdkBundled: undefined,
       });
     }
+    if (baseline && baselineWorker) {
+      rows.push({
+        name: baseline.label as BaselineLabel,
+        sdkExternalBytes: baselineWorker.bytes,
+        sdkBundledBytes: undefined,
+        initSdkExternal: initOf(baseline.label),
+        initSdkBundled: undefined,
+      });
+    }
     rows.push({
       name: 'powertools-idempotency',
       sdkExternalBytes: peerExternal.bytes,
@@ -196,7 +219,13 @@ async function measureBundles(options: { initRuns: number }): Promise<BundleRepo
       await measureComposition('worker', EXAMPLE_WORKER_ENTRY),
       await measureComposition('powertools-idempotency', PEER_ENTRY),
     ];
-    return { rows, synthSeconds, coldInvocation: await measureColdInvocation({ runs: options.initRuns }), composition };
+    return {
+      rows,
+      synthSeconds,
+      coldInvocation: await measureColdInvocation({ runs: options.initRuns }),
+      composition,
+      ...(baseline ? { baseline: { commit: baseline.commit, label: baseline.label as BaselineLabel } } : {}),
+    };
   } finally {
     for (const dir of [peerDir, bundled.outdir, external.outdir, RESOLVABLE_DIR]) {
       rmSync(dir, { recursive: true, force: true });
@@ -204,4 +233,4 @@ async function measureBundles(options: { initRuns: number }): Promise<BundleRepo
   }
 }
 
-export { type BundleReport, type BundleRow, measureBundles };
+export { type BaselineLabel, type BundleReport, type BundleRow, measureBundles };

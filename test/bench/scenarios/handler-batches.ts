@@ -1,5 +1,5 @@
 import { mkdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { build } from 'esbuild';
@@ -8,6 +8,7 @@ import { EnvironmentVariable } from '../../../lib/config.js';
 import { METRIC_NAMESPACE } from '../../../lib/metric-names.js';
 import { DEFAULT_DEADLINE_SHARDS } from '../../../lib/store/table.js';
 import type { HandlerBatchRow, HandlerChildConfig } from '../handler/types.js';
+import type { Baseline } from '../support/baseline.js';
 import type { BenchEngine } from '../support/bench-engine.js';
 import { runJsonChild } from '../support/child-json.js';
 import { constructBundling } from '../support/construct-bundling.js';
@@ -30,6 +31,9 @@ const BATCH_SIZE = 10;
  */
 type HandlerMode = 'protocol' | 'fenced-record' | 'fenced-record-quiet-logs';
 
+/** The mode the baseline runs in (the judged one: fencing on). */
+const BASELINE_MODE: HandlerMode = 'fenced-record';
+
 /** Sizes of the figure. */
 interface HandlerBatchOptions {
   concurrencies: readonly number[];
@@ -37,6 +41,8 @@ interface HandlerBatchOptions {
   batchesPerRun: number;
   warmupBatches: number;
   repetitions: number;
+  /** With `--baseline=<commit>`: that commit's bench worker runs beside the two others in the judged mode. */
+  baseline?: Baseline;
 }
 
 /** The figure: rows, where the CPUs were, and the records each system's job wrote (counted on the table). */
@@ -46,11 +52,14 @@ interface HandlerBatchReport {
   batchSize: number;
   /** Items in each system's records table after the run (every handled job of the record mode writes one). */
   recordsWritten: { leasefence: number; peer: number };
+  /** With a baseline: its commit and row name (`worker @ <short sha>`). */
+  baseline?: { commit: string; label: string };
 }
 
 async function bundle(directory: string, entry: string, name: string, bundleAwsSdk: boolean): Promise<string> {
   const outfile = join(directory, `${name}.mjs`);
-  await build({ ...constructBundling(bundleAwsSdk), entryPoints: [join(HANDLER_DIR, entry)], outfile });
+  const entryPoint = isAbsolute(entry) ? entry : join(HANDLER_DIR, entry);
+  await build({ ...constructBundling(bundleAwsSdk), entryPoints: [entryPoint], outfile });
   return outfile;
 }
 
@@ -84,16 +93,19 @@ async function countItems(engine: BenchEngine, tableName: string): Promise<numbe
 async function measureHandlerBatches(engine: BenchEngine, options: HandlerBatchOptions): Promise<HandlerBatchReport> {
   const directory = join(CACHE_DIR, runName('handler'));
   mkdirSync(directory, { recursive: true });
-  const [leasefenceBundle, peerBundle, childBundle] = await Promise.all([
+  const baseline = options.baseline;
+  const [leasefenceBundle, peerBundle, childBundle, baselineBundle] = await Promise.all([
     bundle(directory, 'leasefence-entry.ts', 'leasefence-worker', false),
     bundle(directory, 'peer-entry.ts', 'peer-worker', false),
     bundle(directory, 'child.ts', 'handler-child', false),
+    baseline ? bundle(directory, baseline.handlerEntry, `baseline-${baseline.short}-worker`, false) : undefined,
   ]);
   const tables = await engine.createLeasefenceTables('e2e');
   const idempotency = await engine.createKeyedTable('e2e-idempotency', 'id');
   const records = {
     leasefence: await engine.createKeyedTable('e2e-lf-records', 'pk'),
     peer: await engine.createKeyedTable('e2e-peer-records', 'pk'),
+    baseline: baseline ? await engine.createKeyedTable('e2e-base-records', 'pk') : '',
   };
   const region = { AWS_REGION: 'us-east-1' };
   // What the construct gives the worker (infra/construct/fenced-job-queue.ts), local endpoints instead of AWS; the
@@ -129,8 +141,19 @@ async function measureHandlerBatches(engine: BenchEngine, options: HandlerBatchO
         modes: modeEnvironment(records.leasefence, { POWERTOOLS_LOG_LEVEL: 'WARN' }),
       },
       peer: { bundle: peerBundle, environment: peerEnvironment, modes: modeEnvironment(records.peer, {}) },
+      // The baseline's worker on the same jobs tables (its own job identities) and its own records table.
+      ...(baselineBundle
+        ? {
+            baseline: {
+              bundle: baselineBundle,
+              environment: leasefenceEnvironment,
+              modes: modeEnvironment(records.baseline, { POWERTOOLS_LOG_LEVEL: 'WARN' }),
+            },
+          }
+        : {}),
     },
     modes: [...options.modes],
+    baselineModes: [BASELINE_MODE],
     concurrencies: [...options.concurrencies],
     batchSize: BATCH_SIZE,
     batchesPerRun: options.batchesPerRun,
@@ -159,6 +182,7 @@ async function measureHandlerBatches(engine: BenchEngine, options: HandlerBatchO
         leasefence: await countItems(engine, records.leasefence),
         peer: await countItems(engine, records.peer),
       },
+      ...(baseline ? { baseline: { commit: baseline.commit, label: baseline.label } } : {}),
     };
   } finally {
     if (split.pinned && engine.enginePid !== undefined) unpinEngine(engine.enginePid);
