@@ -11,8 +11,10 @@ import { type ProfileNode, readProfile } from './cpu-profile.js';
 // Attribution: a sample whose stack holds a frame of one handler's bundle (`?instance=leasefence-…` / `peer-…`)
 // is that system's; every other sample (SDK and Node work resumed from the event loop) goes to the system of the
 // nearest attributed sample, since the child runs one system's block of batches at a time. Idle time is left out.
+// With `--baseline=<commit>` (`instance=baseline-…`, figure 9's judged mode only) a third column, and the difference is
+// today's worker minus the baseline's: profile a run whose modes are the judged one only, so all handled as many jobs.
 
-type System = 'leasefence' | 'peer';
+type System = 'leasefence' | 'peer' | 'baseline';
 
 const { profile, nodes, parents } = readProfile(process.argv[2] ?? '');
 /** Figure 9's default: 3 modes × 2 concurrencies × (1,400 timed + 40 warm-up) jobs per system. */
@@ -24,6 +26,7 @@ function systemOf(id: number): System | undefined {
     const url = nodes.get(at)?.callFrame.url ?? '';
     if (url.includes('instance=leasefence')) return 'leasefence';
     if (url.includes('instance=peer')) return 'peer';
+    if (url.includes('instance=baseline')) return 'baseline';
   }
   return undefined;
 }
@@ -65,7 +68,7 @@ function nearest(index: number): System | undefined {
   return undefined;
 }
 const groups = new Map<number, string>();
-const totals: Record<System, Map<string, number>> = { leasefence: new Map(), peer: new Map() };
+const totals: Record<System, Map<string, number>> = { leasefence: new Map(), peer: new Map(), baseline: new Map() };
 for (const [index, id] of profile.samples.entries()) {
   const system = labels[index] ?? nearest(index);
   const node = nodes.get(id);
@@ -80,14 +83,20 @@ const perJob = (system: System, group?: string) =>
   (group === undefined
     ? [...totals[system].values()].reduce((sum, value) => sum + value, 0)
     : (totals[system].get(group) ?? 0)) / jobs;
+const other: System = totals.baseline.size > 0 ? 'baseline' : 'peer';
+const columns: System[] = other === 'baseline' ? ['leasefence', 'baseline', 'peer'] : ['leasefence', 'peer'];
 console.log(
-  `CPU per job in the profile: leasefence ${perJob('leasefence').toFixed(0)} µs, peer ${perJob('peer').toFixed(0)} µs`,
+  `CPU per job in the profile: ${columns.map((system) => `${system} ${perJob(system).toFixed(0)} µs`).join(', ')}`,
 );
-console.log('µs/job leasefence, peer, difference: source');
-const rows = [...new Set([...totals.leasefence.keys(), ...totals.peer.keys()])]
-  .map((group) => ({ group, leasefence: perJob('leasefence', group), peer: perJob('peer', group) }))
-  .sort((a, b) => b.leasefence - b.peer - (a.leasefence - a.peer));
-for (const row of rows.filter((candidate) => Math.abs(candidate.leasefence - candidate.peer) >= 1)) {
-  const cells = [row.leasefence, row.peer, row.leasefence - row.peer].map((value) => value.toFixed(1).padStart(8));
+console.log(`µs/job ${columns.join(', ')}, difference leasefence − ${other}: source`);
+const rows = [...new Set(columns.flatMap((system) => [...totals[system].keys()]))]
+  .map((group) => ({
+    group,
+    values: columns.map((system) => perJob(system, group)),
+    difference: perJob('leasefence', group) - perJob(other, group),
+  }))
+  .sort((a, b) => b.difference - a.difference);
+for (const row of rows.filter((candidate) => Math.abs(candidate.difference) >= 1)) {
+  const cells = [...row.values, row.difference].map((value) => value.toFixed(1).padStart(8));
   console.log(`${cells.join(' ')}  ${row.group}`);
 }
