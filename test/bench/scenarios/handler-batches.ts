@@ -51,7 +51,7 @@ interface HandlerBatchReport {
   cpuPinning: string;
   batchSize: number;
   /** Items in each system's records table after the run (every handled job of the record mode writes one). */
-  recordsWritten: { leasefence: number; peer: number };
+  recordsWritten: { leasefence: number; peer: number; baseline?: number };
   /** With a baseline: its commit and row name (`worker @ <short sha>`). */
   baseline?: { commit: string; label: string };
 }
@@ -181,6 +181,7 @@ async function measureHandlerBatches(engine: BenchEngine, options: HandlerBatchO
       recordsWritten: {
         leasefence: await countItems(engine, records.leasefence),
         peer: await countItems(engine, records.peer),
+        ...(baseline ? { baseline: await countItems(engine, records.baseline) } : {}),
       },
       ...(baseline ? { baseline: { commit: baseline.commit, label: baseline.label } } : {}),
     };
