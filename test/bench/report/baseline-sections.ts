@@ -69,6 +69,7 @@ function baselineHandlerSection(report: HandlerBatchReport | undefined): string 
         `${baseline.label} CPU ms/job`,
         `${baseline.label} CPU ÷ peer`,
         `today CPU ÷ ${baseline.label}`,
+        `engine CPU ms/job today / ${baseline.label}`,
       ],
       rows.map((row) => [
         String(row.concurrency),
@@ -78,6 +79,7 @@ function baselineHandlerSection(report: HandlerBatchReport | undefined): string 
         num(row.baseline?.summary.cpuMsPerJob, 2),
         num(row.baseline?.cpuPerJobRatio, 2),
         withInterval(row.baseline?.todayOverBaseline.cpuPerJob),
+        `${num(row.leasefence.engineCpuMsPerJob, 2)} / ${num(row.baseline?.summary.engineCpuMsPerJob, 2)}`,
       ]),
     ),
   ].join('\n');

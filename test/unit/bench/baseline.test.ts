@@ -106,7 +106,7 @@ describe('--baseline=<commit>: the rows it adds', () => {
       cpuPerJobRatio: 1.2,
       warmupJobs: 40,
       baseline: {
-        summary: { ...sample, jobsPerSecond: 420, cpuMsPerJob: 1.1 },
+        summary: { ...sample, jobsPerSecond: 420, cpuMsPerJob: 1.1, engineCpuMsPerJob: 1.3 },
         jobsPerSecondRatio: 0.95,
         cpuPerJobRatio: 1.1,
         todayOverBaseline: {
@@ -123,8 +123,8 @@ describe('--baseline=<commit>: the rows it adds', () => {
       baseline: { commit: 'abc1234'.padEnd(40, '0'), label: 'worker @ abc1234' },
     };
     const text = baselineHandlerSection(report);
-    expect(text).toContain('| 1 | 420 | 0.95 | 0.97 (0.90–1.02) | 1.10 | 1.10 | 1.08 (1.01–1.15) |');
-    expect(text).toContain('| 8 | 420 | 0.95 | 0.97 (0.90–1.02) | 1.10 | 1.10 | 1.08 (1.01–1.15) |');
+    expect(text).toContain('| 1 | 420 | 0.95 | 0.97 (0.90–1.02) | 1.10 | 1.10 | 1.08 (1.01–1.15) | 1.00 / 1.30 |');
+    expect(text).toContain('| 8 | 420 | 0.95 | 0.97 (0.90–1.02) | 1.10 | 1.10 | 1.08 (1.01–1.15) | 1.00 / 1.30 |');
     expect(text.split('\n').filter((line) => line.startsWith('| '))).toHaveLength(4);
     expect(handlerSection(report)).toContain('**Against worker @ abc1234**');
     expect(handlerSection({ ...report, baseline: undefined })).not.toContain('Against');
