@@ -5,7 +5,8 @@ import { parseInput } from '../internal/validation.js';
 
 /**
  * Whose calls share one budget: every job of the deployment (`shared`), each tenant its own (`tenant`), or each
- * value the declaration's `key` derives from the parsed payload (`key`, e.g. one budget per merchant account).
+ * value the declaration's `key` derives from the parsed payload (`key`, e.g. one budget per merchant account): per
+ * tenant (a tenant's key), unless the declaration says `acrossTenants: true`.
  */
 type RateLimitScope = 'shared' | 'tenant' | 'key';
 
@@ -34,6 +35,11 @@ interface RateLimitDeclaration<Payload = unknown> {
    * syntax on purpose: the worker calls it only with what this job's own schema parsed (as `run`).
    */
   key?(payload: Payload): string;
+  /**
+   * Scope `key` only: one budget per key across every tenant (tenants naming the same key share it, so one can
+   * empty it for the others). Default false: each tenant's key has its own budget.
+   */
+  readonly acrossTenants?: boolean;
   readonly take?: RateLimitTake;
 }
 
@@ -56,12 +62,17 @@ const rateLimitSchema = builtOnce(() =>
       burst: z.optional(z.number().check(z.int(), z.gte(1), z.lte(1_000_000))),
       scope: z.optional(z.enum(['shared', 'tenant', 'key'])),
       key: z.optional(z.custom<(payload: unknown) => string>((value) => typeof value === 'function', 'a function')),
+      acrossTenants: z.optional(z.boolean()),
       take: z.optional(z.enum(['before-run', 'in-job'])),
     })
     .check(
       z.refine((value) => (value.scope === 'key') === (value.key !== undefined), {
         message: "scope 'key' needs a key(payload) function, and key is for scope 'key' only",
         path: ['key'],
+      }),
+      z.refine((value) => value.acrossTenants === undefined || value.scope === 'key', {
+        message: "acrossTenants is for scope 'key' only",
+        path: ['acrossTenants'],
       }),
     ),
 );
@@ -95,19 +106,26 @@ function parseRateLimits<Payload>(
   );
 }
 
+/** Which budget of a provider: the shared one, a tenant's, a tenant's key's, or a key's across tenants (no tenant). */
+type BudgetScope =
+  | { readonly kind: 'shared' }
+  | { readonly kind: 'tenant'; readonly tenantId: string }
+  | { readonly kind: 'key'; readonly key: string; readonly tenantId?: string };
+
 /**
- * The scope value a budget row is keyed by (the store hashes it): `shared`, `tenant:<id>` or `key:<key>`, as the
- * worker's take builds it (lib/worker/rate-gate.ts, scopeValueOf, calls this), so an operator's read names the row the worker
- * writes (test/integration/cli/limits.test.ts reads rows a worker wrote).
+ * The scope value a budget row is keyed by (the store hashes it): `shared`, `tenant:<id>`, `tenant-key:<id>␀<key>`
+ * (a tenant's key: no other tenant's job reaches it) or `key:<key>` (declared `acrossTenants`), as the worker's take
+ * builds it (lib/worker/rate-gate.ts, scopeValueOf, calls this), so an operator's read names the row the worker writes
+ * (test/integration/cli/limits.test.ts reads rows a worker wrote).
  */
-function budgetScopeValue(
-  scope: { kind: 'shared' } | { kind: 'tenant'; tenantId: string } | { kind: 'key'; key: string },
-): string {
+function budgetScopeValue(scope: BudgetScope): string {
   if (scope.kind === 'shared') return 'shared';
-  return scope.kind === 'tenant' ? `tenant:${scope.tenantId}` : `key:${scope.key}`;
+  if (scope.kind === 'tenant') return `tenant:${scope.tenantId}`;
+  return scope.tenantId === undefined ? `key:${scope.key}` : `tenant-key:${scope.tenantId}\u0000${scope.key}`;
 }
 
 export {
+  type BudgetScope,
   budgetScopeValue,
   PROVIDER_NAME,
   parseRateLimits,

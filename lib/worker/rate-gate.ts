@@ -38,7 +38,10 @@ interface BudgetDependencies {
 /** Every token granted, or the first budget that stayed empty past the wait and how long until its next token. */
 type BudgetVerdict = { granted: true } | { granted: false; provider: string; retryAfterMs: number };
 
-/** The budget's scope value for one job: `shared`, the tenant, or the payload's key (raw: the store hashes it). */
+/**
+ * The budget's scope value for one job: `shared`, the tenant, or the payload's key within the job's tenant (across
+ * tenants only when declared `acrossTenants`); raw: the store hashes it.
+ */
 function scopeValueOf<Payload>(limit: RateLimit<Payload>, tenantId: string, payload: Payload): string {
   if (limit.scope === 'shared') return budgetScopeValue({ kind: 'shared' });
   if (limit.scope === 'tenant') return budgetScopeValue({ kind: 'tenant', tenantId });
@@ -46,7 +49,7 @@ function scopeValueOf<Payload>(limit: RateLimit<Payload>, tenantId: string, payl
   if (typeof key !== 'string' || key.length === 0 || key.length > 200) {
     throw new TypeError(`rate limit ${limit.provider}: key(payload) must return a string of 1-200 chars`);
   }
-  return budgetScopeValue({ kind: 'key', key });
+  return budgetScopeValue(limit.acrossTenants === true ? { kind: 'key', key } : { kind: 'key', key, tenantId });
 }
 
 /**

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { readLimits } from '../../../lib/admin/limits.js';
-import { budgetScopeValue, PROVIDER_NAME } from '../../../lib/flow-control/rate-limits.js';
+import { type BudgetScope, budgetScopeValue, PROVIDER_NAME } from '../../../lib/flow-control/rate-limits.js';
 import { tenantIdSchema } from '../../../lib/identity.js';
 import { jobTypeSchema } from '../../../lib/rules.js';
 import type { BudgetState, OperatorStore } from '../../../lib/store/index.js';
@@ -50,8 +50,22 @@ const schema = z.strictObject({
   ),
 });
 
+/** Which budget a read names: a key's is the tenant's key (`key`) or, declared `acrossTenants`, every tenant's. */
+type BudgetScopeName = 'shared' | 'tenant' | 'key' | 'key-across-tenants';
+
 /** One budget row read: its provider and scope, and what it shows now (absent: no take wrote it, a take finds it full). */
-type BudgetRead = { provider: string; scope: 'shared' | 'tenant' | 'key' } & Partial<Omit<BudgetState, 'provider'>>;
+type BudgetRead = { provider: string; scope: BudgetScopeName } & Partial<Omit<BudgetState, 'provider'>>;
+
+/** The budgets a query names: shared; the tenant's; the key's within the tenant and across tenants (one is declared). */
+function budgetScopes(query: { tenant?: string | undefined; key?: string | undefined }) {
+  const scopes: Array<{ name: BudgetScopeName; scope: BudgetScope }> = [{ name: 'shared', scope: { kind: 'shared' } }];
+  const { tenant, key } = query;
+  if (tenant !== undefined) scopes.push({ name: 'tenant', scope: { kind: 'tenant', tenantId: tenant } });
+  if (key !== undefined && tenant !== undefined)
+    scopes.push({ name: 'key', scope: { kind: 'key', key, tenantId: tenant } });
+  if (key !== undefined) scopes.push({ name: 'key-across-tenants', scope: { kind: 'key', key } });
+  return scopes;
+}
 
 /** Each named provider's budgets in the scopes the query names: one strongly consistent GetItem each (never a Scan). */
 async function readBudgets(
@@ -59,15 +73,12 @@ async function readBudgets(
   providers: readonly string[],
   query: { tenant?: string | undefined; key?: string | undefined },
 ): Promise<BudgetRead[]> {
-  const scopes: Array<Parameters<typeof budgetScopeValue>[0]> = [{ kind: 'shared' }];
-  if (query.tenant !== undefined) scopes.push({ kind: 'tenant', tenantId: query.tenant });
-  if (query.key !== undefined) scopes.push({ kind: 'key', key: query.key });
   const reads: BudgetRead[] = [];
   for (const provider of providers) {
-    for (const scope of scopes) {
+    for (const { name, scope } of budgetScopes(query)) {
       const state = await store.budget({ provider, scope: budgetScopeValue(scope) });
       const { provider: _, ...shown } = state ?? { provider };
-      reads.push({ provider, scope: scope.kind, ...shown });
+      reads.push({ provider, scope: name, ...shown });
     }
   }
   return reads;
