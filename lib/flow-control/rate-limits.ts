@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { InvalidInputError } from '../errors.js';
 import { builtOnce } from '../internal/memoize.js';
 import { parseInput } from '../internal/validation.js';
+import { PROVIDER_NAME } from './budget-scope.js';
 
 /**
  * Whose calls share one budget: every job of the deployment (`shared`), each tenant its own (`tenant`), or each
@@ -49,8 +50,6 @@ interface RateLimit<Payload = unknown> extends RateLimitDeclaration<Payload> {
   readonly scope: RateLimitScope;
   readonly take: RateLimitTake;
 }
-
-const PROVIDER_NAME = /^[A-Za-z0-9._-]{1,64}$/;
 
 // Built on first use (builtOnce): a deployment whose job types declare no rate limit never builds it.
 const rateLimitSchema = builtOnce(() =>
@@ -106,31 +105,4 @@ function parseRateLimits<Payload>(
   );
 }
 
-/** Which budget of a provider: the shared one, a tenant's, a tenant's key's, or a key's across tenants (no tenant). */
-type BudgetScope =
-  | { readonly kind: 'shared' }
-  | { readonly kind: 'tenant'; readonly tenantId: string }
-  | { readonly kind: 'key'; readonly key: string; readonly tenantId?: string };
-
-/**
- * The scope value a budget row is keyed by (the store hashes it): `shared`, `tenant:<id>`, `tenant-key:<id>␀<key>`
- * (a tenant's key: no other tenant's job reaches it) or `key:<key>` (declared `acrossTenants`), as the worker's take
- * builds it (lib/worker/rate-gate.ts, scopeValueOf, calls this), so an operator's read names the row the worker writes
- * (test/integration/cli/limits.test.ts reads rows a worker wrote).
- */
-function budgetScopeValue(scope: BudgetScope): string {
-  if (scope.kind === 'shared') return 'shared';
-  if (scope.kind === 'tenant') return `tenant:${scope.tenantId}`;
-  return scope.tenantId === undefined ? `key:${scope.key}` : `tenant-key:${scope.tenantId}\u0000${scope.key}`;
-}
-
-export {
-  type BudgetScope,
-  budgetScopeValue,
-  PROVIDER_NAME,
-  parseRateLimits,
-  type RateLimit,
-  type RateLimitDeclaration,
-  type RateLimitScope,
-  type RateLimitTake,
-};
+export { parseRateLimits, type RateLimit, type RateLimitDeclaration, type RateLimitScope, type RateLimitTake };

@@ -35,6 +35,7 @@ import { loadRateGate } from './flow-loader.js';
 import type { ProviderObserver } from './job-context.js';
 import { KeyedSerializer } from './keyed-serializer.js';
 import { type LoadedPayload, loadVerifiedPayload, type PayloadResolver, type PayloadSources } from './load-payload.js';
+import type { OverBudget } from './rate-gate.js';
 import type { SuccessorWake } from './successors.js';
 import { noteUnrunnable } from './unrunnable-refusal.js';
 
@@ -387,7 +388,7 @@ class WorkerRuntime {
     precheck: LoadedPayload | undefined,
     gate: ApprovalGate | undefined,
     rowBound: RowBound | undefined,
-    budget?: { retryAfterMs: number; retryWaker: RetryWaker | undefined },
+    budget?: OverBudget & { retryWaker: RetryWaker | undefined },
   ): Promise<MessageResult> {
     const { envelope, identity } = received;
     const mayCreate = precheck?.ok === true;
@@ -398,7 +399,12 @@ class WorkerRuntime {
     }
     // A budget wait (never in a worker bundled without flow control: defined out there).
     if (process.env.LEASEFENCE_FLOW_CONTROL !== 'omitted' && budget)
-      return (await loadRateGate()).wakeDeferred(this.telemetry, definition, received, budget);
+      return (await loadRateGate()).wakeDeferred(
+        { store: this.options.store, telemetry: this.telemetry },
+        definition,
+        received,
+        budget,
+      );
     this.telemetry.count(MetricName.Deferred);
     this.telemetry.info('job type disabled: message acknowledged, row left queued', {
       identity,

@@ -194,9 +194,12 @@ async function sendUpdate(
   return Attributes !== undefined ? { Attributes: toPlainItem(client, Attributes) } : {};
 }
 
-/** DeleteItem (a failed condition throws ConditionalCheckFailedException). */
-async function sendDelete(client: TableClient, input: PlainDelete): Promise<void> {
-  await plainSender(client).send(new DeleteItemCommand(deleteItemInput(input, marshallingOf(client))));
+/** DeleteItem (a failed condition throws ConditionalCheckFailedException); the old item with `ReturnValues: ALL_OLD`. */
+async function sendDelete(client: TableClient, input: PlainDelete): Promise<{ Attributes?: Record<string, unknown> }> {
+  const { Attributes } = await plainSender(client).send(
+    new DeleteItemCommand(deleteItemInput(input, marshallingOf(client))),
+  );
+  return Attributes !== undefined ? { Attributes: toPlainItem(client, Attributes) } : {};
 }
 
 /** TransactWriteItems of plain-valued items. Errors propagate unchanged (CancellationReasons as the engine sent them). */
