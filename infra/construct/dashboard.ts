@@ -78,9 +78,14 @@ class JobDashboard extends Construct {
           leasefenceMetric(props.serviceName, MetricName.OldestAwaitingApprovalAgeSeconds, 'Maximum'),
         ],
       ),
-      graph('Concurrency limits', [MetricName.ConcurrencyWaits, MetricName.ConcurrencySlotRegranted].map(sum), [
-        leasefenceMetric(props.serviceName, MetricName.ConcurrencyWaitSeconds, 'Maximum'),
-      ]),
+      graph(
+        'Flow control',
+        [MetricName.ConcurrencyWaits, MetricName.ConcurrencySlotRegranted, MetricName.RateLimitDeferred].map(sum),
+        [
+          leasefenceMetric(props.serviceName, MetricName.ConcurrencyWaitSeconds, 'Maximum'),
+          leasefenceMetric(props.serviceName, MetricName.RateLimitWaitSeconds, 'Maximum'),
+        ],
+      ),
     );
     this.dashboard.addWidgets(
       graph(

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
+import { budgetScopeValue } from '../../../lib/flow-control/budget-scope.js';
 import type { RateLimitDeclaration } from '../../../lib/flow-control/rate-limits.js';
 import { parseIdentity } from '../../../lib/identity.js';
 import { defineJob } from '../../../lib/job-definition.js';
@@ -197,6 +198,9 @@ describe('provider rate limits: a job over budget waits before the call, using n
     // step it recorded kept.
     expect(row).toMatchObject({ state: 'queued', attempts: 0, errorCode: 'rate_limited' });
     expect(row?.steps?.prepare).toBeDefined();
+    // Recorded as the waiter of its key's budget (acme's acct-9), which the operator's read counts.
+    const budget = { provider: 'slow-api', scope: budgetScopeValue({ kind: 'key', key: 'acct-9', tenantId: 'acme' }) };
+    expect(await harness.store.budgetWaiters(budget)).toEqual({ waiting: 1, oldestWaitingSince: harness.clock.now() });
 
     // Past the wait (the budget's minute plus the spread), the producer's replay (or the wake-up) runs it once.
     harness.clock.advance(200_000);
@@ -204,6 +208,9 @@ describe('provider rate limits: a job over budget waits before the call, using n
     for (let round = 0; round < 5 && (runs.slow?.length ?? 0) < 3; round += 1) await harness.poll(worker);
     expect(runs.slow?.filter((run) => run.op === waiting.operationId)).toHaveLength(1);
     expect(await harness.store.get(waitingId)).toMatchObject({ state: 'succeeded', attempts: 1 });
+    // Its token granted, its waiter is forgotten and how long it waited emitted.
+    expect(await harness.store.budgetWaiters(budget)).toEqual({ waiting: 0 });
+    expect(worker.telemetry.counts.RateLimitWaitSeconds).toBe(200);
   });
 
   it("a key-scoped budget is the tenant's key: tenant A's jobs cannot empty tenant B's budget of the same key", async () => {
