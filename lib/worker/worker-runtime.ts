@@ -57,16 +57,26 @@ function flowControlLoader(): (() => Promise<typeof import('./concurrency-slots.
  * ConfigurationError in a worker bundled without flow control (which refuses such a type at start).
  */
 async function takeSlots(
-  { store, retryWaker }: Pick<WorkerRuntimeOptions, 'store' | 'retryWaker'>,
+  { store, retryWaker, bulkRetryWaker }: Pick<WorkerRuntimeOptions, 'store' | 'retryWaker' | 'bulkRetryWaker'>,
   telemetry: Telemetry,
-  definition: AnyJobDefinition,
-  claim: Claim,
-  payload: unknown,
+  job: { definition: AnyJobDefinition; claim: Claim; payload: unknown; lane: Priority },
 ): Promise<SlotDecision> {
   const load = flowControlLoader();
   if (!load) throw new ConfigurationError(FLOW_CONTROL_OMITTED);
-  const deps = { store, telemetry, ...(retryWaker ? { retryWaker } : {}) };
+  const { definition, claim, payload, lane } = job;
+  const deps = {
+    store,
+    telemetry,
+    lane,
+    ...(retryWaker ? { retryWaker } : {}),
+    ...(bulkRetryWaker ? { bulkRetryWaker } : {}),
+  };
   return (await load()).takeSlots(deps, definition, claim, payload);
+}
+
+/** A job's lane: bulk when it arrived in the bulk lane or its type declares `flow.priority: 'bulk'`, else urgent. */
+function laneOf(definition: AnyJobDefinition, arrivedIn: Priority | undefined): Priority {
+  return arrivedIn === 'bulk' || definition.flow?.priority === 'bulk' ? 'bulk' : 'urgent';
 }
 
 /** Quarantine reason: a claimed row of a gated job type whose payload needs approval carries none. */
@@ -321,7 +331,12 @@ class WorkerRuntime {
     // A job type with concurrency limits holds a slot of each while it runs (loaded only for such a type).
     const slots =
       process.env.LEASEFENCE_FLOW_CONTROL !== 'omitted' && definition.flow?.concurrency
-        ? await takeSlots(this.options, this.telemetry, definition, claim, payload.body)
+        ? await takeSlots(this.options, this.telemetry, {
+            definition,
+            claim,
+            payload: payload.body,
+            lane: laneOf(definition, message.lane),
+          })
         : undefined;
     if (slots && !slots.run) {
       this.telemetry.info('job not run: concurrency limit', { ...fields, reason: slots.reason });
@@ -371,9 +386,9 @@ class WorkerRuntime {
     return lease;
   }
 
-  /** The lane a job's wake-ups go to: bulk when it arrived there or its type declares it (and a bulk queue exists). */
+  /** Where a job's wake-ups go: its lane's waker (laneOf), the urgent lane's when no bulk queue exists. */
   private wakerFor(definition: JobDefinition<unknown>, lane: Priority | undefined): RetryWaker | undefined {
-    const bulk = lane === 'bulk' || definition.flow?.priority === 'bulk';
+    const bulk = laneOf(definition, lane) === 'bulk';
     return (bulk ? this.options.bulkRetryWaker : undefined) ?? this.options.retryWaker;
   }
 

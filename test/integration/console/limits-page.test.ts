@@ -38,7 +38,7 @@ describe.skipIf(missing !== undefined)(
       });
       expect(await slots.acquire(holder, perKey, Date.now() + 3_600_000)).toMatchObject({ granted: true });
       const partition = slots.partitionOf('sync', perKey[0]?.scope ?? { kind: 'type' });
-      expect(await slots.wait(partition, 1, waiter, Date.now() - 60_000)).toBeUndefined();
+      expect(await slots.wait(partition, 1, waiter, { since: Date.now() - 60_000, lane: 'urgent' })).toBeUndefined();
 
       // act
       await ui.page.goto(`${ui.url}#/limits/sync?tenant=acme&key=account-1`);
