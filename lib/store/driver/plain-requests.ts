@@ -194,12 +194,20 @@ async function sendUpdate(
   return Attributes !== undefined ? { Attributes: toPlainItem(client, Attributes) } : {};
 }
 
-/** DeleteItem (a failed condition throws ConditionalCheckFailedException); the old item with `ReturnValues: ALL_OLD`. */
-async function sendDelete(client: TableClient, input: PlainDelete): Promise<{ Attributes?: Record<string, unknown> }> {
+/** DeleteItem (a failed condition throws ConditionalCheckFailedException). */
+async function sendDelete(client: TableClient, input: PlainDelete): Promise<void> {
+  await plainSender(client).send(new DeleteItemCommand(deleteItemInput(input, marshallingOf(client))));
+}
+
+/** DeleteItem returning the old item as plain values (`ReturnValues: ALL_OLD`); undefined when there was none. */
+async function sendDeleteReturning(
+  client: TableClient,
+  input: PlainDelete,
+): Promise<Record<string, unknown> | undefined> {
   const { Attributes } = await plainSender(client).send(
     new DeleteItemCommand(deleteItemInput(input, marshallingOf(client))),
   );
-  return Attributes !== undefined ? { Attributes: toPlainItem(client, Attributes) } : {};
+  return Attributes !== undefined ? toPlainItem(client, Attributes) : undefined;
 }
 
 /** TransactWriteItems of plain-valued items. Errors propagate unchanged (CancellationReasons as the engine sent them). */
@@ -292,6 +300,7 @@ export {
   plainSender,
   putItemInput,
   sendDelete,
+  sendDeleteReturning,
   sendGet,
   sendPut,
   sendQuery,

@@ -2,7 +2,7 @@ import type { DeleteCommandInput, QueryCommandInput, UpdateCommandInput } from '
 import type { JobIdentity } from '../../identity.js';
 import type { StoreConnection } from '../driver/connection.js';
 import { ExpressionBuilder } from '../driver/expressions.js';
-import { sendDelete, sendQuery, sendUpdate } from '../driver/plain-requests.js';
+import { sendDeleteReturning, sendQuery, sendUpdate } from '../driver/plain-requests.js';
 import { TableKeys, TTL_ATTRIBUTE } from '../table.js';
 import { BUDGET_PARTITION_PREFIX, type BudgetRef, scopeHash } from './budget-requests.js';
 
@@ -86,8 +86,8 @@ async function forgetBudgetWait(
   ref: BudgetRef,
   identity: JobIdentity,
 ): Promise<number | undefined> {
-  const { Attributes } = await sendDelete(db.client, buildWaitDelete(db.table.tableName, ref, identity));
-  return typeof Attributes?.waitingSince === 'number' ? Attributes.waitingSince : undefined;
+  const old = await sendDeleteReturning(db.client, buildWaitDelete(db.table.tableName, ref, identity));
+  return typeof old?.waitingSince === 'number' ? old.waitingSince : undefined;
 }
 
 /** Jobs recorded as waiting on a budget and the oldest wait's start (strongly consistent Query pages, never a Scan). */
