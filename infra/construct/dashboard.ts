@@ -80,7 +80,8 @@ class JobDashboard extends Construct {
       ),
       graph(
         'Flow control',
-        [MetricName.ConcurrencyWaits, MetricName.ConcurrencySlotRegranted, MetricName.RateLimitDeferred].map(sum),
+        [MetricName.ConcurrencyWaits, MetricName.ConcurrencySlotRegranted].map(sum),
+        // How long jobs have waited for a slot and on a budget (the ConcurrencyWait and RateLimitWait alarms').
         [
           leasefenceMetric(props.serviceName, MetricName.ConcurrencyWaitSeconds, 'Maximum'),
           leasefenceMetric(props.serviceName, MetricName.RateLimitWaitSeconds, 'Maximum'),
