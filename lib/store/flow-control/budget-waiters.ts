@@ -1,10 +1,11 @@
-import type { DeleteCommandInput, QueryCommandInput, UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { DeleteCommandInput, UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { JobIdentity } from '../../identity.js';
 import type { StoreConnection } from '../driver/connection.js';
 import { ExpressionBuilder } from '../driver/expressions.js';
-import { sendDeleteReturning, sendQuery, sendUpdate } from '../driver/plain-requests.js';
-import { TableKeys, TTL_ATTRIBUTE } from '../table.js';
+import { sendDeleteReturning, sendUpdate } from '../driver/plain-requests.js';
+import { TTL_ATTRIBUTE } from '../table.js';
 import { BUDGET_PARTITION_PREFIX, type BudgetRef, scopeHash } from './budget-requests.js';
+import { partitionItems } from './slot-usage.js';
 
 /*
  * Jobs waiting on a provider budget (issue #42 item 5), as items beside the budget's row, the way slot waiters sit in
@@ -54,19 +55,6 @@ function buildWaitDelete(tableName: string, ref: BudgetRef, identity: JobIdentit
   return { TableName: tableName, Key: budgetWaiterKey(ref, identity), ReturnValues: 'ALL_OLD' };
 }
 
-/** The waiter items of one budget (their wait starts only), strongly consistent. */
-function buildWaitersQuery(tableName: string, ref: BudgetRef): QueryCommandInput {
-  const x = new ExpressionBuilder();
-  const prefix = `${WAITER_PREFIX}${scopeHash(ref)}#`;
-  return {
-    TableName: tableName,
-    KeyConditionExpression: `${x.name(TableKeys.partition)} = ${x.value(`${BUDGET_PARTITION_PREFIX}${ref.provider}`)} AND begins_with(${x.name(TableKeys.sort)}, ${x.value(prefix)})`,
-    ProjectionExpression: x.name('waitingSince'),
-    ...x.attributes(),
-    ConsistentRead: true,
-  };
-}
-
 /** Records a job as waiting on a budget for `waitMs` (one UpdateItem, ≤ 1 WRU); returns when its wait began. */
 async function recordBudgetWait(
   db: StoreConnection,
@@ -95,22 +83,10 @@ async function budgetWaiters(
   db: StoreConnection,
   ref: BudgetRef,
 ): Promise<{ waiting: number; oldestWaitingSince?: number }> {
-  let waiting = 0;
-  let oldest: number | undefined;
-  let start: Record<string, unknown> | undefined;
-  do {
-    const output = await sendQuery(db.client, {
-      ...buildWaitersQuery(db.table.tableName, ref),
-      ...(start ? { ExclusiveStartKey: start } : {}),
-    });
-    for (const item of output.Items ?? []) {
-      waiting += 1;
-      const since = item.waitingSince;
-      if (typeof since === 'number' && (oldest === undefined || since < oldest)) oldest = since;
-    }
-    start = output.LastEvaluatedKey;
-  } while (start);
-  return { waiting, ...(oldest !== undefined ? { oldestWaitingSince: oldest } : {}) };
+  const partition = `${BUDGET_PARTITION_PREFIX}${ref.provider}`;
+  const items = await partitionItems(db, partition, `${WAITER_PREFIX}${scopeHash(ref)}#`);
+  const starts = items.map((item) => item.waitingSince).filter((since): since is number => typeof since === 'number');
+  return { waiting: items.length, ...(starts.length > 0 ? { oldestWaitingSince: Math.min(...starts) } : {}) };
 }
 
 export { budgetWaiterKey, budgetWaiters, forgetBudgetWait, recordBudgetWait };
