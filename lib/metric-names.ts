@@ -36,6 +36,12 @@ const MetricName = {
    * with a delayed wake-up. Jobs waiting on a budget: this count over time (the RateLimitDeferrals alarm watches it).
    */
   RateLimitDeferred: 'RateLimitDeferred',
+  /**
+   * Seconds a job has waited on a provider budget since it first went back to queued for it: emitted each time it
+   * waits again and when it finally gets its token (gauge, no dimension but the service's; its Maximum is what the
+   * construct's RateLimitWait alarm watches).
+   */
+  RateLimitWaitSeconds: 'RateLimitWaitSeconds',
   /** A heartbeat was due but the handler reported no progress since the last one, so the lease was not renewed. */
   HeartbeatSkippedNoProgress: 'HeartbeatSkippedNoProgress',
   /** A lease renewal (heartbeat write) failed with an error other than a lost fence: the attempt is in lease doubt and starts no new effect. */

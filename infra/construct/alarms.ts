@@ -28,9 +28,15 @@ interface AlarmThresholds {
    * Sum of jobs sent back to wait queued because a provider budget stayed empty past the in-process wait (1 s before
    * the claim, up to 10 s in `ctx.rateLimit`; README, "Flow control"): each is a job waiting on a budget longer than
    * that. Reaching the threshold in one period means a budget too small for the load (`leasefence limits <type>
-   * --provider <name>`). How long each waits in all is not measured (the worker emits no budget wait gauge).
+   * --provider <name>`), even while each wait is short (rateLimitWaitSeconds watches how long).
    */
   rateLimitDeferrals: number;
+  /**
+   * Maximum seconds a job has waited on a provider budget since it first went back to queued for it (emitted at each
+   * re-wait and when it gets its token; README, "Flow control"): a budget too small for the load, or a wake-up lost
+   * (the sweeper's backstop is slower).
+   */
+  rateLimitWaitSeconds: number;
   /** Sum of quarantined messages/items. */
   quarantined: number;
   /** Sum of lease takeovers. */
@@ -60,6 +66,7 @@ const DEFAULT_ALARM_THRESHOLDS: AlarmThresholds = {
   oldestAwaitingApprovalAgeSeconds: 86_400,
   concurrencyWaitSeconds: 900,
   rateLimitDeferrals: 100,
+  rateLimitWaitSeconds: 900,
   quarantined: 1,
   takeovers: 5,
   staleFenceRejected: 1,
@@ -206,6 +213,12 @@ function alarmSpecs(props: JobAlarmsProps, thresholds: AlarmThresholds): Record<
       threshold: thresholds.rateLimitDeferrals,
       description:
         'jobs keep waiting on an empty provider budget past the in-process wait; raise the budget or slow the producers (leasefence limits <type> --provider <name>).',
+    },
+    rateLimitWaitSeconds: {
+      metric: custom(MetricName.RateLimitWaitSeconds, 'Maximum'),
+      threshold: thresholds.rateLimitWaitSeconds,
+      description:
+        'a job has waited too long on an empty provider budget; raise the budget or slow the producers (leasefence limits <type> --provider <name>).',
     },
     quarantined: {
       metric: custom(MetricName.Quarantined, 'Sum'),

@@ -78,9 +78,15 @@ class JobDashboard extends Construct {
           leasefenceMetric(props.serviceName, MetricName.OldestAwaitingApprovalAgeSeconds, 'Maximum'),
         ],
       ),
-      graph('Concurrency limits', [MetricName.ConcurrencyWaits, MetricName.ConcurrencySlotRegranted].map(sum), [
-        leasefenceMetric(props.serviceName, MetricName.ConcurrencyWaitSeconds, 'Maximum'),
-      ]),
+      graph(
+        'Flow control',
+        [MetricName.ConcurrencyWaits, MetricName.ConcurrencySlotRegranted].map(sum),
+        // How long jobs have waited for a slot and on a budget (the ConcurrencyWait and RateLimitWait alarms').
+        [
+          leasefenceMetric(props.serviceName, MetricName.ConcurrencyWaitSeconds, 'Maximum'),
+          leasefenceMetric(props.serviceName, MetricName.RateLimitWaitSeconds, 'Maximum'),
+        ],
+      ),
     );
     this.dashboard.addWidgets(
       graph(

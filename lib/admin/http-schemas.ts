@@ -38,7 +38,9 @@ const listQuerySchema = z.lazy(() =>
 const countsQuerySchema = z.lazy(() => z.strictObject({ tenant: z.optional(tenantIdSchema) }));
 
 /** GET /limits/{jobType}: the values are checked by readLimits (lib/admin/limits.ts). */
-const limitsQuerySchema = z.lazy(() => z.strictObject({ tenant: z.optional(z.string()), key: z.optional(z.string()) }));
+const limitsQuerySchema = z.lazy(() =>
+  z.strictObject({ tenant: z.optional(z.string()), key: z.optional(z.string()), provider: z.optional(z.string()) }),
+);
 
 /** GET /audit */
 const auditQuerySchema = z.lazy(() =>

@@ -158,9 +158,14 @@ async function dispatch(match: Matched, request: AdminRequest, who: Who, deps: A
     }
     case AdminRoute.limits: {
       noBody(request);
-      const { tenant, key } = parseQuery(limitsQuerySchema, request);
-      const query = { jobType: match.jobType ?? '', ...(tenant !== undefined ? { tenantId: tenant } : {}) };
-      return ok({ ...(await readLimits(deps, { ...query, ...(key !== undefined ? { key } : {}) })) });
+      const { tenant, key, provider } = parseQuery(limitsQuerySchema, request);
+      const query = {
+        jobType: match.jobType ?? '',
+        ...(tenant !== undefined ? { tenantId: tenant } : {}),
+        ...(key !== undefined ? { key } : {}),
+        ...(provider !== undefined ? { providers: provider.split(',') } : {}),
+      };
+      return ok({ ...(await readLimits(deps, query)) });
     }
     case AdminRoute.health:
       noBody(request);

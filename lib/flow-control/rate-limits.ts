@@ -2,10 +2,12 @@ import * as z from 'zod/mini';
 import { InvalidInputError } from '../errors.js';
 import { builtOnce } from '../internal/memoize.js';
 import { parseInput } from '../internal/validation.js';
+import { PROVIDER_NAME } from './budget-scope.js';
 
 /**
  * Whose calls share one budget: every job of the deployment (`shared`), each tenant its own (`tenant`), or each
- * value the declaration's `key` derives from the parsed payload (`key`, e.g. one budget per merchant account).
+ * value the declaration's `key` derives from the parsed payload (`key`, e.g. one budget per merchant account): per
+ * tenant (a tenant's key), unless the declaration says `acrossTenants: true`.
  */
 type RateLimitScope = 'shared' | 'tenant' | 'key';
 
@@ -34,6 +36,11 @@ interface RateLimitDeclaration<Payload = unknown> {
    * syntax on purpose: the worker calls it only with what this job's own schema parsed (as `run`).
    */
   key?(payload: Payload): string;
+  /**
+   * Scope `key` only: one budget per key across every tenant (tenants naming the same key share it, so one can
+   * empty it for the others). Default false: each tenant's key has its own budget.
+   */
+  readonly acrossTenants?: boolean;
   readonly take?: RateLimitTake;
 }
 
@@ -43,8 +50,6 @@ interface RateLimit<Payload = unknown> extends RateLimitDeclaration<Payload> {
   readonly scope: RateLimitScope;
   readonly take: RateLimitTake;
 }
-
-const PROVIDER_NAME = /^[A-Za-z0-9._-]{1,64}$/;
 
 // Built on first use (builtOnce): a deployment whose job types declare no rate limit never builds it.
 const rateLimitSchema = builtOnce(() =>
@@ -56,12 +61,17 @@ const rateLimitSchema = builtOnce(() =>
       burst: z.optional(z.number().check(z.int(), z.gte(1), z.lte(1_000_000))),
       scope: z.optional(z.enum(['shared', 'tenant', 'key'])),
       key: z.optional(z.custom<(payload: unknown) => string>((value) => typeof value === 'function', 'a function')),
+      acrossTenants: z.optional(z.boolean()),
       take: z.optional(z.enum(['before-run', 'in-job'])),
     })
     .check(
       z.refine((value) => (value.scope === 'key') === (value.key !== undefined), {
         message: "scope 'key' needs a key(payload) function, and key is for scope 'key' only",
         path: ['key'],
+      }),
+      z.refine((value) => value.acrossTenants === undefined || value.scope === 'key', {
+        message: "acrossTenants is for scope 'key' only",
+        path: ['acrossTenants'],
       }),
     ),
 );
@@ -95,24 +105,4 @@ function parseRateLimits<Payload>(
   );
 }
 
-/**
- * The scope value a budget row is keyed by (the store hashes it): `shared`, `tenant:<id>` or `key:<key>`, as the
- * worker's take builds it (lib/worker/rate-gate.ts, scopeValueOf, calls this), so an operator's read names the row the worker
- * writes (test/integration/cli/limits.test.ts reads rows a worker wrote).
- */
-function budgetScopeValue(
-  scope: { kind: 'shared' } | { kind: 'tenant'; tenantId: string } | { kind: 'key'; key: string },
-): string {
-  if (scope.kind === 'shared') return 'shared';
-  return scope.kind === 'tenant' ? `tenant:${scope.tenantId}` : `key:${scope.key}`;
-}
-
-export {
-  budgetScopeValue,
-  PROVIDER_NAME,
-  parseRateLimits,
-  type RateLimit,
-  type RateLimitDeclaration,
-  type RateLimitScope,
-  type RateLimitTake,
-};
+export { parseRateLimits, type RateLimit, type RateLimitDeclaration, type RateLimitScope, type RateLimitTake };

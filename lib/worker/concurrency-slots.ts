@@ -1,5 +1,6 @@
 import { isLeasefenceError, OwnershipLostError } from '../errors.js';
 import { INVALID_KEY, limitsOf, recheckMsOf } from '../flow-control/concurrency-limits.js';
+import type { Priority } from '../flow-control/priorities.js';
 import type { AnyJobDefinition } from '../job-definition.js';
 import type { RetryWaker } from '../messaging/retry-wake.js';
 import type { WakeSubject } from '../messaging/wake-envelope.js';
@@ -17,8 +18,15 @@ import { wakeSubjectOf } from './execute-job.js';
 interface SlotDependencies {
   readonly store: WorkItemStore;
   readonly telemetry: Telemetry;
-  /** Sends wake-ups (a freed slot's waiter, now; a waiting job's re-check, after its delay); absent: the sweeper. */
+  /**
+   * Sends wake-ups to the urgent lane (a freed slot's waiter, now; a waiting job's re-check, after its delay); absent:
+   * the sweeper.
+   */
   readonly retryWaker?: RetryWaker;
+  /** The bulk lane's waker (a bulk queue is configured): wake-ups of jobs that travel in the bulk lane go there. */
+  readonly bulkRetryWaker?: RetryWaker;
+  /** The lane of the job taking slots (where its own re-check goes, and what its waiter record keeps). */
+  readonly lane: Priority;
 }
 
 /** The slots an attempt holds: renewed with its lease (false: one was re-granted), released when it ends. */
@@ -79,10 +87,10 @@ async function takeSlots(
   }
   deps.telemetry.count(MetricName.ConcurrencyWaits, 1, claim.jobType);
   waited(deps, since);
-  const woken = await slots.wait(grant.partition, grant.full.limit, claim, since);
-  if (woken) await wake(deps, woken, 0);
+  const woken = await slots.wait(grant.partition, grant.full.limit, claim, { since, lane: deps.lane });
+  if (woken) await wake(deps, woken, 0, woken.lane);
   // The bounded delay: without a freed slot's wake-up the job looks again then (the sweeper is the backstop).
-  await wake(deps, wakeSubjectOf(claim), waitMs);
+  await wake(deps, wakeSubjectOf(claim), waitMs, deps.lane);
   return { run: false, reason: CONCURRENCY_WAIT };
 }
 
@@ -95,7 +103,7 @@ function holdOf(deps: SlotDependencies, slots: SlotStore, claim: Claim, held: re
         await slots.release(held, claim.claimId);
         for (const slot of held) {
           const woken = await slots.wakeOne(slot.key.pk);
-          if (woken) await wake(deps, woken, 0);
+          if (woken) await wake(deps, woken, 0, woken.lane);
         }
       } catch (error) {
         // The slot frees when its lease expires and the waiters re-check after their delay: nothing is lost.
@@ -113,8 +121,15 @@ function waited(deps: SlotDependencies, since: number): void {
   deps.telemetry.gauge(MetricName.ConcurrencyWaitSeconds, Math.max(0, deps.store.now() - since) / 1000, 'Seconds');
 }
 
-async function wake(deps: SlotDependencies, subject: WakeSubject, delayMs: number): Promise<void> {
-  await deps.retryWaker?.(subject, delayMs);
+/** A wake-up in the job's own lane: the bulk queue for a bulk job (when there is one), else the urgent lane. */
+async function wake(
+  deps: SlotDependencies,
+  subject: WakeSubject,
+  delayMs: number,
+  lane: Priority | undefined,
+): Promise<void> {
+  const waker = (lane === 'bulk' ? deps.bulkRetryWaker : undefined) ?? deps.retryWaker;
+  await waker?.(subject, delayMs);
 }
 
 export { type SlotDecision, type SlotDependencies, type SlotHold, takeSlots };

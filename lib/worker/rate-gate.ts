@@ -1,13 +1,14 @@
 import * as z from 'zod/mini';
 import { InvalidInputError, RateLimitedError } from '../errors.js';
-import { budgetScopeValue, type RateLimit } from '../flow-control/rate-limits.js';
+import { budgetScopeValue } from '../flow-control/budget-scope.js';
+import type { RateLimit } from '../flow-control/rate-limits.js';
 import type { JobIdentity } from '../identity.js';
 import type { JobDefinition } from '../job-definition.js';
 import type { BoundMessage } from '../messaging/envelope.js';
 import type { RetryWakeOutcome, RetryWaker } from '../messaging/retry-wake.js';
 import type { WakeSubject } from '../messaging/wake-envelope.js';
 import { MetricName } from '../metric-names.js';
-import { type Claim, claimability, type WorkItemStore } from '../store/index.js';
+import { type BudgetRef, type Claim, claimability, type WorkItemStore } from '../store/index.js';
 import type { Telemetry } from '../telemetry.js';
 import { type LoadedPayload, loadVerifiedPayload, type PayloadSources } from './load-payload.js';
 
@@ -28,7 +29,8 @@ const IN_JOB_WAIT_MS = 10_000;
 
 /** What taking tokens needs: the store's budgets, where waits are counted, how to sleep and draw jitter. */
 interface BudgetDependencies {
-  readonly store: Pick<WorkItemStore, 'flow'>;
+  /** The budgets (`flow`) and the store's clock (`now`: how long a job waited is measured on it). */
+  readonly store: Pick<WorkItemStore, 'flow' | 'now'>;
   readonly telemetry: Telemetry;
   /** Default a timer; tests move a manual clock. */
   readonly sleep?: (ms: number) => Promise<void>;
@@ -38,7 +40,21 @@ interface BudgetDependencies {
 /** Every token granted, or the first budget that stayed empty past the wait and how long until its next token. */
 type BudgetVerdict = { granted: true } | { granted: false; provider: string; retryAfterMs: number };
 
-/** The budget's scope value for one job: `shared`, the tenant, or the payload's key (raw: the store hashes it). */
+/** A budget found empty past the in-process wait before the claim: which one, and how long until its next token. */
+interface OverBudget {
+  readonly retryAfterMs: number;
+  readonly ref: BudgetRef;
+}
+
+/** The budget a job of `limit` takes from: the provider and this job's scope value. */
+function budgetRefOf<Payload>(limit: RateLimit<Payload>, tenantId: string, payload: Payload): BudgetRef {
+  return { provider: limit.provider, scope: scopeValueOf(limit, tenantId, payload) };
+}
+
+/**
+ * The budget's scope value for one job: `shared`, the tenant, or the payload's key within the job's tenant (across
+ * tenants only when declared `acrossTenants`); raw: the store hashes it.
+ */
 function scopeValueOf<Payload>(limit: RateLimit<Payload>, tenantId: string, payload: Payload): string {
   if (limit.scope === 'shared') return budgetScopeValue({ kind: 'shared' });
   if (limit.scope === 'tenant') return budgetScopeValue({ kind: 'tenant', tenantId });
@@ -46,7 +62,7 @@ function scopeValueOf<Payload>(limit: RateLimit<Payload>, tenantId: string, payl
   if (typeof key !== 'string' || key.length === 0 || key.length > 200) {
     throw new TypeError(`rate limit ${limit.provider}: key(payload) must return a string of 1-200 chars`);
   }
-  return budgetScopeValue({ kind: 'key', key });
+  return budgetScopeValue(limit.acrossTenants === true ? { kind: 'key', key } : { kind: 'key', key, tenantId });
 }
 
 /**
@@ -57,11 +73,10 @@ function scopeValueOf<Payload>(limit: RateLimit<Payload>, tenantId: string, payl
 async function takeWithin<Payload>(
   deps: BudgetDependencies,
   limit: RateLimit<Payload>,
-  scope: string,
+  ref: BudgetRef,
   maxWaitMs: number,
   onWait?: () => void,
 ): Promise<BudgetVerdict> {
-  const ref = { provider: limit.provider, scope };
   const spacingMs = limit.intervalMs / limit.limit;
   const random = deps.random ?? Math.random;
   let waited = 0;
@@ -92,7 +107,7 @@ async function overBudget(
   definition: JobDefinition<unknown>,
   { envelope, identity }: BoundMessage,
   precheck: LoadedPayload | undefined,
-): Promise<{ retryAfterMs: number } | undefined> {
+): Promise<OverBudget | undefined> {
   const limits = (definition.flow?.rateLimit ?? []).filter((limit) => limit.take === 'before-run');
   if (limits.length === 0 || (envelope.kind === 'wake' && !(await stillWaiting(deps.store, identity, definition)))) {
     return undefined; // nothing to take, or a late wake-up the claim path acknowledges: it spends no token
@@ -113,10 +128,47 @@ async function overBudget(
     payload = parsed.data;
   }
   for (const limit of limits) {
-    const verdict = await takeWithin(deps, limit, scopeValueOf(limit, identity.tenantId, payload), BEFORE_RUN_WAIT_MS);
-    if (!verdict.granted) return { retryAfterMs: verdict.retryAfterMs };
+    const ref = budgetRefOf(limit, identity.tenantId, payload);
+    const verdict = await takeWithin(deps, limit, ref, BEFORE_RUN_WAIT_MS);
+    if (!verdict.granted) return { retryAfterMs: verdict.retryAfterMs, ref };
+    // A job deferred for a budget comes back by a wake-up: only a wake-up's grant looks for its waiter item.
+    if (envelope.kind === 'wake') await waitEnded(deps, ref, identity);
   }
   return undefined;
+}
+
+/**
+ * A job holds its token: forgets its waiter item of the budget (one DeleteItem) and, when it had waited, emits how
+ * long (RateLimitWaitSeconds, the RateLimitWait alarm's). A failed delete is only warned about: the item stays
+ * counted until its TTL, and the job runs.
+ */
+async function waitEnded(deps: BudgetDependencies, ref: BudgetRef, identity: JobIdentity): Promise<void> {
+  try {
+    const since = await (await deps.store.flow()).forgetBudgetWait(ref, identity);
+    if (since !== undefined) waitedSeconds(deps, since);
+  } catch (error) {
+    deps.telemetry.warn('budget waiter not removed: it stays counted until its TTL', { identity, error });
+  }
+}
+
+/**
+ * A job goes back to queued to wait on a budget for `waitMs`: records it as the budget's waiter (one UpdateItem) and
+ * emits how long it has waited so far. A failed write is only warned about (the job still waits, uncounted).
+ */
+async function waitBegan(
+  deps: BudgetDependencies,
+  wait: { ref: BudgetRef; identity: JobIdentity; jobType: string; waitMs: number },
+): Promise<void> {
+  try {
+    waitedSeconds(deps, await (await deps.store.flow()).recordBudgetWait(wait));
+  } catch (error) {
+    deps.telemetry.warn('budget waiter not recorded: this wait is not counted', { identity: wait.identity, error });
+  }
+}
+
+function waitedSeconds(deps: BudgetDependencies, since: number): void {
+  const seconds = Math.max(0, deps.store.now() - since) / 1000;
+  deps.telemetry.gauge(MetricName.RateLimitWaitSeconds, seconds, 'Seconds');
 }
 
 /** A wake-up's row can still be claimed (one eventually consistent read): else the wake-up takes no token. */
@@ -139,12 +191,14 @@ function deferralDelayMs(retryAfterMs: number, random: () => number = Math.rando
  * budget's next token plus a spread, in the job's lane; the sweeper is the backstop.
  */
 async function wakeDeferred(
-  telemetry: Telemetry,
+  deps: BudgetDependencies,
   definition: JobDefinition<unknown>,
   { envelope, identity }: BoundMessage,
-  { retryAfterMs, retryWaker }: { retryAfterMs: number; retryWaker: RetryWaker | undefined },
+  { retryAfterMs, ref, retryWaker }: OverBudget & { retryWaker: RetryWaker | undefined },
 ): Promise<{ status: 'deferred'; reason: 'rate_limited'; identity: JobIdentity }> {
+  const { telemetry } = deps;
   const delayMs = deferralDelayMs(retryAfterMs);
+  await waitBegan(deps, { ref, identity, jobType: envelope.jobType, waitMs: delayMs });
   const subject: WakeSubject = {
     tenantId: envelope.tenantId,
     operationId: envelope.operationId,
@@ -177,9 +231,16 @@ async function takeInJob<Payload>(
     throw new InvalidInputError(message, [{ path: 'provider', message: 'not declared in flow.rateLimit' }]);
   }
   const maxWaitMs = Math.min(IN_JOB_WAIT_MS, Math.floor(job.leaseMs / 2));
-  const scope = scopeValueOf(limit, job.claim.identity.tenantId, job.payload);
-  const verdict = await takeWithin(deps, limit, scope, maxWaitMs, job.keepAlive);
-  if (verdict.granted) return;
+  const { identity } = job.claim;
+  const ref = budgetRefOf(limit, identity.tenantId, job.payload);
+  const verdict = await takeWithin(deps, limit, ref, maxWaitMs, job.keepAlive);
+  if (verdict.granted) {
+    // Only a job that went back to queued for a budget before (an attempt ended `rate_limited`) has a waiter item.
+    if (job.claim.history.some((entry) => entry.r === 'rate_limited')) await waitEnded(deps, ref, identity);
+    return;
+  }
+  const waitMs = verdict.retryAfterMs + Math.max(1_000, 2 * verdict.retryAfterMs); // deferralDelayMs at its longest
+  await waitBegan(deps, { ref, identity, jobType: job.claim.jobType, waitMs });
   throw new RateLimitedError(
     `provider ${provider}: budget empty for ${verdict.retryAfterMs} ms more; the job waits queued, its attempt given back`,
     provider,
@@ -210,4 +271,13 @@ async function awaitBudget(
   return { state: 'rate_limited', errorCode: 'rate_limited', provider: error.provider, wake };
 }
 
-export { awaitBudget, BEFORE_RUN_WAIT_MS, deferralDelayMs, IN_JOB_WAIT_MS, overBudget, takeInJob, wakeDeferred };
+export {
+  awaitBudget,
+  BEFORE_RUN_WAIT_MS,
+  deferralDelayMs,
+  IN_JOB_WAIT_MS,
+  type OverBudget,
+  overBudget,
+  takeInJob,
+  wakeDeferred,
+};

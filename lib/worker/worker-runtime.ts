@@ -35,6 +35,7 @@ import { loadRateGate } from './flow-loader.js';
 import type { ProviderObserver } from './job-context.js';
 import { KeyedSerializer } from './keyed-serializer.js';
 import { type LoadedPayload, loadVerifiedPayload, type PayloadResolver, type PayloadSources } from './load-payload.js';
+import type { OverBudget } from './rate-gate.js';
 import type { SuccessorWake } from './successors.js';
 import { noteUnrunnable } from './unrunnable-refusal.js';
 
@@ -56,16 +57,26 @@ function flowControlLoader(): (() => Promise<typeof import('./concurrency-slots.
  * ConfigurationError in a worker bundled without flow control (which refuses such a type at start).
  */
 async function takeSlots(
-  { store, retryWaker }: Pick<WorkerRuntimeOptions, 'store' | 'retryWaker'>,
+  { store, retryWaker, bulkRetryWaker }: Pick<WorkerRuntimeOptions, 'store' | 'retryWaker' | 'bulkRetryWaker'>,
   telemetry: Telemetry,
-  definition: AnyJobDefinition,
-  claim: Claim,
-  payload: unknown,
+  job: { definition: AnyJobDefinition; claim: Claim; payload: unknown; lane: Priority },
 ): Promise<SlotDecision> {
   const load = flowControlLoader();
   if (!load) throw new ConfigurationError(FLOW_CONTROL_OMITTED);
-  const deps = { store, telemetry, ...(retryWaker ? { retryWaker } : {}) };
+  const { definition, claim, payload, lane } = job;
+  const deps = {
+    store,
+    telemetry,
+    lane,
+    ...(retryWaker ? { retryWaker } : {}),
+    ...(bulkRetryWaker ? { bulkRetryWaker } : {}),
+  };
   return (await load()).takeSlots(deps, definition, claim, payload);
+}
+
+/** A job's lane: bulk when it arrived in the bulk lane or its type declares `flow.priority: 'bulk'`, else urgent. */
+function laneOf(definition: AnyJobDefinition, arrivedIn: Priority | undefined): Priority {
+  return arrivedIn === 'bulk' || definition.flow?.priority === 'bulk' ? 'bulk' : 'urgent';
 }
 
 /** Quarantine reason: a claimed row of a gated job type whose payload needs approval carries none. */
@@ -320,7 +331,12 @@ class WorkerRuntime {
     // A job type with concurrency limits holds a slot of each while it runs (loaded only for such a type).
     const slots =
       process.env.LEASEFENCE_FLOW_CONTROL !== 'omitted' && definition.flow?.concurrency
-        ? await takeSlots(this.options, this.telemetry, definition, claim, payload.body)
+        ? await takeSlots(this.options, this.telemetry, {
+            definition,
+            claim,
+            payload: payload.body,
+            lane: laneOf(definition, message.lane),
+          })
         : undefined;
     if (slots && !slots.run) {
       this.telemetry.info('job not run: concurrency limit', { ...fields, reason: slots.reason });
@@ -370,9 +386,9 @@ class WorkerRuntime {
     return lease;
   }
 
-  /** The lane a job's wake-ups go to: bulk when it arrived there or its type declares it (and a bulk queue exists). */
+  /** Where a job's wake-ups go: its lane's waker (laneOf), the urgent lane's when no bulk queue exists. */
   private wakerFor(definition: JobDefinition<unknown>, lane: Priority | undefined): RetryWaker | undefined {
-    const bulk = lane === 'bulk' || definition.flow?.priority === 'bulk';
+    const bulk = laneOf(definition, lane) === 'bulk';
     return (bulk ? this.options.bulkRetryWaker : undefined) ?? this.options.retryWaker;
   }
 
@@ -387,7 +403,7 @@ class WorkerRuntime {
     precheck: LoadedPayload | undefined,
     gate: ApprovalGate | undefined,
     rowBound: RowBound | undefined,
-    budget?: { retryAfterMs: number; retryWaker: RetryWaker | undefined },
+    budget?: OverBudget & { retryWaker: RetryWaker | undefined },
   ): Promise<MessageResult> {
     const { envelope, identity } = received;
     const mayCreate = precheck?.ok === true;
@@ -398,7 +414,12 @@ class WorkerRuntime {
     }
     // A budget wait (never in a worker bundled without flow control: defined out there).
     if (process.env.LEASEFENCE_FLOW_CONTROL !== 'omitted' && budget)
-      return (await loadRateGate()).wakeDeferred(this.telemetry, definition, received, budget);
+      return (await loadRateGate()).wakeDeferred(
+        { store: this.options.store, telemetry: this.telemetry },
+        definition,
+        received,
+        budget,
+      );
     this.telemetry.count(MetricName.Deferred);
     this.telemetry.info('job type disabled: message acknowledged, row left queued', {
       identity,

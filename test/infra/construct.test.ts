@@ -58,7 +58,7 @@ beforeAll(() => {
     removalPolicy: RemovalPolicy.DESTROY,
     deletionProtection: false,
     serviceName: 'billing-jobs',
-    alarmThresholds: { takeovers: 20, rateLimitDeferrals: 7 },
+    alarmThresholds: { takeovers: 20, rateLimitDeferrals: 7, rateLimitWaitSeconds: 120 },
     workerEnvironment: { LEDGER_TABLE: 'ledger' },
   });
   const ledger = new dynamodb.Table(stack, 'Ledger', {
@@ -113,10 +113,15 @@ describe('FencedJobQueue props', () => {
       Threshold: 20,
       Dimensions: [{ Name: 'service', Value: 'billing-jobs' }],
     });
-    // The provider-budget wait alarm takes its threshold from the same prop.
+    // The provider-budget alarms take their thresholds from the same prop.
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       MetricName: 'RateLimitDeferred',
       Threshold: 7,
+      Dimensions: [{ Name: 'service', Value: 'billing-jobs' }],
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'RateLimitWaitSeconds',
+      Threshold: 120,
       Dimensions: [{ Name: 'service', Value: 'billing-jobs' }],
     });
   });

@@ -323,14 +323,25 @@ describe('alarms and dashboard', () => {
     });
   });
 
+  it('alarms when a job has waited 15 minutes on a provider budget (RateLimitWaitSeconds, Maximum), naming leasefence limits', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: METRIC_NAMESPACE,
+      MetricName: MetricName.RateLimitWaitSeconds,
+      Statistic: 'Maximum',
+      Threshold: 900,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      AlarmDescription: Match.stringLikeRegexp('leasefence limits <type> --provider'),
+    });
+  });
+
   it('every alarm notifies the topic on ALARM and OK; only the not-running alarm breaches on missing data', () => {
     const alarms = resourcesOfType(json, 'AWS::CloudWatch::Alarm');
     const perJobType = Object.values(stack.jobs.jobTypeAlarms).flatMap(Object.values);
     // The keyed alarms, the in-flight and worker-concurrency alarms (in-flight-alarm.ts, concurrency-alarm.ts) and
     // the per-job-type ones.
     expect(alarms).toHaveLength(Object.keys(stack.jobs.alarms).length + 2 + perJobType.length);
-    // 23 service-wide, and 5 for each of the 3 example job types (their routes are labels: the default topic).
-    expect(alarms).toHaveLength(23 + 3 * 5);
+    // 24 service-wide, and 5 for each of the 3 example job types (their routes are labels: the default topic).
+    expect(alarms).toHaveLength(24 + 3 * 5);
     for (const [id, alarm] of alarms) {
       expect(alarm.Properties?.AlarmActions, id).toEqual([topic()]);
       expect(alarm.Properties?.OKActions, id).toEqual([topic()]);

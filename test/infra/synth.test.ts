@@ -35,12 +35,16 @@ const FUNCTIONS = ['worker', 'sweeper', 'admin'] as const;
  * (a worker with `flowControl` 239.0 kB, unchanged). Then the CLI's identifier-key loader (a secret's ARN region,
  * shared with the admin function): admin 197.7 kB. Budgets reset about 2 % above what each function runs today:
  * worker 219.5 kB (unchanged budget), sweeper 144.6 kB (lowered to 147.5), admin 197.7 kB (raised to 201.5: the
- * erasure of quarantine and audit ids the admin runs, +3.3 kB).
+ * erasure of quarantine and audit ids the admin runs, +3.3 kB). Issue #42's operability round (flow-gaps): the admin
+ * reads rate budgets and their waiters for `GET /limits?provider=` (+3.7 kB: readLimits' budgets, the budget reads and
+ * waiter Query, the scope value; measured against main 66e1f7f, same node_modules: 200.2 → 203.9 kB), budget raised to
+ * 205.5; the worker without flow control +0.4 kB (the RateLimitWaitSeconds name, the lane helper and minifier
+ * renames: 219.9 → 220.3 kB), budget raised to 220.5.
  */
 const CODE_BUDGET_BYTES: Record<(typeof FUNCTIONS)[number], number> = {
-  worker: 220_000,
+  worker: 220_500,
   sweeper: 147_500,
-  admin: 201_500,
+  admin: 205_500,
 };
 
 let programmatic: SynthResult;

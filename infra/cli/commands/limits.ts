@@ -1,9 +1,8 @@
 import * as z from 'zod';
-import { readLimits } from '../../../lib/admin/limits.js';
-import { budgetScopeValue, PROVIDER_NAME } from '../../../lib/flow-control/rate-limits.js';
+import { type BudgetRead, readLimits } from '../../../lib/admin/limits.js';
+import { PROVIDER_NAME } from '../../../lib/flow-control/budget-scope.js';
 import { tenantIdSchema } from '../../../lib/identity.js';
 import { jobTypeSchema } from '../../../lib/rules.js';
-import type { BudgetState, OperatorStore } from '../../../lib/store/index.js';
 import { type CommandSpec, parseCommandLine } from '../args.js';
 import { type CliCommand, withTarget } from '../command.js';
 import { formatTable, type Io, printJson, relativeTime, shortDuration } from '../output.js';
@@ -50,32 +49,6 @@ const schema = z.strictObject({
   ),
 });
 
-/** One budget row read: its provider and scope, and what it shows now (absent: no take wrote it, a take finds it full). */
-type BudgetRead = { provider: string; scope: 'shared' | 'tenant' | 'key' } & Partial<Omit<BudgetState, 'provider'>>;
-
-/** Each named provider's budgets in the scopes the query names: one strongly consistent GetItem each (never a Scan). */
-async function readBudgets(
-  store: OperatorStore,
-  providers: readonly string[],
-  query: { tenant?: string | undefined; key?: string | undefined },
-): Promise<BudgetRead[]> {
-  const scopes: Array<Parameters<typeof budgetScopeValue>[0]> = [{ kind: 'shared' }];
-  if (query.tenant !== undefined) scopes.push({ kind: 'tenant', tenantId: query.tenant });
-  if (query.key !== undefined) scopes.push({ kind: 'key', key: query.key });
-  const reads: BudgetRead[] = [];
-  for (const provider of providers) {
-    for (const scope of scopes) {
-      const state = await store.budget({ provider, scope: budgetScopeValue(scope) });
-      const { provider: _, ...shown } = state ?? { provider };
-      reads.push({ provider, scope: scope.kind, ...shown });
-    }
-  }
-  return reads;
-}
-
-const BUDGET_WAITERS_NOT_READ =
-  'jobs waiting on a rate budget: not recorded per budget (a deferred job waits queued; RateLimitDeferred counts them)';
-
 function budgetRows(budgets: readonly BudgetRead[], now: number): string[][] {
   return budgets.map((budget) => [
     `${budget.provider} ${budget.scope}`,
@@ -83,7 +56,8 @@ function budgetRows(budgets: readonly BudgetRead[], now: number): string[][] {
     budget.burst !== undefined ? String(budget.burst) : '-',
     budget.tokens !== undefined ? String(budget.tokens) : 'full (no row)',
     budget.nextGrantAt !== undefined ? relativeTime(budget.nextGrantAt, now) : 'now',
-    'not recorded',
+    String(budget.waiting),
+    relativeTime(budget.oldestWaitingSince, now),
   ]);
 }
 
@@ -94,10 +68,11 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
       jobType: input.jobType,
       ...(input.tenant !== undefined ? { tenantId: input.tenant } : {}),
       ...(input.key !== undefined ? { key: input.key } : {}),
+      ...(input.provider !== undefined ? { providers: input.provider } : {}),
     });
-    const budgets = input.provider ? await readBudgets(target.admin.store, input.provider, input) : undefined;
+    const { budgets } = report;
     if (input.json) {
-      printJson(io, budgets ? { ...report, budgets, budgetsNotRead: BUDGET_WAITERS_NOT_READ } : report);
+      printJson(io, report);
       return 0;
     }
     const now = io.now();
@@ -115,18 +90,17 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
       ),
     );
     if (budgets) {
-      const header = ['BUDGET', 'RATE', 'BURST', 'TOKENS', 'NEXT GRANT', 'WAITING'];
+      const header = ['BUDGET', 'RATE', 'BURST', 'TOKENS', 'NEXT GRANT', 'WAITING', 'OLDEST WAIT'];
       io.out(`\n${formatTable(header, budgetRows(budgets, now))}`);
     }
     if (report.notRead) io.out(`\nnot read: ${report.notRead}`);
-    if (budgets) io.out(`not read: ${BUDGET_WAITERS_NOT_READ}`);
     return 0;
   });
 }
 
 /**
  * `leasefence limits <jobType>`: per concurrency limit, the slots in use and the jobs waiting; with `--provider`, per
- * rate budget its rate, burst, tokens and next grant (jobs waiting on a budget are not recorded: said, never 0).
+ * rate budget its rate, burst, tokens, next grant and the jobs waiting on it.
  */
 const limitsCommand: CliCommand = { spec, run };
 

@@ -199,6 +199,17 @@ async function sendDelete(client: TableClient, input: PlainDelete): Promise<void
   await plainSender(client).send(new DeleteItemCommand(deleteItemInput(input, marshallingOf(client))));
 }
 
+/** DeleteItem returning the old item as plain values (`ReturnValues: ALL_OLD`); undefined when there was none. */
+async function sendDeleteReturning(
+  client: TableClient,
+  input: PlainDelete,
+): Promise<Record<string, unknown> | undefined> {
+  const { Attributes } = await plainSender(client).send(
+    new DeleteItemCommand(deleteItemInput(input, marshallingOf(client))),
+  );
+  return Attributes !== undefined ? toPlainItem(client, Attributes) : undefined;
+}
+
 /** TransactWriteItems of plain-valued items. Errors propagate unchanged (CancellationReasons as the engine sent them). */
 async function sendTransactWrite(client: TableClient, input: TransactWriteCommandInput): Promise<void> {
   const options = marshallingOf(client);
@@ -289,6 +300,7 @@ export {
   plainSender,
   putItemInput,
   sendDelete,
+  sendDeleteReturning,
   sendGet,
   sendPut,
   sendQuery,

@@ -1,11 +1,12 @@
 import type { StoreConnection } from '../driver/connection.js';
 import { sendGet } from '../driver/plain-requests.js';
 import { type BudgetRate, type BudgetRef, budgetKey, spacingUs } from './budget-requests.js';
+import { budgetWaiters } from './budget-waiters.js';
 
 /**
  * A provider budget as its row stands now (an operator's read, never a decision): the numbers the latest take wrote,
- * the tokens a take would find, and when the next token is granted (now while tokens remain). Jobs waiting on it are
- * not recorded per budget: the row holds the bucket only (RateLimitDeferred counts deferrals).
+ * the tokens a take would find, and when the next token is granted (now while tokens remain). The jobs waiting on it
+ * are its waiter items (budgetWaiters, budget-waiters.ts), read apart.
  */
 interface BudgetState extends BudgetRate {
   readonly provider: string;
@@ -41,4 +42,4 @@ async function readBudget(db: StoreConnection, ref: BudgetRef): Promise<BudgetSt
   };
 }
 
-export { type BudgetState, readBudget, tokensAt };
+export { type BudgetState, budgetWaiters, readBudget, tokensAt };

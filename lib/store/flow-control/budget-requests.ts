@@ -37,12 +37,14 @@ function spacingUs(rate: BudgetRate): number {
   return Math.ceil((rate.intervalMs * 1000) / rate.limit);
 }
 
-/** The budget row's key; the scope value is hashed (it may be a tenant or a payload's key: never stored as is). */
+/** The hashed scope value of a budget (it may be a tenant or a payload's key: never stored as is). */
+function scopeHash(ref: BudgetRef): string {
+  return sha256Hex(`budget\u0000${ref.scope}`).slice(0, 32);
+}
+
+/** The budget row's key; the scope value is hashed. */
 function budgetKey(ref: BudgetRef): { pk: string; sk: string } {
-  return {
-    pk: `${BUDGET_PARTITION_PREFIX}${ref.provider}`,
-    sk: `scope#${sha256Hex(`budget\u0000${ref.scope}`).slice(0, 32)}`,
-  };
+  return { pk: `${BUDGET_PARTITION_PREFIX}${ref.provider}`, sk: `scope#${scopeHash(ref)}` };
 }
 
 /** The conditional UpdateItem of one case at `nowMs`; the new row comes back. */
@@ -108,5 +110,6 @@ export {
   budgetKey,
   buildTake,
   nextStep,
+  scopeHash,
   spacingUs,
 };

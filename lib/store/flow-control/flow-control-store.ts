@@ -1,8 +1,10 @@
+import type { JobIdentity } from '../../identity.js';
 import type { StoreConnection } from '../driver/connection.js';
 import type { HolderTransition } from '../work-items/requests.js';
 import type { FailureReport } from '../work-items/transitions.js';
 import type { Claim } from '../work-items/work-item.js';
 import type { BudgetRate, BudgetRef } from './budget-requests.js';
+import { forgetBudgetWait, recordBudgetWait } from './budget-waiters.js';
 import { type TokenVerdict, takeToken } from './budgets.js';
 import { awaitBudgetTransition, awaitSlotTransition } from './flow-transitions.js';
 import { SlotStore } from './slots.js';
@@ -31,6 +33,19 @@ class FlowControlStore {
    */
   takeToken(ref: BudgetRef, rate: BudgetRate): Promise<TokenVerdict> {
     return takeToken(this.db, ref, rate);
+  }
+
+  /**
+   * Records a job (its row queued) as waiting on a budget for `waitMs`, so operators count it (budget-waiters.ts):
+   * one UpdateItem. Returns when its wait began (kept across its re-waits).
+   */
+  recordBudgetWait(wait: { ref: BudgetRef; identity: JobIdentity; jobType: string; waitMs: number }): Promise<number> {
+    return recordBudgetWait(this.db, wait);
+  }
+
+  /** Forgets a job's wait on a budget once granted (one DeleteItem): when its wait began, undefined if none recorded. */
+  forgetBudgetWait(ref: BudgetRef, identity: JobIdentity): Promise<number | undefined> {
+    return forgetBudgetWait(this.db, ref, identity);
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { DeleteCommandInput, PutCommandInput, QueryCommandInput, UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { LimitScope } from '../../flow-control/concurrency-limits.js';
+import type { Priority } from '../../flow-control/priorities.js';
 import { sha256Hex } from '../../hashing.js';
 import { WorkState } from '../../states.js';
 import { ExpressionBuilder } from '../driver/expressions.js';
@@ -121,6 +122,8 @@ interface WaiterRecord {
   readonly payloadInline: boolean;
   readonly payloadRef?: string;
   readonly waitingSince: number;
+  /** The lane its wake-up goes to: `bulk` for a job that travels in the bulk lane; absent: urgent. */
+  readonly lane?: Priority;
 }
 
 /** Key of a job's waiter item: the wait's start (kept across its re-waits), then its identity. */
@@ -136,10 +139,10 @@ function waiterKey(partition: string, claim: Claim, waitingSince: number): { pk:
 function buildWaiterPut(
   tableName: string,
   partition: string,
-  claim: Claim,
-  waitingSince: number,
+  waiter: { claim: Claim; waitingSince: number; lane: Priority },
   now: number,
 ): PutCommandInput & { Item: WaiterRecord } {
+  const { claim, waitingSince } = waiter;
   const { tenantId, operationId } = claim.identity;
   const item: WaiterRecord & Record<string, unknown> = {
     ...waiterKey(partition, claim, waitingSince),
@@ -152,6 +155,7 @@ function buildWaiterPut(
     payloadInline: claim.payloadInline,
     ...(claim.payloadRef !== undefined ? { payloadRef: claim.payloadRef } : {}),
     waitingSince,
+    ...(waiter.lane === 'bulk' ? { lane: waiter.lane } : {}),
     [TTL_ATTRIBUTE]: Math.ceil(now / 1000) + RESIDUE_TTL_SECONDS,
   };
   return { TableName: tableName, Item: item };

@@ -22,7 +22,10 @@ interface LimitUsage {
   readonly oldestWaitingSince?: number;
 }
 
-/** Every item of a limit's partition under `prefix` (slots or waiters), strongly consistent Query pages. */
+/**
+ * Every item of a partition under `prefix` (a limit's slots or waiters, a budget's waiters), strongly consistent
+ * Query pages.
+ */
 async function partitionItems(db: StoreConnection, partition: string, prefix: string) {
   const items: Record<string, unknown>[] = [];
   let start: Record<string, unknown> | undefined;

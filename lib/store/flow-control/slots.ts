@@ -1,5 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { LimitScope, SlotLimit } from '../../flow-control/concurrency-limits.js';
+import type { Priority } from '../../flow-control/priorities.js';
 import { sendConditional } from '../driver/conditional-write.js';
 import type { StoreConnection } from '../driver/connection.js';
 import { sendDelete, sendPut, sendQuery, sendUpdate } from '../driver/plain-requests.js';
@@ -92,11 +93,18 @@ class SlotStore {
   /**
    * Records a job (its row already queued, waiting) as a waiter of the limit in `partition`, then looks once more:
    * a slot freed between the full limit and this record would have found no waiter, so the waiter wakes itself (or
-   * an older one). Returns the waiter it made due, if any, for the caller to send its wake-up.
+   * an older one). `lane` is where its wake-up goes (the record keeps it for the releaser). Returns the waiter it
+   * made due, if any, for the caller to send its wake-up in that waiter's lane.
    */
-  async wait(partition: string, limit: number, claim: Claim, waitingSince: number): Promise<WaiterRecord | undefined> {
+  async wait(
+    partition: string,
+    limit: number,
+    claim: Claim,
+    waiting: { since: number; lane: Priority },
+  ): Promise<WaiterRecord | undefined> {
     const { tableName } = this.db.table;
-    await sendPut(this.db.client, buildWaiterPut(tableName, partition, claim, waitingSince, this.db.clock.now()));
+    const waiter = { claim, waitingSince: waiting.since, lane: waiting.lane };
+    await sendPut(this.db.client, buildWaiterPut(tableName, partition, waiter, this.db.clock.now()));
     const slots = await this.slotItems(partition);
     const now = this.db.clock.now();
     const live = slots.filter((slot) => Number(slot.leaseExpiresAt) >= now).length;

@@ -1,4 +1,4 @@
-import { ConfigurationError, IllegalTransitionError, ItemNotFoundError } from '../../errors.js';
+import { IllegalTransitionError, ItemNotFoundError } from '../../errors.js';
 import type { LimitScope } from '../../flow-control/concurrency-limits.js';
 import { formatIdentity, type ValidIdentity } from '../../identity.js';
 import type { WorkState } from '../../states.js';
@@ -21,11 +21,10 @@ import { commitCancelWithStamps, stampEach } from './stamped-cancel.js';
 import { type OperatorOutcome, SweeperStore } from './sweeper-store.js';
 
 /**
- * The budget reads, or undefined in a bundle without flow control (the admin function's: FLOW_CONTROL_CONSTANT folds
- * this at build time and esbuild leaves the module out); the CLI, unbundled, reads budgets.
+ * The budget reads (a GetItem of the row, a Query of its waiters), loaded on the first read: an operator's reads
+ * only, so the admin function holds them in every bundle (taking tokens is the worker's, with flow control).
  */
-const loadBudgetReads =
-  process.env.LEASEFENCE_FLOW_CONTROL === 'omitted' ? undefined : () => import('../flow-control/budget-reads.js');
+const loadBudgetReads = () => import('../flow-control/budget-reads.js');
 
 /**
  * The store of the admin API, the CLI, the console and the local stack: the sweeper's store (SweeperStore: the
@@ -92,12 +91,20 @@ class OperatorStore extends SweeperStore {
 
   /**
    * A provider budget as its row stands now (strongly consistent; an operator's read, never a decision), or undefined
-   * when no take wrote it yet. Its module loads on the first read; ConfigurationError in a bundle without flow control.
+   * when no take wrote it yet. Its module loads on the first read.
    */
   async budget(ref: BudgetRef): Promise<BudgetState | undefined> {
-    if (loadBudgetReads === undefined) throw new ConfigurationError('this bundle holds no flow control (budgets)');
     const { readBudget } = await loadBudgetReads();
     return readBudget(this.db, ref);
+  }
+
+  /**
+   * Jobs recorded as waiting on a provider budget now and the oldest wait's start (strongly consistent Query of the
+   * budget's waiter items, never a Scan; a job that ended otherwise stays counted until its item's TTL).
+   */
+  async budgetWaiters(ref: BudgetRef): Promise<{ waiting: number; oldestWaitingSince?: number }> {
+    const { budgetWaiters } = await loadBudgetReads();
+    return budgetWaiters(this.db, ref);
   }
 
   /**

@@ -20,7 +20,7 @@ describe('admin API GET /limits/{jobType}: slots in use and jobs waiting per lim
     }
     const waiter = claimFixture({ tenantId: 'acme', operationId: 'three', claimId: 'claim-three', jobType: 'sync' });
     const partition = slots.partitionOf('sync', { kind: 'tenant', tenantId: 'acme' });
-    await slots.wait(partition, 2, waiter, admin.clock.now() - 5_000);
+    await slots.wait(partition, 2, waiter, { since: admin.clock.now() - 5_000, lane: 'urgent' });
   });
   afterAll(async () => {
     await admin.close();

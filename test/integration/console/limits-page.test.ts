@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../lib/clock.js';
+import { budgetScopeValue } from '../../../lib/flow-control/budget-scope.js';
 import type { SlotLimit } from '../../../lib/flow-control/concurrency-limits.js';
 import { OperatorStore } from '../../../lib/store/index.js';
 import { browserMissing, useConsoleSession } from '../../support/browser.js';
@@ -11,7 +12,7 @@ if (missing) console.log(`[leasefence tests] SKIPPED console limits page tests: 
 const perKey: SlotLimit[] = [{ scope: { kind: 'key', tenantId: 'acme', key: 'account-1' }, limit: 1 }];
 
 describe.skipIf(missing !== undefined)(
-  'console Limits page: slots in use and jobs waiting per limit (Debian chromium)',
+  'console Limits page: slots in use and jobs waiting per limit and per rate budget (Debian chromium)',
   () => {
     const ui = useConsoleSession('.local/console-limits-test');
 
@@ -37,7 +38,7 @@ describe.skipIf(missing !== undefined)(
       });
       expect(await slots.acquire(holder, perKey, Date.now() + 3_600_000)).toMatchObject({ granted: true });
       const partition = slots.partitionOf('sync', perKey[0]?.scope ?? { kind: 'type' });
-      expect(await slots.wait(partition, 1, waiter, Date.now() - 60_000)).toBeUndefined();
+      expect(await slots.wait(partition, 1, waiter, { since: Date.now() - 60_000, lane: 'urgent' })).toBeUndefined();
 
       // act
       await ui.page.goto(`${ui.url}#/limits/sync?tenant=acme&key=account-1`);
@@ -55,6 +56,36 @@ describe.skipIf(missing !== undefined)(
         ['key acme', '1', '1', '0', '1'],
       ]);
       await expect.poll(() => ui.page.getByRole('link', { name: 'Limits' }).getAttribute('class')).toBe('active');
+    });
+
+    it("shows a provider's budgets with the jobs waiting on each, through GET /limits?provider=", async () => {
+      // prepare: the tenant's mail budget (1 an hour) spent, one job recorded as waiting on it
+      const store = new OperatorStore({
+        client: ui.stack.client,
+        tableName: ui.stack.state.tables.jobs,
+        clock: new ManualClock(Date.now()),
+      });
+      const flow = await store.flow();
+      const mail = { provider: 'mail', scope: budgetScopeValue({ kind: 'tenant', tenantId: 'acme' }) };
+      expect(await flow.takeToken(mail, { limit: 1, intervalMs: 3_600_000, burst: 1 })).toMatchObject({
+        granted: true,
+      });
+      const identity = { tenantId: 'acme', operationId: 'mail-waiter' };
+      await flow.recordBudgetWait({ ref: mail, identity, jobType: 'sync', waitMs: 3_600_000 });
+
+      // act
+      await ui.page.goto(`${ui.url}#/limits/sync?tenant=acme&provider=mail`);
+      await ui.page.locator('table.budgets tbody tr').nth(1).waitFor();
+      const rows = await ui.page
+        .locator('table.budgets tbody tr')
+        .evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent?.trim())));
+
+      // assert: budget, rate, burst, tokens, (next grant), waiting
+      expect(rows.map((row) => [row[0], row[1], row[2], row[3], row[5]])).toEqual([
+        ['mail shared', '—', '—', 'full (no row)', '0'],
+        ['mail tenant', '1 per 3600000 ms', '1', '0', '1'],
+      ]);
+      expect(rows[1]?.[6]).not.toBe('—');
     });
 
     it('a key without a tenant is refused with the reason, nothing read', async () => {

@@ -260,6 +260,28 @@ describe('concurrency limits across several workers (dynalite, fauxqs; no sweepe
     expect(highest.get('chg:key:chg:m')).toBe(2);
   });
 
+  it("a per-key slot is the tenant's key: tenant A holding key x does not take tenant B's slot of key x", async () => {
+    const holder = parseIdentity({ tenantId: 'scope-a', operationId: 'scope-holder' });
+    const other = parseIdentity({ tenantId: 'scope-b', operationId: 'scope-other' });
+    const release = gate(holder.operationId);
+    await harness.send({ ...holder, jobType: 'one-at-a-time', payload: { account: 'x', tag: 'scope' } });
+    const holding = harness.poll(harness.worker());
+    await until(async () => highest.get('scope:key:scope-a:x') === 1);
+    await harness.send({ ...other, jobType: 'one-at-a-time', payload: { account: 'x', tag: 'scope' } });
+    const worker = harness.worker();
+    await harness.poll(worker);
+
+    // It ran while tenant A still held its key x: no wait, one attempt.
+    expect(await harness.store.get(other)).toMatchObject({ state: 'succeeded', attempts: 1 });
+    expect(worker.telemetry.counts[MetricName.ConcurrencyWaits]).toBeUndefined();
+    const slots = (await harness.store.flow()).slots;
+    const partitionOf = (tenantId: string) => slots.partitionOf('one-at-a-time', { kind: 'key', tenantId, key: 'x' });
+    expect(partitionOf('scope-a')).not.toBe(partitionOf('scope-b'));
+    expect(await slots.usage(partitionOf('scope-a'))).toMatchObject({ inUse: 1, waiting: 0 });
+    release();
+    await holding;
+  });
+
   // Last: its waiters' own 1-second re-checks arrive after it ends, where no other test reads the queue.
   it('never runs more than the per-key and per-tenant limits at once; every job runs once, waits are not attempts', async () => {
     const accounts = ['a', 'a', 'a', 'a', 'b', 'b', 'b', 'c', 'c', 'd'];

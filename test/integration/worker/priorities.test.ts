@@ -21,11 +21,22 @@ import {
 
 /** Visible and in-flight messages of a queue. */
 async function queueDepth(sqs: SQSClient, queueUrl: string): Promise<{ visible: number; inFlight: number }> {
-  const names = ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] as const;
+  const { visible, inFlight } = await queueCounts(sqs, queueUrl);
+  return { visible, inFlight };
+}
+
+/** Visible, in-flight and delayed messages of a queue. */
+async function queueCounts(sqs: SQSClient, queueUrl: string) {
+  const names = [
+    'ApproximateNumberOfMessages',
+    'ApproximateNumberOfMessagesNotVisible',
+    'ApproximateNumberOfMessagesDelayed',
+  ] as const;
   const { Attributes } = await sqs.send(
     new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: [...names] }),
   );
-  return { visible: Number(Attributes?.[names[0]] ?? 0), inFlight: Number(Attributes?.[names[1]] ?? 0) };
+  const count = (name: (typeof names)[number]) => Number(Attributes?.[name] ?? 0);
+  return { visible: count(names[0]), inFlight: count(names[1]), delayed: count(names[2]) };
 }
 
 /** The order jobs ran in, by operation id. */
@@ -53,6 +64,27 @@ const nightlyExport = defineJob({
     flaky += 1;
     if (flaky === 1) throw new RetryableJobError('export_busy', 'try again');
     return { outcomeCode: 'exported' };
+  },
+});
+
+// One at a time across the deployment; a waiting job re-checks only after 15 minutes (no test waits for that).
+let releaseHolder: () => void = () => {};
+let holderRunning = false;
+const limitedSync = defineJob({
+  type: 'limited-sync',
+  version: 1,
+  target: 'B',
+  payload: z.strictObject({ n: z.number() }),
+  flow: { concurrency: { type: 1, recheckMs: 900_000 } },
+  run: async (ctx) => {
+    order.push(ctx.identity.operationId);
+    if (ctx.identity.operationId === 'slot-holder') {
+      holderRunning = true;
+      await new Promise<void>((resolve) => {
+        releaseHolder = resolve;
+      });
+    }
+    return { outcomeCode: 'synced' };
   },
 });
 
@@ -84,7 +116,8 @@ describe('priorities: a bulk lane the producer or the job type chooses, served b
   function worker() {
     const telemetry = countingTelemetry();
     const config = { ...testHandlerConfig(tables, urgent), bulkQueueUrl };
-    return createSqsWorkerHandler({ jobs: [report, nightlyExport], config, clock, telemetry, heartbeatIntervalMs: 0 });
+    const jobs = [report, nightlyExport, limitedSync];
+    return createSqsWorkerHandler({ jobs, config, clock, telemetry, heartbeatIntervalMs: 0 });
   }
 
   it("a quiet tenant's urgent job runs before a noisy tenant's earlier flood of bulk jobs is through", async () => {
@@ -129,5 +162,32 @@ describe('priorities: a bulk lane the producer or the job type chooses, served b
     );
     await expect(noBulk).rejects.toBeInstanceOf(InvalidInputError);
     expect(await payloads.get({ tenantId: 'acme', operationId: 'export-2' })).toBeUndefined();
+  });
+
+  it('a freed slot wakes a bulk job in the bulk lane, and its own re-check goes there too, never the urgent lane', async () => {
+    const handler = worker();
+    await send({ tenantId: 'acme', operationId: 'slot-holder', jobType: 'limited-sync', payload: { n: 1 } });
+    const holding = pollOnce({ sqs, queueUrl: urgent.queueUrl, handler });
+    for (let tries = 0; tries < 200 && !holderRunning; tries += 1)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(holderRunning).toBe(true);
+    await send({
+      tenantId: 'acme',
+      operationId: 'bulk-waiter',
+      jobType: 'limited-sync',
+      payload: { n: 2 },
+      priority: 'bulk',
+    });
+    // The bulk job finds the type's one slot held: it waits queued, its re-check delayed in its own (bulk) lane.
+    expect(await pollOnce({ sqs, queueUrl: bulkQueueUrl, handler })).toMatchObject({ received: 1, failed: 0 });
+    expect(await queueCounts(sqs, bulkQueueUrl)).toMatchObject({ visible: 0, delayed: 1 });
+
+    releaseHolder();
+    expect(await holding).toMatchObject({ received: 1, failed: 0 });
+    // The holder's release woke the waiter at once: in the bulk lane; nothing reached the urgent lane.
+    expect(await queueCounts(sqs, urgent.queueUrl)).toEqual({ visible: 0, inFlight: 0, delayed: 0 });
+    expect(await queueCounts(sqs, bulkQueueUrl)).toMatchObject({ visible: 1, delayed: 1 });
+    expect(await pollOnce({ sqs, queueUrl: bulkQueueUrl, handler })).toMatchObject({ received: 1, failed: 0 });
+    expect(order.filter((op) => op === 'bulk-waiter')).toHaveLength(1);
   });
 });

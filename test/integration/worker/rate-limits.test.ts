@@ -1,5 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
+import { budgetScopeValue } from '../../../lib/flow-control/budget-scope.js';
+import type { RateLimitDeclaration } from '../../../lib/flow-control/rate-limits.js';
 import { parseIdentity } from '../../../lib/identity.js';
 import { defineJob } from '../../../lib/job-definition.js';
 import { createWorkerHarness, type WorkerHarness } from '../../support/worker-harness.js';
@@ -10,7 +12,7 @@ interface Run {
   at: number;
   attempt: number;
 }
-const runs: Record<string, Run[]> = { metered: [], paced: [], slow: [] };
+const runs: Record<string, Run[]> = { metered: [], paced: [], slow: [], account: [] };
 let harness: WorkerHarness;
 
 function recorder(kind: keyof typeof runs) {
@@ -70,6 +72,35 @@ const slow = defineJob({
   },
 });
 
+// One call an hour per account: per tenant's account by default, or one budget per account across tenants.
+const perAccount = {
+  provider: 'account-api',
+  limit: 1,
+  intervalMs: 3_600_000,
+  scope: 'key',
+  key: (payload: { account: string }) => payload.account,
+} as const;
+function accountCall(type: string, rateLimit: RateLimitDeclaration<{ account: string }>) {
+  return defineJob({
+    type,
+    version: 1,
+    target: 'B',
+    maxAttempts: 1,
+    payload: z.strictObject({ account: z.string() }),
+    flow: { rateLimit },
+    run: async (ctx) => {
+      recorder('account')(ctx);
+      return { outcomeCode: 'called' };
+    },
+  });
+}
+const tenantAccount = accountCall('tenant-account-call', perAccount);
+const sharedAccount = accountCall('shared-account-call', {
+  ...perAccount,
+  provider: 'shared-account-api',
+  acrossTenants: true,
+});
+
 /** The most runs any window [t, t + windowMs) holds, t ranging over the runs themselves. */
 function busiestWindow(times: readonly number[], windowMs: number): number {
   const sorted = [...times].sort((a, b) => a - b);
@@ -86,7 +117,7 @@ const noWait = async () => {};
 describe('provider rate limits: a job over budget waits before the call, using no attempt, never failed or lost', () => {
   // A harness (tables, queue) per test: a deferred job's delayed wake-up never reaches the next test.
   beforeEach(async () => {
-    harness = await createWorkerHarness('rate', [metered, paced, slow]);
+    harness = await createWorkerHarness('rate', [metered, paced, slow, tenantAccount, sharedAccount]);
   });
   afterEach(async () => {
     await harness.close();
@@ -167,12 +198,47 @@ describe('provider rate limits: a job over budget waits before the call, using n
     // step it recorded kept.
     expect(row).toMatchObject({ state: 'queued', attempts: 0, errorCode: 'rate_limited' });
     expect(row?.steps?.prepare).toBeDefined();
+    // Recorded as the waiter of its key's budget (acme's acct-9), which the operator's read counts.
+    const budget = { provider: 'slow-api', scope: budgetScopeValue({ kind: 'key', key: 'acct-9', tenantId: 'acme' }) };
+    expect(await harness.store.budgetWaiters(budget)).toEqual({ waiting: 1, oldestWaitingSince: harness.clock.now() });
 
-    // Past the wait (the budget's minute plus the spread), the producer's replay (or the wake-up) runs it once.
-    harness.clock.advance(200_000);
+    // Past the wait (the budget's minute plus the spread, up to about 6 minutes: the row says when it is due), the
+    // producer's replay (or the wake-up) runs it once. (A fixed 200 s was short of the spread in about 1 run in 3.)
+    const dueInMs = Number(row?.availableAt) - harness.clock.now();
+    expect(dueInMs).toBeGreaterThan(0);
+    harness.clock.advance(dueInMs);
     await harness.send(waiting);
     for (let round = 0; round < 5 && (runs.slow?.length ?? 0) < 3; round += 1) await harness.poll(worker);
     expect(runs.slow?.filter((run) => run.op === waiting.operationId)).toHaveLength(1);
     expect(await harness.store.get(waitingId)).toMatchObject({ state: 'succeeded', attempts: 1 });
+    // Its token granted, its waiter is forgotten and how long it waited emitted.
+    expect(await harness.store.budgetWaiters(budget)).toEqual({ waiting: 0 });
+    expect(worker.telemetry.counts.RateLimitWaitSeconds).toBe(dueInMs / 1000);
+  });
+
+  it("a key-scoped budget is the tenant's key: tenant A's jobs cannot empty tenant B's budget of the same key", async () => {
+    const worker = harness.worker({ sleep: noWait });
+    const job = (tenantId: string, jobType: string) =>
+      harness.send({ tenantId, operationId: `${jobType}-${tenantId}`, jobType, payload: { account: 'acct-1' } });
+    // Tenant A takes the hour's only token of its acct-1; tenant B's acct-1 is its own budget: it runs too.
+    await job('tenant-a', 'tenant-account-call');
+    expect(await harness.poll(worker)).toMatchObject({ received: 1, failed: 0 });
+    await job('tenant-b', 'tenant-account-call');
+    expect(await harness.poll(worker)).toMatchObject({ received: 1, failed: 0 });
+    expect(worker.telemetry.counts.RateLimitDeferred).toBeUndefined();
+    expect((runs.account ?? []).map((run) => run.op)).toEqual([
+      'tenant-account-call-tenant-a',
+      'tenant-account-call-tenant-b',
+    ]);
+
+    // Declared acrossTenants: one budget per key for every tenant, so tenant B's job waits behind tenant A's token.
+    await job('tenant-a', 'shared-account-call');
+    expect(await harness.poll(worker)).toMatchObject({ received: 1, failed: 0 });
+    await job('tenant-b', 'shared-account-call');
+    expect(await harness.poll(worker)).toMatchObject({ received: 1, failed: 0 });
+    expect(worker.telemetry.counts.RateLimitDeferred).toBe(1);
+    expect(runs.account).toHaveLength(3);
+    const waiting = parseIdentity({ tenantId: 'tenant-b', operationId: 'shared-account-call-tenant-b' });
+    expect(await harness.store.get(waiting)).toMatchObject({ state: 'queued', attempts: 0 });
   });
 });
