@@ -67,7 +67,7 @@ interface SuccessorOptions {
 }
 
 /**
- * Flow control a job type declares (issue #42; README, "Concurrency limits", "Rate limits", "Priorities"): how many
+ * Flow control a job type declares (issue #42; README, "Concurrency limits" and "Flow control: rate limits and priorities"): how many
  * of its jobs run at once, its providers' rate limits and its priority lane. Limits govern liveness, never safety:
  * the fence still decides whose writes count. Validated by defineJob (JobDefinitionError naming the field).
  */

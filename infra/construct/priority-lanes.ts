@@ -8,7 +8,7 @@ import { LIMIT } from './capacity-limits.js';
 import { createJobsQueue, type QueueOptions } from './queues.js';
 
 /**
- * Priorities (README.md, "Priorities"): a second queue, the bulk lane, that the worker consumes through its own event
+ * Priorities (README.md, "Flow control: rate limits and priorities"): a second queue, the bulk lane, that the worker consumes through its own event
  * source mapping capped at `bulkMaxConcurrency`. The urgent lane (the jobs queue) keeps its own maximum concurrency,
  * and the worker's reserved concurrency covers both, so bulk work can never take the capacity urgent work needs.
  */

@@ -142,7 +142,7 @@ interface FencedJobQueueProps {
    */
   readonly faultInjection?: boolean;
   /**
-   * Priorities (README.md, "Priorities"): a bulk queue beside the jobs queue (the urgent lane), consumed by the worker
+   * Priorities (README.md, "Flow control: rate limits and priorities"): a bulk queue beside the jobs queue (the urgent lane), consumed by the worker
    * through its own event source mapping capped at `bulkMaxConcurrency`; the worker's reserved concurrency then
    * defaults to both caps together, so bulk work never takes urgent work's capacity. Default: no bulk lane.
    */

@@ -5,7 +5,7 @@ import { parseInput } from '../internal/validation.js';
 /**
  * The two lanes a job travels in: `urgent` (the jobs queue, the default) and `bulk` (the bulk queue, whose event
  * source may use only part of the worker's concurrency, so urgent work always finds capacity). Not preemption: a
- * bulk job already running finishes; README.md, "Priorities", says what is and is not promised.
+ * bulk job already running finishes; README.md, "Flow control: rate limits and priorities", says what is and is not promised.
  */
 const Priority = { urgent: 'urgent', bulk: 'bulk' } as const;
 type Priority = (typeof Priority)[keyof typeof Priority];

@@ -70,7 +70,7 @@ type SendJobInput = {
    */
   carryBody?: boolean;
   /**
-   * The lane (README.md, "Priorities"): `urgent` (the default, the jobs queue) or `bulk` (the bulk queue, which the
+   * The lane (README.md, "Flow control: rate limits and priorities"): `urgent` (the default, the jobs queue) or `bulk` (the bulk queue, which the
    * worker serves with at most part of its concurrency). An order of service, not preemption.
    */
   priority?: Priority;
