@@ -54,6 +54,12 @@ function faultPlanFor(runId: string, jobs: ReadonlyArray<JobDefinition<unknown>>
 const NO_EVIDENCE =
   "the stack's worker wrote no evidence for the faulted message: is fault injection on (the construct's faultInjection prop, or `npm start -- --fault-injection`)?";
 
+/**
+ * Control 4/5's paused attempt left no evidence: fault injection is off, or its invocation ended before the attempt did
+ * (a worker timeout at or below the pause, which is the longest lease + 3 s, ends the paused invocation).
+ */
+const NO_PAUSE_EVIDENCE = `${NO_EVIDENCE} Or its invocation ended before the paused attempt did: the pause is the longest lease + ${PAUSE_MARGIN_MS / 1000} s, so the worker's function timeout must be above about twice that (infra/README.md, "Deployment lane")`;
+
 const summary = (record: CheckEvidenceRecord) => record.outcomes.join(', ');
 
 /**
@@ -102,7 +108,7 @@ const staleResume: StackScenario = {
     const takeover = await probe.rowWhen(identity, (row) => row.fence >= 2 && FINISHED_STATES.includes(row.state));
     if (!takeover) return notEvaluated('no second delivery took over the expired claim in time', STACK_TOO_SLOW);
     const paused = await probe.evidenceWhen(identity, (record) => record.fired);
-    if (!paused) return notEvaluated(NO_EVIDENCE);
+    if (!paused) return notEvaluated(NO_PAUSE_EVIDENCE);
     const takenOverAt = (takeover.ah ?? []).find((entry) => (entry.f ?? 0) >= 2)?.s;
     const late = paused.writes.filter((write) => write.afterPause && write.landed && !write.fenced);
     const evidence = {
