@@ -1,5 +1,6 @@
+import { dirname } from 'node:path';
 import { CloudFormationClient, ListStackResourcesCommand } from '@aws-sdk/client-cloudformation';
-import { cdk, cdkArgs, type LaneStack } from './cdk.js';
+import { cdk, cdkArgs, cdkBootstrap, type LaneStack } from './cdk.js';
 import { deployToMoto } from './moto-deploy.js';
 
 /** Where the lane deploys: moto's server (CI) or a real account (`npm run test:aws`); the code is the same. */
@@ -29,7 +30,7 @@ async function deployLanes(lanes: readonly Lane[], log: (line: string) => void):
   const [first] = lanes;
   if (!first) return;
   await Promise.all([
-    timed('cdk bootstrap', log, () => cdk(cdkArgs('bootstrap', first.stack, first.assembly), first.env)),
+    timed('cdk bootstrap', log, () => cdkBootstrap(first.stack, first.env, dirname(first.assembly))),
     ...lanes.map((lane) =>
       timed(`cdk synth ${lane.stack.stackName}`, log, () => cdk(cdkArgs('synth', lane.stack, lane.assembly), lane.env)),
     ),
