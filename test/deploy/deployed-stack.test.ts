@@ -1,5 +1,5 @@
 import { describe, expect, inject, it } from 'vitest';
-import { checkArgs, runCheckStack } from '../../infra/testing/deploy-lane/check-run.js';
+import { checkArgs, openControls, runCheckStack, verdictsOf } from '../../infra/testing/deploy-lane/check-run.js';
 import { invokeEmulated } from '../../infra/testing/deploy-lane/function-runtime.js';
 import { functionUrlEvent } from '../support/function-url-event.js';
 import { LANE_STACKS, laneEnvironment, type ProvidedLaneStack } from './lane-context.js';
@@ -81,13 +81,7 @@ describe.skipIf(!stacks)('the project stack deployed to moto and run under the L
     const run = await runCheckStack(checkArgs(LANE_STACKS.faults, FAULT_MODULE, SETTLE), env);
 
     // Assert
-    const verdicts = Object.fromEntries((run.report?.jobTypes ?? []).map((type) => [type.jobType, type.verdict]));
-    const open = (run.report?.jobTypes ?? []).flatMap((type) =>
-      type.controls
-        .filter((control) => control.status !== 'PASS')
-        .map((control) => `${type.jobType} ${control.id} ${control.status}: ${control.evidence}`),
-    );
-    expect(verdicts, `${run.stderr}\n${open.join('\n')}`).toEqual({
+    expect(verdictsOf(run), `${run.stderr}\n${openControls(run).join('\n')}`).toEqual({
       'fenced-credit': 'GO',
       'unfenced-credit': 'NO-GO',
     });

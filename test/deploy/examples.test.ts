@@ -2,7 +2,13 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { checkArgs, runCheckStack, runCli } from '../../infra/testing/deploy-lane/check-run.js';
+import {
+  checkArgs,
+  openControls,
+  runCheckStack,
+  runCli,
+  verdictsOf,
+} from '../../infra/testing/deploy-lane/check-run.js';
 import { systemClock } from '../../lib/clock.js';
 import { sendJob } from '../../lib/messaging/producer.js';
 import { PayloadStore } from '../../lib/store/index.js';
@@ -96,13 +102,7 @@ describe.skipIf(!stack)('the example jobs in the stack deployed to moto', () => 
     });
 
     // Assert
-    const verdicts = Object.fromEntries((run.report?.jobTypes ?? []).map((type) => [type.jobType, type.verdict]));
-    const open = (run.report?.jobTypes ?? []).flatMap((type) =>
-      type.controls
-        .filter((control) => control.status !== 'PASS')
-        .map((control) => `${type.jobType} ${control.id} ${control.status}: ${control.evidence}`),
-    );
-    expect(verdicts, `${run.stderr}\n${open.join('\n')}`).toEqual({
+    expect(verdictsOf(run), `${run.stderr}\n${openControls(run).join('\n')}`).toEqual({
       'refund-settlement': 'GO',
       'statement-publication': 'GO',
       'inventory-reservation': 'GO',
