@@ -18,6 +18,12 @@ import { deployLane, destroyLane, incompleteResources, type Lane } from './lane.
 // "Deployment lane"). It cannot run in this project's CI (no network beyond the package registries): everything up
 // to the first AWS call is unit-tested (test/unit/testing/deploy-lane/aws-command.test.ts).
 
+/**
+ * The check's longest wait per message on the construct's default timeouts: the receipt crash's redelivery comes
+ * after the queue's visibility timeout (6 × 60 s + 1 s) and the example jobs' 30 s lease.
+ */
+const AWS_SETTLE = '450s';
+
 async function existingStack(stackName: string): Promise<{ exists: boolean; environment?: string }> {
   const cloudformation = new CloudFormationClient({});
   try {
@@ -52,7 +58,7 @@ async function main(argv: readonly string[]): Promise<number> {
     await deployLane(lane, console.log);
     const incomplete = await incompleteResources(options.stackName);
     if (incomplete.length > 0) console.log(`[test:aws] not complete: ${incomplete.join('; ')}`);
-    const run = await runCheckStack(checkArgs(options.stackName), env);
+    const run = await runCheckStack(checkArgs(options.stackName, undefined, AWS_SETTLE), env);
     for (const type of run.report?.jobTypes ?? []) console.log(`[test:aws] ${type.jobType}: ${type.verdict}`);
     console.log(`[test:aws] check --stack exit code ${run.exitCode}${run.stderr ? `\n${run.stderr}` : ''}`);
     return incomplete.length === 0 && run.exitCode === 0 ? 0 : 1;

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
@@ -46,11 +47,14 @@ function cdkArgs(step: 'bootstrap' | 'synth' | 'deploy' | 'destroy', stack: Lane
   }
 }
 
-/** Runs the project's `cdk` CLI (aws-cdk from node_modules) in the checkout; a non-zero exit ▶ Error with its output. */
-async function cdk(args: readonly string[], env: NodeJS.ProcessEnv): Promise<string> {
+/**
+ * Runs the project's `cdk` CLI (aws-cdk from node_modules), by default in the checkout (its cdk.json names the app); a
+ * non-zero exit ▶ Error with its output.
+ */
+async function cdk(args: readonly string[], env: NodeJS.ProcessEnv, cwd: string = PROJECT_ROOT): Promise<string> {
   try {
-    const { stdout, stderr } = await run('npx', ['cdk', ...args], {
-      cwd: PROJECT_ROOT,
+    const { stdout, stderr } = await run(join(PROJECT_ROOT, 'node_modules', '.bin', 'cdk'), args, {
+      cwd,
       env,
       maxBuffer: 64 * 1024 * 1024,
     });
@@ -61,4 +65,13 @@ async function cdk(args: readonly string[], env: NodeJS.ProcessEnv): Promise<str
   }
 }
 
-export { cdk, cdkArgs, type LaneStack, PROJECT_ROOT };
+/**
+ * `cdk bootstrap aws://<account>/<region>` run outside the checkout: inside it (a cdk.json naming an app) the CLI
+ * synthesizes the whole app first, even for an environment given by name (measured: as long as a `cdk synth`), and
+ * the bootstrap needs nothing of it. `dir` is any directory without a cdk.json.
+ */
+function cdkBootstrap(stack: LaneStack, env: NodeJS.ProcessEnv, dir: string): Promise<string> {
+  return cdk(cdkArgs('bootstrap', stack, ''), env, dir);
+}
+
+export { cdk, cdkArgs, cdkBootstrap, type LaneStack, PROJECT_ROOT };

@@ -56,4 +56,18 @@ async function runCheckStack(args: readonly string[], env: NodeJS.ProcessEnv): P
   return { exitCode, ...(report ? { report } : {}), stderr };
 }
 
-export { type CheckedType, type CheckRun, checkArgs, runCheckStack, runCli };
+/** Each job type's verdict in the run's report, by job type ({} when it printed no report). */
+function verdictsOf(run: CheckRun): Record<string, string> {
+  return Object.fromEntries((run.report?.jobTypes ?? []).map((type) => [type.jobType, type.verdict]));
+}
+
+/** Every control of the run that did not pass, as `<type> <id> <status>: <evidence>` (a failed run's explanation). */
+function openControls(run: CheckRun): string[] {
+  return (run.report?.jobTypes ?? []).flatMap((type) =>
+    type.controls
+      .filter((control) => control.status !== 'PASS')
+      .map((control) => `${type.jobType} ${control.id} ${control.status}: ${control.evidence}`),
+  );
+}
+
+export { type CheckedType, type CheckRun, checkArgs, openControls, runCheckStack, runCli, verdictsOf };

@@ -55,16 +55,26 @@ async function startEmulatedStack(
   await mkdir(dir, { recursive: true });
   await symlink(join(PROJECT_ROOT, 'node_modules'), join(dir, 'node_modules')).catch(() => {});
   const bucket = `cdk-hnb659fds-assets-${options.account}-${aws.region}`;
-  const roots = {
-    worker: await fetchDeployedCode(deployed.functions.worker, bucket, dir),
-    sweeper: await fetchDeployedCode(deployed.functions.sweeper, bucket, dir),
-    admin: await fetchDeployedCode(deployed.functions.admin, bucket, dir),
-  };
-  const start = (role: 'worker' | 'sweeper' | 'admin') =>
-    startEmulatedFunction(deployed.functions[role], roots[role], tools, aws, log);
-  const worker = await Promise.all(Array.from({ length: WORKER_ENVIRONMENTS }, () => start('worker')));
-  const sweeper = await start('sweeper');
-  const admin = await start('admin');
+  const [workerRoot, sweeperRoot, adminRoot] = await Promise.all(
+    (['worker', 'sweeper', 'admin'] as const).map((role) => fetchDeployedCode(deployed.functions[role], bucket, dir)),
+  );
+  const start = (role: 'worker' | 'sweeper' | 'admin', root: string) =>
+    startEmulatedFunction(deployed.functions[role], root, tools, aws, log);
+  // Every environment starts at once; one that fails to start stops the others before the error goes up.
+  const starting = [
+    ...Array.from({ length: WORKER_ENVIRONMENTS }, () => start('worker', String(workerRoot))),
+    start('sweeper', String(sweeperRoot)),
+    start('admin', String(adminRoot)),
+  ];
+  const settled = await Promise.allSettled(starting);
+  const started = settled.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+  const refused = settled.find((result) => result.status === 'rejected');
+  if (refused) {
+    await Promise.all(started.map((fn) => fn.stop()));
+    throw refused.reason;
+  }
+  const worker = started.slice(0, WORKER_ENVIRONMENTS);
+  const [sweeper, admin] = started.slice(WORKER_ENVIRONMENTS) as [EmulatedFunction, EmulatedFunction];
   const sqs = new SQSClient({ region: aws.region });
   const queueUrl = String(deployed.functions.worker.environment.LEASEFENCE_QUEUE_URL);
   const poller = new MappingPoller(sqs, queueUrl, deployed.mapping, worker, aws.region, log);

@@ -57,18 +57,32 @@ async function fetchDeployedCode(fn: DeployedFunction, bucket: string, dir: stri
   }
 }
 
+/** Ports this process handed out: environments started at once must never be given the same one. */
+const handedOut = new Set<number>();
+
+/**
+ * A loopback port free now and never handed out before by this process (the OS may offer a port again once its
+ * probe closed, before the emulator that was given it binds: two environments started at once would share it).
+ */
 async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const address = server.address();
-  await new Promise((done) => server.close(done));
-  if (!address || typeof address === 'string') throw new Error('no loopback port');
-  return address.port;
+  for (;;) {
+    const server = createServer();
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    const address = server.address();
+    await new Promise((done) => server.close(done));
+    if (!address || typeof address === 'string') throw new Error('no loopback port');
+    if (!handedOut.has(address.port)) {
+      handedOut.add(address.port);
+      return address.port;
+    }
+  }
 }
 
 /** One emulated execution environment of a function: AWS's emulator running the runtime client on the task root. */
 interface EmulatedFunction {
   readonly fn: DeployedFunction;
+  /** Where the emulator takes invocations (loopback). */
+  readonly url: string;
   invoke(event: unknown): Promise<InvocationResult>;
   stop(): Promise<void>;
 }
@@ -90,6 +104,27 @@ function lambdaEnvironment(fn: DeployedFunction, taskRoot: string, aws: Function
     AWS_SECRET_ACCESS_KEY: aws.secretAccessKey,
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };
+}
+
+/**
+ * Invokes an emulated environment at its invocation `url` (what Lambda's Invoke API does): a function error (the
+ * emulator's status, `X-Amz-Function-Error`, an error object, or a non-JSON answer such as a timeout) or the response.
+ */
+async function invokeEmulated(url: string, event: unknown): Promise<InvocationResult> {
+  const answer = await fetch(url, { method: 'POST', body: JSON.stringify(event) });
+  const text = await answer.text();
+  let response: unknown = null;
+  try {
+    response = text ? (JSON.parse(text) as unknown) : null;
+  } catch {
+    // Not JSON: the emulator's own answer (`Task timed out after 60.00 seconds`), never a handler's response.
+    return { functionError: true };
+  }
+  const errored =
+    answer.status !== 200 ||
+    answer.headers.has('x-amz-function-error') ||
+    (typeof response === 'object' && response !== null && 'errorType' in response);
+  return errored ? { functionError: true } : { functionError: false, response };
 }
 
 /** Starts one emulated environment of `fn` on loopback ports (both addresses given: it binds 0.0.0.0 otherwise). */
@@ -125,22 +160,8 @@ async function startEmulatedFunction(
   await waitForPort(port, child);
   return {
     fn,
-    async invoke(event) {
-      const answer = await fetch(url, { method: 'POST', body: JSON.stringify(event) });
-      const text = await answer.text();
-      let response: unknown = null;
-      try {
-        response = text ? (JSON.parse(text) as unknown) : null;
-      } catch {
-        // Not JSON: the emulator's own answer (`Task timed out after 60.00 seconds`), never a handler's response.
-        return { functionError: true };
-      }
-      const errored =
-        answer.status !== 200 ||
-        answer.headers.has('x-amz-function-error') ||
-        (typeof response === 'object' && response !== null && 'errorType' in response);
-      return errored ? { functionError: true } : { functionError: false, response };
-    },
+    url,
+    invoke: (event) => invokeEmulated(url, event),
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((done) => child.once('exit', done));
@@ -168,6 +189,7 @@ export {
   type EmulatedFunction,
   type FunctionAws,
   fetchDeployedCode,
+  invokeEmulated,
   lambdaEnvironment,
   type RuntimeTools,
   startEmulatedFunction,

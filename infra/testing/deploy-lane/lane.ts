@@ -1,5 +1,6 @@
+import { dirname } from 'node:path';
 import { CloudFormationClient, ListStackResourcesCommand } from '@aws-sdk/client-cloudformation';
-import { cdk, cdkArgs, type LaneStack } from './cdk.js';
+import { cdk, cdkArgs, cdkBootstrap, type LaneStack } from './cdk.js';
 import { deployToMoto } from './moto-deploy.js';
 
 /** Where the lane deploys: moto's server (CI) or a real account (`npm run test:aws`); the code is the same. */
@@ -12,23 +13,40 @@ interface Lane {
   readonly assembly: string;
 }
 
+/** Runs `step`, then logs how long it took as `[deploy-lane] <label> took N s`. */
+async function timed<T>(label: string, log: (line: string) => void, step: () => Promise<T>): Promise<T> {
+  const started = Date.now();
+  const result = await step();
+  log(`[deploy-lane] ${label} took ${Math.round((Date.now() - started) / 1000)} s`);
+  return result;
+}
+
 /**
- * `cdk bootstrap`, `cdk synth` (a test stack with fault injection) and `cdk deploy --app <assembly>`; on moto the
- * template is first rewritten for what moto cannot create (moto-deploy.ts). A failing step ▶ Error with its output.
+ * `cdk bootstrap` beside each lane's `cdk synth` (a test stack with fault injection; neither needs the other), then
+ * `cdk deploy --app <assembly>` of each in turn; on moto each template is first rewritten for what moto cannot create
+ * (moto-deploy.ts). The lanes share one account and region (one bootstrap). A failing step ▶ Error with its output.
  */
-async function deployLane(lane: Lane, log: (line: string) => void): Promise<void> {
-  const timed = async (label: string, step: () => Promise<unknown>) => {
-    const started = Date.now();
-    await step();
-    log(`[deploy-lane] ${label} took ${Math.round((Date.now() - started) / 1000)} s`);
-  };
-  await timed('cdk bootstrap', () => cdk(cdkArgs('bootstrap', lane.stack, lane.assembly), lane.env));
-  await timed('cdk synth', () => cdk(cdkArgs('synth', lane.stack, lane.assembly), lane.env));
-  await timed('cdk deploy', () =>
-    lane.kind === 'moto'
-      ? deployToMoto(lane.stack, lane.assembly, lane.env)
-      : cdk(cdkArgs('deploy', lane.stack, lane.assembly), lane.env),
-  );
+async function deployLanes(lanes: readonly Lane[], log: (line: string) => void): Promise<void> {
+  const [first] = lanes;
+  if (!first) return;
+  await Promise.all([
+    timed('cdk bootstrap', log, () => cdkBootstrap(first.stack, first.env, dirname(first.assembly))),
+    ...lanes.map((lane) =>
+      timed(`cdk synth ${lane.stack.stackName}`, log, () => cdk(cdkArgs('synth', lane.stack, lane.assembly), lane.env)),
+    ),
+  ]);
+  for (const lane of lanes) {
+    await timed(`cdk deploy ${lane.stack.stackName}`, log, () =>
+      lane.kind === 'moto'
+        ? deployToMoto(lane.stack, lane.assembly, lane.env)
+        : cdk(cdkArgs('deploy', lane.stack, lane.assembly), lane.env),
+    );
+  }
+}
+
+/** deployLanes of one lane. */
+function deployLane(lane: Lane, log: (line: string) => void): Promise<void> {
+  return deployLanes([lane], log);
 }
 
 /** `cdk destroy` of the lane's stack (its tables go with it: a test stack is synthesized with RemovalPolicy.DESTROY). */
@@ -57,4 +75,4 @@ async function incompleteResources(stackName: string): Promise<string[]> {
   return incomplete;
 }
 
-export { deployLane, destroyLane, incompleteResources, type Lane };
+export { deployLane, deployLanes, destroyLane, incompleteResources, type Lane, timed };

@@ -156,13 +156,14 @@ async function readDeployedStack(stackName: string): Promise<DeployedStack> {
     for (const role of ['worker', 'sweeper', 'admin'] as const) {
       if (!functions[role]) throw new Error(`stack ${stackName} has no ${role} function`);
     }
-    return {
-      functions,
-      mapping: await readMapping(lambda, functions.worker),
-      schedule: await readSchedule(functions.sweeper),
-      adminUrl: await readAdminUrl(lambda, functions.admin),
-      identifierKeyLength: await readSecretLength(functions.worker.environment.LEASEFENCE_IDENTIFIER_KEY_SECRET_ARN),
-    };
+    // Independent reads, sent at once.
+    const [mapping, schedule, adminUrl, identifierKeyLength] = await Promise.all([
+      readMapping(lambda, functions.worker),
+      readSchedule(functions.sweeper),
+      readAdminUrl(lambda, functions.admin),
+      readSecretLength(functions.worker.environment.LEASEFENCE_IDENTIFIER_KEY_SECRET_ARN),
+    ]);
+    return { functions, mapping, schedule, adminUrl, identifierKeyLength };
   } finally {
     lambda.destroy();
   }
