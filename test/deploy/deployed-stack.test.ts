@@ -1,14 +1,15 @@
+import { DeleteQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { describe, expect, inject, it } from 'vitest';
 import { checkArgs, openControls, runCheckStack, verdictsOf } from '../../infra/testing/deploy-lane/check-run.js';
 import { invokeEmulated } from '../../infra/testing/deploy-lane/function-runtime.js';
 import { functionUrlEvent } from '../support/function-url-event.js';
-import { LANE_STACKS, laneEnvironment, type ProvidedLaneStack } from './lane-context.js';
+import { LANE_STACKS, laneEnvironment, type ProvidedLaneStack, REGION } from './lane-context.js';
 
 const lane = inject('deployLane');
 const skipped = 'skipped' in lane ? lane.skipped : undefined;
 if (skipped) console.log(`[deploy-lane] SKIPPED: ${skipped}`);
 const stacks = 'stacks' in lane ? lane.stacks : undefined;
-const env = laneEnvironment(inject('deployLaneEndpoint'));
+const env = laneEnvironment(inject('deployLaneEndpoint'), inject('deployLaneCredentials'));
 const FAULT_MODULE = 'test/integration/cli/fixtures/fault-check-module.ts';
 /** Longest wait per message: the receipt crash's redelivery comes after the visibility timeout (91 s). */
 const SETTLE = '150s';
@@ -89,6 +90,38 @@ describe.skipIf(!stacks)('the project stack deployed to moto and run under the L
     expect(unfenced?.controls.find((control) => control.id === 4)?.status).toBe('FAIL');
     expect(run.exitCode).toBe(1);
     expect(run.report?.cleanup.rowsAfter).toBe(0);
+  });
+
+  it("moto enforces IAM: the worker role's own session may read its queue's attributes but not delete the queue", async () => {
+    // Prepare: the session the emulated worker runs with (its execution role's, as the Lambda API reports it).
+    const stack = stacks?.faults as ProvidedLaneStack;
+    const QueueUrl = String(stack.deployed.functions.worker.environment.LEASEFENCE_QUEUE_URL);
+    const sqs = new SQSClient({ region: REGION, endpoint: env.AWS_ENDPOINT_URL, credentials: stack.workerCredentials });
+
+    // Act
+    const granted = await sqs.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['QueueArn'] }));
+    // moto answers the refusal in XML, which the SDK's JSON protocol cannot parse: its status and body tell.
+    const refused = await sqs.send(new DeleteQueueCommand({ QueueUrl })).then(
+      () => 'deleted',
+      (error: {
+        $metadata?: { httpStatusCode?: number };
+        $response?: { statusCode?: number };
+        $responseBodyText?: string;
+      }) => `${error.$metadata?.httpStatusCode ?? error.$response?.statusCode} ${error.$responseBodyText ?? error}`,
+    );
+    sqs.destroy();
+
+    // Assert: a grant the construct gives passes, one it does not is refused (with auth off both would pass).
+    expect(granted.Attributes?.QueueArn).toBe(stack.deployed.mapping.queueArn);
+    expect(refused).toMatch(/403|AccessDenied/);
+    const admin = new SQSClient({
+      region: REGION,
+      endpoint: env.AWS_ENDPOINT_URL,
+      credentials: inject('deployLaneCredentials'),
+    });
+    const still = await admin.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['QueueArn'] }));
+    admin.destroy();
+    expect(still.Attributes?.QueueArn).toBe(stack.deployed.mapping.queueArn);
   });
 
   it('the admin function answers a Function URL request under the emulator (IAM auth is not emulated: the event carries it)', async () => {

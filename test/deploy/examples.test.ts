@@ -16,7 +16,7 @@ import { LANE_STACKS, laneEnvironment } from './lane-context.js';
 
 const lane = inject('deployLane');
 const stack = 'stacks' in lane ? lane.stacks.examples : undefined;
-const env = laneEnvironment(inject('deployLaneEndpoint'));
+const env = laneEnvironment(inject('deployLaneEndpoint'), inject('deployLaneCredentials'));
 if (stack) Object.assign(process.env, env);
 const worker = stack?.deployed.functions.worker.environment ?? {};
 const examplesTable = String(worker.LEASEFENCE_EXAMPLES_TABLE);

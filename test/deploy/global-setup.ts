@@ -5,7 +5,19 @@ import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { TestProject } from 'vitest/node';
 import { type EmulatedStack, startEmulatedStack } from '../../infra/testing/deploy-lane/emulated-stack.js';
 import { deployLanes, incompleteResources, type Lane, timed } from '../../infra/testing/deploy-lane/lane.js';
-import { handOverMapping, readDeployedStack } from '../../infra/testing/deploy-lane/read-back.js';
+import {
+  createAdminKey,
+  enableMotoAuth,
+  type LaneCredentials,
+  roleSession,
+  widenForMoto,
+} from '../../infra/testing/deploy-lane/moto-auth.js';
+import {
+  type DeployedStack,
+  type FunctionRole,
+  handOverMapping,
+  readDeployedStack,
+} from '../../infra/testing/deploy-lane/read-back.js';
 import { ledgerTable } from '../integration/cli/fixtures/cases/ledger.js';
 import {
   ACCOUNT,
@@ -37,8 +49,18 @@ function laneFor(stackName: string, endpoint: string, dir: string): Lane {
   };
 }
 
+/** A session of each function's execution role (the role the Lambda API reports), its grants made readable by moto. */
+async function roleSessions(endpoint: string, deployed: DeployedStack): Promise<Record<FunctionRole, LaneCredentials>> {
+  const sessions: Partial<Record<FunctionRole, LaneCredentials>> = {};
+  for (const fn of Object.values(deployed.functions)) {
+    await widenForMoto(endpoint, fn.executionRole.slice(fn.executionRole.lastIndexOf('/') + 1));
+    sessions[fn.role] = await roleSession(fn.executionRole, `lane-${fn.role}`);
+  }
+  return sessions as Record<FunctionRole, LaneCredentials>;
+}
+
 /** The stack read back as Lambda runs it, moto's own mapping poller handed over to the lane's. */
-async function readBack(lane: Lane): Promise<Omit<ProvidedLaneStack, 'adminUrl'>> {
+async function readBack(lane: Lane): Promise<Omit<ProvidedLaneStack, 'adminUrl' | 'workerCredentials'>> {
   const { stackName } = lane.stack;
   const [template, deployed, incomplete] = await Promise.all([
     readFile(join(lane.assembly, `${stackName}.template.json`), 'utf8').then((text) => JSON.parse(text)),
@@ -65,6 +87,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
         'LEASEFENCE_DEPLOY_LANE_ENDPOINT, LEASEFENCE_RIE_BIN and LEASEFENCE_RIC_DIR are set by .ci/deploy-lane (moto, the emulator, the runtime client)',
     });
     project.provide('deployLaneEndpoint', '');
+    project.provide('deployLaneCredentials', { accessKeyId: '', secretAccessKey: '' });
     return async () => {};
   }
   Object.assign(process.env, { ...CREDENTIALS, AWS_REGION: REGION, AWS_ENDPOINT_URL: endpoint });
@@ -87,14 +110,25 @@ export default async function setup(project: TestProject): Promise<() => Promise
     const dynamodb = new DynamoDBClient({});
     await dynamodb.send(new CreateTableCommand(ledgerTable));
     dynamodb.destroy();
+    // Everything the lane sets up unauthenticated is done: from here on moto enforces IAM (infra/README.md says how
+    // far), the functions run with their own roles' sessions, the lane's tooling with an admin user's key.
+    const { admin, sessions } = await timed('IAM on (admin key, role sessions, moto auth)', log, async () => {
+      const admin = await createAdminKey(endpoint);
+      const sessions: Array<Record<FunctionRole, LaneCredentials>> = [];
+      for (const stack of read) sessions.push(await roleSessions(endpoint, stack.deployed));
+      await enableMotoAuth(endpoint);
+      return { admin, sessions };
+    });
+    Object.assign(process.env, { AWS_ACCESS_KEY_ID: admin.accessKeyId, AWS_SECRET_ACCESS_KEY: admin.secretAccessKey });
     const tools = { rieBin, ricDir, nodeBin: process.execPath };
     const aws = { region: REGION, endpoint, accessKeyId: 'testing', secretAccessKey: 'testing' };
     await timed('emulated functions started (both stacks, at once)', log, () =>
       Promise.all(
-        read.map(async (stack) => {
+        read.map(async (stack, index) => {
           const started = await startEmulatedStack(stack.deployed, {
             tools,
             aws,
+            credentials: sessions[index],
             account: ACCOUNT,
             dir: join(dir, `functions-${stack.stackName}`),
             log: (line) => lines.push(`[${stack.stackName}] ${line}`),
@@ -106,13 +140,15 @@ export default async function setup(project: TestProject): Promise<() => Promise
     );
     const stacks = Object.fromEntries(
       roles.map((role, index) => {
-        const stack = read[index] as Omit<ProvidedLaneStack, 'adminUrl'>;
+        const stack = read[index] as Omit<ProvidedLaneStack, 'adminUrl' | 'workerCredentials'>;
         const emulated = running.find((candidate) => candidate.admin.fn.name === stack.deployed.functions.admin.name);
-        return [role, { ...stack, adminUrl: String(emulated?.admin.url) }];
+        const workerCredentials = sessions[index]?.worker as LaneCredentials;
+        return [role, { ...stack, adminUrl: String(emulated?.admin.url), workerCredentials }];
       }),
     ) as Record<LaneStackRole, ProvidedLaneStack>;
     project.provide('deployLane', { stacks });
     project.provide('deployLaneEndpoint', endpoint);
+    project.provide('deployLaneCredentials', admin);
   } catch (error) {
     await teardown();
     throw error;

@@ -1,3 +1,4 @@
+import type { LaneCredentials } from '../../infra/testing/deploy-lane/moto-auth.js';
 import type { DeployedStack } from '../../infra/testing/deploy-lane/read-back.js';
 
 /** The account and region the lane deploys to in moto. */
@@ -19,16 +20,23 @@ interface ProvidedLaneStack {
   readonly adminUrl: string;
   /** Resources not CREATE_COMPLETE right after the deploy (`type id status`). */
   readonly incomplete: readonly string[];
+  /** A session of the worker's execution role (what the emulated worker runs with, moto's auth on). */
+  readonly workerCredentials: LaneCredentials;
 }
 
 /** What the global setup provides: absent ▶ the lane's tools were not given, every test skips saying why. */
 type ProvidedLane = { readonly skipped: string } | { readonly stacks: Record<LaneStackRole, ProvidedLaneStack> };
 
-/** The environment the CLI children and the SDK clients of a test file use: moto's endpoint, test credentials. */
-function laneEnvironment(endpoint: string): NodeJS.ProcessEnv {
+/**
+ * The environment the CLI children and the SDK clients of a test file use: moto's endpoint, and `credentials` (the
+ * lane's admin key once moto's auth is on; the test credentials before, for cdk).
+ */
+function laneEnvironment(endpoint: string, credentials?: LaneCredentials): NodeJS.ProcessEnv {
   return {
     ...process.env,
-    ...CREDENTIALS,
+    ...(credentials
+      ? { AWS_ACCESS_KEY_ID: credentials.accessKeyId, AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey }
+      : CREDENTIALS),
     AWS_REGION: REGION,
     AWS_DEFAULT_REGION: REGION,
     AWS_ENDPOINT_URL: endpoint,
@@ -39,6 +47,8 @@ declare module 'vitest' {
   export interface ProvidedContext {
     deployLane: ProvidedLane;
     deployLaneEndpoint: string;
+    /** The lane's admin key (every action; moto's auth is on while the tests run). */
+    deployLaneCredentials: LaneCredentials;
   }
 }
 

@@ -9,7 +9,8 @@ import {
   type RuntimeTools,
   startEmulatedFunction,
 } from './function-runtime.js';
-import type { DeployedStack } from './read-back.js';
+import type { LaneCredentials } from './moto-auth.js';
+import type { DeployedStack, FunctionRole } from './read-back.js';
 import { rateIntervalMs } from './sqs-event.js';
 import { MappingPoller } from './sqs-poller.js';
 
@@ -45,11 +46,19 @@ function scheduledEvent(account: string, region: string, ruleArn: string): Recor
 /**
  * Downloads each deployed function's code and runs it under AWS's emulator with the runtime client: the worker fed
  * by a poller that follows its event source mapping, the sweeper invoked at its schedule's rate. The SDK comes from
- * the checkout's node_modules above the task roots, as Lambda's runtime provides it.
+ * the checkout's node_modules above the task roots, as Lambda's runtime provides it. `credentials` (a session of each
+ * function's execution role) replace `aws`'s key for that function, as Lambda gives a function its role's.
  */
 async function startEmulatedStack(
   deployed: DeployedStack,
-  options: { tools: RuntimeTools; aws: FunctionAws; account: string; dir: string; log: (line: string) => void },
+  options: {
+    tools: RuntimeTools;
+    aws: FunctionAws;
+    credentials?: Readonly<Record<FunctionRole, LaneCredentials>>;
+    account: string;
+    dir: string;
+    log: (line: string) => void;
+  },
 ): Promise<EmulatedStack> {
   const { tools, aws, dir, log } = options;
   await mkdir(dir, { recursive: true });
@@ -59,7 +68,7 @@ async function startEmulatedStack(
     (['worker', 'sweeper', 'admin'] as const).map((role) => fetchDeployedCode(deployed.functions[role], bucket, dir)),
   );
   const start = (role: 'worker' | 'sweeper' | 'admin', root: string) =>
-    startEmulatedFunction(deployed.functions[role], root, tools, aws, log);
+    startEmulatedFunction(deployed.functions[role], root, tools, { ...aws, ...options.credentials?.[role] }, log);
   // Every environment starts at once; one that fails to start stops the others before the error goes up.
   const starting = [
     ...Array.from({ length: WORKER_ENVIRONMENTS }, () => start('worker', String(workerRoot))),

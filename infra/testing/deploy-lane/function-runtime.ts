@@ -23,6 +23,8 @@ interface FunctionAws {
   readonly endpoint: string;
   readonly accessKeyId: string;
   readonly secretAccessKey: string;
+  /** A role session's token (the function then runs with its execution role's credentials, as on Lambda). */
+  readonly sessionToken?: string;
 }
 
 /** `https://host/path/<key>?signature` ▶ `<key>`: the asset's S3 key (moto's host in that URL does not resolve). */
@@ -102,6 +104,7 @@ function lambdaEnvironment(fn: DeployedFunction, taskRoot: string, aws: Function
     AWS_ENDPOINT_URL: aws.endpoint,
     AWS_ACCESS_KEY_ID: aws.accessKeyId,
     AWS_SECRET_ACCESS_KEY: aws.secretAccessKey,
+    ...(aws.sessionToken ? { AWS_SESSION_TOKEN: aws.sessionToken } : {}),
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };
 }
