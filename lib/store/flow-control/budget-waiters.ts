@@ -85,8 +85,12 @@ async function budgetWaiters(
 ): Promise<{ waiting: number; oldestWaitingSince?: number }> {
   const partition = `${BUDGET_PARTITION_PREFIX}${ref.provider}`;
   const items = await partitionItems(db, partition, `${WAITER_PREFIX}${scopeHash(ref)}#`);
-  const starts = items.map((item) => item.waitingSince).filter((since): since is number => typeof since === 'number');
-  return { waiting: items.length, ...(starts.length > 0 ? { oldestWaitingSince: Math.min(...starts) } : {}) };
+  // A loop, not Math.min(...starts): a flood of waiters would pass more arguments than a call can take.
+  let oldest: number | undefined;
+  for (const { waitingSince } of items) {
+    if (typeof waitingSince === 'number' && (oldest === undefined || waitingSince < oldest)) oldest = waitingSince;
+  }
+  return { waiting: items.length, ...(oldest !== undefined ? { oldestWaitingSince: oldest } : {}) };
 }
 
 export { budgetWaiterKey, budgetWaiters, forgetBudgetWait, recordBudgetWait };
