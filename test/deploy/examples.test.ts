@@ -15,6 +15,7 @@ import { PayloadStore } from '../../lib/store/index.js';
 import { LANE_STACKS, laneEnvironment } from './lane-context.js';
 
 const lane = inject('deployLane');
+if ('skipped' in lane) console.log(`[deploy-lane] examples SKIPPED: ${lane.skipped}`);
 const stack = 'stacks' in lane ? lane.stacks.examples : undefined;
 const env = laneEnvironment(inject('deployLaneEndpoint'), inject('deployLaneCredentials'));
 if (stack) Object.assign(process.env, env);

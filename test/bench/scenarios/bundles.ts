@@ -8,11 +8,11 @@ import { build } from 'esbuild';
 import { type BundleSizes, bundleSizesOf } from '../../../infra/app/bundle-size.js';
 import { EXAMPLE_WORKER_ENTRY } from '../../../infra/app/stacks/leasefence-stack.js';
 import { synthLeasefenceApp } from '../../../infra/app/synth.js';
-import { FUNCTION_NODE_OPTIONS } from '../../../infra/construct/functions.js';
 import type { Baseline } from '../support/baseline.js';
 import { type BundleComposition, measureComposition } from '../support/bundle-composition.js';
 import type { ColdInvocation } from '../support/cold-invocation.js';
 import { constructBundling } from '../support/construct-bundling.js';
+import { HANDLER_ENVIRONMENT } from '../support/handler-environment.js';
 import { type InitTarget, type InitTime, measureInitTimes } from '../support/init-time.js';
 import { runName } from '../support/jobs.js';
 import { RulesFloor, type RulesFloorName } from '../support/rules-floor.js';
@@ -77,23 +77,6 @@ const RESOLVABLE_DIR = join(
   fileURLToPath(new URL('../../../node_modules/.cache/leasefence-bench/', import.meta.url)),
   runName('bundles'),
 );
-
-/**
- * What the handlers read from the environment at import (never used to reach anything), and the Node flags the
- * construct gives its functions (source maps on), for every bundle alike: the peer is built with the same
- * settings, its source map included.
- */
-const HANDLER_ENV = {
-  NODE_OPTIONS: FUNCTION_NODE_OPTIONS,
-  LEASEFENCE_JOBS_TABLE: 'bench-jobs',
-  LEASEFENCE_PAYLOADS_TABLE: 'bench-payloads',
-  LEASEFENCE_EXAMPLES_TABLE: 'bench-examples',
-  LEASEFENCE_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/000000000000/bench-jobs',
-  IDEMPOTENCY_TABLE: 'bench-idempotency',
-  AWS_LAMBDA_FUNCTION_NAME: 'bench',
-  // In Lambda a handler refuses to start without its identifier key secret; import never reads it.
-  LEASEFENCE_IDENTIFIER_KEY_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:bench-identifier-key',
-};
 
 /** The bundled file of a synthesized NodejsFunction (its staged `Code` asset). */
 function stagedFile(fn: IFunction): string {
@@ -166,7 +149,7 @@ async function measureBundles(options: { initRuns: number; baseline?: Baseline }
       ? await bundleEntry(baseline.workerEntry, peerDir, `baseline-${baseline.short}`, false)
       : undefined;
     const synthSeconds = (nowMs() - started) / 1000;
-    const target = (name: string, file: string): InitTarget => ({ name, file, env: HANDLER_ENV });
+    const target = (name: string, file: string): InitTarget => ({ name, file, env: HANDLER_ENVIRONMENT });
     const targets: InitTarget[] = [
       target('worker', resolvable(external.files.worker, 'worker')),
       target('sweeper', resolvable(external.files.sweeper, 'sweeper')),

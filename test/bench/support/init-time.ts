@@ -108,4 +108,12 @@ function initShareAbove(
     : { share: median(shares), interval: medianInterval(shares) };
 }
 
-export { type InitTarget, type InitTime, initRatio, initRatioInterval, initShareAbove, measureInitTimes };
+export {
+  type InitTarget,
+  type InitTime,
+  initRatio,
+  initRatioInterval,
+  initShareAbove,
+  initSharesAbove,
+  measureInitTimes,
+};

@@ -5,10 +5,10 @@ import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { EXAMPLE_WORKER_ENTRY } from '../../../infra/app/stacks/leasefence-stack.js';
-import { FUNCTION_NODE_OPTIONS } from '../../../infra/construct/functions.js';
 import { partOf } from './bundle-composition.js';
 import { constructBundling } from './construct-bundling.js';
 import { type ProfileTree, readProfile } from './cpu-profile.js';
+import { HANDLER_ENVIRONMENT } from './handler-environment.js';
 
 // `npx tsx test/bench/support/profile-imports.ts [runs]`: where module initialisation goes (issue #29, figure 5).
 // Bundles the project's worker, the bench worker (zod/mini payload), the sweeper, the admin function and the peer
@@ -27,18 +27,7 @@ const ENTRIES = {
   admin: join(REPOSITORY, 'functions/admin.ts'),
   'powertools-idempotency': join(REPOSITORY, 'test/bench/bundle/peer-handler.ts'),
 } as const;
-const ENVIRONMENT = {
-  PATH: process.env.PATH ?? '',
-  NODE_OPTIONS: FUNCTION_NODE_OPTIONS,
-  AWS_REGION: 'us-east-1',
-  AWS_LAMBDA_FUNCTION_NAME: 'bench',
-  LEASEFENCE_JOBS_TABLE: 'bench-jobs',
-  LEASEFENCE_PAYLOADS_TABLE: 'bench-payloads',
-  LEASEFENCE_EXAMPLES_TABLE: 'bench-examples',
-  LEASEFENCE_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/000000000000/bench-jobs',
-  LEASEFENCE_IDENTIFIER_KEY_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:bench-identifier-key',
-  IDEMPOTENCY_TABLE: 'bench-idempotency',
-};
+const ENVIRONMENT = { PATH: process.env.PATH ?? '', AWS_REGION: 'us-east-1', ...HANDLER_ENVIRONMENT };
 const PROBE = 'await import(process.argv[1]);';
 
 /** Busy µs of one profile by part (see the header). */
