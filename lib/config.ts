@@ -146,6 +146,17 @@ function readConfig(env: NodeJS.ProcessEnv = process.env): LeasefenceConfig {
   });
 }
 
+/*
+ * Pay for what you use at a cold start (issue #46): a capability the construct knows is off (the fault layer, flow
+ * control) is defined out at build time: the code reads the constant (`process.env.X === 'omitted' ? undefined : …`,
+ * spelled out where it decides, since esbuild folds it only there) and esbuild drops what only the dead branch uses.
+ * Everything else a function may run is imported statically, its module scope declarations only (schemas through
+ * z.lazy or builtOnce). No bundled module is reached by `import()`: in the one-file bundle esbuild wraps such a module
+ * and everything it imports (zod, Powertools, the store) in lazy initialisers, which cost the worker more at import
+ * than the modules they deferred (measured, test/bench/README.md "Cold start"). `import()` stays for what is not
+ * bundled (the AWS SDK's SQS and Secrets Manager clients, the OpenTelemetry API). test/infra/init-path.test.ts pins it.
+ */
+
 /**
  * A build-time constant, not a deployed variable: a worker bundled with it defined as `'omitted'` (the construct,
  * without faultInjection) has no fault layer at all, since esbuild drops the code behind it (lib/lambda/fault-switch.ts).

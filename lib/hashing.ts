@@ -156,6 +156,15 @@ function hashIdentity(identity: JobIdentity, key: IdentifierKey): { tenant: stri
   return { tenant: hashIdentifier(identity.tenantId, key), operation: hashIdentifier(identity.operationId, key) };
 }
 
+/** The identifier key, or a getter for one loaded later (undefined while it is not: identities are withheld). */
+type IdentifierKeySource = IdentifierKey | (() => IdentifierKey | undefined);
+
+/** An identity as keyed hashes, or `withheld` when no key is available yet (never the raw value). */
+function pseudonyms(identity: JobIdentity, source: IdentifierKeySource): { tenant: string; operation: string } {
+  const key = typeof source === 'function' ? source() : source;
+  return key === undefined ? { tenant: 'withheld', operation: 'withheld' } : hashIdentity(identity, key);
+}
+
 /**
  * An unkeyed, stable number for spreading keys over buckets (deadline shards). Same value everywhere and
  * forever, which is why it must never be logged as a pseudonym (use hashIdentifier).
@@ -170,8 +179,10 @@ export {
   hashIdentifier,
   hashIdentity,
   type IdentifierKey,
+  type IdentifierKeySource,
   MAX_PAYLOAD_BYTES,
   payloadHash,
+  pseudonyms,
   sha256Hex,
   stableBucket,
 };

@@ -1,6 +1,6 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { DEVELOPMENT_IDENTIFIER_KEY, hashIdentity, type IdentifierKey } from './hashing.js';
+import { DEVELOPMENT_IDENTIFIER_KEY, type IdentifierKeySource, pseudonyms } from './hashing.js';
 import type { JobIdentity } from './identity.js';
 import { METRIC_JOB_TYPE_DIMENSION, type MetricName } from './metric-names.js';
 
@@ -34,15 +34,6 @@ const silentTelemetry: Telemetry = {
   warn: () => {},
   error: () => {},
 };
-
-/** The identifier key, or a getter for one loaded later (undefined while it is not: identities are withheld). */
-type IdentifierKeySource = IdentifierKey | (() => IdentifierKey | undefined);
-
-/** An identity as keyed hashes, or `withheld` when no key is available yet (never the raw value). */
-function pseudonyms(identity: JobIdentity, source: IdentifierKeySource): { tenant: string; operation: string } {
-  const key = typeof source === 'function' ? source() : source;
-  return key === undefined ? { tenant: 'withheld', operation: 'withheld' } : hashIdentity(identity, key);
-}
 
 /**
  * Replaces a raw identity by its keyed hashes and reduces errors to name + message (no payload can leak
@@ -117,13 +108,4 @@ function countingTelemetry(key: IdentifierKeySource = DEVELOPMENT_IDENTIFIER_KEY
   };
 }
 
-export {
-  countingTelemetry,
-  type IdentifierKeySource,
-  type LogFields,
-  powertoolsTelemetry,
-  pseudonyms,
-  scrub,
-  silentTelemetry,
-  type Telemetry,
-};
+export { countingTelemetry, type LogFields, powertoolsTelemetry, scrub, silentTelemetry, type Telemetry };

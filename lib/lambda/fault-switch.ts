@@ -3,6 +3,7 @@ import type { SQSRecord } from 'aws-lambda';
 import type { LeasefenceConfig } from '../config.js';
 import { ConfigurationError } from '../errors.js';
 import type { FaultInjector } from '../fault-injection/injector.js';
+import * as faultLayer from '../fault-injection/injector.js';
 import type { FaultPlanSource } from '../fault-injection/plan.js';
 import { STACK_CHECK_TENANT_PREFIX } from '../store/index.js';
 import type { LogFields, Telemetry } from '../telemetry.js';
@@ -16,7 +17,7 @@ import { secretsManagerReader } from './identifier-key.js';
  * this folds to undefined at build time and esbuild leaves lib/fault-injection out of the bundle.
  */
 const importFaultLayer =
-  process.env.LEASEFENCE_FAULT_LAYER === 'omitted' ? undefined : () => import('../fault-injection/injector.js');
+  process.env.LEASEFENCE_FAULT_LAYER === 'omitted' ? undefined : () => Promise.resolve(faultLayer);
 
 /** What the fault layer is built on: the worker's client, its tables, and where the plan is read (or none). */
 interface FaultSwitchOptions {
@@ -32,7 +33,7 @@ interface FaultSwitch {
   route(record: SQSRecord, handle: () => Promise<MessageResult>): Promise<MessageResult>;
   /** The telemetry the runtime gets: `telemetry` itself when disabled; else it also shows the fault layer log fields. */
   observe(telemetry: Telemetry): Telemetry;
-  /** Builds the layer on the worker's client on first use (`import()`d then, never at module load). */
+  /** Builds the layer on the worker's client on its first use (its module bundled only with faultInjection). */
   attach(client: DynamoDBDocumentClient): void;
   /** Enabled only: the layer's watch on a check attempt's provider client (the runtime's `observeProvider`). */
   readonly observeProvider?: ProviderObserver;

@@ -14,6 +14,7 @@ import { METRIC_NAMESPACE, serviceName } from '../metric-names.js';
 import { DAY_MS } from '../rules.js';
 import { PayloadStore } from '../store/index.js';
 import { powertoolsTelemetry, type Telemetry } from '../telemetry.js';
+import { loadOpenTelemetryTracer } from '../tracing/open-telemetry.js';
 import { parseTraceCarrier } from '../tracing/trace-context.js';
 import type { JobTracer } from '../tracing/tracer.js';
 import type { PayloadResolver } from '../worker/load-payload.js';
@@ -135,7 +136,7 @@ function createSqsWorkerHandler(options: SqsWorkerHandlerOptions): SqsWorkerHand
     try {
       identifierKey ??= (await loadKey()).key;
       // Loaded here, not at import: with tracing off the OpenTelemetry API is never loaded.
-      if (options.tracing) tracer ??= await loadTracer(() => identifierKey);
+      if (options.tracing) tracer ??= await loadOpenTelemetryTracer(() => identifierKey);
       return await processPartialResponse(event, recordHandler, processor, {
         ...(context ? { context } : {}),
         throwOnFullBatchFailure: false,
@@ -145,12 +146,6 @@ function createSqsWorkerHandler(options: SqsWorkerHandlerOptions): SqsWorkerHand
     }
   };
   return Object.assign(handler, { runtime, client });
-}
-
-/** The OpenTelemetry tracer, its module imported on first use (tracing on only). */
-async function loadTracer(key: () => IdentifierKey | undefined): Promise<JobTracer> {
-  const { loadOpenTelemetryTracer } = await import('../tracing/open-telemetry.js');
-  return loadOpenTelemetryTracer(key);
 }
 
 export { createSqsWorkerHandler, type SqsWorkerHandler, type SqsWorkerHandlerOptions };

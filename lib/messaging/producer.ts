@@ -8,6 +8,7 @@ import { parseInput } from '../internal/validation.js';
 import { jobTypeSchema, jobVersionSchema, type PayloadBinding, payloadHashSchema, payloadRefSchema } from '../rules.js';
 import { FINISHED_STATES, type WorkState } from '../states.js';
 import type { PayloadStore, WorkItem } from '../store/index.js';
+import { loadOpenTelemetryTracer } from '../tracing/open-telemetry.js';
 import { traceMessageAttributes } from '../tracing/trace-context.js';
 import { type JobTracer, SpanName } from '../tracing/tracer.js';
 import {
@@ -139,7 +140,6 @@ const sendOptionsSchema = z.lazy(() =>
  */
 async function sendJob(deps: ProducerDependencies, input: SendJobInput): Promise<SentJob> {
   if (deps.tracing === undefined) return sendUntraced(deps, input);
-  const { loadOpenTelemetryTracer } = await import('../tracing/open-telemetry.js');
   const tracer = await loadOpenTelemetryTracer(deps.tracing.identifierKey ?? (() => undefined));
   const fields = () => ({
     identity: { tenantId: input.tenantId, operationId: input.operationId },

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { type Clock, systemClock } from '../clock.js';
 import { ConfigurationError, OwnershipLostError, PayloadConflictError, UnexpectedItemError } from '../errors.js';
 import { formatIdentity, type ValidIdentity } from '../identity.js';
-import { loadOnFirstUse } from '../internal/first-use.js';
 import type { StepName } from '../rules.js';
 import { WorkState } from '../states.js';
 import { ApprovalRecords } from './approvals/approval-records.js';
@@ -10,6 +9,7 @@ import { sendConditional } from './driver/conditional-write.js';
 import type { StoreConnection } from './driver/connection.js';
 import { sendGet, sendTransactWrite, type TableClient } from './driver/plain-requests.js';
 import type { FlowControlStore } from './flow-control/flow-control-store.js';
+import * as flowControlStore from './flow-control/flow-control-store.js';
 import type { PayloadStore } from './payloads/payloads.js';
 import { type QuarantineInput, type QuarantineRecord, recordQuarantine } from './records/quarantine.js';
 import type { NewSuccessor } from './successors/successor-requests.js';
@@ -79,14 +79,12 @@ interface RetryableFailure extends FailureReport {
 }
 
 /**
- * Flow control's store facet, loaded by its first use: a deployment without limits never evaluates it, and a bundle
+ * Flow control's store facet, used by the first job with limits: a deployment without limits never runs it, and a bundle
  * built without flow control (FLOW_CONTROL_CONSTANT `'omitted'`: every function but a worker with `flowControl`)
  * does not hold it.
  */
 const loadFlowControl =
-  process.env.LEASEFENCE_FLOW_CONTROL === 'omitted'
-    ? undefined
-    : loadOnFirstUse(() => import('./flow-control/flow-control-store.js'));
+  process.env.LEASEFENCE_FLOW_CONTROL === 'omitted' ? undefined : () => Promise.resolve(flowControlStore);
 
 /**
  * The work-item store, the one door to the jobs table (River's driver): nobody outside lib/store/ holds its

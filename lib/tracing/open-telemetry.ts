@@ -1,8 +1,7 @@
 import type * as OpenTelemetry from '@opentelemetry/api';
 import { ConfigurationError } from '../errors.js';
-import { hashIdentifier } from '../hashing.js';
+import { hashIdentifier, type IdentifierKeySource, pseudonyms } from '../hashing.js';
 import type { JobIdentity } from '../identity.js';
-import { type IdentifierKeySource, pseudonyms } from '../telemetry.js';
 import type { TraceCarrier } from './trace-context.js';
 import type { JobTracer, SpanFields, SpanHandle } from './tracer.js';
 

@@ -5,8 +5,7 @@ import type { AnyJobDefinition } from '../job-definition.js';
 import type { ApprovalRecord, PayloadStore, WorkItemStore } from '../store/index.js';
 import type { LoadedPayload } from './load-payload.js';
 
-// Loaded on first use (worker-runtime.ts, lib/internal/first-use.ts): by the first message of a job type with an
-// `approval` policy; module init never evaluates it. It imports the store's index for types only (first-use.ts, 5).
+// Used by worker-runtime.ts only for a job type with an `approval` policy; declarations only at module scope.
 
 /**
  * The approval gate of a first message's new row: asked of the job type's policy with the payload as the job's own

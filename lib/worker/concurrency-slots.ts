@@ -11,7 +11,7 @@ import { wakeSubjectOf } from './execute-job.js';
 
 /*
  * The worker's side of concurrency limits (issue #42), imported only by a worker that runs a job type declaring
- * them (worker-runtime.ts loads it on first use): no limit declared, nothing of this is loaded or run.
+ * them (bundled only with `flowControl`, lib/config.ts FLOW_CONTROL_CONSTANT): no limit declared, nothing of this runs.
  */
 
 /** What slot handling needs from the runtime. */

@@ -13,8 +13,8 @@ import type { Telemetry } from '../telemetry.js';
 import { type LoadedPayload, loadVerifiedPayload, type PayloadSources } from './load-payload.js';
 
 /*
- * Provider rate limits on the worker's side (README.md, "Flow control"). Loaded on first use: a deployment whose job
- * types declare no rate limit never evaluates this module (and a bundle without flow control does not hold it).
+ * Provider rate limits on the worker's side (README.md, "Flow control"). Bundled only with `flowControl` (lib/config.ts
+ * FLOW_CONTROL_CONSTANT); a job type that declares no rate limit never calls it.
  * Where a job waits:
  *   - in process, for a short bounded time (BEFORE_RUN_WAIT_MS before the claim, IN_JOB_WAIT_MS under the lease),
  *     when the next token is that close: the common case of a busy budget (50 a second: a token every 20 ms);

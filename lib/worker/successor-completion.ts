@@ -1,12 +1,12 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { ConfigurationError } from '../errors.js';
+import { sendWakeSignals } from '../messaging/wake.js';
 import type { Claim, NewSuccessor, PayloadStore, ValidOutcome, WorkItemStore } from '../store/index.js';
 import type { Telemetry } from '../telemetry.js';
 import type { TraceCarrier } from '../tracing/trace-context.js';
 import { type JobTracer, type SpanHandle, SpanName } from '../tracing/tracer.js';
 
-// Loaded on first use (successors.ts's completeClaim, lib/internal/first-use.ts): the first completion with
-// successors evaluates this module; module init never does.
+// Called by successors.ts's completeClaim, only for a completion with successors; declarations only at module scope.
 
 /** Where successors' wake-ups go: the client comes when the first is sent (the SQS SDK is not loaded at cold start). */
 interface SuccessorWake {
@@ -60,7 +60,7 @@ async function completeWithSuccessors(
   }
 }
 
-type CreatedSuccessors = Parameters<typeof import('../messaging/wake.js').sendWakeSignals>[2];
+type CreatedSuccessors = Parameters<typeof sendWakeSignals>[2];
 
 /** One producer span per successor whose wake-up is sent, children of the active (completion) span. */
 function enqueueSpans(tracer: JobTracer, created: CreatedSuccessors): SpanHandle[] {
@@ -79,7 +79,7 @@ async function sendSuccessorWakeUps(
   traces: readonly (TraceCarrier | undefined)[] | undefined,
 ): Promise<{ failed: number; lastError?: { name: string } }> {
   try {
-    const [{ sendWakeSignals }, sqs] = await Promise.all([import('../messaging/wake.js'), wake.sqs()]);
+    const sqs = await wake.sqs();
     return await sendWakeSignals(sqs, wake.queueUrl, created, traces);
   } catch (error) {
     return { failed: created.length, lastError: { name: (error as Error).name ?? 'Error' } };

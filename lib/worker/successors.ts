@@ -3,14 +3,13 @@ import { approvalGateFor } from '../approval-policy.js';
 import { InvalidInputError, isLeasefenceError, SuccessorRefusedError } from '../errors.js';
 import { canonicalJson, payloadHash } from '../hashing.js';
 import { type JobIdentity, operationIdSchema, parseIdentity, type ValidIdentity } from '../identity.js';
-import { loadOnFirstUse } from '../internal/first-use.js';
 import { describeIssues } from '../internal/issue-paths.js';
 import { parseInput } from '../internal/validation.js';
 import type { JobRegistry, SuccessorOptions } from '../job-definition.js';
 import { MAX_SUCCESSOR_PAYLOAD_BYTES, successorNameSchema } from '../rules.js';
 import type { Claim, ValidOutcome } from '../store/index.js';
 import { MAX_SUCCESSORS, type NewSuccessor, newWorkItem } from '../store/index.js';
-import type { CompletionDependencies, SuccessorWake } from './successor-completion.js';
+import { type CompletionDependencies, completeWithSuccessors, type SuccessorWake } from './successor-completion.js';
 
 // Built on first use (z.lazy: the same checks and issues), not at import: a cold start whose first events never
 // reach this schema does not pay for building it (BENCHMARKS.md figure 5).
@@ -133,10 +132,6 @@ function refuseInvalid<T>(parse: () => T): T {
   }
 }
 
-// Pay for what you use (lib/internal/first-use.ts): the successors' writes and wake-ups load with the first
-// completion that has successors; a deployment whose jobs never call ctx.enqueue never evaluates them.
-const successorCompletion = loadOnFirstUse(() => import('./successor-completion.js'));
-
 /**
  * Completes the claim under its fence, with the buffered successors when there are any (the store writes them
  * with the completion, each once), then sends their wake-ups: only after the commit, and a lost one is found
@@ -152,7 +147,6 @@ async function completeClaim(
     await deps.store.complete(claim, outcome);
     return;
   }
-  const { completeWithSuccessors } = await successorCompletion();
   await completeWithSuccessors(deps, claim, outcome, successors.list());
 }
 

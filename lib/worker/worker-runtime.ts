@@ -5,7 +5,6 @@ import { type ApprovalGate, requiresApproval } from '../approval-policy.js';
 import { ConfigurationError } from '../errors.js';
 import type { Priority } from '../flow-control/priorities.js';
 import type { JobIdentity } from '../identity.js';
-import { loadOnFirstUse } from '../internal/first-use.js';
 import { describeIssues } from '../internal/issue-paths.js';
 import type { AnyJobDefinition, JobDefinition, JobRegistry } from '../job-definition.js';
 import {
@@ -26,9 +25,11 @@ import { silentTelemetry, type Telemetry } from '../telemetry.js';
 import type { TraceCarrier } from '../tracing/trace-context.js';
 import { type JobTracer, SpanName, traced } from '../tracing/tracer.js';
 import { acquireClaim, type RowBound } from './acquire-claim.js';
+import { firstMessageGate, missingApproval, openApprovalRecord } from './approval-gate.js';
 import { awaitMissingBody, PAYLOAD_PENDING } from './await-payload.js';
 import { adoptCarriedBody, storeCarriedBody } from './carried-payload.js';
 import type { SlotDecision } from './concurrency-slots.js';
+import * as concurrencySlots from './concurrency-slots.js';
 import { deferDisabled } from './defer-disabled.js';
 import { type ExecutionResult, executeClaimedJob } from './execute-job.js';
 import { loadRateGate } from './flow-loader.js';
@@ -39,21 +40,17 @@ import type { OverBudget } from './rate-gate.js';
 import type { SuccessorWake } from './successors.js';
 import { noteUnrunnable } from './unrunnable-refusal.js';
 
-// Pay for what you use (lib/internal/first-use.ts): the approval gate loads with the first message of a job type that
-// declares `approval`; a worker whose jobs gate nothing never evaluates it.
-const approvalGate = loadOnFirstUse(() => import('./approval-gate.js'));
-
 /**
  * The worker's concurrency-slot module, or undefined in a worker bundled without flow control (the construct defines
  * `process.env.LEASEFENCE_FLOW_CONTROL` as `'omitted'` without `flowControl`: esbuild leaves the module out).
  */
 function flowControlLoader(): (() => Promise<typeof import('./concurrency-slots.js')>) | undefined {
   // The constant's test is spelled out wherever it decides: esbuild folds it only where it is written.
-  return process.env.LEASEFENCE_FLOW_CONTROL === 'omitted' ? undefined : () => import('./concurrency-slots.js');
+  return process.env.LEASEFENCE_FLOW_CONTROL === 'omitted' ? undefined : () => Promise.resolve(concurrencySlots);
 }
 
 /**
- * The claim's concurrency slots (worker/concurrency-slots.ts, imported on the first job type that declares limits).
+ * The claim's concurrency slots (worker/concurrency-slots.ts), for a job type that declares limits.
  * ConfigurationError in a worker bundled without flow control (which refuses such a type at start).
  */
 async function takeSlots(
@@ -249,7 +246,7 @@ class WorkerRuntime {
     const gate =
       definition.approval === undefined
         ? undefined
-        : (await approvalGate()).firstMessageGate(definition, precheck, this.options.store.now(), producerId);
+        : firstMessageGate(definition, precheck, this.options.store.now(), producerId);
     if (this.options.disabledJobTypes?.includes(definition.type)) {
       return this.defer(message, definition, received, precheck, gate, rowBound);
     }
@@ -286,7 +283,6 @@ class WorkerRuntime {
         return this.quarantineMessage(message, JOB_VERSION_UNSUPPORTED, detail, identity, definition.type);
       }
       if (acquisition.reason === 'awaiting_approval' && definition.approval !== undefined) {
-        const { openApprovalRecord } = await approvalGate();
         await openApprovalRecord(this.options.store, this.options.payloads, definition, identity, producerId);
       }
       this.telemetry.info('message needs no work', { identity, reason: acquisition.reason });
@@ -317,7 +313,7 @@ class WorkerRuntime {
       return { status: 'item_quarantined', reason: payload.errorCode, identity, fence: claim.fence };
     }
     const unapproved = requiresApproval(definition.approval, payload.body)
-      ? await (await approvalGate()).missingApproval(this.options.store, definition, identity, claim.payloadHash)
+      ? await missingApproval(this.options.store, definition, identity, claim.payloadHash)
       : undefined;
     if (unapproved !== undefined) {
       // Checked against the approval record, never the row (a producer may write its own rows): a row written where

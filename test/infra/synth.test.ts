@@ -39,10 +39,13 @@ const FUNCTIONS = ['worker', 'sweeper', 'admin'] as const;
  * reads rate budgets and their waiters for `GET /limits?provider=` (+3.7 kB: readLimits' budgets, the budget reads and
  * waiter Query, the scope value; measured against main 66e1f7f, same node_modules: 200.2 → 203.9 kB), budget raised to
  * 205.5; the worker without flow control +0.4 kB (the RateLimitWaitSeconds name, the lane helper and minifier
- * renames: 219.9 → 220.3 kB), budget raised to 220.5.
+ * renames: 219.9 → 220.3 kB), budget raised to 220.5. Issue #46's last round: no bundled module behind `import()`
+ * any more (esbuild wrapped each and all it imports in lazy initialisers; lib/config.ts): worker 220.4 → 215.6 kB,
+ * sweeper 145.4 → 144.7, admin 203.8 → 202.5 kB, a worker with `flowControl` 241.6 → 235.5 kB; the worker's budget
+ * lowered to 220.0 (2 % above).
  */
 const CODE_BUDGET_BYTES: Record<(typeof FUNCTIONS)[number], number> = {
-  worker: 220_500,
+  worker: 220_000,
   sweeper: 147_500,
   admin: 205_500,
 };

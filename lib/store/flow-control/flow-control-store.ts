@@ -13,7 +13,7 @@ import { SlotStore } from './slots.js';
 type ApplyFenced = (claim: Claim, transition: HolderTransition) => Promise<void>;
 
 /**
- * Flow control's store facet (WorkItemStore.flow(), loaded on first use): concurrency slots, provider budgets and the
+ * Flow control's store facet (WorkItemStore.flow(), bundled only with `flowControl`): concurrency slots, provider budgets and the
  * holder's waits for them. A bundle built without flow control (FLOW_CONTROL_CONSTANT `'omitted'`) does not hold it.
  */
 class FlowControlStore {

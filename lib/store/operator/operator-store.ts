@@ -4,6 +4,9 @@ import { formatIdentity, type ValidIdentity } from '../../identity.js';
 import type { WorkState } from '../../states.js';
 import { Approvals } from '../approvals/approvals.js';
 import type { BudgetState } from '../flow-control/budget-reads.js';
+// The budget reads (a GetItem of the row, a Query of its waiters) are an operator's only: the admin function holds
+// them in every bundle; taking tokens is the worker's, with flow control.
+import { budgetWaiters, readBudget } from '../flow-control/budget-reads.js';
 import type { BudgetRef } from '../flow-control/budget-requests.js';
 import { type LimitUsage, limitUsage } from '../flow-control/slot-usage.js';
 import { TenantPartitions } from '../parked/tenant-partitions.js';
@@ -19,12 +22,6 @@ import { cancelTransition, type OperatorAction } from './operator-transitions.js
 import { CANCELLABLE_STATES } from './read-back.js';
 import { commitCancelWithStamps, stampEach } from './stamped-cancel.js';
 import { type OperatorOutcome, SweeperStore } from './sweeper-store.js';
-
-/**
- * The budget reads (a GetItem of the row, a Query of its waiters), loaded on the first read: an operator's reads
- * only, so the admin function holds them in every bundle (taking tokens is the worker's, with flow control).
- */
-const loadBudgetReads = () => import('../flow-control/budget-reads.js');
 
 /**
  * The store of the admin API, the CLI, the console and the local stack: the sweeper's store (SweeperStore: the
@@ -94,7 +91,6 @@ class OperatorStore extends SweeperStore {
    * when no take wrote it yet. Its module loads on the first read.
    */
   async budget(ref: BudgetRef): Promise<BudgetState | undefined> {
-    const { readBudget } = await loadBudgetReads();
     return readBudget(this.db, ref);
   }
 
@@ -103,7 +99,6 @@ class OperatorStore extends SweeperStore {
    * budget's waiter items, never a Scan; a job that ended otherwise stays counted until its item's TTL).
    */
   async budgetWaiters(ref: BudgetRef): Promise<{ waiting: number; oldestWaitingSince?: number }> {
-    const { budgetWaiters } = await loadBudgetReads();
     return budgetWaiters(this.db, ref);
   }
 

@@ -29,7 +29,7 @@ function bundleCompositionSection(compositions: readonly BundleComposition[] | u
   return [
     '### 5c. What the bundles hold',
     '',
-    `Minified bytes by npm package or lib/ folder, from esbuild's metafile of the project's worker (${worker.name}: the example jobs under \`createSqsWorkerHandler\`) and of the peer, built with the construct's settings, the AWS SDK external. Parts under ${num(100 * SMALL_SHARE)} % of both bundles are summed in the last row, with the banner and esbuild's helpers. "On first use": the ${worker.name}'s bytes its module init does not evaluate, reached only through \`import()\` (the successors' completion and wake-ups, the approval gate, the tracing adapter: lib/internal/first-use.ts); they are still in the file.`,
+    `Minified bytes by npm package or lib/ folder, from esbuild's metafile of the project's worker (${worker.name}: the example jobs under \`createSqsWorkerHandler\`) and of the peer, built with the construct's settings, the AWS SDK external. Parts under ${num(100 * SMALL_SHARE)} % of both bundles are summed in the last row, with the banner and esbuild's helpers. "On first use": the ${worker.name}'s bytes its module init does not evaluate, reached only through \`import()\`: none, since no bundled module is reached that way (esbuild would wrap it and all it imports in lazy initialisers, which cost more at import than they deferred: lib/config.ts).`,
     '',
     table(
       ['part', worker.name, `${worker.name}: on first use`, peer.name],

@@ -6,8 +6,8 @@ interface BundlePart {
   part: string;
   bytes: number;
   /**
-   * Of `bytes`, those module init does not evaluate: bundled, but reached only through `import()` (loaded on first
-   * use, lib/internal/first-use.ts). Absent when the metafile names no entry point.
+   * Of `bytes`, those module init does not evaluate: bundled, but reached only through `import()` (none since issue
+   * #46's last round: lib/config.ts says why). Absent when the metafile names no entry point.
    */
   firstUseBytes?: number;
 }
