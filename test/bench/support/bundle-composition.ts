@@ -33,22 +33,22 @@ function partOf(input: string): string {
 }
 
 /**
- * The bundled inputs module init evaluates: reached from `entry` through import statements among bundled inputs,
- * never through `import()` (esbuild wraps those and evaluates them on the first call). A file the bundle left out
- * (tree-shaken) is not evaluated, nor what only it imports. Errs towards "evaluated": it follows every import
- * statement, used or not.
+ * The bundled inputs module init evaluates: reached from `entry` through import statements, never through
+ * `import()` (esbuild wraps those and evaluates them on the first call). It follows import statements through files
+ * the bundle left out too (a re-exporting index esbuild drops still leads to what it re-exports, which the bundle's
+ * top level evaluates). Errs towards "evaluated": it follows every import statement, used or not.
  */
 function initInputsOf(inputs: Metafile['inputs'], entry: string, bundled: ReadonlySet<string>): string[] {
   const seen = new Set<string>([entry]);
   const next = [entry];
   for (let file = next.pop(); file !== undefined; file = next.pop()) {
     for (const imp of inputs[file]?.imports ?? []) {
-      if (imp.kind !== 'import-statement' || imp.external || seen.has(imp.path) || !bundled.has(imp.path)) continue;
+      if (imp.kind !== 'import-statement' || imp.external || seen.has(imp.path)) continue;
       seen.add(imp.path);
       next.push(imp.path);
     }
   }
-  return [...seen];
+  return [...seen].filter((file) => bundled.has(file));
 }
 
 /** Sums an esbuild metafile's one output by part (partOf). Throws unless the build wrote exactly one file. */
