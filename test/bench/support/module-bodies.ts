@@ -9,13 +9,13 @@ import { constructBundling } from './construct-bundling.js';
 import { HANDLER_ENVIRONMENT } from './handler-environment.js';
 import { median } from './stats.js';
 
-// `npx tsx test/bench/support/module-bodies.ts [runs]`: how long a bundle's module bodies run at import, by part,
+// `npx tsx test/bench/support/module-bodies.ts [runs] [--files]`: how long a bundle's module bodies run at import, by part,
 // against how long Node takes before the first of them (loading the AWS SDK the runtime provides, compiling and
 // linking the bundle) (issue #46). Bundles the project's worker and the rules floor with the construct's settings
 // but not minified (esbuild then heads each module with a `// path` comment), puts a timestamp before each module's
 // body, imports each in `runs` fresh processes (default 25) with the construct's NODE_OPTIONS, and prints medians.
 // A module that esbuild wraps for a later `import()` (`__esm`) runs where it is first initialised: its time is
-// counted where that happens (zod, in the worker, at lib/config.ts's first use of it), compile included.
+// counted where that happens, compile included. `--files` prints source files instead of parts.
 
 const REPOSITORY = fileURLToPath(new URL('../../../', import.meta.url));
 const ENTRIES = {
@@ -51,12 +51,14 @@ function importOnce(file: string): { before: number; parts: Map<string, number>;
   const parts = new Map<string, number>();
   for (const [index, [path, at]] of run.marks.entries()) {
     const next = run.marks[index + 1];
-    if (next) parts.set(partOf(path), (parts.get(partOf(path)) ?? 0) + next[1] - at);
+    const key = BY_FILE ? path : partOf(path);
+    if (next) parts.set(key, (parts.get(key) ?? 0) + next[1] - at);
   }
   return { before: (run.marks[0]?.[1] ?? run.started) - run.started, parts, total: run.total };
 }
 
-const runs = Number(process.argv[2] ?? 25);
+const BY_FILE = process.argv.includes('--files');
+const runs = Number(process.argv.slice(2).find((arg) => !arg.startsWith('--')) ?? 25);
 if (!Number.isInteger(runs) || runs < 1) throw new Error(`runs must be a positive integer, got ${process.argv[2]}`);
 const directory = mkdtempSync(join(REPOSITORY, 'node_modules/.cache/leasefence-module-bodies-'));
 try {
