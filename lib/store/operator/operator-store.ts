@@ -88,7 +88,7 @@ class OperatorStore extends SweeperStore {
 
   /**
    * A provider budget as its row stands now (strongly consistent; an operator's read, never a decision), or undefined
-   * when no take wrote it yet. Its module loads on the first read.
+   * when no take wrote it yet.
    */
   async budget(ref: BudgetRef): Promise<BudgetState | undefined> {
     return readBudget(this.db, ref);
